@@ -1,0 +1,83 @@
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { HarnessError } from '../domain/errors.js';
+
+const SearchAttributeType = z.enum(['Text', 'Keyword', 'Int', 'Double', 'Bool', 'Datetime', 'KeywordList']);
+
+/** Schema of `temporal-dev.yml`. Unknown keys are rejected so a typo cannot be silently ignored. */
+export const DevServerConfigSchema = z
+  .object({
+    cli: z.object({ version: z.string().regex(/^\d+\.\d+\.\d+$/, 'expected a release like 1.5.1') }).strict(),
+    server: z
+      .object({
+        ip: z.string().min(1),
+        port: z.number().int().min(1).max(65535),
+        uiPort: z.number().int().min(1).max(65535),
+        namespace: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/),
+        dbFile: z.string().min(1),
+        logLevel: z.enum(['debug', 'info', 'warn', 'error']),
+        startTimeoutSeconds: z.number().positive().max(600),
+      })
+      .strict(),
+    searchAttributes: z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/), SearchAttributeType),
+    dynamicConfig: z.record(z.string().min(1), z.union([z.string(), z.number(), z.boolean()])),
+  })
+  .strict();
+
+export type DevServerConfig = z.infer<typeof DevServerConfigSchema>;
+
+/** Thrown when temporal-dev.yml is missing, unparsable or invalid; the message names the field. */
+export class DevServerConfigError extends HarnessError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super('devserver.config_invalid', message, details);
+  }
+}
+
+/** The repository root (where temporal-dev.yml lives). */
+export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** Default location of the config file. */
+export const defaultConfigPath = resolve(projectRoot, 'temporal-dev.yml');
+
+/**
+ * Parse and validate a temporal-dev.yml text.
+ * @throws DevServerConfigError naming the first invalid field, e.g. `server.port: expected number`.
+ */
+export function parseDevServerConfig(text: string, source = 'temporal-dev.yml'): DevServerConfig {
+  let raw: unknown;
+  try {
+    raw = parseYaml(text);
+  } catch (err) {
+    throw new DevServerConfigError(`${source}: not valid YAML: ${(err as Error).message}`);
+  }
+  const parsed = DevServerConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue && issue.path.length > 0 ? issue.path.join('.') : '(root)';
+    const keys = issue && 'keys' in issue && Array.isArray(issue.keys) ? ` (${issue.keys.join(', ')})` : '';
+    throw new DevServerConfigError(`${source}: ${field}: ${issue?.message ?? 'invalid'}${keys}`, {
+      field,
+      issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+    });
+  }
+  return parsed.data;
+}
+
+/**
+ * Load temporal-dev.yml (default: the repository's). `dbFile` is resolved against the file's folder.
+ * @throws DevServerConfigError when the file cannot be read or is invalid.
+ */
+export function loadDevServerConfig(path = defaultConfigPath): DevServerConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new DevServerConfigError(`cannot read ${path}: ${(err as Error).message}`);
+  }
+  const config = parseDevServerConfig(text, path);
+  const dbFile = isAbsolute(config.server.dbFile) ? config.server.dbFile : resolve(dirname(path), config.server.dbFile);
+  return { ...config, server: { ...config.server, dbFile } };
+}

@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Runtime, Worker, DefaultLogger, type WorkerOptions } from '@temporalio/worker';
+import { inject } from 'vitest';
+
+let runtimeInstalled = false;
+
+/** Keep worker logs quiet in tests (warnings and errors only). */
+function installQuietRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    /* already installed by another module in this process */
+  }
+}
+
+/** A client and a native connection to the shared test server. Close both in afterAll. */
+export interface TestTemporal {
+  client: Client;
+  connection: Connection;
+  nativeConnection: NativeConnection;
+  namespace: string;
+  close(): Promise<void>;
+}
+
+export async function connectTestTemporal(): Promise<TestTemporal> {
+  installQuietRuntime();
+  const address = inject('temporalAddress');
+  const namespace = inject('temporalNamespace');
+  const connection = await Connection.connect({ address });
+  const nativeConnection = await NativeConnection.connect({ address });
+  const client = new Client({ connection, namespace });
+  return {
+    client,
+    connection,
+    nativeConnection,
+    namespace,
+    close: async () => {
+      await connection.close();
+      await nativeConnection.close();
+    },
+  };
+}
+
+/** A unique task queue per test file so workers of parallel files never steal each other's tasks. */
+export function uniqueTaskQueue(prefix: string): string {
+  return `${prefix}-${randomUUID().slice(0, 8)}`;
+}
+
+/**
+ * Create a worker on the shared connection with the workflow bundle built once by the global setup.
+ * Run it with `worker.runUntil(promise)` or `startWorker`.
+ */
+export async function createTestWorker(
+  t: TestTemporal,
+  options: Omit<WorkerOptions, 'connection' | 'namespace' | 'workflowBundle' | 'workflowsPath'>,
+): Promise<Worker> {
+  return Worker.create({
+    connection: t.nativeConnection,
+    namespace: t.namespace,
+    workflowBundle: { codePath: inject('workflowBundlePath') },
+    ...options,
+  });
+}
+
+/** Run a worker in the background; returns a stop function that shuts it down and waits. */
+export function startWorker(worker: Worker): () => Promise<void> {
+  const running = worker.run();
+  return async () => {
+    if (worker.getState() === 'RUNNING') worker.shutdown();
+    await running;
+  };
+}
