@@ -14,11 +14,23 @@ export const CaseInitialStateSchema = z
     /** Defaults from the order status: paid/cancelled -> not_shipped, shipped -> in_transit, delivered -> delivered. */
     logistics_status: LogisticsStatusSchema.optional(),
     /** Hours between payment and `now`; default 1. */
-    hours_since_payment: z.number().nonnegative().max(24 * 365 * 10).optional(),
-    order_id: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/).optional(),
+    hours_since_payment: z
+      .number()
+      .nonnegative()
+      .max(24 * 365 * 10)
+      .optional(),
+    order_id: z
+      .string()
+      .min(1)
+      .max(64)
+      .regex(/^[A-Za-z0-9_-]+$/)
+      .optional(),
     customer_id: z.string().min(1).max(64).optional(),
     amount_cents: z.number().int().positive().max(100_000_000).optional(),
-    currency: z.string().regex(/^[A-Z]{3}$/).optional(),
+    currency: z
+      .string()
+      .regex(/^[A-Z]{3}$/)
+      .optional(),
     phone: z.string().min(1).max(32).optional(),
   })
   .strict();
@@ -46,9 +58,13 @@ const DEFAULT_LOGISTICS: Record<OrderStatus, LogisticsStatus> = {
 export function caseSeedData(initialState: unknown, now: Date): RefundSeedData {
   const parsed = CaseInitialStateSchema.safeParse(initialState);
   if (!parsed.success) {
-    throw new RefundExampleError(RefundErrorCode.caseStateInvalid, `invalid case initial_state: ${parsed.error.message}`, {
-      issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
-    });
+    throw new RefundExampleError(
+      RefundErrorCode.caseStateInvalid,
+      `invalid case initial_state: ${parsed.error.message}`,
+      {
+        issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+      },
+    );
   }
   const state = parsed.data;
   const orderId = state.order_id ?? CASE_DEFAULT_ORDER_ID;

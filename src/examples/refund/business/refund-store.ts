@@ -5,7 +5,15 @@ import { RefundErrorCode, RefundExampleError } from './refund-errors.js';
 import { REFUND_SCHEMA_SQL, REFUND_SCHEMA_VERSION } from './refund-schema.js';
 import { rowToLogistics, rowToOrder, rowToPolicy, rowToRefund } from './refund-rows.js';
 import type { LogisticsRow, OrderRow, PolicyRow, RefundRow } from './refund-rows.js';
-import type { Logistics, LogisticsStatus, Order, OrderStatus, Refund, RefundPolicy, RefundSeedData } from './refund-types.js';
+import type {
+  Logistics,
+  LogisticsStatus,
+  Order,
+  OrderStatus,
+  Refund,
+  RefundPolicy,
+  RefundSeedData,
+} from './refund-types.js';
 import { defaultSeedData } from './seed-data.js';
 import { sleepWithHeartbeat, storeLatencyFromEnv } from './store-latency.js';
 import type { StoreCallContext, StoreLatency, StoreOperation } from './store-latency.js';
@@ -69,10 +77,12 @@ export class RefundStore {
     this.#db.pragma('journal_mode = WAL');
     this.#db.pragma('foreign_keys = ON');
     this.#db.pragma('synchronous = NORMAL');
-    this.#db.transaction(() => {
-      this.#db.exec(REFUND_SCHEMA_SQL);
-      this.#db.pragma(`user_version = ${REFUND_SCHEMA_VERSION}`);
-    }).immediate();
+    this.#db
+      .transaction(() => {
+        this.#db.exec(REFUND_SCHEMA_SQL);
+        this.#db.pragma(`user_version = ${REFUND_SCHEMA_VERSION}`);
+      })
+      .immediate();
   }
 
   /** The store's current time. */
@@ -92,9 +102,13 @@ export class RefundStore {
       this.#db.transaction(() => this.#writeSeed(data)).immediate();
     } catch (err) {
       if (err instanceof Database.SqliteError && err.code.startsWith('SQLITE_CONSTRAINT')) {
-        throw new RefundExampleError(RefundErrorCode.seedInvalid, `seed data breaks a store constraint: ${err.message}`, {
-          sqliteCode: err.code,
-        });
+        throw new RefundExampleError(
+          RefundErrorCode.seedInvalid,
+          `seed data breaks a store constraint: ${err.message}`,
+          {
+            sqliteCode: err.code,
+          },
+        );
       }
       throw err;
     }
@@ -110,14 +124,19 @@ export class RefundStore {
    */
   seedCase(initialState: unknown, now: Date): { order: Order; logistics: Logistics } {
     const data = caseSeedData(initialState, now);
-    this.#db.transaction(() => {
-      this.#db.exec('DELETE FROM refunds; DELETE FROM logistics; DELETE FROM orders; DELETE FROM refund_policies;');
-      this.#writeSeed(data);
-    }).immediate();
+    this.#db
+      .transaction(() => {
+        this.#db.exec(
+          'DELETE FROM refunds; DELETE FROM logistics; DELETE FROM orders; DELETE FROM refund_policies;',
+        );
+        this.#writeSeed(data);
+      })
+      .immediate();
     const orderId = data.orders[0]?.id ?? '';
     const order = this.#selectOrder(orderId);
     const logistics = this.#selectLogistics(orderId);
-    if (order === undefined || logistics === undefined) throw new Error(`seeded case order ${orderId} cannot be read back`);
+    if (order === undefined || logistics === undefined)
+      throw new Error(`seeded case order ${orderId} cannot be read back`);
     return { order, logistics };
   }
 
@@ -147,17 +166,28 @@ export class RefundStore {
          ORDER BY id, version`,
       )
       .all(now, now);
-    const words = (search.query ?? '').toLowerCase().split(/\s+/).filter((w) => w !== '');
+    const words = (search.query ?? '')
+      .toLowerCase()
+      .split(/\s+/)
+      .filter((w) => w !== '');
     return rows
       .map(rowToPolicy)
-      .filter((p) => search.orderStatus === undefined || p.orderStatuses.length === 0 || p.orderStatuses.includes(search.orderStatus))
+      .filter(
+        (p) =>
+          search.orderStatus === undefined ||
+          p.orderStatuses.length === 0 ||
+          p.orderStatuses.includes(search.orderStatus),
+      )
       .filter(
         (p) =>
           search.logisticsStatus === undefined ||
           p.logisticsStatuses.length === 0 ||
           p.logisticsStatuses.includes(search.logisticsStatus),
       )
-      .filter((p) => words.length === 0 || words.some((w) => `${p.id} ${p.title} ${p.text}`.toLowerCase().includes(w)))
+      .filter(
+        (p) =>
+          words.length === 0 || words.some((w) => `${p.id} ${p.title} ${p.text}`.toLowerCase().includes(w)),
+      )
       .slice(0, MAX_POLICY_RESULTS);
   }
 
@@ -182,7 +212,9 @@ export class RefundStore {
   /** The refund created with this idempotency key, or undefined. Read-only. */
   async findRefundByKey(idempotencyKey: string, cx?: StoreCallContext): Promise<Refund | undefined> {
     await this.#inject('findRefundByKey', cx);
-    const row = this.#db.prepare<[string], RefundRow>('SELECT * FROM refunds WHERE idempotency_key = ?').get(idempotencyKey);
+    const row = this.#db
+      .prepare<[string], RefundRow>('SELECT * FROM refunds WHERE idempotency_key = ?')
+      .get(idempotencyKey);
     return row === undefined ? undefined : rowToRefund(row);
   }
 
@@ -208,7 +240,9 @@ export class RefundStore {
   }
 
   #selectLogistics(orderId: string): Logistics | undefined {
-    const row = this.#db.prepare<[string], LogisticsRow>('SELECT * FROM logistics WHERE order_id = ?').get(orderId);
+    const row = this.#db
+      .prepare<[string], LogisticsRow>('SELECT * FROM logistics WHERE order_id = ?')
+      .get(orderId);
     return row === undefined ? undefined : rowToLogistics(row);
   }
 
@@ -248,7 +282,12 @@ export class RefundStore {
       throw new RefundExampleError(
         RefundErrorCode.amountExceedsOrder,
         `refund of ${input.amountCents} plus ${refunded} already refunded exceeds order amount ${order.amountCents}`,
-        { orderId: order.id, amountCents: input.amountCents, alreadyRefundedCents: refunded, orderAmountCents: order.amountCents },
+        {
+          orderId: order.id,
+          amountCents: input.amountCents,
+          alreadyRefundedCents: refunded,
+          orderAmountCents: order.amountCents,
+        },
       );
     }
     const row: RefundRow = {

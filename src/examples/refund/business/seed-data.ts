@@ -90,8 +90,23 @@ export const SEED_POLICIES: readonly RefundPolicy[] = [
  */
 export function defaultSeedData(now: Date): RefundSeedData {
   const hoursAgo = (hours: number): string => new Date(now.getTime() - hours * HOUR_MS).toISOString();
-  const order = (id: string, customerId: string, status: 'paid' | 'shipped' | 'delivered' | 'cancelled', amountCents: number, paidHoursAgo: number, phone: string) =>
-    ({ id, customerId, status, amountCents, currency: 'CNY', paidAt: hoursAgo(paidHoursAgo), phone }) as const;
+  const order = (
+    id: string,
+    customerId: string,
+    status: 'paid' | 'shipped' | 'delivered' | 'cancelled',
+    amountCents: number,
+    paidHoursAgo: number,
+    phone: string,
+  ) =>
+    ({
+      id,
+      customerId,
+      status,
+      amountCents,
+      currency: 'CNY',
+      paidAt: hoursAgo(paidHoursAgo),
+      phone,
+    }) as const;
   return {
     orders: [
       order(SEED_ORDERS.paidUnshippedOver72h, SEED_CUSTOMER_ID, 'paid', 12_900, 100, '13800001001'),

@@ -76,9 +76,13 @@ export function parseStoreLatency(latencyMs: string | undefined, phase?: string)
       );
     }
     if (perOperationMs[name] !== undefined) {
-      throw new RefundExampleError(RefundErrorCode.latencyConfigInvalid, `${LATENCY_ENV}: "${name}" is given twice`, {
-        value: entry,
-      });
+      throw new RefundExampleError(
+        RefundErrorCode.latencyConfigInvalid,
+        `${LATENCY_ENV}: "${name}" is given twice`,
+        {
+          value: entry,
+        },
+      );
     }
     perOperationMs[name] = parseMs(value, entry);
   }
@@ -138,9 +142,13 @@ function throwIfAborted(operation: StoreOperation, signal: AbortSignal | undefin
   if (signal?.aborted !== true) return;
   const reason: unknown = signal.reason;
   if (reason instanceof Error) throw reason;
-  throw new RefundExampleError(RefundErrorCode.operationAborted, `${operation} was cancelled during injected latency`, {
-    operation,
-  });
+  throw new RefundExampleError(
+    RefundErrorCode.operationAborted,
+    `${operation} was cancelled during injected latency`,
+    {
+      operation,
+    },
+  );
 }
 
 function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
