@@ -1,0 +1,8 @@
+export type { EvidenceStore } from './evidence-store.js';
+export { openEvidenceStore, parseStoreUrl } from './open-evidence-store.js';
+export type { OpenEvidenceStoreOptions, StoreLocation } from './open-evidence-store.js';
+export { StoreError, STORE_ERROR_CODES, RETRYABLE_STORE_ERROR_CODES } from './errors.js';
+export type { StoreErrorCode } from './errors.js';
+export { BLOB_REF_PREFIX, parseBlobRef } from './blob-program.js';
+export { SCHEMA_VERSION } from './migrations/index.js';
+export * from './records.js';

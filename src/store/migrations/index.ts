@@ -1,0 +1,10 @@
+import { migration001Initial } from './001-initial.js';
+import type { Migration } from './migration.js';
+
+export type { Migration } from './migration.js';
+
+/** Every migration of this build, in version order. The last one's version is the schema version. */
+export const MIGRATIONS: readonly Migration[] = [migration001Initial];
+
+/** Schema version this build writes and understands. */
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
