@@ -1,0 +1,40 @@
+import { join } from 'node:path';
+import { Worker } from '@temporalio/worker';
+import { describe, expect, it, inject } from 'vitest';
+import { projectRoot } from '../../src/devserver/config.js';
+import { loadHistoryFixtures } from '../../src/worker/history-fixtures.js';
+
+const fixturesDir = join(projectRoot, 'test', 'fixtures', 'histories');
+
+/**
+ * Every committed history replays against the current build. A non-determinism (a workflow change not
+ * guarded by patched()) makes this suite fail.
+ */
+describe('recorded histories replay against this build', () => {
+  const fixtures = loadHistoryFixtures(fixturesDir);
+
+  it('has fixtures to replay', () => {
+    expect(fixtures.length).toBeGreaterThan(0);
+  });
+
+  for (const fixture of fixtures) {
+    it(`replays ${fixture.workflowId}`, async () => {
+      await Worker.runReplayHistory(
+        { workflowBundle: { codePath: inject('workflowBundlePath') }, replayName: fixture.workflowId },
+        fixture.history,
+        fixture.workflowId,
+      );
+    });
+  }
+
+  it('detects a non-deterministic change', async () => {
+    const plumbing = fixtures.find((f) => f.workflowId.startsWith('plumbing'));
+    expect(plumbing).toBeDefined();
+    const tampered = structuredClone(plumbing!.history);
+    const scheduled = tampered.events?.find((e) => e.activityTaskScheduledEventAttributes);
+    scheduled!.activityTaskScheduledEventAttributes!.activityType = { name: 'somethingElse' };
+    await expect(
+      Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, tampered, 'tampered'),
+    ).rejects.toMatchObject({ name: 'DeterminismViolationError' });
+  });
+});
