@@ -1,11 +1,15 @@
 /**
  * `npm run dev:server`: start the pinned local Temporal dev server from temporal-dev.yml and keep it
  * running until Ctrl-C. Reuses a server that is already up on the configured port.
+ * `--config <file>` reads another temporal-dev.yml.
  */
+import { loadDevServerConfig } from './config.js';
 import { resolveTemporal } from './temporal-target.js';
 
 async function main(): Promise<void> {
-  const target = await resolveTemporal();
+  const i = process.argv.indexOf('--config');
+  const configPath = i >= 0 ? process.argv[i + 1] : undefined;
+  const target = await resolveTemporal({ config: loadDevServerConfig(configPath) });
   console.log(`Temporal ${target.mode === 'started' ? 'dev server started' : `server (${target.mode})`} at ${target.connectionOptions.address}, namespace ${target.namespace}`);
   if (target.uiUrl) console.log(`Web UI: ${target.uiUrl}`);
   if (target.mode !== 'started') return;

@@ -1,0 +1,52 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { defaultConfigPath } from '../../src/devserver/config.js';
+import { eventually, pidsMatching, spawnTs, waitForExit, waitForOutput } from '../support/processes.js';
+
+/** A private copy of temporal-dev.yml on other ports and a throwaway db, so the shared server is untouched. */
+function privateConfig(port: number): { path: string; dbFile: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'harness-devserver-'));
+  const dbFile = join(dir, `lifecycle-${port}.db`);
+  const text = readFileSync(defaultConfigPath, 'utf8')
+    .replace('port: 7233', `port: ${port}`)
+    .replace('uiPort: 8233', `uiPort: ${port + 1}`)
+    .replace(/dbFile: .*/, `dbFile: ${dbFile}`);
+  const path = join(dir, 'temporal-dev.yml');
+  writeFileSync(path, text);
+  return { path, dbFile };
+}
+
+describe('dev server lifecycle: no temporal process outlives the harness', () => {
+  const blockers: Server[] = [];
+  afterAll(() => blockers.forEach((s) => s.close()));
+
+  it.each([
+    ['SIGINT', 17233],
+    ['SIGTERM', 17243],
+    ['SIGKILL', 17253],
+  ] as const)('after %s to the harness process, the server is gone', async (signal, port) => {
+    const { path, dbFile } = privateConfig(port);
+    const child = spawnTs('src/devserver/cli.ts', ['--config', path]);
+    await waitForOutput(child, /Press Ctrl-C/, 90_000);
+    expect(pidsMatching(dbFile).length).toBeGreaterThan(0);
+    child.kill(signal);
+    await waitForExit(child);
+    expect(await eventually(() => pidsMatching(dbFile).length === 0, 20_000)).toBe(true);
+  });
+
+  it('says plainly when the port is taken by something else', async () => {
+    const port = 17263;
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(port, '127.0.0.1', () => r()));
+    blockers.push(blocker);
+    const { path, dbFile } = privateConfig(port);
+    const child = spawnTs('src/devserver/cli.ts', ['--config', path]);
+    const output = await waitForOutput(child, /taken by another process/, 30_000);
+    expect(output).toContain(`127.0.0.1:${port}`);
+    expect(await waitForExit(child)).toBe(1);
+    expect(pidsMatching(dbFile)).toEqual([]);
+  });
+});
