@@ -67,7 +67,9 @@ export class ArgumentValidator {
     useDefaults: false,
     removeAdditional: false,
     logger: false,
-    formats: Object.fromEntries(SUPPORTED_FORMATS.map((f) => [f, { type: 'string', validate: FORMAT_CHECKERS[f] }])),
+    formats: Object.fromEntries(
+      SUPPORTED_FORMATS.map((f) => [f, { type: 'string', validate: FORMAT_CHECKERS[f] }]),
+    ),
   });
   private readonly compiled = new WeakMap<ToolDefinition, ValidateFunction>();
 
@@ -119,14 +121,20 @@ export class ToolCallValidator {
    * bad arguments yield `tool.invalid_arguments`. Never throws for untrusted input.
    */
   validate(tool: unknown, version: unknown, args: unknown): ArgumentValidationResult {
-    const definition = typeof tool === 'string' && typeof version === 'string' ? this.byKey.get(toolKey(tool, version)) : undefined;
+    const definition =
+      typeof tool === 'string' && typeof version === 'string'
+        ? this.byKey.get(toolKey(tool, version))
+        : undefined;
     if (definition === undefined) return unknownToolRejection(tool, version);
     return this.validator.validate(definition, args);
   }
 }
 
 /** The `tool.unknown` rejection for a call to a tool that is not registered (name and version echoed, bounded). */
-export function unknownToolRejection(tool: unknown, version: unknown): { ok: false; rejection: ToolCallRejection } {
+export function unknownToolRejection(
+  tool: unknown,
+  version: unknown,
+): { ok: false; rejection: ToolCallRejection } {
   const name = echo(tool);
   const ver = echo(version);
   return {
@@ -135,16 +143,25 @@ export function unknownToolRejection(tool: unknown, version: unknown): { ok: fal
       code: 'tool.unknown',
       tool: name,
       version: ver,
-      message: truncate(`tool ${name}@${ver} is not available; call one of the tools you were given, with its exact version`),
+      message: truncate(
+        `tool ${name}@${ver} is not available; call one of the tools you were given, with its exact version`,
+      ),
       errors: [{ pointer: '', keyword: 'tool', message: truncate(`unknown tool ${name}@${ver}`) }],
       omittedErrors: 0,
     },
   };
 }
 
-function reject(code: ToolCallRejection['code'], tool: string, version: string, all: ArgumentError[]): { ok: false; rejection: ToolCallRejection } {
+function reject(
+  code: ToolCallRejection['code'],
+  tool: string,
+  version: string,
+  all: ArgumentError[],
+): { ok: false; rejection: ToolCallRejection } {
   const errors = all.slice(0, MAX_ARGUMENT_ERRORS);
-  const summary = errors.map((e) => `${e.pointer === '' ? '(arguments)' : e.pointer}: ${e.message}`).join('; ');
+  const summary = errors
+    .map((e) => `${e.pointer === '' ? '(arguments)' : e.pointer}: ${e.message}`)
+    .join('; ');
   return {
     ok: false,
     rejection: {
@@ -163,7 +180,11 @@ function toArgumentError(e: ErrorObject): ArgumentError {
   switch (e.keyword) {
     case 'required': {
       const prop = String(params.missingProperty);
-      return { pointer: `${e.instancePath}/${escapePointerToken(prop)}`, keyword: 'required', message: truncate(`missing required property '${prop}'`) };
+      return {
+        pointer: `${e.instancePath}/${escapePointerToken(prop)}`,
+        keyword: 'required',
+        message: truncate(`missing required property '${prop}'`),
+      };
     }
     case 'additionalProperties': {
       const prop = String(params.additionalProperty);
@@ -174,16 +195,30 @@ function toArgumentError(e: ErrorObject): ArgumentError {
       };
     }
     case 'enum':
-      return { pointer: e.instancePath, keyword: 'enum', message: truncate(`must be one of ${JSON.stringify(params.allowedValues)}`) };
+      return {
+        pointer: e.instancePath,
+        keyword: 'enum',
+        message: truncate(`must be one of ${JSON.stringify(params.allowedValues)}`),
+      };
     case 'const':
-      return { pointer: e.instancePath, keyword: 'const', message: truncate(`must be ${JSON.stringify(params.allowedValue)}`) };
+      return {
+        pointer: e.instancePath,
+        keyword: 'const',
+        message: truncate(`must be ${JSON.stringify(params.allowedValue)}`),
+      };
     default:
-      return { pointer: e.instancePath, keyword: e.keyword, message: truncate(e.message ?? `fails ${e.keyword}`) };
+      return {
+        pointer: e.instancePath,
+        keyword: e.keyword,
+        message: truncate(e.message ?? `fails ${e.keyword}`),
+      };
   }
 }
 
 function truncate(text: string): string {
-  return text.length > MAX_ARGUMENT_ERROR_MESSAGE ? `${text.slice(0, MAX_ARGUMENT_ERROR_MESSAGE - 3)}...` : text;
+  return text.length > MAX_ARGUMENT_ERROR_MESSAGE
+    ? `${text.slice(0, MAX_ARGUMENT_ERROR_MESSAGE - 3)}...`
+    : text;
 }
 
 function echo(value: unknown): string {

@@ -7,10 +7,14 @@ import { HarnessError } from '../domain/errors.js';
  */
 export class CanonicalJsonError extends HarnessError {
   constructor(pointer: string, reason: string) {
-    super('canonical_json.invalid_value', `value at ${pointer === '' ? '/' : pointer} is not JSON: ${reason}`, {
-      pointer,
-      reason,
-    });
+    super(
+      'canonical_json.invalid_value',
+      `value at ${pointer === '' ? '/' : pointer} is not JSON: ${reason}`,
+      {
+        pointer,
+        reason,
+      },
+    );
   }
 }
 
@@ -35,7 +39,8 @@ function encode(value: unknown, pointer: string, ancestors: Set<object>): string
     case 'boolean':
       return value ? 'true' : 'false';
     case 'number':
-      if (!Number.isFinite(value)) throw new CanonicalJsonError(pointer, `non-finite number ${String(value)}`);
+      if (!Number.isFinite(value))
+        throw new CanonicalJsonError(pointer, `non-finite number ${String(value)}`);
       return JSON.stringify(value);
     case 'object':
       if (value === null) return 'null';
@@ -57,12 +62,14 @@ function encodeContainer(value: object, pointer: string, ancestors: Set<object>)
       return `[${items.join(',')}]`;
     }
     if (!isPlainObject(value)) throw new CanonicalJsonError(pointer, 'not a plain object or array');
-    const record = value as Record<string, unknown>;
+    const record = value;
     const parts: string[] = [];
     for (const key of Object.keys(record).sort()) {
       const item = record[key];
       if (item === undefined) continue;
-      parts.push(`${JSON.stringify(key)}:${encode(item, `${pointer}/${escapePointerToken(key)}`, ancestors)}`);
+      parts.push(
+        `${JSON.stringify(key)}:${encode(item, `${pointer}/${escapePointerToken(key)}`, ancestors)}`,
+      );
     }
     return `{${parts.join(',')}}`;
   } finally {

@@ -32,26 +32,37 @@ export abstract class RegistryError extends HarnessError {
 /** `registry.invalid_name`: not a lowercase namespaced identifier (see `TOOL_NAME_PATTERN`). */
 export class InvalidToolNameError extends RegistryError {
   constructor(name: unknown, reason: string) {
-    super('registry.invalid_name', `invalid tool name ${describe(name)}: ${reason}`, { name: describe(name), reason });
+    super('registry.invalid_name', `invalid tool name ${describe(name)}: ${reason}`, {
+      name: describe(name),
+      reason,
+    });
   }
 }
 
 /** `registry.invalid_version`: not `vN` with N >= 1 and no leading zero. */
 export class InvalidToolVersionError extends RegistryError {
   constructor(version: unknown) {
-    super('registry.invalid_version', `invalid tool version ${describe(version)}: expected vN with N >= 1, no leading zeros`, {
-      version: describe(version),
-    });
+    super(
+      'registry.invalid_version',
+      `invalid tool version ${describe(version)}: expected vN with N >= 1, no leading zeros`,
+      {
+        version: describe(version),
+      },
+    );
   }
 }
 
 /** `registry.unknown_effect`: the effect is not exactly `read` or `write`. Effects are never inferred. */
 export class UnknownEffectError extends RegistryError {
   constructor(tool: string, effect: unknown) {
-    super('registry.unknown_effect', `tool ${tool}: unknown effect ${describe(effect)}; declare 'read' or 'write'`, {
-      tool,
-      effect: describe(effect),
-    });
+    super(
+      'registry.unknown_effect',
+      `tool ${tool}: unknown effect ${describe(effect)}; declare 'read' or 'write'`,
+      {
+        tool,
+        effect: describe(effect),
+      },
+    );
   }
 }
 
@@ -72,11 +83,15 @@ export class InvalidDefinitionError extends RegistryError {
 /** `registry.schema_not_closed`: an object schema (root or nested) lacks `additionalProperties: false`, or the root is not an object schema. */
 export class SchemaNotClosedError extends RegistryError {
   constructor(tool: string, pointer: string, reason: string) {
-    super('registry.schema_not_closed', `tool ${tool}: schema at ${showPointer(pointer)} is not closed: ${reason}`, {
-      tool,
-      pointer,
-      reason,
-    });
+    super(
+      'registry.schema_not_closed',
+      `tool ${tool}: schema at ${showPointer(pointer)} is not closed: ${reason}`,
+      {
+        tool,
+        pointer,
+        reason,
+      },
+    );
   }
 }
 
@@ -94,35 +109,47 @@ export class SchemaUnsupportedError extends RegistryError {
 /** `registry.schema_invalid`: a supported keyword with a malformed value (negative length, bad pattern, ...). */
 export class SchemaInvalidError extends RegistryError {
   constructor(tool: string, keyword: string, pointer: string, reason: string) {
-    super('registry.schema_invalid', `tool ${tool}: invalid value of '${keyword}' at ${showPointer(pointer)}: ${reason}`, {
-      tool,
-      keyword,
-      pointer,
-      reason,
-    });
+    super(
+      'registry.schema_invalid',
+      `tool ${tool}: invalid value of '${keyword}' at ${showPointer(pointer)}: ${reason}`,
+      {
+        tool,
+        keyword,
+        pointer,
+        reason,
+      },
+    );
   }
 }
 
 /** `registry.schema_too_large`: over one of the `SCHEMA_LIMITS` (bytes, depth or property count). */
 export class SchemaTooLargeError extends RegistryError {
   constructor(tool: string, limit: 'bytes' | 'depth' | 'properties', actual: number, max: number) {
-    super('registry.schema_too_large', `tool ${tool}: schema ${limit} ${actual} exceeds the limit of ${max}`, {
-      tool,
-      limit,
-      actual,
-      max,
-    });
+    super(
+      'registry.schema_too_large',
+      `tool ${tool}: schema ${limit} ${actual} exceeds the limit of ${max}`,
+      {
+        tool,
+        limit,
+        actual,
+        max,
+      },
+    );
   }
 }
 
 /** `registry.conflict`: the same name and version is already registered with another definition or executor. */
 export class ToolConflictError extends RegistryError {
   constructor(tool: string, version: string, reason: 'definition_differs' | 'executor_differs') {
-    super('registry.conflict', `tool ${tool}@${version} is already registered with a different ${reason === 'definition_differs' ? 'definition' : 'executor'}`, {
-      tool,
-      version,
-      reason,
-    });
+    super(
+      'registry.conflict',
+      `tool ${tool}@${version} is already registered with a different ${reason === 'definition_differs' ? 'definition' : 'executor'}`,
+      {
+        tool,
+        version,
+        reason,
+      },
+    );
   }
 }
 
@@ -137,7 +164,10 @@ export class InvalidExecutorError extends RegistryError {
 export class ToolNotFoundError extends RegistryError {
   constructor(tool: string, version?: string) {
     const ref = version === undefined ? describe(tool) : `${describe(tool)}@${describe(version)}`;
-    super('registry.not_found', `tool ${ref} is not registered`, { tool: describe(tool), version: version === undefined ? null : describe(version) });
+    super('registry.not_found', `tool ${ref} is not registered`, {
+      tool: describe(tool),
+      version: version === undefined ? null : describe(version),
+    });
   }
 }
 

@@ -42,22 +42,32 @@ export class NamedRegistry<T extends Named> {
    */
   register(item: T): void {
     if (typeof item.name !== 'string' || item.name === '') {
-      throw new HarnessError('registry.invalid_name', `${this.kind} needs a non-empty string name`, { kind: this.kind });
+      throw new HarnessError('registry.invalid_name', `${this.kind} needs a non-empty string name`, {
+        kind: this.kind,
+      });
     }
     if (typeof item.version !== 'string' || item.version === '') {
-      throw new HarnessError('registry.invalid_version', `${this.kind} ${item.name} needs a non-empty string version`, {
-        kind: this.kind,
-        name: item.name,
-      });
+      throw new HarnessError(
+        'registry.invalid_version',
+        `${this.kind} ${item.name} needs a non-empty string version`,
+        {
+          kind: this.kind,
+          name: item.name,
+        },
+      );
     }
     this.validate?.(item);
     const versions = this.items.get(item.name) ?? new Map<string, T>();
     if (versions.has(item.version)) {
-      throw new HarnessError('registry.conflict', `${this.kind} ${item.name}/${item.version} is already registered`, {
-        kind: this.kind,
-        name: item.name,
-        version: item.version,
-      });
+      throw new HarnessError(
+        'registry.conflict',
+        `${this.kind} ${item.name}/${item.version} is already registered`,
+        {
+          kind: this.kind,
+          name: item.name,
+          version: item.version,
+        },
+      );
     }
     versions.set(item.version, item);
     this.items.set(item.name, versions);
@@ -91,15 +101,13 @@ export class NamedRegistry<T extends Named> {
 
   /** Every item, ordered by name then version (code-unit order), independent of registration order. */
   list(): T[] {
-    return [...this.items.keys()]
-      .sort(compare)
-      .flatMap((name) => {
-        const versions = this.items.get(name) ?? new Map<string, T>();
-        return [...versions.keys()].sort(compare).flatMap((v) => {
-          const item = versions.get(v);
-          return item === undefined ? [] : [item];
-        });
+    return [...this.items.keys()].sort(compare).flatMap((name) => {
+      const versions = this.items.get(name) ?? new Map<string, T>();
+      return [...versions.keys()].sort(compare).flatMap((v) => {
+        const item = versions.get(v);
+        return item === undefined ? [] : [item];
       });
+    });
   }
 }
 

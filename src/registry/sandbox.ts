@@ -2,7 +2,12 @@
  * The workflow-sandbox-safe part of the registry: no Node builtins, no I/O, no clock or randomness.
  * Workflow code imports from here, never from `./index.js` (which pulls in `node:crypto`).
  */
-export type { ArgumentError, ArgumentValidateFn, ArgumentValidationResult, ToolCallRejection } from './argument-validator.js';
+export type {
+  ArgumentError,
+  ArgumentValidateFn,
+  ArgumentValidationResult,
+  ToolCallRejection,
+} from './argument-validator.js';
 export {
   ArgumentValidator,
   MAX_ARGUMENT_ERROR_MESSAGE,
@@ -10,7 +15,13 @@ export {
   ToolCallValidator,
   unknownToolRejection,
 } from './argument-validator.js';
-export { CanonicalJsonError, canonicalJson, escapePointerToken, isPlainObject, utf8ByteLength } from './canonical-json.js';
+export {
+  CanonicalJsonError,
+  canonicalJson,
+  escapePointerToken,
+  isPlainObject,
+  utf8ByteLength,
+} from './canonical-json.js';
 export type { RegistryErrorCode } from './errors.js';
 export {
   InvalidDefinitionError,

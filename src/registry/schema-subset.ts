@@ -1,6 +1,17 @@
 import type { JsonSchema } from '../domain/tool.js';
-import { CanonicalJsonError, canonicalJson, escapePointerToken, isPlainObject, utf8ByteLength } from './canonical-json.js';
-import { SchemaInvalidError, SchemaNotClosedError, SchemaTooLargeError, SchemaUnsupportedError } from './errors.js';
+import {
+  CanonicalJsonError,
+  canonicalJson,
+  escapePointerToken,
+  isPlainObject,
+  utf8ByteLength,
+} from './canonical-json.js';
+import {
+  SchemaInvalidError,
+  SchemaNotClosedError,
+  SchemaTooLargeError,
+  SchemaUnsupportedError,
+} from './errors.js';
 import { SUPPORTED_FORMATS, isSupportedFormat } from './formats.js';
 
 /** Size limits of a parameter schema. */
@@ -14,7 +25,15 @@ export const SCHEMA_LIMITS = {
 } as const;
 
 /** The JSON types a schema's `type` may name (one type per schema; no type unions). */
-export const SUPPORTED_SCHEMA_TYPES = ['object', 'string', 'number', 'integer', 'boolean', 'array', 'null'] as const;
+export const SUPPORTED_SCHEMA_TYPES = [
+  'object',
+  'string',
+  'number',
+  'integer',
+  'boolean',
+  'array',
+  'null',
+] as const;
 type SchemaType = (typeof SUPPORTED_SCHEMA_TYPES)[number];
 
 const ANY_TYPE_KEYWORDS = ['type', 'description', 'title', 'enum', 'const', 'default', 'examples'] as const;
@@ -64,7 +83,8 @@ export function checkToolSchema(tool: string, schema: unknown): asserts schema i
     throw err;
   }
   const bytes = utf8ByteLength(encoded);
-  if (bytes > SCHEMA_LIMITS.maxBytes) throw new SchemaTooLargeError(tool, 'bytes', bytes, SCHEMA_LIMITS.maxBytes);
+  if (bytes > SCHEMA_LIMITS.maxBytes)
+    throw new SchemaTooLargeError(tool, 'bytes', bytes, SCHEMA_LIMITS.maxBytes);
   if (!isPlainObject(schema) || schema.type !== 'object') {
     throw new SchemaNotClosedError(tool, '', 'the root must be an object schema with type "object"');
   }
@@ -81,19 +101,30 @@ class SchemaWalker {
   constructor(private readonly tool: string) {}
 
   check(node: unknown, pointer: string, depth: number): void {
-    if (depth > SCHEMA_LIMITS.maxDepth) throw new SchemaTooLargeError(this.tool, 'depth', depth, SCHEMA_LIMITS.maxDepth);
+    if (depth > SCHEMA_LIMITS.maxDepth)
+      throw new SchemaTooLargeError(this.tool, 'depth', depth, SCHEMA_LIMITS.maxDepth);
     if (!isPlainObject(node)) throw this.invalid('', pointer, 'a schema must be a JSON object');
-    const type = this.checkType(node, pointer);
-    const allowed = new Set<string>([...ANY_TYPE_KEYWORDS, ...(type === undefined ? [] : TYPE_KEYWORDS[type])]);
     const keys = Object.keys(node).sort();
-    for (const key of keys) {
-      if (allowed.has(key)) continue;
-      const at = `${pointer}/${escapePointerToken(key)}`;
-      const owner = SUPPORTED_SCHEMA_TYPES.find((t) => TYPE_KEYWORDS[t].includes(key));
-      if (owner === undefined) {
-        throw new SchemaUnsupportedError(this.tool, key, at, 'not in the supported JSON Schema subset');
-      }
-      throw new SchemaUnsupportedError(this.tool, key, at, `applies to ${owner} schemas, not ${type ?? 'untyped'} schemas`);
+    const unsupported = keys.find((key) => !SUPPORTED_SCHEMA_KEYWORDS.includes(key));
+    if (unsupported !== undefined) {
+      const at = `${pointer}/${escapePointerToken(unsupported)}`;
+      throw new SchemaUnsupportedError(this.tool, unsupported, at, 'not in the supported JSON Schema subset');
+    }
+    const type = this.checkType(node, pointer);
+    const allowed = new Set<string>([
+      ...ANY_TYPE_KEYWORDS,
+      ...(type === undefined ? [] : TYPE_KEYWORDS[type]),
+    ]);
+    const misplaced = keys.find((key) => !allowed.has(key));
+    if (misplaced !== undefined) {
+      const owner = SUPPORTED_SCHEMA_TYPES.find((t) => TYPE_KEYWORDS[t].includes(misplaced)) ?? 'other';
+      const at = `${pointer}/${escapePointerToken(misplaced)}`;
+      throw new SchemaUnsupportedError(
+        this.tool,
+        misplaced,
+        at,
+        `applies to ${owner} schemas, not ${type ?? 'untyped'} schemas`,
+      );
     }
     this.checkAnnotations(node, pointer);
     if (type === 'object') this.checkObject(node, pointer, depth);
@@ -108,7 +139,13 @@ class SchemaWalker {
       if ('enum' in node || 'const' in node) return undefined;
       throw this.invalid('type', `${pointer}/type`, 'every schema needs a type (or an enum or const)');
     }
-    if (Array.isArray(type)) throw new SchemaUnsupportedError(this.tool, 'type', `${pointer}/type`, 'type unions are not supported; use one type');
+    if (Array.isArray(type))
+      throw new SchemaUnsupportedError(
+        this.tool,
+        'type',
+        `${pointer}/type`,
+        'type unions are not supported; use one type',
+      );
     if (typeof type !== 'string' || !(SUPPORTED_SCHEMA_TYPES as readonly string[]).includes(type)) {
       throw this.invalid('type', `${pointer}/type`, `expected one of ${SUPPORTED_SCHEMA_TYPES.join(', ')}`);
     }
@@ -117,12 +154,15 @@ class SchemaWalker {
 
   private checkAnnotations(node: Record<string, unknown>, pointer: string): void {
     for (const key of ['description', 'title'] as const) {
-      if (key in node && typeof node[key] !== 'string') throw this.invalid(key, `${pointer}/${key}`, 'must be a string');
+      if (key in node && typeof node[key] !== 'string')
+        throw this.invalid(key, `${pointer}/${key}`, 'must be a string');
     }
-    if ('examples' in node && !Array.isArray(node.examples)) throw this.invalid('examples', `${pointer}/examples`, 'must be an array');
+    if ('examples' in node && !Array.isArray(node.examples))
+      throw this.invalid('examples', `${pointer}/examples`, 'must be an array');
     if ('enum' in node) {
       const values = node.enum;
-      if (!Array.isArray(values) || values.length === 0) throw this.invalid('enum', `${pointer}/enum`, 'must be a non-empty array');
+      if (!Array.isArray(values) || values.length === 0)
+        throw this.invalid('enum', `${pointer}/enum`, 'must be a non-empty array');
       const seen = new Set(values.map((v) => canonicalJson(v)));
       if (seen.size !== values.length) throw this.invalid('enum', `${pointer}/enum`, 'values must be unique');
     }
@@ -133,11 +173,13 @@ class SchemaWalker {
       throw new SchemaNotClosedError(this.tool, pointer, 'object schemas need "additionalProperties": false');
     }
     const properties = node.properties ?? {};
-    if (!isPlainObject(properties)) throw this.invalid('properties', `${pointer}/properties`, 'must be an object of schemas');
+    if (!isPlainObject(properties))
+      throw this.invalid('properties', `${pointer}/properties`, 'must be an object of schemas');
     const names = Object.keys(properties).sort();
     this.propertyCount += names.length;
     for (const name of names) {
-      if (name === '') throw this.invalid('properties', `${pointer}/properties`, 'property names must not be empty');
+      if (name === '')
+        throw this.invalid('properties', `${pointer}/properties`, 'property names must not be empty');
       this.check(properties[name], `${pointer}/properties/${escapePointerToken(name)}`, depth + 1);
     }
     if ('required' in node) {
@@ -145,18 +187,29 @@ class SchemaWalker {
       if (!Array.isArray(required) || !required.every((r) => typeof r === 'string')) {
         throw this.invalid('required', `${pointer}/required`, 'must be an array of property names');
       }
-      if (new Set(required).size !== required.length) throw this.invalid('required', `${pointer}/required`, 'names must be unique');
+      if (new Set(required).size !== required.length)
+        throw this.invalid('required', `${pointer}/required`, 'names must be unique');
       const missing = required.find((r) => !Object.prototype.hasOwnProperty.call(properties, r));
       if (missing !== undefined) {
-        throw this.invalid('required', `${pointer}/required`, `'${missing}' is required but not declared in properties`);
+        throw this.invalid(
+          'required',
+          `${pointer}/required`,
+          `'${missing}' is required but not declared in properties`,
+        );
       }
     }
   }
 
   private checkArray(node: Record<string, unknown>, pointer: string, depth: number): void {
-    if (!('items' in node)) throw new SchemaNotClosedError(this.tool, pointer, 'array schemas need an items schema');
+    if (!('items' in node))
+      throw new SchemaNotClosedError(this.tool, pointer, 'array schemas need an items schema');
     if (Array.isArray(node.items)) {
-      throw new SchemaUnsupportedError(this.tool, 'items', `${pointer}/items`, 'tuple form (an array of schemas) is not supported');
+      throw new SchemaUnsupportedError(
+        this.tool,
+        'items',
+        `${pointer}/items`,
+        'tuple form (an array of schemas) is not supported',
+      );
     }
     this.checkBounds(node, pointer, 'minItems', 'maxItems');
     if ('uniqueItems' in node && typeof node.uniqueItems !== 'boolean') {
@@ -170,7 +223,11 @@ class SchemaWalker {
     if ('pattern' in node) {
       const pattern = node.pattern;
       if (typeof pattern !== 'string' || pattern.length > MAX_PATTERN_LENGTH) {
-        throw this.invalid('pattern', `${pointer}/pattern`, `must be a string of at most ${MAX_PATTERN_LENGTH} characters`);
+        throw this.invalid(
+          'pattern',
+          `${pointer}/pattern`,
+          `must be a string of at most ${MAX_PATTERN_LENGTH} characters`,
+        );
       }
       try {
         new RegExp(pattern, 'u');
@@ -182,21 +239,28 @@ class SchemaWalker {
       const format = node.format;
       if (typeof format !== 'string') throw this.invalid('format', `${pointer}/format`, 'must be a string');
       if (!isSupportedFormat(format)) {
-        throw new SchemaUnsupportedError(this.tool, 'format', `${pointer}/format`, `format '${format}' is not supported; use one of ${SUPPORTED_FORMATS.join(', ')}`);
+        throw new SchemaUnsupportedError(
+          this.tool,
+          'format',
+          `${pointer}/format`,
+          `format '${format}' is not supported; use one of ${SUPPORTED_FORMATS.join(', ')}`,
+        );
       }
     }
   }
 
   private checkNumber(node: Record<string, unknown>, pointer: string): void {
     for (const key of ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'] as const) {
-      if (key in node && typeof node[key] !== 'number') throw this.invalid(key, `${pointer}/${key}`, 'must be a number');
+      if (key in node && typeof node[key] !== 'number')
+        throw this.invalid(key, `${pointer}/${key}`, 'must be a number');
     }
     if ('multipleOf' in node && !((node.multipleOf as number) > 0)) {
       throw this.invalid('multipleOf', `${pointer}/multipleOf`, 'must be greater than 0');
     }
     const low = Math.max(num(node.minimum, -Infinity), num(node.exclusiveMinimum, -Infinity));
     const high = Math.min(num(node.maximum, Infinity), num(node.exclusiveMaximum, Infinity));
-    if (low > high) throw this.invalid('minimum', `${pointer}/minimum`, 'lower bound is above the upper bound');
+    if (low > high)
+      throw this.invalid('minimum', `${pointer}/minimum`, 'lower bound is above the upper bound');
   }
 
   private checkBounds(node: Record<string, unknown>, pointer: string, min: string, max: string): void {
@@ -206,7 +270,8 @@ class SchemaWalker {
         throw this.invalid(key, `${pointer}/${key}`, 'must be a non-negative integer');
       }
     }
-    if (num(node[min], 0) > num(node[max], Infinity)) throw this.invalid(min, `${pointer}/${min}`, `greater than ${max}`);
+    if (num(node[min], 0) > num(node[max], Infinity))
+      throw this.invalid(min, `${pointer}/${min}`, `greater than ${max}`);
   }
 
   private invalid(keyword: string, pointer: string, reason: string): SchemaInvalidError {

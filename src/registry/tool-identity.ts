@@ -37,7 +37,8 @@ export function assertToolName(name: unknown): asserts name is string {
  * @throws {InvalidToolVersionError} `registry.invalid_version` when not `vN` (N >= 1, no leading zeros).
  */
 export function assertToolVersion(version: unknown): asserts version is string {
-  if (typeof version !== 'string' || !TOOL_VERSION_PATTERN.test(version)) throw new InvalidToolVersionError(version);
+  if (typeof version !== 'string' || !TOOL_VERSION_PATTERN.test(version))
+    throw new InvalidToolVersionError(version);
 }
 
 /** The `name@version` key of a tool, e.g. `report.generate@v1`. Does not validate. */

@@ -57,11 +57,18 @@ export class ToolRegistry {
     const canonical = canonicalJson(checked);
     const existing = this.entries.get(key);
     if (existing !== undefined) {
-      if (existing.canonical !== canonical) throw new ToolConflictError(checked.name, checked.version, 'definition_differs');
-      if (existing.executor !== executor) throw new ToolConflictError(checked.name, checked.version, 'executor_differs');
+      if (existing.canonical !== canonical)
+        throw new ToolConflictError(checked.name, checked.version, 'definition_differs');
+      if (existing.executor !== executor)
+        throw new ToolConflictError(checked.name, checked.version, 'executor_differs');
       return;
     }
-    this.entries.set(key, { definition: checked, executor, validate: this.validator.validatorFor(checked), canonical });
+    this.entries.set(key, {
+      definition: checked,
+      executor,
+      validate: this.validator.validatorFor(checked),
+      canonical,
+    });
   }
 
   /**
@@ -90,7 +97,10 @@ export class ToolRegistry {
    * registered, else the argument validation of that tool. Never throws for untrusted input.
    */
   validateCall(name: unknown, version: unknown, args: unknown): ArgumentValidationResult {
-    const entry = typeof name === 'string' && typeof version === 'string' ? this.entries.get(toolKey(name, version)) : undefined;
+    const entry =
+      typeof name === 'string' && typeof version === 'string'
+        ? this.entries.get(toolKey(name, version))
+        : undefined;
     if (entry === undefined) return unknownToolRejection(name, version);
     return entry.validate(args);
   }
@@ -117,7 +127,8 @@ function selector(all: readonly ToolDefinition[], names: readonly string[]): (d:
     const at = ref.lastIndexOf('@');
     const name = at === -1 ? ref : ref.slice(0, at);
     assertToolName(name);
-    const matched = at === -1 ? all.some((d) => d.name === name) : all.some((d) => toolKey(d.name, d.version) === ref);
+    const matched =
+      at === -1 ? all.some((d) => d.name === name) : all.some((d) => toolKey(d.name, d.version) === ref);
     if (!matched) throw new ToolNotFoundError(name, at === -1 ? undefined : ref.slice(at + 1));
     if (at === -1) bare.add(name);
     else exact.add(ref);
@@ -134,12 +145,17 @@ function versionNumber(version: string): number {
   return TOOL_VERSION_PATTERN.test(version) ? Number(version.slice(1)) : 0;
 }
 
-function assertExecutor(key: string, definition: ToolDefinition, executor: unknown): asserts executor is ToolExecutor {
+function assertExecutor(
+  key: string,
+  definition: ToolDefinition,
+  executor: unknown,
+): asserts executor is ToolExecutor {
   if (typeof executor !== 'object' || executor === null) throw new InvalidExecutorError(key, 'not an object');
   const { execute, reconcile } = executor as Partial<Record<keyof ToolExecutor, unknown>>;
   if (typeof execute !== 'function') throw new InvalidExecutorError(key, 'execute is not a function');
   if (reconcile !== undefined) {
     if (typeof reconcile !== 'function') throw new InvalidExecutorError(key, 'reconcile is not a function');
-    if (definition.effect === 'read') throw new InvalidExecutorError(key, 'reconcile is only for write tools');
+    if (definition.effect === 'read')
+      throw new InvalidExecutorError(key, 'reconcile is only for write tools');
   }
 }

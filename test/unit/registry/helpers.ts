@@ -2,7 +2,12 @@ import type { JsonSchema, ToolDefinition, ToolExecutor } from '../../../src/doma
 
 /** A closed object schema with the given properties, all optional unless listed in `required`. */
 export function closed(properties: Record<string, JsonSchema> = {}, required?: string[]): JsonSchema {
-  return { type: 'object', additionalProperties: false, properties, ...(required === undefined ? {} : { required }) };
+  return {
+    type: 'object',
+    additionalProperties: false,
+    properties,
+    ...(required === undefined ? {} : { required }),
+  };
 }
 
 /** A valid definition, with fields overridden. */

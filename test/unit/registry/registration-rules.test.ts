@@ -4,7 +4,10 @@ import type { ToolDefinition, ToolExecutor } from '../../../src/domain/tool.js';
 import { MAX_DESCRIPTION_LENGTH, REGISTRY_ERROR_CODES, ToolRegistry } from '../../../src/registry/index.js';
 import { closed, definition, executor } from './helpers.js';
 
-function registerError(def: unknown, exec: unknown = executor()): { code: string; message: string; details: Record<string, unknown> } {
+function registerError(
+  def: unknown,
+  exec: unknown = executor(),
+): { code: string; message: string; details: Record<string, unknown> } {
   try {
     new ToolRegistry().register(def as ToolDefinition, exec as ToolExecutor);
   } catch (err) {
@@ -45,13 +48,19 @@ describe('registration rules', () => {
     expect(registry.has(name, 'v1')).toBe(true);
   });
 
-  it.each(['1', 'v0', 'v01', 'V1', 'v1.0', 'v', 'v-1', ''])('rejects version %j (registry.invalid_version)', (version) => {
-    expect(registerError(definition({ version })).code).toBe('registry.invalid_version');
-  });
+  it.each(['1', 'v0', 'v01', 'V1', 'v1.0', 'v', 'v-1', ''])(
+    'rejects version %j (registry.invalid_version)',
+    (version) => {
+      expect(registerError(definition({ version })).code).toBe('registry.invalid_version');
+    },
+  );
 
-  it.each(['READ', 'delete', undefined, 'readonly', ''])('rejects effect %j (registry.unknown_effect)', (effect) => {
-    expect(registerError(definition({ effect })).code).toBe('registry.unknown_effect');
-  });
+  it.each(['READ', 'delete', undefined, 'readonly', ''])(
+    'rejects effect %j (registry.unknown_effect)',
+    (effect) => {
+      expect(registerError(definition({ effect })).code).toBe('registry.unknown_effect');
+    },
+  );
 
   it.each([
     ['empty', ''],
@@ -90,15 +99,23 @@ describe('registration rules', () => {
   });
 
   it('rejects a root schema that is not a closed object (registry.schema_not_closed)', () => {
-    expect(registerError(definition({ parameters: { type: 'object', properties: {} } })).code).toBe('registry.schema_not_closed');
-    expect(registerError(definition({ parameters: { type: 'object', additionalProperties: true } })).code).toBe('registry.schema_not_closed');
-    expect(registerError(definition({ parameters: { type: 'string' } })).code).toBe('registry.schema_not_closed');
+    expect(registerError(definition({ parameters: { type: 'object', properties: {} } })).code).toBe(
+      'registry.schema_not_closed',
+    );
+    expect(
+      registerError(definition({ parameters: { type: 'object', additionalProperties: true } })).code,
+    ).toBe('registry.schema_not_closed');
+    expect(registerError(definition({ parameters: { type: 'string' } })).code).toBe(
+      'registry.schema_not_closed',
+    );
     expect(registerError(definition({ parameters: [] })).code).toBe('registry.schema_not_closed');
   });
 
   it('rejects a nested open object and names its pointer (registry.schema_not_closed)', () => {
     const err = registerError(
-      definition({ parameters: closed({ filter: { type: 'object', properties: { q: { type: 'string' } } } }) }),
+      definition({
+        parameters: closed({ filter: { type: 'object', properties: { q: { type: 'string' } } } }),
+      }),
     );
     expect(err.code).toBe('registry.schema_not_closed');
     expect(err.details.pointer).toBe('/properties/filter');

@@ -1,0 +1,78 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { isHarnessError } from '../../../src/domain/errors.js';
+import { canonicalJson, sha256Digest } from '../../../src/registry/digest.js';
+
+const VALUE = { b: [1, 'two', { y: null, x: true }], a: { é: -0, z: 1.5e-7 }, c: 'line\n"quoted"' };
+
+describe('canonicalJson', () => {
+  it('sorts keys at every level and writes no whitespace', () => {
+    expect(canonicalJson(VALUE)).toBe(
+      '{"a":{"z":1.5e-7,"é":0},"b":[1,"two",{"x":true,"y":null}],"c":"line\\n\\"quoted\\""}',
+    );
+  });
+
+  it('drops undefined object properties like JSON.stringify', () => {
+    expect(canonicalJson({ a: undefined, b: 1 })).toBe('{"b":1}');
+  });
+
+  it.each([
+    ['a function', { f: () => 1 }, '/f'],
+    ['NaN', { n: Number.NaN }, '/n'],
+    ['Infinity', [Infinity], '/0'],
+    ['a bigint', { b: 1n }, '/b'],
+    ['undefined in an array', [1, undefined], '/1'],
+    ['a Date', { d: new Date(0) }, '/d'],
+    ['a Map', { m: new Map() }, '/m'],
+  ])('rejects %s with canonical_json.invalid_value and its pointer', (_label, value, pointer) => {
+    try {
+      canonicalJson(value);
+      expect.unreachable();
+    } catch (err) {
+      expect(isHarnessError(err, 'canonical_json.invalid_value')).toBe(true);
+      expect((err as { details: { pointer: string } }).details.pointer).toBe(pointer);
+    }
+  });
+
+  it('rejects cycles but accepts shared (non-cyclic) references', () => {
+    const shared = { s: 1 };
+    expect(canonicalJson({ a: shared, b: shared })).toBe('{"a":{"s":1},"b":{"s":1}}');
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = { back: cyclic };
+    expect(() => canonicalJson(cyclic)).toThrow(/cycle/);
+  });
+});
+
+describe('sha256Digest', () => {
+  it('is sha256: plus the hex SHA-256 of the canonical JSON', () => {
+    const expected = createHash('sha256').update(canonicalJson(VALUE), 'utf8').digest('hex');
+    expect(sha256Digest(VALUE)).toBe(`sha256:${expected}`);
+    expect(sha256Digest({})).toBe('sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a');
+  });
+
+  it('does not depend on key order', () => {
+    const reordered = { c: VALUE.c, a: { z: 1.5e-7, é: 0 }, b: [1, 'two', { x: true, y: null }] };
+    expect(sha256Digest(reordered)).toBe(sha256Digest(VALUE));
+    expect(sha256Digest({ ...VALUE, c: 'other' })).not.toBe(sha256Digest(VALUE));
+    expect(sha256Digest([1, 2])).not.toBe(sha256Digest([2, 1]));
+  });
+
+  it('is the same in another process', () => {
+    const digestModule = fileURLToPath(new URL('../../../src/registry/digest.ts', import.meta.url));
+    const script = `import { sha256Digest } from ${JSON.stringify(digestModule)};
+      const value = JSON.parse(process.argv[1]);
+      process.stdout.write(sha256Digest(value));`;
+    const reordered = JSON.stringify({ c: VALUE.c, b: VALUE.b, a: { z: 1.5e-7, é: 0 } });
+    const out = execFileSync(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script, reordered],
+      {
+        encoding: 'utf8',
+        timeout: 20_000,
+      },
+    );
+    expect(out).toBe(sha256Digest(VALUE));
+  });
+});
