@@ -1,0 +1,94 @@
+import type { Artifact } from '../domain/artifact.js';
+import { ArtifactSchema } from '../domain/artifact.js';
+import type { CompletionInput, InvocationRecord } from './completion.js';
+
+/**
+ * Trusted evidence of a run, as completion evaluators see it.
+ *
+ * An artifact counts only when its provenance is `observed` or `verified`, it satisfies the domain
+ * artifact schema, and a `succeeded` invocation lists it among the artifacts its trusted executor
+ * recorded (the first such invocation by seq is its producer). Model artifacts never count,
+ * whatever their type or data say.
+ */
+
+/** An observed or verified artifact with the invocation that recorded it. */
+export interface TrustedArtifact {
+  artifact: Artifact;
+  producer: InvocationRecord;
+}
+
+export interface Evidence {
+  observed: TrustedArtifact[];
+  verified: TrustedArtifact[];
+  /** Ids of observed/verified artifacts that were ignored (unattributed or malformed), in input order. */
+  ignoredIds: string[];
+}
+
+/** Build the trusted evidence of `input`, preserving artifact order. */
+export function collectEvidence(input: Pick<CompletionInput, 'artifacts' | 'invocations'>): Evidence {
+  const producers = new Map<string, InvocationRecord>();
+  const bySeq = [...input.invocations].sort((a, b) => a.seq - b.seq);
+  for (const inv of bySeq) {
+    if (inv.status !== 'succeeded') continue;
+    for (const id of inv.artifactIds) if (!producers.has(id)) producers.set(id, inv);
+  }
+  const evidence: Evidence = { observed: [], verified: [], ignoredIds: [] };
+  const seen = new Set<string>();
+  for (const artifact of input.artifacts) {
+    if (artifact.provenance === 'model') continue;
+    const producer = producers.get(artifact.id);
+    if (producer === undefined || seen.has(artifact.id) || !ArtifactSchema.safeParse(artifact).success) {
+      evidence.ignoredIds.push(artifact.id);
+      continue;
+    }
+    seen.add(artifact.id);
+    (artifact.provenance === 'observed' ? evidence.observed : evidence.verified).push({ artifact, producer });
+  }
+  return evidence;
+}
+
+/**
+ * True when `check` verifies `subject`: every id the verification subject names matches (the
+ * artifact id; the external id of the artifact or of its producing invocation), and the check was
+ * recorded by a later invocation than the subject (an independent check after the action).
+ */
+export function verifies(check: TrustedArtifact, subject: TrustedArtifact): boolean {
+  const target = check.artifact.verification?.subject;
+  if (target === undefined || check.producer.seq <= subject.producer.seq) return false;
+  if (target.artifactId !== undefined && target.artifactId !== subject.artifact.id) return false;
+  if (target.externalId !== undefined) {
+    const ids = [subject.artifact.externalId, subject.producer.externalId].filter((id) => id !== undefined);
+    if (!ids.includes(target.externalId)) return false;
+  }
+  return true;
+}
+
+/**
+ * The deciding check among `checks`: the one recorded by the highest invocation seq; when one
+ * invocation recorded several, a `failed` one wins. Undefined for no checks.
+ */
+export function decidingCheck(checks: readonly TrustedArtifact[]): TrustedArtifact | undefined {
+  let best: TrustedArtifact | undefined;
+  for (const c of checks) {
+    if (
+      best === undefined ||
+      c.producer.seq > best.producer.seq ||
+      (c.producer.seq === best.producer.seq && c.artifact.verification?.status === 'failed')
+    ) {
+      best = c;
+    }
+  }
+  return best;
+}
+
+/** True when the check's verification status is `passed`. */
+export function passed(check: TrustedArtifact): boolean {
+  return check.artifact.verification?.status === 'passed';
+}
+
+/** The latest of `items` by producer seq (the later one in input order on ties), or undefined. */
+export function latest(items: readonly TrustedArtifact[]): TrustedArtifact | undefined {
+  let best: TrustedArtifact | undefined;
+  for (const item of items) if (best === undefined || item.producer.seq >= best.producer.seq) best = item;
+  return best;
+}
