@@ -19,7 +19,12 @@ const target = await resolveTemporal();
 const connection = await Connection.connect(target.connectionOptions);
 try {
   const client = new Client({ connection, namespace: target.namespace });
-  const file = await recordHistory(client, workflowId, join(projectRoot, 'test', 'fixtures', 'histories'), name);
+  const file = await recordHistory(
+    client,
+    workflowId,
+    join(projectRoot, 'test', 'fixtures', 'histories'),
+    name,
+  );
   console.log(`wrote ${file}`);
 } finally {
   await connection.close();

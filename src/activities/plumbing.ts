@@ -1,4 +1,4 @@
 /** Activity of the plumbing workflow: proves a worker process executes activities. */
-export async function greet(name: string): Promise<string> {
-  return `hello, ${name}`;
+export function greet(name: string): Promise<string> {
+  return Promise.resolve(`hello, ${name}`);
 }

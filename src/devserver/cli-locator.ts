@@ -43,7 +43,7 @@ async function versionLine(path: string): Promise<string | undefined> {
   }
 }
 
-function matches(line: string | undefined, version: string): line is string {
+function matches(line: string | undefined, version: string): boolean {
   return line !== undefined && line.startsWith(`temporal version ${version} `);
 }
 
@@ -75,8 +75,14 @@ export async function buildCli(version: string, log: (line: string) => void): Pr
   ];
   const output: string[] = [];
   const code = await new Promise<number>((resolvePromise, reject) => {
-    const child = spawn('go', args, { env: { ...process.env, GOBIN: tmp }, stdio: ['ignore', 'pipe', 'pipe'] });
-    const ticker = setInterval(() => log(`  ...still building (${Math.round((Date.now() - started) / 1000)} s)`), 30_000);
+    const child = spawn('go', args, {
+      env: { ...process.env, GOBIN: tmp },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const ticker = setInterval(
+      () => log(`  ...still building (${Math.round((Date.now() - started) / 1000)} s)`),
+      30_000,
+    );
     const collect = (b: Buffer) => output.push(b.toString());
     child.stdout.on('data', collect);
     child.stderr.on('data', collect);
@@ -111,23 +117,30 @@ export async function buildCli(version: string, log: (line: string) => void): Pr
  * @returns undefined when none is available and `go` is missing (the caller decides the fallback).
  * @throws CliBuildError when go is present but the build fails.
  */
-export async function locateCli(version: string, log: (line: string) => void): Promise<LocatedCli | undefined> {
+export async function locateCli(
+  version: string,
+  log: (line: string) => void,
+): Promise<LocatedCli | undefined> {
   const fromEnv = process.env.TEMPORAL_CLI_PATH;
   if (fromEnv) {
     const line = await versionLine(fromEnv);
-    if (line === undefined) throw new CliNotFoundError(`TEMPORAL_CLI_PATH=${fromEnv} does not run (\`--version\` failed)`);
-    if (!matches(line, version)) log(`Note: TEMPORAL_CLI_PATH reports "${line}", temporal-dev.yml pins ${version}; using it anyway.`);
+    if (line === undefined)
+      throw new CliNotFoundError(`TEMPORAL_CLI_PATH=${fromEnv} does not run (\`--version\` failed)`);
+    if (!matches(line, version))
+      log(`Note: TEMPORAL_CLI_PATH reports "${line}", temporal-dev.yml pins ${version}; using it anyway.`);
     return { path: fromEnv, source: 'env', versionLine: line };
   }
   const cached = join(cliCacheDir(version), 'temporal');
   if (existsSync(cached)) {
     const line = await versionLine(cached);
-    if (matches(line, version)) return { path: cached, source: 'cache', versionLine: line };
+    if (line !== undefined && matches(line, version))
+      return { path: cached, source: 'cache', versionLine: line };
   }
   const onPath = findOnPath('temporal');
   if (onPath) {
     const line = await versionLine(onPath);
-    if (matches(line, version)) return { path: onPath, source: 'path', versionLine: line };
+    if (line !== undefined && matches(line, version))
+      return { path: onPath, source: 'path', versionLine: line };
   }
   if (findOnPath('go')) {
     const path = await buildCli(version, log);

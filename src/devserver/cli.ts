@@ -10,7 +10,9 @@ async function main(): Promise<void> {
   const i = process.argv.indexOf('--config');
   const configPath = i >= 0 ? process.argv[i + 1] : undefined;
   const target = await resolveTemporal({ config: loadDevServerConfig(configPath) });
-  console.log(`Temporal ${target.mode === 'started' ? 'dev server started' : `server (${target.mode})`} at ${target.connectionOptions.address}, namespace ${target.namespace}`);
+  console.log(
+    `Temporal ${target.mode === 'started' ? 'dev server started' : `server (${target.mode})`} at ${target.connectionOptions.address}, namespace ${target.namespace}`,
+  );
   if (target.uiUrl) console.log(`Web UI: ${target.uiUrl}`);
   if (target.mode !== 'started') return;
   console.log('Press Ctrl-C to stop.');

@@ -78,6 +78,8 @@ export function loadDevServerConfig(path = defaultConfigPath): DevServerConfig {
     throw new DevServerConfigError(`cannot read ${path}: ${(err as Error).message}`);
   }
   const config = parseDevServerConfig(text, path);
-  const dbFile = isAbsolute(config.server.dbFile) ? config.server.dbFile : resolve(dirname(path), config.server.dbFile);
+  const dbFile = isAbsolute(config.server.dbFile)
+    ? config.server.dbFile
+    : resolve(dirname(path), config.server.dbFile);
   return { ...config, server: { ...config.server, dbFile } };
 }

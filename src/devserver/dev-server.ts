@@ -84,7 +84,9 @@ export async function isTemporalHealthy(address: string, timeoutMs = 2_000): Pro
   let connection: Connection | undefined;
   try {
     connection = await Connection.connect({ address, connectTimeout: timeoutMs, interceptors: [] });
-    await connection.withDeadline(Date.now() + timeoutMs, () => connection!.workflowService.getSystemInfo({}));
+    await connection.withDeadline(Date.now() + timeoutMs, () =>
+      connection!.workflowService.getSystemInfo({}),
+    );
     return true;
   } catch {
     return false;
@@ -111,7 +113,8 @@ function startArgs(config: DevServerConfig): string[] {
     '--log-level',
     s.logLevel,
   ];
-  for (const [key, type] of Object.entries(config.searchAttributes)) args.push('--search-attribute', `${key}=${type}`);
+  for (const [key, type] of Object.entries(config.searchAttributes))
+    args.push('--search-attribute', `${key}=${type}`);
   for (const [key, value] of Object.entries(config.dynamicConfig)) {
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   }
@@ -135,7 +138,10 @@ function waitForExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
  * @throws PortInUseError when the port is held by something else; DevServerStartError when the server
  * exits early or is not healthy within `server.startTimeoutSeconds`; CliNotFoundError when no CLI exists.
  */
-export async function startDevServer(config: DevServerConfig, log: (line: string) => void): Promise<StartedDevServer> {
+export async function startDevServer(
+  config: DevServerConfig,
+  log: (line: string) => void,
+): Promise<StartedDevServer> {
   const { ip, port, uiPort, namespace, dbFile } = config.server;
   const address = `${ip}:${port}`;
   if (!(await portIsFree(ip, port))) throw new PortInUseError(address);
@@ -181,7 +187,9 @@ export async function startDevServer(config: DevServerConfig, log: (line: string
   const deadline = Date.now() + config.server.startTimeoutSeconds * 1000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) {
-      throw new DevServerStartError(`temporal server exited with code ${child.exitCode}:\n${stderr.join('').slice(-3000)}`);
+      throw new DevServerStartError(
+        `temporal server exited with code ${child.exitCode}:\n${stderr.join('').slice(-3000)}`,
+      );
     }
     if (await isTemporalHealthy(address, 1_000)) {
       await ensureSearchAttributes(address, namespace, config.searchAttributes, log);

@@ -27,7 +27,10 @@ export async function ensureSearchAttributes(
   const connection = typeof address === 'string' ? await Connection.connect({ address }) : address;
   try {
     const existing = await connection.operatorService.listSearchAttributes({ namespace });
-    const have = new Set([...Object.keys(existing.customAttributes ?? {}), ...Object.keys(existing.systemAttributes ?? {})]);
+    const have = new Set([
+      ...Object.keys(existing.customAttributes ?? {}),
+      ...Object.keys(existing.systemAttributes ?? {}),
+    ]);
     const missing: Record<string, proto.temporal.api.enums.v1.IndexedValueType> = {};
     for (const [name, type] of Object.entries(wanted)) {
       const t = TYPES[type];
@@ -37,7 +40,9 @@ export async function ensureSearchAttributes(
     await connection.operatorService.addSearchAttributes({ namespace, searchAttributes: missing });
     log(`Registered search attributes: ${Object.keys(missing).join(', ')}`);
   } catch (err) {
-    log(`Warning: could not register search attributes (${(err as Error).message}); filtering by them will not work.`);
+    log(
+      `Warning: could not register search attributes (${(err as Error).message}); filtering by them will not work.`,
+    );
   } finally {
     if (typeof address === 'string') await connection.close();
   }

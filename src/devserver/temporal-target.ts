@@ -39,7 +39,13 @@ export async function resolveTemporal(options: ResolveTemporalOptions = {}): Pro
     const address = loaded.connectionOptions.address ?? process.env.TEMPORAL_ADDRESS;
     const namespace = loaded.namespace ?? 'default';
     const connectionOptions = { ...loaded.connectionOptions, address };
-    return { connectionOptions, namespace, uiUrl: process.env.TEMPORAL_UI_URL, mode: 'external', stop: async () => {} };
+    return {
+      connectionOptions,
+      namespace,
+      uiUrl: process.env.TEMPORAL_UI_URL,
+      mode: 'external',
+      stop: async () => {},
+    };
   }
   const { ip, port, uiPort, namespace } = config.server;
   const address = `${ip}:${port}`;
@@ -54,5 +60,11 @@ export async function resolveTemporal(options: ResolveTemporalOptions = {}): Pro
     };
   }
   const server = await startDevServer(config, log);
-  return { connectionOptions: { address }, namespace, uiUrl: server.uiUrl, mode: 'started', stop: () => server.stop() };
+  return {
+    connectionOptions: { address },
+    namespace,
+    uiUrl: server.uiUrl,
+    mode: 'started',
+    stop: () => server.stop(),
+  };
 }

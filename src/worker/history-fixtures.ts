@@ -15,7 +15,12 @@ export interface HistoryFixture {
  * Fetch a finished workflow's history and write it as `<dir>/<name>.json` (the same JSON shape as
  * `temporal workflow show --output json`), so it can be replayed later without a server.
  */
-export async function recordHistory(client: Client, workflowId: string, dir: string, name: string): Promise<string> {
+export async function recordHistory(
+  client: Client,
+  workflowId: string,
+  dir: string,
+  name: string,
+): Promise<string> {
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
   const file = join(dir, `${name}.json`);
   writeFileSync(file, `${JSON.stringify(JSON.parse(historyToJSON(history)), null, 1)}\n`);

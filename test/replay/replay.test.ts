@@ -34,7 +34,11 @@ describe('recorded histories replay against this build', () => {
     const scheduled = tampered.events?.find((e) => e.activityTaskScheduledEventAttributes);
     scheduled!.activityTaskScheduledEventAttributes!.activityType = { name: 'somethingElse' };
     await expect(
-      Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, tampered, 'tampered'),
+      Worker.runReplayHistory(
+        { workflowBundle: { codePath: inject('workflowBundlePath') } },
+        tampered,
+        'tampered',
+      ),
     ).rejects.toMatchObject({ name: 'DeterminismViolationError' });
   });
 });

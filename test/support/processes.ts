@@ -14,7 +14,11 @@ export function pidsMatching(needle: string): number[] {
 }
 
 /** Spawn a TypeScript entry point of the project with tsx, output captured. */
-export function spawnTs(entry: string, args: string[], env: NodeJS.ProcessEnv = {}): ChildProcessWithoutNullStreams {
+export function spawnTs(
+  entry: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): ChildProcessWithoutNullStreams {
   return spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
     env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -22,10 +26,17 @@ export function spawnTs(entry: string, args: string[], env: NodeJS.ProcessEnv = 
 }
 
 /** Resolve when the child's combined output matches `pattern`; reject on exit or timeout. */
-export function waitForOutput(child: ChildProcessWithoutNullStreams, pattern: RegExp, timeoutMs: number): Promise<string> {
+export function waitForOutput(
+  child: ChildProcessWithoutNullStreams,
+  pattern: RegExp,
+  timeoutMs: number,
+): Promise<string> {
   return new Promise((resolvePromise, reject) => {
     let seen = '';
-    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}; output:\n${seen}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`timed out waiting for ${pattern}; output:\n${seen}`)),
+      timeoutMs,
+    );
     const onData = (b: Buffer): void => {
       seen += b.toString();
       if (pattern.test(seen)) {
@@ -49,7 +60,11 @@ export function waitForExit(child: ChildProcessWithoutNullStreams): Promise<numb
 }
 
 /** Poll until `check` is true or the timeout passes. */
-export async function eventually(check: () => boolean, timeoutMs: number, intervalMs = 200): Promise<boolean> {
+export async function eventually(
+  check: () => boolean,
+  timeoutMs: number,
+  intervalMs = 200,
+): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (check()) return true;

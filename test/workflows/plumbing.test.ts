@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as activities from '../../src/activities/plumbing.js';
-import { connectTestTemporal, createTestWorker, startWorker, uniqueTaskQueue, type TestTemporal } from '../support/temporal.js';
+import {
+  connectTestTemporal,
+  createTestWorker,
+  startWorker,
+  uniqueTaskQueue,
+  type TestTemporal,
+} from '../support/temporal.js';
 
 describe('plumbing workflow on the real dev server', () => {
   let t: TestTemporal;

@@ -1,6 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { defaultConfigPath, loadDevServerConfig, parseDevServerConfig } from '../../../src/devserver/config.js';
+import {
+  defaultConfigPath,
+  loadDevServerConfig,
+  parseDevServerConfig,
+} from '../../../src/devserver/config.js';
 
 const good = readFileSync(defaultConfigPath, 'utf8');
 
@@ -11,7 +15,11 @@ describe('temporal-dev.yml', () => {
     expect(c.server.port).toBe(7233);
     expect(c.server.uiPort).toBe(8233);
     expect(c.server.dbFile.startsWith('/')).toBe(true);
-    expect(c.searchAttributes).toMatchObject({ AgentStatus: 'Keyword', AgentWaitingReason: 'Keyword', AgentProfile: 'Keyword' });
+    expect(c.searchAttributes).toMatchObject({
+      AgentStatus: 'Keyword',
+      AgentWaitingReason: 'Keyword',
+      AgentProfile: 'Keyword',
+    });
     expect(c.dynamicConfig['frontend.enableServerVersionCheck']).toBe(false);
   });
 

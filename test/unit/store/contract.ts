@@ -1,0 +1,299 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sha256Digest } from '../../../src/registry/digest.js';
+import { openEvidenceStore, SCHEMA_VERSION } from '../../../src/store/index.js';
+import type { EvidenceStore } from '../../../src/store/index.js';
+import { event, expectCode, intent, modelArtifact, newRunId, observed, result } from './fixtures.js';
+
+/** What the contract needs from a backend. */
+export interface ContractTarget {
+  /** URL of a new, empty store location that outlives a closed store (a file, a schema). */
+  freshUrl(): string;
+  /** Run raw SQL (no parameters) against the location behind `url`; returns its rows. */
+  raw(url: string, sql: string): Promise<Record<string, unknown>[]>;
+}
+
+/** The behaviour every EvidenceStore adapter must show, run once per backend. */
+export function describeEvidenceStoreContract(name: string, getTarget: () => ContractTarget): void {
+  describe(`EvidenceStore contract: ${name}`, () => {
+    let url: string;
+    let store: EvidenceStore;
+    const extra: EvidenceStore[] = [];
+    const open = async (at: string): Promise<EvidenceStore> => {
+      const s = await openEvidenceStore(at);
+      extra.push(s);
+      return s;
+    };
+
+    beforeAll(async () => {
+      url = getTarget().freshUrl();
+      store = await openEvidenceStore(url);
+    });
+    afterAll(async () => {
+      await Promise.all([store.close(), ...extra.map((s) => s.close())]);
+    });
+
+    describe('intents', () => {
+      it('records an intent once; the same intent again is a no-op, recordedAt aside', async () => {
+        const run = newRunId();
+        await store.recordIntent(intent(run, 1));
+        await store.recordIntent(intent(run, 1, { recordedAt: '2026-02-02T00:00:00.000Z' }));
+        const got = await store.getInvocation(run, 1);
+        expect(got?.intents).toEqual([intent(run, 1)]);
+        expect(got?.result).toBeUndefined();
+      });
+
+      it('rejects a different intent under the same (runId, seq, attempt) and keeps the first', async () => {
+        const run = newRunId();
+        await store.recordIntent(intent(run, 1));
+        await expectCode(store.recordIntent(intent(run, 1, { args: { orderId: 'o-2', amount: 1 } })), 'store.conflict');
+        await expectCode(store.recordIntent(intent(run, 1, { workerIdentity: 'worker-b' })), 'store.conflict');
+        expect((await store.getInvocation(run, 1))?.intents).toEqual([intent(run, 1)]);
+      });
+
+      it('keeps attempts apart and reports the latest attempt result only', async () => {
+        const run = newRunId();
+        await store.recordIntent(intent(run, 3, { effect: 'read', tool: 'order.get' }));
+        await store.recordResult(result(run, 3, { status: 'failed_retryable', errorCode: 'timeout' }), []);
+        await store.recordIntent(intent(run, 3, { attempt: 2, effect: 'read', tool: 'order.get' }));
+        const got = await store.getInvocation(run, 3);
+        expect(got?.intents.map((i) => i.attempt)).toEqual([1, 2]);
+        expect(got?.results.map((r) => r.status)).toEqual(['failed_retryable']);
+        expect(got?.result).toBeUndefined();
+        await store.recordResult(result(run, 3, { attempt: 2 }), []);
+        expect((await store.getInvocation(run, 3))?.result?.attempt).toBe(2);
+      });
+
+      it('rejects invalid and oversized intents before writing', async () => {
+        const run = newRunId();
+        await expectCode(store.recordIntent({ ...intent(run, 1), effect: 'delete' as 'write' }), 'store.invalid_record');
+        await expectCode(store.recordIntent(intent(run, 1, { args: { blob: 'x'.repeat(70_000) } })), 'store.payload_too_large');
+        expect(await store.getInvocation(run, 1)).toBeUndefined();
+      });
+
+      it('lists the invocations of a run ordered by seq', async () => {
+        const run = newRunId();
+        for (const seq of [5, 2, 9]) await store.recordIntent(intent(run, seq));
+        await store.recordResult(result(run, 2), []);
+        const list = await store.listInvocations(run);
+        expect(list.map((i) => [i.seq, i.result?.status])).toEqual([
+          [2, 'succeeded'],
+          [5, undefined],
+          [9, undefined],
+        ]);
+      });
+    });
+
+    describe('results', () => {
+      it('needs a matching intent', async () => {
+        const run = newRunId();
+        await expectCode(store.recordResult(result(run, 1), []), 'store.no_intent');
+        await store.recordIntent(intent(run, 1));
+        await expectCode(store.recordResult(result(run, 1, { attempt: 2 }), []), 'store.no_intent');
+        expect((await store.getInvocation(run, 1))?.results).toEqual([]);
+      });
+
+      it('writes the result and its artifacts together, with digests and placement', async () => {
+        const run = newRunId();
+        await store.recordIntent(intent(run, 1));
+        await store.recordResult(result(run, 1, { artifactIds: [`${run}-a`] }), [observed(`${run}-a`)]);
+        expect((await store.getInvocation(run, 1))?.result).toEqual(result(run, 1, { artifactIds: [`${run}-a`] }));
+        const art = await store.getArtifact(`${run}-a`);
+        expect(art).toMatchObject({ ...observed(`${run}-a`), runId: run, seq: 1, attempt: 1 });
+        expect(art?.digest).toBe(sha256Digest({ refundId: 'rf-1' }));
+      });
+
+      it('is atomic: a failing artifact mid-transaction leaves no result and no other artifact', async () => {
+        const run = newRunId();
+        const taken = `${run}-taken`;
+        await store.putArtifact({ runId: run, artifact: modelArtifact(taken), recordedAt: '2026-01-01T00:00:00.000Z' });
+        await store.recordIntent(intent(run, 1));
+        const ids = [`${run}-new`, taken];
+        await expectCode(
+          store.recordResult(result(run, 1, { artifactIds: ids }), [observed(`${run}-new`), observed(taken, { other: true })]),
+          'store.conflict',
+        );
+        expect((await store.getInvocation(run, 1))?.results).toEqual([]);
+        expect(await store.getArtifact(`${run}-new`)).toBeUndefined();
+        expect((await store.getArtifact(taken))?.provenance).toBe('model');
+        // A listed id that exists nowhere also fails after the result row was written: still nothing kept.
+        await expectCode(store.recordResult(result(run, 1, { artifactIds: [`${run}-ghost`] }), []), 'store.invalid_record');
+        expect((await store.getInvocation(run, 1))?.results).toEqual([]);
+        await store.recordResult(result(run, 1, { artifactIds: [`${run}-new`] }), [observed(`${run}-new`)]);
+        expect((await store.getInvocation(run, 1))?.result?.artifactIds).toEqual([`${run}-new`]);
+      });
+
+      it('lets the first result win; an identical repeat is a no-op', async () => {
+        const run = newRunId();
+        await store.recordIntent(intent(run, 1));
+        const first = result(run, 1, { artifactIds: [`${run}-a`] });
+        await store.recordResult(first, [observed(`${run}-a`)]);
+        await store.recordResult({ ...first, recordedAt: '2026-03-03T00:00:00.000Z' }, [observed(`${run}-a`)]);
+        await expectCode(store.recordResult(result(run, 1, { status: 'failed_terminal', artifactIds: [] }), []), 'store.conflict');
+        await expectCode(
+          store.recordResolution({ ...result(run, 1, { status: 'not_applied' }), source: 'operator', evidence: { note: 'x' } }),
+          'store.conflict',
+        );
+        expect((await store.getInvocation(run, 1))?.results).toEqual([first]);
+      });
+
+      it('records an operator or reconciler resolution of an unknown outcome with its evidence', async () => {
+        const run = newRunId();
+        await store.recordIntent(intent(run, 1));
+        const resolution = {
+          ...result(run, 1, { status: 'not_applied' as const, output: undefined, externalId: undefined }),
+          source: 'operator' as const,
+          evidence: { checkedBy: 'ops@example', refundList: [] },
+        };
+        await store.recordResolution(resolution);
+        const got = await store.getInvocation(run, 1);
+        expect(got?.result?.source).toBe('operator');
+        expect(got?.result?.evidence).toEqual({ checkedBy: 'ops@example', refundList: [] });
+        await expectCode(store.recordResolution({ ...resolution, source: 'executor' as 'operator' }), 'store.invalid_record');
+      });
+
+      it('serialises two stores racing different results: exactly one wins', async () => {
+        const at = getTarget().freshUrl();
+        const [a, b] = [await open(at), await open(at)];
+        const run = newRunId();
+        await a.recordIntent(intent(run, 1));
+        const outcomes = await Promise.allSettled([
+          a.recordResult(result(run, 1, { status: 'succeeded' }), []),
+          b.recordResult(result(run, 1, { status: 'failed_terminal' }), []),
+        ]);
+        expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+        const winner = outcomes[0]?.status === 'fulfilled' ? 'succeeded' : 'failed_terminal';
+        expect((await b.getInvocation(run, 1))?.result?.status).toBe(winner);
+      });
+    });
+
+    describe('artifacts outside results', () => {
+      it('stores model artifacts only, idempotently, listed by run', async () => {
+        const run = newRunId();
+        const stored = await store.putArtifact({ runId: run, seq: 4, artifact: modelArtifact(`${run}-p`), recordedAt: '2026-01-01T00:00:00.000Z' });
+        expect(stored).toMatchObject({ id: `${run}-p`, seq: 4, attempt: null, digest: sha256Digest({ plan: 'refund order o-1' }) });
+        await store.putArtifact({ runId: run, seq: 4, artifact: modelArtifact(`${run}-p`), recordedAt: '2026-05-05T00:00:00.000Z' });
+        await expectCode(store.putArtifact({ runId: run, artifact: modelArtifact(`${run}-p`, { plan: 'other' }), recordedAt: '2026-01-01T00:00:00.000Z' }), 'store.conflict');
+        await expectCode(store.putArtifact({ runId: run, artifact: observed(`${run}-o`), recordedAt: '2026-01-01T00:00:00.000Z' }), 'store.invalid_record');
+        await store.putArtifact({ runId: run, artifact: modelArtifact(`${run}-q`), recordedAt: '2026-01-01T00:00:00.000Z' });
+        expect((await store.listArtifacts(run)).map((a) => a.id)).toEqual([`${run}-q`, `${run}-p`]);
+      });
+    });
+
+    describe('message groups', () => {
+      it('appends idempotently, conflicts on other content, lists by inclusive range', async () => {
+        const run = newRunId();
+        await store.appendMessageGroup(run, 2, [{ role: 'assistant', content: 'b' }]);
+        await store.appendMessageGroup(run, 0, [{ role: 'user', content: 'a' }]);
+        await store.appendMessageGroup(run, 0, [{ content: 'a', role: 'user' }]);
+        await expectCode(store.appendMessageGroup(run, 0, [{ role: 'user', content: 'changed' }]), 'store.conflict');
+        await store.appendMessageGroup(run, 5, []);
+        expect((await store.listMessageGroups(run)).map((g) => g.seq)).toEqual([0, 2, 5]);
+        expect(await store.listMessageGroups(run, { fromSeq: 1, toSeq: 2 })).toEqual([
+          { runId: run, seq: 2, messages: [{ role: 'assistant', content: 'b' }] },
+        ]);
+      });
+    });
+
+    describe('events', () => {
+      it('keeps one event per (runId, seq) and unique event ids', async () => {
+        const run = newRunId();
+        await store.appendEvent(event(run, 1));
+        await store.appendEvent(event(run, 1));
+        await expectCode(store.appendEvent(event(run, 1, { data: { step: 'other' } })), 'store.conflict');
+        await expectCode(store.appendEvent(event(run, 2, { eventId: `${run}-ev-1` })), 'store.conflict');
+        expect(await store.listEvents(run)).toEqual([event(run, 1)]);
+      });
+
+      it('lists in seq order and pages with afterSeq and limit', async () => {
+        const run = newRunId();
+        const other = newRunId();
+        for (const seq of [3, 0, 7, 1, 4, 2, 6, 5]) await store.appendEvent(event(run, seq));
+        await store.appendEvent(event(other, 0));
+        expect((await store.listEvents(run)).map((e) => e.seq)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+        const seen: number[] = [];
+        let after: number | undefined;
+        for (;;) {
+          const page = await store.listEvents(run, { afterSeq: after, limit: 3 });
+          if (page.length === 0) break;
+          expect(page.length).toBeLessThanOrEqual(3);
+          seen.push(...page.map((e) => e.seq));
+          after = page[page.length - 1]?.seq;
+        }
+        expect(seen).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+        expect(await store.listEvents(run, { afterSeq: 7 })).toEqual([]);
+        expect((await store.listEvents(other)).map((e) => e.eventId)).toEqual([`${other}-ev-0`]);
+      });
+    });
+
+    describe('model deltas', () => {
+      it('appends idempotently by index, all or none, and lists after an index', async () => {
+        const run = newRunId();
+        const d = (index: number, text = `t${index}`) => ({ index, type: 'model.text.delta', data: { text } });
+        await store.appendModelDeltas(run, 'call-1', [d(0), d(1), d(2)]);
+        await store.appendModelDeltas(run, 'call-1', [d(1), d(2), d(3)]);
+        await expectCode(store.appendModelDeltas(run, 'call-1', [d(4), d(2, 'changed')]), 'store.conflict');
+        expect((await store.listModelDeltas(run, 'call-1')).map((x) => x.index)).toEqual([0, 1, 2, 3]);
+        expect(await store.listModelDeltas(run, 'call-1', 1)).toEqual([d(2), d(3)]);
+        expect(await store.listModelDeltas(run, 'call-2')).toEqual([]);
+      });
+    });
+
+    describe('blobs', () => {
+      it('stores content-addressed blobs and detects corruption', async () => {
+        const value = { context: ['a', 'b'], n: 1, nested: { z: true, a: null } };
+        const put = await store.putBlob(value);
+        expect(put.digest).toBe(sha256Digest(value));
+        expect(put.ref).toBe(`blob://${put.digest}`);
+        expect(await store.putBlob({ nested: { a: null, z: true }, n: 1, context: ['a', 'b'] })).toEqual(put);
+        expect(await store.getBlob(put.ref)).toEqual(value);
+        await expectCode(store.getBlob(`blob://sha256:${'0'.repeat(64)}`), 'store.not_found');
+        await expectCode(store.getBlob('blob://md5:abc'), 'store.invalid_ref');
+        await getTarget().raw(url, `UPDATE blobs SET body = '{"tampered":true}' WHERE digest = '${put.digest}'`);
+        await expectCode(store.getBlob(put.ref), 'store.digest_mismatch');
+      });
+    });
+
+    describe('schema and lifecycle', () => {
+      it('applies each migration once when several stores open a fresh location at the same time', async () => {
+        const at = getTarget().freshUrl();
+        const stores = await Promise.all([open(at), open(at), open(at)]);
+        const rows = await getTarget().raw(at, 'SELECT version, CAST(COUNT(*) AS INTEGER) AS n FROM schema_migrations GROUP BY version ORDER BY version');
+        expect(rows.map((r) => [Number(r.version), Number(r.n)])).toEqual(
+          Array.from({ length: SCHEMA_VERSION }, (_, i) => [i + 1, 1]),
+        );
+        const run = newRunId();
+        await stores[0]?.appendEvent(event(run, 0));
+        expect(await stores[2]?.listEvents(run)).toEqual([event(run, 0)]);
+      });
+
+      it('keeps everything across close and reopen', async () => {
+        const at = getTarget().freshUrl();
+        const run = newRunId();
+        const first = await openEvidenceStore(at);
+        await first.recordIntent(intent(run, 1));
+        await first.appendMessageGroup(run, 1, [{ role: 'user', content: 'hi' }]);
+        await first.close();
+        await expectCode(first.listEvents(run), 'store.closed');
+        const again = await open(at);
+        expect((await again.getInvocation(run, 1))?.intents).toHaveLength(1);
+        expect(await again.listMessageGroups(run)).toHaveLength(1);
+      });
+
+      it('fails closed on a schema newer than this build and changes nothing', async () => {
+        const at = getTarget().freshUrl();
+        await (await openEvidenceStore(at)).close();
+        await getTarget().raw(at, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'from_the_future', '2030-01-01T00:00:00Z')");
+        await expectCode(openEvidenceStore(at), 'store.schema_too_new');
+        const rows = await getTarget().raw(at, 'SELECT version FROM schema_migrations ORDER BY version');
+        expect(rows.map((r) => Number(r.version))).toEqual([...Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1), 999]);
+      });
+
+      it('rejects a bad URL with store.invalid_url', async () => {
+        await expectCode(openEvidenceStore('mysql://localhost/db'), 'store.invalid_url');
+        await expectCode(openEvidenceStore(''), 'store.invalid_url');
+        await expectCode(openEvidenceStore('sqlite:'), 'store.invalid_url');
+        await expectCode(openEvidenceStore('postgres://localhost/db?schema=Bad-Name'), 'store.invalid_url');
+      });
+    });
+  });
+}
