@@ -28,8 +28,17 @@ export interface ArtifactRow {
  */
 export function artifactRow(input: unknown, placement: ArtifactPlacement): ArtifactRow {
   const artifact: Artifact = parseRecord(ArtifactSchema, input, 'artifact');
-  const digest = artifact.data !== undefined || artifact.ref === undefined ? sha256Digest(artifact.data ?? null) : artifact.ref.digest;
-  const identity = { ...artifact, runId: placement.runId, seq: placement.seq, attempt: placement.attempt, digest };
+  const digest =
+    artifact.data !== undefined || artifact.ref === undefined
+      ? sha256Digest(artifact.data ?? null)
+      : artifact.ref.digest;
+  const identity = {
+    ...artifact,
+    runId: placement.runId,
+    seq: placement.seq,
+    attempt: placement.attempt,
+    digest,
+  };
   return {
     id: artifact.id,
     columns: {

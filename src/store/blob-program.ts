@@ -32,7 +32,12 @@ export function parseBlobRef(ref: string): string {
 /** Store canonical JSON text under its digest (content-addressed: a repeat is a no-op). */
 export function* putBlobProgram(text: string): SqlProgram<BlobRef> {
   const digest = textDigest(text);
-  yield* insertOrCompare('blobs', { digest, size: Buffer.byteLength(text, 'utf8'), body: text }, ['digest'], `blob ${digest}`);
+  yield* insertOrCompare(
+    'blobs',
+    { digest, size: Buffer.byteLength(text, 'utf8'), body: text },
+    ['digest'],
+    `blob ${digest}`,
+  );
   return { ref: BLOB_REF_PREFIX + digest, digest };
 }
 
@@ -44,10 +49,14 @@ export function* getBlobProgram(ref: string): SqlProgram<unknown> {
   if (text === undefined) throw new StoreError('store.not_found', `no blob ${digest}`, { digest });
   const actual = textDigest(text);
   if (actual !== digest) {
-    throw new StoreError('store.digest_mismatch', `blob ${digest} is corrupt: its stored bytes hash to ${actual}`, {
-      digest,
-      actual,
-    });
+    throw new StoreError(
+      'store.digest_mismatch',
+      `blob ${digest} is corrupt: its stored bytes hash to ${actual}`,
+      {
+        digest,
+        actual,
+      },
+    );
   }
   return decodeJson(text);
 }

@@ -23,16 +23,21 @@ export function encodeJson(value: unknown, maxBytes: number, what: string): stri
   try {
     text = canonicalJson(value);
   } catch (err) {
-    if (isHarnessError(err)) throw new StoreError('store.invalid_record', `${what} is not JSON: ${err.message}`, { what });
+    if (isHarnessError(err))
+      throw new StoreError('store.invalid_record', `${what} is not JSON: ${err.message}`, { what });
     throw err;
   }
   const bytes = utf8ByteLength(text);
   if (bytes > maxBytes) {
-    throw new StoreError('store.payload_too_large', `${what} is ${bytes} bytes, over the bound of ${maxBytes}; store it as a blob`, {
-      what,
-      bytes,
-      maxBytes,
-    });
+    throw new StoreError(
+      'store.payload_too_large',
+      `${what} is ${bytes} bytes, over the bound of ${maxBytes}; store it as a blob`,
+      {
+        what,
+        bytes,
+        maxBytes,
+      },
+    );
   }
   return text;
 }

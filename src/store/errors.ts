@@ -41,7 +41,12 @@ export const RETRYABLE_STORE_ERROR_CODES: readonly StoreErrorCode[] = ['store.un
 /** The one error class of the evidence store; `code` is one of {@link STORE_ERROR_CODES}. */
 export class StoreError extends HarnessError {
   declare readonly code: StoreErrorCode;
-  constructor(code: StoreErrorCode, message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+  constructor(
+    code: StoreErrorCode,
+    message: string,
+    details: Record<string, unknown> = {},
+    options?: { cause?: unknown },
+  ) {
     super(code, message, details);
     if (options?.cause !== undefined) this.cause = options.cause;
   }

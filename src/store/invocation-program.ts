@@ -32,18 +32,25 @@ export function* recordIntentProgram(intent: InvocationIntent): SqlProgram<void>
  * Record a result and its artifacts. The result row is written first, then every artifact, then the
  * listed ids are checked; any failure rolls the whole transaction back.
  */
-export function* recordResultProgram(result: InvocationResult, artifacts: readonly ArtifactRow[]): SqlProgram<void> {
+export function* recordResultProgram(
+  result: InvocationResult,
+  artifacts: readonly ArtifactRow[],
+): SqlProgram<void> {
   const label = `${result.runId}#${result.seq}.${result.attempt}`;
   const intent = yield* rows<{ n: number }>(
     'SELECT 1 AS n FROM invocation_intents WHERE run_id = ? AND seq = ? AND attempt = ?',
     [result.runId, result.seq, result.attempt],
   );
   if (intent.length === 0) {
-    throw new StoreError('store.no_intent', `no intent recorded for invocation ${label}; record the intent first`, {
-      runId: result.runId,
-      seq: result.seq,
-      attempt: result.attempt,
-    });
+    throw new StoreError(
+      'store.no_intent',
+      `no intent recorded for invocation ${label}; record the intent first`,
+      {
+        runId: result.runId,
+        seq: result.seq,
+        attempt: result.attempt,
+      },
+    );
   }
   yield* insertOrCompare(
     'invocation_results',
@@ -65,7 +72,9 @@ export function* recordResultProgram(result: InvocationResult, artifacts: readon
   const stored = yield* existingArtifactIds(others);
   const missing = others.filter((id) => !stored.has(id));
   if (missing.length > 0) {
-    throw new StoreError('store.invalid_record', `result of invocation ${label} lists unknown artifact ids`, { missing });
+    throw new StoreError('store.invalid_record', `result of invocation ${label} lists unknown artifact ids`, {
+      missing,
+    });
   }
 }
 
@@ -89,7 +98,10 @@ function* loadInvocations(runId: string, seq?: number): SqlProgram<InvocationRec
   const bySeq = new Map<number, { intents: InvocationIntent[]; results: InvocationResult[] }>();
   for (const row of intentRows) {
     const entry = bySeq.get(row.seq) ?? { intents: [], results: [] };
-    entry.intents.push({ ...decodeJson<Omit<InvocationIntent, 'recordedAt'>>(row.body), recordedAt: row.recorded_at });
+    entry.intents.push({
+      ...decodeJson<Omit<InvocationIntent, 'recordedAt'>>(row.body),
+      recordedAt: row.recorded_at,
+    });
     bySeq.set(row.seq, entry);
   }
   for (const row of resultRows) {
@@ -101,7 +113,9 @@ function* loadInvocations(runId: string, seq?: number): SqlProgram<InvocationRec
   return [...bySeq.entries()].map(([s, { intents, results }]) => {
     const latest = intents[intents.length - 1]?.attempt;
     const result = results.find((r) => r.attempt === latest);
-    return result === undefined ? { runId, seq: s, intents, results } : { runId, seq: s, intents, results, result };
+    return result === undefined
+      ? { runId, seq: s, intents, results }
+      : { runId, seq: s, intents, results, result };
   });
 }
 

@@ -28,13 +28,18 @@ export function* migrateProgram(opts: MigrateOptions): SqlProgram<number[]> {
   const migrations = opts.migrations ?? MIGRATIONS;
   const latest = migrations[migrations.length - 1]?.version ?? SCHEMA_VERSION;
   if (opts.dialect === 'postgres') {
-    yield* rows('SELECT pg_advisory_xact_lock(?, hashtext(?)) AS locked', [MIGRATION_LOCK_CLASS, opts.pgSchema ?? 'public']);
+    yield* rows('SELECT pg_advisory_xact_lock(?, hashtext(?)) AS locked', [
+      MIGRATION_LOCK_CLASS,
+      opts.pgSchema ?? 'public',
+    ]);
     if (opts.pgSchema !== undefined) yield* exec(`CREATE SCHEMA IF NOT EXISTS "${opts.pgSchema}"`);
   }
   yield* exec(
     'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER NOT NULL PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)',
   );
-  const applied = yield* rows<{ version: number; name: string }>('SELECT version, name FROM schema_migrations ORDER BY version');
+  const applied = yield* rows<{ version: number; name: string }>(
+    'SELECT version, name FROM schema_migrations ORDER BY version',
+  );
   const newest = applied[applied.length - 1]?.version ?? 0;
   if (newest > latest) {
     throw new StoreError(
@@ -46,18 +51,23 @@ export function* migrateProgram(opts: MigrateOptions): SqlProgram<number[]> {
   const known = new Map(migrations.map((m) => [m.version, m]));
   for (const row of applied) {
     if (known.get(row.version)?.name !== row.name) {
-      throw new StoreError('store.schema_mismatch', `applied migration ${row.version} '${row.name}' is not this build's`, {
-        version: row.version,
-        name: row.name,
-        expected: known.get(row.version)?.name ?? null,
-      });
+      throw new StoreError(
+        'store.schema_mismatch',
+        `applied migration ${row.version} '${row.name}' is not this build's`,
+        {
+          version: row.version,
+          name: row.name,
+          expected: known.get(row.version)?.name ?? null,
+        },
+      );
     }
   }
   const done = new Set(applied.map((r) => r.version));
   const now: number[] = [];
   for (const migration of migrations) {
     if (done.has(migration.version)) continue;
-    const statements = opts.dialect === 'postgres' ? (migration.postgres ?? migration.statements) : migration.statements;
+    const statements =
+      opts.dialect === 'postgres' ? (migration.postgres ?? migration.statements) : migration.statements;
     for (const statement of statements) yield* exec(statement);
     yield* exec('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [
       migration.version,

@@ -41,9 +41,11 @@ export function parseStoreUrl(url: string): StoreLocation {
     } catch {
       return fail('malformed PostgreSQL URL');
     }
-    if (parsed.hostname === '' && !parsed.searchParams.has('host')) return fail('PostgreSQL URL without a host');
+    if (parsed.hostname === '' && !parsed.searchParams.has('host'))
+      return fail('PostgreSQL URL without a host');
     const schema = parsed.searchParams.get('schema') ?? undefined;
-    if (schema !== undefined && !SCHEMA_NAME.test(schema)) return fail(`schema must match ${SCHEMA_NAME.source}`);
+    if (schema !== undefined && !SCHEMA_NAME.test(schema))
+      return fail(`schema must match ${SCHEMA_NAME.source}`);
     parsed.searchParams.delete('schema');
     return schema === undefined
       ? { backend: 'postgres', connectionString: parsed.toString() }
@@ -66,12 +68,19 @@ export function parseStoreUrl(url: string): StoreLocation {
  *   (nothing is changed); `store.schema_mismatch`; `store.unavailable` when the backend cannot be
  *   reached or stays locked; `store.backend_error`.
  */
-export async function openEvidenceStore(url: string, options: OpenEvidenceStoreOptions = {}): Promise<EvidenceStore> {
+export async function openEvidenceStore(
+  url: string,
+  options: OpenEvidenceStoreOptions = {},
+): Promise<EvidenceStore> {
   const location = parseStoreUrl(url);
   const runner: SqlRunner =
     location.backend === 'sqlite'
       ? new SqliteRunner(location.path, options.sqliteBusyTimeoutMs)
-      : new PostgresRunner({ connectionString: location.connectionString, schema: location.schema, poolSize: options.pgPoolSize });
+      : new PostgresRunner({
+          connectionString: location.connectionString,
+          schema: location.schema,
+          poolSize: options.pgPoolSize,
+        });
   try {
     await runner.transaction(() =>
       migrateProgram({

@@ -105,7 +105,8 @@ function mapPostgresError(err: unknown): Error {
   const message = err instanceof Error ? err.message : String(err);
   const text = typeof code === 'string' ? code : null;
   const retryable =
-    (text !== null && (RETRYABLE_SQLSTATE_PREFIXES.some((p) => text.startsWith(p)) || RETRYABLE_NODE_CODES.includes(text))) ||
+    (text !== null &&
+      (RETRYABLE_SQLSTATE_PREFIXES.some((p) => text.startsWith(p)) || RETRYABLE_NODE_CODES.includes(text))) ||
     /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message);
   return new StoreError(
     retryable ? 'store.unavailable' : 'store.backend_error',

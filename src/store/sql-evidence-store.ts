@@ -72,24 +72,41 @@ export class SqlEvidenceStore implements EvidenceStore {
   async recordResult(result: InvocationResult, artifacts: readonly Artifact[]): Promise<void> {
     const valid = parseRecord(InvocationResultSchema, result, 'invocation result');
     const listed = new Set(valid.artifactIds);
-    const placement = { runId: valid.runId, seq: valid.seq, attempt: valid.attempt, recordedAt: valid.recordedAt };
+    const placement = {
+      runId: valid.runId,
+      seq: valid.seq,
+      attempt: valid.attempt,
+      recordedAt: valid.recordedAt,
+    };
     const rows = artifacts.map((a) => artifactRow(a, placement));
     const ids = new Set<string>();
     for (const row of rows) {
       if (!listed.has(row.id)) {
-        throw new StoreError('store.invalid_record', `artifact ${row.id} is not listed in the result's artifactIds`, { id: row.id });
+        throw new StoreError(
+          'store.invalid_record',
+          `artifact ${row.id} is not listed in the result's artifactIds`,
+          { id: row.id },
+        );
       }
-      if (ids.has(row.id)) throw new StoreError('store.invalid_record', `artifact id ${row.id} is given twice`, { id: row.id });
+      if (ids.has(row.id))
+        throw new StoreError('store.invalid_record', `artifact id ${row.id} is given twice`, { id: row.id });
       ids.add(row.id);
     }
     await this.runner.transaction(() => recordResultProgram(valid, rows));
   }
 
-  async recordResolution(resolution: InvocationResolution, artifacts: readonly Artifact[] = []): Promise<void> {
+  async recordResolution(
+    resolution: InvocationResolution,
+    artifacts: readonly Artifact[] = [],
+  ): Promise<void> {
     if ((resolution.source as string) === 'executor' || resolution.evidence === undefined) {
-      throw new StoreError('store.invalid_record', 'a resolution comes from a reconciler or an operator and carries evidence', {
-        source: resolution.source,
-      });
+      throw new StoreError(
+        'store.invalid_record',
+        'a resolution comes from a reconciler or an operator and carries evidence',
+        {
+          source: resolution.source,
+        },
+      );
     }
     await this.recordResult(resolution, artifacts);
   }
@@ -112,10 +129,15 @@ export class SqlEvidenceStore implements EvidenceStore {
     await this.runner.transaction(() => appendMessageGroupProgram(id, s, list));
   }
 
-  async listMessageGroups(runId: string, opts: { fromSeq?: number; toSeq?: number } = {}): Promise<MessageGroup[]> {
+  async listMessageGroups(
+    runId: string,
+    opts: { fromSeq?: number; toSeq?: number } = {},
+  ): Promise<MessageGroup[]> {
     const id = parseRecord(RunIdSchema, runId, 'run id');
     const range = parseRecord(SeqRangeSchema, opts, 'message group range');
-    return this.runner.snapshot(() => listMessageGroupsProgram(id, range.fromSeq ?? 0, range.toSeq ?? MAX_SEQ));
+    return this.runner.snapshot(() =>
+      listMessageGroupsProgram(id, range.fromSeq ?? 0, range.toSeq ?? MAX_SEQ),
+    );
   }
 
   async putArtifact(input: ModelArtifactInput): Promise<StoredArtifact> {
@@ -127,15 +149,20 @@ export class SqlEvidenceStore implements EvidenceStore {
       recordedAt: valid.recordedAt,
     });
     if (row.columns.provenance !== 'model') {
-      throw new StoreError('store.invalid_record', 'putArtifact stores model artifacts only; observed and verified artifacts come with a tool result', {
-        id: row.id,
-        provenance: row.columns.provenance,
-      });
+      throw new StoreError(
+        'store.invalid_record',
+        'putArtifact stores model artifacts only; observed and verified artifacts come with a tool result',
+        {
+          id: row.id,
+          provenance: row.columns.provenance,
+        },
+      );
     }
     return this.runner.transaction(function* () {
       yield* putArtifactRow(row);
       const stored = yield* getArtifactProgram(row.id);
-      if (stored === undefined) throw new StoreError('store.backend_error', `artifact ${row.id} vanished after its write`);
+      if (stored === undefined)
+        throw new StoreError('store.backend_error', `artifact ${row.id} vanished after its write`);
       return stored;
     });
   }
@@ -168,7 +195,10 @@ export class SqlEvidenceStore implements EvidenceStore {
     const list = parseRecord(z.array(ModelDeltaSchema), deltas, 'model deltas');
     const seen = new Set<number>();
     for (const d of list) {
-      if (seen.has(d.index)) throw new StoreError('store.invalid_record', `model delta index ${d.index} is given twice`, { index: d.index });
+      if (seen.has(d.index))
+        throw new StoreError('store.invalid_record', `model delta index ${d.index} is given twice`, {
+          index: d.index,
+        });
       seen.add(d.index);
     }
     await this.runner.transaction(() => appendModelDeltasProgram(id, call, list));

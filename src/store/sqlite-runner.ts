@@ -82,8 +82,17 @@ function mapSqliteError(err: unknown): Error {
   if (isHarnessError(err)) return err;
   const code = (err as { code?: unknown }).code;
   const message = err instanceof Error ? err.message : String(err);
-  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || (typeof code === 'string' && code.startsWith('SQLITE_BUSY'))) {
+  if (
+    code === 'SQLITE_BUSY' ||
+    code === 'SQLITE_LOCKED' ||
+    (typeof code === 'string' && code.startsWith('SQLITE_BUSY'))
+  ) {
     return new StoreError('store.unavailable', `SQLite is busy: ${message}`, { code }, { cause: err });
   }
-  return new StoreError('store.backend_error', `SQLite failed: ${message}`, { code: typeof code === 'string' ? code : null }, { cause: err });
+  return new StoreError(
+    'store.backend_error',
+    `SQLite failed: ${message}`,
+    { code: typeof code === 'string' ? code : null },
+    { cause: err },
+  );
 }

@@ -8,7 +8,11 @@ import type { SqlProgram } from './sql.js';
 export const EVENT_PAGE_DEFAULT = 500;
 export const EVENT_PAGE_MAX = 5000;
 
-export function* appendMessageGroupProgram(runId: string, seq: number, messages: readonly unknown[]): SqlProgram<void> {
+export function* appendMessageGroupProgram(
+  runId: string,
+  seq: number,
+  messages: readonly unknown[],
+): SqlProgram<void> {
   yield* insertOrCompare(
     'message_groups',
     { run_id: runId, seq, body: encodeJson(messages, MAX_RECORD_BYTES, 'message group') },
@@ -17,7 +21,11 @@ export function* appendMessageGroupProgram(runId: string, seq: number, messages:
   );
 }
 
-export function* listMessageGroupsProgram(runId: string, fromSeq: number, toSeq: number): SqlProgram<MessageGroup[]> {
+export function* listMessageGroupsProgram(
+  runId: string,
+  fromSeq: number,
+  toSeq: number,
+): SqlProgram<MessageGroup[]> {
   const found = yield* rows<{ seq: number; body: string }>(
     'SELECT seq, body FROM message_groups WHERE run_id = ? AND seq >= ? AND seq <= ? ORDER BY seq',
     [runId, fromSeq, toSeq],
@@ -42,7 +50,11 @@ export function* appendEventProgram(event: StoredEvent): SqlProgram<void> {
 }
 
 /** One page of events after `afterSeq`: served by the (run_id, seq) primary key. */
-export function* listEventsProgram(runId: string, afterSeq: number, limit: number): SqlProgram<StoredEvent[]> {
+export function* listEventsProgram(
+  runId: string,
+  afterSeq: number,
+  limit: number,
+): SqlProgram<StoredEvent[]> {
   const found = yield* rows<{ body: string }>(
     'SELECT body FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?',
     [runId, afterSeq, limit],
@@ -50,7 +62,11 @@ export function* listEventsProgram(runId: string, afterSeq: number, limit: numbe
   return found.map((r) => decodeJson<StoredEvent>(r.body));
 }
 
-export function* appendModelDeltasProgram(runId: string, callId: string, deltas: readonly ModelDelta[]): SqlProgram<void> {
+export function* appendModelDeltasProgram(
+  runId: string,
+  callId: string,
+  deltas: readonly ModelDelta[],
+): SqlProgram<void> {
   // Ascending index order: concurrent appenders lock rows in the same order (no deadlock).
   const ordered = [...deltas].sort((a, b) => a.index - b.index);
   for (const delta of ordered) {
@@ -69,7 +85,11 @@ export function* appendModelDeltasProgram(runId: string, callId: string, deltas:
   }
 }
 
-export function* listModelDeltasProgram(runId: string, callId: string, afterIndex: number): SqlProgram<ModelDelta[]> {
+export function* listModelDeltasProgram(
+  runId: string,
+  callId: string,
+  afterIndex: number,
+): SqlProgram<ModelDelta[]> {
   const found = yield* rows<{ body: string }>(
     'SELECT body FROM model_deltas WHERE run_id = ? AND call_id = ? AND idx > ? ORDER BY idx',
     [runId, callId, afterIndex],

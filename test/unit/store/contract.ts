@@ -45,8 +45,14 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
       it('rejects a different intent under the same (runId, seq, attempt) and keeps the first', async () => {
         const run = newRunId();
         await store.recordIntent(intent(run, 1));
-        await expectCode(store.recordIntent(intent(run, 1, { args: { orderId: 'o-2', amount: 1 } })), 'store.conflict');
-        await expectCode(store.recordIntent(intent(run, 1, { workerIdentity: 'worker-b' })), 'store.conflict');
+        await expectCode(
+          store.recordIntent(intent(run, 1, { args: { orderId: 'o-2', amount: 1 } })),
+          'store.conflict',
+        );
+        await expectCode(
+          store.recordIntent(intent(run, 1, { workerIdentity: 'worker-b' })),
+          'store.conflict',
+        );
         expect((await store.getInvocation(run, 1))?.intents).toEqual([intent(run, 1)]);
       });
 
@@ -65,8 +71,14 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
 
       it('rejects invalid and oversized intents before writing', async () => {
         const run = newRunId();
-        await expectCode(store.recordIntent({ ...intent(run, 1), effect: 'delete' as 'write' }), 'store.invalid_record');
-        await expectCode(store.recordIntent(intent(run, 1, { args: { blob: 'x'.repeat(70_000) } })), 'store.payload_too_large');
+        await expectCode(
+          store.recordIntent({ ...intent(run, 1), effect: 'delete' as 'write' }),
+          'store.invalid_record',
+        );
+        await expectCode(
+          store.recordIntent(intent(run, 1, { args: { blob: 'x'.repeat(70_000) } })),
+          'store.payload_too_large',
+        );
         expect(await store.getInvocation(run, 1)).toBeUndefined();
       });
 
@@ -96,7 +108,9 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
         const run = newRunId();
         await store.recordIntent(intent(run, 1));
         await store.recordResult(result(run, 1, { artifactIds: [`${run}-a`] }), [observed(`${run}-a`)]);
-        expect((await store.getInvocation(run, 1))?.result).toEqual(result(run, 1, { artifactIds: [`${run}-a`] }));
+        expect((await store.getInvocation(run, 1))?.result).toEqual(
+          result(run, 1, { artifactIds: [`${run}-a`] }),
+        );
         const art = await store.getArtifact(`${run}-a`);
         expect(art).toMatchObject({ ...observed(`${run}-a`), runId: run, seq: 1, attempt: 1 });
         expect(art?.digest).toBe(sha256Digest({ refundId: 'rf-1' }));
@@ -105,18 +119,28 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
       it('is atomic: a failing artifact mid-transaction leaves no result and no other artifact', async () => {
         const run = newRunId();
         const taken = `${run}-taken`;
-        await store.putArtifact({ runId: run, artifact: modelArtifact(taken), recordedAt: '2026-01-01T00:00:00.000Z' });
+        await store.putArtifact({
+          runId: run,
+          artifact: modelArtifact(taken),
+          recordedAt: '2026-01-01T00:00:00.000Z',
+        });
         await store.recordIntent(intent(run, 1));
         const ids = [`${run}-new`, taken];
         await expectCode(
-          store.recordResult(result(run, 1, { artifactIds: ids }), [observed(`${run}-new`), observed(taken, { other: true })]),
+          store.recordResult(result(run, 1, { artifactIds: ids }), [
+            observed(`${run}-new`),
+            observed(taken, { other: true }),
+          ]),
           'store.conflict',
         );
         expect((await store.getInvocation(run, 1))?.results).toEqual([]);
         expect(await store.getArtifact(`${run}-new`)).toBeUndefined();
         expect((await store.getArtifact(taken))?.provenance).toBe('model');
         // A listed id that exists nowhere also fails after the result row was written: still nothing kept.
-        await expectCode(store.recordResult(result(run, 1, { artifactIds: [`${run}-ghost`] }), []), 'store.invalid_record');
+        await expectCode(
+          store.recordResult(result(run, 1, { artifactIds: [`${run}-ghost`] }), []),
+          'store.invalid_record',
+        );
         expect((await store.getInvocation(run, 1))?.results).toEqual([]);
         await store.recordResult(result(run, 1, { artifactIds: [`${run}-new`] }), [observed(`${run}-new`)]);
         expect((await store.getInvocation(run, 1))?.result?.artifactIds).toEqual([`${run}-new`]);
@@ -127,10 +151,19 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
         await store.recordIntent(intent(run, 1));
         const first = result(run, 1, { artifactIds: [`${run}-a`] });
         await store.recordResult(first, [observed(`${run}-a`)]);
-        await store.recordResult({ ...first, recordedAt: '2026-03-03T00:00:00.000Z' }, [observed(`${run}-a`)]);
-        await expectCode(store.recordResult(result(run, 1, { status: 'failed_terminal', artifactIds: [] }), []), 'store.conflict');
+        await store.recordResult({ ...first, recordedAt: '2026-03-03T00:00:00.000Z' }, [
+          observed(`${run}-a`),
+        ]);
         await expectCode(
-          store.recordResolution({ ...result(run, 1, { status: 'not_applied' }), source: 'operator', evidence: { note: 'x' } }),
+          store.recordResult(result(run, 1, { status: 'failed_terminal', artifactIds: [] }), []),
+          'store.conflict',
+        );
+        await expectCode(
+          store.recordResolution({
+            ...result(run, 1, { status: 'not_applied' }),
+            source: 'operator',
+            evidence: { note: 'x' },
+          }),
           'store.conflict',
         );
         expect((await store.getInvocation(run, 1))?.results).toEqual([first]);
@@ -148,7 +181,10 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
         const got = await store.getInvocation(run, 1);
         expect(got?.result?.source).toBe('operator');
         expect(got?.result?.evidence).toEqual({ checkedBy: 'ops@example', refundList: [] });
-        await expectCode(store.recordResolution({ ...resolution, source: 'executor' as 'operator' }), 'store.invalid_record');
+        await expectCode(
+          store.recordResolution({ ...resolution, source: 'executor' as 'operator' }),
+          'store.invalid_record',
+        );
       });
 
       it('serialises two stores racing different results: exactly one wins', async () => {
@@ -169,12 +205,45 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
     describe('artifacts outside results', () => {
       it('stores model artifacts only, idempotently, listed by run', async () => {
         const run = newRunId();
-        const stored = await store.putArtifact({ runId: run, seq: 4, artifact: modelArtifact(`${run}-p`), recordedAt: '2026-01-01T00:00:00.000Z' });
-        expect(stored).toMatchObject({ id: `${run}-p`, seq: 4, attempt: null, digest: sha256Digest({ plan: 'refund order o-1' }) });
-        await store.putArtifact({ runId: run, seq: 4, artifact: modelArtifact(`${run}-p`), recordedAt: '2026-05-05T00:00:00.000Z' });
-        await expectCode(store.putArtifact({ runId: run, artifact: modelArtifact(`${run}-p`, { plan: 'other' }), recordedAt: '2026-01-01T00:00:00.000Z' }), 'store.conflict');
-        await expectCode(store.putArtifact({ runId: run, artifact: observed(`${run}-o`), recordedAt: '2026-01-01T00:00:00.000Z' }), 'store.invalid_record');
-        await store.putArtifact({ runId: run, artifact: modelArtifact(`${run}-q`), recordedAt: '2026-01-01T00:00:00.000Z' });
+        const stored = await store.putArtifact({
+          runId: run,
+          seq: 4,
+          artifact: modelArtifact(`${run}-p`),
+          recordedAt: '2026-01-01T00:00:00.000Z',
+        });
+        expect(stored).toMatchObject({
+          id: `${run}-p`,
+          seq: 4,
+          attempt: null,
+          digest: sha256Digest({ plan: 'refund order o-1' }),
+        });
+        await store.putArtifact({
+          runId: run,
+          seq: 4,
+          artifact: modelArtifact(`${run}-p`),
+          recordedAt: '2026-05-05T00:00:00.000Z',
+        });
+        await expectCode(
+          store.putArtifact({
+            runId: run,
+            artifact: modelArtifact(`${run}-p`, { plan: 'other' }),
+            recordedAt: '2026-01-01T00:00:00.000Z',
+          }),
+          'store.conflict',
+        );
+        await expectCode(
+          store.putArtifact({
+            runId: run,
+            artifact: observed(`${run}-o`),
+            recordedAt: '2026-01-01T00:00:00.000Z',
+          }),
+          'store.invalid_record',
+        );
+        await store.putArtifact({
+          runId: run,
+          artifact: modelArtifact(`${run}-q`),
+          recordedAt: '2026-01-01T00:00:00.000Z',
+        });
         expect((await store.listArtifacts(run)).map((a) => a.id)).toEqual([`${run}-q`, `${run}-p`]);
       });
     });
@@ -185,7 +254,10 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
         await store.appendMessageGroup(run, 2, [{ role: 'assistant', content: 'b' }]);
         await store.appendMessageGroup(run, 0, [{ role: 'user', content: 'a' }]);
         await store.appendMessageGroup(run, 0, [{ content: 'a', role: 'user' }]);
-        await expectCode(store.appendMessageGroup(run, 0, [{ role: 'user', content: 'changed' }]), 'store.conflict');
+        await expectCode(
+          store.appendMessageGroup(run, 0, [{ role: 'user', content: 'changed' }]),
+          'store.conflict',
+        );
         await store.appendMessageGroup(run, 5, []);
         expect((await store.listMessageGroups(run)).map((g) => g.seq)).toEqual([0, 2, 5]);
         expect(await store.listMessageGroups(run, { fromSeq: 1, toSeq: 2 })).toEqual([
@@ -228,7 +300,11 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
     describe('model deltas', () => {
       it('appends idempotently by index, all or none, and lists after an index', async () => {
         const run = newRunId();
-        const d = (index: number, text = `t${index}`) => ({ index, type: 'model.text.delta', data: { text } });
+        const d = (index: number, text = `t${index}`) => ({
+          index,
+          type: 'model.text.delta',
+          data: { text },
+        });
         await store.appendModelDeltas(run, 'call-1', [d(0), d(1), d(2)]);
         await store.appendModelDeltas(run, 'call-1', [d(1), d(2), d(3)]);
         await expectCode(store.appendModelDeltas(run, 'call-1', [d(4), d(2, 'changed')]), 'store.conflict');
@@ -248,7 +324,10 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
         expect(await store.getBlob(put.ref)).toEqual(value);
         await expectCode(store.getBlob(`blob://sha256:${'0'.repeat(64)}`), 'store.not_found');
         await expectCode(store.getBlob('blob://md5:abc'), 'store.invalid_ref');
-        await getTarget().raw(url, `UPDATE blobs SET body = '{"tampered":true}' WHERE digest = '${put.digest}'`);
+        await getTarget().raw(
+          url,
+          `UPDATE blobs SET body = '{"tampered":true}' WHERE digest = '${put.digest}'`,
+        );
         await expectCode(store.getBlob(put.ref), 'store.digest_mismatch');
       });
     });
@@ -257,7 +336,10 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
       it('applies each migration once when several stores open a fresh location at the same time', async () => {
         const at = getTarget().freshUrl();
         const stores = await Promise.all([open(at), open(at), open(at)]);
-        const rows = await getTarget().raw(at, 'SELECT version, CAST(COUNT(*) AS INTEGER) AS n FROM schema_migrations GROUP BY version ORDER BY version');
+        const rows = await getTarget().raw(
+          at,
+          'SELECT version, CAST(COUNT(*) AS INTEGER) AS n FROM schema_migrations GROUP BY version ORDER BY version',
+        );
         expect(rows.map((r) => [Number(r.version), Number(r.n)])).toEqual(
           Array.from({ length: SCHEMA_VERSION }, (_, i) => [i + 1, 1]),
         );
@@ -282,10 +364,16 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
       it('fails closed on a schema newer than this build and changes nothing', async () => {
         const at = getTarget().freshUrl();
         await (await openEvidenceStore(at)).close();
-        await getTarget().raw(at, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'from_the_future', '2030-01-01T00:00:00Z')");
+        await getTarget().raw(
+          at,
+          "INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'from_the_future', '2030-01-01T00:00:00Z')",
+        );
         await expectCode(openEvidenceStore(at), 'store.schema_too_new');
         const rows = await getTarget().raw(at, 'SELECT version FROM schema_migrations ORDER BY version');
-        expect(rows.map((r) => Number(r.version))).toEqual([...Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1), 999]);
+        expect(rows.map((r) => Number(r.version))).toEqual([
+          ...Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1),
+          999,
+        ]);
       });
 
       it('rejects a bad URL with store.invalid_url', async () => {

@@ -42,7 +42,10 @@ describe('PostgreSQL adapter', () => {
     const schema = new URL(url).searchParams.get('schema');
     const store = await openEvidenceStore(url);
     await store.close();
-    const tables = await raw(live().url, `SELECT table_name FROM information_schema.tables WHERE table_schema = '${schema}' ORDER BY table_name`);
+    const tables = await raw(
+      live().url,
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = '${schema}' ORDER BY table_name`,
+    );
     expect(tables.map((t) => t.table_name)).toEqual([
       'artifacts',
       'blobs',

@@ -6,7 +6,8 @@
 import { openEvidenceStore } from '../../../src/store/index.js';
 
 const [url, name, countText] = process.argv.slice(2);
-if (url === undefined || name === undefined || countText === undefined) throw new Error('usage: sqlite-writer <url> <name> <count>');
+if (url === undefined || name === undefined || countText === undefined)
+  throw new Error('usage: sqlite-writer <url> <name> <count>');
 const count = Number(countText);
 const base = name === 'a' ? 0 : 100_000;
 

@@ -66,7 +66,10 @@ describe('SQLite adapter', () => {
     const script = fileURLToPath(new URL('./sqlite-writer.ts', import.meta.url));
     const count = 150;
     const children = ['a', 'b'].map((name) =>
-      run(process.execPath, ['--import', 'tsx', script, url, name, String(count)], { cwd: process.cwd(), timeout: 60_000 }),
+      run(process.execPath, ['--import', 'tsx', script, url, name, String(count)], {
+        cwd: process.cwd(),
+        timeout: 60_000,
+      }),
     );
     const outputs = await Promise.all(children);
     expect(outputs.map((o) => JSON.parse(o.stdout.trim()) as unknown)).toEqual([
@@ -84,9 +87,9 @@ describe('SQLite adapter', () => {
       await store.close();
     }
     // Commit order shows the writers really interleaved (neither ran alone).
-    const order = (await raw(url, "SELECT event_id FROM events WHERE run_id = 'shared-run' ORDER BY rowid")).map((r) =>
-      String(r.event_id).slice(3, 4),
-    );
+    const order = (
+      await raw(url, "SELECT event_id FROM events WHERE run_id = 'shared-run' ORDER BY rowid")
+    ).map((r) => String(r.event_id).slice(3, 4));
     const switches = order.filter((w, i) => i > 0 && w !== order[i - 1]).length;
     expect(switches).toBeGreaterThan(1);
   }, 90_000);
