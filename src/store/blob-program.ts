@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isHarnessError } from '../domain/errors.js';
 import { DIGEST_PREFIX } from '../registry/digest.js';
 import { decodeJson } from './codec.js';
 import { StoreError } from './errors.js';
@@ -32,12 +33,22 @@ export function parseBlobRef(ref: string): string {
 /** Store canonical JSON text under its digest (content-addressed: a repeat is a no-op). */
 export function* putBlobProgram(text: string): SqlProgram<BlobRef> {
   const digest = textDigest(text);
-  yield* insertOrCompare(
-    'blobs',
-    { digest, size: Buffer.byteLength(text, 'utf8'), body: text },
-    ['digest'],
-    `blob ${digest}`,
-  );
+  try {
+    yield* insertOrCompare(
+      'blobs',
+      { digest, size: Buffer.byteLength(text, 'utf8'), body: text },
+      ['digest'],
+      `blob ${digest}`,
+    );
+  } catch (err) {
+    // Same digest, other bytes: the stored copy no longer matches its address.
+    if (isHarnessError(err, 'store.conflict')) {
+      throw new StoreError('store.digest_mismatch', `the stored copy of blob ${digest} is corrupt`, {
+        digest,
+      });
+    }
+    throw err;
+  }
   return { ref: BLOB_REF_PREFIX + digest, digest };
 }
 

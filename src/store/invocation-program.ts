@@ -1,3 +1,4 @@
+import { canonicalJson } from '../registry/canonical-json.js';
 import { decodeJson, encodeJson, withoutRecordedAt } from './codec.js';
 import { StoreError } from './errors.js';
 import type { ArtifactRow } from './artifact-program.js';
@@ -7,9 +8,30 @@ import type { InvocationIntent, InvocationRecord, InvocationResult } from './rec
 import { insertOrCompare, rows } from './sql.js';
 import type { SqlProgram } from './sql.js';
 
-/** Record an intent; identical repeats are no-ops. */
+/** What every attempt of one invocation shares: a seq is never reused for another call. */
+function callIdentity(intent: Omit<InvocationIntent, 'recordedAt'>): string {
+  const { tool, version, effect, argsDigest, args, idempotencyKey } = intent;
+  return canonicalJson({ tool, version, effect, argsDigest, args, idempotencyKey });
+}
+
+/**
+ * Record an intent; identical repeats are no-ops. A new attempt must repeat the call of the earlier
+ * attempts of its seq (same tool, version, effect, args and idempotency key).
+ */
 export function* recordIntentProgram(intent: InvocationIntent): SqlProgram<void> {
   encodeJson(intent.args, MAX_INTENT_ARGS_BYTES, 'intent args');
+  const earlier = yield* rows<{ body: string }>(
+    'SELECT body FROM invocation_intents WHERE run_id = ? AND seq = ? AND attempt <> ? ORDER BY attempt LIMIT 1',
+    [intent.runId, intent.seq, intent.attempt],
+  );
+  const first = earlier[0];
+  if (first !== undefined && callIdentity(decodeJson(first.body)) !== callIdentity(intent)) {
+    throw new StoreError(
+      'store.conflict',
+      `seq ${intent.seq} of run ${intent.runId} already belongs to another call; a sequence number is never reused`,
+      { runId: intent.runId, seq: intent.seq, attempt: intent.attempt },
+    );
+  }
   yield* insertOrCompare(
     'invocation_intents',
     {

@@ -69,6 +69,24 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
         expect((await store.getInvocation(run, 3))?.result?.attempt).toBe(2);
       });
 
+      it('never reuses a seq for another call across attempts', async () => {
+        const run = newRunId();
+        await store.recordIntent(intent(run, 1));
+        await expectCode(
+          store.recordIntent(intent(run, 1, { attempt: 2, args: { orderId: 'o-9', amount: 1 } })),
+          'store.conflict',
+        );
+        await expectCode(
+          store.recordIntent(intent(run, 1, { attempt: 2, tool: 'refund.cancel' })),
+          'store.conflict',
+        );
+        await store.recordIntent(intent(run, 1, { attempt: 2, workerIdentity: 'worker-b' }));
+        expect((await store.getInvocation(run, 1))?.intents.map((i) => i.workerIdentity)).toEqual([
+          'worker-a',
+          'worker-b',
+        ]);
+      });
+
       it('rejects invalid and oversized intents before writing', async () => {
         const run = newRunId();
         await expectCode(
@@ -329,6 +347,7 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
           `UPDATE blobs SET body = '{"tampered":true}' WHERE digest = '${put.digest}'`,
         );
         await expectCode(store.getBlob(put.ref), 'store.digest_mismatch');
+        await expectCode(store.putBlob(value), 'store.digest_mismatch');
       });
     });
 

@@ -61,6 +61,23 @@ describe('SQLite adapter', () => {
     await expectCode(openEvidenceStore(`sqlite:${join(path, 'nested', 'x.db')}`), 'store.backend_error');
   });
 
+  it('reports a write lock held past the busy timeout as store.unavailable and writes nothing', async () => {
+    const path = freshPath();
+    const store = await openEvidenceStore(`sqlite:${path}`, { sqliteBusyTimeoutMs: 100 });
+    const holder = new Database(path);
+    holder.exec('BEGIN IMMEDIATE');
+    try {
+      await expectCode(store.appendEvent(event('locked', 0)), 'store.unavailable');
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+    expect(await store.listEvents('locked')).toEqual([]);
+    await store.appendEvent(event('locked', 0));
+    expect(await store.listEvents('locked')).toHaveLength(1);
+    await store.close();
+  });
+
   it('lets two processes open a fresh file at once and write to it concurrently', async () => {
     const url = `sqlite:${freshPath()}`;
     const script = fileURLToPath(new URL('./sqlite-writer.ts', import.meta.url));
