@@ -26,7 +26,7 @@ function unknownChunk(what: string): ModelError {
 
 function feedChunk(asm: StreamAssembler, chunk: ChatCompletionChunk): void {
   const loose = chunk as unknown as { object?: unknown; choices?: unknown };
-  if (loose.object !== undefined && loose.object !== 'chat.completion.chunk') throw unknownChunk(`object=${String(loose.object)}`);
+  if (loose.object !== undefined && loose.object !== 'chat.completion.chunk') throw unknownChunk(`object=${JSON.stringify(loose.object)}`);
   if (!Array.isArray(loose.choices)) throw unknownChunk('chunk without choices');
   asm.setProviderModel(chunk.model);
   if (chunk.usage) asm.setUsage({ inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens });

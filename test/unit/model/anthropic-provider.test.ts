@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ModelBlockedError, ModelError } from '../../../src/model/errors.js';
+import type { ModelError } from '../../../src/model/errors.js';
+import { ModelBlockedError } from '../../../src/model/errors.js';
 import { AnthropicProvider } from '../../../src/model/providers/anthropic-provider.js';
 import type { ModelEvent } from '../../../src/model/events.js';
 import type { ModelRequest } from '../../../src/model/types.js';
