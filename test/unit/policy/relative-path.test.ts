@@ -20,14 +20,21 @@ function insideByOracle(value: string, roots: string[]): boolean {
 }
 
 const segment = fc.oneof(
-  fc.constantFrom('.', '..', '', 'a', 'b', 'data', 'src', 'lib', 'reports', '2026', 'x.txt', '.hidden', '...', '.. ', ' ', 'data2'),
-  fc.string({
+  { arbitrary: fc.constantFrom('a', 'b', 'data', 'src', 'lib', 'reports', '2026', 'x.txt', '.hidden', 'data2'), weight: 6 },
+  { arbitrary: fc.constantFrom('.', '..', '', '...', '.. ', ' '), weight: 3 },
+  {
+    weight: 1,
+    arbitrary: fc.string({
     unit: fc.constantFrom('a', 'b', '.', ' ', '-', '_', '~', ':', '\\', '\u0000', '\u001f', '\uFF0E', '\uFF0F', '\u2215', 'é', 'e\u0301', '\u200b'),
     maxLength: 4,
   }),
+  },
 );
 const anyPath = fc
-  .tuple(fc.constantFrom('', '/', './'), fc.array(segment, { minLength: 1, maxLength: 7 }))
+  .tuple(
+    fc.constantFrom('', '/', './', 'data/', 'src/lib/', 'reports/2026/', 'data/../', 'C:'),
+    fc.array(segment, { minLength: 1, maxLength: 7 }),
+  )
   .map(([prefix, segs]) => prefix + segs.join('/'));
 
 describe('normalizeRelativePath', () => {

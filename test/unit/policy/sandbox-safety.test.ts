@@ -1,0 +1,54 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * Policy, completion and NamedRegistry run inside the Temporal workflow sandbox: they may import
+ * only zod, the domain types and each other, and must not read clocks, randomness, timers,
+ * process state or do anything asynchronous.
+ */
+const repo = path.resolve(import.meta.dirname, '../../..');
+const allowedDirs = ['src/domain', 'src/policy', 'src/completion'].map((d) => path.join(repo, d));
+const allowedFiles = [path.join(repo, 'src/registry/named-registry.ts')];
+
+function files(dir: string): string[] {
+  return readdirSync(path.join(repo, dir), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => path.join(repo, dir, f));
+}
+
+const sources = [...files('src/policy'), ...files('src/completion'), ...allowedFiles];
+
+const forbidden: [RegExp, string][] = [
+  [/\bDate\.now\s*\(/, 'Date.now()'],
+  [/new Date\(\s*\)/, 'new Date() without an argument'],
+  [/\bMath\.random\b/, 'Math.random'],
+  [/\bprocess\./, 'process'],
+  [/\bset(?:Timeout|Interval|Immediate)\b/, 'timers'],
+  [/\bperformance\./, 'performance'],
+  [/\bcrypto\./, 'crypto'],
+  [/\brequire\(/, 'require'],
+  [/\basync\b|\bawait\b|\bPromise\b/, 'asynchronous code'],
+  [/\bimport\(/, 'dynamic import'],
+];
+
+describe('workflow sandbox safety', () => {
+  it('finds the sources', () => {
+    expect(sources.length).toBeGreaterThan(15);
+  });
+
+  it.each(sources.map((f) => [path.relative(repo, f), f]))('%s imports only zod, domain, policy, completion and NamedRegistry', (_rel, file) => {
+    const text = readFileSync(file, 'utf8');
+    for (const [, spec] of text.matchAll(/(?:from|import)\s+'([^']+)'/g)) {
+      if (spec === 'zod') continue;
+      expect(spec, `import ${spec}`).toMatch(/^\.\.?\//);
+      const target = path.resolve(path.dirname(file), spec.replace(/\.js$/, '.ts'));
+      const ok = allowedDirs.some((d) => target.startsWith(d + path.sep)) || allowedFiles.includes(target);
+      expect(ok, `import ${spec} from ${file}`).toBe(true);
+    }
+    for (const [pattern, label] of forbidden) {
+      const code = text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
+      expect(pattern.test(code), `${label} in ${file}`).toBe(false);
+    }
+  });
+});
