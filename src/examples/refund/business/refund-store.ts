@@ -115,6 +115,25 @@ export class RefundStore {
   }
 
   /**
+   * Seed (as {@link seed}) only when the store holds no order yet, atomically: when several worker
+   * processes open a fresh shared file at once, exactly one seeds it and the payment times of the
+   * default seed are not shifted by later starts.
+   *
+   * @returns true when this call seeded the store.
+   * @throws RefundExampleError `refund.seed_invalid` as {@link seed}.
+   */
+  seedIfEmpty(data?: RefundSeedData): boolean {
+    return this.#db
+      .transaction(() => {
+        const row = this.#db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM orders').get();
+        if ((row?.n ?? 0) > 0) return false;
+        this.seed(data);
+        return true;
+      })
+      .immediate();
+  }
+
+  /**
    * Empty the store and seed it from an evaluation case's `initial_state`: one order with its
    * logistics row, plus the policy bundle. Deterministic for a given `now`.
    *

@@ -33,7 +33,7 @@ describe('refund.create across processes', () => {
         process.execPath,
         ['--import', 'tsx', CHILD, store.path, startAt, String(KEYS), SEED_ORDERS.paidUnshippedOver72h],
         {
-          timeout: 25_000,
+          timeout: 60_000,
         },
       );
     const [a, b] = await Promise.all([child(), child()]);
@@ -54,5 +54,5 @@ describe('refund.create across processes', () => {
     } finally {
       db.close();
     }
-  }, 30_000);
+  }, 90_000);
 });

@@ -73,6 +73,26 @@ describe('refund store', () => {
     expect((await store.readOrder(SEED_ORDERS.delivered))?.version).toBe(1);
   });
 
+  it('seedIfEmpty seeds a fresh file once and leaves a seeded one alone', async () => {
+    const fresh = openRefundStore(join(dir, 'fresh.db'), { clock: () => NOW, latency: NO_LATENCY });
+    try {
+      expect(fresh.seedIfEmpty()).toBe(true);
+      const before = await fresh.readOrder(SEED_ORDERS.paidUnshippedOver72h);
+      const later = openRefundStore(fresh.path, {
+        clock: () => new Date(NOW.getTime() + 5 * HOUR),
+        latency: NO_LATENCY,
+      });
+      try {
+        expect(later.seedIfEmpty()).toBe(false);
+        expect(await later.readOrder(SEED_ORDERS.paidUnshippedOver72h)).toEqual(before);
+      } finally {
+        later.close();
+      }
+    } finally {
+      fresh.close();
+    }
+  });
+
   it('rejects seed data that breaks a constraint and writes nothing', async () => {
     const data = defaultSeedData(NOW);
     let error: unknown;
