@@ -36,7 +36,8 @@ describe('RulesPolicy: the refund rules', () => {
   });
 
   it('denies refund.create without the verified-owner fact, whatever the amount', () => {
-    for (const facts of [undefined, {}, { 'order.owner_verified': false }, { 'order.owner_verified': 'true' }]) {
+    const factSets: (Record<string, string | boolean> | undefined)[] = [undefined, {}, { 'order.owner_verified': false }, { 'order.owner_verified': 'true' }];
+    for (const facts of factSets) {
       const d = policy.evaluate(dispatch('refund.create', 'write', { amount: 9000 }, facts));
       expect(d.decision).toBe('deny');
       expect(d.reasonCodes).toEqual(['policy.rule_matched', 'refund.owner_not_verified']);
@@ -134,7 +135,7 @@ describe('RulesPolicy: predicates', () => {
 });
 
 describe('RulesPolicy: validation', () => {
-  const ok = {
+  const ok: RulesPolicyConfig = {
     name: 'p',
     version: 'v1',
     rules: [{ id: 'r1', when: {}, decision: 'allow' }],
@@ -164,7 +165,7 @@ describe('RulesPolicy: validation', () => {
     [{ ...ok, rules: [{ id: 'r1', when: {}, decision: 'deny', obligations: ['limit refund'] }] }, 'rules[0].obligations[0]'],
     [{ ...ok, rules: [{ id: 'r1', when: {}, decision: 'deny', expiresInSeconds: -5 }] }, 'rules[0].expiresInSeconds'],
     [{ ...ok, rules: [{ id: 'r1', when: { stage: 'presentation', args: [] }, decision: 'deny' }] }, 'rules[0].when.args'],
-    [{ ...ok, rules: [ok.rules[0], ok.rules[0]] }, 'rules[1].id'],
+    [{ ...ok, rules: [ok.rules[0]!, ok.rules[0]!] }, 'rules[1].id'],
     [{ ...ok, customReasonCodes: ['policy.mine'] }, 'customReasonCodes[0]'],
     [{ ...ok, default: { decision: 'deny', reasonCodes: ['x.undeclared'] } }, 'default.reasonCodes[0]'],
     [{ ...ok, default: undefined }, 'default'],
