@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -14,9 +14,18 @@ export function filesystemServerScript(): string {
   return join(dirname(manifest), bin);
 }
 
-/** A fresh temporary directory (real path, as the server resolves it). */
+const roots: string[] = [];
+
+/** A fresh temporary directory (real path, as the server resolves it); removed by {@link removeRoots}. */
 export function freshRoot(): string {
-  return realpathSync(mkdtempSync(join(tmpdir(), 'harness-mcp-')));
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'harness-mcp-')));
+  roots.push(root);
+  return root;
+}
+
+/** Removes every directory {@link freshRoot} made. */
+export function removeRoots(): void {
+  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
 }
 
 /** The real filesystem server confined to `root`. */

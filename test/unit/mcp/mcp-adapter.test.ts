@@ -6,7 +6,15 @@ import type { JsonSchema, ToolContext, ToolExecution } from '../../../src/domain
 import type { McpToolMapping, McpToolSet } from '../../../src/mcp/index.js';
 import { connectMcpTools } from '../../../src/mcp/index.js';
 import { ToolRegistry } from '../../../src/registry/index.js';
-import { filesystemServer, freshRoot, pidsMentioning, waitForNoProcess } from './filesystem-server.js';
+import {
+  filesystemServer,
+  freshRoot,
+  pidsMentioning,
+  removeRoots,
+  waitForNoProcess,
+} from './filesystem-server.js';
+
+afterAll(removeRoots);
 
 function closed(properties: Record<string, JsonSchema>, required: string[]): JsonSchema {
   return { type: 'object', additionalProperties: false, properties, required };
