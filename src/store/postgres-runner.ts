@@ -10,6 +10,8 @@ export interface PostgresRunnerOptions {
   readonly schema?: string;
   /** Largest number of pooled connections. */
   readonly poolSize?: number;
+  /** How long to wait for a new connection before `store.unavailable` (ms). Default 10 000. */
+  readonly connectTimeoutMs?: number;
 }
 
 /**
@@ -28,6 +30,7 @@ export class PostgresRunner implements SqlRunner {
     this.pool = new pg.Pool({
       connectionString: opts.connectionString,
       max: opts.poolSize ?? 10,
+      connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000,
       ...(opts.schema === undefined ? {} : { options: `-c search_path=${opts.schema}` }),
     });
     // An idle client that loses its server emits here; the next query reports the failure.
@@ -107,7 +110,9 @@ function mapPostgresError(err: unknown): Error {
   const retryable =
     (text !== null &&
       (RETRYABLE_SQLSTATE_PREFIXES.some((p) => text.startsWith(p)) || RETRYABLE_NODE_CODES.includes(text))) ||
-    /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message);
+    /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+      message,
+    );
   return new StoreError(
     retryable ? 'store.unavailable' : 'store.backend_error',
     `PostgreSQL ${retryable ? 'is unavailable' : 'failed'}: ${message}`,

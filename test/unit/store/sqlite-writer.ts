@@ -46,6 +46,9 @@ for (let i = 0; i < count; i++) {
   await store.recordIntent({ ...shared, seq: seq + 1, idempotencyKey: `k-${seq + 1}`, workerIdentity: name });
   await store.recordIntent(shared);
   await store.appendMessageGroup('shared-run', 0, [{ role: 'user', content: 'same in every process' }]);
+  // Like a real worker, pause between writes: SQLite's lock is not fair, and a writer committing in a
+  // tight loop can keep the other waiting until it is done.
+  await new Promise((resolve) => setTimeout(resolve, 1));
 }
 await store.close();
 console.log(JSON.stringify({ name, wrote: count }));
