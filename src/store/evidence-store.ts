@@ -45,7 +45,7 @@ export interface EvidenceStore {
    * @throws `store.no_intent` when (runId, seq, attempt) has no intent.
    * @throws `store.conflict` when the attempt already has a different result (the first result wins),
    *   or an artifact id is taken by a different artifact.
-   * @throws `store.invalid_record` for an invalid artifact, an artifact missing from
+   * @throws `store.invalid_record` for an invalid artifact, an artifact id given twice or missing from
    *   `result.artifactIds`, or a listed id that is neither given nor stored.
    */
   recordResult(result: InvocationResult, artifacts: readonly Artifact[]): Promise<void>;
