@@ -9,7 +9,7 @@ import {
   ToolCallValidator,
   validateToolDefinition,
 } from '../../../src/registry/index.js';
-import { closed, definition } from './helpers.js';
+import { EVERY_KEYWORD, closed, definition } from './helpers.js';
 
 const REFUND = validateToolDefinition(
   definition({
@@ -92,6 +92,44 @@ describe('ArgumentValidator', () => {
     expect(r.errors).toEqual([
       { pointer: '/orderId', keyword: 'pattern', message: 'must match pattern "^ord_[0-9]+$"' },
     ]);
+  });
+
+  it('compiles and applies a schema using every supported keyword', () => {
+    const def = validateToolDefinition(definition({ parameters: EVERY_KEYWORD }));
+    const good = {
+      s: 'ab@example.com',
+      n: 9.5,
+      i: 3,
+      b: true,
+      z: null,
+      e: 1,
+      list: ['x', 'y'],
+      nested: { deep: 'd' },
+    };
+    expect(validator.validate(def, good)).toEqual({ ok: true, args: good });
+    const bad = {
+      s: 'AB@example.com',
+      n: 9.25,
+      i: 4,
+      b: 'yes',
+      z: 0,
+      e: 2,
+      list: ['x', 'x'],
+      nested: { deep: 1 },
+    };
+    const found = rejection(validator.validate(def, bad)).errors.map((e) => `${e.pointer} ${e.keyword}`);
+    expect(found.sort()).toEqual(
+      [
+        '/s pattern',
+        '/n multipleOf',
+        '/i const',
+        '/b type',
+        '/z type',
+        '/e enum',
+        '/list uniqueItems',
+        '/nested/deep type',
+      ].sort(),
+    );
   });
 
   it('rejects arguments that are not an object', () => {

@@ -26,3 +26,31 @@ export function definition(overrides: Partial<Record<keyof ToolDefinition, unkno
 export function executor(output: Record<string, unknown> = { status: 'ready' }): ToolExecutor {
   return { execute: () => Promise.resolve({ output }) };
 }
+
+/** A schema that uses every supported keyword at least once. */
+export const EVERY_KEYWORD: JsonSchema = {
+  type: 'object',
+  title: 'Everything',
+  description: 'Uses every supported keyword',
+  additionalProperties: false,
+  required: ['s'],
+  default: {},
+  examples: [{ s: 'a' }],
+  properties: {
+    s: { type: 'string', minLength: 1, maxLength: 20, pattern: '^[a-z@.]+$', format: 'email', default: 'a@b.c' },
+    n: {
+      type: 'number',
+      minimum: 0,
+      maximum: 10,
+      exclusiveMinimum: -1,
+      exclusiveMaximum: 11,
+      multipleOf: 0.5,
+    },
+    i: { type: 'integer', const: 3 },
+    b: { type: 'boolean' },
+    z: { type: 'null' },
+    e: { enum: ['a', 1, null] },
+    list: { type: 'array', items: { type: 'string' }, minItems: 0, maxItems: 3, uniqueItems: true },
+    nested: closed({ deep: { type: 'string' } }),
+  },
+};

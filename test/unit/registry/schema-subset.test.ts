@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isHarnessError } from '../../../src/domain/errors.js';
 import type { JsonSchema } from '../../../src/domain/tool.js';
 import { SCHEMA_LIMITS, SUPPORTED_SCHEMA_KEYWORDS, checkToolSchema } from '../../../src/registry/index.js';
-import { closed } from './helpers.js';
+import { EVERY_KEYWORD, closed } from './helpers.js';
 
 function schemaError(schema: unknown): { code: string; message: string; details: Record<string, unknown> } {
   try {
@@ -13,34 +13,6 @@ function schemaError(schema: unknown): { code: string; message: string; details:
   }
   throw new Error('schema was accepted');
 }
-
-/** A schema that uses every supported keyword at least once. */
-const EVERY_KEYWORD: JsonSchema = {
-  type: 'object',
-  title: 'Everything',
-  description: 'Uses every supported keyword',
-  additionalProperties: false,
-  required: ['s'],
-  default: {},
-  examples: [{ s: 'a' }],
-  properties: {
-    s: { type: 'string', minLength: 1, maxLength: 10, pattern: '^[a-z]+$', format: 'email', default: 'a' },
-    n: {
-      type: 'number',
-      minimum: 0,
-      maximum: 10,
-      exclusiveMinimum: -1,
-      exclusiveMaximum: 11,
-      multipleOf: 0.5,
-    },
-    i: { type: 'integer', const: 3 },
-    b: { type: 'boolean' },
-    z: { type: 'null' },
-    e: { enum: ['a', 1, null] },
-    list: { type: 'array', items: { type: 'string' }, minItems: 0, maxItems: 3, uniqueItems: true },
-    nested: closed({ deep: { type: 'string' } }),
-  },
-};
 
 describe('supported JSON Schema subset', () => {
   it('accepts a schema using every supported keyword', () => {
