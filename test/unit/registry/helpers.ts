@@ -37,7 +37,14 @@ export const EVERY_KEYWORD: JsonSchema = {
   default: {},
   examples: [{ s: 'a' }],
   properties: {
-    s: { type: 'string', minLength: 1, maxLength: 20, pattern: '^[a-z@.]+$', format: 'email', default: 'a@b.c' },
+    s: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 20,
+      pattern: '^[a-z@.]+$',
+      format: 'email',
+      default: 'a@b.c',
+    },
     n: {
       type: 'number',
       minimum: 0,
