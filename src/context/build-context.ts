@@ -44,7 +44,8 @@ export function tierOf(item: Pick<ContextItem, 'kind' | 'trust'>): number | unde
 }
 
 const MANDATORY_TIERS = new Set([1, 2]);
-const time = (iso: string | undefined, fallback: number): number => (iso === undefined ? fallback : Date.parse(iso));
+const time = (iso: string | undefined, fallback: number): number =>
+  iso === undefined ? fallback : Date.parse(iso);
 
 interface Candidate {
   readonly item: ContextItem;
@@ -58,7 +59,8 @@ function supersededToolFacts(cands: readonly Candidate[]): Set<string> {
   for (const c of cands) {
     if (c.item.kind !== 'tool_fact') continue;
     const cur = newest.get(c.item.sourceRef);
-    if (cur === undefined || time(c.item.effectiveAt, -Infinity) >= time(cur.item.effectiveAt, -Infinity)) newest.set(c.item.sourceRef, c);
+    if (cur === undefined || time(c.item.effectiveAt, -Infinity) >= time(cur.item.effectiveAt, -Infinity))
+      newest.set(c.item.sourceRef, c);
   }
   const out = new Set<string>();
   for (const c of cands) {
@@ -84,21 +86,32 @@ export function buildContext(input: BuildContextInput): ContextPackage {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const path = issue?.path.join('.') || '(root)';
-    throw new ContextError('context.invalid_input', `invalid context input at ${path}: ${issue?.message ?? 'invalid'}`, { path });
+    throw new ContextError(
+      'context.invalid_input',
+      `invalid context input at ${path}: ${issue?.message ?? 'invalid'}`,
+      { path },
+    );
   }
   const args = parsed.data;
   const encoding: TokenEncoding = args.encoding ?? 'o200k_base';
   const now = args.now instanceof Date ? args.now.getTime() : Date.parse(args.now);
   const ids = new Set<string>();
   for (const item of args.items) {
-    if (ids.has(item.itemId)) throw new ContextError('context.invalid_input', `duplicate context item id ${item.itemId}`, { itemId: item.itemId });
+    if (ids.has(item.itemId))
+      throw new ContextError('context.invalid_input', `duplicate context item id ${item.itemId}`, {
+        itemId: item.itemId,
+      });
     ids.add(item.itemId);
   }
   const available = args.tokenBudget - args.reserveOutputTokens - args.reserveToolTokens;
   if (available <= 0) {
-    throw new ContextError('context.budget_invalid', `reserves (${args.reserveOutputTokens} output + ${args.reserveToolTokens} tool) leave no room in a budget of ${args.tokenBudget}`, {
-      tokenBudget: args.tokenBudget,
-    });
+    throw new ContextError(
+      'context.budget_invalid',
+      `reserves (${args.reserveOutputTokens} output + ${args.reserveToolTokens} tool) leave no room in a budget of ${args.tokenBudget}`,
+      {
+        tokenBudget: args.tokenBudget,
+      },
+    );
   }
 
   const droppedExpiredRefs: string[] = [];
@@ -111,7 +124,12 @@ export function buildContext(input: BuildContextInput): ContextPackage {
     }
     const tier = tierOf(item);
     if (tier === undefined) omissions.push({ itemId: item.itemId, reason: 'untrusted_instruction' });
-    else live.push({ item: { ...item, tokenEstimate: countTokens(`${renderItemText(item)}\n\n`, encoding) }, order, tier });
+    else
+      live.push({
+        item: { ...item, tokenEstimate: countTokens(`${renderItemText(item)}\n\n`, encoding) },
+        order,
+        tier,
+      });
   });
   const superseded = supersededToolFacts(live);
   const candidates = live.filter((c) => {
@@ -125,10 +143,14 @@ export function buildContext(input: BuildContextInput): ContextPackage {
   const mandatory = candidates.filter((c) => MANDATORY_TIERS.has(c.tier));
   for (const c of mandatory) used += c.item.tokenEstimate ?? 0;
   if (used > available) {
-    throw new ContextError('context.budget_exceeded', `system instructions and task state need ${used} tokens but only ${available} are available`, {
-      needed: used,
-      available,
-    });
+    throw new ContextError(
+      'context.budget_exceeded',
+      `system instructions and task state need ${used} tokens but only ${available} are available`,
+      {
+        needed: used,
+        available,
+      },
+    );
   }
   const chosen: Candidate[] = [...mandatory];
   const optional = candidates
@@ -152,7 +174,9 @@ export function buildContext(input: BuildContextInput): ContextPackage {
   const hasData = items.some((i) => !isSystemInstruction(i));
   const messages = (items.some(isSystemInstruction) || hasData ? 1 : 0) + (hasData ? 1 : 0);
   const totalTokenEstimate =
-    items.reduce((n, i) => n + (i.tokenEstimate ?? 0), 0) + messages * TOKENS_PER_MESSAGE + (hasData ? countTokens(`${DATA_NOTICE}\n\n`, encoding) : 0);
+    items.reduce((n, i) => n + (i.tokenEstimate ?? 0), 0) +
+    messages * TOKENS_PER_MESSAGE +
+    (hasData ? countTokens(`${DATA_NOTICE}\n\n`, encoding) : 0);
   const order = new Map(args.items.map((i, idx) => [i.itemId, idx]));
   omissions.sort((a, b) => (order.get(a.itemId) ?? 0) - (order.get(b.itemId) ?? 0));
   return {

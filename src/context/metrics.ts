@@ -10,22 +10,34 @@ export function refMatches(sourceRef: string, key: string): boolean {
   return sourceRef === key || sourceRef.startsWith(`${key}#`) || sourceRef.startsWith(`${key}/`);
 }
 
-const matchesAny = (sourceRef: string, keys: readonly string[]): boolean => keys.some((k) => refMatches(sourceRef, k));
+const matchesAny = (sourceRef: string, keys: readonly string[]): boolean =>
+  keys.some((k) => refMatches(sourceRef, k));
 const ratio = (num: number, den: number, empty: number): number => (den === 0 ? empty : num / den);
-const facts = (pkg: Pick<ContextPackage, 'items'>): ContextItem[] => pkg.items.filter((i) => i.kind !== 'instruction');
+const facts = (pkg: Pick<ContextPackage, 'items'>): ContextItem[] =>
+  pkg.items.filter((i) => i.kind !== 'instruction');
 
 /**
  * Share of the package's non-instruction items that are relevant (their `sourceRef` matches one of
  * `relevantRefs`). 1 when the package carries no such items.
  */
-export function contextPrecision(pkg: Pick<ContextPackage, 'items'>, relevantRefs: readonly string[]): number {
+export function contextPrecision(
+  pkg: Pick<ContextPackage, 'items'>,
+  relevantRefs: readonly string[],
+): number {
   const items = facts(pkg);
   return ratio(items.filter((i) => matchesAny(i.sourceRef, relevantRefs)).length, items.length, 1);
 }
 
 /** Share of `requiredRefs` covered by at least one item of the package. 1 when nothing is required. */
-export function requiredFactRecall(pkg: Pick<ContextPackage, 'items'>, requiredRefs: readonly string[]): number {
-  return ratio(requiredRefs.filter((k) => pkg.items.some((i) => refMatches(i.sourceRef, k))).length, requiredRefs.length, 1);
+export function requiredFactRecall(
+  pkg: Pick<ContextPackage, 'items'>,
+  requiredRefs: readonly string[],
+): number {
+  return ratio(
+    requiredRefs.filter((k) => pkg.items.some((i) => refMatches(i.sourceRef, k))).length,
+    requiredRefs.length,
+    1,
+  );
 }
 
 /**
@@ -34,11 +46,18 @@ export function requiredFactRecall(pkg: Pick<ContextPackage, 'items'>, requiredR
  */
 export function staleContextRate(pkg: Pick<ContextPackage, 'items'>, now: string | Date): number {
   const t = now instanceof Date ? now.getTime() : Date.parse(now);
-  const at = (iso: string | undefined, fallback: number): number => (iso === undefined ? fallback : Date.parse(iso));
+  const at = (iso: string | undefined, fallback: number): number =>
+    iso === undefined ? fallback : Date.parse(iso);
   const stale = pkg.items.filter((i) => {
     if (at(i.effectiveAt, -Infinity) > t || at(i.expiresAt, Infinity) <= t) return true;
     if (i.kind !== 'tool_fact') return false;
-    return pkg.items.some((o) => o !== i && o.kind === 'tool_fact' && o.sourceRef === i.sourceRef && at(o.effectiveAt, -Infinity) > at(i.effectiveAt, -Infinity));
+    return pkg.items.some(
+      (o) =>
+        o !== i &&
+        o.kind === 'tool_fact' &&
+        o.sourceRef === i.sourceRef &&
+        at(o.effectiveAt, -Infinity) > at(i.effectiveAt, -Infinity),
+    );
   });
   return ratio(stale.length, pkg.items.length, 0);
 }
@@ -47,8 +66,13 @@ export function staleContextRate(pkg: Pick<ContextPackage, 'items'>, now: string
  * Share of the package's items the call was not entitled to see: a `sourceRef` outside
  * `allowedRefs`, or an instruction without system trust. 0 for an empty package.
  */
-export function unauthorizedContextRate(pkg: Pick<ContextPackage, 'items'>, allowedRefs: readonly string[]): number {
-  const bad = pkg.items.filter((i) => (i.kind === 'instruction' && i.trust !== 'system') || !matchesAny(i.sourceRef, allowedRefs));
+export function unauthorizedContextRate(
+  pkg: Pick<ContextPackage, 'items'>,
+  allowedRefs: readonly string[],
+): number {
+  const bad = pkg.items.filter(
+    (i) => (i.kind === 'instruction' && i.trust !== 'system') || !matchesAny(i.sourceRef, allowedRefs),
+  );
   return ratio(bad.length, pkg.items.length, 0);
 }
 
@@ -63,17 +87,28 @@ export interface SeparationResult {
  * once, escaped, inside its own fence in a non-system message; no text outside fences; no
  * instruction item without system trust in the package.
  */
-export function instructionDataSeparation(pkg: Pick<ContextPackage, 'items'>, messages: readonly ModelMessage[]): SeparationResult {
+export function instructionDataSeparation(
+  pkg: Pick<ContextPackage, 'items'>,
+  messages: readonly ModelMessage[],
+): SeparationResult {
   const violations: string[] = [];
   for (const i of pkg.items) {
-    if (i.kind === 'instruction' && i.trust !== 'system') violations.push(`instruction ${i.itemId} has trust ${i.trust}`);
+    if (i.kind === 'instruction' && i.trust !== 'system')
+      violations.push(`instruction ${i.itemId} has trust ${i.trust}`);
   }
-  let systemText = messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
+  let systemText = messages
+    .filter((m) => m.role === 'system')
+    .map((m) => m.content)
+    .join('\n\n');
   for (const i of pkg.items.filter(isSystemInstruction)) systemText = systemText.replace(i.content, '');
-  if (systemText.replace(DATA_NOTICE, '').trim() !== '') violations.push('system message contains text that is not a system instruction');
+  if (systemText.replace(DATA_NOTICE, '').trim() !== '')
+    violations.push('system message contains text that is not a system instruction');
 
   const dataItems = pkg.items.filter((i) => !isSystemInstruction(i));
-  let rest = messages.filter((m) => m.role !== 'system').map((m) => m.content).join('\n\n');
+  let rest = messages
+    .filter((m) => m.role !== 'system')
+    .map((m) => m.content)
+    .join('\n\n');
   for (const i of dataItems) {
     const block = renderDataBlock(i);
     const first = rest.indexOf(block);
@@ -81,10 +116,12 @@ export function instructionDataSeparation(pkg: Pick<ContextPackage, 'items'>, me
       violations.push(`item ${i.itemId} is not inside its data fence`);
       continue;
     }
-    if (rest.indexOf(block, first + block.length) >= 0) violations.push(`item ${i.itemId} appears more than once`);
+    if (rest.indexOf(block, first + block.length) >= 0)
+      violations.push(`item ${i.itemId} appears more than once`);
     rest = rest.slice(0, first) + rest.slice(first + block.length);
   }
-  if (rest.includes(DATA_OPEN) || rest.includes(DATA_CLOSE)) violations.push('a data fence does not belong to a package item');
+  if (rest.includes(DATA_OPEN) || rest.includes(DATA_CLOSE))
+    violations.push('a data fence does not belong to a package item');
   else if (rest.trim() !== '') violations.push('text outside data fences in a non-system message');
   return { pass: violations.length === 0, violations };
 }

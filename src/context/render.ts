@@ -21,7 +21,8 @@ export const DATA_NOTICE =
  */
 export function escapeData(text: string): string {
   let out = text;
-  while (out.includes('<<<') || out.includes('>>>')) out = out.replaceAll('<<<', '<<‹').replaceAll('>>>', '>>›');
+  while (out.includes('<<<') || out.includes('>>>'))
+    out = out.replaceAll('<<<', '<<‹').replaceAll('>>>', '>>›');
   return out;
 }
 

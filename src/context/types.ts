@@ -1,6 +1,13 @@
 import { z } from 'zod';
 
-export const ContextKindSchema = z.enum(['instruction', 'task_state', 'conversation', 'tool_fact', 'retrieved_evidence', 'memory']);
+export const ContextKindSchema = z.enum([
+  'instruction',
+  'task_state',
+  'conversation',
+  'tool_fact',
+  'retrieved_evidence',
+  'memory',
+]);
 export type ContextKind = z.infer<typeof ContextKindSchema>;
 
 /**

@@ -6,7 +6,8 @@ export type HeaderSource = { get(name: string): string | null } | Record<string,
 
 function header(headers: HeaderSource | undefined, name: string): string | undefined {
   if (headers === undefined) return undefined;
-  if (typeof headers.get === 'function') return (headers as { get(n: string): string | null }).get(name) ?? undefined;
+  if (typeof headers.get === 'function')
+    return (headers as { get(n: string): string | null }).get(name) ?? undefined;
   const rec = headers as Record<string, string | undefined>;
   const key = Object.keys(rec).find((k) => k.toLowerCase() === name);
   return key === undefined ? undefined : rec[key];
@@ -16,7 +17,10 @@ function header(headers: HeaderSource | undefined, name: string): string | undef
  * The delay the provider asked for, in milliseconds: `retry-after-ms` first, then `Retry-After` as
  * seconds or as an HTTP date (relative to `nowMs`). Undefined when absent or unparseable; never negative.
  */
-export function parseRetryAfterMs(headers: HeaderSource | undefined, nowMs: number = Date.now()): number | undefined {
+export function parseRetryAfterMs(
+  headers: HeaderSource | undefined,
+  nowMs: number = Date.now(),
+): number | undefined {
   const ms = header(headers, 'retry-after-ms');
   if (ms !== undefined && ms.trim() !== '') {
     const n = Number(ms);
@@ -56,14 +60,20 @@ export function modelErrorFromHttp(args: {
   const detail = args.providerMessage ? `: ${redactProviderMessage(args.providerMessage)}` : '';
   const details = { provider, status };
   if (args.providerCode === 'content_filter') {
-    return new ModelBlockedError('content_filter', `${provider} filtered the request (HTTP ${status})${detail}`, details);
+    return new ModelBlockedError(
+      'content_filter',
+      `${provider} filtered the request (HTTP ${status})${detail}`,
+      details,
+    );
   }
   const retryAfterMs = parseRetryAfterMs(args.headers, args.nowMs);
   const make = (code: ModelErrorCode, message: string): ModelError =>
     new ModelError(code, message, { details, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
-  if (status === 429) return make('model.rate_limited', `${provider} rate limited the call (HTTP 429)${detail}`);
+  if (status === 429)
+    return make('model.rate_limited', `${provider} rate limited the call (HTTP 429)${detail}`);
   if (status === 408) return make('model.timeout', `${provider} timed out the request (HTTP 408)${detail}`);
-  if (status >= 500) return make('model.provider_unavailable', `${provider} is unavailable (HTTP ${status})${detail}`);
+  if (status >= 500)
+    return make('model.provider_unavailable', `${provider} is unavailable (HTTP ${status})${detail}`);
   if (status === 401) {
     return make(
       'model.unauthorized',

@@ -12,17 +12,25 @@ export function validateStructuredOutput(text: string, schema: Record<string, un
   try {
     value = JSON.parse(text);
   } catch {
-    throw new ModelError('model.output_invalid', 'the model output is not JSON although an output schema was requested', {
-      details: { preview: text.slice(0, 200) },
-    });
+    throw new ModelError(
+      'model.output_invalid',
+      'the model output is not JSON although an output schema was requested',
+      {
+        details: { preview: text.slice(0, 200) },
+      },
+    );
   }
   const validate = ajv.compile(schema);
   if (!validate(value)) {
     const first = validate.errors?.[0];
     const where = first ? `${first.instancePath || '/'} ${first.message ?? ''}`.trim() : 'unknown violation';
-    throw new ModelError('model.output_invalid', `the model output does not match the output schema: ${where}`, {
-      details: { violation: where },
-    });
+    throw new ModelError(
+      'model.output_invalid',
+      `the model output does not match the output schema: ${where}`,
+      {
+        details: { violation: where },
+      },
+    );
   }
   return value;
 }

@@ -37,6 +37,7 @@ export function priceFor(table: PriceTable, route: string): ModelPrice {
 
 /** Cost in USD of a completed call's final usage, rounded to 1e-9 USD. */
 export function costUsd(price: ModelPrice, usage: ModelUsage): number {
-  const raw = (usage.inputTokens * price.inputUsdPerMTok + usage.outputTokens * price.outputUsdPerMTok) / 1_000_000;
+  const raw =
+    (usage.inputTokens * price.inputUsdPerMTok + usage.outputTokens * price.outputUsdPerMTok) / 1_000_000;
   return Math.round(raw * 1e9) / 1e9;
 }

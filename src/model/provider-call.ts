@@ -21,9 +21,13 @@ export function parseModelRequest(req: ModelRequest): ModelRequest {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const path = issue ? issue.path.join('.') || '(root)' : '(root)';
-    throw new ModelError('model.invalid_request', `invalid model request at ${path}: ${issue?.message ?? 'invalid'}`, {
-      details: { path },
-    });
+    throw new ModelError(
+      'model.invalid_request',
+      `invalid model request at ${path}: ${issue?.message ?? 'invalid'}`,
+      {
+        details: { path },
+      },
+    );
   }
   return parsed.data;
 }
@@ -43,7 +47,9 @@ export async function runProviderCall(
   const req = parseModelRequest(request);
   let asm: StreamAssembler | undefined;
   const cancelled = (): ModelError =>
-    new ModelError('model.cancelled', `the ${init.provider} model call was cancelled`, { details: { callId: req.callId } });
+    new ModelError('model.cancelled', `the ${init.provider} model call was cancelled`, {
+      details: { callId: req.callId },
+    });
   try {
     const price = priceFor(init.prices, req.model);
     const codec = new ToolNameCodec(req.tools);
@@ -66,8 +72,20 @@ export async function runProviderCall(
     if (opts.signal.aborted && !(isModelError(err) && err.code === 'model.blocked')) modelErr = cancelled();
     else modelErr = isModelError(err) ? err : init.mapError(err);
     if (asm === undefined) {
-      opts.onEvent({ type: 'model.started', callId: req.callId, purpose: req.purpose, model: req.model, provider: init.provider });
-      opts.onEvent({ type: 'model.failed', callId: req.callId, code: modelErr.code, retryable: modelErr.retryable, message: modelErr.message });
+      opts.onEvent({
+        type: 'model.started',
+        callId: req.callId,
+        purpose: req.purpose,
+        model: req.model,
+        provider: init.provider,
+      });
+      opts.onEvent({
+        type: 'model.failed',
+        callId: req.callId,
+        code: modelErr.code,
+        retryable: modelErr.retryable,
+        message: modelErr.message,
+      });
       throw modelErr;
     }
     return asm.fail(modelErr);

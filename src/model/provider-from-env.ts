@@ -26,12 +26,18 @@ function prices(env: ModelEnv): PriceTable {
   try {
     value = JSON.parse(raw);
   } catch {
-    throw configError('HARNESS_MODEL_PRICES is not JSON (expected {"<route>": {"inputUsdPerMTok": n, "outputUsdPerMTok": n}})', 'HARNESS_MODEL_PRICES');
+    throw configError(
+      'HARNESS_MODEL_PRICES is not JSON (expected {"<route>": {"inputUsdPerMTok": n, "outputUsdPerMTok": n}})',
+      'HARNESS_MODEL_PRICES',
+    );
   }
   const parsed = PriceTableSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw configError(`HARNESS_MODEL_PRICES at ${issue?.path.join('.') ?? '(root)'}: ${issue?.message ?? 'invalid'}`, 'HARNESS_MODEL_PRICES');
+    throw configError(
+      `HARNESS_MODEL_PRICES at ${issue?.path.join('.') ?? '(root)'}: ${issue?.message ?? 'invalid'}`,
+      'HARNESS_MODEL_PRICES',
+    );
   }
   return parsed.data;
 }
@@ -40,7 +46,11 @@ function timeoutMs(env: ModelEnv): { timeoutMs?: number } {
   const raw = env.HARNESS_MODEL_TIMEOUT_MS?.trim();
   if (!raw) return {};
   const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0) throw configError('HARNESS_MODEL_TIMEOUT_MS must be a positive integer (milliseconds)', 'HARNESS_MODEL_TIMEOUT_MS');
+  if (!Number.isInteger(n) || n <= 0)
+    throw configError(
+      'HARNESS_MODEL_TIMEOUT_MS must be a positive integer (milliseconds)',
+      'HARNESS_MODEL_TIMEOUT_MS',
+    );
   return { timeoutMs: n };
 }
 
@@ -57,7 +67,11 @@ export function providerFromEnv(env: ModelEnv = process.env): ModelProvider {
     case 'openai':
       return new OpenAiProvider({
         baseURL: env.OPENAI_BASE_URL?.trim() || 'https://api.openai.com/v1',
-        apiKey: required(env, 'OPENAI_API_KEY', 'the openai provider needs an API key (any non-empty value for servers without auth)'),
+        apiKey: required(
+          env,
+          'OPENAI_API_KEY',
+          'the openai provider needs an API key (any non-empty value for servers without auth)',
+        ),
         model: required(env, 'HARNESS_MODEL', 'name the provider model, e.g. gpt-4.1-mini'),
         prices: prices(env),
         ...timeoutMs(env),
@@ -72,13 +86,21 @@ export function providerFromEnv(env: ModelEnv = process.env): ModelProvider {
       });
     case 'scripted':
       return new ScriptedProvider(
-        loadModelScriptFile(required(env, 'HARNESS_MODEL_SCRIPT', 'the scripted provider needs a JSON script file')),
+        loadModelScriptFile(
+          required(env, 'HARNESS_MODEL_SCRIPT', 'the scripted provider needs a JSON script file'),
+        ),
         prices(env),
       );
     case undefined:
     case '':
-      throw configError('HARNESS_MODEL_PROVIDER is not set: choose openai, anthropic or scripted', 'HARNESS_MODEL_PROVIDER');
+      throw configError(
+        'HARNESS_MODEL_PROVIDER is not set: choose openai, anthropic or scripted',
+        'HARNESS_MODEL_PROVIDER',
+      );
     default:
-      throw configError(`HARNESS_MODEL_PROVIDER=${JSON.stringify(kind.slice(0, 40))} is not one of openai, anthropic, scripted`, 'HARNESS_MODEL_PROVIDER');
+      throw configError(
+        `HARNESS_MODEL_PROVIDER=${JSON.stringify(kind.slice(0, 40))} is not one of openai, anthropic, scripted`,
+        'HARNESS_MODEL_PROVIDER',
+      );
   }
 }

@@ -27,7 +27,8 @@ function lastInput(req: ModelRequest): string {
 
 function matches(match: ScriptMatch, req: ModelRequest): boolean {
   if (match.purpose !== undefined && match.purpose !== req.purpose) return false;
-  if (match.step !== undefined && match.step !== req.messages.filter((m) => m.role === 'assistant').length) return false;
+  if (match.step !== undefined && match.step !== req.messages.filter((m) => m.role === 'assistant').length)
+    return false;
   const input = lastInput(req);
   if (match.contains !== undefined && !input.includes(match.contains)) return false;
   if (match.matches !== undefined && !new RegExp(match.matches).test(input)) return false;
@@ -54,20 +55,33 @@ export class ScriptedProvider implements ModelProvider {
       configuredModel: 'scripted',
       prices: this.prices,
       mapError: (err: unknown) =>
-        new ModelError('model.provider_error', `scripted provider failed: ${(err as Error).message}`, { cause: err }),
+        new ModelError('model.provider_error', `scripted provider failed: ${(err as Error).message}`, {
+          cause: err,
+        }),
     };
     return runProviderCall(init, req, opts, async (asm, { req: valid, codec }) => {
-      const response = this.script.entries.find((e) => matches(e.match, valid))?.response ?? this.script.fallback;
+      const response =
+        this.script.entries.find((e) => matches(e.match, valid))?.response ?? this.script.fallback;
       if (response === undefined) {
-        throw new ModelError('model.script_no_match', `no script entry matches call ${valid.callId} (purpose ${valid.purpose})`, {
-          details: { callId: valid.callId, purpose: valid.purpose },
-        });
+        throw new ModelError(
+          'model.script_no_match',
+          `no script entry matches call ${valid.callId} (purpose ${valid.purpose})`,
+          {
+            details: { callId: valid.callId, purpose: valid.purpose },
+          },
+        );
       }
       await this.play(asm, valid, codec, response, opts.signal);
     });
   }
 
-  private async play(asm: StreamAssembler, req: ModelRequest, codec: ToolNameCodec, response: ScriptedResponse, signal: AbortSignal): Promise<void> {
+  private async play(
+    asm: StreamAssembler,
+    req: ModelRequest,
+    codec: ToolNameCodec,
+    response: ScriptedResponse,
+    signal: AbortSignal,
+  ): Promise<void> {
     const step = async (): Promise<void> => {
       await new Promise<void>((resolve) => setImmediate(resolve));
       if (signal.aborted) throw new ModelError('model.cancelled', 'the scripted model call was cancelled');
@@ -81,7 +95,11 @@ export class ScriptedProvider implements ModelProvider {
       const raw = JSON.stringify(call.args);
       argsTexts.push(raw);
       const [first = '', ...rest] = split(raw);
-      asm.addToolCallFragment(i, { id: call.id ?? `${req.callId}_tc${i}`, name: codec.encode(call), arguments: first });
+      asm.addToolCallFragment(i, {
+        id: call.id ?? `${req.callId}_tc${i}`,
+        name: codec.encode(call),
+        arguments: first,
+      });
       for (const piece of rest) {
         await step();
         asm.addToolCallFragment(i, { arguments: piece });

@@ -31,7 +31,10 @@ export const ScriptedResponseSchema = z
           .strict(),
       )
       .default([]),
-    usage: z.object({ inputTokens: z.number().int().nonnegative(), outputTokens: z.number().int().nonnegative() }).strict().optional(),
+    usage: z
+      .object({ inputTokens: z.number().int().nonnegative(), outputTokens: z.number().int().nonnegative() })
+      .strict()
+      .optional(),
     stopReason: z.enum(['end_turn', 'tool_calls', 'max_tokens', 'stop_sequence', 'other']).optional(),
   })
   .strict()
@@ -54,7 +57,9 @@ export const ScriptMatchSchema = z
   .strict();
 export type ScriptMatch = z.infer<typeof ScriptMatchSchema>;
 
-export const ScriptEntrySchema = z.object({ match: ScriptMatchSchema.default({}), response: ScriptedResponseSchema }).strict();
+export const ScriptEntrySchema = z
+  .object({ match: ScriptMatchSchema.default({}), response: ScriptedResponseSchema })
+  .strict();
 export type ScriptEntry = z.infer<typeof ScriptEntrySchema>;
 
 /** A script: the first matching entry answers; `fallback` answers when none matches. */
@@ -76,14 +81,18 @@ export function parseModelScript(input: unknown, source = 'script'): ModelScript
     try {
       value = JSON.parse(input);
     } catch (err) {
-      throw new ModelError('model.script_invalid', `${source} is not JSON: ${(err as Error).message}`, { details: { source } });
+      throw new ModelError('model.script_invalid', `${source} is not JSON: ${(err as Error).message}`, {
+        details: { source },
+      });
     }
   }
   const parsed = ModelScriptSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = issue && issue.path.length > 0 ? issue.path.join('.') : '(root)';
-    throw new ModelError('model.script_invalid', `${source}: ${field}: ${issue?.message ?? 'invalid'}`, { details: { source, field } });
+    throw new ModelError('model.script_invalid', `${source}: ${field}: ${issue?.message ?? 'invalid'}`, {
+      details: { source, field },
+    });
   }
   return parsed.data;
 }
@@ -94,7 +103,11 @@ export function loadModelScriptFile(path: string): ModelScript {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new ModelError('model.script_invalid', `cannot read model script ${path}: ${(err as Error).message}`, { details: { path } });
+    throw new ModelError(
+      'model.script_invalid',
+      `cannot read model script ${path}: ${(err as Error).message}`,
+      { details: { path } },
+    );
   }
   return parseModelScript(text, path);
 }

@@ -53,7 +53,13 @@ export class StreamAssembler {
 
   started(): void {
     const { req, provider } = this.init;
-    this.emit({ type: 'model.started', callId: req.callId, purpose: req.purpose, model: req.model, provider });
+    this.emit({
+      type: 'model.started',
+      callId: req.callId,
+      purpose: req.purpose,
+      model: req.model,
+      provider,
+    });
   }
 
   setProviderModel(model: string | undefined): void {
@@ -74,7 +80,9 @@ export class StreamAssembler {
     let call = this.calls.get(key);
     if (call === undefined) {
       if (!frag.name) {
-        throw new ModelError('model.unknown_event', 'a tool call started without a name', { details: { key } });
+        throw new ModelError('model.unknown_event', 'a tool call started without a name', {
+          details: { key },
+        });
       }
       const structured = frag.name === this.init.structuredToolName;
       const spec = structured ? undefined : this.init.codec.decode(frag.name);
@@ -106,7 +114,12 @@ export class StreamAssembler {
       return;
     }
     call.raw += delta;
-    this.emit({ type: 'model.tool_call.delta', callId: this.init.req.callId, index: call.index, argumentsDelta: delta });
+    this.emit({
+      type: 'model.tool_call.delta',
+      callId: this.init.req.callId,
+      index: call.index,
+      argumentsDelta: delta,
+    });
   }
 
   /** Records a usage report. Reports are cumulative snapshots: the last value of each field wins. */
@@ -136,14 +149,24 @@ export class StreamAssembler {
       });
     }
     if (this.inputTokens === undefined || this.outputTokens === undefined) {
-      throw new ModelError('model.usage_missing', `${this.init.provider} finished without reporting token usage`, {
-        details: { provider: this.init.provider },
-      });
+      throw new ModelError(
+        'model.usage_missing',
+        `${this.init.provider} finished without reporting token usage`,
+        {
+          details: { provider: this.init.provider },
+        },
+      );
     }
     const usage = { inputTokens: this.inputTokens, outputTokens: this.outputTokens };
     const cost = costUsd(this.init.price, usage);
     const providerModel = this.providerModel ?? this.init.configuredModel;
-    const usageEvent: ModelEvent = { type: 'model.usage.completed', callId: req.callId, usage, costUsd: cost, providerModel };
+    const usageEvent: ModelEvent = {
+      type: 'model.usage.completed',
+      callId: req.callId,
+      usage,
+      costUsd: cost,
+      providerModel,
+    };
     if (this.blocked !== undefined) {
       this.emit(usageEvent);
       this.terminal = true;
@@ -157,7 +180,14 @@ export class StreamAssembler {
     if (req.outputSchema && toolCalls.length === 0 && stopReason === 'end_turn') {
       validateStructuredOutput(this.text, req.outputSchema);
     }
-    const output: ModelOutput = { text: this.text, toolCalls, stopReason, usage, costUsd: cost, providerModel };
+    const output: ModelOutput = {
+      text: this.text,
+      toolCalls,
+      stopReason,
+      usage,
+      costUsd: cost,
+      providerModel,
+    };
     this.emit({ type: 'model.output.completed', callId: req.callId, stopReason, text: this.text, toolCalls });
     this.terminal = true;
     this.emit(usageEvent);
@@ -178,11 +208,21 @@ export class StreamAssembler {
         });
       }
       if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-        throw new ModelError('model.invalid_tool_arguments', `arguments of ${call.name} are not a JSON object`, {
-          details: { tool: call.name },
-        });
+        throw new ModelError(
+          'model.invalid_tool_arguments',
+          `arguments of ${call.name} are not a JSON object`,
+          {
+            details: { tool: call.name },
+          },
+        );
       }
-      out.push({ id: call.id, name: call.name, version: call.version, args: args as Record<string, unknown>, rawArguments: call.raw });
+      out.push({
+        id: call.id,
+        name: call.name,
+        version: call.version,
+        args: args as Record<string, unknown>,
+        rawArguments: call.raw,
+      });
     }
     return out;
   }
@@ -194,7 +234,13 @@ export class StreamAssembler {
   fail(err: ModelError): never {
     if (!this.terminal) {
       this.terminal = true;
-      this.emit({ type: 'model.failed', callId: this.init.req.callId, code: err.code, retryable: err.retryable, message: err.message });
+      this.emit({
+        type: 'model.failed',
+        callId: this.init.req.callId,
+        code: err.code,
+        retryable: err.retryable,
+        message: err.message,
+      });
     }
     throw err;
   }

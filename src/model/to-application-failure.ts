@@ -12,7 +12,10 @@ import { redactProviderMessage } from './http-errors.js';
 export function toApplicationFailure(err: unknown): ApplicationFailure {
   const modelErr = isModelError(err)
     ? err
-    : new ModelError('model.provider_error', redactProviderMessage(err instanceof Error ? err.message : String(err)));
+    : new ModelError(
+        'model.provider_error',
+        redactProviderMessage(err instanceof Error ? err.message : String(err)),
+      );
   return ApplicationFailure.create({
     type: modelErr.code,
     message: modelErr.message,

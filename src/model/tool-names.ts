@@ -12,9 +12,13 @@ export const PROVIDER_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 export function encodeToolName(name: string, version: string): string {
   const encoded = `${name.replace(/\./g, '_')}__${version}`;
   if (!PROVIDER_TOOL_NAME.test(encoded)) {
-    throw new ModelError('model.invalid_request', `tool ${name}@${version} cannot be given a provider-safe name`, {
-      details: { tool: name, version, encoded },
-    });
+    throw new ModelError(
+      'model.invalid_request',
+      `tool ${name}@${version} cannot be given a provider-safe name`,
+      {
+        details: { tool: name, version, encoded },
+      },
+    );
   }
   return encoded;
 }
@@ -50,9 +54,13 @@ export class ToolNameCodec {
   decode(providerName: string): ModelToolSpec {
     const tool = this.byEncoded.get(providerName);
     if (tool === undefined) {
-      throw new ModelError('model.unknown_tool', `the model called a tool that was not offered: ${JSON.stringify(providerName.slice(0, 80))}`, {
-        details: { providerName: providerName.slice(0, 80) },
-      });
+      throw new ModelError(
+        'model.unknown_tool',
+        `the model called a tool that was not offered: ${JSON.stringify(providerName.slice(0, 80))}`,
+        {
+          details: { providerName: providerName.slice(0, 80) },
+        },
+      );
     }
     return tool;
   }

@@ -57,7 +57,8 @@ export const ModelRequestSchema = z.object({
 export type ModelRequest = z.infer<typeof ModelRequestSchema>;
 
 /** Normalized reason the model stopped. */
-export type ModelStopReason = 'end_turn' | 'tool_calls' | 'max_tokens' | 'content_filter' | 'stop_sequence' | 'other';
+export type ModelStopReason =
+  'end_turn' | 'tool_calls' | 'max_tokens' | 'content_filter' | 'stop_sequence' | 'other';
 
 export interface ModelUsage {
   readonly inputTokens: number;

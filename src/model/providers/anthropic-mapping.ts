@@ -76,7 +76,10 @@ export function toAnthropicParams(req: ModelRequest, model: string): MessageCrea
   if (system !== '') params.system = system;
   if (req.outputSchema) {
     if (req.outputSchema.type !== 'object') {
-      throw new ModelError('model.invalid_request', 'with the anthropic provider an outputSchema must have root type "object"');
+      throw new ModelError(
+        'model.invalid_request',
+        'with the anthropic provider an outputSchema must have root type "object"',
+      );
     }
     const hasTools = tools.length > 0;
     tools.push({

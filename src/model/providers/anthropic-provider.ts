@@ -20,7 +20,9 @@ export interface AnthropicProviderConfig {
 }
 
 function unknownEvent(what: string): ModelError {
-  return new ModelError('model.unknown_event', `anthropic sent an unknown stream event: ${what}`, { details: { what } });
+  return new ModelError('model.unknown_event', `anthropic sent an unknown stream event: ${what}`, {
+    details: { what },
+  });
 }
 
 const IGNORED_BLOCKS = new Set(['thinking', 'redacted_thinking']);
@@ -37,13 +39,24 @@ function feedEvent(asm: StreamAssembler, ev: Record<string, unknown>, toolBlocks
     }
     case 'content_block_start': {
       const index = ev.index as number;
-      const block = ev.content_block as { type: string; text?: string; id?: string; name?: string; input?: unknown };
+      const block = ev.content_block as {
+        type: string;
+        text?: string;
+        id?: string;
+        name?: string;
+        input?: unknown;
+      };
       if (block.type === 'text') asm.addText(block.text ?? '');
       else if (block.type === 'tool_use') {
         toolBlocks.add(index);
         const input = block.input;
-        const initial = input && typeof input === 'object' && Object.keys(input).length > 0 ? JSON.stringify(input) : '';
-        asm.addToolCallFragment(index, { ...(block.id ? { id: block.id } : {}), ...(block.name ? { name: block.name } : {}), arguments: initial });
+        const initial =
+          input && typeof input === 'object' && Object.keys(input).length > 0 ? JSON.stringify(input) : '';
+        asm.addToolCallFragment(index, {
+          ...(block.id ? { id: block.id } : {}),
+          ...(block.name ? { name: block.name } : {}),
+          arguments: initial,
+        });
       } else if (!IGNORED_BLOCKS.has(block.type)) throw unknownEvent(`content block ${block.type}`);
       return false;
     }
@@ -52,7 +65,8 @@ function feedEvent(asm: StreamAssembler, ev: Record<string, unknown>, toolBlocks
       const delta = ev.delta as { type: string; text?: string; partial_json?: string };
       if (delta.type === 'text_delta') asm.addText(delta.text ?? '');
       else if (delta.type === 'input_json_delta') {
-        if (!toolBlocks.has(index)) throw unknownEvent(`input_json_delta for block ${index} that is not a tool call`);
+        if (!toolBlocks.has(index))
+          throw unknownEvent(`input_json_delta for block ${index} that is not a tool call`);
         asm.addToolCallFragment(index, { arguments: delta.partial_json ?? '' });
       } else if (!IGNORED_DELTAS.has(delta.type)) throw unknownEvent(`delta ${delta.type}`);
       return false;
@@ -66,7 +80,8 @@ function feedEvent(asm: StreamAssembler, ev: Record<string, unknown>, toolBlocks
       if (delta.stop_reason) {
         const reason = anthropicStopReason(delta.stop_reason);
         asm.setStopReason(reason);
-        if (delta.stop_reason === 'refusal') asm.setBlocked('refusal', 'the model refused to answer (stop_reason refusal)');
+        if (delta.stop_reason === 'refusal')
+          asm.setBlocked('refusal', 'the model refused to answer (stop_reason refusal)');
       }
       return false;
     }
@@ -104,14 +119,18 @@ export class AnthropicProvider implements ModelProvider {
       mapError: (err: unknown) => mapSdkError(this.name, err),
     };
     return runProviderCall(init, req, opts, async (asm, { req: valid }) => {
-      const stream = await this.client.messages.create(toAnthropicParams(valid, this.config.model), { signal: opts.signal });
+      const stream = await this.client.messages.create(toAnthropicParams(valid, this.config.model), {
+        signal: opts.signal,
+      });
       const toolBlocks = new Set<number>();
       let stopped = false;
       for await (const ev of stream) {
         if (feedEvent(asm, ev as unknown as Record<string, unknown>, toolBlocks)) stopped = true;
       }
       if (!stopped && !opts.signal.aborted) {
-        throw new ModelError('model.connection_lost', 'the anthropic stream ended before message_stop', { details: { provider: this.name } });
+        throw new ModelError('model.connection_lost', 'the anthropic stream ended before message_stop', {
+          details: { provider: this.name },
+        });
       }
     });
   }

@@ -50,7 +50,11 @@ export function toOpenAiParams(req: ModelRequest, model: string): ChatCompletion
   if (req.tools && req.tools.length > 0) {
     params.tools = req.tools.map((t) => ({
       type: 'function' as const,
-      function: { name: encodeToolName(t.name, t.version), description: t.description, parameters: t.parameters },
+      function: {
+        name: encodeToolName(t.name, t.version),
+        description: t.description,
+        parameters: t.parameters,
+      },
     }));
   }
   if (req.outputSchema) {

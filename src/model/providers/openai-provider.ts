@@ -21,22 +21,28 @@ export interface OpenAiProviderConfig {
 }
 
 function unknownChunk(what: string): ModelError {
-  return new ModelError('model.unknown_event', `openai sent an unknown stream chunk: ${what}`, { details: { what } });
+  return new ModelError('model.unknown_event', `openai sent an unknown stream chunk: ${what}`, {
+    details: { what },
+  });
 }
 
 function feedChunk(asm: StreamAssembler, chunk: ChatCompletionChunk): void {
   const loose = chunk as unknown as { object?: unknown; choices?: unknown };
-  if (loose.object !== undefined && loose.object !== 'chat.completion.chunk') throw unknownChunk(`object=${JSON.stringify(loose.object)}`);
+  if (loose.object !== undefined && loose.object !== 'chat.completion.chunk')
+    throw unknownChunk(`object=${JSON.stringify(loose.object)}`);
   if (!Array.isArray(loose.choices)) throw unknownChunk('chunk without choices');
   asm.setProviderModel(chunk.model);
-  if (chunk.usage) asm.setUsage({ inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens });
+  if (chunk.usage)
+    asm.setUsage({ inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens });
   for (const choice of chunk.choices) {
     if (choice.index !== 0) continue;
     const delta = choice.delta ?? {};
     if (typeof delta.content === 'string') asm.addText(delta.content);
-    if (typeof delta.refusal === 'string' && delta.refusal !== '') asm.setBlocked('refusal', `the model refused: ${delta.refusal.slice(0, 300)}`);
+    if (typeof delta.refusal === 'string' && delta.refusal !== '')
+      asm.setBlocked('refusal', `the model refused: ${delta.refusal.slice(0, 300)}`);
     for (const tc of delta.tool_calls ?? []) {
-      if (tc.type !== undefined && tc.type !== 'function') throw unknownChunk(`tool call type ${String(tc.type)}`);
+      if (tc.type !== undefined && tc.type !== 'function')
+        throw unknownChunk(`tool call type ${String(tc.type)}`);
       asm.addToolCallFragment(tc.index, {
         ...(tc.id ? { id: tc.id } : {}),
         ...(tc.function?.name ? { name: tc.function.name } : {}),
@@ -46,7 +52,8 @@ function feedChunk(asm: StreamAssembler, chunk: ChatCompletionChunk): void {
     if (choice.finish_reason) {
       const reason = openAiStopReason(choice.finish_reason);
       asm.setStopReason(reason);
-      if (reason === 'content_filter') asm.setBlocked('content_filter', 'the provider content filter stopped the output');
+      if (reason === 'content_filter')
+        asm.setBlocked('content_filter', 'the provider content filter stopped the output');
     }
   }
 }

@@ -32,7 +32,12 @@ function fromStreamErrorType(provider: string, type: string | undefined, message
   const msg = `${provider} reported an error mid-stream (${type ?? 'unknown'}): ${message}`;
   if (type === 'rate_limit_error') return new ModelError('model.rate_limited', msg, { details });
   if (type === 'invalid_request_error') return new ModelError('model.bad_request', msg, { details });
-  if (type === 'authentication_error') return new ModelError('model.unauthorized', `${provider} rejected the credentials: check the API key in OPENAI_API_KEY / ANTHROPIC_API_KEY`, { details });
+  if (type === 'authentication_error')
+    return new ModelError(
+      'model.unauthorized',
+      `${provider} rejected the credentials: check the API key in OPENAI_API_KEY / ANTHROPIC_API_KEY`,
+      { details },
+    );
   return new ModelError('model.provider_unavailable', msg, { details });
 }
 
@@ -44,17 +49,32 @@ function fromStreamErrorType(provider: string, type: string | undefined, message
  */
 export function mapSdkError(provider: string, err: unknown): ModelError {
   const name = (err as { constructor?: { name?: string } })?.constructor?.name ?? '';
-  const e = err as { status?: unknown; headers?: HeaderSource; message?: string; error?: unknown; type?: string; code?: string };
+  const e = err as {
+    status?: unknown;
+    headers?: HeaderSource;
+    message?: string;
+    error?: unknown;
+    type?: string;
+    code?: string;
+  };
   const message = typeof e?.message === 'string' ? e.message : String(err);
-  if (name === 'APIUserAbortError') return new ModelError('model.cancelled', `the ${provider} model call was cancelled`);
+  if (name === 'APIUserAbortError')
+    return new ModelError('model.cancelled', `the ${provider} model call was cancelled`);
   if (name === 'APIConnectionTimeoutError') {
-    return new ModelError('model.timeout', `${provider} did not answer in time`, { details: { provider }, cause: err });
+    return new ModelError('model.timeout', `${provider} did not answer in time`, {
+      details: { provider },
+      cause: err,
+    });
   }
   if (name === 'APIConnectionError') {
-    return new ModelError('model.connection_lost', `could not reach ${provider}: ${message}`, { details: { provider }, cause: err });
+    return new ModelError('model.connection_lost', `could not reach ${provider}: ${message}`, {
+      details: { provider },
+      cause: err,
+    });
   }
   if (typeof e?.status === 'number') {
-    const body = e.error as { error?: { message?: string; code?: string }; message?: string; code?: string } | undefined;
+    const body = e.error as
+      { error?: { message?: string; code?: string }; message?: string; code?: string } | undefined;
     const providerMessage = body?.error?.message ?? body?.message ?? message;
     const providerCode = body?.error?.code ?? body?.code ?? (typeof e.code === 'string' ? e.code : undefined);
     return modelErrorFromHttp({
@@ -66,19 +86,33 @@ export function mapSdkError(provider: string, err: unknown): ModelError {
     });
   }
   if (name === 'APIError') {
-    const body = e.error as { error?: { type?: string; message?: string }; type?: string; message?: string } | undefined;
+    const body = e.error as
+      { error?: { type?: string; message?: string }; type?: string; message?: string } | undefined;
     const type = e.type ?? body?.error?.type ?? body?.type;
     return fromStreamErrorType(provider, type, body?.error?.message ?? body?.message ?? message);
   }
   if (err instanceof SyntaxError) {
-    return new ModelError('model.unknown_event', `${provider} sent a stream chunk that is not JSON`, { details: { provider }, cause: err });
+    return new ModelError('model.unknown_event', `${provider} sent a stream chunk that is not JSON`, {
+      details: { provider },
+      cause: err,
+    });
   }
   for (const link of causeChain(err)) {
     const code = (link as { code?: unknown }).code;
     const msg = (link as { message?: unknown }).message;
-    if ((typeof code === 'string' && CONNECTION_CODES.has(code)) || msg === 'terminated' || msg === 'fetch failed') {
-      return new ModelError('model.connection_lost', `the connection to ${provider} was lost: ${message}`, { details: { provider }, cause: err });
+    if (
+      (typeof code === 'string' && CONNECTION_CODES.has(code)) ||
+      msg === 'terminated' ||
+      msg === 'fetch failed'
+    ) {
+      return new ModelError('model.connection_lost', `the connection to ${provider} was lost: ${message}`, {
+        details: { provider },
+        cause: err,
+      });
     }
   }
-  return new ModelError('model.provider_error', `unexpected failure in the ${provider} adapter: ${message}`, { details: { provider }, cause: err });
+  return new ModelError('model.provider_error', `unexpected failure in the ${provider} adapter: ${message}`, {
+    details: { provider },
+    cause: err,
+  });
 }

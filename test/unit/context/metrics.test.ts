@@ -10,7 +10,14 @@ import {
 } from '../../../src/context/metrics.js';
 import type { ContextItem } from '../../../src/context/types.js';
 
-const item = (itemId: string, sourceRef: string, over: Partial<ContextItem> = {}): ContextItem => ({ itemId, kind: 'tool_fact', trust: 'verified', sourceRef, content: itemId, ...over });
+const item = (itemId: string, sourceRef: string, over: Partial<ContextItem> = {}): ContextItem => ({
+  itemId,
+  kind: 'tool_fact',
+  trust: 'verified',
+  sourceRef,
+  content: itemId,
+  ...over,
+});
 
 const pkg = {
   items: [
@@ -54,7 +61,13 @@ describe('context metrics', () => {
   it('computes pass rates and tokens per successful step', () => {
     expect(passRate([true, false, true, true])).toBe(0.75);
     expect(passRate([])).toBe(1);
-    expect(tokensPerSuccessfulStep([{ tokens: 100, succeeded: true }, { tokens: 50, succeeded: false }, { tokens: 150, succeeded: true }])).toBe(150);
+    expect(
+      tokensPerSuccessfulStep([
+        { tokens: 100, succeeded: true },
+        { tokens: 50, succeeded: false },
+        { tokens: 150, succeeded: true },
+      ]),
+    ).toBe(150);
     expect(tokensPerSuccessfulStep([{ tokens: 10, succeeded: false }])).toBeNull();
   });
 });

@@ -24,7 +24,12 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const tools = [
-  { name: 'order.read', version: 'v1', description: 'Read an order', parameters: { type: 'object', properties: { orderId: { type: 'string' } } } },
+  {
+    name: 'order.read',
+    version: 'v1',
+    description: 'Read an order',
+    parameters: { type: 'object', properties: { orderId: { type: 'string' } } },
+  },
   { name: 'logistics.read', version: 'v1', description: 'Read shipping', parameters: { type: 'object' } },
 ];
 
@@ -42,7 +47,10 @@ function request(over: Partial<ModelRequest> = {}): ModelRequest {
   };
 }
 
-async function run(req: ModelRequest, signal = new AbortController().signal): Promise<{ events: ModelEvent[]; result: Promise<unknown> }> {
+async function run(
+  req: ModelRequest,
+  signal = new AbortController().signal,
+): Promise<{ events: ModelEvent[]; result: Promise<unknown> }> {
   const events: ModelEvent[] = [];
   const result = provider.stream(req, { signal, onEvent: (e) => events.push(e) });
   await result.catch(() => undefined);
@@ -61,15 +69,39 @@ describe('AnthropicProvider against a local Messages API server', () => {
       messageEnd(res, 'end_turn', 40);
     });
     const events: ModelEvent[] = [];
-    const out = await provider.stream(request(), { signal: new AbortController().signal, onEvent: (e) => events.push(e) });
-    expect(out).toMatchObject({ text: 'Your order ships today.', stopReason: 'end_turn', usage: { inputTokens: 1200, outputTokens: 40 }, providerModel: 'claude-fake-1' });
+    const out = await provider.stream(request(), {
+      signal: new AbortController().signal,
+      onEvent: (e) => events.push(e),
+    });
+    expect(out).toMatchObject({
+      text: 'Your order ships today.',
+      stopReason: 'end_turn',
+      usage: { inputTokens: 1200, outputTokens: 40 },
+      providerModel: 'claude-fake-1',
+    });
     expect(out.costUsd).toBeCloseTo((1200 * 3 + 40 * 15) / 1e6, 12);
-    expect(types(events)).toEqual(['model.started', 'model.text.delta', 'model.text.delta', 'model.output.completed', 'model.usage.completed']);
+    expect(types(events)).toEqual([
+      'model.started',
+      'model.text.delta',
+      'model.text.delta',
+      'model.output.completed',
+      'model.usage.completed',
+    ]);
     const sent = server.requests.at(-1)!;
     expect(sent.path).toBe('/v1/messages');
-    expect([sent.headers['x-api-key'], sent.headers.authorization]).toContainEqual(expect.stringContaining(KEY));
-    expect(sent.body).toMatchObject({ model: 'claude-fake-1', stream: true, system: 'You are a support agent.', max_tokens: 4096 });
-    expect((sent.body.tools as { name: string }[]).map((t) => t.name)).toEqual(['order_read__v1', 'logistics_read__v1']);
+    expect([sent.headers['x-api-key'], sent.headers.authorization]).toContainEqual(
+      expect.stringContaining(KEY),
+    );
+    expect(sent.body).toMatchObject({
+      model: 'claude-fake-1',
+      stream: true,
+      system: 'You are a support agent.',
+      max_tokens: 4096,
+    });
+    expect((sent.body.tools as { name: string }[]).map((t) => t.name)).toEqual([
+      'order_read__v1',
+      'logistics_read__v1',
+    ]);
   });
 
   it('assembles input_json_delta fragments of several tool calls interleaved with text', async () => {
@@ -89,12 +121,27 @@ describe('AnthropicProvider against a local Messages API server', () => {
       messageEnd(res, 'tool_use', 60);
     });
     const events: ModelEvent[] = [];
-    const out = await provider.stream(request(), { signal: new AbortController().signal, onEvent: (e) => events.push(e) });
+    const out = await provider.stream(request(), {
+      signal: new AbortController().signal,
+      onEvent: (e) => events.push(e),
+    });
     expect(out.stopReason).toBe('tool_calls');
     expect(out.text).toBe('Let me check.');
     expect(out.toolCalls).toEqual([
-      { id: 'toolu_1', name: 'order.read', version: 'v1', args: { orderId: 'A1' }, rawArguments: '{"orderId": "A1"}' },
-      { id: 'toolu_2', name: 'logistics.read', version: 'v1', args: { orderId: 'A1' }, rawArguments: '{"orderId":"A1"}' },
+      {
+        id: 'toolu_1',
+        name: 'order.read',
+        version: 'v1',
+        args: { orderId: 'A1' },
+        rawArguments: '{"orderId": "A1"}',
+      },
+      {
+        id: 'toolu_2',
+        name: 'logistics.read',
+        version: 'v1',
+        args: { orderId: 'A1' },
+        rawArguments: '{"orderId":"A1"}',
+      },
     ]);
     const firstDeltas = events.filter((e) => e.type === 'model.tool_call.delta' && e.name !== undefined);
     expect(firstDeltas.map((e) => (e as { index: number }).index)).toEqual([0, 1]);
@@ -111,11 +158,20 @@ describe('AnthropicProvider against a local Messages API server', () => {
       send(res, { type: 'content_block_stop', index: 0 });
       messageEnd(res, 'tool_use', 9);
     });
-    const out = await provider.stream(request({ outputSchema, tools: undefined }), { signal: new AbortController().signal, onEvent: () => undefined });
+    const out = await provider.stream(request({ outputSchema, tools: undefined }), {
+      signal: new AbortController().signal,
+      onEvent: () => undefined,
+    });
     expect(out).toMatchObject({ text: '{"route": "refund"}', toolCalls: [], stopReason: 'end_turn' });
     const body = server.requests.at(-1)!.body;
     expect(body.tool_choice).toEqual({ type: 'tool', name: 'harness_structured_output' });
-    expect(body.tools).toEqual([{ name: 'harness_structured_output', description: expect.any(String) as string, input_schema: outputSchema }]);
+    expect(body.tools).toEqual([
+      {
+        name: 'harness_structured_output',
+        description: expect.any(String) as string,
+        input_schema: outputSchema,
+      },
+    ]);
   });
 
   it('merges tool results into user turns with tool_result blocks', async () => {
@@ -129,7 +185,14 @@ describe('AnthropicProvider against a local Messages API server', () => {
       request({
         messages: [
           { role: 'user', content: 'A1?' },
-          { role: 'assistant', content: 'Checking.', toolCalls: [{ id: 't1', name: 'order.read', version: 'v1', args: { orderId: 'A1' } }, { id: 't2', name: 'logistics.read', version: 'v1', args: {} }] },
+          {
+            role: 'assistant',
+            content: 'Checking.',
+            toolCalls: [
+              { id: 't1', name: 'order.read', version: 'v1', args: { orderId: 'A1' } },
+              { id: 't2', name: 'logistics.read', version: 'v1', args: {} },
+            ],
+          },
           { role: 'tool', toolCallId: 't1', content: 'paid' },
           { role: 'tool', toolCallId: 't2', content: 'not shipped' },
         ],
@@ -146,7 +209,13 @@ describe('AnthropicProvider against a local Messages API server', () => {
           { type: 'tool_use', id: 't2', name: 'logistics_read__v1', input: {} },
         ],
       },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'paid' }, { type: 'tool_result', tool_use_id: 't2', content: 'not shipped' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 't1', content: 'paid' },
+          { type: 'tool_result', tool_use_id: 't2', content: 'not shipped' },
+        ],
+      },
     ]);
   });
 
@@ -178,28 +247,63 @@ describe('AnthropicProvider against a local Messages API server', () => {
 
   it('honours Retry-After as an HTTP date on 429 and 529 overloaded is retryable', async () => {
     const when = new Date(Date.now() + 30_000).toUTCString();
-    server.handle((_req, res) => jsonError(res, 429, { type: 'error', error: { type: 'rate_limit_error', message: 'slow' } }, { 'retry-after': when }));
+    server.handle((_req, res) =>
+      jsonError(
+        res,
+        429,
+        { type: 'error', error: { type: 'rate_limit_error', message: 'slow' } },
+        { 'retry-after': when },
+      ),
+    );
     const limited = (await (await run(request())).result.catch((e: unknown) => e)) as ModelError;
     expect(limited).toMatchObject({ code: 'model.rate_limited', retryable: true });
     expect(limited.retryAfterMs).toBeGreaterThan(25_000);
     expect(limited.retryAfterMs).toBeLessThanOrEqual(30_000);
 
-    server.handle((_req, res) => jsonError(res, 529, { type: 'error', error: { type: 'overloaded_error', message: 'overloaded' } }));
-    await expect((await run(request())).result).rejects.toMatchObject({ code: 'model.provider_unavailable', retryable: true });
+    server.handle((_req, res) =>
+      jsonError(res, 529, { type: 'error', error: { type: 'overloaded_error', message: 'overloaded' } }),
+    );
+    await expect((await run(request())).result).rejects.toMatchObject({
+      code: 'model.provider_unavailable',
+      retryable: true,
+    });
   });
 
   it('makes 400, 401 and 404 non-retryable with actionable messages', async () => {
-    server.handle((_req, res) => jsonError(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: too large' } }));
-    await expect((await run(request())).result).rejects.toMatchObject({ code: 'model.bad_request', retryable: false, message: expect.stringContaining('max_tokens: too large') as string });
+    server.handle((_req, res) =>
+      jsonError(res, 400, {
+        type: 'error',
+        error: { type: 'invalid_request_error', message: 'max_tokens: too large' },
+      }),
+    );
+    await expect((await run(request())).result).rejects.toMatchObject({
+      code: 'model.bad_request',
+      retryable: false,
+      message: expect.stringContaining('max_tokens: too large') as string,
+    });
 
-    server.handle((_req, res) => jsonError(res, 401, { type: 'error', error: { type: 'authentication_error', message: `invalid x-api-key ${KEY}` } }));
+    server.handle((_req, res) =>
+      jsonError(res, 401, {
+        type: 'error',
+        error: { type: 'authentication_error', message: `invalid x-api-key ${KEY}` },
+      }),
+    );
     const unauth = (await (await run(request())).result.catch((e: unknown) => e)) as ModelError;
     expect(unauth).toMatchObject({ code: 'model.unauthorized', retryable: false });
     expect(unauth.message).toContain('ANTHROPIC_API_KEY');
     expect(unauth.message).not.toContain(KEY);
 
-    server.handle((_req, res) => jsonError(res, 404, { type: 'error', error: { type: 'not_found_error', message: 'model: claude-nope' } }));
-    await expect((await run(request())).result).rejects.toMatchObject({ code: 'model.not_found', retryable: false, message: expect.stringContaining('HARNESS_MODEL') as string });
+    server.handle((_req, res) =>
+      jsonError(res, 404, {
+        type: 'error',
+        error: { type: 'not_found_error', message: 'model: claude-nope' },
+      }),
+    );
+    await expect((await run(request())).result).rejects.toMatchObject({
+      code: 'model.not_found',
+      retryable: false,
+      message: expect.stringContaining('HARNESS_MODEL') as string,
+    });
   });
 
   it('maps an error event inside the stream', async () => {
@@ -246,7 +350,11 @@ describe('AnthropicProvider against a local Messages API server', () => {
     server.handle((_req, res) => {
       startSse(res);
       messageStart(res, 10);
-      send(res, { type: 'content_block_start', index: 0, content_block: { type: 'server_tool_use', id: 's', name: 'web_search', input: {} } });
+      send(res, {
+        type: 'content_block_start',
+        index: 0,
+        content_block: { type: 'server_tool_use', id: 's', name: 'web_search', input: {} },
+      });
       messageEnd(res, 'end_turn', 3);
     });
     await expect((await run(request())).result).rejects.toMatchObject({ code: 'model.unknown_event' });
@@ -269,7 +377,10 @@ describe('AnthropicProvider against a local Messages API server', () => {
       },
     });
     await expect(result).rejects.toMatchObject({ code: 'model.cancelled' });
-    const seen = await Promise.race([server.lastClientAbort().then(() => 'closed'), tick(2000).then(() => 'still open')]);
+    const seen = await Promise.race([
+      server.lastClientAbort().then(() => 'closed'),
+      tick(2000).then(() => 'still open'),
+    ]);
     expect(seen).toBe('closed');
     expect(events.at(-1)).toMatchObject({ type: 'model.failed', code: 'model.cancelled' });
   });

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { ApplicationFailure } from '@temporalio/common';
 import { HarnessError } from '../../../src/domain/errors.js';
 import { MODEL_ERROR_CODES, ModelBlockedError, ModelError } from '../../../src/model/errors.js';
-import { modelErrorFromHttp, parseRetryAfterMs, redactProviderMessage } from '../../../src/model/http-errors.js';
+import {
+  modelErrorFromHttp,
+  parseRetryAfterMs,
+  redactProviderMessage,
+} from '../../../src/model/http-errors.js';
 import { toApplicationFailure } from '../../../src/model/to-application-failure.js';
 
 describe('Retry-After parsing', () => {
@@ -38,19 +42,33 @@ describe('HTTP status classification', () => {
   });
 
   it('never repeats a key from the provider message', () => {
-    const err = modelErrorFromHttp({ provider: 'openai', status: 403, providerMessage: 'key sk-proj-abcdef123456 lacks scope' });
+    const err = modelErrorFromHttp({
+      provider: 'openai',
+      status: 403,
+      providerMessage: 'key sk-proj-abcdef123456 lacks scope',
+    });
     expect(err.message).not.toContain('sk-proj-abcdef123456');
     expect(redactProviderMessage('Bearer abc.def token')).toBe('[redacted] token');
   });
 
   it('turns a 400 content_filter into a blocked error', () => {
-    const err = modelErrorFromHttp({ provider: 'openai', status: 400, providerCode: 'content_filter', providerMessage: 'filtered' });
+    const err = modelErrorFromHttp({
+      provider: 'openai',
+      status: 400,
+      providerCode: 'content_filter',
+      providerMessage: 'filtered',
+    });
     expect(err).toBeInstanceOf(ModelBlockedError);
     expect(err.retryable).toBe(false);
   });
 
   it('lists every code with a retryable flag in one table', () => {
-    expect(Object.entries(MODEL_ERROR_CODES).filter(([, v]) => v.retryable).map(([k]) => k).sort()).toEqual(
+    expect(
+      Object.entries(MODEL_ERROR_CODES)
+        .filter(([, v]) => v.retryable)
+        .map(([k]) => k)
+        .sort(),
+    ).toEqual(
       ['model.connection_lost', 'model.provider_unavailable', 'model.rate_limited', 'model.timeout'].sort(),
     );
   });
@@ -58,14 +76,27 @@ describe('HTTP status classification', () => {
 
 describe('toApplicationFailure', () => {
   it('carries type, retryability and the next retry delay', () => {
-    const f = toApplicationFailure(new ModelError('model.rate_limited', 'slow down', { retryAfterMs: 3000, details: { provider: 'openai' } }));
+    const f = toApplicationFailure(
+      new ModelError('model.rate_limited', 'slow down', {
+        retryAfterMs: 3000,
+        details: { provider: 'openai' },
+      }),
+    );
     expect(f).toBeInstanceOf(ApplicationFailure);
-    expect(f).toMatchObject({ type: 'model.rate_limited', nonRetryable: false, message: 'slow down', details: [{ provider: 'openai' }] });
+    expect(f).toMatchObject({
+      type: 'model.rate_limited',
+      nonRetryable: false,
+      message: 'slow down',
+      details: [{ provider: 'openai' }],
+    });
     expect(f.nextRetryDelay).toBe(3000);
   });
 
   it('makes non-retryable codes non-retryable and wraps foreign errors', () => {
-    expect(toApplicationFailure(new ModelBlockedError('content_filter', 'blocked'))).toMatchObject({ type: 'model.blocked', nonRetryable: true });
+    expect(toApplicationFailure(new ModelBlockedError('content_filter', 'blocked'))).toMatchObject({
+      type: 'model.blocked',
+      nonRetryable: true,
+    });
     const f = toApplicationFailure(new Error('boom with sk-abcdef1234567'));
     expect(f).toMatchObject({ type: 'model.provider_error', nonRetryable: true });
     expect(f.message).not.toContain('sk-abcdef1234567');

@@ -23,7 +23,12 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const tools = [
-  { name: 'order.read', version: 'v1', description: 'Read an order', parameters: { type: 'object', properties: { orderId: { type: 'string' } } } },
+  {
+    name: 'order.read',
+    version: 'v1',
+    description: 'Read an order',
+    parameters: { type: 'object', properties: { orderId: { type: 'string' } } },
+  },
   { name: 'logistics.read', version: 'v2', description: 'Read shipping', parameters: { type: 'object' } },
 ];
 
@@ -41,7 +46,10 @@ function request(over: Partial<ModelRequest> = {}): ModelRequest {
   };
 }
 
-async function run(req: ModelRequest, signal = new AbortController().signal): Promise<{ events: ModelEvent[]; result: Promise<unknown> }> {
+async function run(
+  req: ModelRequest,
+  signal = new AbortController().signal,
+): Promise<{ events: ModelEvent[]; result: Promise<unknown> }> {
   const events: ModelEvent[] = [];
   const result = provider.stream(req, { signal, onEvent: (e) => events.push(e) });
   await result.catch(() => undefined);
@@ -62,7 +70,10 @@ describe('OpenAiProvider against a local Chat Completions server', () => {
       done(res);
     });
     const events: ModelEvent[] = [];
-    const out = await provider.stream(request(), { signal: new AbortController().signal, onEvent: (e) => events.push(e) });
+    const out = await provider.stream(request(), {
+      signal: new AbortController().signal,
+      onEvent: (e) => events.push(e),
+    });
     expect(out.text).toBe('Your order ships today.');
     expect(out.stopReason).toBe('end_turn');
     expect(out.usage).toEqual({ inputTokens: 1000, outputTokens: 250 });
@@ -78,8 +89,15 @@ describe('OpenAiProvider against a local Chat Completions server', () => {
     const sent = server.requests.at(-1)!;
     expect(sent.path).toBe('/v1/chat/completions');
     expect(sent.headers.authorization).toBe(`Bearer ${KEY}`);
-    expect(sent.body).toMatchObject({ model: 'gpt-fake-1', stream: true, stream_options: { include_usage: true } });
-    expect((sent.body.tools as { function: { name: string } }[]).map((t) => t.function.name)).toEqual(['order_read__v1', 'logistics_read__v2']);
+    expect(sent.body).toMatchObject({
+      model: 'gpt-fake-1',
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    expect((sent.body.tools as { function: { name: string } }[]).map((t) => t.function.name)).toEqual([
+      'order_read__v1',
+      'logistics_read__v2',
+    ]);
   });
 
   it('assembles fragmented tool-call arguments of interleaved calls and decodes the harness names', async () => {
@@ -97,22 +115,53 @@ describe('OpenAiProvider against a local Chat Completions server', () => {
       done(res);
     });
     const events: ModelEvent[] = [];
-    const out = await provider.stream(request(), { signal: new AbortController().signal, onEvent: (e) => events.push(e) });
+    const out = await provider.stream(request(), {
+      signal: new AbortController().signal,
+      onEvent: (e) => events.push(e),
+    });
     expect(out.text).toBe('Checking both.');
     expect(out.stopReason).toBe('tool_calls');
     expect(out.toolCalls).toEqual([
-      { id: 'tc_a', name: 'order.read', version: 'v1', args: { orderId: 'A1' }, rawArguments: '{"orderId": "A1"}' },
-      { id: 'tc_b', name: 'logistics.read', version: 'v2', args: { orderId: 'A1' }, rawArguments: '{"orderId":"A1"}' },
+      {
+        id: 'tc_a',
+        name: 'order.read',
+        version: 'v1',
+        args: { orderId: 'A1' },
+        rawArguments: '{"orderId": "A1"}',
+      },
+      {
+        id: 'tc_b',
+        name: 'logistics.read',
+        version: 'v2',
+        args: { orderId: 'A1' },
+        rawArguments: '{"orderId":"A1"}',
+      },
     ]);
     const deltas = events.filter((e) => e.type === 'model.tool_call.delta');
-    expect(deltas[0]).toMatchObject({ index: 0, id: 'tc_a', name: 'order.read', version: 'v1', argumentsDelta: '{"ord' });
-    expect(deltas.filter((d) => d.index === 0).map((d) => d.argumentsDelta).join('')).toBe('{"orderId": "A1"}');
+    expect(deltas[0]).toMatchObject({
+      index: 0,
+      id: 'tc_a',
+      name: 'order.read',
+      version: 'v1',
+      argumentsDelta: '{"ord',
+    });
+    expect(
+      deltas
+        .filter((d) => d.index === 0)
+        .map((d) => d.argumentsDelta)
+        .join(''),
+    ).toBe('{"orderId": "A1"}');
   });
 
   it('counts usage once when the server reports it twice', async () => {
     server.handle((_req, res) => {
       startSse(res);
-      writeSse(res, chunk({ content: 'ok' }, null, { usage: { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 } }));
+      writeSse(
+        res,
+        chunk({ content: 'ok' }, null, {
+          usage: { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 },
+        }),
+      );
       writeSse(res, chunk({}, 'stop'));
       writeSse(res, usageChunk(10, 2));
       writeSse(res, usageChunk(10, 2));
@@ -128,14 +177,23 @@ describe('OpenAiProvider against a local Chat Completions server', () => {
   it('turns a disconnect mid-stream into a retryable error without counting usage', async () => {
     server.handle(async (_req, res) => {
       startSse(res);
-      writeSse(res, chunk({ content: 'partial' }, null, { usage: { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 } }));
+      writeSse(
+        res,
+        chunk({ content: 'partial' }, null, {
+          usage: { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 },
+        }),
+      );
       await tick(20);
       res.destroy();
     });
     const { events, result } = await run(request());
     await expect(result).rejects.toMatchObject({ code: 'model.connection_lost', retryable: true });
     expect(types(events)).not.toContain('model.usage.completed');
-    expect(events.at(-1)).toMatchObject({ type: 'model.failed', code: 'model.connection_lost', retryable: true });
+    expect(events.at(-1)).toMatchObject({
+      type: 'model.failed',
+      code: 'model.connection_lost',
+      retryable: true,
+    });
   });
 
   it('treats a stream that ends without a finish reason as lost', async () => {
@@ -150,7 +208,9 @@ describe('OpenAiProvider against a local Chat Completions server', () => {
 
   it('honours Retry-After on 429 and makes a single HTTP attempt', async () => {
     const before = server.requests.length;
-    server.handle((_req, res) => jsonError(res, 429, { error: { message: 'slow down', type: 'rate_limit' } }, { 'retry-after': '3' }));
+    server.handle((_req, res) =>
+      jsonError(res, 429, { error: { message: 'slow down', type: 'rate_limit' } }, { 'retry-after': '3' }),
+    );
     const { events, result } = await run(request());
     const err = (await result.catch((e: unknown) => e)) as ModelError;
     expect(err).toBeInstanceOf(ModelError);
@@ -160,18 +220,32 @@ describe('OpenAiProvider against a local Chat Completions server', () => {
   });
 
   it('prefers retry-after-ms', async () => {
-    server.handle((_req, res) => jsonError(res, 503, { error: { message: 'busy' } }, { 'retry-after-ms': '1500', 'retry-after': '9' }));
+    server.handle((_req, res) =>
+      jsonError(res, 503, { error: { message: 'busy' } }, { 'retry-after-ms': '1500', 'retry-after': '9' }),
+    );
     const { result } = await run(request());
-    await expect(result).rejects.toMatchObject({ code: 'model.provider_unavailable', retryable: true, retryAfterMs: 1500 });
+    await expect(result).rejects.toMatchObject({
+      code: 'model.provider_unavailable',
+      retryable: true,
+      retryAfterMs: 1500,
+    });
   });
 
   it('makes 400 non-retryable and 401 actionable without printing the key', async () => {
-    server.handle((_req, res) => jsonError(res, 400, { error: { message: 'messages[1].content is invalid', type: 'invalid_request_error' } }));
+    server.handle((_req, res) =>
+      jsonError(res, 400, {
+        error: { message: 'messages[1].content is invalid', type: 'invalid_request_error' },
+      }),
+    );
     const bad = await run(request());
     await expect(bad.result).rejects.toMatchObject({ code: 'model.bad_request', retryable: false });
     await expect(bad.result).rejects.toThrow(/messages\[1\]\.content is invalid/);
 
-    server.handle((_req, res) => jsonError(res, 401, { error: { message: `Incorrect API key provided: ${KEY}`, type: 'invalid_request_error' } }));
+    server.handle((_req, res) =>
+      jsonError(res, 401, {
+        error: { message: `Incorrect API key provided: ${KEY}`, type: 'invalid_request_error' },
+      }),
+    );
     const unauth = await run(request());
     const err = (await unauth.result.catch((e: unknown) => e)) as ModelError;
     expect(err).toMatchObject({ code: 'model.unauthorized', retryable: false });
@@ -223,7 +297,12 @@ describe('OpenAiProvider against a local Chat Completions server', () => {
   });
 
   it('asks for json_schema output and validates the answer against it', async () => {
-    const outputSchema = { type: 'object', properties: { route: { type: 'string' } }, required: ['route'], additionalProperties: false };
+    const outputSchema = {
+      type: 'object',
+      properties: { route: { type: 'string' } },
+      required: ['route'],
+      additionalProperties: false,
+    };
     server.handle((_req, res) => {
       startSse(res);
       writeSse(res, chunk({ content: '{"rou' }));
@@ -232,7 +311,10 @@ describe('OpenAiProvider against a local Chat Completions server', () => {
       writeSse(res, usageChunk(5, 5));
       done(res);
     });
-    const good = await provider.stream(request({ outputSchema, tools: undefined }), { signal: new AbortController().signal, onEvent: () => undefined });
+    const good = await provider.stream(request({ outputSchema, tools: undefined }), {
+      signal: new AbortController().signal,
+      onEvent: () => undefined,
+    });
     expect(JSON.parse(good.text)).toEqual({ route: 'refund' });
     expect(server.requests.at(-1)!.body.response_format).toEqual({
       type: 'json_schema',
@@ -265,7 +347,10 @@ describe('OpenAiProvider against a local Chat Completions server', () => {
       },
     });
     await expect(result).rejects.toMatchObject({ code: 'model.cancelled', retryable: false });
-    const seen = await Promise.race([server.lastClientAbort().then(() => 'closed'), tick(2000).then(() => 'still open')]);
+    const seen = await Promise.race([
+      server.lastClientAbort().then(() => 'closed'),
+      tick(2000).then(() => 'still open'),
+    ]);
     expect(seen).toBe('closed');
     expect(events.at(-1)).toMatchObject({ type: 'model.failed', code: 'model.cancelled' });
     expect(types(events)).not.toContain('model.usage.completed');
@@ -282,7 +367,11 @@ describe('OpenAiProvider against a local Chat Completions server', () => {
       request({
         messages: [
           { role: 'user', content: 'order A1?' },
-          { role: 'assistant', content: '', toolCalls: [{ id: 'tc1', name: 'order.read', version: 'v1', args: { orderId: 'A1' } }] },
+          {
+            role: 'assistant',
+            content: '',
+            toolCalls: [{ id: 'tc1', name: 'order.read', version: 'v1', args: { orderId: 'A1' } }],
+          },
           { role: 'tool', toolCallId: 'tc1', content: '{"status":"paid"}' },
         ],
       }),
@@ -290,8 +379,90 @@ describe('OpenAiProvider against a local Chat Completions server', () => {
     );
     expect(server.requests.at(-1)!.body.messages).toEqual([
       { role: 'user', content: 'order A1?' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'tc1', type: 'function', function: { name: 'order_read__v1', arguments: '{"orderId":"A1"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          {
+            id: 'tc1',
+            type: 'function',
+            function: { name: 'order_read__v1', arguments: '{"orderId":"A1"}' },
+          },
+        ],
+      },
       { role: 'tool', tool_call_id: 'tc1', content: '{"status":"paid"}' },
     ]);
+  });
+
+  it('rejects tool arguments that are not a JSON object', async () => {
+    server.handle((_req, res) => {
+      startSse(res);
+      writeSse(res, chunk(toolDelta(0, { id: 't1', name: 'order_read__v1', args: '{"orderId": ' })));
+      writeSse(res, chunk({}, 'tool_calls'));
+      writeSse(res, usageChunk(1, 1));
+      done(res);
+    });
+    const { events, result } = await run(request());
+    await expect(result).rejects.toMatchObject({ code: 'model.invalid_tool_arguments', retryable: false });
+    expect(events.at(-1)).toMatchObject({ type: 'model.failed', code: 'model.invalid_tool_arguments' });
+  });
+
+  it('times out a silent server with a retryable error', async () => {
+    const slow = new OpenAiProvider({
+      baseURL: `${server.origin}/v1`,
+      apiKey: KEY,
+      model: 'm',
+      prices: { '*': { inputUsdPerMTok: 0, outputUsdPerMTok: 0 } },
+      timeoutMs: 200,
+    });
+    server.handle(() => undefined);
+    const events: ModelEvent[] = [];
+    await expect(
+      slow.stream(request(), { signal: new AbortController().signal, onEvent: (e) => events.push(e) }),
+    ).rejects.toMatchObject({
+      code: 'model.timeout',
+      retryable: true,
+    });
+    expect(events.at(-1)).toMatchObject({ type: 'model.failed', code: 'model.timeout' });
+  });
+
+  it('reports a refused connection as retryable', async () => {
+    const other = await startFakeServer();
+    const origin = other.origin;
+    await other.close();
+    const gone = new OpenAiProvider({
+      baseURL: `${origin}/v1`,
+      apiKey: KEY,
+      model: 'm',
+      prices: { '*': { inputUsdPerMTok: 0, outputUsdPerMTok: 0 } },
+    });
+    await expect(
+      gone.stream(request(), { signal: new AbortController().signal, onEvent: () => undefined }),
+    ).rejects.toMatchObject({
+      code: 'model.connection_lost',
+      retryable: true,
+    });
+  });
+
+  it('refuses an unpriced route before any HTTP request', async () => {
+    const before = server.requests.length;
+    const { events, result } = await run(request({ model: 'unpriced@1' }));
+    await expect(result).rejects.toMatchObject({ code: 'model.route_unpriced', retryable: false });
+    expect(server.requests.length).toBe(before);
+    expect(types(events)).toEqual(['model.started', 'model.failed']);
+  });
+
+  it('rejects an invalid request without events', async () => {
+    const events: ModelEvent[] = [];
+    await expect(
+      provider.stream(
+        { ...request(), messages: [] },
+        { signal: new AbortController().signal, onEvent: (e) => events.push(e) },
+      ),
+    ).rejects.toMatchObject({
+      code: 'model.invalid_request',
+      message: expect.stringContaining('messages') as string,
+    });
+    expect(events).toEqual([]);
   });
 });

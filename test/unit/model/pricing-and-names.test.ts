@@ -4,10 +4,17 @@ import { PROVIDER_TOOL_NAME, ToolNameCodec, encodeToolName } from '../../../src/
 
 describe('pricing', () => {
   it('prices a route, falls back to *, and refuses unpriced routes', () => {
-    const table = { 'support@1': { inputUsdPerMTok: 3, outputUsdPerMTok: 15 }, '*': { inputUsdPerMTok: 1, outputUsdPerMTok: 1 } };
-    expect(costUsd(priceFor(table, 'support@1'), { inputTokens: 1_000_000, outputTokens: 100_000 })).toBeCloseTo(4.5, 9);
+    const table = {
+      'support@1': { inputUsdPerMTok: 3, outputUsdPerMTok: 15 },
+      '*': { inputUsdPerMTok: 1, outputUsdPerMTok: 1 },
+    };
+    expect(
+      costUsd(priceFor(table, 'support@1'), { inputTokens: 1_000_000, outputTokens: 100_000 }),
+    ).toBeCloseTo(4.5, 9);
     expect(priceFor(table, 'other')).toEqual({ inputUsdPerMTok: 1, outputUsdPerMTok: 1 });
-    expect(() => priceFor({ 'support@1': table['support@1'] }, 'other')).toThrow(/model route "other" has no price/);
+    expect(() => priceFor({ 'support@1': table['support@1'] }, 'other')).toThrow(
+      /model route "other" has no price/,
+    );
   });
 });
 

@@ -8,23 +8,47 @@ import { loadModelScriptFile, parseModelScript } from '../../../src/model/script
 import type { ModelEvent } from '../../../src/model/events.js';
 import type { ModelRequest } from '../../../src/model/types.js';
 
-const tools = [{ name: 'order.read', version: 'v1', description: 'Read an order', parameters: { type: 'object' } }];
+const tools = [
+  { name: 'order.read', version: 'v1', description: 'Read an order', parameters: { type: 'object' } },
+];
 
 const script = parseModelScript({
   entries: [
-    { match: { purpose: 'route' }, response: { text: '{"route":"refund_workflow"}', usage: { inputTokens: 11, outputTokens: 7 } } },
-    { match: { step: 0, contains: 'order' }, response: { toolCalls: [{ id: 'tc1', name: 'order.read', version: 'v1', args: { orderId: 'A1' } }] } },
-    { match: { matches: '"status":\\s*"paid"' }, response: { text: 'Your order is paid and eligible for a refund.' } },
+    {
+      match: { purpose: 'route' },
+      response: { text: '{"route":"refund_workflow"}', usage: { inputTokens: 11, outputTokens: 7 } },
+    },
+    {
+      match: { step: 0, contains: 'order' },
+      response: { toolCalls: [{ id: 'tc1', name: 'order.read', version: 'v1', args: { orderId: 'A1' } }] },
+    },
+    {
+      match: { matches: '"status":\\s*"paid"' },
+      response: { text: 'Your order is paid and eligible for a refund.' },
+    },
   ],
 });
 
 function req(over: Partial<ModelRequest>): ModelRequest {
-  return { callId: 'c1', purpose: 'decide', model: 'scripted@1', messages: [{ role: 'user', content: 'hi' }], tools, ...over };
+  return {
+    callId: 'c1',
+    purpose: 'decide',
+    model: 'scripted@1',
+    messages: [{ role: 'user', content: 'hi' }],
+    tools,
+    ...over,
+  };
 }
 
-async function call(provider: ScriptedProvider, r: ModelRequest): Promise<{ events: ModelEvent[]; out: Awaited<ReturnType<ScriptedProvider['stream']>> }> {
+async function call(
+  provider: ScriptedProvider,
+  r: ModelRequest,
+): Promise<{ events: ModelEvent[]; out: Awaited<ReturnType<ScriptedProvider['stream']>> }> {
   const events: ModelEvent[] = [];
-  const out = await provider.stream(r, { signal: new AbortController().signal, onEvent: (e) => events.push(e) });
+  const out = await provider.stream(r, {
+    signal: new AbortController().signal,
+    onEvent: (e) => events.push(e),
+  });
   return { events, out };
 }
 
@@ -33,7 +57,13 @@ describe('ScriptedProvider', () => {
 
   it('matches by purpose and streams the text in chunks with the scripted usage', async () => {
     const { events, out } = await call(provider, req({ purpose: 'route' }));
-    expect(out).toMatchObject({ text: '{"route":"refund_workflow"}', stopReason: 'end_turn', usage: { inputTokens: 11, outputTokens: 7 }, costUsd: 0, providerModel: 'scripted' });
+    expect(out).toMatchObject({
+      text: '{"route":"refund_workflow"}',
+      stopReason: 'end_turn',
+      usage: { inputTokens: 11, outputTokens: 7 },
+      costUsd: 0,
+      providerModel: 'scripted',
+    });
     const deltas = events.filter((e) => e.type === 'model.text.delta');
     expect(deltas.length).toBeGreaterThan(1);
     expect(events.map((e) => e.type).slice(-2)).toEqual(['model.output.completed', 'model.usage.completed']);
@@ -41,9 +71,20 @@ describe('ScriptedProvider', () => {
   });
 
   it('matches by step and substring and proposes tool calls with fragmented arguments', async () => {
-    const { events, out } = await call(provider, req({ messages: [{ role: 'user', content: 'where is my order?' }] }));
+    const { events, out } = await call(
+      provider,
+      req({ messages: [{ role: 'user', content: 'where is my order?' }] }),
+    );
     expect(out.stopReason).toBe('tool_calls');
-    expect(out.toolCalls).toEqual([{ id: 'tc1', name: 'order.read', version: 'v1', args: { orderId: 'A1' }, rawArguments: '{"orderId":"A1"}' }]);
+    expect(out.toolCalls).toEqual([
+      {
+        id: 'tc1',
+        name: 'order.read',
+        version: 'v1',
+        args: { orderId: 'A1' },
+        rawArguments: '{"orderId":"A1"}',
+      },
+    ]);
     expect(events.filter((e) => e.type === 'model.tool_call.delta').length).toBeGreaterThan(1);
     expect(out.usage.inputTokens).toBe(countTokens('where is my order?'));
   });
@@ -54,7 +95,11 @@ describe('ScriptedProvider', () => {
       req({
         messages: [
           { role: 'user', content: 'where is my order?' },
-          { role: 'assistant', content: '', toolCalls: [{ id: 'tc1', name: 'order.read', version: 'v1', args: {} }] },
+          {
+            role: 'assistant',
+            content: '',
+            toolCalls: [{ id: 'tc1', name: 'order.read', version: 'v1', args: {} }],
+          },
           { role: 'tool', toolCallId: 'tc1', content: '{"status": "paid"}' },
         ],
       }),
@@ -64,7 +109,12 @@ describe('ScriptedProvider', () => {
 
   it('fails with script_no_match when nothing matches and there is no fallback', async () => {
     const events: ModelEvent[] = [];
-    await expect(provider.stream(req({ messages: [{ role: 'user', content: 'weather?' }] }), { signal: new AbortController().signal, onEvent: (e) => events.push(e) })).rejects.toMatchObject({
+    await expect(
+      provider.stream(req({ messages: [{ role: 'user', content: 'weather?' }] }), {
+        signal: new AbortController().signal,
+        onEvent: (e) => events.push(e),
+      }),
+    ).rejects.toMatchObject({
       code: 'model.script_no_match',
       retryable: false,
     });
@@ -72,7 +122,9 @@ describe('ScriptedProvider', () => {
   });
 
   it('rejects a scripted tool the request did not offer', async () => {
-    const p = new ScriptedProvider(parseModelScript({ entries: [], fallback: { toolCalls: [{ name: 'refund.create', version: 'v1' }] } }));
+    const p = new ScriptedProvider(
+      parseModelScript({ entries: [], fallback: { toolCalls: [{ name: 'refund.create', version: 'v1' }] } }),
+    );
     await expect(call(p, req({}))).rejects.toMatchObject({ code: 'model.unknown_tool' });
   });
 
@@ -93,11 +145,19 @@ describe('ScriptedProvider', () => {
 
 describe('model script validation', () => {
   it('names the bad field', () => {
-    expect(() => parseModelScript({ entries: [{ match: { step: 'one' }, response: { text: 'x' } }] })).toThrow(/entries\.0\.match\.step/);
-    expect(() => parseModelScript({ entries: [{ match: { purpose: 'chat' }, response: { text: 'x' } }] })).toThrow(/entries\.0\.match\.purpose/);
-    expect(() => parseModelScript({ entries: [{ match: { matches: '(' }, response: { text: 'x' } }] })).toThrow(/entries\.0\.match\.matches: not a valid regular expression/);
+    expect(() =>
+      parseModelScript({ entries: [{ match: { step: 'one' }, response: { text: 'x' } }] }),
+    ).toThrow(/entries\.0\.match\.step/);
+    expect(() =>
+      parseModelScript({ entries: [{ match: { purpose: 'chat' }, response: { text: 'x' } }] }),
+    ).toThrow(/entries\.0\.match\.purpose/);
+    expect(() =>
+      parseModelScript({ entries: [{ match: { matches: '(' }, response: { text: 'x' } }] }),
+    ).toThrow(/entries\.0\.match\.matches: not a valid regular expression/);
     expect(() => parseModelScript({ entries: [{ response: {} }] })).toThrow(/needs text or toolCalls/);
-    expect(() => parseModelScript({ entries: [], extra: 1 })).toThrow(/model\.script_invalid|Unrecognized key/);
+    expect(() => parseModelScript({ entries: [], extra: 1 })).toThrow(
+      /model\.script_invalid|Unrecognized key/,
+    );
     expect(() => parseModelScript('{not json')).toThrow(/is not JSON/);
   });
 

@@ -24,7 +24,8 @@ export function messageStart(res: ServerResponse, inputTokens: number): void {
 
 export function textBlock(res: ServerResponse, index: number, parts: string[]): void {
   send(res, { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
-  for (const text of parts) send(res, { type: 'content_block_delta', index, delta: { type: 'text_delta', text } });
+  for (const text of parts)
+    send(res, { type: 'content_block_delta', index, delta: { type: 'text_delta', text } });
   send(res, { type: 'content_block_stop', index });
 }
 
@@ -33,11 +34,19 @@ export function toolStart(res: ServerResponse, index: number, id: string, name: 
 }
 
 export function toolJson(res: ServerResponse, index: number, partial: string): void {
-  send(res, { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: partial } });
+  send(res, {
+    type: 'content_block_delta',
+    index,
+    delta: { type: 'input_json_delta', partial_json: partial },
+  });
 }
 
 export function messageEnd(res: ServerResponse, stopReason: string, outputTokens: number): void {
-  send(res, { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: outputTokens } });
+  send(res, {
+    type: 'message_delta',
+    delta: { stop_reason: stopReason, stop_sequence: null },
+    usage: { output_tokens: outputTokens },
+  });
   send(res, { type: 'message_stop' });
   res.end();
 }

@@ -9,7 +9,11 @@ export interface RecordedRequest {
   readonly body: Record<string, unknown>;
 }
 
-export type FakeHandler = (req: RecordedRequest, res: ServerResponse, events: { closed: Promise<void> }) => void | Promise<void>;
+export type FakeHandler = (
+  req: RecordedRequest,
+  res: ServerResponse,
+  events: { closed: Promise<void> },
+) => void | Promise<void>;
 
 export interface FakeServer {
   /** `http://127.0.0.1:<port>` */
@@ -72,7 +76,11 @@ export async function startFakeServer(): Promise<FakeServer> {
 
 /** Starts an SSE response. */
 export function startSse(res: ServerResponse): void {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
   res.flushHeaders();
 }
 
@@ -83,7 +91,12 @@ export function writeSse(res: ServerResponse, data: unknown, event?: string): vo
 }
 
 /** A JSON error response with optional extra headers. */
-export function jsonError(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function jsonError(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }

@@ -2,7 +2,11 @@ import type { ServerResponse } from 'node:http';
 import { writeSse } from './fake-http-server.js';
 
 /** A Chat Completions stream chunk as the OpenAI wire protocol sends it. */
-export function chunk(delta: Record<string, unknown>, finishReason: string | null = null, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function chunk(
+  delta: Record<string, unknown>,
+  finishReason: string | null = null,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     id: 'chatcmpl-1',
     object: 'chat.completion.chunk',
@@ -24,13 +28,19 @@ export function usageChunk(prompt: number, completion: number): Record<string, u
   };
 }
 
-export function toolDelta(index: number, fields: { id?: string; name?: string; args?: string }): Record<string, unknown> {
+export function toolDelta(
+  index: number,
+  fields: { id?: string; name?: string; args?: string },
+): Record<string, unknown> {
   return {
     tool_calls: [
       {
         index,
         ...(fields.id ? { id: fields.id, type: 'function' } : {}),
-        function: { ...(fields.name ? { name: fields.name } : {}), ...(fields.args !== undefined ? { arguments: fields.args } : {}) },
+        function: {
+          ...(fields.name ? { name: fields.name } : {}),
+          ...(fields.args !== undefined ? { arguments: fields.args } : {}),
+        },
       },
     ],
   };
