@@ -46,7 +46,14 @@ export const actionWithVerification: CompletionEvaluator = defineEvaluator(
         (params.actionType === undefined || a.artifact.type === params.actionType),
     );
     if (actions.length === 0) {
-      return makeVerdict(id, false, [CompletionReasonCodes.noObservedAction], [], 'no observed action was recorded', evidence);
+      return makeVerdict(
+        id,
+        false,
+        [CompletionReasonCodes.noObservedAction],
+        [],
+        'no observed action was recorded',
+        evidence,
+      );
     }
     const checks = evidence.verified.filter(
       (c) => params.verificationType === undefined || c.artifact.type === params.verificationType,

@@ -9,7 +9,15 @@ export type VerdictBody = Omit<CompletionVerdict, 'evaluator'>;
 
 const VerdictBodySchema = z.object({
   passed: z.boolean(),
-  reasonCodes: z.array(z.string().regex(/^[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+$/).max(100)).min(1).max(20),
+  reasonCodes: z
+    .array(
+      z
+        .string()
+        .regex(/^[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+$/)
+        .max(100),
+    )
+    .min(1)
+    .max(20),
   evidenceArtifactIds: z.array(z.string().min(1).max(200)).max(100),
   summary: z.string().max(500),
 });
@@ -44,14 +52,19 @@ export function defineEvaluator<S extends z.ZodType<unknown, Record<string, unkn
     checkParams(params) {
       const parsed = paramsSchema.safeParse(params);
       if (!parsed.success) {
-        throw new CompletionError('completion.params_invalid', `${id}: invalid params: ${describeIssues(parsed.error)}`, {
-          evaluator: id,
-        });
+        throw new CompletionError(
+          'completion.params_invalid',
+          `${id}: invalid params: ${describeIssues(parsed.error)}`,
+          {
+            evaluator: id,
+          },
+        );
       }
     },
     evaluate(input) {
       const parsed = paramsSchema.safeParse(input.params);
-      if (!parsed.success) return fail(CompletionReasonCodes.paramsInvalid, `invalid params: ${describeIssues(parsed.error)}`);
+      if (!parsed.success)
+        return fail(CompletionReasonCodes.paramsInvalid, `invalid params: ${describeIssues(parsed.error)}`);
       let body: unknown;
       try {
         body = fn(input, parsed.data);
@@ -59,7 +72,8 @@ export function defineEvaluator<S extends z.ZodType<unknown, Record<string, unkn
         return fail(CompletionReasonCodes.evaluatorError, `${id} threw while evaluating`);
       }
       const checked = VerdictBodySchema.safeParse(body);
-      if (!checked.success) return fail(CompletionReasonCodes.evaluatorError, `${id} returned a malformed verdict`);
+      if (!checked.success)
+        return fail(CompletionReasonCodes.evaluatorError, `${id} returned a malformed verdict`);
       return { evaluator: id, ...checked.data };
     },
   };

@@ -1,7 +1,12 @@
 import { HarnessError } from '../domain/errors.js';
 import { NamedRegistry } from '../registry/named-registry.js';
 import { actionWithVerification } from './action-with-verification.js';
-import type { CompletionContract, CompletionEvaluator, CompletionInput, CompletionVerdict } from './completion.js';
+import type {
+  CompletionContract,
+  CompletionEvaluator,
+  CompletionInput,
+  CompletionVerdict,
+} from './completion.js';
 import { CompletionContractSchema } from './completion.js';
 import { CompletionError } from './completion-error.js';
 import { observedRemoteBranch } from './observed-remote-branch.js';
@@ -22,15 +27,23 @@ export class EvaluatorRegistry extends NamedRegistry<CompletionEvaluator> {
       kind: 'evaluator',
       validate: (e) => {
         if (!/^[a-z][a-z0-9_.-]{0,63}$/.test(e.name)) {
-          throw new HarnessError('registry.invalid_name', `evaluator name ${JSON.stringify(e.name)} is not a lowercase identifier`, {
-            name: e.name,
-          });
+          throw new HarnessError(
+            'registry.invalid_name',
+            `evaluator name ${JSON.stringify(e.name)} is not a lowercase identifier`,
+            {
+              name: e.name,
+            },
+          );
         }
         if (!/^v[1-9][0-9]*$/.test(e.version)) {
-          throw new HarnessError('registry.invalid_version', `evaluator version ${JSON.stringify(e.version)} is not vN`, {
-            name: e.name,
-            version: e.version,
-          });
+          throw new HarnessError(
+            'registry.invalid_version',
+            `evaluator version ${JSON.stringify(e.version)} is not vN`,
+            {
+              name: e.name,
+              version: e.version,
+            },
+          );
         }
       },
     });
@@ -46,7 +59,11 @@ export class EvaluatorRegistry extends NamedRegistry<CompletionEvaluator> {
   checkContract(contract: CompletionContract): void {
     const parsed = CompletionContractSchema.safeParse(contract);
     if (!parsed.success) {
-      throw new CompletionError('completion.contract_invalid', `invalid completion contract: ${parsed.error.message}`, {});
+      throw new CompletionError(
+        'completion.contract_invalid',
+        `invalid completion contract: ${parsed.error.message}`,
+        {},
+      );
     }
     const evaluator = this.get(parsed.data.evaluator.name, parsed.data.evaluator.version);
     evaluator.checkParams?.(parsed.data.params ?? {});

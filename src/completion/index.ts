@@ -20,5 +20,13 @@ export {
   RemoteBranchDataSchema,
   observedRemoteBranch,
 } from './observed-remote-branch.js';
-export { PIPELINE_ARTIFACT_TYPE, PipelineVerificationParamsSchema, pipelineVerification } from './pipeline-verification.js';
-export { DEFAULT_EVALUATORS, EvaluatorRegistry, createDefaultEvaluatorRegistry } from './evaluator-registry.js';
+export {
+  PIPELINE_ARTIFACT_TYPE,
+  PipelineVerificationParamsSchema,
+  pipelineVerification,
+} from './pipeline-verification.js';
+export {
+  DEFAULT_EVALUATORS,
+  EvaluatorRegistry,
+  createDefaultEvaluatorRegistry,
+} from './evaluator-registry.js';

@@ -47,7 +47,14 @@ export const observedRemoteBranch: CompletionEvaluator = defineEvaluator(
     const evidence = collectEvidence(input);
     const observed = evidence.observed.filter((a) => a.artifact.type === REMOTE_BRANCH_ARTIFACT_TYPE);
     if (observed.length === 0) {
-      return makeVerdict(id, false, [CompletionReasonCodes.noRemoteBranch], [], 'no remote branch was observed', evidence);
+      return makeVerdict(
+        id,
+        false,
+        [CompletionReasonCodes.noRemoteBranch],
+        [],
+        'no remote branch was observed',
+        evidence,
+      );
     }
     const latestByBranch = new Map<string, TrustedArtifact>();
     const malformed: string[] = [];
@@ -65,13 +72,29 @@ export const observedRemoteBranch: CompletionEvaluator = defineEvaluator(
     }
     const candidates = [...latestByBranch.values()];
     if (candidates.length === 0) {
-      const code = malformed.length > 0 ? CompletionReasonCodes.invalidArtifactData : CompletionReasonCodes.branchMismatch;
-      return makeVerdict(id, false, [code], malformed, 'no observed remote branch matches the contract', evidence);
+      const code =
+        malformed.length > 0
+          ? CompletionReasonCodes.invalidArtifactData
+          : CompletionReasonCodes.branchMismatch;
+      return makeVerdict(
+        id,
+        false,
+        [code],
+        malformed,
+        'no observed remote branch matches the contract',
+        evidence,
+      );
     }
     const states = candidates.map((c) => verificationStateOf(c, evidence.verified));
     const good = states.find((s) => s.kind === 'passed');
     if (good !== undefined) {
-      return makeVerdict(id, true, [CompletionReasonCodes.remoteBranchVerified], idsOf(good), 'the remote branch is observed and verified');
+      return makeVerdict(
+        id,
+        true,
+        [CompletionReasonCodes.remoteBranchVerified],
+        idsOf(good),
+        'the remote branch is observed and verified',
+      );
     }
     return makeVerdict(
       id,

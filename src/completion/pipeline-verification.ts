@@ -44,12 +44,32 @@ export const pipelineVerification: CompletionEvaluator = defineEvaluator(
     const runs = evidence.verified.filter((c) => c.artifact.type === params.pipelineType);
     const deciding = decidingCheck(runs);
     if (deciding === undefined) {
-      return makeVerdict(id, false, [CompletionReasonCodes.noPipelineVerification], [], 'no pipeline run was verified', evidence);
+      return makeVerdict(
+        id,
+        false,
+        [CompletionReasonCodes.noPipelineVerification],
+        [],
+        'no pipeline run was verified',
+        evidence,
+      );
     }
     if (!params.requireLinkedChange) {
       return passed(deciding)
-        ? makeVerdict(id, true, [CompletionReasonCodes.pipelinePassed], [deciding.artifact.id], 'the latest pipeline run passed')
-        : makeVerdict(id, false, [CompletionReasonCodes.verificationFailed], [deciding.artifact.id], 'the latest pipeline run failed', evidence);
+        ? makeVerdict(
+            id,
+            true,
+            [CompletionReasonCodes.pipelinePassed],
+            [deciding.artifact.id],
+            'the latest pipeline run passed',
+          )
+        : makeVerdict(
+            id,
+            false,
+            [CompletionReasonCodes.verificationFailed],
+            [deciding.artifact.id],
+            'the latest pipeline run failed',
+            evidence,
+          );
     }
     const change = latest(
       evidence.observed.filter(
@@ -59,7 +79,14 @@ export const pipelineVerification: CompletionEvaluator = defineEvaluator(
       ),
     );
     if (change === undefined) {
-      return makeVerdict(id, false, [CompletionReasonCodes.noObservedAction], [], 'no observed change to link the pipeline to', evidence);
+      return makeVerdict(
+        id,
+        false,
+        [CompletionReasonCodes.noObservedAction],
+        [],
+        'no observed change to link the pipeline to',
+        evidence,
+      );
     }
     const state = verificationStateOf(change, runs);
     if (state.kind === 'unverified') {
@@ -73,7 +100,20 @@ export const pipelineVerification: CompletionEvaluator = defineEvaluator(
       );
     }
     return state.kind === 'passed'
-      ? makeVerdict(id, true, [CompletionReasonCodes.pipelinePassed], [change.artifact.id, state.check.artifact.id], 'the pipeline passed for the latest change')
-      : makeVerdict(id, false, [CompletionReasonCodes.verificationFailed], [change.artifact.id, state.check.artifact.id], 'the pipeline failed for the latest change', evidence);
+      ? makeVerdict(
+          id,
+          true,
+          [CompletionReasonCodes.pipelinePassed],
+          [change.artifact.id, state.check.artifact.id],
+          'the pipeline passed for the latest change',
+        )
+      : makeVerdict(
+          id,
+          false,
+          [CompletionReasonCodes.verificationFailed],
+          [change.artifact.id, state.check.artifact.id],
+          'the pipeline failed for the latest change',
+          evidence,
+        );
   },
 );

@@ -16,8 +16,18 @@ export const solutionDelivered: CompletionEvaluator = defineEvaluator(
   (input) => {
     const ok = isNonEmpty(input.finalOutput);
     return ok
-      ? { passed: true, reasonCodes: [CompletionReasonCodes.outputDelivered], evidenceArtifactIds: [], summary: 'a final output was delivered' }
-      : { passed: false, reasonCodes: [CompletionReasonCodes.noFinalOutput], evidenceArtifactIds: [], summary: 'the final output is empty' };
+      ? {
+          passed: true,
+          reasonCodes: [CompletionReasonCodes.outputDelivered],
+          evidenceArtifactIds: [],
+          summary: 'a final output was delivered',
+        }
+      : {
+          passed: false,
+          reasonCodes: [CompletionReasonCodes.noFinalOutput],
+          evidenceArtifactIds: [],
+          summary: 'the final output is empty',
+        };
   },
 );
 

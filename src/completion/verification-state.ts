@@ -9,7 +9,10 @@ export type VerificationState =
   | { kind: 'unverified'; subject: TrustedArtifact };
 
 /** The state of `subject` given the candidate `checks` (see {@link verifies} and {@link decidingCheck}). */
-export function verificationStateOf(subject: TrustedArtifact, checks: readonly TrustedArtifact[]): VerificationState {
+export function verificationStateOf(
+  subject: TrustedArtifact,
+  checks: readonly TrustedArtifact[],
+): VerificationState {
   const check = decidingCheck(checks.filter((c) => verifies(c, subject)));
   if (check === undefined) return { kind: 'unverified', subject };
   return { kind: passed(check) ? 'passed' : 'failed', subject, check };
@@ -20,7 +23,10 @@ export function verificationStateOf(subject: TrustedArtifact, checks: readonly T
  * there are no candidate checks, `completion.verification_failed` when a deciding check failed,
  * otherwise `completion.unlinked_verification`.
  */
-export function failureCodeOf(states: readonly VerificationState[], checks: readonly TrustedArtifact[]): string {
+export function failureCodeOf(
+  states: readonly VerificationState[],
+  checks: readonly TrustedArtifact[],
+): string {
   if (checks.length === 0) return CompletionReasonCodes.noVerifiedArtifact;
   if (states.some((s) => s.kind === 'failed')) return CompletionReasonCodes.verificationFailed;
   return CompletionReasonCodes.unlinkedVerification;
@@ -28,7 +34,9 @@ export function failureCodeOf(states: readonly VerificationState[], checks: read
 
 /** Artifact ids a state rests on: the subject, and its deciding check when there is one. */
 export function idsOf(state: VerificationState): string[] {
-  return state.kind === 'unverified' ? [state.subject.artifact.id] : [state.subject.artifact.id, state.check.artifact.id];
+  return state.kind === 'unverified'
+    ? [state.subject.artifact.id]
+    : [state.subject.artifact.id, state.check.artifact.id];
 }
 
 /**
@@ -47,5 +55,11 @@ export function makeVerdict(
   if (!ok && evidence !== undefined && evidence.ignoredIds.length > 0) {
     reasonCodes.push(CompletionReasonCodes.unattributedArtifactIgnored);
   }
-  return { evaluator, passed: ok, reasonCodes: [...new Set(reasonCodes)], evidenceArtifactIds: [...new Set(ids)], summary };
+  return {
+    evaluator,
+    passed: ok,
+    reasonCodes: [...new Set(reasonCodes)],
+    evidenceArtifactIds: [...new Set(ids)],
+    summary,
+  };
 }

@@ -17,9 +17,13 @@ import { PolicyError } from './policy-error.js';
  */
 export function composePolicies(name: string, version: string, policies: readonly Policy[]): Policy {
   if (policies.length === 0) {
-    throw new PolicyError('policy.config_invalid', `composed policy ${name}@${version} needs at least one policy`, {
-      field: 'policies',
-    });
+    throw new PolicyError(
+      'policy.config_invalid',
+      `composed policy ${name}@${version} needs at least one policy`,
+      {
+        field: 'policies',
+      },
+    );
   }
   const seen = new Set<string>();
   for (const p of policies) {

@@ -11,8 +11,10 @@ import { isValidObligation, isValidReasonCode } from './reason-codes.js';
 export function decisionProblems(decision: PolicyDecision): string[] {
   const problems: string[] = [];
   if (decision.reasonCodes.length === 0) problems.push('reasonCodes: at least one reason code is required');
-  for (const code of decision.reasonCodes) if (!isValidReasonCode(code)) problems.push(`reasonCodes: invalid code ${code}`);
-  for (const o of decision.obligations) if (!isValidObligation(o)) problems.push(`obligations: invalid obligation ${o}`);
+  for (const code of decision.reasonCodes)
+    if (!isValidReasonCode(code)) problems.push(`reasonCodes: invalid code ${code}`);
+  for (const o of decision.obligations)
+    if (!isValidObligation(o)) problems.push(`obligations: invalid obligation ${o}`);
   if (decision.expiresAt !== undefined) {
     try {
       parseIsoTime(decision.expiresAt);
@@ -33,7 +35,9 @@ export function parseDecision(value: unknown): PolicyDecision {
     ? decisionProblems(parsed.data)
     : parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
   if (!parsed.success || problems.length > 0) {
-    throw new PolicyError('policy.decision_invalid', `invalid policy decision: ${problems.join('; ')}`, { problems });
+    throw new PolicyError('policy.decision_invalid', `invalid policy decision: ${problems.join('; ')}`, {
+      problems,
+    });
   }
   return parsed.data;
 }

@@ -10,7 +10,9 @@ const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-
 export function parseIsoTime(iso: string): number {
   const ms = ISO_DATETIME.test(iso) ? Date.parse(iso) : Number.NaN;
   if (Number.isNaN(ms)) {
-    throw new PolicyError('policy.request_invalid', `not an ISO date-time: ${JSON.stringify(iso)}`, { value: iso });
+    throw new PolicyError('policy.request_invalid', `not an ISO date-time: ${JSON.stringify(iso)}`, {
+      value: iso,
+    });
   }
   return ms;
 }

@@ -39,7 +39,8 @@ export function presentTools(
     const request: PolicyRequest = { stage: 'presentation', tool: toolRef(definition), now };
     if (facts !== undefined) request.facts = facts;
     const decision = decide(policy, request);
-    if (decision.decision === 'deny') excluded.push({ name: definition.name, version: definition.version, decision });
+    if (decision.decision === 'deny')
+      excluded.push({ name: definition.name, version: definition.version, decision });
     else visible.push(definition);
   }
   return { visible, excluded };

@@ -99,11 +99,15 @@ export function normalizeRelativePath(value: unknown): PathCheck {
 export function normalizeRoot(root: string): string[] {
   const check = root === '.' ? { ok: true as const, segments: [] } : normalizeRelativePath(root);
   if (!check.ok) {
-    throw new PolicyError('policy.config_invalid', `allowed root ${JSON.stringify(root)} is refused: ${check.code}`, {
-      field: 'allowedRoots',
-      root,
-      code: check.code,
-    });
+    throw new PolicyError(
+      'policy.config_invalid',
+      `allowed root ${JSON.stringify(root)} is refused: ${check.code}`,
+      {
+        field: 'allowedRoots',
+        root,
+        code: check.code,
+      },
+    );
   }
   return check.segments;
 }
@@ -117,7 +121,8 @@ export function confinePath(value: unknown, roots: readonly (readonly string[])[
   const check = normalizeRelativePath(value);
   if (!check.ok) return check;
   const inside = roots.some(
-    (root) => root.length <= check.segments.length && root.every((segment, i) => check.segments[i] === segment),
+    (root) =>
+      root.length <= check.segments.length && root.every((segment, i) => check.segments[i] === segment),
   );
   return inside ? check : { ok: false, code: ReasonCodes.pathOutsideRoots };
 }

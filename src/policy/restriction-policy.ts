@@ -54,9 +54,13 @@ export class RestrictionPolicy implements Policy {
     if (config.allowedEffects !== undefined) {
       for (const effect of config.allowedEffects) {
         if (!ToolEffectSchema.safeParse(effect).success) {
-          throw new PolicyError('policy.config_invalid', `allowedEffects: unknown effect ${JSON.stringify(effect)}`, {
-            field: 'allowedEffects',
-          });
+          throw new PolicyError(
+            'policy.config_invalid',
+            `allowedEffects: unknown effect ${JSON.stringify(effect)}`,
+            {
+              field: 'allowedEffects',
+            },
+          );
         }
       }
       this.allowedEffects = new Set(config.allowedEffects);
@@ -65,9 +69,13 @@ export class RestrictionPolicy implements Policy {
     for (const [tool, pointers] of Object.entries(config.pathFields ?? {})) {
       for (const pointer of pointers) {
         if (pointer === '' || !isJsonPointer(pointer)) {
-          throw new PolicyError('policy.config_invalid', `pathFields.${tool}: not a JSON pointer: ${JSON.stringify(pointer)}`, {
-            field: `pathFields.${tool}`,
-          });
+          throw new PolicyError(
+            'policy.config_invalid',
+            `pathFields.${tool}: not a JSON pointer: ${JSON.stringify(pointer)}`,
+            {
+              field: `pathFields.${tool}`,
+            },
+          );
         }
       }
       fields.set(tool, [...pointers]);
@@ -78,7 +86,8 @@ export class RestrictionPolicy implements Policy {
 
   evaluate(req: PolicyRequest): PolicyDecision {
     const codes = new Set<string>();
-    if (this.allowedTools !== undefined && !this.allowedTools.has(req.tool.name)) codes.add(ReasonCodes.toolNotAllowed);
+    if (this.allowedTools !== undefined && !this.allowedTools.has(req.tool.name))
+      codes.add(ReasonCodes.toolNotAllowed);
     if (this.allowedEffects !== undefined && !this.allowedEffects.has(req.tool.effect)) {
       codes.add(ReasonCodes.effectNotAllowed);
     }
@@ -86,7 +95,12 @@ export class RestrictionPolicy implements Policy {
     const policyVersion = policyVersionOf(this);
     return codes.size > 0
       ? { decision: 'deny', policyVersion, reasonCodes: [...codes], obligations: [] }
-      : { decision: 'allow', policyVersion, reasonCodes: [ReasonCodes.restrictionsSatisfied], obligations: [] };
+      : {
+          decision: 'allow',
+          policyVersion,
+          reasonCodes: [ReasonCodes.restrictionsSatisfied],
+          obligations: [],
+        };
   }
 
   private pathFailures(req: PolicyRequest): PathRejection[] {

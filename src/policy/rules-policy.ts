@@ -7,7 +7,13 @@ import type { Policy, PolicyRequest } from './policy.js';
 import { policyVersionOf } from './policy.js';
 import { PolicyError } from './policy-error.js';
 import { ReasonCodes } from './reason-codes.js';
-import type { ArgPredicate, FactPredicate, ParsedRulesPolicyConfig, Rule, RulesPolicyConfig } from './rules-schema.js';
+import type {
+  ArgPredicate,
+  FactPredicate,
+  ParsedRulesPolicyConfig,
+  Rule,
+  RulesPolicyConfig,
+} from './rules-schema.js';
 import { RulesPolicyConfigSchema } from './rules-schema.js';
 
 /** A decision with the ids of the rules that produced it, for audit evidence (`policy://name/version#id`). */
@@ -46,7 +52,9 @@ export class RulesPolicy implements Policy {
     const parsed = RulesPolicyConfigSchema.safeParse(config);
     if (!parsed.success) {
       const issues = parsed.error.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`);
-      throw new PolicyError('policy.config_invalid', `invalid rules policy: ${issues.join('; ')}`, { issues });
+      throw new PolicyError('policy.config_invalid', `invalid rules policy: ${issues.join('; ')}`, {
+        issues,
+      });
     }
     this.config = parsed.data;
     this.name = parsed.data.name;
@@ -93,7 +101,12 @@ export class RulesPolicy implements Policy {
     if (when.facts !== undefined) {
       const facts = req.facts ?? {};
       const factHolds = (p: FactPredicate) =>
-        holds(p, Object.prototype.hasOwnProperty.call(facts, p.fact) ? { found: true, value: facts[p.fact] } : { found: false });
+        holds(
+          p,
+          Object.prototype.hasOwnProperty.call(facts, p.fact)
+            ? { found: true, value: facts[p.fact] }
+            : { found: false },
+        );
       if (!when.facts.every(factHolds)) return false;
     }
     return true;
@@ -125,7 +138,12 @@ function holds(p: Predicate, actual: { found: true; value: unknown } | { found: 
 }
 
 function outcome(
-  source: { decision: DecisionParts['decision']; reasonCodes: string[]; obligations: string[]; expiresInSeconds?: number | undefined },
+  source: {
+    decision: DecisionParts['decision'];
+    reasonCodes: string[];
+    obligations: string[];
+    expiresInSeconds?: number | undefined;
+  },
   engineCodes: string[],
   now: string,
 ): DecisionParts {
@@ -148,6 +166,7 @@ function globToRegExp(glob: string): RegExp {
 
 function formatPath(path: readonly PropertyKey[]): string {
   let out = '';
-  for (const key of path) out += typeof key === 'number' ? `[${key}]` : `${out === '' ? '' : '.'}${String(key)}`;
+  for (const key of path)
+    out += typeof key === 'number' ? `[${key}]` : `${out === '' ? '' : '.'}${String(key)}`;
   return out === '' ? '(root)' : out;
 }

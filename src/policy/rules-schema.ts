@@ -30,14 +30,20 @@ function predicateSchema<K extends string>(key: K, keySchema: z.ZodString) {
 /** `{ pointer: '/amount', op: 'gt', value: 5000 }`: a JSON pointer into the schema-validated arguments. */
 export const ArgPredicateSchema = predicateSchema(
   'pointer',
-  z.string().max(200).refine((p) => p !== '' && isJsonPointer(p), 'must be a non-empty RFC 6901 JSON pointer'),
+  z
+    .string()
+    .max(200)
+    .refine((p) => p !== '' && isJsonPointer(p), 'must be a non-empty RFC 6901 JSON pointer'),
 );
 export type ArgPredicate = z.infer<typeof ArgPredicateSchema>;
 
 /** `{ fact: 'order.owner_verified', op: 'eq', value: true }`: a verified fact the runner holds. */
 export const FactPredicateSchema = predicateSchema(
   'fact',
-  z.string().regex(/^[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*$/, 'must be a lowercase dotted fact name').max(100),
+  z
+    .string()
+    .regex(/^[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*$/, 'must be a lowercase dotted fact name')
+    .max(100),
 );
 export type FactPredicate = z.infer<typeof FactPredicateSchema>;
 
@@ -48,14 +54,22 @@ const ReasonCodeSchema = z
   .string()
   .max(100)
   .refine(
-    (c) => isCatalogueReasonCode(c) || (CUSTOM_REASON_CODE_PATTERN.test(c) && !c.startsWith(RESERVED_REASON_PREFIX)),
+    (c) =>
+      isCatalogueReasonCode(c) ||
+      (CUSTOM_REASON_CODE_PATTERN.test(c) && !c.startsWith(RESERVED_REASON_PREFIX)),
     'must be a catalogue code or a custom lowercase dotted code outside the policy. namespace',
   );
 
-const ObligationSchema = z.string().refine(isValidObligation, 'must be a dotted obligation like limit.refund_amount=5000');
+const ObligationSchema = z
+  .string()
+  .refine(isValidObligation, 'must be a dotted obligation like limit.refund_amount=5000');
 
 /** Seconds until a decision expires; at most 30 days. */
-const ExpirySchema = z.number().int().positive().max(30 * 24 * 3600);
+const ExpirySchema = z
+  .number()
+  .int()
+  .positive()
+  .max(30 * 24 * 3600);
 
 const OutcomeShape = {
   decision: DecisionKindSchema,
@@ -116,7 +130,8 @@ export const RulesPolicyConfigSchema = z
     const declared = new Set(config.customReasonCodes);
     const seen = new Set<string>();
     config.rules.forEach((rule, i) => {
-      if (seen.has(rule.id)) ctx.addIssue({ code: 'custom', path: ['rules', i, 'id'], message: `duplicate rule id ${rule.id}` });
+      if (seen.has(rule.id))
+        ctx.addIssue({ code: 'custom', path: ['rules', i, 'id'], message: `duplicate rule id ${rule.id}` });
       seen.add(rule.id);
       checkDeclared(rule.reasonCodes, declared, ['rules', i, 'reasonCodes'], ctx);
     });
@@ -125,10 +140,19 @@ export const RulesPolicyConfigSchema = z
 export type RulesPolicyConfig = z.input<typeof RulesPolicyConfigSchema>;
 export type ParsedRulesPolicyConfig = z.output<typeof RulesPolicyConfigSchema>;
 
-function checkDeclared(codes: readonly string[], declared: ReadonlySet<string>, path: (string | number)[], ctx: z.RefinementCtx) {
+function checkDeclared(
+  codes: readonly string[],
+  declared: ReadonlySet<string>,
+  path: (string | number)[],
+  ctx: z.RefinementCtx,
+) {
   codes.forEach((code, j) => {
     if (!isCatalogueReasonCode(code) && !declared.has(code)) {
-      ctx.addIssue({ code: 'custom', path: [...path, j], message: `reason code ${code} is neither in the catalogue nor in customReasonCodes` });
+      ctx.addIssue({
+        code: 'custom',
+        path: [...path, j],
+        message: `reason code ${code} is neither in the catalogue nor in customReasonCodes`,
+      });
     }
   });
 }

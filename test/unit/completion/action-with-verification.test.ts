@@ -5,10 +5,16 @@ import { input, inv, modelArtifact, observed, verified } from './evidence-fixtur
 
 const refund = observed('a-refund', 'refund', { externalId: 'R-1', data: { amount: 300 } });
 const createRefund = inv(1, 'refund.create', 'write', ['a-refund'], { externalId: 'R-1' });
-const check = (subject: { artifactId?: string; externalId?: string }, status: 'passed' | 'failed' = 'passed', id = 'v-1') =>
-  verified(id, subject, status, 'refund.status_check');
-const run = (artifacts: Artifact[], invocations = [createRefund, inv(2, 'refund.get', 'read', ['v-1'])], params = {}) =>
-  actionWithVerification.evaluate(input(artifacts, invocations, params));
+const check = (
+  subject: { artifactId?: string; externalId?: string },
+  status: 'passed' | 'failed' = 'passed',
+  id = 'v-1',
+) => verified(id, subject, status, 'refund.status_check');
+const run = (
+  artifacts: Artifact[],
+  invocations = [createRefund, inv(2, 'refund.get', 'read', ['v-1'])],
+  params = {},
+) => actionWithVerification.evaluate(input(artifacts, invocations, params));
 
 describe('action_with_verification/v1', () => {
   it('passes with an observed action and a later passed verification linked by artifact id', () => {
@@ -25,7 +31,9 @@ describe('action_with_verification/v1', () => {
     expect(run([refund, check({ externalId: 'R-1' })]).passed).toBe(true);
     const bare = observed('a-refund', 'refund');
     expect(run([bare, check({ externalId: 'R-1' })]).passed).toBe(true);
-    expect(run([bare, check({ externalId: 'R-2' })]).reasonCodes).toEqual(['completion.unlinked_verification']);
+    expect(run([bare, check({ externalId: 'R-2' })]).reasonCodes).toEqual([
+      'completion.unlinked_verification',
+    ]);
   });
 
   it('requires every id the subject names to match', () => {
@@ -52,27 +60,45 @@ describe('action_with_verification/v1', () => {
       const injected = check({ artifactId: 'a-refund' }, 'passed', 'v-injected');
       const v = run([refund, injected]);
       expect(v.passed).toBe(false);
-      expect(v.reasonCodes).toEqual(['completion.no_verified_artifact', 'completion.unattributed_artifact_ignored']);
+      expect(v.reasonCodes).toEqual([
+        'completion.no_verified_artifact',
+        'completion.unattributed_artifact_ignored',
+      ]);
       const orphanAction = observed('a-orphan', 'refund');
-      expect(run([orphanAction], []).reasonCodes).toEqual(['completion.no_observed_action', 'completion.unattributed_artifact_ignored']);
+      expect(run([orphanAction], []).reasonCodes).toEqual([
+        'completion.no_observed_action',
+        'completion.unattributed_artifact_ignored',
+      ]);
     });
 
     it('a verified artifact that breaks the artifact schema is ignored', () => {
       const broken = { ...check({ artifactId: 'a-refund' }), verification: undefined } as Artifact;
-      expect(run([refund, broken]).reasonCodes).toEqual(['completion.no_verified_artifact', 'completion.unattributed_artifact_ignored']);
+      expect(run([refund, broken]).reasonCodes).toEqual([
+        'completion.no_verified_artifact',
+        'completion.unattributed_artifact_ignored',
+      ]);
     });
 
     it('artifacts of a failed invocation do not count', () => {
-      const v = run([refund, check({ artifactId: 'a-refund' })], [createRefund, inv(2, 'refund.get', 'read', ['v-1'], { status: 'failed_terminal' })]);
+      const v = run(
+        [refund, check({ artifactId: 'a-refund' })],
+        [createRefund, inv(2, 'refund.get', 'read', ['v-1'], { status: 'failed_terminal' })],
+      );
       expect(v.reasonCodes).toContain('completion.no_verified_artifact');
     });
 
     it('a check recorded by the action itself, or before it, is not independent', () => {
-      const same = run([refund, check({ artifactId: 'a-refund' })], [inv(1, 'refund.create', 'write', ['a-refund', 'v-1'])]);
+      const same = run(
+        [refund, check({ artifactId: 'a-refund' })],
+        [inv(1, 'refund.create', 'write', ['a-refund', 'v-1'])],
+      );
       expect(same.reasonCodes).toEqual(['completion.unlinked_verification']);
       const before = run(
         [refund, check({ externalId: 'R-1' })],
-        [inv(1, 'refund.get', 'read', ['v-1']), inv(2, 'refund.create', 'write', ['a-refund'], { externalId: 'R-1' })],
+        [
+          inv(1, 'refund.get', 'read', ['v-1']),
+          inv(2, 'refund.create', 'write', ['a-refund'], { externalId: 'R-1' }),
+        ],
       );
       expect(before.reasonCodes).toEqual(['completion.unlinked_verification']);
     });
@@ -88,37 +114,78 @@ describe('action_with_verification/v1', () => {
 
   it('fails with unlinked_verification for a check about something else', () => {
     const v = run([refund, check({ artifactId: 'another' })]);
-    expect(v).toMatchObject({ passed: false, reasonCodes: ['completion.unlinked_verification'], evidenceArtifactIds: ['a-refund', 'v-1'] });
+    expect(v).toMatchObject({
+      passed: false,
+      reasonCodes: ['completion.unlinked_verification'],
+      evidenceArtifactIds: ['a-refund', 'v-1'],
+    });
   });
 
   it('lets the latest linked check decide', () => {
-    const invocations = [createRefund, inv(2, 'refund.get', 'read', ['v-1']), inv(3, 'refund.get', 'read', ['v-2'])];
-    const failedThenPassed = [refund, check({ artifactId: 'a-refund' }, 'failed', 'v-1'), check({ artifactId: 'a-refund' }, 'passed', 'v-2')];
+    const invocations = [
+      createRefund,
+      inv(2, 'refund.get', 'read', ['v-1']),
+      inv(3, 'refund.get', 'read', ['v-2']),
+    ];
+    const failedThenPassed = [
+      refund,
+      check({ artifactId: 'a-refund' }, 'failed', 'v-1'),
+      check({ artifactId: 'a-refund' }, 'passed', 'v-2'),
+    ];
     expect(run(failedThenPassed, invocations).passed).toBe(true);
-    const passedThenFailed = [refund, check({ artifactId: 'a-refund' }, 'passed', 'v-1'), check({ artifactId: 'a-refund' }, 'failed', 'v-2')];
+    const passedThenFailed = [
+      refund,
+      check({ artifactId: 'a-refund' }, 'passed', 'v-1'),
+      check({ artifactId: 'a-refund' }, 'failed', 'v-2'),
+    ];
     expect(run(passedThenFailed, invocations).reasonCodes).toEqual(['completion.verification_failed']);
-    const sameInvocation = [refund, check({ artifactId: 'a-refund' }, 'passed', 'v-1'), check({ artifactId: 'a-refund' }, 'failed', 'v-2')];
-    expect(run(sameInvocation, [createRefund, inv(2, 'refund.get', 'read', ['v-1', 'v-2'])]).passed).toBe(false);
+    const sameInvocation = [
+      refund,
+      check({ artifactId: 'a-refund' }, 'passed', 'v-1'),
+      check({ artifactId: 'a-refund' }, 'failed', 'v-2'),
+    ];
+    expect(run(sameInvocation, [createRefund, inv(2, 'refund.get', 'read', ['v-1', 'v-2'])]).passed).toBe(
+      false,
+    );
   });
 
   it('counts only write actions, of actionTool and actionType when given', () => {
     const lookup = observed('a-order', 'order');
-    expect(run([lookup, check({ artifactId: 'a-order' })], [inv(1, 'order.get', 'read', ['a-order']), inv(2, 'x.check', 'read', ['v-1'])]).reasonCodes).toEqual([
-      'completion.no_observed_action',
-    ]);
+    expect(
+      run(
+        [lookup, check({ artifactId: 'a-order' })],
+        [inv(1, 'order.get', 'read', ['a-order']), inv(2, 'x.check', 'read', ['v-1'])],
+      ).reasonCodes,
+    ).toEqual(['completion.no_observed_action']);
     const artifacts = [refund, check({ artifactId: 'a-refund' })];
     expect(run(artifacts, undefined, { actionTool: 'refund.create' }).passed).toBe(true);
-    expect(run(artifacts, undefined, { actionTool: 'payment.send' }).reasonCodes).toEqual(['completion.no_observed_action']);
-    expect(run(artifacts, undefined, { actionType: 'payment' }).reasonCodes).toEqual(['completion.no_observed_action']);
-    expect(run(artifacts, undefined, { verificationType: 'other.check' }).reasonCodes).toEqual(['completion.no_verified_artifact']);
+    expect(run(artifacts, undefined, { actionTool: 'payment.send' }).reasonCodes).toEqual([
+      'completion.no_observed_action',
+    ]);
+    expect(run(artifacts, undefined, { actionType: 'payment' }).reasonCodes).toEqual([
+      'completion.no_observed_action',
+    ]);
+    expect(run(artifacts, undefined, { verificationType: 'other.check' }).reasonCodes).toEqual([
+      'completion.no_verified_artifact',
+    ]);
   });
 
   it('requires every action by default and one with require: any', () => {
     const second = observed('a-refund-2', 'refund', { externalId: 'R-2' });
     const artifacts = [refund, second, check({ artifactId: 'a-refund' })];
-    const invocations = [createRefund, inv(2, 'refund.create', 'write', ['a-refund-2']), inv(3, 'refund.get', 'read', ['v-1'])];
-    expect(run(artifacts, invocations)).toMatchObject({ passed: false, reasonCodes: ['completion.unlinked_verification'] });
-    expect(run(artifacts, invocations, { require: 'any' })).toMatchObject({ passed: true, evidenceArtifactIds: ['a-refund', 'v-1'] });
+    const invocations = [
+      createRefund,
+      inv(2, 'refund.create', 'write', ['a-refund-2']),
+      inv(3, 'refund.get', 'read', ['v-1']),
+    ];
+    expect(run(artifacts, invocations)).toMatchObject({
+      passed: false,
+      reasonCodes: ['completion.unlinked_verification'],
+    });
+    expect(run(artifacts, invocations, { require: 'any' })).toMatchObject({
+      passed: true,
+      evidenceArtifactIds: ['a-refund', 'v-1'],
+    });
   });
 
   it('fails with params_invalid for params outside its contract', () => {

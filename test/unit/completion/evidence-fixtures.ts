@@ -12,7 +12,14 @@ export function verified(
   type = 'check',
   extra: Partial<Artifact> = {},
 ): Artifact {
-  return { id, type, schemaVersion: '1', provenance: 'verified', verification: { subject, status }, ...extra };
+  return {
+    id,
+    type,
+    schemaVersion: '1',
+    provenance: 'verified',
+    verification: { subject, status },
+    ...extra,
+  };
 }
 
 export function modelArtifact(id: string, type: string, data: unknown): Artifact {

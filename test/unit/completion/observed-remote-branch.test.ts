@@ -11,14 +11,19 @@ const branch = (id: string, name: string, sha: string, remote = 'origin') =>
 const pushed = branch('b-1', 'agent/fix-1', SHA1);
 const push = inv(1, 'git.push', 'write', ['b-1']);
 const lsRemote = inv(2, 'git.ls_remote', 'read', ['v-1']);
-const check = (subject: { artifactId?: string; externalId?: string }, status: 'passed' | 'failed' = 'passed', id = 'v-1') =>
-  verified(id, subject, status, 'git.remote_check');
+const check = (
+  subject: { artifactId?: string; externalId?: string },
+  status: 'passed' | 'failed' = 'passed',
+  id = 'v-1',
+) => verified(id, subject, status, 'git.remote_check');
 const run = (artifacts: Artifact[], invocations: InvocationRecord[] = [push, lsRemote], params = {}) =>
   observedRemoteBranch.evaluate(input(artifacts, invocations, params));
 
 describe('observed_remote_branch/v1', () => {
   it('passes for an observed branch with a later passed linked check', () => {
-    expect(run([pushed, check({ externalId: SHA1 })], undefined, { branch: 'agent/fix-1', remote: 'origin' })).toEqual({
+    expect(
+      run([pushed, check({ externalId: SHA1 })], undefined, { branch: 'agent/fix-1', remote: 'origin' }),
+    ).toEqual({
       evaluator: 'observed_remote_branch/v1',
       passed: true,
       reasonCodes: ['completion.remote_branch_verified'],
@@ -28,13 +33,21 @@ describe('observed_remote_branch/v1', () => {
   });
 
   it('fails without an observed branch, and a model claim of one does not count', () => {
-    const claim = modelArtifact('b-1', 'git.remote_branch', { remote: 'origin', branch: 'agent/fix-1', sha: SHA1 });
+    const claim = modelArtifact('b-1', 'git.remote_branch', {
+      remote: 'origin',
+      branch: 'agent/fix-1',
+      sha: SHA1,
+    });
     expect(run([claim, check({ artifactId: 'b-1' })]).reasonCodes).toEqual(['completion.no_remote_branch']);
   });
 
   it('fails with branch_mismatch for another branch or remote', () => {
-    expect(run([pushed, check({ artifactId: 'b-1' })], undefined, { branch: 'main' }).reasonCodes).toEqual(['completion.branch_mismatch']);
-    expect(run([pushed, check({ artifactId: 'b-1' })], undefined, { remote: 'fork' }).reasonCodes).toEqual(['completion.branch_mismatch']);
+    expect(run([pushed, check({ artifactId: 'b-1' })], undefined, { branch: 'main' }).reasonCodes).toEqual([
+      'completion.branch_mismatch',
+    ]);
+    expect(run([pushed, check({ artifactId: 'b-1' })], undefined, { remote: 'fork' }).reasonCodes).toEqual([
+      'completion.branch_mismatch',
+    ]);
   });
 
   it('fails with invalid_artifact_data for a malformed branch observation', () => {
@@ -48,14 +61,18 @@ describe('observed_remote_branch/v1', () => {
 
   it('fails without a check, with an unlinked check and with a failed check', () => {
     expect(run([pushed], [push]).reasonCodes).toEqual(['completion.no_verified_artifact']);
-    expect(run([pushed, check({ externalId: SHA2 })]).reasonCodes).toEqual(['completion.unlinked_verification']);
-    expect(run([pushed, check({ artifactId: 'b-1' }, 'failed')]).reasonCodes).toEqual(['completion.verification_failed']);
+    expect(run([pushed, check({ externalId: SHA2 })]).reasonCodes).toEqual([
+      'completion.unlinked_verification',
+    ]);
+    expect(run([pushed, check({ artifactId: 'b-1' }, 'failed')]).reasonCodes).toEqual([
+      'completion.verification_failed',
+    ]);
   });
 
   it('a check from the push itself is not independent', () => {
-    expect(run([pushed, check({ artifactId: 'b-1' })], [inv(1, 'git.push', 'write', ['b-1', 'v-1'])]).reasonCodes).toEqual([
-      'completion.unlinked_verification',
-    ]);
+    expect(
+      run([pushed, check({ artifactId: 'b-1' })], [inv(1, 'git.push', 'write', ['b-1', 'v-1'])]).reasonCodes,
+    ).toEqual(['completion.unlinked_verification']);
   });
 
   it('a later unverified push of the same branch is not covered by the earlier check', () => {
@@ -63,7 +80,12 @@ describe('observed_remote_branch/v1', () => {
     const invocations = [push, lsRemote, inv(3, 'git.push', 'write', ['b-2'])];
     expect(run([pushed, check({ artifactId: 'b-1' }), repush], invocations).passed).toBe(false);
     const recheck = check({ artifactId: 'b-2' }, 'passed', 'v-2');
-    expect(run([pushed, check({ artifactId: 'b-1' }), repush, recheck], [...invocations, inv(4, 'git.ls_remote', 'read', ['v-2'])])).toMatchObject({
+    expect(
+      run(
+        [pushed, check({ artifactId: 'b-1' }), repush, recheck],
+        [...invocations, inv(4, 'git.ls_remote', 'read', ['v-2'])],
+      ),
+    ).toMatchObject({
       passed: true,
       evidenceArtifactIds: ['b-2', 'v-2'],
     });

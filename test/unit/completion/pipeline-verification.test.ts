@@ -5,8 +5,11 @@ import type { InvocationRecord } from '../../../src/completion/completion.js';
 import { input, inv, modelArtifact, observed, verified } from './evidence-fixtures.js';
 
 const change = observed('c-1', 'git.remote_branch', { externalId: 'sha-1' });
-const pipeline = (id: string, subject: { artifactId?: string; externalId?: string }, status: 'passed' | 'failed' = 'passed') =>
-  verified(id, subject, status, 'pipeline.run', { externalId: `ci-${id}` });
+const pipeline = (
+  id: string,
+  subject: { artifactId?: string; externalId?: string },
+  status: 'passed' | 'failed' = 'passed',
+) => verified(id, subject, status, 'pipeline.run', { externalId: `ci-${id}` });
 const run = (artifacts: Artifact[], invocations: InvocationRecord[], params = {}) =>
   pipelineVerification.evaluate(input(artifacts, invocations, params));
 
@@ -24,16 +27,26 @@ describe('pipeline_verification/v1', () => {
   });
 
   it('fails when the latest run failed, even after an earlier pass', () => {
-    const artifacts = [change, pipeline('p-1', { externalId: 'sha-1' }), pipeline('p-2', { externalId: 'sha-1' }, 'failed')];
+    const artifacts = [
+      change,
+      pipeline('p-1', { externalId: 'sha-1' }),
+      pipeline('p-2', { externalId: 'sha-1' }, 'failed'),
+    ];
     const v = run(artifacts, [...invocations, inv(3, 'ci.wait', 'read', ['p-2'])]);
-    expect(v).toMatchObject({ passed: false, reasonCodes: ['completion.verification_failed'], evidenceArtifactIds: ['p-2'] });
+    expect(v).toMatchObject({
+      passed: false,
+      reasonCodes: ['completion.verification_failed'],
+      evidenceArtifactIds: ['p-2'],
+    });
   });
 
   it('fails without a trusted pipeline run: a model claim or an observed run does not count', () => {
     const claim = modelArtifact('p-1', 'pipeline.run', { status: 'green' });
     expect(run([change, claim], invocations).reasonCodes).toEqual(['completion.no_pipeline_verification']);
     const observedRun = observed('p-1', 'pipeline.run');
-    expect(run([change, observedRun], invocations).reasonCodes).toEqual(['completion.no_pipeline_verification']);
+    expect(run([change, observedRun], invocations).reasonCodes).toEqual([
+      'completion.no_pipeline_verification',
+    ]);
   });
 
   it('honours a custom pipeline type', () => {
@@ -62,20 +75,28 @@ describe('pipeline_verification/v1', () => {
 
     it('a pipeline for an earlier change does not cover a later change', () => {
       const later = observed('c-2', 'git.remote_branch', { externalId: 'sha-2' });
-      const v = run([change, pipeline('p-1', { artifactId: 'c-1' }), later], [...invocations, inv(3, 'git.push', 'write', ['c-2'])], params);
+      const v = run(
+        [change, pipeline('p-1', { artifactId: 'c-1' }), later],
+        [...invocations, inv(3, 'git.push', 'write', ['c-2'])],
+        params,
+      );
       expect(v.reasonCodes).toEqual(['completion.unlinked_verification']);
     });
 
     it('fails with verification_failed for a failed linked run and no_observed_action without a change', () => {
-      expect(run([change, pipeline('p-1', { artifactId: 'c-1' }, 'failed')], invocations, params).reasonCodes).toEqual([
-        'completion.verification_failed',
-      ]);
-      expect(run([pipeline('p-1', { artifactId: 'c-1' })], [inv(2, 'ci.wait', 'read', ['p-1'])], params).reasonCodes).toEqual([
-        'completion.no_observed_action',
-      ]);
-      expect(run([change, pipeline('p-1', { artifactId: 'c-1' })], invocations, { ...params, changeTool: 'git.commit' }).reasonCodes).toEqual([
-        'completion.no_observed_action',
-      ]);
+      expect(
+        run([change, pipeline('p-1', { artifactId: 'c-1' }, 'failed')], invocations, params).reasonCodes,
+      ).toEqual(['completion.verification_failed']);
+      expect(
+        run([pipeline('p-1', { artifactId: 'c-1' })], [inv(2, 'ci.wait', 'read', ['p-1'])], params)
+          .reasonCodes,
+      ).toEqual(['completion.no_observed_action']);
+      expect(
+        run([change, pipeline('p-1', { artifactId: 'c-1' })], invocations, {
+          ...params,
+          changeTool: 'git.commit',
+        }).reasonCodes,
+      ).toEqual(['completion.no_observed_action']);
     });
   });
 });

@@ -31,7 +31,10 @@ describe('composePolicies', () => {
     for (const a of kinds) {
       for (const b of kinds) {
         const winner = kinds[Math.max(kinds.indexOf(a), kinds.indexOf(b))];
-        for (const order of [[a, b], [b, a]] as const) {
+        for (const order of [
+          [a, b],
+          [b, a],
+        ] as const) {
           const composed = composePolicies('c', 'v1', [fixed('p', order[0]), fixed('q', order[1])]);
           expect(composed.evaluate(presentation('a.b', 'read')).decision).toBe(winner);
         }
@@ -41,9 +44,18 @@ describe('composePolicies', () => {
 
   it('keeps the reason codes of the winning kind, merges all obligations, takes the earliest expiry', () => {
     const composed = composePolicies('bundle', 'v7', [
-      fixed('a', 'require_confirmation', { obligations: ['confirm.user.v2', 'mask.phone'], expiresAt: '2026-07-15T13:00:00Z' }),
-      fixed('b', 'allow', { obligations: ['mask.phone', 'log.audit.high_risk'], expiresAt: '2026-07-15T12:30:00+00:00' }),
-      fixed('c', 'require_confirmation', { reasonCodes: ['a.said_require_confirmation', 'c.extra'], obligations: [] }),
+      fixed('a', 'require_confirmation', {
+        obligations: ['confirm.user.v2', 'mask.phone'],
+        expiresAt: '2026-07-15T13:00:00Z',
+      }),
+      fixed('b', 'allow', {
+        obligations: ['mask.phone', 'log.audit.high_risk'],
+        expiresAt: '2026-07-15T12:30:00+00:00',
+      }),
+      fixed('c', 'require_confirmation', {
+        reasonCodes: ['a.said_require_confirmation', 'c.extra'],
+        obligations: [],
+      }),
     ]);
     expect(composed.evaluate(presentation('a.b', 'read'))).toEqual({
       decision: 'require_confirmation',
@@ -82,7 +94,12 @@ describe('composePolicies', () => {
   });
 
   it('refuses an empty or ambiguous composition', () => {
-    expect(isHarnessError(thrownBy(() => composePolicies('c', 'v1', [])), 'policy.config_invalid')).toBe(true);
+    expect(
+      isHarnessError(
+        thrownBy(() => composePolicies('c', 'v1', [])),
+        'policy.config_invalid',
+      ),
+    ).toBe(true);
     const twice = thrownBy(() => composePolicies('c', 'v1', [new AllowAllPolicy(), new AllowAllPolicy()]));
     expect(isHarnessError(twice, 'policy.config_invalid')).toBe(true);
   });

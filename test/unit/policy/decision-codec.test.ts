@@ -12,12 +12,21 @@ const decisionArb: fc.Arbitrary<PolicyDecision> = fc.record(
   {
     decision: fc.constantFrom('allow', 'deny', 'require_confirmation', 'require_human'),
     policyVersion: fc.stringMatching(/^[a-z]{1,8}@v[1-9]$/),
-    reasonCodes: fc.uniqueArray(fc.stringMatching(/^[a-z]{1,6}\.[a-z_]{1,8}$/).filter((c) => !c.startsWith('policy.')), {
-      minLength: 1,
-      maxLength: 4,
-    }),
+    reasonCodes: fc.uniqueArray(
+      fc.stringMatching(/^[a-z]{1,6}\.[a-z_]{1,8}$/).filter((c) => !c.startsWith('policy.')),
+      {
+        minLength: 1,
+        maxLength: 4,
+      },
+    ),
     obligations: fc.array(fc.stringMatching(/^[a-z]{1,6}\.[a-z_]{1,8}(=[0-9]{1,5})?$/), { maxLength: 4 }),
-    expiresAt: fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString()),
+    expiresAt: fc
+      .date({
+        min: new Date('2000-01-01T00:00:00Z'),
+        max: new Date('2100-01-01T00:00:00Z'),
+        noInvalidDate: true,
+      })
+      .map((d) => d.toISOString()),
   },
   { requiredKeys: ['decision', 'policyVersion', 'reasonCodes', 'obligations'] },
 );
@@ -35,13 +44,20 @@ describe('decision serialisation', () => {
   });
 
   it('round-trips a real rules decision with expiry', () => {
-    const d = new RulesPolicy(refundRules).evaluate(dispatch('refund.create', 'write', { amount: 6000 }, { 'order.owner_verified': true }));
+    const d = new RulesPolicy(refundRules).evaluate(
+      dispatch('refund.create', 'write', { amount: 6000 }, { 'order.owner_verified': true }),
+    );
     expect(d.expiresAt).toBeDefined();
     expect(decodeDecision(encodeDecision(d))).toEqual(d);
   });
 
   it('encodes keys in a fixed order', () => {
-    const a = encodeDecision({ obligations: [], reasonCodes: ['x.y'], policyVersion: 'p@v1', decision: 'allow' });
+    const a = encodeDecision({
+      obligations: [],
+      reasonCodes: ['x.y'],
+      policyVersion: 'p@v1',
+      decision: 'allow',
+    });
     expect(a).toBe('{"decision":"allow","policyVersion":"p@v1","reasonCodes":["x.y"],"obligations":[]}');
   });
 
@@ -50,12 +66,25 @@ describe('decision serialisation', () => {
     ['wrong kind', '{"decision":"ok","policyVersion":"p@v1","reasonCodes":["x.y"],"obligations":[]}'],
     ['missing obligations', '{"decision":"allow","policyVersion":"p@v1","reasonCodes":["x.y"]}'],
     ['bad code', '{"decision":"allow","policyVersion":"p@v1","reasonCodes":["X"],"obligations":[]}'],
-    ['bad expiry', '{"decision":"allow","policyVersion":"p@v1","reasonCodes":["x.y"],"obligations":[],"expiresAt":"tomorrow"}'],
+    [
+      'bad expiry',
+      '{"decision":"allow","policyVersion":"p@v1","reasonCodes":["x.y"],"obligations":[],"expiresAt":"tomorrow"}',
+    ],
   ])('refuses %s with policy.decision_invalid', (_label, json) => {
-    expect(isHarnessError(thrownBy(() => decodeDecision(json)), 'policy.decision_invalid')).toBe(true);
+    expect(
+      isHarnessError(
+        thrownBy(() => decodeDecision(json)),
+        'policy.decision_invalid',
+      ),
+    ).toBe(true);
   });
 
   it('parses plain values the same way', () => {
-    expect(isHarnessError(thrownBy(() => parseDecision(null)), 'policy.decision_invalid')).toBe(true);
+    expect(
+      isHarnessError(
+        thrownBy(() => parseDecision(null)),
+        'policy.decision_invalid',
+      ),
+    ).toBe(true);
   });
 });

@@ -20,7 +20,11 @@ export function dispatch(
   return req;
 }
 
-export function presentation(name: string, effect: 'read' | 'write', facts?: PolicyRequest['facts']): PolicyRequest {
+export function presentation(
+  name: string,
+  effect: 'read' | 'write',
+  facts?: PolicyRequest['facts'],
+): PolicyRequest {
   const req: PolicyRequest = { stage: 'presentation', tool: { name, version: 'v1', effect }, now: NOW };
   if (facts !== undefined) req.facts = facts;
   return req;

@@ -13,10 +13,18 @@ function custom(evaluate: (req: PolicyRequest) => unknown): Policy {
 }
 
 describe('presentTools', () => {
-  const defs = [tool('order.get', 'read'), tool('refund.create', 'write'), tool('shell.exec', 'write'), tool('fs.read_file', 'read')];
+  const defs = [
+    tool('order.get', 'read'),
+    tool('refund.create', 'write'),
+    tool('shell.exec', 'write'),
+    tool('fs.read_file', 'read'),
+  ];
 
   it('hides denied tools with their decisions and keeps the rest in order', () => {
-    const policy = new RestrictionPolicy({ allowedTools: ['order.get', 'refund.create', 'fs.read_file'], allowedEffects: ['read'] });
+    const policy = new RestrictionPolicy({
+      allowedTools: ['order.get', 'refund.create', 'fs.read_file'],
+      allowedEffects: ['read'],
+    });
     const { visible, excluded } = presentTools(defs, policy, NOW);
     expect(visible.map((d) => d.name)).toEqual(['order.get', 'fs.read_file']);
     expect(excluded.map((e) => [e.name, e.version, e.decision.decision, e.decision.reasonCodes])).toEqual([
@@ -26,7 +34,12 @@ describe('presentTools', () => {
   });
 
   it('keeps require_confirmation and require_human tools visible and passes facts', () => {
-    const confirmAll = new RulesPolicy({ name: 'c', version: 'v1', rules: [], default: { decision: 'require_human' } });
+    const confirmAll = new RulesPolicy({
+      name: 'c',
+      version: 'v1',
+      rules: [],
+      default: { decision: 'require_human' },
+    });
     expect(presentTools(defs, confirmAll, NOW).visible).toHaveLength(4);
     const rules = new RulesPolicy(refundRules);
     expect(presentTools(defs, rules, NOW).excluded.map((e) => e.name)).toEqual(['refund.create']);
@@ -35,12 +48,24 @@ describe('presentTools', () => {
 
   it('sends presentation requests without arguments', () => {
     const seen: PolicyRequest[] = [];
-    presentTools([defs[0]!], custom((req) => (seen.push(req), new AllowAllPolicy({ name: 'custom', version: 'v2' }).evaluate(req))), NOW);
-    expect(seen).toEqual([{ stage: 'presentation', tool: { name: 'order.get', version: 'v1', effect: 'read' }, now: NOW }]);
+    presentTools(
+      [defs[0]!],
+      custom((req) => (seen.push(req), new AllowAllPolicy({ name: 'custom', version: 'v2' }).evaluate(req))),
+      NOW,
+    );
+    expect(seen).toEqual([
+      { stage: 'presentation', tool: { name: 'order.get', version: 'v1', effect: 'read' }, now: NOW },
+    ]);
   });
 
   it('hides a tool when the policy throws', () => {
-    const r = presentTools(defs.slice(0, 1), custom(() => { throw new Error('boom'); }), NOW);
+    const r = presentTools(
+      defs.slice(0, 1),
+      custom(() => {
+        throw new Error('boom');
+      }),
+      NOW,
+    );
     expect(r.visible).toEqual([]);
     expect(r.excluded[0]?.decision).toEqual({
       decision: 'deny',
@@ -55,16 +80,37 @@ describe('authorizeDispatch', () => {
   const refund = tool('refund.create', 'write');
 
   it('returns the policy decision for schema-valid arguments and facts', () => {
-    const d = authorizeDispatch(new RulesPolicy(refundRules), refund, { amount: 6000 }, NOW, { 'order.owner_verified': true });
-    expect(d).toMatchObject({ decision: 'require_confirmation', obligations: ['limit.refund_amount=5000', 'confirm.user.v2'] });
-    expect(authorizeDispatch(new RulesPolicy(refundRules), refund, { amount: 6000 }, NOW).decision).toBe('deny');
+    const d = authorizeDispatch(new RulesPolicy(refundRules), refund, { amount: 6000 }, NOW, {
+      'order.owner_verified': true,
+    });
+    expect(d).toMatchObject({
+      decision: 'require_confirmation',
+      obligations: ['limit.refund_amount=5000', 'confirm.user.v2'],
+    });
+    expect(authorizeDispatch(new RulesPolicy(refundRules), refund, { amount: 6000 }, NOW).decision).toBe(
+      'deny',
+    );
   });
 
   it('fails closed on a throwing policy', () => {
-    expect(authorizeDispatch(custom(() => { throw new TypeError('x'); }), refund, {}, NOW).reasonCodes).toEqual(['policy.evaluation_failed']);
+    expect(
+      authorizeDispatch(
+        custom(() => {
+          throw new TypeError('x');
+        }),
+        refund,
+        {},
+        NOW,
+      ).reasonCodes,
+    ).toEqual(['policy.evaluation_failed']);
   });
 
-  const good: PolicyDecision = { decision: 'allow', policyVersion: 'custom@v2', reasonCodes: ['custom.ok'], obligations: [] };
+  const good: PolicyDecision = {
+    decision: 'allow',
+    policyVersion: 'custom@v2',
+    reasonCodes: ['custom.ok'],
+    obligations: [],
+  };
   it.each([
     ['a malformed decision', { decision: 'yes' }],
     ['an unknown kind', { ...good, decision: 'allow_twice' }],
@@ -74,7 +120,14 @@ describe('authorizeDispatch', () => {
     ['an unparsable expiry', { ...good, expiresAt: 'soon' }],
     ['another policy version', { ...good, policyVersion: 'allow_all@v1' }],
   ])('denies with policy.decision_invalid for %s', (_label, decision) => {
-    expect(authorizeDispatch(custom(() => decision), refund, {}, NOW)).toEqual({
+    expect(
+      authorizeDispatch(
+        custom(() => decision),
+        refund,
+        {},
+        NOW,
+      ),
+    ).toEqual({
       decision: 'deny',
       policyVersion: 'custom@v2',
       reasonCodes: ['policy.decision_invalid'],
@@ -83,9 +136,23 @@ describe('authorizeDispatch', () => {
   });
 
   it('accepts a well-formed custom decision and denies one already expired', () => {
-    expect(authorizeDispatch(custom(() => good), refund, {}, NOW)).toEqual(good);
+    expect(
+      authorizeDispatch(
+        custom(() => good),
+        refund,
+        {},
+        NOW,
+      ),
+    ).toEqual(good);
     const stale = { ...good, expiresAt: '2026-07-15T11:59:59Z' };
-    expect(authorizeDispatch(custom(() => stale), refund, {}, NOW).reasonCodes).toEqual(['policy.decision_expired']);
+    expect(
+      authorizeDispatch(
+        custom(() => stale),
+        refund,
+        {},
+        NOW,
+      ).reasonCodes,
+    ).toEqual(['policy.decision_expired']);
   });
 });
 

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { isCatalogueReasonCode, isValidObligation, isValidReasonCode, ReasonCodes } from '../../../src/policy/reason-codes.js';
+import {
+  isCatalogueReasonCode,
+  isValidObligation,
+  isValidReasonCode,
+  ReasonCodes,
+} from '../../../src/policy/reason-codes.js';
 
 describe('reason code catalogue', () => {
   it('holds unique, stable, policy.-namespaced codes', () => {
@@ -21,9 +26,16 @@ describe('reason code catalogue', () => {
   });
 
   it('validates obligations of the seed', () => {
-    for (const o of ['limit.refund_amount=5000', 'confirm.user.v2', 'mask.phone', 'verify.order_owner', 'log.audit.high_risk']) {
+    for (const o of [
+      'limit.refund_amount=5000',
+      'confirm.user.v2',
+      'mask.phone',
+      'verify.order_owner',
+      'log.audit.high_risk',
+    ]) {
       expect(isValidObligation(o)).toBe(true);
     }
-    for (const o of ['limit', 'limit.x=', 'mask.phone; rm -rf', 'LIMIT.x', 'limit.x=a b']) expect(isValidObligation(o)).toBe(false);
+    for (const o of ['limit', 'limit.x=', 'mask.phone; rm -rf', 'LIMIT.x', 'limit.x=a b'])
+      expect(isValidObligation(o)).toBe(false);
   });
 });

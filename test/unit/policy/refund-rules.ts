@@ -4,7 +4,11 @@ import type { RulesPolicyConfig } from '../../../src/policy/rules-schema.js';
 export const refundRules: RulesPolicyConfig = {
   name: 'refund-cn',
   version: 'v18',
-  customReasonCodes: ['refund.amount_over_auto_limit', 'refund.owner_not_verified', 'refund.high_risk_channel'],
+  customReasonCodes: [
+    'refund.amount_over_auto_limit',
+    'refund.owner_not_verified',
+    'refund.high_risk_channel',
+  ],
   rules: [
     {
       id: 'R001',
@@ -26,7 +30,11 @@ export const refundRules: RulesPolicyConfig = {
     {
       id: 'R003',
       description: 'Refunds to a new payment channel go to a person.',
-      when: { tool: 'refund.*', stage: 'dispatch', args: [{ pointer: '/channel', op: 'in', value: ['wallet_new', 'manual'] }] },
+      when: {
+        tool: 'refund.*',
+        stage: 'dispatch',
+        args: [{ pointer: '/channel', op: 'in', value: ['wallet_new', 'manual'] }],
+      },
       decision: 'require_human',
       reasonCodes: ['refund.high_risk_channel'],
       obligations: ['log.audit.high_risk'],

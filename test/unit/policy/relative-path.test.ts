@@ -20,14 +20,46 @@ function insideByOracle(value: string, roots: string[]): boolean {
 }
 
 const segment = fc.oneof(
-  { arbitrary: fc.constantFrom('a', 'b', 'data', 'src', 'lib', 'reports', '2026', 'x.txt', '.hidden', 'data2'), weight: 6 },
+  {
+    arbitrary: fc.constantFrom(
+      'a',
+      'b',
+      'data',
+      'src',
+      'lib',
+      'reports',
+      '2026',
+      'x.txt',
+      '.hidden',
+      'data2',
+    ),
+    weight: 6,
+  },
   { arbitrary: fc.constantFrom('.', '..', '', '...', '.. ', ' '), weight: 3 },
   {
     weight: 1,
     arbitrary: fc.string({
-    unit: fc.constantFrom('a', 'b', '.', ' ', '-', '_', '~', ':', '\\', '\u0000', '\u001f', '\uFF0E', '\uFF0F', '\u2215', 'é', 'e\u0301', '\u200b'),
-    maxLength: 4,
-  }),
+      unit: fc.constantFrom(
+        'a',
+        'b',
+        '.',
+        ' ',
+        '-',
+        '_',
+        '~',
+        ':',
+        '\\',
+        '\u0000',
+        '\u001f',
+        '\uFF0E',
+        '\uFF0F',
+        '\u2215',
+        'é',
+        'e\u0301',
+        '\u200b',
+      ),
+      maxLength: 4,
+    }),
   },
 );
 const anyPath = fc
@@ -140,7 +172,8 @@ describe('path confinement properties', () => {
   it('every path the oracle places outside the roots is refused', () => {
     fc.assert(
       fc.property(anyPath, fc.constantFrom(...ROOT_SETS), (value, rootSet) => {
-        if (!insideByOracle(value, rootSet)) expect(confinePath(value, rootSet.map(normalizeRoot)).ok).toBe(false);
+        if (!insideByOracle(value, rootSet))
+          expect(confinePath(value, rootSet.map(normalizeRoot)).ok).toBe(false);
       }),
       { numRuns: 3000 },
     );
@@ -164,19 +197,44 @@ describe('path confinement properties', () => {
 
   it('generated absolute paths are always refused with policy.path_absolute', () => {
     fc.assert(
-      fc.property(fc.constantFrom('/', '//', '\\', '\\\\', 'C:', 'c:/', 'Z:\\', '~', '~/'), fc.stringMatching(/^[a-z./]{0,12}$/), (prefix, rest) => {
-        expect(confinePath(prefix + rest, [normalizeRoot('.')])).toEqual({ ok: false, code: 'policy.path_absolute' });
-      }),
+      fc.property(
+        fc.constantFrom('/', '//', '\\', '\\\\', 'C:', 'c:/', 'Z:\\', '~', '~/'),
+        fc.stringMatching(/^[a-z./]{0,12}$/),
+        (prefix, rest) => {
+          expect(confinePath(prefix + rest, [normalizeRoot('.')])).toEqual({
+            ok: false,
+            code: 'policy.path_absolute',
+          });
+        },
+      ),
     );
   });
 
   it('a look-alike, control or non-NFC character anywhere makes a path invalid', () => {
-    const bad = fc.constantFrom('\u0000', '\u001b', '\u007f', '\uFF0E', '\uFF0F', '\u2215', '\u2044', '\uFF3C', '\u2024', '\uFE52', '\u3002', '\u200d', '\u2066', 'e\u0301');
+    const bad = fc.constantFrom(
+      '\u0000',
+      '\u001b',
+      '\u007f',
+      '\uFF0E',
+      '\uFF0F',
+      '\u2215',
+      '\u2044',
+      '\uFF3C',
+      '\u2024',
+      '\uFE52',
+      '\u3002',
+      '\u200d',
+      '\u2066',
+      'e\u0301',
+    );
     fc.assert(
       fc.property(fc.stringMatching(/^[a-z]{1,5}(\/[a-z]{1,5}){0,3}$/), bad, fc.nat(), (value, ch, at) => {
         const i = at % (value.length + 1);
         const tampered = value.slice(0, i) + ch + value.slice(i);
-        expect(confinePath(tampered, [normalizeRoot('.')])).toEqual({ ok: false, code: 'policy.path_invalid' });
+        expect(confinePath(tampered, [normalizeRoot('.')])).toEqual({
+          ok: false,
+          code: 'policy.path_invalid',
+        });
       }),
     );
   });

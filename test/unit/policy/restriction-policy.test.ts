@@ -52,16 +52,28 @@ describe('RestrictionPolicy', () => {
     [{ path: 'workspace/\uFF0E\uFF0E/x' }, ['policy.path_invalid']],
     [{ path: 42 }, ['policy.path_invalid']],
   ])('denies path field %j', (args, codes) => {
-    expect(policy.evaluate(dispatch('fs.read_file', 'read', args))).toMatchObject({ decision: 'deny', reasonCodes: codes });
+    expect(policy.evaluate(dispatch('fs.read_file', 'read', args))).toMatchObject({
+      decision: 'deny',
+      reasonCodes: codes,
+    });
   });
 
   it('checks every element of an array field and nested pointers, with distinct codes', () => {
     const d = policy.evaluate(
-      dispatch('fs.read_many', 'read', { paths: ['workspace/a', '/abs', 'x/../../y', '/abs2'], options: { base: 'other' } }),
+      dispatch('fs.read_many', 'read', {
+        paths: ['workspace/a', '/abs', 'x/../../y', '/abs2'],
+        options: { base: 'other' },
+      }),
     );
     expect(d.decision).toBe('deny');
-    expect(d.reasonCodes).toEqual(['policy.path_absolute', 'policy.path_escape', 'policy.path_outside_roots']);
-    expect(policy.evaluate(dispatch('fs.read_many', 'read', { paths: ['workspace/a', 'docs/public/b'] })).decision).toBe('allow');
+    expect(d.reasonCodes).toEqual([
+      'policy.path_absolute',
+      'policy.path_escape',
+      'policy.path_outside_roots',
+    ]);
+    expect(
+      policy.evaluate(dispatch('fs.read_many', 'read', { paths: ['workspace/a', 'docs/public/b'] })).decision,
+    ).toBe('allow');
   });
 
   it('leaves absent optional path fields to the schema', () => {
@@ -70,13 +82,17 @@ describe('RestrictionPolicy', () => {
 
   it('allows everything when nothing is restricted, and nothing with an empty tool list', () => {
     expect(new RestrictionPolicy({}).evaluate(dispatch('any.tool', 'write', {})).decision).toBe('allow');
-    expect(new RestrictionPolicy({ allowedTools: [] }).evaluate(presentation('any.tool', 'read')).decision).toBe('deny');
+    expect(
+      new RestrictionPolicy({ allowedTools: [] }).evaluate(presentation('any.tool', 'read')).decision,
+    ).toBe('deny');
   });
 
   it('confines to the whole workspace by default', () => {
     const p = new RestrictionPolicy({ pathFields: { 'fs.read_file': ['/path'] } });
     expect(p.evaluate(dispatch('fs.read_file', 'read', { path: 'any/where.txt' })).decision).toBe('allow');
-    expect(p.evaluate(dispatch('fs.read_file', 'read', { path: '../out' })).reasonCodes).toEqual(['policy.path_escape']);
+    expect(p.evaluate(dispatch('fs.read_file', 'read', { path: '../out' })).reasonCodes).toEqual([
+      'policy.path_escape',
+    ]);
   });
 
   it.each([

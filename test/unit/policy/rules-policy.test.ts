@@ -32,11 +32,18 @@ describe('RulesPolicy: the refund rules', () => {
       obligations: ['limit.refund_amount=5000', 'confirm.user.v2'],
       expiresAt: '2026-07-15T12:15:00.000Z',
     });
-    expect(policy.evaluate(dispatch('refund.create', 'write', { amount: 5000 }, verified)).decision).toBe('allow');
+    expect(policy.evaluate(dispatch('refund.create', 'write', { amount: 5000 }, verified)).decision).toBe(
+      'allow',
+    );
   });
 
   it('denies refund.create without the verified-owner fact, whatever the amount', () => {
-    const factSets: (Record<string, string | boolean> | undefined)[] = [undefined, {}, { 'order.owner_verified': false }, { 'order.owner_verified': 'true' }];
+    const factSets: (Record<string, string | boolean> | undefined)[] = [
+      undefined,
+      {},
+      { 'order.owner_verified': false },
+      { 'order.owner_verified': 'true' },
+    ];
     for (const facts of factSets) {
       const d = policy.evaluate(dispatch('refund.create', 'write', { amount: 9000 }, facts));
       expect(d.decision).toBe('deny');
@@ -68,8 +75,12 @@ describe('RulesPolicy: the refund rules', () => {
   });
 
   it('matches globs, tool lists and effects', () => {
-    expect(policy.evaluate(dispatch('refund.cancel', 'write', { channel: 'wallet_new' })).decision).toBe('require_human');
-    expect(policy.evaluate(dispatch('refunds.cancel', 'write', { channel: 'wallet_new' })).decision).toBe('allow');
+    expect(policy.evaluate(dispatch('refund.cancel', 'write', { channel: 'wallet_new' })).decision).toBe(
+      'require_human',
+    );
+    expect(policy.evaluate(dispatch('refunds.cancel', 'write', { channel: 'wallet_new' })).decision).toBe(
+      'allow',
+    );
     expect(policy.evaluate(presentation('order.get', 'read'))).toMatchObject({
       decision: 'allow',
       reasonCodes: ['policy.rule_matched'],
@@ -84,18 +95,28 @@ describe('RulesPolicy: the refund rules', () => {
     const e = policy.explain(dispatch('refund.create', 'write', { amount: 9000 }, verified));
     expect(e.matchedRuleIds).toEqual(['R001']);
     expect(e.evidence).toEqual(['policy://refund-cn/v18#R001']);
-    expect(policy.explain(dispatch('refund.create', 'write', { amount: 1 }, verified)).matchedRuleIds).toEqual([]);
+    expect(
+      policy.explain(dispatch('refund.create', 'write', { amount: 1 }, verified)).matchedRuleIds,
+    ).toEqual([]);
   });
 });
 
 describe('RulesPolicy: predicates', () => {
-  const base = { name: 'p', version: 'v1', customReasonCodes: ['test.hit'], default: { decision: 'allow' as const } };
+  const base = {
+    name: 'p',
+    version: 'v1',
+    customReasonCodes: ['test.hit'],
+    default: { decision: 'allow' as const },
+  };
   const make = (op: string, value: unknown, pointer = '/x') =>
     new RulesPolicy({
       ...base,
-      rules: [{ id: 'r', when: { args: [{ pointer, op, value }] }, decision: 'deny', reasonCodes: ['test.hit'] }],
+      rules: [
+        { id: 'r', when: { args: [{ pointer, op, value }] }, decision: 'deny', reasonCodes: ['test.hit'] },
+      ],
     } as RulesPolicyConfig);
-  const denies = (p: RulesPolicy, args: Record<string, unknown>) => p.evaluate(dispatch('t.t', 'read', args)).decision === 'deny';
+  const denies = (p: RulesPolicy, args: Record<string, unknown>) =>
+    p.evaluate(dispatch('t.t', 'read', args)).decision === 'deny';
 
   it.each([
     ['gt', 5, { x: 6 }, true],
@@ -118,7 +139,10 @@ describe('RulesPolicy: predicates', () => {
     ['eq', { a: 1 }, { x: { a: 1 } }, 'invalid'],
   ])('%s %j on %j -> %s', (op, value, args, expected) => {
     if (expected === 'invalid') {
-      configError({ ...base, rules: [{ id: 'r', when: { args: [{ pointer: '/x', op, value }] }, decision: 'deny' }] });
+      configError({
+        ...base,
+        rules: [{ id: 'r', when: { args: [{ pointer: '/x', op, value }] }, decision: 'deny' }],
+      });
       return;
     }
     expect(denies(make(op, value), args)).toBe(expected);
@@ -143,7 +167,11 @@ describe('RulesPolicy: validation', () => {
   };
 
   it('accepts a minimal config and applies the default with its codes', () => {
-    const p = new RulesPolicy({ ...ok, rules: [], default: { decision: 'deny', reasonCodes: ['policy.tool_not_allowed'] } });
+    const p = new RulesPolicy({
+      ...ok,
+      rules: [],
+      default: { decision: 'deny', reasonCodes: ['policy.tool_not_allowed'] },
+    });
     expect(p.evaluate(presentation('a.b', 'read'))).toEqual({
       decision: 'deny',
       policyVersion: 'p@v1',
@@ -153,18 +181,57 @@ describe('RulesPolicy: validation', () => {
   });
 
   it.each([
-    [{ ...ok, rules: [{ id: 'r1', when: { args: [{ pointer: '/a', op: 'gt', value: 'x' }] }, decision: 'deny' }] }, 'rules[0].when.args[0].value'],
-    [{ ...ok, rules: [{ id: 'r1', when: { args: [{ pointer: 'a', op: 'eq', value: 1 }] }, decision: 'deny' }] }, 'rules[0].when.args[0].pointer'],
-    [{ ...ok, rules: [{ id: 'r1', when: { args: [{ pointer: '/a', op: 'like', value: 1 }] }, decision: 'deny' }] }, 'rules[0].when.args[0].op'],
-    [{ ...ok, rules: [{ id: 'r1', when: { facts: [{ fact: 'Bad Fact', op: 'eq', value: 1 }] }, decision: 'deny' }] }, 'rules[0].when.facts[0].fact'],
+    [
+      {
+        ...ok,
+        rules: [{ id: 'r1', when: { args: [{ pointer: '/a', op: 'gt', value: 'x' }] }, decision: 'deny' }],
+      },
+      'rules[0].when.args[0].value',
+    ],
+    [
+      {
+        ...ok,
+        rules: [{ id: 'r1', when: { args: [{ pointer: 'a', op: 'eq', value: 1 }] }, decision: 'deny' }],
+      },
+      'rules[0].when.args[0].pointer',
+    ],
+    [
+      {
+        ...ok,
+        rules: [{ id: 'r1', when: { args: [{ pointer: '/a', op: 'like', value: 1 }] }, decision: 'deny' }],
+      },
+      'rules[0].when.args[0].op',
+    ],
+    [
+      {
+        ...ok,
+        rules: [{ id: 'r1', when: { facts: [{ fact: 'Bad Fact', op: 'eq', value: 1 }] }, decision: 'deny' }],
+      },
+      'rules[0].when.facts[0].fact',
+    ],
     [{ ...ok, rules: [{ id: 'r1', when: { tool: 'Refund.*' }, decision: 'deny' }] }, 'rules[0].when.tool'],
     [{ ...ok, rules: [{ id: 'r1', when: { colour: 'red' }, decision: 'deny' }] }, 'rules[0].when'],
     [{ ...ok, rules: [{ id: 'r1', when: {}, decision: 'maybe' }] }, 'rules[0].decision'],
-    [{ ...ok, rules: [{ id: 'r1', when: {}, decision: 'deny', reasonCodes: ['refund.undeclared'] }] }, 'rules[0].reasonCodes[0]'],
-    [{ ...ok, rules: [{ id: 'r1', when: {}, decision: 'deny', reasonCodes: ['policy.invented'] }] }, 'rules[0].reasonCodes[0]'],
-    [{ ...ok, rules: [{ id: 'r1', when: {}, decision: 'deny', obligations: ['limit refund'] }] }, 'rules[0].obligations[0]'],
-    [{ ...ok, rules: [{ id: 'r1', when: {}, decision: 'deny', expiresInSeconds: -5 }] }, 'rules[0].expiresInSeconds'],
-    [{ ...ok, rules: [{ id: 'r1', when: { stage: 'presentation', args: [] }, decision: 'deny' }] }, 'rules[0].when.args'],
+    [
+      { ...ok, rules: [{ id: 'r1', when: {}, decision: 'deny', reasonCodes: ['refund.undeclared'] }] },
+      'rules[0].reasonCodes[0]',
+    ],
+    [
+      { ...ok, rules: [{ id: 'r1', when: {}, decision: 'deny', reasonCodes: ['policy.invented'] }] },
+      'rules[0].reasonCodes[0]',
+    ],
+    [
+      { ...ok, rules: [{ id: 'r1', when: {}, decision: 'deny', obligations: ['limit refund'] }] },
+      'rules[0].obligations[0]',
+    ],
+    [
+      { ...ok, rules: [{ id: 'r1', when: {}, decision: 'deny', expiresInSeconds: -5 }] },
+      'rules[0].expiresInSeconds',
+    ],
+    [
+      { ...ok, rules: [{ id: 'r1', when: { stage: 'presentation', args: [] }, decision: 'deny' }] },
+      'rules[0].when.args',
+    ],
     [{ ...ok, rules: [ok.rules[0]!, ok.rules[0]!] }, 'rules[1].id'],
     [{ ...ok, customReasonCodes: ['policy.mine'] }, 'customReasonCodes[0]'],
     [{ ...ok, default: { decision: 'deny', reasonCodes: ['x.undeclared'] } }, 'default.reasonCodes[0]'],
@@ -176,8 +243,13 @@ describe('RulesPolicy: validation', () => {
   });
 
   it('uses the workflow clock string for expiry and fails on an unusable clock', () => {
-    const p = new RulesPolicy({ ...ok, rules: [{ id: 'r1', when: {}, decision: 'allow', expiresInSeconds: 60 }] });
-    expect(p.evaluate({ ...presentation('a.b', 'read'), now: '2026-07-15T23:59:30+08:00' }).expiresAt).toBe('2026-07-15T16:00:30.000Z');
+    const p = new RulesPolicy({
+      ...ok,
+      rules: [{ id: 'r1', when: {}, decision: 'allow', expiresInSeconds: 60 }],
+    });
+    expect(p.evaluate({ ...presentation('a.b', 'read'), now: '2026-07-15T23:59:30+08:00' }).expiresAt).toBe(
+      '2026-07-15T16:00:30.000Z',
+    );
     const err = thrownBy(() => p.evaluate({ ...presentation('a.b', 'read'), now: 'yesterday' }));
     expect(isHarnessError(err, 'policy.request_invalid')).toBe(true);
     expect(NOW).toBe('2026-07-15T12:00:00.000Z');

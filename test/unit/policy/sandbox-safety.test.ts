@@ -37,18 +37,21 @@ describe('workflow sandbox safety', () => {
     expect(sources.length).toBeGreaterThan(15);
   });
 
-  it.each(sources.map((f) => [path.relative(repo, f), f]))('%s imports only zod, domain, policy, completion and NamedRegistry', (_rel, file) => {
-    const text = readFileSync(file, 'utf8');
-    for (const [, spec] of text.matchAll(/(?:from|import)\s+'([^']+)'/g)) {
-      if (spec === undefined || spec === 'zod') continue;
-      expect(spec, `import ${spec}`).toMatch(/^\.\.?\//);
-      const target = path.resolve(path.dirname(file), spec.replace(/\.js$/, '.ts'));
-      const ok = allowedDirs.some((d) => target.startsWith(d + path.sep)) || allowedFiles.includes(target);
-      expect(ok, `import ${spec} from ${file}`).toBe(true);
-    }
-    for (const [pattern, label] of forbidden) {
-      const code = text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
-      expect(pattern.test(code), `${label} in ${file}`).toBe(false);
-    }
-  });
+  it.each(sources.map((f) => [path.relative(repo, f), f]))(
+    '%s imports only zod, domain, policy, completion and NamedRegistry',
+    (_rel, file) => {
+      const text = readFileSync(file, 'utf8');
+      for (const [, spec] of text.matchAll(/(?:from|import)\s+'([^']+)'/g)) {
+        if (spec === undefined || spec === 'zod') continue;
+        expect(spec, `import ${spec}`).toMatch(/^\.\.?\//);
+        const target = path.resolve(path.dirname(file), spec.replace(/\.js$/, '.ts'));
+        const ok = allowedDirs.some((d) => target.startsWith(d + path.sep)) || allowedFiles.includes(target);
+        expect(ok, `import ${spec} from ${file}`).toBe(true);
+      }
+      for (const [pattern, label] of forbidden) {
+        const code = text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
+        expect(pattern.test(code), `${label} in ${file}`).toBe(false);
+      }
+    },
+  );
 });

@@ -51,18 +51,40 @@ describe('NamedRegistry', () => {
     const r = new NamedRegistry<Item>({
       kind: 'profile',
       validate: (i) => {
-        if (i.payload === undefined) throw new HarnessError('registry.invalid_definition', 'payload required');
+        if (i.payload === undefined)
+          throw new HarnessError('registry.invalid_definition', 'payload required');
       },
     });
-    expect(isHarnessError(thrownBy(() => r.register({ name: '', version: 'v1', payload: 1 })), 'registry.invalid_name')).toBe(true);
-    expect(isHarnessError(thrownBy(() => r.register({ name: 'a', version: '', payload: 1 })), 'registry.invalid_version')).toBe(true);
-    expect(isHarnessError(thrownBy(() => r.register({ name: 'a', version: 'v1' })), 'registry.invalid_definition')).toBe(true);
+    expect(
+      isHarnessError(
+        thrownBy(() => r.register({ name: '', version: 'v1', payload: 1 })),
+        'registry.invalid_name',
+      ),
+    ).toBe(true);
+    expect(
+      isHarnessError(
+        thrownBy(() => r.register({ name: 'a', version: '', payload: 1 })),
+        'registry.invalid_version',
+      ),
+    ).toBe(true);
+    expect(
+      isHarnessError(
+        thrownBy(() => r.register({ name: 'a', version: 'v1' })),
+        'registry.invalid_definition',
+      ),
+    ).toBe(true);
     expect(r.list()).toEqual([]);
   });
 
   it('lists items by name then version, independent of registration order', () => {
     const r = new NamedRegistry<Item>({ kind: 'profile' });
-    for (const [name, version] of [['b', 'v2'], ['a', 'v1'], ['b', 'v1'], ['a', 'v10']]) r.register({ name: name!, version: version! });
+    for (const [name, version] of [
+      ['b', 'v2'],
+      ['a', 'v1'],
+      ['b', 'v1'],
+      ['a', 'v10'],
+    ])
+      r.register({ name: name!, version: version! });
     expect(r.list().map((i) => `${i.name}/${i.version}`)).toEqual(['a/v1', 'a/v10', 'b/v1', 'b/v2']);
   });
 });

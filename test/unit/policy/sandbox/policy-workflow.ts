@@ -3,7 +3,12 @@
  * sandbox-bundle.test.ts with Temporal's workflow bundler (which refuses Node builtins).
  */
 import { createDefaultEvaluatorRegistry } from '../../../../src/completion/index.js';
-import { authorizeDispatch, composePolicies, RestrictionPolicy, RulesPolicy } from '../../../../src/policy/index.js';
+import {
+  authorizeDispatch,
+  composePolicies,
+  RestrictionPolicy,
+  RulesPolicy,
+} from '../../../../src/policy/index.js';
 
 export function policySandboxCheck(now: string): Promise<string> {
   const rules = new RulesPolicy({
@@ -13,7 +18,13 @@ export function policySandboxCheck(now: string): Promise<string> {
     default: { decision: 'deny' },
   });
   const policy = composePolicies('bundle', 'v1', [rules, new RestrictionPolicy({ allowedRoots: ['a'] })]);
-  const definition = { name: 'a.b', version: 'v1', description: 'x', parameters: {}, effect: 'read' as const };
+  const definition = {
+    name: 'a.b',
+    version: 'v1',
+    description: 'x',
+    parameters: {},
+    effect: 'read' as const,
+  };
   const verdict = createDefaultEvaluatorRegistry().evaluateContract(
     { evaluator: { name: 'solution_delivered', version: 'v1' } },
     { finalOutput: 'done', artifacts: [], invocations: [] },
