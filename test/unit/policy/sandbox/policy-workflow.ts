@@ -29,5 +29,11 @@ export function policySandboxCheck(now: string): Promise<string> {
     { evaluator: { name: 'solution_delivered', version: 'v1' } },
     { finalOutput: 'done', artifacts: [], invocations: [] },
   );
-  return Promise.resolve(JSON.stringify([authorizeDispatch(policy, definition, {}, now), verdict]));
+  const paths = new RestrictionPolicy({ pathFields: { 'a.b': ['/p'] }, allowedRoots: ['a'] });
+  const pathCodes = ['a/x', 'a/../b', '../x', '/x', 'a/\uFF0E\uFF0E', 'a/e\u0301', 'a/\u200b'].map(
+    (p) => authorizeDispatch(paths, definition, { p }, now).reasonCodes[0],
+  );
+  return Promise.resolve(
+    JSON.stringify([authorizeDispatch(policy, definition, {}, now), verdict, pathCodes]),
+  );
 }
