@@ -1,2 +1,3 @@
 // The workflow bundle's entry point: every workflow type the worker registers.
+export { agentRun } from './agent-run.js';
 export { plumbingWorkflow } from './plumbing.js';

@@ -1,0 +1,20 @@
+import type { AgentEvent } from '../runner/agent-event.js';
+import type { EvidenceStore } from '../store/index.js';
+
+/**
+ * Write the run's outbox events to the evidence store, exactly once per (run, sequence): a retry that
+ * writes them again is a no-op in the store.
+ */
+export async function storeEvents(store: EvidenceStore, events: readonly AgentEvent[]): Promise<void> {
+  for (const e of events) {
+    await store.appendEvent({
+      runId: e.runId,
+      seq: e.sequence,
+      eventId: e.eventId,
+      type: e.type,
+      occurredAt: e.occurredAt,
+      data: { ...e.data },
+      envelope: JSON.parse(JSON.stringify(e)) as Record<string, unknown>,
+    });
+  }
+}

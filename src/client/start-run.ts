@@ -1,0 +1,30 @@
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { AgentRunInputSchema, describeInputIssues, type AgentRunInput } from '../domain/run-input.js';
+import { HarnessError } from '../domain/errors.js';
+import type { agentRun } from '../workflows/agent-run.js';
+
+export interface StartRunOptions {
+  readonly taskQueue: string;
+  readonly workflowId: string;
+  readonly input: AgentRunInput;
+}
+
+/**
+ * Validate the input at the client (the workflow validates again) and start `agentRun` with its pinned
+ * versions as memo and initial search attributes.
+ * @throws HarnessError `run.invalid_input` naming the bad fields; nothing is started.
+ */
+export async function startAgentRun(client: Client, o: StartRunOptions): Promise<WorkflowHandle<typeof agentRun>> {
+  const parsed = AgentRunInputSchema.safeParse(o.input);
+  if (!parsed.success) throw new HarnessError('run.invalid_input', `invalid run input: ${describeInputIssues(parsed.error)}`);
+  const input = parsed.data;
+  const profile = `${input.profile.name}@${input.profile.version}`;
+  return client.workflow.start<typeof agentRun>('agentRun', {
+    taskQueue: o.taskQueue,
+    workflowId: o.workflowId,
+    args: [input],
+    memo: { profile, policy: `${input.policy.name}@${input.policy.version}`, modelRoute: input.modelRoute },
+    searchAttributes: { AgentStatus: ['created'], AgentProfile: [profile], AgentWaitingReason: ['none'] },
+    staticSummary: `${profile} with ${input.policy.name}@${input.policy.version}`,
+  });
+}

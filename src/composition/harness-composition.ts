@@ -1,0 +1,74 @@
+import { hostname } from 'node:os';
+import { ModelRouter } from '../activities/model-router.js';
+import { openRefundStore, type RefundStore } from '../examples/refund/business/refund-store.js';
+import { REFUND_SCRIPT } from '../examples/refund/refund-script.js';
+import { registerRefundTools } from '../examples/refund/tools/refund-tools.js';
+import { providerFromEnv } from '../model/provider-from-env.js';
+import { ScriptedProvider } from '../model/scripted-provider.js';
+import type { ModelScript } from '../model/scripted-script.js';
+import { sha256Digest, ToolRegistry } from '../registry/index.js';
+import { openEvidenceStore, type EvidenceStore } from '../store/index.js';
+
+export interface HarnessCompositionOptions {
+  /** Evidence store URL (`sqlite:<path>` or `postgres://...`). */
+  readonly storeUrl: string;
+  /** The refund example's business store (SQLite file). */
+  readonly refundStorePath: string;
+  /** Extra scripted routes: route name -> script. */
+  readonly scripts?: Readonly<Record<string, ModelScript>>;
+  readonly identity?: string;
+  /** Environment for real model providers (default process.env). */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/** The trusted worker-side composition: tools with executors, evidence store, model routes. */
+export interface HarnessComposition {
+  readonly registry: ToolRegistry;
+  readonly store: EvidenceStore;
+  readonly models: ModelRouter;
+  readonly refundStore: RefundStore;
+  readonly identity: string;
+  /** Digest of what a run pins from this composition (registry + routes). */
+  readonly configDigest: string;
+  /** The route runs use by default: `env` when a real provider is configured, else `scripted/refund`. */
+  readonly defaultModelRoute: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Build the composition used by the worker, the CLI and the main job. Credentials for real model
+ * providers come from the environment here and stay in the worker process.
+ * @throws the store's errors (bad URL, schema too new) and provider configuration errors.
+ */
+export async function createHarnessComposition(options: HarnessCompositionOptions): Promise<HarnessComposition> {
+  const env = options.env ?? process.env;
+  const refundStore = openRefundStore(options.refundStorePath);
+  refundStore.seedIfEmpty();
+  const registry = new ToolRegistry();
+  registerRefundTools(registry, refundStore);
+  const store = await openEvidenceStore(options.storeUrl);
+  const models = new ModelRouter();
+  models.register('scripted/refund', new ScriptedProvider(REFUND_SCRIPT), 'scripted');
+  for (const [route, script] of Object.entries(options.scripts ?? {})) {
+    models.register(route, new ScriptedProvider(script), 'scripted');
+  }
+  let defaultModelRoute = 'scripted/refund';
+  if (env.HARNESS_MODEL_PROVIDER && env.HARNESS_MODEL_PROVIDER !== 'scripted') {
+    models.register('env', providerFromEnv(env), env.HARNESS_MODEL ?? 'default');
+    defaultModelRoute = 'env';
+  }
+  const configDigest = sha256Digest({ tools: registry.snapshot().digest, routes: models.routeNames().sort() });
+  return {
+    registry,
+    store,
+    models,
+    refundStore,
+    identity: options.identity ?? `${hostname()}:${process.pid}`,
+    configDigest,
+    defaultModelRoute,
+    close: async () => {
+      await store.close();
+      refundStore.close();
+    },
+  };
+}

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+
+const NameVersion = z
+  .object({
+    name: z.string().regex(/^[a-z][a-z0-9_.-]{0,63}$/, 'lowercase identifier'),
+    version: z.string().regex(/^v[1-9][0-9]*$/, 'expected vN'),
+  })
+  .strict();
+
+/**
+ * The input of one `agentRun` workflow. Validated at the client and again in the workflow. It names
+ * only things the trusted composition registered (profile, policy by name and version; tools by the
+ * registry digest the worker must match); it never carries code, credentials or effects.
+ */
+export const AgentRunInputSchema = z
+  .object({
+    schemaVersion: z.literal(1),
+    profile: NameVersion,
+    policy: NameVersion,
+    /** Pinned digest of the tool registry snapshot the run may use; the worker must serve the same. */
+    toolRegistryDigest: z.string().regex(/^sha256:[0-9a-f]{64}$/),
+    /** Model route name, e.g. `scripted/refund` or `openai/gpt-4o-mini`; the worker maps it to a provider. */
+    modelRoute: z.string().min(1).max(200),
+    /** Digest of the worker configuration the client composed with. */
+    configDigest: z.string().regex(/^sha256:[0-9a-f]{64}$/),
+    threadId: z.string().min(1).max(200).optional(),
+    tenantId: z.string().min(1).max(200).optional(),
+    userId: z.string().min(1).max(200).optional(),
+    /** The task: interpreted by the profile (validated by its own schema). Bounded. */
+    task: z.record(z.string(), z.unknown()),
+    /** Budget overrides; unknown keys are rejected. */
+    budget: z.record(z.string(), z.unknown()).optional(),
+    /** How long an approval request stays open before it is rejected as expired. */
+    approvalTimeoutSeconds: z.number().positive().max(30 * 24 * 3600).optional(),
+    /** Continue-as-new after this many history events (Temporal's own suggestion also triggers it). */
+    continueAsNewAfterEvents: z.number().int().min(100).optional(),
+  })
+  .strict()
+  .refine((v) => JSON.stringify(v.task).length <= 64 * 1024, { message: 'task is over 64 KiB', path: ['task'] });
+export type AgentRunInput = z.infer<typeof AgentRunInputSchema>;
+
+/** Human-readable summary of the first problems in a failed input parse. */
+export function describeInputIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`)
+    .join('; ');
+}

@@ -1,0 +1,81 @@
+import type { Observation } from '../domain/observation.js';
+import type { ToolCallResult } from './ports.js';
+
+/** Maximum characters of a tool output the model sees in an observation. */
+export const MAX_OBSERVATION_OUTPUT_CHARS = 8_000;
+
+function boundOutput(output: Readonly<Record<string, unknown>> | undefined): Record<string, unknown> | undefined {
+  if (output === undefined) return undefined;
+  const text = JSON.stringify(output);
+  if (text.length <= MAX_OBSERVATION_OUTPUT_CHARS) return { ...output };
+  return { truncated: true, preview: text.slice(0, MAX_OBSERVATION_OUTPUT_CHARS) };
+}
+
+export interface ObservationBase {
+  readonly runId: string;
+  readonly seq: number;
+  readonly tool: string;
+  readonly version: string;
+  readonly at: string;
+}
+
+/** A structured rejection the model can read (schema, unknown tool, policy, approval, budget). */
+export function rejectedObservation(
+  base: ObservationBase,
+  errorCode: string,
+  errorMessage: string,
+  details?: Record<string, unknown>,
+): Observation {
+  return {
+    toolCallId: `${base.runId}:${base.seq}`,
+    seq: base.seq,
+    toolName: base.tool,
+    toolVersion: base.version,
+    status: 'rejected',
+    output: details,
+    artifactIds: [],
+    errorCode,
+    errorMessage,
+    startedAt: base.at,
+    finishedAt: base.at,
+  };
+}
+
+/** The observation of a completed tool activity. */
+export function resultObservation(base: ObservationBase, result: ToolCallResult): Observation {
+  return {
+    toolCallId: `${base.runId}:${base.seq}`,
+    seq: base.seq,
+    toolName: base.tool,
+    toolVersion: base.version,
+    status: result.status,
+    output: boundOutput(result.output),
+    artifactIds: result.artifacts.map((a) => a.id),
+    errorCode: result.errorCode ?? null,
+    errorMessage: result.errorMessage ?? null,
+    externalId: result.externalId,
+    startedAt: result.startedAt,
+    finishedAt: result.finishedAt,
+  };
+}
+
+/** An observation without a result: interrupted read, unknown or not-applied write, failure. */
+export function statusObservation(
+  base: ObservationBase,
+  status: Observation['status'],
+  errorCode: string | null,
+  errorMessage: string | null,
+): Observation {
+  return {
+    toolCallId: `${base.runId}:${base.seq}`,
+    seq: base.seq,
+    toolName: base.tool,
+    toolVersion: base.version,
+    status,
+    artifactIds: [],
+    errorCode,
+    errorMessage,
+    startedAt: base.at,
+    finishedAt: base.at,
+  };
+}

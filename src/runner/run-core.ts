@@ -1,0 +1,25 @@
+import type { Policy } from '../policy/index.js';
+import type { AgentEvent, DataClassification } from './agent-event.js';
+import type { RunnerPorts } from './ports.js';
+import type { RunState } from './run-state.js';
+import type { RunStatus } from './statuses.js';
+
+/** Patch applied together with a status transition. */
+export interface TransitionPatch {
+  waitingReason?: string | null;
+  currentNode?: string | null;
+}
+
+/** The runner internals its collaborators (tool pipeline, human gate) work through. */
+export interface RunCore {
+  readonly state: RunState;
+  readonly ports: RunnerPorts;
+  readonly policy: Policy;
+  readonly profileTools: readonly string[];
+  emit(type: string, data: Record<string, unknown>, classification?: DataClassification): void;
+  transition(to: RunStatus, patch?: TransitionPatch): void;
+  /** Events emitted but not yet stored; taken (and cleared) by the next activity. */
+  takeOutbox(): AgentEvent[];
+  /** Raise a budget stop if a guard says so. */
+  isCancelRequested(): boolean;
+}

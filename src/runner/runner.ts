@@ -1,0 +1,349 @@
+import { ArtifactSchema, type Artifact } from '../domain/artifact.js';
+import type { Observation } from '../domain/observation.js';
+import type { ToolDefinition } from '../domain/tool.js';
+import type { EvaluatorRegistry } from '../completion/index.js';
+import { presentTools, type Policy } from '../policy/index.js';
+import type { AgentEvent, DataClassification } from './agent-event.js';
+import { budgetWarnings, checkModelCall, checkSpend, checkStep, type BudgetExhaustion } from './budget.js';
+import { HumanGate } from './human-gate.js';
+import type { ModelDecision, ModelPurpose, RunnerPorts } from './ports.js';
+import type { Profile } from './profile.js';
+import type { RunCore, TransitionPatch } from './run-core.js';
+import type { ConfirmRequest, HumanDecision, ModelRequest, RunContext, ToolOptions } from './run-context.js';
+import type { RunState } from './run-state.js';
+import { RunStop } from './run-stop.js';
+import { assertTransition, isTerminal, type RunStatus } from './statuses.js';
+import { ToolPipeline } from './tool-pipeline.js';
+
+const MAX_RECENT_TRANSITIONS = 20;
+
+export interface RunnerOptions {
+  readonly state: RunState;
+  readonly ports: RunnerPorts;
+  readonly policy: Policy;
+  readonly profile: Profile;
+  readonly evaluators: EvaluatorRegistry;
+  readonly task: Readonly<Record<string, unknown>>;
+  readonly approvalTimeoutSeconds: number;
+  /** Tells a cancellation (Temporal's CancelledFailure) apart from other errors. */
+  readonly isCancellation: (err: unknown) => boolean;
+  /** True once the wall-clock deadline timer fired (its cancellation then means budget exhaustion). */
+  readonly deadlineReached?: () => boolean;
+}
+
+function budgetStop(e: BudgetExhaustion): RunStop {
+  return new RunStop('budget_exhausted', {
+    code: `budget.${e.budget}`,
+    message: `budget ${e.budget} exhausted (limit ${e.limit}, used ${e.used})`,
+    details: { ...e },
+  });
+}
+
+/**
+ * The Runner state machine (seed 000/004): owns the run's state, the transition table, budgets and
+ * guards, the tool pipeline, human gates, events and completion. Pure: it reaches Temporal only through
+ * {@link RunnerPorts}, so it runs in the workflow sandbox and in unit tests alike.
+ */
+export class Runner implements RunContext, RunCore {
+  readonly state: RunState;
+  readonly ports: RunnerPorts;
+  readonly policy: Policy;
+  readonly profileTools: readonly string[];
+  readonly gate: HumanGate;
+  private readonly tools: ToolPipeline;
+  private outbox: AgentEvent[] = [];
+  private readonly warned = new Set<string>();
+
+  constructor(private readonly options: RunnerOptions) {
+    this.state = options.state;
+    this.ports = options.ports;
+    this.policy = options.policy;
+    this.profileTools = options.profile.tools;
+    this.gate = new HumanGate(this, options.approvalTimeoutSeconds);
+    this.tools = new ToolPipeline(this, this.gate);
+  }
+
+  get runId(): string {
+    return this.state.runId;
+  }
+
+  get task(): Readonly<Record<string, unknown>> {
+    return this.options.task;
+  }
+
+  // ---- RunCore ----
+
+  emit(type: string, data: Record<string, unknown>, classification: DataClassification = 'internal'): void {
+    const s = this.state;
+    const sequence = s.nextEventSeq;
+    s.nextEventSeq += 1;
+    this.outbox.push({
+      schemaVersion: '1',
+      eventId: `${s.runId}:${sequence}`,
+      traceId: s.runId,
+      runId: s.runId,
+      threadId: s.threadId,
+      stepId: s.currentNode,
+      attemptId: null,
+      sequence,
+      type,
+      occurredAt: this.ports.now(),
+      producer: 'runner',
+      data,
+      dataClassification: classification,
+      versions: s.versions,
+    });
+  }
+
+  takeOutbox(): AgentEvent[] {
+    const out = this.outbox;
+    this.outbox = [];
+    return out;
+  }
+
+  isCancelRequested(): boolean {
+    return this.gate.cancelRequest !== undefined;
+  }
+
+  transition(to: RunStatus, patch: TransitionPatch = {}): void {
+    const s = this.state;
+    assertTransition(s.status, to);
+    const record = {
+      fromVersion: s.stateVersion,
+      fromStatus: s.status,
+      toStatus: to,
+      node: s.currentNode,
+      patch: { ...patch },
+      occurredAt: this.ports.now(),
+    };
+    s.status = to;
+    s.stateVersion += 1;
+    if (patch.waitingReason !== undefined) s.waitingReason = patch.waitingReason;
+    if (patch.currentNode !== undefined) s.currentNode = patch.currentNode;
+    s.recentTransitions.push(record);
+    if (s.recentTransitions.length > MAX_RECENT_TRANSITIONS) s.recentTransitions.shift();
+    this.emit('state.transitioned', { ...record, toVersion: s.stateVersion });
+    this.ports.publish(s);
+  }
+
+  // ---- RunContext ----
+
+  visibleTools(names?: readonly string[]): ToolDefinition[] {
+    const mine = this.ports.tools.filter(
+      (d) => this.profileTools.includes(d.name) || this.profileTools.includes(`${d.name}@${d.version}`),
+    );
+    const wanted = names ? mine.filter((d) => names.includes(d.name)) : mine;
+    return presentTools(wanted, this.policy, this.ports.now(), this.state.facts).visible;
+  }
+
+  async model(purpose: ModelPurpose, request: ModelRequest): Promise<ModelDecision> {
+    const s = this.state;
+    const stepStop = checkStep(s.limits, s.budget) ?? checkModelCall(s.limits, s.budget);
+    if (stepStop) {
+      this.emit('budget.exhausted', { ...stepStop });
+      throw budgetStop(stepStop);
+    }
+    s.budget.steps += 1;
+    s.budget.stepsWithoutProgress += 1;
+    // Presentation point: the model never sees a tool the policy excludes, whatever the profile asked.
+    const allowed = new Set(this.visibleTools().map((d) => `${d.name}@${d.version}`));
+    const toolKeys = (request.tools ?? []).map((d) => `${d.name}@${d.version}`).filter((k) => allowed.has(k));
+    const callSeq = s.nextModelCall;
+    s.nextModelCall += 1;
+    this.emit('model.requested', { callSeq, purpose, modelRoute: s.versions.modelRoute, toolKeys });
+    const decision = await this.ports.callModel({
+      runId: s.runId,
+      callSeq,
+      purpose,
+      modelRoute: s.versions.modelRoute,
+      newMessages: request.messages,
+      toolKeys,
+      outputSchema: request.outputSchema,
+      events: this.takeOutbox(),
+    });
+    s.budget.modelCalls += 1;
+    s.budget.inputTokens += decision.usage.inputTokens;
+    s.budget.outputTokens += decision.usage.outputTokens;
+    s.budget.costUsd += decision.costUsd;
+    this.emit('model.completed', {
+      callSeq,
+      purpose,
+      stopReason: decision.stopReason,
+      usage: decision.usage,
+      costUsd: decision.costUsd,
+      toolCalls: decision.toolCalls.map((c) => `${c.name}@${c.version}`),
+      replayed: decision.replayed,
+    });
+    for (const w of budgetWarnings(s.limits, s.budget)) {
+      if (!this.warned.has(w)) {
+        this.warned.add(w);
+        this.emit('budget.warning', { budget: w });
+      }
+    }
+    const spent = checkSpend(s.limits, s.budget);
+    if (spent) {
+      this.emit('budget.exhausted', { ...spent });
+      throw budgetStop(spent);
+    }
+    this.ports.publish(s);
+    return decision;
+  }
+
+  tool(name: string, args: unknown, options?: ToolOptions): Promise<Observation> {
+    return this.tools.call(name, args, options);
+  }
+
+  confirm(request: ConfirmRequest): Promise<HumanDecision> {
+    return this.gate.decide('confirmation', request);
+  }
+
+  askHuman(request: ConfirmRequest): Promise<HumanDecision> {
+    return this.gate.decide('human', request);
+  }
+
+  askInput(slot: string, prompt: string): Promise<string> {
+    return this.gate.awaitInput(slot, prompt);
+  }
+
+  recordFact(name: string, value: string | number | boolean, evidenceArtifactId: string): void {
+    const evidence = this.state.artifacts.find((a) => a.id === evidenceArtifactId);
+    if (!evidence || evidence.provenance === 'model') {
+      this.emit('fact.rejected', { name, evidenceArtifactId, code: 'fact.unverified_evidence' });
+      return;
+    }
+    this.state.facts[name] = value;
+    this.state.budget.stepsWithoutProgress = 0;
+    this.emit('fact.recorded', { name, value, evidenceArtifactId });
+  }
+
+  addModelArtifact(artifact: Omit<Artifact, 'provenance'> & { provenance?: string }): Artifact {
+    if (artifact.provenance !== undefined && artifact.provenance !== 'model') {
+      this.emit('artifact.rejected', { id: artifact.id, code: 'artifact.forged_provenance' });
+      throw new RunStop('failed', {
+        code: 'artifact.forged_provenance',
+        message: `a profile tried to create a ${artifact.provenance} artifact; profiles create only model artifacts`,
+      });
+    }
+    const parsed = ArtifactSchema.parse({ ...artifact, provenance: 'model' });
+    this.state.artifacts.push(parsed);
+    this.emit('artifact.recorded', { id: parsed.id, type: parsed.type, provenance: 'model' });
+    return parsed;
+  }
+
+  artifact(id: string): Artifact | undefined {
+    return this.state.artifacts.find((a) => a.id === id);
+  }
+
+  enterStep(stepId: string): void {
+    this.state.currentNode = stepId;
+    this.emit('step.started', { stepId });
+    this.ports.publish(this.state);
+  }
+
+  completeStep(stepId: string): void {
+    if (!this.state.completedSteps.includes(stepId)) this.state.completedSteps.push(stepId);
+    this.emit('step.completed', { stepId });
+  }
+
+  async sleep(seconds: number): Promise<void> {
+    this.transition('retry_scheduled', { waitingReason: `retry_after:${seconds}s` });
+    await this.ports.flushEvents(this.takeOutbox());
+    await this.ports.sleep(seconds * 1000);
+    this.transition('running', { waitingReason: null });
+  }
+
+  // ---- lifecycle ----
+
+  /** Move a freshly created state to `running` and record the start. */
+  start(): void {
+    this.emit('run.created', { versions: this.state.versions });
+    this.transition('queued');
+    this.transition('running');
+    this.emit('run.started', {});
+    this.emit('checkpoint.saved', { reason: 'run_created', stateVersion: this.state.stateVersion });
+  }
+
+  /**
+   * Drive the profile to a terminal status. Never throws for run-level outcomes: budgets, cancellation,
+   * failed completion, and tool failures end in typed states. A bug in the profile or runner ends the
+   * run as `failed` with code `run.internal_error`.
+   */
+  async execute(profile: Profile): Promise<RunState> {
+    if (this.state.status === 'created') this.start();
+    try {
+      const result = await profile.run(this);
+      this.state.output = result.output;
+      this.complete(profile);
+    } catch (err) {
+      this.stop(err);
+    }
+    await this.ports.flushEvents(this.takeOutbox());
+    return this.state;
+  }
+
+  /** Cancellation requested by signal or by Temporal. */
+  get cancelReason(): string {
+    const c = this.gate.cancelRequest;
+    return c ? `cancelled by ${c.actor}: ${c.reason}` : 'cancelled by a Temporal cancellation request';
+  }
+
+  private complete(profile: Profile): void {
+    const s = this.state;
+    const verdict = this.options.evaluators.evaluateContract(profile.completion, {
+      finalOutput: s.output,
+      artifacts: s.artifacts,
+      invocations: s.invocations.map((i) => ({
+        seq: i.seq,
+        tool: i.tool,
+        version: i.version,
+        effect: i.effect,
+        status: i.status,
+        externalId: i.externalId,
+        artifactIds: i.artifactIds,
+      })),
+    });
+    this.emit('eval.completed', { ...verdict });
+    if (!verdict.passed) {
+      throw new RunStop('failed', {
+        code: 'completion.not_satisfied',
+        message: `completion ${verdict.evaluator} not satisfied: ${verdict.summary}`,
+        details: { reasonCodes: verdict.reasonCodes },
+      });
+    }
+    this.emit('checkpoint.saved', { reason: 'before_final_response', stateVersion: s.stateVersion });
+    this.transition('succeeded', { waitingReason: null });
+    this.emit('run.completed', { status: 'succeeded', evaluator: verdict.evaluator, evidence: verdict.evidenceArtifactIds });
+  }
+
+  /** End a run that was interrupted before the runner could record a terminal status. */
+  async finishCancelled(): Promise<void> {
+    this.stop(new RunStop('cancelled', { code: 'run.cancelled', message: this.cancelReason }));
+    await this.ports.flushEvents(this.takeOutbox());
+  }
+
+  private stop(err: unknown): void {
+    const s = this.state;
+    let stop: RunStop;
+    const cancelled = this.options.isCancellation(err) || (err instanceof RunStop && err.status === 'cancelled');
+    if (cancelled && this.options.deadlineReached?.()) {
+      stop = new RunStop('budget_exhausted', {
+        code: 'budget.wall_clock_deadline',
+        message: `budget wall_clock_deadline exhausted (limit ${s.limits.deadlineSeconds} s)`,
+        details: { budget: 'wall_clock_deadline', limit: s.limits.deadlineSeconds },
+      });
+      this.emit('budget.exhausted', { budget: 'wall_clock_deadline', limit: s.limits.deadlineSeconds });
+    } else if (err instanceof RunStop) stop = err;
+    else if (this.options.isCancellation(err) || this.isCancelRequested()) {
+      stop = new RunStop('cancelled', { code: 'run.cancelled', message: this.cancelReason });
+    } else {
+      const e = err as { message?: string; code?: string };
+      stop = new RunStop('failed', { code: e.code ?? 'run.internal_error', message: e.message ?? String(err) });
+    }
+    if (isTerminal(s.status)) return;
+    s.pendingAction = null;
+    s.humanRequest = null;
+    s.terminalReason = stop.reason;
+    this.transition(stop.status, { waitingReason: null });
+    this.emit(stop.status === 'cancelled' ? 'run.cancelled' : 'run.failed', { status: stop.status, reason: stop.reason });
+  }
+}

@@ -1,0 +1,252 @@
+import type { Artifact } from '../domain/artifact.js';
+import type { Observation } from '../domain/observation.js';
+import { sha256Hex } from '../domain/sha256.js';
+import type { ToolDefinition } from '../domain/tool.js';
+import { authorizeDispatch } from '../policy/index.js';
+import { ArgumentValidator, canonicalJson, unknownToolRejection } from '../registry/sandbox.js';
+import { checkStep, checkToolCall } from './budget.js';
+import type { HumanGate } from './human-gate.js';
+import { rejectedObservation, resultObservation, statusObservation, type ObservationBase } from './observations.js';
+import type { ToolCallInput, ToolCallResult } from './ports.js';
+import type { RunCore } from './run-core.js';
+import type { ToolOptions } from './run-context.js';
+import type { InvocationSummary } from './run-state.js';
+import { RunStop } from './run-stop.js';
+
+/** `sha256:<hex>` of the canonical JSON of `value`, computed in the sandbox. */
+export function argsDigestOf(value: unknown): string {
+  return `sha256:${sha256Hex(canonicalJson(value))}`;
+}
+
+/** Does the profile's tool list allow this name/version? Entries are `name` or `name@version`. */
+function profileAllows(list: readonly string[], def: ToolDefinition): boolean {
+  return list.includes(def.name) || list.includes(`${def.name}@${def.version}`);
+}
+
+/**
+ * The tool pipeline (seed 004): proposal -> schema check -> policy (dispatch point) -> budgets ->
+ * confirmation -> durable invocation (activity) -> observation. A rejected or denied call never
+ * schedules an activity. A lost write is resolved through the evidence store, the tool's reconciler,
+ * or a person; it is never dispatched again.
+ */
+export class ToolPipeline {
+  private readonly validator = new ArgumentValidator();
+
+  constructor(
+    private readonly core: RunCore,
+    private readonly gate: HumanGate,
+  ) {}
+
+  /** Resolve a tool by name and optional version against the pinned snapshot (highest version by default). */
+  resolve(name: string, version?: string): ToolDefinition | undefined {
+    const candidates = this.core.ports.tools.filter((d) => d.name === name && (version === undefined || d.version === version));
+    return candidates.sort((a, b) => Number(b.version.slice(1)) - Number(a.version.slice(1)))[0];
+  }
+
+  private countStep(): void {
+    const { state } = this.core;
+    const stop = checkStep(state.limits, state.budget);
+    if (stop) {
+      throw new RunStop('budget_exhausted', { code: `budget.${stop.budget}`, message: `budget ${stop.budget} exhausted`, details: { ...stop } });
+    }
+    state.budget.steps += 1;
+    state.budget.stepsWithoutProgress += 1;
+  }
+
+  private reject(base: ObservationBase, code: string, message: string, details?: Record<string, unknown>): Observation {
+    this.core.emit('tool.failed', { tool: base.tool, version: base.version, status: 'rejected', errorCode: code, message, details });
+    return rejectedObservation(base, code, message, details);
+  }
+
+  async call(name: string, rawArgs: unknown, options: ToolOptions = {}): Promise<Observation> {
+    const { state, ports } = this.core;
+    this.countStep();
+    const at = ports.now();
+    const nameText = typeof name === 'string' ? name : String(name);
+    this.core.emit('tool.proposed', { tool: nameText, version: options.version ?? null, proposalId: options.proposalId ?? null });
+    const def = this.resolve(nameText, options.version);
+    const base: ObservationBase = { runId: state.runId, seq: -1, tool: nameText, version: options.version ?? def?.version ?? '', at };
+    if (!def) {
+      const r = unknownToolRejection(nameText, options.version ?? '');
+      return this.reject(base, r.rejection.code, r.rejection.message, { errors: r.rejection.errors });
+    }
+    if (!profileAllows(this.core.profileTools, def)) {
+      return this.reject(base, 'tool.not_in_profile', `${def.name}@${def.version} is not a tool of this profile`);
+    }
+    const validation = this.validator.validate(def, rawArgs);
+    if (!validation.ok) {
+      const r = validation.rejection;
+      return this.reject(base, r.code, r.message, { errors: r.errors, omittedErrors: r.omittedErrors });
+    }
+    const args = validation.args;
+    const argsDigest = argsDigestOf(args);
+    const decision = authorizeDispatch(this.core.policy, def, args, ports.now(), state.facts);
+    this.core.emit('policy.decided', { stage: 'dispatch', tool: def.name, version: def.version, argsDigest, ...decision });
+    if (decision.decision === 'deny') {
+      return this.reject(base, 'policy.denied', `policy ${decision.policyVersion} denied ${def.name}`, {
+        reasonCodes: decision.reasonCodes,
+      });
+    }
+    const callKey = `${def.name}@${def.version}#${argsDigest}`;
+    const exhausted = checkToolCall(state.limits, state.budget, def.name, callKey);
+    if (exhausted) {
+      this.core.emit('budget.exhausted', { ...exhausted });
+      throw new RunStop('budget_exhausted', {
+        code: `budget.${exhausted.budget}`,
+        message: `budget ${exhausted.budget} exhausted${exhausted.detail ? ` (${exhausted.detail})` : ''}`,
+        details: { ...exhausted },
+      });
+    }
+    if (decision.decision === 'require_confirmation' || decision.decision === 'require_human') {
+      const human = await this.gate.decide(
+        decision.decision === 'require_confirmation' ? 'confirmation' : 'human',
+        {
+          decisionType: decision.reasonCodes[0] ?? 'confirmation_required',
+          summary: `${def.name}@${def.version} ${canonicalJson(args).slice(0, 300)}`,
+          policyEvidence: decision.reasonCodes.map((c) => `policy://${decision.policyVersion}#${c}`),
+          verifiedFacts: Object.keys(state.facts).map((k) => `fact://${k}=${String(state.facts[k])}`),
+          riskReasons: decision.obligations,
+          action: { tool: def.name, version: def.version, args },
+        },
+        argsDigest,
+        decision.obligations,
+      );
+      if (human.decision === 'rejected') return this.reject(base, human.code, human.reason, { actor: human.actor });
+    }
+    return this.dispatch(def, args, argsDigest, callKey, at);
+  }
+
+  private async dispatch(
+    def: ToolDefinition,
+    args: Readonly<Record<string, unknown>>,
+    argsDigest: string,
+    callKey: string,
+    at: string,
+  ): Promise<Observation> {
+    const { state, ports } = this.core;
+    const seq = state.nextSeq;
+    state.nextSeq += 1;
+    state.budget.toolCalls += 1;
+    state.budget.perTool[def.name] = (state.budget.perTool[def.name] ?? 0) + 1;
+    const firstOfItsKind = state.budget.callDigests[callKey] === undefined;
+    state.budget.callDigests[callKey] = (state.budget.callDigests[callKey] ?? 0) + 1;
+    const invocation: InvocationSummary = {
+      seq,
+      tool: def.name,
+      version: def.version,
+      effect: def.effect,
+      argsDigest,
+      status: 'pending',
+      artifactIds: [],
+    };
+    state.invocations.push(invocation);
+    this.core.emit('tool.authorized', { seq, tool: def.name, version: def.version, effect: def.effect, argsDigest });
+    ports.publish(state);
+    const base: ObservationBase = { runId: state.runId, seq, tool: def.name, version: def.version, at };
+    const input: ToolCallInput = {
+      runId: state.runId,
+      seq,
+      tool: def.name,
+      version: def.version,
+      effect: def.effect,
+      args,
+      argsDigest,
+      idempotencyKey: `${state.runId}/${seq}`,
+      events: this.core.takeOutbox(),
+    };
+    const outcome = await ports.callTool(input, { summary: `${def.name}@${def.version} #${seq}` });
+    switch (outcome.kind) {
+      case 'completed':
+        return this.settle(invocation, base, outcome.result, firstOfItsKind, undefined);
+      case 'failed':
+        invocation.status = 'failed_terminal';
+        invocation.errorCode = outcome.code;
+        this.core.emit('tool.failed', { seq, tool: def.name, status: 'failed_terminal', errorCode: outcome.code, message: outcome.message });
+        return statusObservation(base, 'failed_terminal', outcome.code, outcome.message);
+      case 'cancelled':
+        invocation.status = def.effect === 'read' ? 'interrupted' : 'outcome_unknown';
+        throw new RunStop('cancelled', { code: 'run.cancelled', message: 'cancelled while a tool was running' });
+      case 'lost':
+        return def.effect === 'read'
+          ? this.interrupted(invocation, base, outcome.message)
+          : this.resolveLostWrite(invocation, base, input, firstOfItsKind);
+    }
+  }
+
+  private interrupted(invocation: InvocationSummary, base: ObservationBase, message: string): Observation {
+    invocation.status = 'interrupted';
+    this.core.emit('tool.failed', { seq: invocation.seq, tool: invocation.tool, status: 'interrupted', message });
+    return statusObservation(base, 'interrupted', 'tool.interrupted', `${message}; the read may be requested again`);
+  }
+
+  private async resolveLostWrite(
+    invocation: InvocationSummary,
+    base: ObservationBase,
+    input: ToolCallInput,
+    firstOfItsKind: boolean,
+  ): Promise<Observation> {
+    invocation.status = 'outcome_unknown';
+    this.core.emit('tool.failed', { seq: invocation.seq, tool: invocation.tool, status: 'outcome_unknown' });
+    const resolution = await this.core.ports.resolveLostInvocation({ ...input, events: this.core.takeOutbox() });
+    switch (resolution.kind) {
+      case 'result_recorded':
+        return this.settle(invocation, base, resolution.result, firstOfItsKind, 'evidence_store');
+      case 'reconciled_succeeded':
+        return this.settle(invocation, base, resolution.result, firstOfItsKind, 'reconciler');
+      case 'no_intent':
+      case 'reconciled_not_applied':
+        invocation.status = 'not_applied';
+        invocation.resolvedBy = resolution.kind === 'no_intent' ? 'evidence_store' : 'reconciler';
+        this.core.emit('tool.failed', { seq: invocation.seq, status: 'not_applied', resolvedBy: invocation.resolvedBy });
+        return statusObservation(base, 'failed_terminal', 'tool.not_applied', 'the write did not take effect');
+      case 'unknown': {
+        const signal = await this.gate.awaitReconciliation(invocation.seq, invocation.tool, invocation.version);
+        invocation.resolvedBy = `operator:${signal.actor}`;
+        if (signal.outcome === 'succeeded') {
+          invocation.status = 'succeeded';
+          this.core.emit('tool.completed', { seq: invocation.seq, resolvedBy: invocation.resolvedBy, evidence: signal.evidence ?? null });
+          return { ...statusObservation(base, 'succeeded', null, null), output: { reconciledBy: signal.actor, evidence: signal.evidence ?? {} } };
+        }
+        invocation.status = signal.outcome === 'failed' ? 'failed_terminal' : 'not_applied';
+        this.core.emit('tool.failed', { seq: invocation.seq, status: invocation.status, resolvedBy: invocation.resolvedBy });
+        return statusObservation(base, 'failed_terminal', `tool.${signal.outcome}`, `operator ${signal.actor} reported ${signal.outcome}`);
+      }
+    }
+  }
+
+  /** Record a result: executors may only produce observed or verified artifacts. */
+  private settle(
+    invocation: InvocationSummary,
+    base: ObservationBase,
+    result: ToolCallResult,
+    firstOfItsKind: boolean,
+    resolvedBy: string | undefined,
+  ): Observation {
+    const { state } = this.core;
+    const accepted: Artifact[] = [];
+    for (const a of result.artifacts) {
+      if (a.provenance === 'model') {
+        this.core.emit('artifact.rejected', { id: a.id, code: 'artifact.forged_provenance', seq: invocation.seq });
+        continue;
+      }
+      if (!state.artifacts.some((x) => x.id === a.id)) accepted.push(a);
+    }
+    state.artifacts.push(...accepted);
+    invocation.status = result.status;
+    invocation.artifactIds = accepted.map((a) => a.id);
+    if (result.externalId !== undefined) invocation.externalId = result.externalId;
+    if (result.errorCode !== undefined) invocation.errorCode = result.errorCode;
+    if (resolvedBy) invocation.resolvedBy = resolvedBy;
+    if (result.status === 'succeeded' && (firstOfItsKind || accepted.length > 0)) state.budget.stepsWithoutProgress = 0;
+    this.core.emit(result.status === 'succeeded' ? 'tool.completed' : 'tool.failed', {
+      seq: invocation.seq,
+      tool: invocation.tool,
+      version: invocation.version,
+      status: result.status,
+      artifactIds: invocation.artifactIds,
+      externalId: result.externalId ?? null,
+      resolvedBy: resolvedBy ?? null,
+    });
+    return resultObservation(base, { ...result, artifacts: accepted });
+  }
+}

@@ -1,0 +1,47 @@
+import type { ActivityOptions } from '@temporalio/workflow';
+
+/**
+ * Activity options by kind, in one place. Write tools are never retried (maximumAttempts: 1) and
+ * carry a heartbeat timeout so a lost worker is noticed; reads and model calls retry with backoff.
+ */
+export interface ActivityTimeouts {
+  readonly writeHeartbeatSeconds: number;
+  readonly readHeartbeatSeconds: number;
+  readonly modelHeartbeatSeconds: number;
+}
+
+export const DEFAULT_TIMEOUTS: ActivityTimeouts = {
+  writeHeartbeatSeconds: 30,
+  readHeartbeatSeconds: 30,
+  modelHeartbeatSeconds: 120,
+};
+
+export function writeToolOptions(t: ActivityTimeouts): ActivityOptions {
+  return {
+    startToCloseTimeout: '10 minutes',
+    heartbeatTimeout: `${t.writeHeartbeatSeconds} seconds`,
+    retry: { maximumAttempts: 1 },
+  };
+}
+
+export function readToolOptions(t: ActivityTimeouts): ActivityOptions {
+  return {
+    startToCloseTimeout: '2 minutes',
+    heartbeatTimeout: `${t.readHeartbeatSeconds} seconds`,
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
+  };
+}
+
+export function modelOptions(t: ActivityTimeouts): ActivityOptions {
+  return {
+    startToCloseTimeout: '10 minutes',
+    heartbeatTimeout: `${t.modelHeartbeatSeconds} seconds`,
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '60 seconds', maximumAttempts: 6 },
+  };
+}
+
+/** Short bookkeeping activities (snapshot, events, store lookups). */
+export const BOOKKEEPING_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10 },
+};

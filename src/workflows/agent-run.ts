@@ -1,0 +1,163 @@
+import {
+  ApplicationFailure,
+  CancellationScope,
+  defineQuery,
+  defineSignal,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  setWorkflowOptions,
+  sleep,
+  upsertMemo,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { createRunActivities } from '../activities/run-activities.js';
+import { AgentRunInputSchema, describeInputIssues, type AgentRunInput } from '../domain/run-input.js';
+import { SIGNAL_NAMES } from '../domain/signals.js';
+import { BudgetLimitsSchema, DEFAULT_LIMITS, emptyUsage } from '../runner/budget.js';
+import type { RunState } from '../runner/run-state.js';
+import { Runner } from '../runner/runner.js';
+import { BOOKKEEPING_OPTIONS, DEFAULT_TIMEOUTS } from './activity-options.js';
+import { workflowComposition } from './composition.js';
+import { toRunView, type RunView } from './run-view.js';
+import { RunVisibility } from './run-visibility.js';
+import { createTemporalPorts, elapsedSince } from './temporal-ports.js';
+
+export const approveSignal = defineSignal<[unknown]>(SIGNAL_NAMES.approve);
+export const rejectSignal = defineSignal<[unknown]>(SIGNAL_NAMES.reject);
+export const reconcileSignal = defineSignal<[unknown]>(SIGNAL_NAMES.reconcile);
+export const provideInputSignal = defineSignal<[unknown]>(SIGNAL_NAMES.provideInput);
+export const cancelRunSignal = defineSignal<[unknown]>(SIGNAL_NAMES.cancelRun);
+export const stateQuery = defineQuery<RunView>('state');
+
+/** What an `agentRun` workflow returns: its terminal status and output (business outcome, not an error). */
+export interface AgentRunResult {
+  readonly runId: string;
+  readonly status: RunState['status'];
+  readonly output: unknown;
+  readonly terminalReason: RunState['terminalReason'];
+  readonly versions: RunState['versions'];
+  readonly artifactIds: string[];
+}
+
+const { loadToolSnapshot } = proxyActivities<ReturnType<typeof createRunActivities>>(BOOKKEEPING_OPTIONS);
+
+function fail(code: string, message: string): never {
+  throw ApplicationFailure.create({ type: code, message, nonRetryable: true });
+}
+
+function parseInput(raw: unknown): AgentRunInput {
+  const parsed = AgentRunInputSchema.safeParse(raw);
+  if (!parsed.success) fail('run.invalid_input', `invalid agentRun input: ${describeInputIssues(parsed.error)}`);
+  return parsed.data;
+}
+
+/**
+ * One agent run: a deterministic workflow holding the Runner state machine. Model calls and tools run
+ * as activities; approvals, reconciliation, input and cancellation arrive as signals; the `state`
+ * query, search attributes and current details show where it is.
+ *
+ * Failure semantics: invalid input, an unknown profile or policy, or a worker whose tool registry does
+ * not match the pinned digest fail the workflow at once (non-retryable). Everything after the start
+ * ends in a typed run status returned as the result.
+ */
+export async function agentRun(rawInput: unknown): Promise<AgentRunResult> {
+  const input = parseInput(rawInput);
+  const composition = workflowComposition();
+  const profile = composition.profiles.find(input.profile.name, input.profile.version);
+  if (!profile) fail('run.unknown_profile', `profile ${input.profile.name}@${input.profile.version} is not registered`);
+  const policy = composition.policies.find(input.policy.name, input.policy.version);
+  if (!policy) fail('run.unknown_policy', `policy ${input.policy.name}@${input.policy.version} is not registered`);
+  const limitsParsed = BudgetLimitsSchema.partial().safeParse(input.budget ?? {});
+  if (!limitsParsed.success) fail('run.invalid_input', `invalid budget: ${describeInputIssues(limitsParsed.error)}`);
+  const limits = { ...DEFAULT_LIMITS, ...limitsParsed.data };
+
+  const snapshot = await loadToolSnapshot({ expectedDigest: input.toolRegistryDigest, names: profile.tools });
+  const info = workflowInfo();
+  const runId = info.workflowId;
+  const state: RunState = {
+    schemaVersion: 1,
+    runId,
+    threadId: input.threadId ?? runId,
+    status: 'created',
+    waitingReason: null,
+    currentNode: null,
+    stateVersion: 0,
+    versions: {
+      profile: `${profile.name}@${profile.version}`,
+      policy: `${policy.name}@${policy.version}`,
+      toolRegistryDigest: snapshot.digest,
+      modelRoute: input.modelRoute,
+      configDigest: input.configDigest,
+    },
+    limits,
+    budget: emptyUsage(),
+    invocations: [],
+    artifacts: [],
+    pendingAction: null,
+    humanRequest: null,
+    nextSeq: 1,
+    nextModelCall: 1,
+    nextEventSeq: 1,
+    completedSteps: [],
+    facts: {},
+    profileState: {},
+    output: null,
+    terminalReason: null,
+    recentTransitions: [],
+    startedAt: new Date().toISOString(),
+  };
+  upsertMemo({ versions: state.versions });
+
+  const visibility = new RunVisibility();
+  const ports = createTemporalPorts(snapshot.definitions, DEFAULT_TIMEOUTS, visibility);
+  let deadlineReached = false;
+  const runner = new Runner({
+    state,
+    ports,
+    policy,
+    profile,
+    evaluators: composition.evaluators,
+    task: input.task,
+    approvalTimeoutSeconds: input.approvalTimeoutSeconds ?? 3600,
+    isCancellation: (err) => isCancellation(err),
+    deadlineReached: () => deadlineReached,
+  });
+
+  const scope = new CancellationScope();
+  setHandler(approveSignal, (p) => runner.gate.onApprove(p));
+  setHandler(rejectSignal, (p) => runner.gate.onReject(p));
+  setHandler(reconcileSignal, (p) => runner.gate.onReconcile(p));
+  setHandler(provideInputSignal, (p) => runner.gate.onProvideInput(p));
+  setHandler(cancelRunSignal, (p) => {
+    runner.gate.onCancel(p);
+    if (runner.gate.cancelRequest) scope.cancel();
+  });
+  setHandler(stateQuery, () => toRunView(state));
+
+  const deadlineMs = Math.max(0, limits.deadlineSeconds * 1000 - elapsedSince(state.startedAt));
+  void CancellationScope.cancellable(async () => {
+    await sleep(deadlineMs);
+    deadlineReached = true;
+    scope.cancel();
+  }).catch(() => undefined);
+
+  try {
+    await scope.run(() => runner.execute(profile));
+  } catch (err) {
+    if (!isCancellation(err)) throw err;
+  }
+  if (state.status !== 'succeeded' && state.status !== 'failed' && state.status !== 'cancelled' && state.status !== 'budget_exhausted') {
+    await CancellationScope.nonCancellable(() => runner.finishCancelled());
+  }
+  return {
+    runId,
+    status: state.status,
+    output: state.output,
+    terminalReason: state.terminalReason,
+    versions: state.versions,
+    artifactIds: state.artifacts.map((a) => a.id),
+  };
+}
+
+setWorkflowOptions({ failureExceptionTypes: [TypeError, ReferenceError, RangeError] }, agentRun);

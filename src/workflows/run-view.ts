@@ -1,0 +1,57 @@
+import type { RunState } from '../runner/run-state.js';
+
+/** What the `state` query returns: a bounded view of the run for operators and tools. */
+export interface RunView {
+  readonly runId: string;
+  readonly status: RunState['status'];
+  readonly waitingReason: string | null;
+  readonly currentNode: string | null;
+  readonly stateVersion: number;
+  readonly pendingAction: RunState['pendingAction'];
+  readonly humanRequest: RunState['humanRequest'];
+  readonly budget: Omit<RunState['budget'], 'callDigests'>;
+  readonly limits: RunState['limits'];
+  readonly invocations: { seq: number; tool: string; version: string; effect: string; status: string; externalId?: string; resolvedBy?: string }[];
+  readonly artifacts: { id: string; type: string; provenance: string; externalId?: string; verification?: unknown }[];
+  readonly versions: RunState['versions'];
+  readonly completedSteps: string[];
+  readonly facts: RunState['facts'];
+  readonly terminalReason: RunState['terminalReason'];
+  readonly output: unknown;
+}
+
+export function toRunView(s: RunState): RunView {
+  const { callDigests: _omit, ...budget } = s.budget;
+  return {
+    runId: s.runId,
+    status: s.status,
+    waitingReason: s.waitingReason,
+    currentNode: s.currentNode,
+    stateVersion: s.stateVersion,
+    pendingAction: s.pendingAction,
+    humanRequest: s.humanRequest,
+    budget,
+    limits: s.limits,
+    invocations: s.invocations.map((i) => ({
+      seq: i.seq,
+      tool: i.tool,
+      version: i.version,
+      effect: i.effect,
+      status: i.status,
+      ...(i.externalId !== undefined ? { externalId: i.externalId } : {}),
+      ...(i.resolvedBy !== undefined ? { resolvedBy: i.resolvedBy } : {}),
+    })),
+    artifacts: s.artifacts.map((a) => ({
+      id: a.id,
+      type: a.type,
+      provenance: a.provenance,
+      ...(a.externalId !== undefined ? { externalId: a.externalId } : {}),
+      ...(a.verification !== undefined ? { verification: a.verification } : {}),
+    })),
+    versions: s.versions,
+    completedSteps: s.completedSteps,
+    facts: s.facts,
+    terminalReason: s.terminalReason,
+    output: s.output,
+  };
+}

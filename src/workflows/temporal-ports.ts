@@ -1,0 +1,97 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  isCancellation,
+  proxyActivities,
+  sleep,
+  TimeoutFailure,
+} from '@temporalio/workflow';
+import type { createModelActivities } from '../activities/model-activities.js';
+import type { createRunActivities } from '../activities/run-activities.js';
+import type { createToolActivities } from '../activities/tool-activities.js';
+import type { ToolDefinition } from '../domain/tool.js';
+import type { AgentEvent } from '../runner/agent-event.js';
+import type { RunnerPorts, ToolActivityOutcome, ToolCallInput } from '../runner/ports.js';
+import type { RunState } from '../runner/run-state.js';
+import {
+  BOOKKEEPING_OPTIONS,
+  modelOptions,
+  readToolOptions,
+  writeToolOptions,
+  type ActivityTimeouts,
+} from './activity-options.js';
+import type { RunVisibility } from './run-visibility.js';
+
+type ToolActivities = ReturnType<typeof createToolActivities>;
+type ModelActivities = ReturnType<typeof createModelActivities>;
+type RunActivities = ReturnType<typeof createRunActivities>;
+
+/** Failure type the tool activity uses when a write threw after its intent (see tool-activities.ts). */
+const OUTCOME_UNKNOWN = 'tool.outcome_unknown';
+
+/** Turn a failed tool activity into what the runner understands. */
+export function classifyToolFailure(err: unknown): ToolActivityOutcome {
+  if (isCancellation(err)) return { kind: 'cancelled' };
+  if (err instanceof ActivityFailure) {
+    const cause = err.cause;
+    if (cause instanceof TimeoutFailure) return { kind: 'lost', message: `activity timed out (${cause.timeoutType})` };
+    if (cause instanceof ApplicationFailure) {
+      if (cause.type === OUTCOME_UNKNOWN) return { kind: 'lost', message: cause.message };
+      return { kind: 'failed', code: cause.type ?? 'tool.failed', message: cause.message };
+    }
+    return { kind: 'failed', code: 'tool.failed', message: cause?.message ?? err.message };
+  }
+  throw err;
+}
+
+/** The Temporal implementation of {@link RunnerPorts}: activities, timers, conditions. */
+export function createTemporalPorts(
+  tools: readonly ToolDefinition[],
+  timeouts: ActivityTimeouts,
+  visibility: RunVisibility,
+): RunnerPorts {
+  const write = proxyActivities<ToolActivities>(writeToolOptions(timeouts));
+  const read = proxyActivities<ToolActivities>(readToolOptions(timeouts));
+  const model = proxyActivities<ModelActivities>(modelOptions(timeouts));
+  const run = proxyActivities<RunActivities & ToolActivities>(BOOKKEEPING_OPTIONS);
+
+  return {
+    tools,
+    now: () => new Date().toISOString(), // the workflow clock: deterministic inside the sandbox
+    callModel: (input) => model.callModel.executeWithOptions({ ...modelOptions(timeouts), summary: `model ${input.purpose} #${input.callSeq}` }, [input]),
+    async callTool(input: ToolCallInput, { summary }): Promise<ToolActivityOutcome> {
+      const act = input.effect === 'write' ? write : read;
+      const options = input.effect === 'write' ? writeToolOptions(timeouts) : readToolOptions(timeouts);
+      try {
+        const result = await act.runTool.executeWithOptions({ ...options, summary }, [input]);
+        return { kind: 'completed', result };
+      } catch (err) {
+        return classifyToolFailure(err);
+      }
+    },
+    resolveLostInvocation: (input) =>
+      CancellationScope.nonCancellable(() =>
+        run.resolveLostInvocation.executeWithOptions({ ...BOOKKEEPING_OPTIONS, summary: `resolve ${input.tool}@${input.version} #${input.seq}` }, [input]),
+      ),
+    async flushEvents(events: readonly AgentEvent[]): Promise<void> {
+      if (events.length === 0) return;
+      await CancellationScope.nonCancellable(() => run.recordEvents(events));
+    },
+    async waitUntil(ready: () => boolean, timeoutMs?: number): Promise<boolean> {
+      if (timeoutMs === undefined) {
+        await condition(ready);
+        return true;
+      }
+      return condition(ready, timeoutMs);
+    },
+    sleep: (ms) => sleep(ms),
+    publish: (state: RunState) => visibility.publish(state),
+  };
+}
+
+/** Elapsed milliseconds since the run (first generation) started, from the workflow clock. */
+export function elapsedSince(startedAt: string): number {
+  return Date.now() - Date.parse(startedAt);
+}

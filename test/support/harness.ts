@@ -1,0 +1,94 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { WorkflowHandle } from '@temporalio/client';
+import { inject } from 'vitest';
+import { startAgentRun } from '../../src/client/start-run.js';
+import { createHarnessComposition, type HarnessComposition, type HarnessCompositionOptions } from '../../src/composition/harness-composition.js';
+import type { AgentRunInput } from '../../src/domain/run-input.js';
+import { createHarnessWorker } from '../../src/worker/harness-worker.js';
+import type { RunView } from '../../src/workflows/run-view.js';
+import { connectTestTemporal, startWorker, uniqueTaskQueue, type TestTemporal } from './temporal.js';
+
+/** A real worker with a fresh composition (temp SQLite evidence + business stores) on the shared server. */
+export interface HarnessFixture {
+  readonly t: TestTemporal;
+  readonly composition: HarnessComposition;
+  readonly taskQueue: string;
+  readonly dir: string;
+  start(input: Partial<AgentRunInput> & Pick<AgentRunInput, 'task'>, workflowId?: string): Promise<WorkflowHandle>;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+export async function createHarnessFixture(
+  name: string,
+  options: Partial<Omit<HarnessCompositionOptions, 'storeUrl' | 'refundStorePath'>> = {},
+): Promise<HarnessFixture> {
+  const dir = mkdtempSync(join(tmpdir(), `harness-${name}-`));
+  const t = await connectTestTemporal();
+  const composition = await createHarnessComposition({
+    storeUrl: `sqlite:${join(dir, 'evidence.db')}`,
+    refundStorePath: join(dir, 'refund.db'),
+    env: {},
+    ...options,
+  });
+  const taskQueue = uniqueTaskQueue(name);
+  const worker = await createHarnessWorker({
+    connection: t.nativeConnection,
+    namespace: t.namespace,
+    taskQueue,
+    composition,
+    workflowBundle: { codePath: inject('workflowBundlePath') },
+  });
+  const stop = startWorker(worker);
+  return {
+    t,
+    composition,
+    taskQueue,
+    dir,
+    start: (input, workflowId) =>
+      startAgentRun(t.client, {
+        taskQueue,
+        workflowId: workflowId ?? `${name}-${Date.now()}-${++counter}`,
+        input: {
+          schemaVersion: 1,
+          profile: { name: 'refund.graph', version: 'v1' },
+          policy: { name: 'refund.rules', version: 'v1' },
+          toolRegistryDigest: composition.registry.snapshot().digest,
+          modelRoute: 'scripted/refund',
+          configDigest: composition.configDigest,
+          ...input,
+        },
+      }),
+    close: async () => {
+      await stop();
+      await composition.close();
+      await t.close();
+    },
+  };
+}
+
+/** Poll the `state` query until `predicate` holds (or time out with the last view in the message). */
+export async function waitForState(handle: WorkflowHandle, predicate: (v: RunView) => boolean, timeoutMs = 30_000): Promise<RunView> {
+  const deadline = Date.now() + timeoutMs;
+  let last: RunView | undefined;
+  while (Date.now() < deadline) {
+    try {
+      last = await handle.query<RunView>('state');
+      if (predicate(last)) return last;
+    } catch {
+      /* not started yet */
+    }
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  throw new Error(`timed out waiting for state; last: ${JSON.stringify(last)?.slice(0, 2000)}`);
+}
+
+/** Event type names of a workflow's history, e.g. ACTIVITY_TASK_SCHEDULED. */
+export async function historyEventTypes(handle: WorkflowHandle): Promise<string[]> {
+  const { temporal } = (await import('@temporalio/proto')).default;
+  const history = await handle.fetchHistory();
+  return (history.events ?? []).map((e) => temporal.api.enums.v1.EventType[e.eventType ?? 0] ?? String(e.eventType));
+}
