@@ -20,7 +20,7 @@ export default defineConfig({
       {
         test: {
           name: 'temporal',
-          include: ['test/workflows/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/replay/**/*.test.ts'],
+          include: ['test/workflows/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/replay/**/*.test.ts', 'test/faults/**/*.test.ts'],
           globalSetup: ['test/setup/temporal-global.ts'],
           pool: 'forks',
           maxWorkers: 2,

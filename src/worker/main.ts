@@ -1,0 +1,46 @@
+/**
+ * A standalone worker process (`npm run worker`, `harness worker`): connects to TEMPORAL_ADDRESS or the
+ * local dev server (it does not start one), composes tools, stores and model routes, and polls the
+ * task queue until SIGINT/SIGTERM. Run as many as you like, on as many hosts as you like (use a
+ * PostgreSQL evidence store across hosts).
+ */
+import { NativeConnection } from '@temporalio/worker';
+import { createHarnessComposition } from '../composition/harness-composition.js';
+import { loadDevServerConfig } from '../devserver/config.js';
+import { createHarnessWorker } from './harness-worker.js';
+import { installWorkerRuntime } from './runtime.js';
+import { harnessSettings } from './settings.js';
+
+export async function runWorkerProcess(): Promise<void> {
+  installWorkerRuntime();
+  const settings = harnessSettings();
+  const dev = loadDevServerConfig();
+  const address = process.env.TEMPORAL_ADDRESS ?? `${dev.server.ip}:${dev.server.port}`;
+  const namespace = process.env.TEMPORAL_NAMESPACE ?? dev.server.namespace;
+  const connection = await NativeConnection.connect(
+    process.env.TEMPORAL_ADDRESS ? (await import('@temporalio/envconfig')).loadClientConnectConfig().connectionOptions : { address },
+  );
+  const composition = await createHarnessComposition({ storeUrl: settings.storeUrl, refundStorePath: settings.refundStorePath });
+  const bundlePath = process.env.HARNESS_WORKFLOW_BUNDLE;
+  const worker = await createHarnessWorker({
+    connection,
+    namespace,
+    taskQueue: settings.taskQueue,
+    composition,
+    workflowBundle: bundlePath ? { codePath: bundlePath } : undefined,
+  });
+  const stop = (): void => worker.shutdown();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  console.log(`worker ${composition.identity} polling ${settings.taskQueue} on ${address} (namespace ${namespace}); store ${settings.storeUrl}`);
+  await worker.run();
+  await composition.close();
+  await connection.close();
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  runWorkerProcess().catch((err: unknown) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  });
+}
