@@ -34,6 +34,18 @@ export const AgentRunInputSchema = z
     approvalTimeoutSeconds: z.number().positive().max(30 * 24 * 3600).optional(),
     /** Continue-as-new after this many history events (Temporal's own suggestion also triggers it). */
     continueAsNewAfterEvents: z.number().int().min(100).optional(),
+    /**
+     * Heartbeat timeouts (seconds) of tool and model activities: how soon a lost worker is noticed.
+     * Defaults: writes and reads 30 s, model calls 120 s. Fault drills lower them; bounded 1..600.
+     */
+    activityTimeouts: z
+      .object({
+        writeHeartbeatSeconds: z.number().int().min(1).max(600).optional(),
+        readHeartbeatSeconds: z.number().int().min(1).max(600).optional(),
+        modelHeartbeatSeconds: z.number().int().min(1).max(600).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict()
   .refine((v) => JSON.stringify(v.task).length <= 64 * 1024, { message: 'task is over 64 KiB', path: ['task'] });

@@ -110,7 +110,13 @@ export async function agentRun(rawInput: unknown): Promise<AgentRunResult> {
   upsertMemo({ versions: state.versions });
 
   const visibility = new RunVisibility();
-  const ports = createTemporalPorts(snapshot.definitions, DEFAULT_TIMEOUTS, visibility);
+  const t = input.activityTimeouts;
+  const timeouts = {
+    writeHeartbeatSeconds: t?.writeHeartbeatSeconds ?? DEFAULT_TIMEOUTS.writeHeartbeatSeconds,
+    readHeartbeatSeconds: t?.readHeartbeatSeconds ?? DEFAULT_TIMEOUTS.readHeartbeatSeconds,
+    modelHeartbeatSeconds: t?.modelHeartbeatSeconds ?? DEFAULT_TIMEOUTS.modelHeartbeatSeconds,
+  };
+  const ports = createTemporalPorts(snapshot.definitions, timeouts, visibility);
   let deadlineReached = false;
   const runner = new Runner({
     state,
