@@ -1,0 +1,26 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { spawnTs, waitForExit } from '../support/processes.js';
+
+describe('the main job (npm start -- --exit)', () => {
+  it('runs the refund story to a verified success and exits 0', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'harness-main-'));
+    const child = spawnTs('src/main.ts', ['--exit'], {
+      HARNESS_TASK_QUEUE: `main-job-${Date.now()}`,
+      HARNESS_STORE_URL: `sqlite:${join(dir, 'evidence.db')}`,
+      HARNESS_REFUND_DB: join(dir, 'refund.db'),
+    });
+    let output = '';
+    child.stdout.on('data', (b: Buffer) => (output += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (output += b.toString()));
+    const code = await waitForExit(child);
+    expect(output).toContain('Run is awaiting_confirmation (confirmation_required). Human request:');
+    expect(output).toContain("Operator approves: signal 'approve'");
+    expect(output).toMatch(/Run succeeded: .*"outcome":"refunded"/);
+    expect(output).toMatch(/\[verified\] refund\.verification/);
+    expect(output).toContain('Web UI: http://');
+    expect(code).toBe(0);
+  });
+});
