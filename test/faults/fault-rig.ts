@@ -1,0 +1,104 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { inject } from 'vitest';
+import { startAgentRun } from '../../src/client/start-run.js';
+import { createHarnessComposition, type HarnessComposition } from '../../src/composition/harness-composition.js';
+import type { AgentRunInput } from '../../src/domain/run-input.js';
+import type { AgentRunResult } from '../../src/workflows/agent-run.js';
+import { uniqueTaskQueue } from '../support/temporal.js';
+import { startWorkerProcess, type WorkerProcess, type WorkerProcessOptions } from '../support/worker-process.js';
+
+/** One row of the refund business store, as the fault tests compare them. */
+export interface RefundRow {
+  readonly id: string;
+  readonly order_id: string;
+  readonly amount_cents: number;
+  readonly idempotency_key: string;
+  readonly status: string;
+}
+
+/**
+ * Everything one fault test needs: a unique task queue, a temp folder with the SQLite evidence and
+ * refund stores every worker process of the test shares, a client, and an in-process composition on
+ * the same files (only to read the stores and compute the pinned digests; it runs no worker).
+ */
+export interface FaultRig {
+  readonly taskQueue: string;
+  readonly dir: string;
+  readonly client: Client;
+  readonly composition: HarnessComposition;
+  worker(options?: Partial<Omit<WorkerProcessOptions, 'taskQueue' | 'dir'>>): Promise<WorkerProcess>;
+  start(input: Partial<AgentRunInput> & Pick<AgentRunInput, 'task'>, workflowId?: string): Promise<WorkflowHandle>;
+  refundRows(): RefundRow[];
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+export interface FaultRigOptions {
+  /** Environment the worker processes compose from (model provider settings); keeps configDigest equal. */
+  readonly compositionEnv?: Readonly<Record<string, string>>;
+  /** Temporal frontend (default: the shared test server). */
+  readonly temporalAddress?: string;
+}
+
+export async function createFaultRig(name: string, options: FaultRigOptions = {}): Promise<FaultRig> {
+  const dir = mkdtempSync(join(tmpdir(), `harness-fault-${name}-`));
+  const taskQueue = uniqueTaskQueue(`fault-${name}`);
+  const address = options.temporalAddress ?? inject('temporalAddress');
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection, namespace: inject('temporalNamespace') });
+  const composition = await createHarnessComposition({
+    storeUrl: `sqlite:${join(dir, 'evidence.db')}`,
+    refundStorePath: join(dir, 'refund.db'),
+    env: { ...options.compositionEnv },
+  });
+  return {
+    taskQueue,
+    dir,
+    client,
+    composition,
+    worker: (o = {}) =>
+      startWorkerProcess({
+        taskQueue,
+        dir,
+        temporalAddress: options.temporalAddress,
+        ...o,
+        env: { ...options.compositionEnv, ...o.env },
+      }),
+    start: (input, workflowId) =>
+      startAgentRun(client, {
+        taskQueue,
+        workflowId: workflowId ?? `fault-${name}-${Date.now()}-${++counter}`,
+        input: {
+          schemaVersion: 1,
+          profile: { name: 'refund.graph', version: 'v1' },
+          policy: { name: 'refund.rules', version: 'v1' },
+          toolRegistryDigest: composition.registry.snapshot().digest,
+          modelRoute: 'scripted/refund',
+          configDigest: composition.configDigest,
+          ...input,
+        },
+      }),
+    refundRows: () => {
+      const db = new Database(join(dir, 'refund.db'), { readonly: true, fileMustExist: true });
+      try {
+        return db.prepare('SELECT id, order_id, amount_cents, idempotency_key, status FROM refunds ORDER BY created_at').all() as RefundRow[];
+      } finally {
+        db.close();
+      }
+    },
+    close: async () => {
+      await composition.close();
+      await connection.close();
+    },
+  };
+}
+
+/** The run's result, typed. */
+export async function resultOf(handle: WorkflowHandle): Promise<AgentRunResult & { output: Record<string, unknown> }> {
+  return (await handle.result()) as AgentRunResult & { output: Record<string, unknown> };
+}

@@ -1,0 +1,45 @@
+import type { WorkflowHandle } from '@temporalio/client';
+import proto from '@temporalio/proto';
+
+/** One history event reduced to what the fault tests look at. */
+export interface HistoryEntry {
+  readonly type: string;
+  /** Worker identity of a started workflow or activity task, when the event carries one. */
+  readonly identity?: string;
+  /** Activity type of a scheduled activity. */
+  readonly activityType?: string;
+  /** Marker name of a recorded marker (patches). */
+  readonly markerName?: string;
+  /** Timeout type of an activity or workflow task timeout. */
+  readonly timeoutType?: string;
+}
+
+const { temporal } = proto;
+const EventType = temporal.api.enums.v1.EventType;
+const TimeoutType = temporal.api.enums.v1.TimeoutType;
+
+/** The workflow's history as a list of {@link HistoryEntry}. */
+export async function historyOf(handle: WorkflowHandle): Promise<HistoryEntry[]> {
+  const history = await handle.fetchHistory();
+  return (history.events ?? []).map((e) => {
+    const type = EventType[e.eventType ?? 0] ?? String(e.eventType);
+    const identity = e.workflowTaskStartedEventAttributes?.identity ?? e.activityTaskStartedEventAttributes?.identity ?? undefined;
+    const timeout = e.activityTaskTimedOutEventAttributes?.failure?.timeoutFailureInfo?.timeoutType ?? e.workflowTaskTimedOutEventAttributes?.timeoutType;
+    return {
+      type,
+      ...(identity ? { identity } : {}),
+      ...(e.activityTaskScheduledEventAttributes?.activityType?.name ? { activityType: e.activityTaskScheduledEventAttributes.activityType.name } : {}),
+      ...(e.markerRecordedEventAttributes?.markerName ? { markerName: e.markerRecordedEventAttributes.markerName } : {}),
+      ...(timeout !== undefined && timeout !== null ? { timeoutType: TimeoutType[timeout] } : {}),
+    };
+  });
+}
+
+/** Identities of the workers that started workflow tasks, in order, without repeats. */
+export function workflowTaskWorkers(entries: readonly HistoryEntry[]): string[] {
+  const out: string[] = [];
+  for (const e of entries) {
+    if (e.type === 'EVENT_TYPE_WORKFLOW_TASK_STARTED' && e.identity && out[out.length - 1] !== e.identity) out.push(e.identity);
+  }
+  return out;
+}

@@ -1,0 +1,76 @@
+import type { WorkflowHandle } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitForState } from '../support/harness.js';
+import { killAllWorkerProcesses } from '../support/worker-process.js';
+import { createFaultRig, resultOf, type FaultRig } from './fault-rig.js';
+import { historyOf, workflowTaskWorkers } from './history.js';
+
+/**
+ * Scenario 4 (worker lost while the run waits) and the interrupted read: real worker processes,
+ * killed with SIGKILL, and a second process that takes over.
+ */
+describe('faults: the only worker dies', () => {
+  let rig: FaultRig;
+  const handles: WorkflowHandle[] = [];
+  beforeAll(async () => {
+    rig = await createFaultRig('worker-loss');
+  });
+  afterAll(async () => {
+    await killAllWorkerProcesses();
+    for (const h of handles) await h.terminate('test cleanup').catch(() => undefined);
+    await rig?.close();
+  });
+
+  it('a run waiting for approval survives its worker; a new worker process finishes it after the approve signal', async () => {
+    const first = await rig.worker();
+    const handle = await rig.start({ task: { message: 'Please refund ORD-1001, it never shipped', customerId: 'C1001' } });
+    handles.push(handle);
+    const waiting = await waitForState(handle, (v) => v.status === 'awaiting_confirmation', 60_000);
+    await first.kill();
+
+    const second = await rig.worker();
+    await handle.signal('approve', { actionId: waiting.pendingAction!.actionId, actor: 'operator@example.com' });
+    const result = await resultOf(handle);
+    expect(result.status).toBe('succeeded');
+    expect(result.output.outcome).toBe('refunded');
+
+    const rows = rig.refundRows();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ order_id: 'ORD-1001', amount_cents: 12900, idempotency_key: `${handle.workflowId}/4`, status: 'succeeded' });
+    const workers = workflowTaskWorkers(await historyOf(handle));
+    expect(workers[0]).toMatch(new RegExp(`:${first.pid}$`));
+    expect(workers[workers.length - 1]).toMatch(new RegExp(`:${second.pid}$`));
+    const takeover = workers.findIndex((w) => w.endsWith(`:${second.pid}`));
+    expect(workers.slice(takeover).every((w) => w.endsWith(`:${second.pid}`))).toBe(true);
+    await second.kill();
+  });
+
+  it('a read interrupted by a dead worker is retried by Temporal on another worker: one invocation, two intents', async () => {
+    const slow = await rig.worker({ env: { HARNESS_REFUND_STORE_LATENCY_MS: 'readOrder=120000' } });
+    const handle = await rig.start({
+      task: { message: 'refund ORD-1001', customerId: 'C1001' },
+      activityTimeouts: { readHeartbeatSeconds: 2 },
+    });
+    handles.push(handle);
+    await waitForState(handle, (v) => v.invocations.some((i) => i.tool === 'order.read' && i.status === 'pending'), 60_000);
+    // The intent is durable before the executor runs; wait for it, then kill the worker mid-read.
+    await expect.poll(async () => (await rig.composition.store.getInvocation(handle.workflowId, 1))?.intents.length ?? 0, { timeout: 30_000 }).toBe(1);
+    await slow.kill();
+
+    const healthy = await rig.worker();
+    const waiting = await waitForState(handle, (v) => v.status === 'awaiting_confirmation', 90_000);
+    const read = waiting.invocations.filter((i) => i.tool === 'order.read');
+    expect(read).toEqual([expect.objectContaining({ seq: 1, status: 'succeeded' })]);
+    const record = await rig.composition.store.getInvocation(handle.workflowId, 1);
+    expect(record?.intents.map((i) => i.attempt)).toEqual([1, 2]);
+    expect(record?.intents.map((i) => i.workerIdentity)).toEqual([expect.stringMatching(new RegExp(`:${slow.pid}$`)), expect.stringMatching(new RegExp(`:${healthy.pid}$`))]);
+    expect(record?.result).toMatchObject({ status: 'succeeded', attempt: 2 });
+    const history = await historyOf(handle);
+    expect(history.filter((e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && e.activityType === 'runTool').length).toBe(3);
+
+    await handle.signal('reject', { actionId: waiting.pendingAction!.actionId, actor: 'customer', reason: 'not needed any more' });
+    expect((await resultOf(handle)).output.outcome).toBe('declined_by_user');
+    expect(rig.refundRows().filter((r) => r.idempotency_key.startsWith(`${handle.workflowId}/`))).toHaveLength(0);
+    await healthy.kill();
+  });
+});
