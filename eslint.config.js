@@ -30,9 +30,26 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
   },
   {
-    // The workflow sandbox: deterministic code only. No Node builtins, no value imports of activities
+    // The workflow sandbox (and everything bundled into it): deterministic code only. No Node builtins, no value imports of activities
     // or of modules that do I/O; activities are reached through proxyActivities with type-only imports.
-    files: ['src/workflows/**/*.ts'],
+    files: [
+      'src/workflows/**/*.ts',
+      'src/runner/**/*.ts',
+      'src/policy/**/*.ts',
+      'src/completion/**/*.ts',
+      'src/domain/**/*.ts',
+      'src/examples/refund/graph/**/*.ts',
+      'src/examples/refund/refund-policy.ts',
+      'src/registry/sandbox.ts',
+      'src/registry/argument-validator.ts',
+      'src/registry/canonical-json.ts',
+      'src/registry/named-registry.ts',
+      'src/registry/schema-subset.ts',
+      'src/registry/tool-definition.ts',
+      'src/registry/tool-identity.ts',
+      'src/registry/formats.ts',
+      'src/registry/errors.ts',
+    ],
     rules: {
       'no-restricted-imports': [
         'error',

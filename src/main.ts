@@ -17,18 +17,22 @@ import { seedDemoOrder } from './examples/refund/demo-order.js';
 import { createHarnessWorker } from './worker/harness-worker.js';
 import { installWorkerRuntime } from './worker/runtime.js';
 import { harnessSettings } from './worker/settings.js';
-import type { AgentRunResult } from './workflows/agent-run.js';
 import type { RunView } from './workflows/run-view.js';
 
 const exitWhenDone = process.argv.includes('--exit');
 const say = (line = ''): void => console.log(line);
 
-async function waitFor(handle: { query: <T>(q: string) => Promise<T> }, ok: (v: RunView) => boolean, ms: number): Promise<RunView> {
+async function waitFor(
+  handle: { query: <T>(q: string) => Promise<T> },
+  ok: (v: RunView) => boolean,
+  ms: number,
+): Promise<RunView> {
   const deadline = Date.now() + ms;
   for (;;) {
     const view = await handle.query<RunView>('state').catch(() => undefined);
     if (view && ok(view)) return view;
-    if (Date.now() > deadline) throw new Error(`run did not reach the expected state; last: ${view?.status ?? 'unknown'}`);
+    if (Date.now() > deadline)
+      throw new Error(`run did not reach the expected state; last: ${view?.status ?? 'unknown'}`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -37,14 +41,24 @@ installWorkerRuntime();
 const settings = harnessSettings();
 const target = await resolveTemporal({ log: (l) => say(l) });
 say(`Temporal: ${target.mode} server at ${target.connectionOptions.address} (namespace ${target.namespace})`);
-const composition = await createHarnessComposition({ storeUrl: settings.storeUrl, refundStorePath: settings.refundStorePath });
+const composition = await createHarnessComposition({
+  storeUrl: settings.storeUrl,
+  refundStorePath: settings.refundStorePath,
+});
 const connection = await Connection.connect(target.connectionOptions);
 const nativeConnection = await NativeConnection.connect(target.connectionOptions);
 const client = new Client({ connection, namespace: target.namespace });
 say('Bundling workflows and starting a worker...');
-const worker = await createHarnessWorker({ connection: nativeConnection, namespace: target.namespace, taskQueue: settings.taskQueue, composition });
+const worker = await createHarnessWorker({
+  connection: nativeConnection,
+  namespace: target.namespace,
+  taskQueue: settings.taskQueue,
+  composition,
+});
 const running = worker.run();
-say(`Worker ${composition.identity} polling '${settings.taskQueue}'; evidence store ${settings.storeUrl}; model route ${composition.defaultModelRoute}`);
+say(
+  `Worker ${composition.identity} polling '${settings.taskQueue}'; evidence store ${settings.storeUrl}; model route ${composition.defaultModelRoute}`,
+);
 
 let stopping = false;
 async function shutdown(code: number): Promise<never> {
@@ -82,8 +96,13 @@ try {
     },
   });
   say(`Started run ${workflowId} (refund.graph@v1, policy refund.rules@v1)`);
-  const waiting = await waitFor(handle, (v) => v.status === 'awaiting_confirmation' || v.status === 'failed' || v.status === 'succeeded', 60_000);
-  if (waiting.status !== 'awaiting_confirmation') throw new Error(`expected awaiting_confirmation, got ${waiting.status}`);
+  const waiting = await waitFor(
+    handle,
+    (v) => v.status === 'awaiting_confirmation' || v.status === 'failed' || v.status === 'succeeded',
+    60_000,
+  );
+  if (waiting.status !== 'awaiting_confirmation')
+    throw new Error(`expected awaiting_confirmation, got ${waiting.status}`);
   const req = waiting.humanRequest!;
   say();
   say(`Run is ${waiting.status} (${waiting.waitingReason}). Human request:`);
@@ -97,22 +116,37 @@ try {
   const actionId = waiting.pendingAction!.actionId;
   say(`Operator approves: signal 'approve' { actionId: '${actionId}', actor: 'operator@main-job' }`);
   await handle.signal('approve', { actionId, actor: 'operator@main-job', reason: 'main job demo' });
-  const result = (await handle.result()) as AgentRunResult;
+  const result = await handle.result();
   const view = await handle.query<RunView>('state');
   say();
   say(`Run ${result.status}: ${JSON.stringify(result.output)}`);
-  for (const a of view.artifacts) say(`  artifact ${a.id} [${a.provenance}] ${a.type}${a.externalId ? ` ${a.externalId}` : ''}`);
+  for (const a of view.artifacts)
+    say(`  artifact ${a.id} [${a.provenance}] ${a.type}${a.externalId ? ` ${a.externalId}` : ''}`);
   const verified = view.artifacts.find((a) => a.provenance === 'verified');
-  if (result.status !== 'succeeded' || !verified) throw new Error('the run did not succeed with a verified artifact');
+  if (result.status !== 'succeeded' || !verified)
+    throw new Error('the run did not succeed with a verified artifact');
   say();
   say('Timeline (evidence store events):');
   for (const e of await composition.store.listEvents(workflowId)) {
-    if (['state.transitioned', 'tool.completed', 'human.requested', 'human.decided', 'eval.completed', 'run.completed'].includes(e.type)) {
-      const d = e.data as Record<string, unknown>;
+    if (
+      [
+        'state.transitioned',
+        'tool.completed',
+        'human.requested',
+        'human.decided',
+        'eval.completed',
+        'run.completed',
+      ].includes(e.type)
+    ) {
+      const d = e.data;
       const detail =
-        e.type === 'state.transitioned' ? `${String(d.fromStatus)} -> ${String(d.toStatus)}` :
-        e.type === 'tool.completed' ? `${String(d.tool)}@${String(d.version)} #${String(d.seq)}` :
-        e.type === 'eval.completed' ? `${String(d.evaluator)} passed=${String(d.passed)}` : '';
+        e.type === 'state.transitioned'
+          ? `${String(d.fromStatus)} -> ${String(d.toStatus)}`
+          : e.type === 'tool.completed'
+            ? `${String(d.tool)}@${String(d.version)} #${String(d.seq)}`
+            : e.type === 'eval.completed'
+              ? `${String(d.evaluator)} passed=${String(d.passed)}`
+              : '';
       say(`  #${String(e.seq).padStart(3)} ${e.occurredAt} ${e.type.padEnd(18)} ${detail}`);
     }
   }

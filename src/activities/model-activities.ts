@@ -44,7 +44,12 @@ function groupMessages(group: MessageGroupBody): ModelMessage[] {
   out.push({
     role: 'assistant',
     content: group.output.text,
-    toolCalls: group.output.toolCalls.map((c) => ({ id: c.id, name: c.name, version: c.version, args: (c.args ?? {}) as Record<string, unknown> })),
+    toolCalls: group.output.toolCalls.map((c) => ({
+      id: c.id,
+      name: c.name,
+      version: c.version,
+      args: (c.args ?? {}) as Record<string, unknown>,
+    })),
   });
   return out;
 }
@@ -68,7 +73,12 @@ export function createModelActivities(deps: ModelActivityDeps) {
       const tools: ModelToolSpec[] = input.toolKeys.map((key) => {
         const at = key.lastIndexOf('@');
         const { definition } = registry.get(key.slice(0, at), key.slice(at + 1));
-        return { name: definition.name, version: definition.version, description: definition.description, parameters: definition.parameters };
+        return {
+          name: definition.name,
+          version: definition.version,
+          description: definition.description,
+          parameters: definition.parameters,
+        };
       });
       const ctx = Context.current();
       const route = models.resolve(input.modelRoute);
@@ -105,7 +115,12 @@ export function createModelActivities(deps: ModelActivityDeps) {
         await flush();
         const decision: Omit<ModelDecision, 'replayed'> = {
           text: output.text,
-          toolCalls: output.toolCalls.map((c) => ({ id: c.id, name: c.name, version: c.version, args: c.args })),
+          toolCalls: output.toolCalls.map((c) => ({
+            id: c.id,
+            name: c.name,
+            version: c.version,
+            args: c.args,
+          })),
           stopReason: output.stopReason,
           usage: output.usage,
           costUsd: output.costUsd,

@@ -24,7 +24,9 @@ export function createRunActivities(deps: RunActivityDeps) {
      * (non-retryable `run.registry_mismatch`) when the worker's registry digest is not the one the run
      * pinned: a run never silently uses different tools than it started with.
      */
-    loadToolSnapshot(req: ToolSnapshotRequest): Promise<{ definitions: readonly ToolDefinition[]; digest: string }> {
+    loadToolSnapshot(
+      req: ToolSnapshotRequest,
+    ): Promise<{ definitions: readonly ToolDefinition[]; digest: string }> {
       const full = deps.registry.snapshot();
       if (full.digest !== req.expectedDigest) {
         throw ApplicationFailure.create({
@@ -33,7 +35,10 @@ export function createRunActivities(deps: RunActivityDeps) {
           message: `this worker's tool registry is ${full.digest}, the run pinned ${req.expectedDigest}`,
         });
       }
-      return Promise.resolve({ definitions: deps.registry.snapshot(req.names).definitions, digest: full.digest });
+      return Promise.resolve({
+        definitions: deps.registry.snapshot(req.names).definitions,
+        digest: full.digest,
+      });
     },
 
     /** Store events exactly once (unique by run and sequence). */

@@ -22,10 +22,21 @@ function toolContext(): ToolContext {
 }
 
 function toCall(input: ToolCallInput): ToolCall {
-  return { runId: input.runId, seq: input.seq, tool: input.tool, version: input.version, args: input.args, idempotencyKey: input.idempotencyKey };
+  return {
+    runId: input.runId,
+    seq: input.seq,
+    tool: input.tool,
+    version: input.version,
+    args: input.args,
+    idempotencyKey: input.idempotencyKey,
+  };
 }
 
-function fromStored(result: InvocationResult, startedAt: string, artifacts: ToolCallResult['artifacts']): ToolCallResult {
+function fromStored(
+  result: InvocationResult,
+  startedAt: string,
+  artifacts: ToolCallResult['artifacts'],
+): ToolCallResult {
   return {
     status: result.status === 'succeeded' ? 'succeeded' : 'failed_terminal',
     output: result.output,
@@ -38,7 +49,11 @@ function fromStored(result: InvocationResult, startedAt: string, artifacts: Tool
   };
 }
 
-async function storedResult(store: EvidenceStore, runId: string, seq: number): Promise<ToolCallResult | undefined> {
+async function storedResult(
+  store: EvidenceStore,
+  runId: string,
+  seq: number,
+): Promise<ToolCallResult | undefined> {
   const record = await store.getInvocation(runId, seq);
   if (!record?.result) return undefined;
   const ids = new Set(record.result.artifactIds);

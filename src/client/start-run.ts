@@ -1,4 +1,4 @@
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { AgentRunInputSchema, describeInputIssues, type AgentRunInput } from '../domain/run-input.js';
 import { HarnessError } from '../domain/errors.js';
 import type { agentRun } from '../workflows/agent-run.js';
@@ -14,9 +14,13 @@ export interface StartRunOptions {
  * versions as memo and initial search attributes.
  * @throws HarnessError `run.invalid_input` naming the bad fields; nothing is started.
  */
-export async function startAgentRun(client: Client, o: StartRunOptions): Promise<WorkflowHandle<typeof agentRun>> {
+export async function startAgentRun(
+  client: Client,
+  o: StartRunOptions,
+): Promise<WorkflowHandleWithFirstExecutionRunId<typeof agentRun>> {
   const parsed = AgentRunInputSchema.safeParse(o.input);
-  if (!parsed.success) throw new HarnessError('run.invalid_input', `invalid run input: ${describeInputIssues(parsed.error)}`);
+  if (!parsed.success)
+    throw new HarnessError('run.invalid_input', `invalid run input: ${describeInputIssues(parsed.error)}`);
   const input = parsed.data;
   const profile = `${input.profile.name}@${input.profile.version}`;
   return client.workflow.start<typeof agentRun>('agentRun', {

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { ModelRouter } from '../activities/model-router.js';
+import { registerBenchTools } from '../examples/bench/bench-noop-tool.js';
 import { openRefundStore, type RefundStore } from '../examples/refund/business/refund-store.js';
 import { REFUND_SCRIPT } from '../examples/refund/refund-script.js';
 import { registerRefundTools } from '../examples/refund/tools/refund-tools.js';
@@ -40,12 +41,15 @@ export interface HarnessComposition {
  * providers come from the environment here and stay in the worker process.
  * @throws the store's errors (bad URL, schema too new) and provider configuration errors.
  */
-export async function createHarnessComposition(options: HarnessCompositionOptions): Promise<HarnessComposition> {
+export async function createHarnessComposition(
+  options: HarnessCompositionOptions,
+): Promise<HarnessComposition> {
   const env = options.env ?? process.env;
   const refundStore = openRefundStore(options.refundStorePath);
   refundStore.seedIfEmpty();
   const registry = new ToolRegistry();
   registerRefundTools(registry, refundStore);
+  registerBenchTools(registry);
   const store = await openEvidenceStore(options.storeUrl);
   const models = new ModelRouter();
   models.register('scripted/refund', new ScriptedProvider(REFUND_SCRIPT), 'scripted');
@@ -57,7 +61,10 @@ export async function createHarnessComposition(options: HarnessCompositionOption
     models.register('env', providerFromEnv(env), env.HARNESS_MODEL ?? 'default');
     defaultModelRoute = 'env';
   }
-  const configDigest = sha256Digest({ tools: registry.snapshot().digest, routes: models.routeNames().sort() });
+  const configDigest = sha256Digest({
+    tools: registry.snapshot().digest,
+    routes: models.routeNames().sort(),
+  });
   return {
     registry,
     store,

@@ -31,7 +31,11 @@ export const AgentRunInputSchema = z
     /** Budget overrides; unknown keys are rejected. */
     budget: z.record(z.string(), z.unknown()).optional(),
     /** How long an approval request stays open before it is rejected as expired. */
-    approvalTimeoutSeconds: z.number().positive().max(30 * 24 * 3600).optional(),
+    approvalTimeoutSeconds: z
+      .number()
+      .positive()
+      .max(30 * 24 * 3600)
+      .optional(),
     /** Continue-as-new after this many history events (Temporal's own suggestion also triggers it). */
     continueAsNewAfterEvents: z.number().int().min(100).optional(),
     /**
@@ -48,7 +52,10 @@ export const AgentRunInputSchema = z
       .optional(),
   })
   .strict()
-  .refine((v) => JSON.stringify(v.task).length <= 64 * 1024, { message: 'task is over 64 KiB', path: ['task'] });
+  .refine((v) => JSON.stringify(v.task).length <= 64 * 1024, {
+    message: 'task is over 64 KiB',
+    path: ['task'],
+  });
 export type AgentRunInput = z.infer<typeof AgentRunInputSchema>;
 
 /** Human-readable summary of the first problems in a failed input parse. */

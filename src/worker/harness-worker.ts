@@ -1,4 +1,5 @@
-import { NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { NativeConnection, WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import { createModelActivities } from '../activities/model-activities.js';
 import * as plumbing from '../activities/plumbing.js';
 import { createRunActivities } from '../activities/run-activities.js';

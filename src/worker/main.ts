@@ -18,9 +18,14 @@ export async function runWorkerProcess(): Promise<void> {
   const address = process.env.TEMPORAL_ADDRESS ?? `${dev.server.ip}:${dev.server.port}`;
   const namespace = process.env.TEMPORAL_NAMESPACE ?? dev.server.namespace;
   const connection = await NativeConnection.connect(
-    process.env.TEMPORAL_ADDRESS ? (await import('@temporalio/envconfig')).loadClientConnectConfig().connectionOptions : { address },
+    process.env.TEMPORAL_ADDRESS
+      ? (await import('@temporalio/envconfig')).loadClientConnectConfig().connectionOptions
+      : { address },
   );
-  const composition = await createHarnessComposition({ storeUrl: settings.storeUrl, refundStorePath: settings.refundStorePath });
+  const composition = await createHarnessComposition({
+    storeUrl: settings.storeUrl,
+    refundStorePath: settings.refundStorePath,
+  });
   const bundlePath = process.env.HARNESS_WORKFLOW_BUNDLE;
   const worker = await createHarnessWorker({
     connection,
@@ -32,7 +37,9 @@ export async function runWorkerProcess(): Promise<void> {
   const stop = (): void => worker.shutdown();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  console.log(`worker ${composition.identity} polling ${settings.taskQueue} on ${address} (namespace ${namespace}); store ${settings.storeUrl}`);
+  console.log(
+    `worker ${composition.identity} polling ${settings.taskQueue} on ${address} (namespace ${namespace}); store ${settings.storeUrl}`,
+  );
   await worker.run();
   await composition.close();
   await connection.close();

@@ -28,7 +28,12 @@ export function readToolOptions(t: ActivityTimeouts): ActivityOptions {
   return {
     startToCloseTimeout: '2 minutes',
     heartbeatTimeout: `${t.readHeartbeatSeconds} seconds`,
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
+    retry: {
+      initialInterval: '1 second',
+      backoffCoefficient: 2,
+      maximumInterval: '30 seconds',
+      maximumAttempts: 5,
+    },
   };
 }
 
@@ -36,7 +41,12 @@ export function modelOptions(t: ActivityTimeouts): ActivityOptions {
   return {
     startToCloseTimeout: '10 minutes',
     heartbeatTimeout: `${t.modelHeartbeatSeconds} seconds`,
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '60 seconds', maximumAttempts: 6 },
+    retry: {
+      initialInterval: '1 second',
+      backoffCoefficient: 2,
+      maximumInterval: '60 seconds',
+      maximumAttempts: 6,
+    },
   };
 }
 

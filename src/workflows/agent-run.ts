@@ -48,7 +48,8 @@ function fail(code: string, message: string): never {
 
 function parseInput(raw: unknown): AgentRunInput {
   const parsed = AgentRunInputSchema.safeParse(raw);
-  if (!parsed.success) fail('run.invalid_input', `invalid agentRun input: ${describeInputIssues(parsed.error)}`);
+  if (!parsed.success)
+    fail('run.invalid_input', `invalid agentRun input: ${describeInputIssues(parsed.error)}`);
   return parsed.data;
 }
 
@@ -65,11 +66,14 @@ export async function agentRun(rawInput: unknown): Promise<AgentRunResult> {
   const input = parseInput(rawInput);
   const composition = workflowComposition();
   const profile = composition.profiles.find(input.profile.name, input.profile.version);
-  if (!profile) fail('run.unknown_profile', `profile ${input.profile.name}@${input.profile.version} is not registered`);
+  if (!profile)
+    fail('run.unknown_profile', `profile ${input.profile.name}@${input.profile.version} is not registered`);
   const policy = composition.policies.find(input.policy.name, input.policy.version);
-  if (!policy) fail('run.unknown_policy', `policy ${input.policy.name}@${input.policy.version} is not registered`);
+  if (!policy)
+    fail('run.unknown_policy', `policy ${input.policy.name}@${input.policy.version} is not registered`);
   const limitsParsed = BudgetLimitsSchema.partial().safeParse(input.budget ?? {});
-  if (!limitsParsed.success) fail('run.invalid_input', `invalid budget: ${describeInputIssues(limitsParsed.error)}`);
+  if (!limitsParsed.success)
+    fail('run.invalid_input', `invalid budget: ${describeInputIssues(limitsParsed.error)}`);
   const limits = { ...DEFAULT_LIMITS, ...limitsParsed.data };
 
   const snapshot = await loadToolSnapshot({ expectedDigest: input.toolRegistryDigest, names: profile.tools });
@@ -153,7 +157,12 @@ export async function agentRun(rawInput: unknown): Promise<AgentRunResult> {
   } catch (err) {
     if (!isCancellation(err)) throw err;
   }
-  if (state.status !== 'succeeded' && state.status !== 'failed' && state.status !== 'cancelled' && state.status !== 'budget_exhausted') {
+  if (
+    state.status !== 'succeeded' &&
+    state.status !== 'failed' &&
+    state.status !== 'cancelled' &&
+    state.status !== 'budget_exhausted'
+  ) {
     await CancellationScope.nonCancellable(() => runner.finishCancelled());
   }
   return {

@@ -1,4 +1,5 @@
 import { createDefaultEvaluatorRegistry, type EvaluatorRegistry } from '../completion/index.js';
+import { benchStepsProfile } from '../examples/bench/bench-profile.js';
 import { refundGraphProfile, refundOutcomeEvaluator } from '../examples/refund/graph/refund-graph.js';
 import { refundRulesPolicy } from '../examples/refund/refund-policy.js';
 import { AllowAllPolicy, RestrictionPolicy, type Policy } from '../policy/index.js';
@@ -25,7 +26,13 @@ export interface WorkflowComposition {
   readonly evaluators: EvaluatorRegistry;
 }
 
-const REFUND_TOOLS = ['order.read', 'logistics.read', 'policy.search.refund', 'refund.create', 'refund.verify'];
+const REFUND_TOOLS = [
+  'order.read',
+  'logistics.read',
+  'policy.search.refund',
+  'refund.create',
+  'refund.verify',
+];
 
 /** `refund.assistant@v1`: the refund task as a goal profile (a model decides which tools to call). */
 export const refundAssistantProfile = createGoalProfile({
@@ -62,7 +69,12 @@ export function workflowComposition(): WorkflowComposition {
   const evaluators = createDefaultEvaluatorRegistry();
   evaluators.register(refundOutcomeEvaluator);
   cached = {
-    profiles: new Catalog<Profile>([refundGraphProfile, refundAssistantProfile, supportAnswerProfile]),
+    profiles: new Catalog<Profile>([
+      refundGraphProfile,
+      refundAssistantProfile,
+      supportAnswerProfile,
+      benchStepsProfile,
+    ]),
     policies: new Catalog<Policy>([
       new AllowAllPolicy(),
       refundRulesPolicy,

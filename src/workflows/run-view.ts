@@ -11,8 +11,22 @@ export interface RunView {
   readonly humanRequest: RunState['humanRequest'];
   readonly budget: Omit<RunState['budget'], 'callDigests'>;
   readonly limits: RunState['limits'];
-  readonly invocations: { seq: number; tool: string; version: string; effect: string; status: string; externalId?: string; resolvedBy?: string }[];
-  readonly artifacts: { id: string; type: string; provenance: string; externalId?: string; verification?: unknown }[];
+  readonly invocations: {
+    seq: number;
+    tool: string;
+    version: string;
+    effect: string;
+    status: string;
+    externalId?: string;
+    resolvedBy?: string;
+  }[];
+  readonly artifacts: {
+    id: string;
+    type: string;
+    provenance: string;
+    externalId?: string;
+    verification?: unknown;
+  }[];
   readonly versions: RunState['versions'];
   readonly completedSteps: string[];
   readonly facts: RunState['facts'];

@@ -35,10 +35,13 @@ export function renderDetails(state: RunState): string {
   ];
   const p = state.pendingAction;
   if (p) {
-    lines.push(`pending action \`${p.actionId}\` (${p.kind}${p.tool ? ` ${p.tool}@${p.version}` : ''}${p.invocationSeq !== undefined ? ` #${p.invocationSeq}` : ''})`);
+    lines.push(
+      `pending action \`${p.actionId}\` (${p.kind}${p.tool ? ` ${p.tool}@${p.version}` : ''}${p.invocationSeq !== undefined ? ` #${p.invocationSeq}` : ''})`,
+    );
     if (state.humanRequest) lines.push(`> ${state.humanRequest.requestSummary}`);
     if (p.expiresAt) lines.push(`expires ${p.expiresAt}`);
   }
-  if (state.terminalReason) lines.push(`reason \`${state.terminalReason.code}\`: ${state.terminalReason.message}`);
+  if (state.terminalReason)
+    lines.push(`reason \`${state.terminalReason.code}\`: ${state.terminalReason.message}`);
   return lines.join('\n\n');
 }

@@ -36,7 +36,8 @@ export function classifyToolFailure(err: unknown): ToolActivityOutcome {
   if (isCancellation(err)) return { kind: 'cancelled' };
   if (err instanceof ActivityFailure) {
     const cause = err.cause;
-    if (cause instanceof TimeoutFailure) return { kind: 'lost', message: `activity timed out (${cause.timeoutType})` };
+    if (cause instanceof TimeoutFailure)
+      return { kind: 'lost', message: `activity timed out (${cause.timeoutType})` };
     if (cause instanceof ApplicationFailure) {
       if (cause.type === OUTCOME_UNKNOWN) return { kind: 'lost', message: cause.message };
       return { kind: 'failed', code: cause.type ?? 'tool.failed', message: cause.message };
@@ -60,7 +61,11 @@ export function createTemporalPorts(
   return {
     tools,
     now: () => new Date().toISOString(), // the workflow clock: deterministic inside the sandbox
-    callModel: (input) => model.callModel.executeWithOptions({ ...modelOptions(timeouts), summary: `model ${input.purpose} #${input.callSeq}` }, [input]),
+    callModel: (input) =>
+      model.callModel.executeWithOptions(
+        { ...modelOptions(timeouts), summary: `model ${input.purpose} #${input.callSeq}` },
+        [input],
+      ),
     async callTool(input: ToolCallInput, { summary }): Promise<ToolActivityOutcome> {
       const act = input.effect === 'write' ? write : read;
       const options = input.effect === 'write' ? writeToolOptions(timeouts) : readToolOptions(timeouts);
@@ -73,7 +78,10 @@ export function createTemporalPorts(
     },
     resolveLostInvocation: (input) =>
       CancellationScope.nonCancellable(() =>
-        run.resolveLostInvocation.executeWithOptions({ ...BOOKKEEPING_OPTIONS, summary: `resolve ${input.tool}@${input.version} #${input.seq}` }, [input]),
+        run.resolveLostInvocation.executeWithOptions(
+          { ...BOOKKEEPING_OPTIONS, summary: `resolve ${input.tool}@${input.version} #${input.seq}` },
+          [input],
+        ),
       ),
     async flushEvents(events: readonly AgentEvent[]): Promise<void> {
       if (events.length === 0) return;

@@ -4,7 +4,11 @@ import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { inject } from 'vitest';
 import { startAgentRun } from '../../src/client/start-run.js';
-import { createHarnessComposition, type HarnessComposition, type HarnessCompositionOptions } from '../../src/composition/harness-composition.js';
+import {
+  createHarnessComposition,
+  type HarnessComposition,
+  type HarnessCompositionOptions,
+} from '../../src/composition/harness-composition.js';
 import type { AgentRunInput } from '../../src/domain/run-input.js';
 import { createHarnessWorker } from '../../src/worker/harness-worker.js';
 import type { RunView } from '../../src/workflows/run-view.js';
@@ -16,7 +20,10 @@ export interface HarnessFixture {
   readonly composition: HarnessComposition;
   readonly taskQueue: string;
   readonly dir: string;
-  start(input: Partial<AgentRunInput> & Pick<AgentRunInput, 'task'>, workflowId?: string): Promise<WorkflowHandle>;
+  start(
+    input: Partial<AgentRunInput> & Pick<AgentRunInput, 'task'>,
+    workflowId?: string,
+  ): Promise<WorkflowHandle>;
   close(): Promise<void>;
 }
 
@@ -71,7 +78,11 @@ export async function createHarnessFixture(
 }
 
 /** Poll the `state` query until `predicate` holds (or time out with the last view in the message). */
-export async function waitForState(handle: WorkflowHandle, predicate: (v: RunView) => boolean, timeoutMs = 30_000): Promise<RunView> {
+export async function waitForState(
+  handle: WorkflowHandle,
+  predicate: (v: RunView) => boolean,
+  timeoutMs = 30_000,
+): Promise<RunView> {
   const deadline = Date.now() + timeoutMs;
   let last: RunView | undefined;
   while (Date.now() < deadline) {
@@ -90,5 +101,7 @@ export async function waitForState(handle: WorkflowHandle, predicate: (v: RunVie
 export async function historyEventTypes(handle: WorkflowHandle): Promise<string[]> {
   const { temporal } = (await import('@temporalio/proto')).default;
   const history = await handle.fetchHistory();
-  return (history.events ?? []).map((e) => temporal.api.enums.v1.EventType[e.eventType ?? 0] ?? String(e.eventType));
+  return (history.events ?? []).map(
+    (e) => temporal.api.enums.v1.EventType[e.eventType ?? 0] ?? String(e.eventType),
+  );
 }

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reachableNodes } from '../../src/runner/graph-profile.js';
+import type { RunView } from '../../src/workflows/run-view.js';
 import { REFUND_GRAPH } from '../../src/examples/refund/graph/refund-graph.js';
-import { createHarnessFixture, historyEventTypes, waitForState, type HarnessFixture } from '../support/harness.js';
+import {
+  createHarnessFixture,
+  historyEventTypes,
+  waitForState,
+  type HarnessFixture,
+} from '../support/harness.js';
 
 describe('refund graph on the real server', () => {
   let h: HarnessFixture;
@@ -13,41 +19,59 @@ describe('refund graph on the real server', () => {
   });
 
   it('waits for confirmation, then refunds once with a verified artifact after an approve signal', async () => {
-    const handle = await h.start({ task: { message: 'My order ORD-1001 has not shipped for days, please refund', customerId: 'C1001' } });
+    const handle = await h.start({
+      task: { message: 'My order ORD-1001 has not shipped for days, please refund', customerId: 'C1001' },
+    });
     const waiting = await waitForState(handle, (v) => v.status === 'awaiting_confirmation');
     expect(waiting.waitingReason).toBe('confirmation_required');
     expect(waiting.humanRequest?.decisionType).toBe('refund_confirmation');
-    expect(waiting.humanRequest?.verifiedFacts.some((f) => f.startsWith('fact://order/ORD-1001@v'))).toBe(true);
-    expect(waiting.invocations.map((i) => i.tool)).toEqual(['order.read', 'logistics.read', 'policy.search.refund']);
+    expect(waiting.humanRequest?.verifiedFacts.some((f) => f.startsWith('fact://order/ORD-1001@v'))).toBe(
+      true,
+    );
+    expect(waiting.invocations.map((i) => i.tool)).toEqual([
+      'order.read',
+      'logistics.read',
+      'policy.search.refund',
+    ]);
     expect(waiting.facts['order.owner_verified']).toBe(true);
     const actionId = waiting.pendingAction!.actionId;
 
     await handle.signal('approve', { actionId: 'act-forged', actor: 'mallory' });
     await handle.signal('approve', { actor: 'no-action-id' });
     await handle.signal('approve', { actionId, actor: 'operator@example.com', reason: 'policy R001' });
-    const result = (await handle.result()) as { status: string; output: { outcome: string; refundId: string } };
+    const result = (await handle.result()) as {
+      status: string;
+      output: { outcome: string; refundId: string };
+    };
     expect(result.status).toBe('succeeded');
     expect(result.output.outcome).toBe('refunded');
 
-    const view = await handle.query<import('../../src/workflows/run-view.js').RunView>('state');
-    expect(view.artifacts.some((a) => a.provenance === 'verified' && a.type === 'refund.verification')).toBe(true);
+    const view = await handle.query<RunView>('state');
+    expect(view.artifacts.some((a) => a.provenance === 'verified' && a.type === 'refund.verification')).toBe(
+      true,
+    );
     expect(view.invocations.filter((i) => i.tool === 'refund.create')).toHaveLength(1);
     const refunds = await h.composition.refundStore.findRefundByKey(`${handle.workflowId}/4`);
     expect(refunds?.orderId).toBe('ORD-1001');
 
     const events = await h.composition.store.listEvents(handle.workflowId);
-    const rejected = events.filter((e) => e.type === 'human.signal_rejected').map((e) => (e.data as { code: string }).code);
+    const rejected = events
+      .filter((e) => e.type === 'human.signal_rejected')
+      .map((e) => (e.data as { code: string }).code);
     expect(rejected).toEqual(['signal.action_mismatch', 'signal.malformed']);
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
   });
 
   it('refuses an order of another customer without any write', async () => {
     const handle = await h.start({ task: { message: 'refund ORD-2001 please', customerId: 'C1001' } });
-    const result = (await handle.result()) as { status: string; output: { outcome: string; message: string } };
+    const result = (await handle.result()) as {
+      status: string;
+      output: { outcome: string; message: string };
+    };
     expect(result.status).toBe('succeeded');
     expect(result.output.outcome).toBe('refused');
     expect(result.output.message).toContain('ownership_mismatch');
-    const view = await handle.query<import('../../src/workflows/run-view.js').RunView>('state');
+    const view = await handle.query<RunView>('state');
     expect(view.invocations.map((i) => i.tool)).toEqual(['order.read']);
     expect(await historyEventTypes(handle)).not.toContain('EVENT_TYPE_WORKFLOW_TASK_FAILED');
   });
@@ -55,10 +79,14 @@ describe('refund graph on the real server', () => {
   it('a rejected confirmation ends without a refund', async () => {
     const handle = await h.start({ task: { message: 'refund ORD-1001', customerId: 'C1001' } });
     const waiting = await waitForState(handle, (v) => v.status === 'awaiting_confirmation');
-    await handle.signal('reject', { actionId: waiting.pendingAction!.actionId, actor: 'customer', reason: 'changed my mind' });
+    await handle.signal('reject', {
+      actionId: waiting.pendingAction!.actionId,
+      actor: 'customer',
+      reason: 'changed my mind',
+    });
     const result = (await handle.result()) as { status: string; output: { outcome: string } };
     expect(result).toMatchObject({ status: 'succeeded', output: { outcome: 'declined_by_user' } });
-    const view = await handle.query<import('../../src/workflows/run-view.js').RunView>('state');
+    const view = await handle.query<RunView>('state');
     expect(view.invocations.some((i) => i.tool === 'refund.create')).toBe(false);
   });
 

@@ -6,7 +6,14 @@ import type { ModelScript } from '../../model/scripted-script.js';
  */
 export const REFUND_SCRIPT: ModelScript = {
   entries: [
-    { match: { purpose: 'route' }, response: { text: 'refund', toolCalls: [], usage: { inputTokens: 40, outputTokens: 1 } } },
+    {
+      match: { purpose: 'route' },
+      response: { text: 'refund', toolCalls: [], usage: { inputTokens: 40, outputTokens: 1 } },
+    },
   ],
-  fallback: { text: 'I can only help with refunds.', toolCalls: [], usage: { inputTokens: 20, outputTokens: 8 } },
+  fallback: {
+    text: 'I can only help with refunds.',
+    toolCalls: [],
+    usage: { inputTokens: 20, outputTokens: 8 },
+  },
 };

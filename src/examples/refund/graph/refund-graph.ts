@@ -1,26 +1,48 @@
 import type { CompletionEvaluator } from '../../../completion/index.js';
-import { actionWithVerification, evaluatorFromFunction, solutionDelivered } from '../../../completion/index.js';
+import {
+  actionWithVerification,
+  evaluatorFromFunction,
+  solutionDelivered,
+} from '../../../completion/index.js';
 import { createGraphProfile, type GraphDefinition } from '../../../runner/graph-profile.js';
 import { refundNodes } from './refund-nodes.js';
 import { initialRefundState, type RefundGraphState } from './refund-state.js';
 
-const ACTION_PARAMS = { actionTool: 'refund.create', actionType: 'refund', verificationType: 'refund.verification' };
+const ACTION_PARAMS = {
+  actionTool: 'refund.create',
+  actionType: 'refund',
+  verificationType: 'refund.verification',
+};
 
 /**
  * `refund_outcome/v1`: a refund the run claims to have made needs `action_with_verification`
  * (an observed refund and a passed verification linked to it); a refusal or a declined confirmation
  * needs a delivered answer and no refund effect at all.
  */
-export const refundOutcomeEvaluator: CompletionEvaluator = evaluatorFromFunction('refund_outcome', 'v1', (input) => {
-  const output = input.finalOutput as { outcome?: string } | null;
-  const wrote = input.invocations.some((i) => i.tool === 'refund.create' && i.status === 'succeeded');
-  if (output?.outcome === 'refunded' || wrote) {
-    const v = actionWithVerification.evaluate({ ...input, params: ACTION_PARAMS });
-    return { passed: v.passed, reasonCodes: v.reasonCodes, evidenceArtifactIds: v.evidenceArtifactIds, summary: v.summary };
-  }
-  const v = solutionDelivered.evaluate({ ...input, params: {} });
-  return { passed: v.passed, reasonCodes: v.reasonCodes, evidenceArtifactIds: [], summary: `no refund made; ${v.summary}` };
-});
+export const refundOutcomeEvaluator: CompletionEvaluator = evaluatorFromFunction(
+  'refund_outcome',
+  'v1',
+  (input) => {
+    const output = input.finalOutput as { outcome?: string } | null;
+    const wrote = input.invocations.some((i) => i.tool === 'refund.create' && i.status === 'succeeded');
+    if (output?.outcome === 'refunded' || wrote) {
+      const v = actionWithVerification.evaluate({ ...input, params: ACTION_PARAMS });
+      return {
+        passed: v.passed,
+        reasonCodes: v.reasonCodes,
+        evidenceArtifactIds: v.evidenceArtifactIds,
+        summary: v.summary,
+      };
+    }
+    const v = solutionDelivered.evaluate({ ...input, params: {} });
+    return {
+      passed: v.passed,
+      reasonCodes: v.reasonCodes,
+      evidenceArtifactIds: [],
+      summary: `no refund made; ${v.summary}`,
+    };
+  },
+);
 
 export const REFUND_GRAPH: GraphDefinition<RefundGraphState> = {
   name: 'refund.graph',

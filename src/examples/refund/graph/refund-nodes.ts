@@ -6,7 +6,11 @@ import type { RefundGraphState as S } from './refund-state.js';
 const ORDER_ID = /\bORD-[A-Z0-9-]{1,40}\b/;
 
 function refuse(reason: string): NodeResult<S> {
-  return { outcome: 'completed', statePatch: { outcome: 'refused', refusalReason: reason }, nextNode: 'compose_response' };
+  return {
+    outcome: 'completed',
+    statePatch: { outcome: 'refused', refusalReason: reason },
+    nextNode: 'compose_response',
+  };
 }
 
 function failedTool(o: Observation): NodeResult<S> {
@@ -29,20 +33,36 @@ export const refundNodes: GraphNode<S>[] = [
     async run(s, ctx) {
       const d = await ctx.model('route', {
         messages: [
-          { role: 'system', content: 'Classify the customer message. Answer with one word: refund or other.', trust: 'system' },
+          {
+            role: 'system',
+            content: 'Classify the customer message. Answer with one word: refund or other.',
+            trust: 'system',
+          },
           { role: 'user', content: s.message, trust: 'untrusted' },
         ],
       });
       const intent = /\brefund\b/i.test(d.text) ? 'refund' : 'other';
-      if (intent === 'other') return { ...refuse('not a refund request'), statePatch: { intent, outcome: 'refused', refusalReason: 'not a refund request' } };
+      if (intent === 'other')
+        return {
+          ...refuse('not a refund request'),
+          statePatch: { intent, outcome: 'refused', refusalReason: 'not a refund request' },
+        };
       return { outcome: 'completed', statePatch: { intent } };
     },
   },
   {
     id: 'collect_required_slots',
     run: (s) => {
-      if (!s.orderId) return Promise.resolve({ outcome: 'pause_for_input', input: { slot: 'orderId', prompt: 'Which order should be refunded? (order id, e.g. ORD-1001)' } });
-      if (!s.customerId) return Promise.resolve({ outcome: 'pause_for_input', input: { slot: 'customerId', prompt: 'Who is asking? (customer id)' } });
+      if (!s.orderId)
+        return Promise.resolve({
+          outcome: 'pause_for_input',
+          input: { slot: 'orderId', prompt: 'Which order should be refunded? (order id, e.g. ORD-1001)' },
+        });
+      if (!s.customerId)
+        return Promise.resolve({
+          outcome: 'pause_for_input',
+          input: { slot: 'customerId', prompt: 'Who is asking? (customer id)' },
+        });
       return Promise.resolve({ outcome: 'completed' });
     },
   },
@@ -86,17 +106,27 @@ export const refundNodes: GraphNode<S>[] = [
     async run(s, ctx) {
       const o = await ctx.tool('logistics.read', { orderId: s.orderId });
       if (o.status !== 'succeeded') return failedTool(o);
-      return { outcome: 'completed', statePatch: { logistics: { status: String(out(o).status), factRef: String(out(o).factRef) } } };
+      return {
+        outcome: 'completed',
+        statePatch: { logistics: { status: String(out(o).status), factRef: String(out(o).factRef) } },
+      };
     },
   },
   {
     id: 'retrieve_effective_policy',
     capabilities: ['policy.search.refund'],
     async run(s, ctx) {
-      const o = await ctx.tool('policy.search.refund', { orderStatus: s.order?.status, logisticsStatus: s.logistics?.status });
+      const o = await ctx.tool('policy.search.refund', {
+        orderStatus: s.order?.status,
+        logisticsStatus: s.logistics?.status,
+      });
       if (o.status !== 'succeeded') return failedTool(o);
-      const policies = (out(o).policies as { ref: string; id: string; rule: Record<string, unknown> }[] | undefined) ?? [];
-      return { outcome: 'completed', statePatch: { policies: policies.map((p) => ({ ref: p.ref, id: p.id, rule: p.rule })) } };
+      const policies =
+        (out(o).policies as { ref: string; id: string; rule: Record<string, unknown> }[] | undefined) ?? [];
+      return {
+        outcome: 'completed',
+        statePatch: { policies: policies.map((p) => ({ ref: p.ref, id: p.id, rule: p.rule })) },
+      };
     },
   },
   {
@@ -109,13 +139,29 @@ export const refundNodes: GraphNode<S>[] = [
       if (order.status === 'paid' && s.logistics?.status === 'not_shipped' && hours >= limit) {
         return Promise.resolve({
           outcome: 'completed',
-          statePatch: { decision: { eligible: true, amountCents: order.amountCents, reasonCode: 'eligible.unshipped_over_limit', policyRef: r001?.ref ?? null } },
+          statePatch: {
+            decision: {
+              eligible: true,
+              amountCents: order.amountCents,
+              reasonCode: 'eligible.unshipped_over_limit',
+              policyRef: r001?.ref ?? null,
+            },
+          },
         });
       }
-      const reasonCode = order.status !== 'paid' ? `ineligible.order_${order.status}` : s.logistics?.status !== 'not_shipped' ? `ineligible.logistics_${s.logistics?.status}` : 'ineligible.too_early';
+      const reasonCode =
+        order.status !== 'paid'
+          ? `ineligible.order_${order.status}`
+          : s.logistics?.status !== 'not_shipped'
+            ? `ineligible.logistics_${s.logistics?.status}`
+            : 'ineligible.too_early';
       return Promise.resolve({
         outcome: 'completed',
-        statePatch: { decision: { eligible: false, amountCents: 0, reasonCode, policyRef: r001?.ref ?? null }, outcome: 'refused', refusalReason: reasonCode },
+        statePatch: {
+          decision: { eligible: false, amountCents: 0, reasonCode, policyRef: r001?.ref ?? null },
+          outcome: 'refused',
+          refusalReason: reasonCode,
+        },
         nextNode: 'compose_response',
       });
     },
@@ -148,18 +194,40 @@ export const refundNodes: GraphNode<S>[] = [
     id: 'create_refund',
     capabilities: ['refund.create'],
     async run(s, ctx) {
-      const o = await ctx.tool('refund.create', { orderId: s.orderId, amountCents: s.decision!.amountCents, reason: s.decision!.reasonCode });
+      const o = await ctx.tool('refund.create', {
+        orderId: s.orderId,
+        amountCents: s.decision!.amountCents,
+        reason: s.decision!.reasonCode,
+      });
       if (o.status !== 'succeeded') return failedTool(o);
-      return { outcome: 'completed', statePatch: { refundId: String(out(o).refundId ?? o.externalId), refundArtifactId: o.artifactIds[0] ?? null } };
+      return {
+        outcome: 'completed',
+        statePatch: {
+          refundId:
+            typeof out(o).refundId === 'string' ? (out(o).refundId as string) : (o.externalId ?? null),
+          refundArtifactId: o.artifactIds[0] ?? null,
+        },
+      };
     },
   },
   {
     id: 'reconcile_refund_state',
     capabilities: ['refund.verify'],
     async run(s, ctx) {
-      const o = await ctx.tool('refund.verify', { refundId: s.refundId, expectedOrderId: s.orderId, expectedAmountCents: s.decision!.amountCents });
+      const o = await ctx.tool('refund.verify', {
+        refundId: s.refundId,
+        expectedOrderId: s.orderId,
+        expectedAmountCents: s.decision!.amountCents,
+      });
       const verified = o.status === 'succeeded' && out(o).status === 'passed';
-      return { outcome: 'completed', statePatch: { verified, outcome: verified ? 'refunded' : 'refused', refusalReason: verified ? null : 'refund_not_verified' } };
+      return {
+        outcome: 'completed',
+        statePatch: {
+          verified,
+          outcome: verified ? 'refunded' : 'refused',
+          refusalReason: verified ? null : 'refund_not_verified',
+        },
+      };
     },
   },
   {
@@ -171,8 +239,17 @@ export const refundNodes: GraphNode<S>[] = [
           : s.outcome === 'declined_by_user' || s.confirmation_granted === false
             ? `The refund for order ${s.orderId} was not confirmed, so nothing was refunded.`
             : `We cannot refund order ${s.orderId ?? '(unknown)'}: ${s.refusalReason ?? 'not eligible'}.`;
-      const outcome = s.outcome === 'refunded' ? 'refunded' : s.confirmation_granted === false ? 'declined_by_user' : 'refused';
-      return Promise.resolve({ outcome: 'completed', statePatch: { outcome }, output: { outcome, message, refundId: s.refundId, orderId: s.orderId } });
+      const outcome =
+        s.outcome === 'refunded'
+          ? 'refunded'
+          : s.confirmation_granted === false
+            ? 'declined_by_user'
+            : 'refused';
+      return Promise.resolve({
+        outcome: 'completed',
+        statePatch: { outcome },
+        output: { outcome, message, refundId: s.refundId, orderId: s.orderId },
+      });
     },
   },
 ];

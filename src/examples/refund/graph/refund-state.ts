@@ -4,7 +4,15 @@ export interface RefundGraphState extends Record<string, unknown> {
   customerId: string | null;
   orderId: string | null;
   intent: 'refund' | 'other' | null;
-  order: { orderId: string; customerId: string; status: string; amountCents: number; currency: string; paidAt: string; factRef: string } | null;
+  order: {
+    orderId: string;
+    customerId: string;
+    status: string;
+    amountCents: number;
+    currency: string;
+    paidAt: string;
+    factRef: string;
+  } | null;
   orderArtifactId: string | null;
   logistics: { status: string; factRef: string } | null;
   policies: { ref: string; id: string; rule: Record<string, unknown> }[];
