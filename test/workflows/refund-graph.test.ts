@@ -1,6 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { cliCacheDir } from '../../src/devserver/cli-locator.js';
+import { loadDevServerConfig } from '../../src/devserver/config.js';
 import { reachableNodes } from '../../src/runner/graph-profile.js';
 import type { RunView } from '../../src/workflows/run-view.js';
+import { seedDemoOrder } from '../../src/examples/refund/demo-order.js';
 import { REFUND_GRAPH } from '../../src/examples/refund/graph/refund-graph.js';
 import {
   createHarnessFixture,
@@ -88,6 +93,29 @@ describe('refund graph on the real server', () => {
     expect(result).toMatchObject({ status: 'succeeded', output: { outcome: 'declined_by_user' } });
     const view = await handle.query<RunView>('state');
     expect(view.invocations.some((i) => i.tool === 'refund.create')).toBe(false);
+  });
+
+  it('accepts an approve signal sent with the Temporal CLI (`temporal workflow signal`)', async () => {
+    const { orderId, customerId } = seedDemoOrder(h.composition.refundStore);
+    const handle = await h.start({ task: { message: `refund ${orderId}`, customerId } });
+    const waiting = await waitForState(handle, (v) => v.status === 'awaiting_confirmation');
+    const cli = join(cliCacheDir(loadDevServerConfig().cli.version), 'temporal');
+    execFileSync(cli, [
+      'workflow',
+      'signal',
+      '--address',
+      inject('temporalAddress'),
+      '--namespace',
+      h.t.namespace,
+      '--workflow-id',
+      handle.workflowId,
+      '--name',
+      'approve',
+      '--input',
+      JSON.stringify({ actionId: waiting.pendingAction!.actionId, actor: 'cli-operator' }),
+    ]);
+    const result = (await handle.result()) as { status: string; output: { outcome: string } };
+    expect(result).toMatchObject({ status: 'succeeded', output: { outcome: 'refunded' } });
   });
 
   it('refund.create is unreachable before confirmation_granted (static check)', () => {
