@@ -153,7 +153,7 @@ export function createGraphProfile<S extends Record<string, unknown>>(g: GraphDe
         };
         ctx.enterStep(node.id);
         ctx.emit('route.decided', { ...route });
-        const result = await node.run(state, scopedContext(ctx, node as GraphNode<unknown>));
+        const result = await node.run(state, scopedContext(ctx, node));
         if (result.statePatch) state = { ...state, ...result.statePatch };
         switch (result.outcome) {
           case 'retry':

@@ -19,6 +19,22 @@ type Mailbox =
   | { kind: 'reconcile'; signal: ReconcileSignal }
   | { kind: 'input'; value: string; actor: string };
 
+/** Most characters of a rejected signal's payload kept in its event (payloads are untrusted input). */
+const MAX_REJECTED_PAYLOAD_CHARS = 2_000;
+
+/** The payload of a rejected signal as JSON data of bounded size (a preview when too large). */
+function boundedPayload(payload: unknown): unknown {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(payload);
+  } catch {
+    text = undefined;
+  }
+  if (text === undefined) return { unserializable: typeof payload };
+  if (text.length <= MAX_REJECTED_PAYLOAD_CHARS) return JSON.parse(text) as unknown;
+  return { truncated: true, preview: text.slice(0, MAX_REJECTED_PAYLOAD_CHARS) };
+}
+
 /**
  * Human-in-the-loop: the pending action, the signals that settle it, expiry. Every signal is
  * validated against the exact pending action; a malformed, stale, forged or repeated one changes
@@ -45,7 +61,7 @@ export class HumanGate {
       code,
       message,
       pendingActionId: state.pendingAction?.actionId ?? null,
-      payload: typeof payload === 'object' ? payload : String(payload),
+      payload: boundedPayload(payload),
     });
     this.core.ports.publish(state);
   }

@@ -20,6 +20,11 @@ export interface RunCore {
   transition(to: RunStatus, patch?: TransitionPatch): void;
   /** Events emitted but not yet stored; taken (and cleared) by the next activity. */
   takeOutbox(): AgentEvent[];
-  /** Raise a budget stop if a guard says so. */
+  /**
+   * Put events taken for an activity that did not complete back in front of the outbox: they are sent
+   * again with the next activity or flush (the store keeps one copy per run and sequence).
+   */
+  requeue(events: readonly AgentEvent[]): void;
+  /** True once a valid `cancelRun` signal was received. */
   isCancelRequested(): boolean;
 }

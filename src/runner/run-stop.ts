@@ -1,3 +1,4 @@
+import type { BudgetExhaustion } from './budget.js';
 import type { TerminalReason } from './run-state.js';
 
 /**
@@ -12,4 +13,13 @@ export class RunStop extends Error {
     super(reason.message);
     this.name = 'RunStop';
   }
+}
+
+/** The stop of a run whose budget `e` is exhausted: status `budget_exhausted`, code `budget.<name>`. */
+export function budgetStop(e: BudgetExhaustion): RunStop {
+  return new RunStop('budget_exhausted', {
+    code: `budget.${e.budget}`,
+    message: `budget ${e.budget} exhausted (limit ${e.limit}, used ${e.used})${e.detail ? ` (${e.detail})` : ''}`,
+    details: { ...e },
+  });
 }

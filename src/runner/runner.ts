@@ -4,14 +4,14 @@ import type { ToolDefinition } from '../domain/tool.js';
 import type { EvaluatorRegistry } from '../completion/index.js';
 import { presentTools, type Policy } from '../policy/index.js';
 import type { AgentEvent, DataClassification } from './agent-event.js';
-import { budgetWarnings, checkModelCall, checkSpend, checkStep, type BudgetExhaustion } from './budget.js';
+import { budgetWarnings, checkModelCall, checkSpend, checkStep } from './budget.js';
 import { HumanGate } from './human-gate.js';
 import type { ModelDecision, ModelPurpose, RunnerPorts } from './ports.js';
 import type { Profile } from './profile.js';
 import type { RunCore, TransitionPatch } from './run-core.js';
 import type { ConfirmRequest, HumanDecision, ModelRequest, RunContext, ToolOptions } from './run-context.js';
 import type { RunState } from './run-state.js';
-import { RunStop } from './run-stop.js';
+import { budgetStop, RunStop } from './run-stop.js';
 import { assertTransition, isTerminal, type RunStatus } from './statuses.js';
 import { ToolPipeline } from './tool-pipeline.js';
 
@@ -29,14 +29,6 @@ export interface RunnerOptions {
   readonly isCancellation: (err: unknown) => boolean;
   /** True once the wall-clock deadline timer fired (its cancellation then means budget exhaustion). */
   readonly deadlineReached?: () => boolean;
-}
-
-function budgetStop(e: BudgetExhaustion): RunStop {
-  return new RunStop('budget_exhausted', {
-    code: `budget.${e.budget}`,
-    message: `budget ${e.budget} exhausted (limit ${e.limit}, used ${e.used})`,
-    details: { ...e },
-  });
 }
 
 /**
@@ -101,6 +93,10 @@ export class Runner implements RunContext, RunCore {
     return out;
   }
 
+  requeue(events: readonly AgentEvent[]): void {
+    this.outbox = [...events, ...this.outbox];
+  }
+
   isCancelRequested(): boolean {
     return this.gate.cancelRequest !== undefined;
   }
@@ -151,16 +147,23 @@ export class Runner implements RunContext, RunCore {
     const callSeq = s.nextModelCall;
     s.nextModelCall += 1;
     this.emit('model.requested', { callSeq, purpose, modelRoute: s.versions.modelRoute, toolKeys });
-    const decision = await this.ports.callModel({
-      runId: s.runId,
-      callSeq,
-      purpose,
-      modelRoute: s.versions.modelRoute,
-      newMessages: request.messages,
-      toolKeys,
-      outputSchema: request.outputSchema,
-      events: this.takeOutbox(),
-    });
+    const events = this.takeOutbox();
+    let decision: ModelDecision;
+    try {
+      decision = await this.ports.callModel({
+        runId: s.runId,
+        callSeq,
+        purpose,
+        modelRoute: s.versions.modelRoute,
+        newMessages: request.messages,
+        toolKeys,
+        outputSchema: request.outputSchema,
+        events,
+      });
+    } catch (err) {
+      this.requeue(events); // the activity may never have stored them
+      throw err;
+    }
     s.budget.modelCalls += 1;
     s.budget.inputTokens += decision.usage.inputTokens;
     s.budget.outputTokens += decision.usage.outputTokens;

@@ -11,11 +11,19 @@ import type { ToolCallInput, ToolCallResult } from './ports.js';
 import type { RunCore } from './run-core.js';
 import type { ToolOptions } from './run-context.js';
 import type { InvocationSummary } from './run-state.js';
-import { RunStop } from './run-stop.js';
+import { budgetStop, RunStop } from './run-stop.js';
 
 /** `sha256:<hex>` of the canonical JSON of `value`, computed in the sandbox. */
 export function argsDigestOf(value: unknown): string {
   return `sha256:${sha256Hex(canonicalJson(value))}`;
+}
+
+/**
+ * What a person is asked to decide: the policy's first own reason code, not the generic `policy.*`
+ * catalogue codes (such as `policy.rule_matched`) a rules policy adds in front.
+ */
+function decisionTypeOf(reasonCodes: readonly string[]): string {
+  return reasonCodes.find((c) => !c.startsWith('policy.')) ?? reasonCodes[0] ?? 'confirmation_required';
 }
 
 /** Does the profile's tool list allow this name/version? Entries are `name` or `name@version`. */
@@ -47,7 +55,8 @@ export class ToolPipeline {
     const { state } = this.core;
     const stop = checkStep(state.limits, state.budget);
     if (stop) {
-      throw new RunStop('budget_exhausted', { code: `budget.${stop.budget}`, message: `budget ${stop.budget} exhausted`, details: { ...stop } });
+      this.core.emit('budget.exhausted', { ...stop });
+      throw budgetStop(stop);
     }
     state.budget.steps += 1;
     state.budget.stepsWithoutProgress += 1;
@@ -91,17 +100,13 @@ export class ToolPipeline {
     const exhausted = checkToolCall(state.limits, state.budget, def.name, callKey);
     if (exhausted) {
       this.core.emit('budget.exhausted', { ...exhausted });
-      throw new RunStop('budget_exhausted', {
-        code: `budget.${exhausted.budget}`,
-        message: `budget ${exhausted.budget} exhausted${exhausted.detail ? ` (${exhausted.detail})` : ''}`,
-        details: { ...exhausted },
-      });
+      throw budgetStop(exhausted);
     }
     if (decision.decision === 'require_confirmation' || decision.decision === 'require_human') {
       const human = await this.gate.decide(
         decision.decision === 'require_confirmation' ? 'confirmation' : 'human',
         {
-          decisionType: decision.reasonCodes[0] ?? 'confirmation_required',
+          decisionType: decisionTypeOf(decision.reasonCodes),
           summary: `${def.name}@${def.version} ${canonicalJson(args).slice(0, 300)}`,
           policyEvidence: decision.reasonCodes.map((c) => `policy://${decision.policyVersion}#${c}`),
           verifiedFacts: Object.keys(state.facts).map((k) => `fact://${k}=${String(state.facts[k])}`),
@@ -155,6 +160,7 @@ export class ToolPipeline {
       events: this.core.takeOutbox(),
     };
     const outcome = await ports.callTool(input, { summary: `${def.name}@${def.version} #${seq}` });
+    if (outcome.kind !== 'completed') this.core.requeue(input.events); // the activity may not have stored them
     switch (outcome.kind) {
       case 'completed':
         return this.settle(invocation, base, outcome.result, firstOfItsKind, undefined);
