@@ -14,7 +14,8 @@ import {
 import type { createRunActivities } from '../activities/run-activities.js';
 import { AgentRunInputSchema, describeInputIssues, type AgentRunInput } from '../domain/run-input.js';
 import { SIGNAL_NAMES } from '../domain/signals.js';
-import { BudgetLimitsSchema, DEFAULT_LIMITS, emptyUsage } from '../runner/budget.js';
+import { BudgetLimitsSchema, DEFAULT_LIMITS } from '../runner/budget.js';
+import { createInitialRunState } from '../runner/initial-state.js';
 import type { RunState } from '../runner/run-state.js';
 import { Runner } from '../runner/runner.js';
 import { BOOKKEEPING_OPTIONS, DEFAULT_TIMEOUTS } from './activity-options.js';
@@ -79,14 +80,9 @@ export async function agentRun(rawInput: unknown): Promise<AgentRunResult> {
   const snapshot = await loadToolSnapshot({ expectedDigest: input.toolRegistryDigest, names: profile.tools });
   const info = workflowInfo();
   const runId = info.workflowId;
-  const state: RunState = {
-    schemaVersion: 1,
+  const state: RunState = createInitialRunState({
     runId,
-    threadId: input.threadId ?? runId,
-    status: 'created',
-    waitingReason: null,
-    currentNode: null,
-    stateVersion: 0,
+    threadId: input.threadId,
     versions: {
       profile: `${profile.name}@${profile.version}`,
       policy: `${policy.name}@${policy.version}`,
@@ -95,22 +91,8 @@ export async function agentRun(rawInput: unknown): Promise<AgentRunResult> {
       configDigest: input.configDigest,
     },
     limits,
-    budget: emptyUsage(),
-    invocations: [],
-    artifacts: [],
-    pendingAction: null,
-    humanRequest: null,
-    nextSeq: 1,
-    nextModelCall: 1,
-    nextEventSeq: 1,
-    completedSteps: [],
-    facts: {},
-    profileState: {},
-    output: null,
-    terminalReason: null,
-    recentTransitions: [],
     startedAt: new Date().toISOString(),
-  };
+  });
   upsertMemo({ versions: state.versions });
 
   const visibility = new RunVisibility();
