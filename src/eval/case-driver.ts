@@ -1,0 +1,226 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { NativeConnection, WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { startAgentRun } from '../client/start-run.js';
+import { createHarnessComposition, type HarnessComposition } from '../composition/harness-composition.js';
+import { isTerminal, WAITING_STATUSES } from '../runner/statuses.js';
+import { createHarnessWorker } from '../worker/harness-worker.js';
+import type { RunView } from '../workflows/run-view.js';
+import { readBusinessRows, toBusinessRefunds } from './business-rows.js';
+import { checkCase, type CaseChecks } from './case-checks.js';
+import type { CaseObservation, ObservedInvocation } from './case-observation.js';
+import { caseDecisions, caseTask, splitNameVersion, type EvalCase } from './eval-case.js';
+import { writeFailureSample } from './failure-sample.js';
+
+/** Where the cases run: a client and a worker connection to one namespace. */
+export interface EvalTemporal {
+  readonly client: Client;
+  readonly connection: NativeConnection;
+  readonly namespace: string;
+}
+
+export interface CaseRunOptions {
+  readonly temporal: EvalTemporal;
+  readonly workflowBundle: WorkflowBundleWithSourceMap | { codePath: string };
+  /** Each case gets `<workDir>/<case_id>/` for its stores. */
+  readonly workDir: string;
+  /** Failure samples go to `<failuresDir>/<case_id>/`; none are written when absent. */
+  readonly failuresDir?: string;
+  /** Unique per evaluation: prefixes workflow ids and task queues. */
+  readonly runTag: string;
+  /** Run every case under this policy (`name@vN`) instead of its own. */
+  readonly policyOverride?: string;
+  /** Per case; default 60 s. */
+  readonly timeoutMs?: number;
+}
+
+/** One case's outcome. */
+export interface CaseRun {
+  readonly evalCase: EvalCase;
+  readonly observation: CaseObservation;
+  readonly checks: CaseChecks;
+  readonly failureSample?: string;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const EVAL_ACTOR = 'eval@harness';
+
+/** Wait until the events written before a pause (up to its `checkpoint.saved`) are in the store. */
+async function waitForPauseEvents(c: HarnessComposition, runId: string, actionId: string, deadline: number): Promise<void> {
+  while (Date.now() < deadline) {
+    const events = await c.store.listEvents(runId, { limit: 5000 });
+    const asked = events.findIndex((e) => e.type === 'human.requested' && (e.data.action as { actionId?: string } | undefined)?.actionId === actionId);
+    if (asked >= 0 && events.slice(asked).some((e) => e.type === 'checkpoint.saved')) return;
+    await sleep(50);
+  }
+  throw new Error(`events of the pause ${actionId} did not reach the evidence store in time`);
+}
+
+/**
+ * Drive the run: answer confirmations and inputs as the case says, stop at a terminal status or at a
+ * waiting status the case does not answer. Returns the last view.
+ * @throws Error on timeout, or when the workflow closed without a readable state.
+ */
+async function drive(handle: WorkflowHandle, c: EvalCase, composition: HarnessComposition, deadline: number): Promise<RunView> {
+  const decisions = caseDecisions(c);
+  let next = 0;
+  let handled = -1;
+  for (;;) {
+    if (Date.now() > deadline) throw new Error('timed out driving the run');
+    let v: RunView;
+    try {
+      v = await handle.query<RunView>('state');
+    } catch (err) {
+      const d = await handle.describe().catch(() => undefined);
+      if (d && d.status.name !== 'RUNNING') throw new Error(`workflow ${d.status.name}: ${(err as Error).message}`);
+      await sleep(100);
+      continue;
+    }
+    if (isTerminal(v.status)) {
+      await handle.result().catch(() => undefined); // the final events are flushed before the workflow closes
+      return v;
+    }
+    const pending = v.pendingAction;
+    if (WAITING_STATUSES.includes(v.status) && pending && v.stateVersion !== handled) {
+      await waitForPauseEvents(composition, handle.workflowId, pending.actionId, deadline);
+      let signal: { name: string; payload: Record<string, unknown> } | undefined;
+      if (pending.kind === 'confirmation' || pending.kind === 'human') {
+        const d = decisions[next];
+        if (d === undefined) return v;
+        next += 1;
+        signal = {
+          name: d,
+          payload: d === 'approve' ? { actionId: pending.actionId, actor: EVAL_ACTOR } : { actionId: pending.actionId, actor: EVAL_ACTOR, reason: 'the case rejects' },
+        };
+      } else if (pending.kind === 'input' && pending.slot !== undefined && c.provide?.[pending.slot] !== undefined) {
+        signal = { name: 'provideInput', payload: { slot: pending.slot, value: c.provide[pending.slot], actor: EVAL_ACTOR } };
+      } else return v;
+      await handle.signal(signal.name, signal.payload);
+      if (c.duplicate_signals) await handle.signal(signal.name, signal.payload);
+      handled = v.stateVersion;
+    }
+    await sleep(100);
+  }
+}
+
+function emptyObservation(c: EvalCase, workflowId: string, error: string, durationMs: number, owner: string): CaseObservation {
+  return {
+    caseId: c.case_id,
+    workflowId,
+    status: 'error',
+    waitingReason: null,
+    currentNode: null,
+    completedSteps: [],
+    facts: {},
+    artifacts: [],
+    invocations: [],
+    events: [],
+    budget: { steps: 0, modelCalls: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 },
+    refunds: [],
+    orderOwner: owner,
+    output: null,
+    terminalReason: null,
+    durationMs,
+    error,
+  };
+}
+
+/**
+ * Run one case as a real run: a fresh refund business store seeded from `initial_state`, a fresh
+ * evidence store, its own worker on a unique task queue, `agentRun` with the case's profile and policy
+ * on the scripted model route, driven as the case says; then check it. A failed case leaves a failure
+ * sample when `failuresDir` is given. Runs still waiting at the end are terminated.
+ *
+ * Never throws for a run that misbehaves (that is a failed case with status `error`); throws only when
+ * the stores or the worker cannot be set up.
+ */
+export async function runCase(c: EvalCase, o: CaseRunOptions): Promise<CaseRun> {
+  const dir = join(o.workDir, c.case_id);
+  mkdirSync(dir, { recursive: true });
+  const refundStorePath = join(dir, 'refund.db');
+  const composition = await createHarnessComposition({ storeUrl: `sqlite:${join(dir, 'evidence.db')}`, refundStorePath, env: {} });
+  const seeded = composition.refundStore.seedCase(c.initial_state, new Date());
+  const taskQueue = `eval-${o.runTag}-${c.case_id}`;
+  const workflowId = `eval-${o.runTag}-${c.case_id}`;
+  const worker = await createHarnessWorker({ connection: o.temporal.connection, namespace: o.temporal.namespace, taskQueue, composition, workflowBundle: o.workflowBundle });
+  const running = worker.run();
+  const started = Date.now();
+  let observation: CaseObservation;
+  let handle: WorkflowHandle | undefined;
+  try {
+    const profile = splitNameVersion(c.profile ?? 'refund.graph@v1');
+    const policy = splitNameVersion(o.policyOverride ?? c.policy ?? 'refund.rules@v1');
+    handle = await startAgentRun(o.temporal.client, {
+      taskQueue,
+      workflowId,
+      input: {
+        schemaVersion: 1,
+        profile,
+        policy,
+        toolRegistryDigest: composition.registry.snapshot().digest,
+        modelRoute: 'scripted/refund',
+        configDigest: composition.configDigest,
+        task: caseTask(c),
+      },
+    });
+    const view = await drive(handle, c, composition, started + (o.timeoutMs ?? 60_000));
+    const durationMs = Date.now() - started;
+    const records = await composition.store.listInvocations(workflowId);
+    const argsOf = new Map(records.map((r) => [r.seq, r.intents[0]?.args ?? {}]));
+    const invocations: ObservedInvocation[] = view.invocations.map((i) => ({
+      seq: i.seq,
+      tool: i.tool,
+      effect: i.effect,
+      status: i.status,
+      args: argsOf.get(i.seq) ?? {},
+      ...(i.resolvedBy !== undefined ? { resolvedBy: i.resolvedBy } : {}),
+    }));
+    const events = (await composition.store.listEvents(workflowId, { limit: 5000 })).map((e) => ({ seq: e.seq, type: e.type, data: e.data }));
+    const b = view.budget;
+    observation = {
+      caseId: c.case_id,
+      workflowId,
+      status: view.status,
+      waitingReason: view.waitingReason,
+      currentNode: view.currentNode,
+      completedSteps: view.completedSteps,
+      facts: view.facts,
+      artifacts: view.artifacts,
+      invocations,
+      events,
+      budget: { steps: b.steps, modelCalls: b.modelCalls, toolCalls: b.toolCalls, inputTokens: b.inputTokens, outputTokens: b.outputTokens, costUsd: b.costUsd },
+      refunds: toBusinessRefunds(readBusinessRows(refundStorePath)),
+      orderOwner: seeded.order.customerId,
+      output: view.output,
+      terminalReason: view.terminalReason,
+      durationMs,
+    };
+  } catch (err) {
+    observation = emptyObservation(c, workflowId, err instanceof Error ? err.message : String(err), Date.now() - started, seeded.order.customerId);
+  }
+  const checks = checkCase(c, observation);
+  let failureSample: string | undefined;
+  try {
+    if (handle) {
+      const d = await handle.describe().catch(() => undefined);
+      if (d?.status.name === 'RUNNING') await handle.terminate('evaluation case finished');
+      if (!checks.passed && o.failuresDir) {
+        failureSample = await writeFailureSample({
+          dir: join(o.failuresDir, c.case_id),
+          evalCase: c,
+          observation,
+          checks,
+          history: await handle.fetchHistory(),
+          store: composition.store,
+          refundStorePath,
+        });
+      }
+    }
+  } finally {
+    worker.shutdown();
+    await running;
+    await composition.close();
+  }
+  return { evalCase: c, observation, checks, ...(failureSample ? { failureSample } : {}) };
+}

@@ -1,0 +1,113 @@
+import type { CaseChecks } from './case-checks.js';
+import type { CaseObservation } from './case-observation.js';
+
+/** One case's observation and checks: the input of every metric. */
+export interface CaseRecord {
+  readonly observation: CaseObservation;
+  readonly checks: CaseChecks;
+}
+
+/** A rate with its numerator and denominator; `value` is null when the denominator is 0 (not applicable). */
+export interface Rate {
+  readonly value: number | null;
+  readonly numerator: number;
+  readonly denominator: number;
+}
+
+export interface Percentiles {
+  readonly p50: number | null;
+  readonly p95: number | null;
+  readonly p99: number | null;
+}
+
+/** Mean per successful (passed) run; null when no run passed. */
+export interface PerSuccess {
+  readonly steps: number | null;
+  readonly modelCalls: number | null;
+  readonly toolCalls: number | null;
+  readonly tokens: number | null;
+  readonly costUsd: number | null;
+}
+
+/** The seed 004 metrics this evaluation measures (docs/evaluation.md defines each). */
+export interface EvalMetrics {
+  readonly cases: number;
+  readonly taskSuccess: Rate;
+  readonly verifiedOutcome: Rate;
+  readonly correctRoute: Rate;
+  readonly requiredFactRecall: Rate;
+  readonly toolSelectionAccuracy: Rate;
+  readonly toolArgumentAccuracy: Rate;
+  readonly policyViolationRate: Rate;
+  readonly humanHandoffPrecision: Rate;
+  readonly humanHandoffRecall: Rate;
+  readonly perSuccessfulRun: PerSuccess;
+  readonly noProgressLoopRate: Rate;
+  readonly duplicateSideEffectRate: Rate;
+  readonly unknownOutcomeReconciliationRate: Rate;
+  readonly runDurationMs: Percentiles;
+  readonly runErrors: number;
+}
+
+/** A rate; null value when `denominator` is 0. */
+export function rate(numerator: number, denominator: number): Rate {
+  return { value: denominator === 0 ? null : numerator / denominator, numerator, denominator };
+}
+
+/** Nearest-rank percentile (`p` in 0..100) of `values`; null for an empty list. */
+export function percentile(values: readonly number[], p: number): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  return sorted[Math.min(rank, sorted.length) - 1] ?? null;
+}
+
+function mean(values: readonly number[]): number | null {
+  return values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+const count = <T>(xs: readonly T[], f: (x: T) => boolean): number => xs.filter(f).length;
+
+/** Every metric over a set of case records. Pure. */
+export function computeMetrics(records: readonly CaseRecord[]): EvalMetrics {
+  const n = records.length;
+  const passed = records.filter((r) => r.checks.passed);
+  const succeededRuns = records.filter((r) => r.checks.verifiedOutcome !== null);
+  const withRefund = records.filter((r) => r.observation.refunds.length > 0);
+  const unknown = records.filter((r) => r.observation.invocations.some((i) => i.status === 'outcome_unknown' || i.resolvedBy !== undefined));
+  const handoffTp = count(records, (r) => r.checks.handoffRequested && r.checks.handoffExpected);
+  const sum = (f: (r: CaseRecord) => number): number => records.reduce((a, r) => a + f(r), 0);
+  return {
+    cases: n,
+    taskSuccess: rate(passed.length, n),
+    verifiedOutcome: rate(count(succeededRuns, (r) => r.checks.verifiedOutcome === true), succeededRuns.length),
+    correctRoute: rate(count(records, (r) => r.checks.missingNodes.length === 0 && r.checks.forbiddenVisited.length === 0), n),
+    requiredFactRecall: rate(sum((r) => r.checks.foundFacts.length), sum((r) => r.checks.foundFacts.length + r.checks.missingFacts.length)),
+    toolSelectionAccuracy: rate(sum((r) => r.checks.toolCalls - r.checks.unexpectedToolCalls.length), sum((r) => r.checks.toolCalls)),
+    toolArgumentAccuracy: rate(sum((r) => r.checks.argumentChecks - r.checks.argumentErrors.length), sum((r) => r.checks.argumentChecks)),
+    policyViolationRate: rate(count(records, (r) => r.checks.policyViolations.length > 0), n),
+    humanHandoffPrecision: rate(handoffTp, count(records, (r) => r.checks.handoffRequested)),
+    humanHandoffRecall: rate(handoffTp, count(records, (r) => r.checks.handoffExpected)),
+    perSuccessfulRun: {
+      steps: mean(passed.map((r) => r.observation.budget.steps)),
+      modelCalls: mean(passed.map((r) => r.observation.budget.modelCalls)),
+      toolCalls: mean(passed.map((r) => r.observation.budget.toolCalls)),
+      tokens: mean(passed.map((r) => r.observation.budget.inputTokens + r.observation.budget.outputTokens)),
+      costUsd: mean(passed.map((r) => r.observation.budget.costUsd)),
+    },
+    noProgressLoopRate: rate(
+      count(records, (r) => ['budget.no_progress', 'budget.duplicate_call'].includes(r.observation.terminalReason?.code ?? '')),
+      n,
+    ),
+    duplicateSideEffectRate: rate(count(withRefund, (r) => r.checks.duplicateRefunds > 0), withRefund.length),
+    unknownOutcomeReconciliationRate: rate(
+      count(unknown, (r) => !r.observation.invocations.some((i) => i.status === 'outcome_unknown')),
+      unknown.length,
+    ),
+    runDurationMs: (() => {
+      const d = records.filter((r) => r.observation.status !== 'error').map((r) => r.observation.durationMs);
+      return { p50: percentile(d, 50), p95: percentile(d, 95), p99: percentile(d, 99) };
+    })(),
+    runErrors: count(records, (r) => r.observation.status === 'error'),
+  };
+}
