@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHarnessFixture, historyEventTypes, type HarnessFixture } from '../support/harness.js';
+import { failureOf } from './runner-support.js';
+
+describe('agentRun refuses bad input at once (real server)', () => {
+  let h: HarnessFixture;
+  beforeAll(async () => {
+    h = await createHarnessFixture('runner-input');
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  /** Starts agentRun directly, bypassing the client-side validation of startAgentRun. */
+  function startRaw(input: unknown) {
+    return h.t.client.workflow.start('agentRun', { taskQueue: h.taskQueue, workflowId: `runner-input-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`, args: [input] });
+  }
+
+  async function expectFailedAtOnce(handle: Awaited<ReturnType<typeof startRaw>>, type: string) {
+    const failure = await failureOf(handle);
+    expect(failure.type).toBe(type);
+    expect(failure.nonRetryable).toBe(true);
+    const history = await historyEventTypes(handle);
+    expect(history.at(-1)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_FAILED');
+    expect(history).not.toContain('EVENT_TYPE_WORKFLOW_TASK_FAILED');
+    expect(history.filter((t) => t === 'EVENT_TYPE_WORKFLOW_TASK_STARTED')).toHaveLength(1);
+    expect(history).not.toContain('EVENT_TYPE_ACTIVITY_TASK_SCHEDULED');
+    return failure;
+  }
+
+  it('invalid workflow input fails the execution with run.invalid_input (no retry loop)', async () => {
+    const failure = await expectFailedAtOnce(await startRaw({ schemaVersion: 2, task: 'not an object' }), 'run.invalid_input');
+    expect(failure.message).toContain('schemaVersion');
+  });
+
+  it('an invalid budget fails with run.invalid_input naming it', async () => {
+    const digest = h.composition.registry.snapshot().digest;
+    const input = {
+      schemaVersion: 1,
+      profile: { name: 'support.answer', version: 'v1' },
+      policy: { name: 'allow_all', version: 'v1' },
+      toolRegistryDigest: digest,
+      modelRoute: 'scripted/refund',
+      configDigest: h.composition.configDigest,
+      task: { message: 'hi' },
+      budget: { maxSteps: -1, maxBananas: 3 },
+    };
+    const failure = await expectFailedAtOnce(await startRaw(input), 'run.invalid_input');
+    expect(failure.message).toContain('maxSteps');
+  });
+
+  it('an unknown profile fails with run.unknown_profile', async () => {
+    const handle = await h.start({ profile: { name: 'no.such.profile', version: 'v1' }, task: { message: 'hi' } });
+    const failure = await expectFailedAtOnce(handle, 'run.unknown_profile');
+    expect(failure.message).toContain('no.such.profile@v1');
+  });
+
+  it('an unknown policy fails with run.unknown_policy', async () => {
+    const handle = await h.start({ profile: { name: 'support.answer', version: 'v1' }, policy: { name: 'no.such.policy', version: 'v9' }, task: { message: 'hi' } });
+    await expectFailedAtOnce(handle, 'run.unknown_policy');
+  });
+});
