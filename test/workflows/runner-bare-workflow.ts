@@ -1,0 +1,32 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { createModelActivities } from '../../src/activities/model-activities.js';
+import type { createToolActivities } from '../../src/activities/tool-activities.js';
+import type { ModelCallInput, ToolCallInput } from '../../src/runner/ports.js';
+import { DEFAULT_TIMEOUTS, modelOptions, readToolOptions } from '../../src/workflows/activity-options.js';
+
+/** One step of the bare baseline: a model call, then the tool calls it would have made. */
+export interface BareStep {
+  readonly model: ModelCallInput;
+  readonly tools: readonly ToolCallInput[];
+}
+
+const model = proxyActivities<ReturnType<typeof createModelActivities>>(modelOptions(DEFAULT_TIMEOUTS));
+const read = proxyActivities<ReturnType<typeof createToolActivities>>(readToolOptions(DEFAULT_TIMEOUTS));
+
+/**
+ * The history-cost baseline: the same model and tool activities as `agentRun`, with the same options,
+ * called in sequence with no runner, no events, no search attributes, no timers. Returns the count of
+ * activities it ran.
+ */
+export async function bareRun(steps: readonly BareStep[]): Promise<number> {
+  let n = 0;
+  for (const step of steps) {
+    await model.callModel(step.model);
+    n += 1;
+    for (const t of step.tools) {
+      await read.runTool(t);
+      n += 1;
+    }
+  }
+  return n;
+}
