@@ -5,10 +5,18 @@ import type { ModelEvent } from '../model/events.js';
 import { toApplicationFailure } from '../model/to-application-failure.js';
 import type { ModelMessage, ModelToolSpec } from '../model/types.js';
 import type { ToolRegistry } from '../registry/index.js';
-import type { ModelCallInput, ModelDecision, ModelMessageInput } from '../runner/ports.js';
+import type { WithPackedEvents } from '../domain/packed-events.js';
+import type {
+  ModelCallInput as RunnerModelCallInput,
+  ModelDecision,
+  ModelMessageInput,
+} from '../runner/ports.js';
 import type { EvidenceStore } from '../store/index.js';
 import type { ModelRouter } from './model-router.js';
 import { storeEvents } from './store-events.js';
+
+/** The model activity's input: the runner's request with its outbox events packed. */
+export type ModelCallInput = WithPackedEvents<RunnerModelCallInput>;
 
 export interface ModelActivityDeps {
   readonly registry: ToolRegistry;

@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { ToolDefinition } from '../domain/tool.js';
 import type { ToolRegistry } from '../registry/index.js';
-import type { AgentEvent } from '../runner/agent-event.js';
+import type { PackedEvents } from '../domain/packed-events.js';
 import type { EvidenceStore } from '../store/index.js';
 import { storeEvents } from './store-events.js';
 
@@ -42,7 +42,7 @@ export function createRunActivities(deps: RunActivityDeps) {
     },
 
     /** Store events exactly once (unique by run and sequence). */
-    async recordEvents(events: readonly AgentEvent[]): Promise<void> {
+    async recordEvents(events: PackedEvents): Promise<void> {
       await storeEvents(deps.store, events);
     },
   };

@@ -1,12 +1,12 @@
-import type { AgentEvent } from '../runner/agent-event.js';
+import { unpackEvents, type PackedEvents } from '../domain/packed-events.js';
 import type { EvidenceStore } from '../store/index.js';
 
 /**
  * Write the run's outbox events to the evidence store, exactly once per (run, sequence): a retry that
  * writes them again is a no-op in the store.
  */
-export async function storeEvents(store: EvidenceStore, events: readonly AgentEvent[]): Promise<void> {
-  for (const e of events) {
+export async function storeEvents(store: EvidenceStore, packed: PackedEvents): Promise<void> {
+  for (const e of unpackEvents(packed)) {
     await store.appendEvent({
       runId: e.runId,
       seq: e.sequence,

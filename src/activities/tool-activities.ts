@@ -3,7 +3,12 @@ import { ApplicationFailure } from '@temporalio/common';
 import { isHarnessError } from '../domain/errors.js';
 import type { ToolCall, ToolContext, ToolExecution } from '../domain/tool.js';
 import type { ToolRegistry } from '../registry/index.js';
-import type { ToolCallInput, ToolCallResult, WriteResolution } from '../runner/ports.js';
+import type { WithPackedEvents } from '../domain/packed-events.js';
+import type {
+  ToolCallInput as RunnerToolCallInput,
+  ToolCallResult,
+  WriteResolution,
+} from '../runner/ports.js';
 import type { EvidenceStore, InvocationResult } from '../store/index.js';
 import { storeEvents } from './store-events.js';
 
@@ -12,6 +17,9 @@ export interface ToolActivityDeps {
   readonly store: EvidenceStore;
   readonly identity: string;
 }
+
+/** The tool activity's input: the runner's call with its outbox events packed. */
+export type ToolCallInput = WithPackedEvents<RunnerToolCallInput>;
 
 /** Non-retryable failure type of a write whose executor threw something unexpected: outcome unknown. */
 export const OUTCOME_UNKNOWN = 'tool.outcome_unknown';

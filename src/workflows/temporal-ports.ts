@@ -11,6 +11,7 @@ import {
 import type { createModelActivities } from '../activities/model-activities.js';
 import type { createRunActivities } from '../activities/run-activities.js';
 import type { createToolActivities } from '../activities/tool-activities.js';
+import { packEvents, withPackedEvents } from '../domain/packed-events.js';
 import type { ToolDefinition } from '../domain/tool.js';
 import type { AgentEvent } from '../runner/agent-event.js';
 import type { RunnerPorts, ToolActivityOutcome, ToolCallInput } from '../runner/ports.js';
@@ -64,13 +65,15 @@ export function createTemporalPorts(
     callModel: (input) =>
       model.callModel.executeWithOptions(
         { ...modelOptions(timeouts), summary: `model ${input.purpose} #${input.callSeq}` },
-        [input],
+        [withPackedEvents(input)],
       ),
     async callTool(input: ToolCallInput, { summary }): Promise<ToolActivityOutcome> {
       const act = input.effect === 'write' ? write : read;
       const options = input.effect === 'write' ? writeToolOptions(timeouts) : readToolOptions(timeouts);
       try {
-        const result = await act.runTool.executeWithOptions({ ...options, summary }, [input]);
+        const result = await act.runTool.executeWithOptions({ ...options, summary }, [
+          withPackedEvents(input),
+        ]);
         return { kind: 'completed', result };
       } catch (err) {
         return classifyToolFailure(err);
@@ -80,12 +83,12 @@ export function createTemporalPorts(
       CancellationScope.nonCancellable(() =>
         run.resolveLostInvocation.executeWithOptions(
           { ...BOOKKEEPING_OPTIONS, summary: `resolve ${input.tool}@${input.version} #${input.seq}` },
-          [input],
+          [withPackedEvents(input)],
         ),
       ),
     async flushEvents(events: readonly AgentEvent[]): Promise<void> {
       if (events.length === 0) return;
-      await CancellationScope.nonCancellable(() => run.recordEvents(events));
+      await CancellationScope.nonCancellable(() => run.recordEvents(packEvents(events)));
     },
     async waitUntil(ready: () => boolean, timeoutMs?: number): Promise<boolean> {
       if (timeoutMs === undefined) {
