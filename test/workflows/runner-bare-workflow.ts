@@ -1,17 +1,23 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { createModelActivities } from '../../src/activities/model-activities.js';
 import type { createToolActivities } from '../../src/activities/tool-activities.js';
-import type { ModelCallInput, ToolCallInput } from '../../src/runner/ports.js';
 import { DEFAULT_TIMEOUTS, modelOptions, readToolOptions } from '../../src/workflows/activity-options.js';
+
+type ModelActivities = ReturnType<typeof createModelActivities>;
+type ToolActivities = ReturnType<typeof createToolActivities>;
+/** The model activity's input, exactly as `agentRun` sends it. */
+export type BareModelInput = Parameters<ModelActivities['callModel']>[0];
+/** The tool activity's input, exactly as `agentRun` sends it. */
+export type BareToolInput = Parameters<ToolActivities['runTool']>[0];
 
 /** One step of the bare baseline: a model call, then the tool calls it would have made. */
 export interface BareStep {
-  readonly model: ModelCallInput;
-  readonly tools: readonly ToolCallInput[];
+  readonly model: BareModelInput;
+  readonly tools: readonly BareToolInput[];
 }
 
-const model = proxyActivities<ReturnType<typeof createModelActivities>>(modelOptions(DEFAULT_TIMEOUTS));
-const read = proxyActivities<ReturnType<typeof createToolActivities>>(readToolOptions(DEFAULT_TIMEOUTS));
+const model = proxyActivities<ModelActivities>(modelOptions(DEFAULT_TIMEOUTS));
+const read = proxyActivities<ToolActivities>(readToolOptions(DEFAULT_TIMEOUTS));
 
 /**
  * The history-cost baseline: the same model and tool activities as `agentRun`, with the same options,

@@ -4,12 +4,12 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelScript } from '../../src/model/scripted-script.js';
 import { ScriptedProvider } from '../../src/model/scripted-provider.js';
-import type { ToolCallInput } from '../../src/runner/ports.js';
+import { NO_EVENTS } from '../../src/domain/packed-events.js';
 import { harnessActivities } from '../../src/worker/harness-worker.js';
 import type { AgentRunResult } from '../../src/workflows/agent-run.js';
 import { createHarnessFixture, historyEventTypes, type HarnessFixture } from '../support/harness.js';
 import { startWorker, uniqueTaskQueue } from '../support/temporal.js';
-import type { BareStep } from './runner-bare-workflow.js';
+import type { BareStep, BareToolInput } from './runner-bare-workflow.js';
 
 /** Steps of the measured runs: K model steps with tools, then a final answer. */
 const K = 4;
@@ -36,8 +36,8 @@ function bareSteps(runId: string, toolsPerStep: number): BareStep[] {
   let seq = 0;
   const modelSteps = toolsPerStep === 0 ? 1 : K + 1;
   return Array.from({ length: modelSteps }, (_, i) => ({
-    model: { runId, callSeq: i + 1, purpose: 'decide' as const, modelRoute: 'scripted/cost-bare', newMessages: [{ role: 'user' as const, content: 'q' }], toolKeys: [], events: [] },
-    tools: Array.from({ length: i < modelSteps - 1 ? toolsPerStep : 0 }, (_, j): ToolCallInput => {
+    model: { runId, callSeq: i + 1, purpose: 'decide' as const, modelRoute: 'scripted/cost-bare', newMessages: [{ role: 'user' as const, content: 'q' }], toolKeys: [], events: NO_EVENTS },
+    tools: Array.from({ length: i < modelSteps - 1 ? toolsPerStep : 0 }, (_, j): BareToolInput => {
       seq += 1;
       return {
         runId,
@@ -48,7 +48,7 @@ function bareSteps(runId: string, toolsPerStep: number): BareStep[] {
         args: { query: `q${i}-${j}` },
         argsDigest: `sha256:${'0'.repeat(63)}${seq % 10}`,
         idempotencyKey: `${runId}/${seq}`,
-        events: [],
+        events: NO_EVENTS,
       };
     }),
   }));

@@ -1,3 +1,4 @@
+import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarnessFixture, historyEventTypes, type HarnessFixture } from '../support/harness.js';
 import { failureOf } from './runner-support.js';
@@ -16,7 +17,7 @@ describe('agentRun refuses bad input at once (real server)', () => {
     return h.t.client.workflow.start('agentRun', { taskQueue: h.taskQueue, workflowId: `runner-input-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`, args: [input] });
   }
 
-  async function expectFailedAtOnce(handle: Awaited<ReturnType<typeof startRaw>>, type: string) {
+  async function expectFailedAtOnce(handle: WorkflowHandle, type: string) {
     const failure = await failureOf(handle);
     expect(failure.type).toBe(type);
     expect(failure.nonRetryable).toBe(true);
