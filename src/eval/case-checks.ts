@@ -1,6 +1,8 @@
 import { CASE_DEFAULT_AMOUNT_CENTS } from '../examples/refund/business/case-seed.js';
 import { SEED_AUTO_APPROVE_LIMIT_CENTS } from '../examples/refund/business/seed-data.js';
 import { REFUND_GRAPH } from '../examples/refund/graph/refund-graph.js';
+import { isTerminal } from '../runner/statuses.js';
+import type { RunView } from '../workflows/run-view.js';
 import type { CaseObservation, ObservedEvent } from './case-observation.js';
 import { caseTask, seededOrderId, type EvalCase } from './eval-case.js';
 
@@ -190,6 +192,7 @@ export function checkCase(c: EvalCase, o: CaseObservation): CaseChecks {
     ...forbiddenVisited.map((n) => `forbidden node ${n} visited`),
     ...violations.map((v) => `policy violation ${v}`),
     ...(duplicateRefunds ? [`${duplicateRefunds} duplicate refund(s)`] : []),
+    ...(o.status !== 'error' && !o.evidenceComplete ? ['the run\'s events in the evidence store are incomplete'] : []),
   ];
   return {
     statusOk,
@@ -209,4 +212,15 @@ export function checkCase(c: EvalCase, o: CaseObservation): CaseChecks {
     passed: failures.length === 0,
     failures,
   };
+}
+
+/**
+ * Are the run's stored events complete? Sequences 1..n without a gap, ending with a `run.*` terminal
+ * event for a finished run, or holding the `human.requested` of the pending action for a waiting one.
+ */
+export function evidenceComplete(events: readonly { seq: number; type: string; data: Readonly<Record<string, unknown>> }[], view: Pick<RunView, 'status' | 'pendingAction'>): boolean {
+  if (events.length === 0 || events.some((e, i) => e.seq !== i + 1)) return false;
+  if (isTerminal(view.status)) return ['run.completed', 'run.failed', 'run.cancelled'].includes(events.at(-1)!.type);
+  const actionId = view.pendingAction?.actionId;
+  return actionId === undefined || events.some((e) => e.type === 'human.requested' && (e.data.action as { actionId?: string } | undefined)?.actionId === actionId);
 }

@@ -8,7 +8,7 @@ import { isTerminal, WAITING_STATUSES } from '../runner/statuses.js';
 import { createHarnessWorker } from '../worker/harness-worker.js';
 import type { RunView } from '../workflows/run-view.js';
 import { readBusinessRows, toBusinessRefunds } from './business-rows.js';
-import { checkCase, type CaseChecks } from './case-checks.js';
+import { checkCase, evidenceComplete, type CaseChecks } from './case-checks.js';
 import type { CaseObservation, ObservedInvocation } from './case-observation.js';
 import { caseDecisions, caseTask, splitNameVersion, type EvalCase } from './eval-case.js';
 import { writeFailureSample } from './failure-sample.js';
@@ -46,16 +46,24 @@ export interface CaseRun {
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const EVAL_ACTOR = 'eval@harness';
 
-/** Wait until the events written before a pause (up to its `checkpoint.saved`) are in the store. */
-async function waitForPauseEvents(c: HarnessComposition, runId: string, actionId: string, deadline: number): Promise<void> {
-  while (Date.now() < deadline) {
+/** How long the driver waits for a pause's events to reach the evidence store. */
+const PAUSE_EVENTS_WAIT_MS = 10_000;
+
+/**
+ * Wait until the events written before a pause (up to its `checkpoint.saved`) are in the store.
+ * @returns false when they did not arrive in time (the case then fails on evidence completeness).
+ */
+async function waitForPauseEvents(c: HarnessComposition, runId: string, actionId: string, deadline: number): Promise<boolean> {
+  const until = Math.min(deadline, Date.now() + PAUSE_EVENTS_WAIT_MS);
+  while (Date.now() < until) {
     const events = await c.store.listEvents(runId, { limit: 5000 });
     const asked = events.findIndex((e) => e.type === 'human.requested' && (e.data.action as { actionId?: string } | undefined)?.actionId === actionId);
-    if (asked >= 0 && events.slice(asked).some((e) => e.type === 'checkpoint.saved')) return;
+    if (asked >= 0 && events.slice(asked).some((e) => e.type === 'checkpoint.saved')) return true;
     await sleep(50);
   }
-  throw new Error(`events of the pause ${actionId} did not reach the evidence store in time`);
+  return false;
 }
+
 
 /**
  * Drive the run: answer confirmations and inputs as the case says, stop at a terminal status or at a
@@ -83,7 +91,7 @@ async function drive(handle: WorkflowHandle, c: EvalCase, composition: HarnessCo
     }
     const pending = v.pendingAction;
     if (WAITING_STATUSES.includes(v.status) && pending && v.stateVersion !== handled) {
-      await waitForPauseEvents(composition, handle.workflowId, pending.actionId, deadline);
+      await waitForPauseEvents(composition, handle.workflowId, pending.actionId, deadline); // completeness is checked at the end
       let signal: { name: string; payload: Record<string, unknown> } | undefined;
       if (pending.kind === 'confirmation' || pending.kind === 'human') {
         const d = decisions[next];
@@ -122,6 +130,7 @@ function emptyObservation(c: EvalCase, workflowId: string, error: string, durati
     output: null,
     terminalReason: null,
     durationMs,
+    evidenceComplete: false,
     error,
   };
 }
@@ -195,6 +204,7 @@ export async function runCase(c: EvalCase, o: CaseRunOptions): Promise<CaseRun> 
       output: view.output,
       terminalReason: view.terminalReason,
       durationMs,
+      evidenceComplete: evidenceComplete(events, view),
     };
   } catch (err) {
     observation = emptyObservation(c, workflowId, err instanceof Error ? err.message : String(err), Date.now() - started, seeded.order.customerId);

@@ -50,6 +50,8 @@ export interface CaseObservation {
   readonly output: unknown;
   readonly terminalReason: { code: string; message: string } | null;
   readonly durationMs: number;
+  /** The run's events in the evidence store are gap-free and reach its current status (trace completeness). */
+  readonly evidenceComplete: boolean;
   /** Why the driver could not finish the case (status `error`). */
   readonly error?: string;
 }

@@ -46,6 +46,8 @@ export interface EvalMetrics {
   readonly duplicateSideEffectRate: Rate;
   readonly unknownOutcomeReconciliationRate: Rate;
   readonly runDurationMs: Percentiles;
+  /** Runs whose stored events are gap-free and reach their status (seed 004 trace completeness). */
+  readonly traceCompleteness: Rate;
   readonly runErrors: number;
 }
 
@@ -108,6 +110,7 @@ export function computeMetrics(records: readonly CaseRecord[]): EvalMetrics {
       const d = records.filter((r) => r.observation.status !== 'error').map((r) => r.observation.durationMs);
       return { p50: percentile(d, 50), p95: percentile(d, 95), p99: percentile(d, 99) };
     })(),
+    traceCompleteness: rate(count(records, (r) => r.observation.evidenceComplete), n),
     runErrors: count(records, (r) => r.observation.status === 'error'),
   };
 }

@@ -70,6 +70,7 @@ export function renderMarkdown(report: EvalReport): string {
     ['Duplicate side-effect rate', pct(m.duplicateSideEffectRate)],
     ['Unknown outcome reconciliation rate', pct(m.unknownOutcomeReconciliationRate)],
     ['Run duration p50 / p95 / p99 (ms)', `${num(m.runDurationMs.p50, 0)} / ${num(m.runDurationMs.p95, 0)} / ${num(m.runDurationMs.p99, 0)}`],
+    ['Trace completeness', pct(m.traceCompleteness)],
     ['Runs that could not be driven', String(m.runErrors)],
   ];
   const lines = [

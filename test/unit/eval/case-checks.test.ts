@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkCase, factFound, initiallyEligible } from '../../../src/eval/case-checks.js';
+import { checkCase, evidenceComplete, factFound, initiallyEligible } from '../../../src/eval/case-checks.js';
 import { caseDecisions, caseTask, loadEvalCases, parseEvalCase } from '../../../src/eval/eval-case.js';
 import { evalCase, H_RF_017, observation } from './observation-fixture.js';
 
@@ -117,5 +117,19 @@ describe('case checks', () => {
     expect(initiallyEligible(evalCase())).toBe(true);
     expect(initiallyEligible(evalCase({ initial_state: { order_status: 'paid', hours_since_payment: 71 } }))).toBe(false);
     expect(initiallyEligible(evalCase({ initial_state: { order_status: 'shipped', hours_since_payment: 100 } }))).toBe(false);
+  });
+});
+
+describe('evidence completeness', () => {
+  const ev = (seq: number, type: string, data: Record<string, unknown> = {}) => ({ seq, type, data });
+  it('needs gap-free events that reach the status', () => {
+    const done = { status: 'succeeded' as const, pendingAction: null };
+    expect(evidenceComplete([ev(1, 'run.created'), ev(2, 'run.completed')], done)).toBe(true);
+    expect(evidenceComplete([ev(1, 'run.created'), ev(3, 'run.completed')], done)).toBe(false);
+    expect(evidenceComplete([ev(1, 'run.created'), ev(2, 'step.started')], done)).toBe(false);
+    expect(evidenceComplete([], done)).toBe(false);
+    const waiting = { status: 'awaiting_confirmation' as const, pendingAction: { actionId: 'act-4-1', kind: 'confirmation' as const, expiresAt: null } };
+    expect(evidenceComplete([ev(1, 'run.created'), ev(2, 'human.requested', { action: { actionId: 'act-4-1' } })], waiting)).toBe(true);
+    expect(evidenceComplete([ev(1, 'run.created'), ev(2, 'human.requested', { action: { actionId: 'act-1-1' } })], waiting)).toBe(false);
   });
 });

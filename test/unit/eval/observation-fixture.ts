@@ -46,6 +46,7 @@ export function observation(overrides: Partial<CaseObservation> = {}): CaseObser
     output: null,
     terminalReason: null,
     durationMs: 1000,
+    evidenceComplete: true,
     ...overrides,
   };
 }

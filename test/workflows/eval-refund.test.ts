@@ -1,0 +1,105 @@
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { projectRoot } from '../../src/devserver/config.js';
+import { failureSampleToCase, loadFailureSample, replayFailureSample, writeEvalCase } from '../../src/eval/failure-sample.js';
+import { runEval } from '../../src/eval/run-eval.js';
+import { envelopesOf, projectPublic } from '../../src/evidence/public-projection.js';
+import { openEvidenceStore } from '../../src/store/index.js';
+import { connectTestTemporal, type TestTemporal } from '../support/temporal.js';
+
+const CASES = join(projectRoot, 'eval', 'cases', 'refund');
+const LARGE = 'RF-over-threshold-awaits-policy-confirmation';
+
+describe('evaluation on the real server', () => {
+  let t: TestTemporal;
+  const bundle = () => ({ codePath: inject('workflowBundlePath') });
+  const temporal = () => ({ client: t.client, connection: t.nativeConnection, namespace: t.namespace });
+  beforeAll(async () => {
+    t = await connectTestTemporal();
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('runs seed-format cases as real runs and reports the metrics', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'eval-ok-'));
+    const ids = ['H-RF-017', 'RF-eligible-approved', 'RF-ownership-mismatch', 'RF-missing-order-id-provided', 'RF-duplicate-request', LARGE];
+    const r = await runEval({ dir: CASES, out, temporal: temporal(), workflowBundle: bundle(), concurrency: 3, caseIds: ids });
+    expect(r.report.cases.map((c) => [c.caseId, c.passed, c.failures])).toEqual(
+      [...ids].sort((a, b) => r.report.cases.findIndex((c) => c.caseId === a) - r.report.cases.findIndex((c) => c.caseId === b)).map((id) => [id, true, []]),
+    );
+    const m = r.report.metrics;
+    expect(m.taskSuccess).toMatchObject({ numerator: 6, denominator: 6 });
+    expect(m.policyViolationRate.numerator).toBe(0);
+    // two cases refund (eligible-approved, duplicate-request), each exactly once
+    expect(m.duplicateSideEffectRate).toMatchObject({ numerator: 0, denominator: 2 });
+    expect(m.humanHandoffRecall.value).toBe(1);
+    expect(m.runDurationMs.p50).toBeGreaterThan(0);
+
+    const h017 = r.runs.find((x) => x.evalCase.case_id === 'H-RF-017')!;
+    expect(h017.observation.status).toBe('awaiting_confirmation');
+    expect(h017.observation.currentNode).toBe('request_confirmation');
+    expect(h017.checks.foundFacts).toEqual(['order', 'logistics', 'policy:R001']);
+    const dup = r.runs.find((x) => x.evalCase.case_id === 'RF-duplicate-request')!;
+    expect(dup.observation.refunds).toHaveLength(1);
+    // The repeated approval arrives either while the first is in the mailbox or after it was settled: rejected either way.
+    const rejected = dup.observation.events.filter((e) => e.type === 'human.signal_rejected').map((e) => e.data.code);
+    expect(rejected).toHaveLength(1);
+    expect(['signal.duplicate', 'signal.no_pending_action']).toContain(rejected[0]);
+
+    expect((JSON.parse(readFileSync(r.jsonPath, 'utf8')) as { metrics: { cases: number } }).metrics.cases).toBe(6);
+    expect(readFileSync(r.markdownPath, 'utf8')).toContain('| H-RF-017 | pass | awaiting_confirmation (awaiting_confirmation)');
+    expect(existsSync(join(out, 'failures'))).toBe(false);
+
+    // The public projection of a real run: gap-free sequences, mask.phone from the read policy decisions.
+    const store = await openEvidenceStore(`sqlite:${join(out, 'runs', 'RF-eligible-approved', 'evidence.db')}`);
+    try {
+      const events = envelopesOf(await store.listEvents(r.runs.find((x) => x.evalCase.case_id === 'RF-eligible-approved')!.observation.workflowId, { limit: 5000 }));
+      const p = projectPublic(events);
+      expect(p.appliedObligations).toEqual(['mask.phone']);
+      expect(p.events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
+      expect(p.events.at(-1)!.type).toBe('run.completed');
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a case that forbids a node fails when the policy is loosened, and its failure sample replays and becomes a case', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'eval-loose-'));
+    const r = await runEval({ dir: CASES, out, temporal: temporal(), workflowBundle: bundle(), caseIds: [LARGE], policyOverride: 'allow_all@v1' });
+    const run = r.runs[0]!;
+    // allow_all@v1 drops refund.rules' extra confirmation above 5000.00: the refund goes through on one approval.
+    expect(run.checks.passed).toBe(false);
+    expect(run.observation.status).toBe('succeeded');
+    expect(run.checks.forbiddenVisited).toEqual(['reconcile_refund_state']);
+    expect(run.checks.policyViolations).toEqual(['large_refund_without_second_approval']);
+    expect(run.observation.refunds).toHaveLength(1);
+    expect(r.report.metrics.policyViolationRate).toMatchObject({ numerator: 1, denominator: 1 });
+
+    const sampleDir = run.failureSample!;
+    const sample = loadFailureSample(sampleDir);
+    expect(sample.business.refunds).toHaveLength(1);
+    expect(sample.evidence.events.length).toBeGreaterThan(20);
+    expect(sample.evidence.invocations.length).toBe(5);
+    await replayFailureSample(sampleDir, bundle());
+
+    const regression = failureSampleToCase(sampleDir);
+    expect(regression).toMatchObject({
+      case_id: `${LARGE}-regression`,
+      policy: 'allow_all@v1',
+      decisions: ['approve'],
+      forbidden_nodes: ['reconcile_refund_state'],
+      expected_terminal_status: 'awaiting_confirmation',
+      initial_state: { order_status: 'paid', logistics_status: 'not_shipped', amount_cents: 680_000, customer_id: 'C1001' },
+    });
+    expect(regression.initial_state.hours_since_payment).toBeGreaterThanOrEqual(95.9);
+
+    // The new case reproduces the failure on its own.
+    const casesDir = mkdtempSync(join(tmpdir(), 'eval-regression-cases-'));
+    writeEvalCase(regression, casesDir);
+    const again = await runEval({ dir: casesDir, out: join(out, 'again'), temporal: temporal(), workflowBundle: bundle() });
+    expect(again.runs[0]!.checks.failures).toEqual(run.checks.failures);
+  });
+});
