@@ -3,12 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
-import { inject } from 'vitest';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { expect, inject } from 'vitest';
 import { startAgentRun } from '../../src/client/start-run.js';
 import { createHarnessComposition, type HarnessComposition } from '../../src/composition/harness-composition.js';
 import type { AgentRunInput } from '../../src/domain/run-input.js';
 import type { AgentRunResult } from '../../src/workflows/agent-run.js';
+import type { RunView } from '../../src/workflows/run-view.js';
+import { waitForState } from '../support/harness.js';
 import { uniqueTaskQueue } from '../support/temporal.js';
+import { historyOf, openActivities } from './history.js';
 import { startWorkerProcess, type WorkerProcess, type WorkerProcessOptions } from '../support/worker-process.js';
 
 /** One row of the refund business store, as the fault tests compare them. */
@@ -45,7 +49,21 @@ export interface FaultRigOptions {
   readonly temporalAddress?: string;
 }
 
+let runtimeInstalled = false;
+
+/** Replays in the test process log warnings only. */
+function installQuietRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    /* another module of this process installed it */
+  }
+}
+
 export async function createFaultRig(name: string, options: FaultRigOptions = {}): Promise<FaultRig> {
+  installQuietRuntime();
   const dir = mkdtempSync(join(tmpdir(), `harness-fault-${name}-`));
   const taskQueue = uniqueTaskQueue(`fault-${name}`);
   const address = options.temporalAddress ?? inject('temporalAddress');
@@ -101,4 +119,15 @@ export async function createFaultRig(name: string, options: FaultRigOptions = {}
 /** The run's result, typed. */
 export async function resultOf(handle: WorkflowHandle): Promise<AgentRunResult & { output: Record<string, unknown> }> {
   return (await handle.result()) as AgentRunResult & { output: Record<string, unknown> };
+}
+
+/**
+ * Wait until the run waits in `status` AND its pause is settled: the events flushed before the pause
+ * are recorded (no activity is open). Killing a worker earlier would lose that bookkeeping activity,
+ * which Temporal retries only after its 1-minute start-to-close timeout.
+ */
+export async function waitForPause(handle: WorkflowHandle, status: RunView['status']): Promise<RunView> {
+  const view = await waitForState(handle, (v) => v.status === status && v.pendingAction !== null, 90_000);
+  await expect.poll(async () => openActivities(await historyOf(handle)), { timeout: 30_000, interval: 200 }).toBe(0);
+  return view;
 }

@@ -10,6 +10,8 @@ export interface HistoryEntry {
   readonly activityType?: string;
   /** Marker name of a recorded marker (patches). */
   readonly markerName?: string;
+  /** Attempt of a started activity task (written when the attempt ends: only the last attempt shows). */
+  readonly attempt?: number;
   /** Timeout type of an activity or workflow task timeout. */
   readonly timeoutType?: string;
 }
@@ -30,6 +32,7 @@ export async function historyOf(handle: WorkflowHandle): Promise<HistoryEntry[]>
       ...(identity ? { identity } : {}),
       ...(e.activityTaskScheduledEventAttributes?.activityType?.name ? { activityType: e.activityTaskScheduledEventAttributes.activityType.name } : {}),
       ...(e.markerRecordedEventAttributes?.markerName ? { markerName: e.markerRecordedEventAttributes.markerName } : {}),
+      ...(e.activityTaskStartedEventAttributes?.attempt ? { attempt: e.activityTaskStartedEventAttributes.attempt } : {}),
       ...(timeout !== undefined && timeout !== null ? { timeoutType: TimeoutType[timeout] } : {}),
     };
   });
@@ -42,4 +45,17 @@ export function workflowTaskWorkers(entries: readonly HistoryEntry[]): string[] 
     if (e.type === 'EVENT_TYPE_WORKFLOW_TASK_STARTED' && e.identity && out[out.length - 1] !== e.identity) out.push(e.identity);
   }
   return out;
+}
+
+const ACTIVITY_ENDS = new Set([
+  'EVENT_TYPE_ACTIVITY_TASK_COMPLETED',
+  'EVENT_TYPE_ACTIVITY_TASK_FAILED',
+  'EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT',
+  'EVENT_TYPE_ACTIVITY_TASK_CANCELED',
+]);
+
+/** Activities scheduled and not yet ended. */
+export function openActivities(entries: readonly HistoryEntry[]): number {
+  const scheduled = entries.filter((e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED').length;
+  return scheduled - entries.filter((e) => ACTIVITY_ENDS.has(e.type)).length;
 }

@@ -2,7 +2,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForState } from '../support/harness.js';
 import { killAllWorkerProcesses } from '../support/worker-process.js';
-import { createFaultRig, resultOf, type FaultRig } from './fault-rig.js';
+import { createFaultRig, resultOf, waitForPause, type FaultRig } from './fault-rig.js';
 import { historyOf, workflowTaskWorkers } from './history.js';
 
 /**
@@ -25,7 +25,7 @@ describe('faults: the only worker dies', () => {
     const first = await rig.worker();
     const handle = await rig.start({ task: { message: 'Please refund ORD-1001, it never shipped', customerId: 'C1001' } });
     handles.push(handle);
-    const waiting = await waitForState(handle, (v) => v.status === 'awaiting_confirmation', 60_000);
+    const waiting = await waitForPause(handle, 'awaiting_confirmation');
     await first.kill();
 
     const second = await rig.worker();

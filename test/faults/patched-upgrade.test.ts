@@ -1,0 +1,76 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { WorkflowHandle } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { projectRoot } from '../../src/devserver/config.js';
+import { killAllWorkerProcesses } from '../support/worker-process.js';
+import { createFaultRig, resultOf, waitForPause, type FaultRig } from './fault-rig.js';
+import { historyOf } from './history.js';
+
+async function bundle(entry: string, out: string): Promise<string> {
+  const b = await bundleWorkflowCode({ workflowsPath: join(projectRoot, 'test', 'faults', 'fixtures', entry), logger: new DefaultLogger('WARN') });
+  writeFileSync(out, b.code);
+  return out;
+}
+
+/**
+ * Scenario 6: a run started on one build resumes on the next, whose change is behind `patched()`.
+ * The "old build" is the bundle of src/workflows; the "new build" adds a timer at the start of
+ * agentRun behind `patched('test-change')`; an unguarded copy of the change is the negative control.
+ */
+describe('faults: a waiting run resumes on a newer build', () => {
+  let rig: FaultRig;
+  let patchedBundle: string;
+  let unguardedBundle: string;
+  const handles: WorkflowHandle[] = [];
+  beforeAll(async () => {
+    rig = await createFaultRig('upgrade');
+    patchedBundle = await bundle('patched-workflows.ts', join(rig.dir, 'patched-bundle.js'));
+    unguardedBundle = await bundle('unguarded-workflows.ts', join(rig.dir, 'unguarded-bundle.js'));
+  });
+  afterAll(async () => {
+    await killAllWorkerProcesses();
+    for (const h of handles) await h.terminate('test cleanup').catch(() => undefined);
+    await rig?.close();
+  });
+
+  it('old worker starts the run, it waits for approval, the new build finishes it; new runs take the patched path', async () => {
+    const oldWorker = await rig.worker();
+    const handle = await rig.start({ task: { message: 'refund ORD-1001', customerId: 'C1001' } });
+    handles.push(handle);
+    const waiting = await waitForPause(handle, 'awaiting_confirmation');
+    await oldWorker.kill();
+    const oldHistory = (await handle.fetchHistory()).events ?? [];
+
+    const newWorker = await rig.worker({ bundlePath: patchedBundle });
+    await handle.signal('approve', { actionId: waiting.pendingAction!.actionId, actor: 'operator@example.com' });
+    const result = await resultOf(handle);
+    expect(result.status).toBe('succeeded');
+    expect(result.output.outcome).toBe('refunded');
+    expect(rig.refundRows()).toHaveLength(1);
+    const history = await historyOf(handle);
+    expect(history.some((e) => e.type === 'EVENT_TYPE_WORKFLOW_TASK_FAILED')).toBe(false);
+    expect(history.some((e) => e.type === 'EVENT_TYPE_MARKER_RECORDED')).toBe(false);
+    // no new leading timer: agentRun's own timers (deadline, approval expiry) start after the tool snapshot is loaded
+    const types = history.map((e) => e.type);
+    expect(types.indexOf('EVENT_TYPE_TIMER_STARTED')).toBeGreaterThan(types.indexOf('EVENT_TYPE_ACTIVITY_TASK_SCHEDULED'));
+
+    // A run started on the new build takes the new step: a patch marker and its timer come before anything else.
+    const fresh = await rig.start({ task: { message: 'refund ORD-1001', customerId: 'C1001' } });
+    handles.push(fresh);
+    const freshWaiting = await waitForPause(fresh, 'awaiting_confirmation');
+    await fresh.signal('reject', { actionId: freshWaiting.pendingAction!.actionId, actor: 'customer', reason: 'already refunded' });
+    expect((await resultOf(fresh)).output.outcome).toBe('declined_by_user');
+    const freshTypes = (await historyOf(fresh)).map((e) => e.type);
+    expect(freshTypes.indexOf('EVENT_TYPE_MARKER_RECORDED')).toBeGreaterThan(0);
+    expect(freshTypes.indexOf('EVENT_TYPE_TIMER_STARTED')).toBeLessThan(freshTypes.indexOf('EVENT_TYPE_ACTIVITY_TASK_SCHEDULED'));
+    await newWorker.kill();
+
+    // Negative control: the same change without patched() cannot replay the run the old build started.
+    await expect(
+      Worker.runReplayHistory({ workflowBundle: { codePath: unguardedBundle }, replayName: 'unguarded' }, { events: oldHistory }, handle.workflowId),
+    ).rejects.toMatchObject({ name: 'DeterminismViolationError' });
+    await Worker.runReplayHistory({ workflowBundle: { codePath: patchedBundle }, replayName: 'patched' }, { events: oldHistory }, handle.workflowId);
+  });
+});
