@@ -6,5 +6,5 @@ import { URL } from 'node:url';
 import { register } from 'tsx/esm/api';
 
 register();
-const { main } = await import(new URL('../src/cli/main.ts', import.meta.url).href);
-process.exit(await main(process.argv.slice(2)));
+const { main, exitAfterFlush } = await import(new URL('../src/cli/main.ts', import.meta.url).href);
+await exitAfterFlush(await main(process.argv.slice(2)));

@@ -35,7 +35,7 @@ export async function connectTemporal(): Promise<CliTemporal> {
   }
   let connection: Connection;
   try {
-    connection = await Connection.connect({ ...options, connectTimeout: '5s' });
+    connection = await Connection.connect({ ...options, connectTimeout: '3s' });
   } catch (err) {
     throw new CliError(
       'cli.unreachable',

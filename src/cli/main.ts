@@ -42,6 +42,16 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
+/**
+ * Exit once stdout and stderr are flushed: writes to a pipe can still be queued, and a bare
+ * `process.exit` would cut long output (`events --json`) short. Exiting explicitly also ends the
+ * process when a library keeps a handle open.
+ */
+export async function exitAfterFlush(code: number): Promise<never> {
+  await Promise.all([process.stdout, process.stderr].map((s) => new Promise<void>((r) => s.write('', () => r()))));
+  process.exit(code);
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-  process.exit(await main(process.argv.slice(2)));
+  await exitAfterFlush(await main(process.argv.slice(2)));
 }

@@ -1,0 +1,238 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { RunView } from '../../src/workflows/run-view.js';
+import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
+import { collect, runCli, spawnCli, until, type CliResult } from './cli-support.js';
+
+const REFUND_TASK = JSON.stringify({ message: 'My order ORD-1001 has not shipped for days, please refund', customerId: 'C1001' });
+const REFUSED_TASK = JSON.stringify({ message: 'refund ORD-2001 please', customerId: 'C1001' });
+
+function json<T>(r: CliResult): T {
+  return JSON.parse(r.stdout) as T;
+}
+
+/**
+ * Every operator verb as a real `harness` process against the shared server, with a real worker (the
+ * harness fixture) on a private task queue and temp stores the CLI reaches through HARNESS_* settings.
+ */
+describe('harness CLI against a real worker', () => {
+  let h: HarnessFixture;
+  let env: NodeJS.ProcessEnv;
+  const ids: string[] = [];
+  const id = (name: string): string => {
+    const value = `cli-${name}-${Date.now()}-${ids.length}`;
+    ids.push(value);
+    return value;
+  };
+  const cli = (...args: string[]): Promise<CliResult> => runCli(args, env);
+  const state = (workflowId: string): Promise<RunView> => h.t.client.workflow.getHandle(workflowId).query<RunView>('state');
+  const startWaiting = async (name: string): Promise<string> => {
+    const workflowId = id(name);
+    const r = await cli('start', 'refund.graph', '--input', REFUND_TASK, '--id', workflowId, '--json');
+    expect(r.code, r.stderr).toBe(0);
+    await waitForState(h.t.client.workflow.getHandle(workflowId), (v) => v.status === 'awaiting_confirmation');
+    return workflowId;
+  };
+
+  beforeAll(async () => {
+    h = await createHarnessFixture('cli');
+    env = {
+      HARNESS_TASK_QUEUE: h.taskQueue,
+      HARNESS_STORE_URL: `sqlite:${join(h.dir, 'evidence.db')}`,
+      HARNESS_REFUND_DB: join(h.dir, 'refund.db'),
+      HARNESS_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
+    };
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('start: readable by default, { workflowId, runId, status } with --json', async () => {
+    const readableId = id('start');
+    const readable = await cli('start', 'refund.graph', '--input', REFUSED_TASK, '--id', readableId);
+    expect(readable.code, readable.stderr).toBe(0);
+    expect(readable.stdout).toContain(`started ${readableId}`);
+    expect(readable.stdout).toContain('policy refund.rules@v1');
+
+    const jsonId = id('start-json');
+    const r = await cli('start', 'refund.graph@v1', '--input', REFUSED_TASK, '--id', jsonId, '--json');
+    expect(r.code, r.stderr).toBe(0);
+    const started = json<{ workflowId: string; runId: string; status: string }>(r);
+    expect(started).toMatchObject({ workflowId: jsonId, status: 'started' });
+    const result = (await h.t.client.workflow.getHandle(jsonId).result()) as { status: string; versions: { policy: string; modelRoute: string } };
+    expect(result.status).toBe('succeeded');
+    expect(result.versions).toMatchObject({ policy: 'refund.rules@v1', modelRoute: 'scripted/refund' });
+    const desc = await h.t.client.workflow.getHandle(jsonId).describe();
+    expect(desc.runId).toBe(started.runId);
+  });
+
+  it('start --wait waits for the end and reports the run status', async () => {
+    const r = await cli('start', 'refund.graph', '--input', REFUSED_TASK, '--id', id('wait'), '--wait', '--json');
+    expect(r.code, r.stderr).toBe(0);
+    expect(json<{ status: string; output: { outcome: string } }>(r)).toMatchObject({ status: 'succeeded', output: { outcome: 'refused' } });
+    expect(r.stderr).toContain('waiting for it to end');
+  });
+
+  it('start with invalid input exits 2 naming the field, and starts nothing', async () => {
+    const cases: [string[], RegExp][] = [
+      [['--input', '{"message":'], /--input: not valid JSON/],
+      [['--input', '[1,2]'], /--input: expected a JSON object/],
+      [['--input', REFUND_TASK, '--policy', 'nope@v1'], /policy: nope@v1 is not registered/],
+      [['--input', REFUND_TASK, '--budget', '{"maxSteps":-1}'], /budget\.maxSteps/],
+      [['--input', REFUND_TASK, '--model-route', ''], /modelRoute/],
+      [['--input', REFUND_TASK, '--approval-timeout', 'soon'], /--approval-timeout/],
+    ];
+    for (const [args, message] of cases) {
+      const workflowId = id('invalid');
+      const r = await cli('start', 'refund.graph', ...args, '--id', workflowId);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toMatch(message);
+      await expect(h.t.client.workflow.getHandle(workflowId).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    }
+    const unknown = await cli('start', 'refund.nothing', '--input', '{}', '--json');
+    expect(unknown.code).toBe(2);
+    expect(JSON.parse(unknown.stderr)).toMatchObject({ error: { code: 'cli.usage', exitCode: 2 } });
+    expect(unknown.stderr).toContain('profile: refund.nothing');
+    const missing = await cli('start', 'refund.graph');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("required option '--input <json|@file>' not specified");
+  });
+
+  it('list --status awaiting_confirmation, show, approve (forged action rejected, then accepted), reconcile rejected, events --follow ends with the run', async () => {
+    const workflowId = await startWaiting('approve');
+
+    const listed = await until(
+      () => cli('list', '--status', 'awaiting_confirmation', '--json', '--limit', '500'),
+      (r) => r.code === 0 && json<{ workflowId: string }[]>(r).some((row) => row.workflowId === workflowId),
+    );
+    const row = json<{ workflowId: string; status: string; waitingReason: string; profile: string; startTime: string }[]>(listed).find((x) => x.workflowId === workflowId);
+    expect(row).toMatchObject({ status: 'awaiting_confirmation', waitingReason: 'confirmation_required', profile: 'refund.graph@v1' });
+    const readableList = await cli('list', '--status', 'awaiting_confirmation', '--limit', '500');
+    expect(readableList.stdout.split('\n')[0]).toMatch(/^ID\s+STATUS\s+WAITING\s+PROFILE\s+STARTED$/);
+    expect(readableList.stdout).toMatch(new RegExp(`${workflowId}\\s+awaiting_confirmation\\s+confirmation_required\\s+refund\\.graph@v1`));
+    expect((await cli('list', '--status', 'sleeping')).code).toBe(2);
+
+    const show = await cli('show', workflowId);
+    expect(show.code, show.stderr).toBe(0);
+    const view = await state(workflowId);
+    const actionId = view.pendingAction!.actionId;
+    expect(show.stdout).toContain('status: awaiting_confirmation  waiting: confirmation_required');
+    expect(show.stdout).toContain(`pending action: ${actionId} (confirmation`);
+    expect(show.stdout).toContain(`request (refund_confirmation): ${view.humanRequest!.requestSummary}`);
+    expect(show.stdout).toMatch(/1\s+order\.read@v1\s+read\s+succeeded/);
+    expect(show.stdout).toMatch(/observed/);
+    expect(show.stdout).toContain('versions: profile refund.graph@v1, policy refund.rules@v1, model route scripted/refund');
+    expect(show.stdout).toMatch(/budget: steps \d+\/50/);
+    const showJson = json<{ state: RunView; execution: { status: string } }>(await cli('show', workflowId, '--json'));
+    expect(showJson.state.pendingAction?.actionId).toBe(actionId);
+    expect(showJson.execution.status).toBe('RUNNING');
+
+    const follow = collect(spawnCli(['events', workflowId, '--follow', '--json', '--interval', '200'], env), 120_000);
+
+    const forged = await cli('approve', workflowId, '--action', 'act-forged', '--actor', 'mallory');
+    expect(forged.code, forged.stderr).toBe(5);
+    expect(forged.stdout).toContain('approve rejected');
+    expect(forged.stdout).toContain('signal.action_mismatch');
+    expect((await state(workflowId)).status).toBe('awaiting_confirmation');
+
+    const reconcile = await cli('reconcile', workflowId, '--invocation', '3', '--outcome', 'succeeded', '--evidence', '{"ticket":"T-1"}', '--json');
+    expect(reconcile.code, reconcile.stderr).toBe(5);
+    expect(json<{ accepted: boolean; rejection: { code: string } }>(reconcile)).toMatchObject({ accepted: false, rejection: { code: 'signal.no_pending_action' } });
+
+    const approve = await cli('approve', workflowId, '--reason', 'policy R001', '--actor', 'operator@example.com', '--json');
+    expect(approve.code, approve.stderr).toBe(0);
+    expect(json<{ accepted: boolean; payload: { actionId: string } }>(approve)).toMatchObject({ accepted: true, payload: { actionId } });
+
+    const followed = await follow;
+    expect(followed.code, followed.stderr).toBe(0);
+    expect(followed.stdout, followed.stderr).toMatch(/^\{/);
+    const events = followed.stdout.trim().split('\n').map((l) => JSON.parse(l) as { seq: number; type: string; data: Record<string, unknown> });
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    expect(events.at(-1)?.type).toBe('run.completed');
+    const rejected = events.filter((e) => e.type === 'human.signal_rejected').map((e) => [e.data.signal, e.data.code]);
+    expect(rejected).toEqual([
+      ['approve', 'signal.action_mismatch'],
+      ['reconcile', 'signal.no_pending_action'],
+    ]);
+    expect(events.some((e) => e.type === 'human.decided' && e.data.actor === 'operator@example.com' && e.data.decision === 'approved')).toBe(true);
+    expect(followed.stderr).toContain('is closed (COMPLETED)');
+
+    const readableEvents = await cli('events', workflowId, '--after', String(events.length - 1));
+    expect(readableEvents.stdout.trim().split('\n')).toHaveLength(1);
+    expect(readableEvents.stdout).toMatch(new RegExp(`^\\s*${events.length}\\s+\\S+\\s+run\\.completed`));
+
+    const closedShow = await cli('show', workflowId);
+    expect(closedShow.stdout).toContain('status: succeeded');
+    expect(closedShow.stdout).toMatch(/refund\.create@v1\s+write\s+succeeded/);
+    expect(closedShow.stdout).toMatch(/verified/);
+    const late = await cli('approve', workflowId);
+    expect(late.code).toBe(5);
+    expect(late.stderr).toContain('is closed');
+  });
+
+  it('reject takes the pending action by default and the run declines', async () => {
+    const workflowId = await startWaiting('reject');
+    expect((await cli('reject', workflowId)).code).toBe(2);
+    const r = await cli('reject', workflowId, '--reason', 'changed my mind', '--actor', 'customer');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('reject accepted');
+    const result = (await h.t.client.workflow.getHandle(workflowId).result()) as { status: string; output: { outcome: string } };
+    expect(result).toMatchObject({ status: 'succeeded', output: { outcome: 'declined_by_user' } });
+  });
+
+  it('cancel by signal and by Temporal cancellation; a closed run is refused', async () => {
+    const bySignal = await startWaiting('cancel');
+    const r = await cli('cancel', bySignal, '--reason', 'operator stop', '--actor', 'ops', '--json');
+    expect(r.code, r.stderr).toBe(0);
+    expect(json<{ status: string; terminalReason: { message: string } }>(r)).toMatchObject({ status: 'cancelled', terminalReason: { message: 'cancelled by ops: operator stop' } });
+
+    const byTemporal = await startWaiting('cancel-temporal');
+    const t = await cli('cancel', byTemporal, '--temporal');
+    expect(t.code, t.stderr).toBe(0);
+    expect(t.stdout).toContain('run status cancelled');
+    expect((await state(byTemporal)).terminalReason?.message).toContain('Temporal cancellation');
+
+    const again = await cli('cancel', bySignal);
+    expect(again.code).toBe(5);
+    expect(again.stderr).toContain('already closed');
+  });
+
+  it('replay a finished run by id and from an exported history file; a tampered history fails with exit 1', async () => {
+    const workflowId = id('replay');
+    expect((await cli('start', 'refund.graph', '--input', REFUSED_TASK, '--id', workflowId, '--wait')).code).toBe(0);
+    const byId = await cli('replay', workflowId);
+    expect(byId.code, byId.stderr).toBe(0);
+    expect(byId.stdout).toMatch(/^replayed OK/);
+
+    const file = join(h.dir, `${workflowId}.json`);
+    const exported = await cli('history', workflowId, '--out', file);
+    expect(exported.code, exported.stderr).toBe(0);
+    const fromFile = await cli('replay', file, '--json');
+    expect(fromFile.code, fromFile.stderr).toBe(0);
+    expect(json<{ ok: boolean; events: number }>(fromFile)).toMatchObject({ ok: true });
+
+    const history = JSON.parse(readFileSync(file, 'utf8')) as { events: { activityTaskScheduledEventAttributes?: { activityType: { name: string } } }[] };
+    const scheduled = history.events.find((e) => e.activityTaskScheduledEventAttributes);
+    scheduled!.activityTaskScheduledEventAttributes!.activityType.name = 'somethingElse';
+    const tampered = join(h.dir, 'tampered.json');
+    writeFileSync(tampered, JSON.stringify(history));
+    const bad = await cli('replay', tampered);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/DeterminismViolationError|[Nn]ondetermin/);
+
+    expect((await cli('replay', join(h.dir, 'missing.json'))).code).toBe(3);
+  });
+
+  it('not found exits 3; no server exits 4 and says how to start one', async () => {
+    for (const verb of ['show', 'events', 'approve', 'cancel', 'replay']) {
+      const r = await cli(verb, 'cli-no-such-run');
+      expect(r.code, `${verb}: ${r.stderr}`).toBe(3);
+      expect(r.stderr).toContain('no workflow with id cli-no-such-run');
+    }
+    const down = await runCli(['list'], { ...env, TEMPORAL_ADDRESS: '127.0.0.1:1' });
+    expect(down.code).toBe(4);
+    expect(down.stderr).toContain('harness dev');
+  });
+});
