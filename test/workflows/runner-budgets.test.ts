@@ -2,7 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedProvider } from '../../src/model/scripted-provider.js';
 import type { AgentRunResult } from '../../src/workflows/agent-run.js';
 import type { RunView } from '../../src/workflows/run-view.js';
-import { createHarnessFixture, historyEventTypes, waitForState, type HarnessFixture } from '../support/harness.js';
+import {
+  createHarnessFixture,
+  historyEventTypes,
+  waitForState,
+  type HarnessFixture,
+} from '../support/harness.js';
 import { endlessSearch, scheduledActivities } from './runner-support.js';
 
 const SUPPORT = { name: 'support.answer', version: 'v1' };
@@ -12,12 +17,16 @@ const USAGE = { inputTokens: 100, outputTokens: 40 };
 describe('each budget ends an agentRun as budget_exhausted naming it (real server)', () => {
   let h: HarnessFixture;
   beforeAll(async () => {
-    h = await createHarnessFixture('runner-budgets', { scripts: { 'scripted/test': endlessSearch(40, USAGE) } });
+    h = await createHarnessFixture('runner-budgets', {
+      scripts: { 'scripted/test': endlessSearch(40, USAGE) },
+    });
     // The composition registers scripted routes at zero price; a priced route for the cost budget is
     // registered on the worker's router directly (1 USD per 100 input tokens, output free).
     h.composition.models.register(
       'scripted/priced',
-      new ScriptedProvider(endlessSearch(40, USAGE), { '*': { inputUsdPerMTok: 10_000, outputUsdPerMTok: 0 } }),
+      new ScriptedProvider(endlessSearch(40, USAGE), {
+        '*': { inputUsdPerMTok: 10_000, outputUsdPerMTok: 0 },
+      }),
       'scripted',
     );
   });
@@ -26,12 +35,20 @@ describe('each budget ends an agentRun as budget_exhausted naming it (real serve
   });
 
   async function exhaust(budget: Record<string, unknown>, modelRoute = 'scripted/test') {
-    const handle = await h.start({ profile: SUPPORT, policy: ALLOW_ALL, modelRoute, task: { message: 'search the refund policy' }, budget });
+    const handle = await h.start({
+      profile: SUPPORT,
+      policy: ALLOW_ALL,
+      modelRoute,
+      task: { message: 'search the refund policy' },
+      budget,
+    });
     const result = (await handle.result()) as AgentRunResult;
     expect(result.status).toBe('budget_exhausted');
     const events = await h.composition.store.listEvents(handle.workflowId);
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
-    expect(events.filter((e) => e.type === 'budget.exhausted').map((e) => `budget.${String(e.data.budget)}`)).toEqual([result.terminalReason?.code]);
+    expect(
+      events.filter((e) => e.type === 'budget.exhausted').map((e) => `budget.${String(e.data.budget)}`),
+    ).toEqual([result.terminalReason?.code]);
     const view = await handle.query<RunView>('state');
     const activities = await scheduledActivities(handle);
     return { result, view, activities, code: result.terminalReason?.code };

@@ -23,14 +23,50 @@ const READS_AND_CREATE = [
 const SCRIPT: ModelScript = {
   entries: [
     // deny: refund.create before ownership is verified (refund.rules@v1)
-    { match: { step: 0, contains: 'DENY-CASE' }, response: { text: '', toolCalls: [{ name: 'refund.create', version: 'v1', args: { orderId: 'ORD-1001', amountCents: 100, reason: 'x' } }] } },
-    { match: { step: 1, contains: 'policy.denied' }, response: { text: 'the policy refused the refund', toolCalls: [] } },
+    {
+      match: { step: 0, contains: 'DENY-CASE' },
+      response: {
+        text: '',
+        toolCalls: [
+          {
+            name: 'refund.create',
+            version: 'v1',
+            args: { orderId: 'ORD-1001', amountCents: 100, reason: 'x' },
+          },
+        ],
+      },
+    },
+    {
+      match: { step: 1, contains: 'policy.denied' },
+      response: { text: 'the policy refused the refund', toolCalls: [] },
+    },
     // invalid arguments
-    { match: { step: 0, contains: 'INVALID-CASE' }, response: { text: '', toolCalls: [{ name: 'order.read', version: 'v1', args: { orderId: 'not an id!' } }] } },
-    { match: { step: 1, contains: 'tool.invalid_arguments' }, response: { text: 'the order id was invalid; please send a valid one', toolCalls: [] } },
+    {
+      match: { step: 0, contains: 'INVALID-CASE' },
+      response: {
+        text: '',
+        toolCalls: [{ name: 'order.read', version: 'v1', args: { orderId: 'not an id!' } }],
+      },
+    },
+    {
+      match: { step: 1, contains: 'tool.invalid_arguments' },
+      response: { text: 'the order id was invalid; please send a valid one', toolCalls: [] },
+    },
     // duplicate calls
-    { match: { contains: 'DUP-CASE' }, response: { text: '', toolCalls: [{ name: 'order.read', version: 'v1', args: { orderId: 'ORD-1004' } }] } },
-    { match: { contains: '"orderId":"ORD-1004"' }, response: { text: '', toolCalls: [{ name: 'order.read', version: 'v1', args: { orderId: 'ORD-1004' } }] } },
+    {
+      match: { contains: 'DUP-CASE' },
+      response: {
+        text: '',
+        toolCalls: [{ name: 'order.read', version: 'v1', args: { orderId: 'ORD-1004' } }],
+      },
+    },
+    {
+      match: { contains: '"orderId":"ORD-1004"' },
+      response: {
+        text: '',
+        toolCalls: [{ name: 'order.read', version: 'v1', args: { orderId: 'ORD-1004' } }],
+      },
+    },
     // unverified claim: the refund sequence without refund.verify, then "refund done"
     ...READS_AND_CREATE,
     textAt(4, 'refund done'),
@@ -63,13 +99,25 @@ describe('agentRun with a goal profile on the real server', () => {
       new ScriptedProvider({
         entries: [
           ...READS_AND_CREATE,
-          callAt(4, 'refund.verify', { refundId: refund.id, expectedOrderId: 'ORD-1001', expectedAmountCents: 100 }),
+          callAt(4, 'refund.verify', {
+            refundId: refund.id,
+            expectedOrderId: 'ORD-1001',
+            expectedAmountCents: 100,
+          }),
           textAt(5, `refund ${refund.id} done and verified`),
         ],
       }),
       'scripted',
     );
-    const handle = await h.start({ profile: ASSISTANT, policy: ALLOW_ALL, modelRoute: route, task: { message: 'Refund ORD-1001 please' } }, workflowId);
+    const handle = await h.start(
+      {
+        profile: ASSISTANT,
+        policy: ALLOW_ALL,
+        modelRoute: route,
+        task: { message: 'Refund ORD-1001 please' },
+      },
+      workflowId,
+    );
     const result = (await handle.result()) as AgentRunResult;
     expect(result.status).toBe('succeeded');
     expect(result.output).toBe(`refund ${refund.id} done and verified`);
@@ -83,18 +131,34 @@ describe('agentRun with a goal profile on the real server', () => {
       [5, 'refund.verify', 'succeeded'],
     ]);
     expect(view.budget).toMatchObject({ modelCalls: 6, toolCalls: 5, steps: 11 });
-    expect(view.artifacts.some((a) => a.provenance === 'verified' && a.type === 'refund.verification')).toBe(true);
+    expect(view.artifacts.some((a) => a.provenance === 'verified' && a.type === 'refund.verification')).toBe(
+      true,
+    );
     const events = await h.composition.store.listEvents(workflowId);
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
-    expect(events.find((e) => e.type === 'eval.completed')?.data).toMatchObject({ passed: true, evaluator: 'action_with_verification/v1' });
+    expect(events.find((e) => e.type === 'eval.completed')?.data).toMatchObject({
+      passed: true,
+      evaluator: 'action_with_verification/v1',
+    });
     expect(events.at(-1)?.type).toBe('run.completed');
     const activities = await scheduledActivities(handle);
     expect(activities.filter((a) => a.type === 'callModel')).toHaveLength(6);
-    expect(activities.filter((a) => a.type === 'runTool').map((a) => a.tool)).toEqual(['order.read', 'logistics.read', 'policy.search.refund', 'refund.create', 'refund.verify']);
+    expect(activities.filter((a) => a.type === 'runTool').map((a) => a.tool)).toEqual([
+      'order.read',
+      'logistics.read',
+      'policy.search.refund',
+      'refund.create',
+      'refund.verify',
+    ]);
   });
 
   it('a deny schedules no activity for the denied tool; the model sees the rejection and the run goes on', async () => {
-    const handle = await h.start({ profile: ASSISTANT, policy: RULES, modelRoute: 'scripted/test', task: { message: 'DENY-CASE refund ORD-1001' } });
+    const handle = await h.start({
+      profile: ASSISTANT,
+      policy: RULES,
+      modelRoute: 'scripted/test',
+      task: { message: 'DENY-CASE refund ORD-1001' },
+    });
     const result = (await handle.result()) as AgentRunResult;
     // The run went on: a second model call answered the rejection. No refund was made, so the
     // refund profile's completion contract fails.
@@ -108,22 +172,39 @@ describe('agentRun with a goal profile on the real server', () => {
     expect(JSON.stringify(groups[1]?.messages)).toContain('policy.denied');
     expect(JSON.stringify(groups[1]?.messages)).toContain('refund.owner_not_verified');
     const events = await h.composition.store.listEvents(handle.workflowId);
-    expect(events.find((e) => e.type === 'policy.decided')?.data).toMatchObject({ tool: 'refund.create', decision: 'deny' });
+    expect(events.find((e) => e.type === 'policy.decided')?.data).toMatchObject({
+      tool: 'refund.create',
+      decision: 'deny',
+    });
     expect(await historyEventTypes(handle)).not.toContain('EVENT_TYPE_WORKFLOW_TASK_FAILED');
   });
 
   it('invalid arguments reach the model as a rejection and the run goes on to success', async () => {
-    const handle = await h.start({ profile: SUPPORT, policy: ALLOW_ALL, modelRoute: 'scripted/test', task: { message: 'INVALID-CASE where is my order' } });
+    const handle = await h.start({
+      profile: SUPPORT,
+      policy: ALLOW_ALL,
+      modelRoute: 'scripted/test',
+      task: { message: 'INVALID-CASE where is my order' },
+    });
     const result = (await handle.result()) as AgentRunResult;
     expect(result.status).toBe('succeeded');
     expect(result.output).toBe('the order id was invalid; please send a valid one');
     expect((await scheduledActivities(handle)).filter((a) => a.type === 'runTool')).toEqual([]);
     const events = await h.composition.store.listEvents(handle.workflowId);
-    expect(events.find((e) => e.type === 'tool.failed')?.data).toMatchObject({ tool: 'order.read', status: 'rejected', errorCode: 'tool.invalid_arguments' });
+    expect(events.find((e) => e.type === 'tool.failed')?.data).toMatchObject({
+      tool: 'order.read',
+      status: 'rejected',
+      errorCode: 'tool.invalid_arguments',
+    });
   });
 
   it('the duplicate-call detector ends the run as budget_exhausted (duplicate_call)', async () => {
-    const handle = await h.start({ profile: SUPPORT, policy: ALLOW_ALL, modelRoute: 'scripted/test', task: { message: 'DUP-CASE' } });
+    const handle = await h.start({
+      profile: SUPPORT,
+      policy: ALLOW_ALL,
+      modelRoute: 'scripted/test',
+      task: { message: 'DUP-CASE' },
+    });
     const result = (await handle.result()) as AgentRunResult;
     expect(result.status).toBe('budget_exhausted');
     expect(result.terminalReason?.code).toBe('budget.duplicate_call');
@@ -132,14 +213,26 @@ describe('agentRun with a goal profile on the real server', () => {
   });
 
   it('"refund done" without refund.verify fails completion (completion.*)', async () => {
-    const handle = await h.start({ profile: ASSISTANT, policy: ALLOW_ALL, modelRoute: 'scripted/test', task: { message: 'Refund ORD-1001' } });
+    const handle = await h.start({
+      profile: ASSISTANT,
+      policy: ALLOW_ALL,
+      modelRoute: 'scripted/test',
+      task: { message: 'Refund ORD-1001' },
+    });
     const result = (await handle.result()) as AgentRunResult;
     expect(result.output).toBe('refund done');
     expect(result.status).toBe('failed');
     expect(result.terminalReason?.code).toBe('completion.not_satisfied');
-    expect(result.terminalReason?.details).toMatchObject({ reasonCodes: ['completion.no_verified_artifact'] });
+    expect(result.terminalReason?.details).toMatchObject({
+      reasonCodes: ['completion.no_verified_artifact'],
+    });
     const view = await handle.query<RunView>('state');
-    expect(view.invocations.map((i) => i.tool)).toEqual(['order.read', 'logistics.read', 'policy.search.refund', 'refund.create']);
+    expect(view.invocations.map((i) => i.tool)).toEqual([
+      'order.read',
+      'logistics.read',
+      'policy.search.refund',
+      'refund.create',
+    ]);
     const events = await h.composition.store.listEvents(handle.workflowId);
     expect(events.find((e) => e.type === 'eval.completed')?.data).toMatchObject({ passed: false });
     expect(events.map((e) => e.type)).not.toContain('run.completed');

@@ -24,7 +24,11 @@ function script(toolsPerStep: number): ModelScript {
       match: { step },
       response: {
         text: '',
-        toolCalls: Array.from({ length: toolsPerStep }, (_, j) => ({ name: 'policy.search.refund', version: 'v1', args: { query: `q${step}-${j}` } })),
+        toolCalls: Array.from({ length: toolsPerStep }, (_, j) => ({
+          name: 'policy.search.refund',
+          version: 'v1',
+          args: { query: `q${step}-${j}` },
+        })),
       },
     })),
     fallback: { text: 'final answer', toolCalls: [] },
@@ -36,7 +40,15 @@ function bareSteps(runId: string, toolsPerStep: number): BareStep[] {
   let seq = 0;
   const modelSteps = toolsPerStep === 0 ? 1 : K + 1;
   return Array.from({ length: modelSteps }, (_, i) => ({
-    model: { runId, callSeq: i + 1, purpose: 'decide' as const, modelRoute: 'scripted/cost-bare', newMessages: [{ role: 'user' as const, content: 'q' }], toolKeys: [], events: NO_EVENTS },
+    model: {
+      runId,
+      callSeq: i + 1,
+      purpose: 'decide' as const,
+      modelRoute: 'scripted/cost-bare',
+      newMessages: [{ role: 'user' as const, content: 'q' }],
+      toolKeys: [],
+      events: NO_EVENTS,
+    },
     tools: Array.from({ length: i < modelSteps - 1 ? toolsPerStep : 0 }, (_, j): BareToolInput => {
       seq += 1;
       return {
@@ -76,7 +88,11 @@ describe('history cost of agentRun versus a bare workflow running the same activ
     h = await createHarnessFixture('runner-cost', {
       scripts: { 'scripted/cost-0': script(0), 'scripted/cost-1': script(1), 'scripted/cost-2': script(2) },
     });
-    h.composition.models.register('scripted/cost-bare', new ScriptedProvider({ entries: [], fallback: { text: 'ok', toolCalls: [] } }), 'scripted');
+    h.composition.models.register(
+      'scripted/cost-bare',
+      new ScriptedProvider({ entries: [], fallback: { text: 'ok', toolCalls: [] } }),
+      'scripted',
+    );
     const bundle = await bundleWorkflowCode({
       workflowsPath: fileURLToPath(new URL('./runner-bare-workflow.ts', import.meta.url)),
       logger: new DefaultLogger('WARN'),
@@ -100,21 +116,37 @@ describe('history cost of agentRun versus a bare workflow running the same activ
     const agent: number[] = [];
     const bare: number[] = [];
     for (const tools of [0, 1, 2]) {
-      const handle = await h.start({ profile: { name: 'support.answer', version: 'v1' }, policy: { name: 'allow_all', version: 'v1' }, modelRoute: `scripted/cost-${tools}`, task: { message: 'q' } });
+      const handle = await h.start({
+        profile: { name: 'support.answer', version: 'v1' },
+        policy: { name: 'allow_all', version: 'v1' },
+        modelRoute: `scripted/cost-${tools}`,
+        task: { message: 'q' },
+      });
       const result = (await handle.result()) as AgentRunResult;
       expect(result.status).toBe('succeeded');
       const types = await historyEventTypes(handle);
-      if (tools === 0) console.log(`[history-cost] agentRun with one model call: ${types.map((t) => t.replace('EVENT_TYPE_', '')).join(' ')}`);
+      if (tools === 0)
+        console.log(
+          `[history-cost] agentRun with one model call: ${types.map((t) => t.replace('EVENT_TYPE_', '')).join(' ')}`,
+        );
       agent.push(types.length);
       const runId = `runner-cost-bare-${randomUUID().slice(0, 8)}`;
-      const bareHandle = await h.t.client.workflow.start('bareRun', { taskQueue: bareQueue, workflowId: runId, args: [bareSteps(runId, tools)] });
+      const bareHandle = await h.t.client.workflow.start('bareRun', {
+        taskQueue: bareQueue,
+        workflowId: runId,
+        args: [bareSteps(runId, tools)],
+      });
       expect(await bareHandle.result()).toBe(tools === 0 ? 1 : K + 1 + K * tools);
       bare.push((await historyEventTypes(bareHandle)).length);
     }
     const a = marginal(agent);
     const b = marginal(bare);
-    console.log(`[history-cost] agentRun totals ${a.totals.join('/')}: fixed ${a.fixed}, per model step ${a.perModelStep}, per tool step ${a.perToolStep}`);
-    console.log(`[history-cost] bare     totals ${b.totals.join('/')}: fixed ${b.fixed}, per model step ${b.perModelStep}, per tool step ${b.perToolStep}`);
+    console.log(
+      `[history-cost] agentRun totals ${a.totals.join('/')}: fixed ${a.fixed}, per model step ${a.perModelStep}, per tool step ${a.perToolStep}`,
+    );
+    console.log(
+      `[history-cost] bare     totals ${b.totals.join('/')}: fixed ${b.fixed}, per model step ${b.perModelStep}, per tool step ${b.perToolStep}`,
+    );
     expect(b.perModelStep).toBe(6);
     expect(b.perToolStep).toBe(6);
     expect(a.perModelStep).toBeLessThanOrEqual(BOUNDS.perModelStep);

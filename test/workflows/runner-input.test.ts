@@ -14,7 +14,11 @@ describe('agentRun refuses bad input at once (real server)', () => {
 
   /** Starts agentRun directly, bypassing the client-side validation of startAgentRun. */
   function startRaw(input: unknown) {
-    return h.t.client.workflow.start('agentRun', { taskQueue: h.taskQueue, workflowId: `runner-input-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`, args: [input] });
+    return h.t.client.workflow.start('agentRun', {
+      taskQueue: h.taskQueue,
+      workflowId: `runner-input-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`,
+      args: [input],
+    });
   }
 
   async function expectFailedAtOnce(handle: WorkflowHandle, type: string) {
@@ -30,7 +34,10 @@ describe('agentRun refuses bad input at once (real server)', () => {
   }
 
   it('invalid workflow input fails the execution with run.invalid_input (no retry loop)', async () => {
-    const failure = await expectFailedAtOnce(await startRaw({ schemaVersion: 2, task: 'not an object' }), 'run.invalid_input');
+    const failure = await expectFailedAtOnce(
+      await startRaw({ schemaVersion: 2, task: 'not an object' }),
+      'run.invalid_input',
+    );
     expect(failure.message).toContain('schemaVersion');
   });
 
@@ -51,13 +58,20 @@ describe('agentRun refuses bad input at once (real server)', () => {
   });
 
   it('an unknown profile fails with run.unknown_profile', async () => {
-    const handle = await h.start({ profile: { name: 'no.such.profile', version: 'v1' }, task: { message: 'hi' } });
+    const handle = await h.start({
+      profile: { name: 'no.such.profile', version: 'v1' },
+      task: { message: 'hi' },
+    });
     const failure = await expectFailedAtOnce(handle, 'run.unknown_profile');
     expect(failure.message).toContain('no.such.profile@v1');
   });
 
   it('an unknown policy fails with run.unknown_policy', async () => {
-    const handle = await h.start({ profile: { name: 'support.answer', version: 'v1' }, policy: { name: 'no.such.policy', version: 'v9' }, task: { message: 'hi' } });
+    const handle = await h.start({
+      profile: { name: 'support.answer', version: 'v1' },
+      policy: { name: 'no.such.policy', version: 'v9' },
+      task: { message: 'hi' },
+    });
     await expectFailedAtOnce(handle, 'run.unknown_policy');
   });
 });

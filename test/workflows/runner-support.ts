@@ -3,8 +3,16 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { ModelScript, ScriptEntry } from '../../src/model/scripted-script.js';
 
 /** One scripted tool call: a response with that call only. */
-export function callAt(step: number, name: string, args: Record<string, unknown>, usage?: { inputTokens: number; outputTokens: number }): ScriptEntry {
-  return { match: { step }, response: { text: '', toolCalls: [{ name, version: 'v1', args }], ...(usage ? { usage } : {}) } };
+export function callAt(
+  step: number,
+  name: string,
+  args: Record<string, unknown>,
+  usage?: { inputTokens: number; outputTokens: number },
+): ScriptEntry {
+  return {
+    match: { step },
+    response: { text: '', toolCalls: [{ name, version: 'v1', args }], ...(usage ? { usage } : {}) },
+  };
 }
 
 /** A final text answer at `step`. */
@@ -13,15 +21,22 @@ export function textAt(step: number, text: string): ScriptEntry {
 }
 
 /** A script that keeps calling `policy.search.refund` with a new query at every step (no duplicates). */
-export function endlessSearch(steps = 40, usage?: { inputTokens: number; outputTokens: number }): ModelScript {
+export function endlessSearch(
+  steps = 40,
+  usage?: { inputTokens: number; outputTokens: number },
+): ModelScript {
   return {
-    entries: Array.from({ length: steps }, (_, i) => callAt(i, 'policy.search.refund', { query: `refund ${i}` }, usage)),
+    entries: Array.from({ length: steps }, (_, i) =>
+      callAt(i, 'policy.search.refund', { query: `refund ${i}` }, usage),
+    ),
     fallback: { text: 'no more steps scripted', toolCalls: [] },
   };
 }
 
 /** Activities scheduled in a workflow's history: activity type and, for runTool, the tool name. */
-export async function scheduledActivities(handle: WorkflowHandle): Promise<{ type: string; tool?: string }[]> {
+export async function scheduledActivities(
+  handle: WorkflowHandle,
+): Promise<{ type: string; tool?: string }[]> {
   const history = await handle.fetchHistory();
   const out: { type: string; tool?: string }[] = [];
   for (const e of history.events ?? []) {
@@ -36,7 +51,9 @@ export async function scheduledActivities(handle: WorkflowHandle): Promise<{ typ
 }
 
 /** The workflow's failure, as the client sees it (`WorkflowFailedError` with an ApplicationFailure cause). */
-export async function failureOf(handle: WorkflowHandle): Promise<{ type?: string; nonRetryable?: boolean; message: string }> {
+export async function failureOf(
+  handle: WorkflowHandle,
+): Promise<{ type?: string; nonRetryable?: boolean; message: string }> {
   try {
     await handle.result();
   } catch (err) {

@@ -1,23 +1,46 @@
 import { describe, expect, it } from 'vitest';
-import { budgetWarnings, checkModelCall, checkSpend, checkStep, checkToolCall, DEFAULT_LIMITS, emptyUsage } from '../../../src/runner/budget.js';
+import {
+  budgetWarnings,
+  checkModelCall,
+  checkSpend,
+  checkStep,
+  checkToolCall,
+  DEFAULT_LIMITS,
+  emptyUsage,
+} from '../../../src/runner/budget.js';
 import type { RunContext } from '../../../src/runner/run-context.js';
 import { decision, fakeRun } from './fake-run.js';
 
 /** A profile that keeps asking the model and calling what it proposes, forever. */
 async function loop(ctx: RunContext): Promise<never> {
   for (;;) {
-    const d = await ctx.model('decide', { messages: [{ role: 'user', content: 'go' }], tools: ctx.visibleTools() });
+    const d = await ctx.model('decide', {
+      messages: [{ role: 'user', content: 'go' }],
+      tools: ctx.visibleTools(),
+    });
     for (const c of d.toolCalls) await ctx.tool(c.name, c.args, { version: c.version });
   }
 }
 
 let n = 0;
 /** A fresh read call each time (different args: no duplicate). */
-const freshRead = () => decision({ toolCalls: [{ id: `c${++n}`, name: 'demo.read', version: 'v1', args: { id: `id-${n}` } }] });
+const freshRead = () =>
+  decision({ toolCalls: [{ id: `c${++n}`, name: 'demo.read', version: 'v1', args: { id: `id-${n}` } }] });
 
 describe('budget checks (pure)', () => {
   it('each check names its own budget and nothing else', () => {
-    const l = { ...DEFAULT_LIMITS, maxSteps: 3, maxModelCalls: 2, maxToolCalls: 2, perToolLimit: { 'a.b': 1 }, maxInputTokens: 100, maxOutputTokens: 50, maxCostUsd: 1, maxDuplicateCalls: 1, maxStepsWithoutProgress: 2 };
+    const l = {
+      ...DEFAULT_LIMITS,
+      maxSteps: 3,
+      maxModelCalls: 2,
+      maxToolCalls: 2,
+      perToolLimit: { 'a.b': 1 },
+      maxInputTokens: 100,
+      maxOutputTokens: 50,
+      maxCostUsd: 1,
+      maxDuplicateCalls: 1,
+      maxStepsWithoutProgress: 2,
+    };
     const u = emptyUsage();
     expect(checkStep(l, u)).toBeUndefined();
     expect(checkModelCall(l, u)).toBeUndefined();
@@ -30,16 +53,25 @@ describe('budget checks (pure)', () => {
     expect(checkSpend(l, { ...u, outputTokens: 51 })?.budget).toBe('max_output_tokens');
     expect(checkSpend(l, { ...u, costUsd: 1.01 })?.budget).toBe('max_cost_usd');
     expect(checkToolCall(l, { ...u, toolCalls: 2 }, 'x.y', 'k')?.budget).toBe('max_tool_calls');
-    expect(checkToolCall(l, { ...u, perTool: { 'a.b': 1 } }, 'a.b', 'k')).toMatchObject({ budget: 'per_tool_limit', detail: 'a.b' });
+    expect(checkToolCall(l, { ...u, perTool: { 'a.b': 1 } }, 'a.b', 'k')).toMatchObject({
+      budget: 'per_tool_limit',
+      detail: 'a.b',
+    });
     expect(checkToolCall(l, { ...u, perTool: { 'a.b': 1 } }, 'x.y', 'k')).toBeUndefined();
-    expect(checkToolCall(l, { ...u, callDigests: { k: 1 } }, 'x.y', 'k')).toMatchObject({ budget: 'duplicate_call', detail: 'k' });
+    expect(checkToolCall(l, { ...u, callDigests: { k: 1 } }, 'x.y', 'k')).toMatchObject({
+      budget: 'duplicate_call',
+      detail: 'k',
+    });
     expect(checkToolCall(l, { ...u, callDigests: { k: 1 } }, 'x.y', 'other')).toBeUndefined();
   });
 
   it('warnings name the budgets that crossed the fraction', () => {
     const l = { ...DEFAULT_LIMITS, maxSteps: 10, maxModelCalls: 10, warnAtFraction: 0.5 };
     expect(budgetWarnings(l, { ...emptyUsage(), steps: 4 })).toEqual([]);
-    expect(budgetWarnings(l, { ...emptyUsage(), steps: 5, modelCalls: 5 })).toEqual(['max_steps', 'max_model_calls']);
+    expect(budgetWarnings(l, { ...emptyUsage(), steps: 5, modelCalls: 5 })).toEqual([
+      'max_steps',
+      'max_model_calls',
+    ]);
   });
 });
 
@@ -50,7 +82,9 @@ describe('budgets end a run as budget_exhausted naming the budget', () => {
     expect(final.status).toBe('budget_exhausted');
     const code = final.terminalReason?.code;
     // Exactly one budget.exhausted event, naming the same budget as the terminal reason.
-    expect(run.ports.ofType('budget.exhausted').map((e) => `budget.${String(e.data.budget)}`)).toEqual([code]);
+    expect(run.ports.ofType('budget.exhausted').map((e) => `budget.${String(e.data.budget)}`)).toEqual([
+      code,
+    ]);
     return { run, final, code };
   }
 
@@ -73,7 +107,11 @@ describe('budgets end a run as budget_exhausted naming the budget', () => {
     const { code, run } = await exhausted({ maxToolCalls: 2 });
     expect(code).toBe('budget.max_tool_calls');
     expect(run.ports.toolCalls).toHaveLength(2);
-    expect(run.ports.ofType('budget.exhausted')[0]?.data).toMatchObject({ budget: 'max_tool_calls', limit: 2, used: 2 });
+    expect(run.ports.ofType('budget.exhausted')[0]?.data).toMatchObject({
+      budget: 'max_tool_calls',
+      limit: 2,
+      used: 2,
+    });
   });
 
   it('per-tool limit names the tool', async () => {
@@ -84,25 +122,32 @@ describe('budgets end a run as budget_exhausted naming the budget', () => {
   });
 
   it('max input tokens, counted from the model usage', async () => {
-    const { code, final } = await exhausted({ maxInputTokens: 25 }, () => decision({ usage: { inputTokens: 10, outputTokens: 1 }, toolCalls: freshRead().toolCalls }));
+    const { code, final } = await exhausted({ maxInputTokens: 25 }, () =>
+      decision({ usage: { inputTokens: 10, outputTokens: 1 }, toolCalls: freshRead().toolCalls }),
+    );
     expect(code).toBe('budget.max_input_tokens');
     expect(final.budget.inputTokens).toBe(30);
     expect(final.budget.modelCalls).toBe(3);
   });
 
   it('max output tokens', async () => {
-    const { code } = await exhausted({ maxOutputTokens: 9 }, () => decision({ usage: { inputTokens: 1, outputTokens: 5 }, toolCalls: freshRead().toolCalls }));
+    const { code } = await exhausted({ maxOutputTokens: 9 }, () =>
+      decision({ usage: { inputTokens: 1, outputTokens: 5 }, toolCalls: freshRead().toolCalls }),
+    );
     expect(code).toBe('budget.max_output_tokens');
   });
 
   it('max cost', async () => {
-    const { code, final } = await exhausted({ maxCostUsd: 0.05 }, () => decision({ costUsd: 0.02, toolCalls: freshRead().toolCalls }));
+    const { code, final } = await exhausted({ maxCostUsd: 0.05 }, () =>
+      decision({ costUsd: 0.02, toolCalls: freshRead().toolCalls }),
+    );
     expect(code).toBe('budget.max_cost_usd');
     expect(final.budget.costUsd).toBeCloseTo(0.06);
   });
 
   it('duplicate-call detector: the same tool with the same arguments once too often', async () => {
-    const same = () => decision({ toolCalls: [{ id: 'c', name: 'demo.read', version: 'v1', args: { id: 'same' } }] });
+    const same = () =>
+      decision({ toolCalls: [{ id: 'c', name: 'demo.read', version: 'v1', args: { id: 'same' } }] });
     const { code, final, run } = await exhausted({ maxDuplicateCalls: 2 }, same);
     expect(code).toBe('budget.duplicate_call');
     expect(run.ports.toolCalls).toHaveLength(2);
@@ -136,13 +181,21 @@ describe('budgets end a run as budget_exhausted naming the budget', () => {
   });
 
   it('progress resets the no-progress counter', async () => {
-    const run = fakeRun({ run: loop, limits: { maxStepsWithoutProgress: 3, maxSteps: 12 }, model: () => freshRead() });
+    const run = fakeRun({
+      run: loop,
+      limits: { maxStepsWithoutProgress: 3, maxSteps: 12 },
+      model: () => freshRead(),
+    });
     const final = await run.execute();
     expect(final.terminalReason?.code).toBe('budget.max_steps');
   });
 
   it('warnings are emitted once per budget when crossing the fraction', async () => {
-    const run = fakeRun({ run: loop, limits: { maxModelCalls: 5, warnAtFraction: 0.6 }, model: () => freshRead() });
+    const run = fakeRun({
+      run: loop,
+      limits: { maxModelCalls: 5, warnAtFraction: 0.6 },
+      model: () => freshRead(),
+    });
     await run.execute();
     const warnings = run.ports.ofType('budget.warning').map((e) => e.data.budget);
     expect(warnings).toEqual(['max_model_calls']);

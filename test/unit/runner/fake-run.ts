@@ -66,7 +66,15 @@ export function succeeded(input: ToolCallInput, extra: Partial<ToolCallResult> =
     result: {
       status: 'succeeded',
       output: { seq: input.seq, args: input.args },
-      artifacts: [{ id: `${input.runId}/${input.seq}/thing`, type: 'thing', schemaVersion: '1', provenance: 'observed', externalId: `X${input.seq}` }],
+      artifacts: [
+        {
+          id: `${input.runId}/${input.seq}/thing`,
+          type: 'thing',
+          schemaVersion: '1',
+          provenance: 'observed',
+          externalId: `X${input.seq}`,
+        },
+      ],
       externalId: `X${input.seq}`,
       startedAt: '2026-01-01T00:00:00.000Z',
       finishedAt: '2026-01-01T00:00:00.000Z',
@@ -223,7 +231,13 @@ export function freshState(limits: Partial<BudgetLimits> = {}): RunState {
     waitingReason: null,
     currentNode: null,
     stateVersion: 0,
-    versions: { profile: 'test.profile@v1', policy: 'allow_all@v1', toolRegistryDigest: 'sha256:0', modelRoute: 'fake', configDigest: 'sha256:0' },
+    versions: {
+      profile: 'test.profile@v1',
+      policy: 'allow_all@v1',
+      toolRegistryDigest: 'sha256:0',
+      modelRoute: 'fake',
+      configDigest: 'sha256:0',
+    },
     limits: { ...DEFAULT_LIMITS, ...limits },
     budget: emptyUsage(),
     invocations: [],

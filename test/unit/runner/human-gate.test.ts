@@ -10,7 +10,13 @@ const confirmWrites = new RulesPolicy({
   version: 'v1',
   customReasonCodes: ['demo.confirm', 'demo.reads'],
   rules: [
-    { id: 'confirm', when: { tool: 'demo.write', stage: 'dispatch' }, decision: 'require_confirmation', reasonCodes: ['demo.confirm'], obligations: ['confirm.user.v1'] },
+    {
+      id: 'confirm',
+      when: { tool: 'demo.write', stage: 'dispatch' },
+      decision: 'require_confirmation',
+      reasonCodes: ['demo.confirm'],
+      obligations: ['confirm.user.v1'],
+    },
     { id: 'all', when: {}, decision: 'allow', reasonCodes: ['demo.reads'] },
   ],
   default: { decision: 'deny', reasonCodes: ['policy.no_rule_matched'] },
@@ -37,10 +43,19 @@ describe('human gate: require_confirmation', () => {
     const s = run.state;
     expect(s.status).toBe('awaiting_confirmation');
     expect(s.waitingReason).toBe('confirmation_required');
-    expect(s.pendingAction).toMatchObject({ kind: 'confirmation', tool: 'demo.write', version: 'v1', obligations: ['confirm.user.v1'] });
+    expect(s.pendingAction).toMatchObject({
+      kind: 'confirmation',
+      tool: 'demo.write',
+      version: 'v1',
+      obligations: ['confirm.user.v1'],
+    });
     expect(s.pendingAction?.argsDigest).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(s.pendingAction?.expiresAt).toBe('2026-01-01T00:10:00.000Z');
-    expect(s.humanRequest).toMatchObject({ decisionType: 'demo.confirm', allowedDecisions: ['approve', 'reject'], expiresAt: '2026-01-01T00:10:00.000Z' });
+    expect(s.humanRequest).toMatchObject({
+      decisionType: 'demo.confirm',
+      allowedDecisions: ['approve', 'reject'],
+      expiresAt: '2026-01-01T00:10:00.000Z',
+    });
     expect(run.ports.toolCalls).toHaveLength(0);
     expect(run.ports.waits.at(-1)?.timeoutMs).toBe(600_000);
     // Events up to the pause are flushed before waiting (checkpoint before pause).
@@ -56,9 +71,17 @@ describe('human gate: require_confirmation', () => {
 
   it('a reject turns into a rejection observation (approval.rejected); nothing dispatched; the run goes on', async () => {
     const { run, seen, done } = await waitingRun();
-    run.runner.gate.onReject({ actionId: run.state.pendingAction!.actionId, actor: 'customer', reason: 'no thanks' });
+    run.runner.gate.onReject({
+      actionId: run.state.pendingAction!.actionId,
+      actor: 'customer',
+      reason: 'no thanks',
+    });
     const final = await done;
-    expect(seen[0]).toMatchObject({ status: 'rejected', errorCode: 'approval.rejected', errorMessage: 'no thanks' });
+    expect(seen[0]).toMatchObject({
+      status: 'rejected',
+      errorCode: 'approval.rejected',
+      errorMessage: 'no thanks',
+    });
     expect(run.ports.toolCalls).toHaveLength(0);
     expect(final.status).toBe('succeeded');
   });
@@ -69,14 +92,22 @@ describe('human gate: require_confirmation', () => {
     run.ports.expireWait();
     const final = await done;
     expect(seen[0]).toMatchObject({ status: 'rejected', errorCode: 'approval.expired' });
-    expect(run.ports.ofType('human.decided')[0]?.data).toMatchObject({ decision: 'rejected', actor: 'system', code: 'approval.expired' });
+    expect(run.ports.ofType('human.decided')[0]?.data).toMatchObject({
+      decision: 'rejected',
+      actor: 'system',
+      code: 'approval.expired',
+    });
     expect(run.ports.toolCalls).toHaveLength(0);
     expect(final.status).toBe('succeeded');
   });
 
   it('forged, malformed, wrong-kind and duplicate signals change nothing and are recorded as human.signal_rejected', async () => {
     const { run, done } = await waitingRun();
-    const before = { status: run.state.status, version: run.state.stateVersion, action: run.state.pendingAction };
+    const before = {
+      status: run.state.status,
+      version: run.state.stateVersion,
+      action: run.state.pendingAction,
+    };
     const gate = run.runner.gate;
     gate.onApprove({ actionId: 'act-forged', actor: 'mallory' });
     gate.onApprove({ actor: 'no-action-id' });
@@ -122,14 +153,18 @@ describe('human gate: require_confirmation', () => {
     run.runner.gate.onReject({ actionId: second, actor: 'ops', reason: 'not this one' });
     await done;
     expect(seen.map((o) => o.status)).toEqual(['succeeded', 'rejected']);
-    expect(run.ports.ofType('human.signal_rejected').map((e) => e.data.code)).toEqual(['signal.action_mismatch']);
+    expect(run.ports.ofType('human.signal_rejected').map((e) => e.data.code)).toEqual([
+      'signal.action_mismatch',
+    ]);
   });
 
   it('a signal when nothing waits is rejected', async () => {
     const run = fakeRun({ run: () => Promise.resolve({ output: 'x' }) });
     run.runner.gate.onApprove({ actionId: 'a', actor: 'b' });
     await run.execute();
-    expect(run.ports.ofType('human.signal_rejected').map((e) => e.data.code)).toEqual(['signal.no_pending_action']);
+    expect(run.ports.ofType('human.signal_rejected').map((e) => e.data.code)).toEqual([
+      'signal.no_pending_action',
+    ]);
   });
 
   it('a cancelRun signal while waiting ends the run as cancelled; a second one is a duplicate', async () => {
@@ -154,6 +189,8 @@ describe('human gate: require_confirmation', () => {
     run.runner.gate.onProvideInput({ slot: 'orderId', value: 'ORD-1', actor: 'u' });
     const final = await done;
     expect(final.output).toBe('ORD-1');
-    expect(run.ports.ofType('human.signal_rejected').map((e) => e.data.code)).toEqual(['signal.action_mismatch']);
+    expect(run.ports.ofType('human.signal_rejected').map((e) => e.data.code)).toEqual([
+      'signal.action_mismatch',
+    ]);
   });
 });

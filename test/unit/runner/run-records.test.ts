@@ -38,14 +38,23 @@ describe('artifact provenance', () => {
     expect(final.artifacts.map((a) => a.id)).toEqual(['real']);
     expect(final.output).toEqual(['real']);
     expect(final.invocations[0]?.artifactIds).toEqual(['real']);
-    expect(run.ports.ofType('artifact.rejected')[0]?.data).toMatchObject({ id: 'forged', code: 'artifact.forged_provenance' });
+    expect(run.ports.ofType('artifact.rejected')[0]?.data).toMatchObject({
+      id: 'forged',
+      code: 'artifact.forged_provenance',
+    });
   });
 
   it('a profile creates model artifacts only; claiming observed or verified fails the run', async () => {
     for (const provenance of ['observed', 'verified']) {
       const run = fakeRun({
         run: (ctx) => {
-          ctx.addModelArtifact({ id: 'plan', type: 'plan', schemaVersion: '1', provenance, verification: undefined });
+          ctx.addModelArtifact({
+            id: 'plan',
+            type: 'plan',
+            schemaVersion: '1',
+            provenance,
+            verification: undefined,
+          });
           return Promise.resolve({ output: 'x' });
         },
       });
@@ -90,9 +99,15 @@ describe('artifact provenance', () => {
 describe('events', () => {
   it('every event carries the pinned versions and sequences are gap-free, in order', async () => {
     const run = fakeRun({
-      model: (_i, n) => (n === 1 ? decision({ toolCalls: [{ id: 'c1', name: 'demo.read', version: 'v1', args: { id: 'a' } }] }) : decision({ text: 'answer' })),
+      model: (_i, n) =>
+        n === 1
+          ? decision({ toolCalls: [{ id: 'c1', name: 'demo.read', version: 'v1', args: { id: 'a' } }] })
+          : decision({ text: 'answer' }),
       run: async (ctx) => {
-        let d = await ctx.model('decide', { messages: [{ role: 'user', content: 'q' }], tools: ctx.visibleTools() });
+        let d = await ctx.model('decide', {
+          messages: [{ role: 'user', content: 'q' }],
+          tools: ctx.visibleTools(),
+        });
         while (d.toolCalls.length) {
           for (const c of d.toolCalls) await ctx.tool(c.name, c.args);
           d = await ctx.model('decide', { messages: [] });
@@ -106,14 +121,26 @@ describe('events', () => {
     expect(seqs).toEqual(seqs.map((_, i) => i + 1));
     expect(final.nextEventSeq).toBe(seqs.length + 1);
     for (const e of run.ports.events) expect(e.versions).toEqual(final.versions);
-    expect(run.ports.typesOf().slice(0, 6)).toEqual(['run.created', 'state.transitioned', 'state.transitioned', 'run.started', 'checkpoint.saved', 'model.requested']);
-    expect(run.ports.typesOf().slice(-4)).toEqual(['eval.completed', 'checkpoint.saved', 'state.transitioned', 'run.completed']);
+    expect(run.ports.typesOf().slice(0, 6)).toEqual([
+      'run.created',
+      'state.transitioned',
+      'state.transitioned',
+      'run.started',
+      'checkpoint.saved',
+      'model.requested',
+    ]);
+    expect(run.ports.typesOf().slice(-4)).toEqual([
+      'eval.completed',
+      'checkpoint.saved',
+      'state.transitioned',
+      'run.completed',
+    ]);
   });
 
   it('stays gap-free when a tool activity is cancelled or lost before it could store its events', async () => {
     for (const outcome of ['cancelled', 'lost'] as const) {
       const run = fakeRun({
-        tool: (i) => (i.seq === 1 ? ({ kind: outcome, message: 'never started' }) : succeeded(i)),
+        tool: (i) => (i.seq === 1 ? { kind: outcome, message: 'never started' } : succeeded(i)),
         resolve: () => ({ kind: 'no_intent' }),
         run: async (ctx) => {
           await ctx.tool('demo.write', { amount: 1 });
@@ -155,7 +182,10 @@ describe('completion', () => {
   it('passes when the write is observed and independently verified', async () => {
     const run = fakeRun({
       completion: contract,
-      tool: (i) => (i.tool === 'demo.read' ? succeeded(i, { artifacts: [verifiedArtifact('check', 'X1')] }) : succeeded(i)),
+      tool: (i) =>
+        i.tool === 'demo.read'
+          ? succeeded(i, { artifacts: [verifiedArtifact('check', 'X1')] })
+          : succeeded(i),
       run: async (ctx) => {
         await ctx.tool('demo.write', { amount: 1 });
         await ctx.tool('demo.read', { id: 'check' });
@@ -164,7 +194,10 @@ describe('completion', () => {
     });
     const final = await run.execute();
     expect(final.status).toBe('succeeded');
-    expect(run.ports.ofType('eval.completed')[0]?.data).toMatchObject({ passed: true, evaluator: 'action_with_verification/v1' });
+    expect(run.ports.ofType('eval.completed')[0]?.data).toMatchObject({
+      passed: true,
+      evaluator: 'action_with_verification/v1',
+    });
     expect(run.ports.ofType('run.completed')[0]?.data).toMatchObject({ status: 'succeeded' });
   });
 
@@ -189,6 +222,9 @@ describe('completion', () => {
       run: () => Promise.reject(Object.assign(new Error('no route'), { code: 'graph.no_route' })),
     });
     const final = await run.execute();
-    expect(final).toMatchObject({ status: 'failed', terminalReason: { code: 'graph.no_route', message: 'no route' } });
+    expect(final).toMatchObject({
+      status: 'failed',
+      terminalReason: { code: 'graph.no_route', message: 'no route' },
+    });
   });
 });

@@ -10,7 +10,12 @@ const denyWrites = new RulesPolicy({
   version: 'v1',
   customReasonCodes: ['demo.no_writes', 'demo.reads'],
   rules: [
-    { id: 'no-writes', when: { tool: 'demo.write', stage: 'dispatch' }, decision: 'deny', reasonCodes: ['demo.no_writes'] },
+    {
+      id: 'no-writes',
+      when: { tool: 'demo.write', stage: 'dispatch' },
+      decision: 'deny',
+      reasonCodes: ['demo.no_writes'],
+    },
     { id: 'reads', when: { effect: 'read' }, decision: 'allow', reasonCodes: ['demo.reads'] },
     { id: 'present', when: { stage: 'presentation' }, decision: 'allow', reasonCodes: ['demo.reads'] },
   ],
@@ -28,9 +33,22 @@ function calls(list: [string, unknown][], seen: Observation[]) {
 describe('tool pipeline: rejections before any dispatch', () => {
   it('an unknown tool is a rejection observation; the run goes on', async () => {
     const seen: Observation[] = [];
-    const run = fakeRun({ run: calls([['demo.missing', {}], ['demo.read', { id: 'a' }]], seen) });
+    const run = fakeRun({
+      run: calls(
+        [
+          ['demo.missing', {}],
+          ['demo.read', { id: 'a' }],
+        ],
+        seen,
+      ),
+    });
     const final = await run.execute();
-    expect(seen[0]).toMatchObject({ status: 'rejected', errorCode: 'tool.unknown', toolName: 'demo.missing', seq: -1 });
+    expect(seen[0]).toMatchObject({
+      status: 'rejected',
+      errorCode: 'tool.unknown',
+      toolName: 'demo.missing',
+      seq: -1,
+    });
     expect(seen[1]?.status).toBe('succeeded');
     expect(run.ports.toolCalls.map((c) => c.tool)).toEqual(['demo.read']);
     expect(final.status).toBe('succeeded');
@@ -38,7 +56,16 @@ describe('tool pipeline: rejections before any dispatch', () => {
 
   it('invalid arguments are a rejection naming the field; nothing is dispatched; the run goes on', async () => {
     const seen: Observation[] = [];
-    const run = fakeRun({ run: calls([['demo.write', { amount: 'ten' }], ['demo.write', { amount: 3, extra: 1 }], ['demo.write', { amount: 3 }]], seen) });
+    const run = fakeRun({
+      run: calls(
+        [
+          ['demo.write', { amount: 'ten' }],
+          ['demo.write', { amount: 3, extra: 1 }],
+          ['demo.write', { amount: 3 }],
+        ],
+        seen,
+      ),
+    });
     const final = await run.execute();
     expect(seen[0]).toMatchObject({ status: 'rejected', errorCode: 'tool.invalid_arguments' });
     expect(JSON.stringify(seen[0]?.output)).toContain('amount');
@@ -47,7 +74,10 @@ describe('tool pipeline: rejections before any dispatch', () => {
     expect(run.ports.toolCalls).toHaveLength(1);
     expect(run.ports.toolCalls[0]?.seq).toBe(1);
     expect(final.status).toBe('succeeded');
-    expect(run.ports.ofType('tool.failed').map((e) => e.data.errorCode)).toEqual(['tool.invalid_arguments', 'tool.invalid_arguments']);
+    expect(run.ports.ofType('tool.failed').map((e) => e.data.errorCode)).toEqual([
+      'tool.invalid_arguments',
+      'tool.invalid_arguments',
+    ]);
   });
 
   it('a tool outside the profile is refused', async () => {
@@ -60,7 +90,16 @@ describe('tool pipeline: rejections before any dispatch', () => {
 
   it('a deny never reaches callTool; the model-visible observation names the policy reason; the run goes on', async () => {
     const seen: Observation[] = [];
-    const run = fakeRun({ policy: denyWrites, run: calls([['demo.write', { amount: 1 }], ['demo.read', { id: 'b' }]], seen) });
+    const run = fakeRun({
+      policy: denyWrites,
+      run: calls(
+        [
+          ['demo.write', { amount: 1 }],
+          ['demo.read', { id: 'b' }],
+        ],
+        seen,
+      ),
+    });
     const final = await run.execute();
     expect(seen[0]).toMatchObject({ status: 'rejected', errorCode: 'policy.denied' });
     expect(seen[0]?.output?.reasonCodes).toContain('demo.no_writes');
@@ -75,7 +114,17 @@ describe('tool pipeline: rejections before any dispatch', () => {
 
   it('invocation seq numbers are gap-free over dispatched calls and never reused', async () => {
     const seen: Observation[] = [];
-    const run = fakeRun({ run: calls([['demo.read', { id: 'a' }], ['demo.x', {}], ['demo.read', { id: 'b' }], ['demo.write', { amount: 2 }]], seen) });
+    const run = fakeRun({
+      run: calls(
+        [
+          ['demo.read', { id: 'a' }],
+          ['demo.x', {}],
+          ['demo.read', { id: 'b' }],
+          ['demo.write', { amount: 2 }],
+        ],
+        seen,
+      ),
+    });
     await run.execute();
     expect(run.ports.toolCalls.map((c) => [c.seq, c.idempotencyKey])).toEqual([
       [1, 'run-1/1'],
@@ -90,7 +139,13 @@ describe('tool pipeline: tool activity outcomes', () => {
     const seen: Observation[] = [];
     const run = fakeRun({
       tool: (i) => (i.seq === 1 ? { kind: 'failed', code: 'demo.broken', message: 'no' } : succeeded(i)),
-      run: calls([['demo.read', { id: 'a' }], ['demo.read', { id: 'b' }]], seen),
+      run: calls(
+        [
+          ['demo.read', { id: 'a' }],
+          ['demo.read', { id: 'b' }],
+        ],
+        seen,
+      ),
     });
     const final = await run.execute();
     expect(seen[0]).toMatchObject({ status: 'failed_terminal', errorCode: 'demo.broken' });
@@ -102,7 +157,13 @@ describe('tool pipeline: tool activity outcomes', () => {
     const seen: Observation[] = [];
     const run = fakeRun({
       tool: (i) => (i.seq === 1 ? { kind: 'lost', message: 'activity timed out' } : succeeded(i)),
-      run: calls([['demo.read', { id: 'a' }], ['demo.read', { id: 'a' }]], seen),
+      run: calls(
+        [
+          ['demo.read', { id: 'a' }],
+          ['demo.read', { id: 'a' }],
+        ],
+        seen,
+      ),
     });
     const final = await run.execute();
     expect(seen[0]).toMatchObject({ status: 'interrupted', errorCode: 'tool.interrupted', seq: 1 });
@@ -124,7 +185,11 @@ describe('tool pipeline: tool activity outcomes', () => {
     });
     const final = await run.execute();
     expect(seen[0]).toMatchObject({ status: 'succeeded', externalId: 'X1' });
-    expect(final.invocations[0]).toMatchObject({ status: 'succeeded', resolvedBy: 'evidence_store', externalId: 'X1' });
+    expect(final.invocations[0]).toMatchObject({
+      status: 'succeeded',
+      resolvedBy: 'evidence_store',
+      externalId: 'X1',
+    });
     expect(final.artifacts.map((a) => a.id)).toEqual(['run-1/1/thing']);
     expect(run.ports.toolCalls).toHaveLength(1);
     expect(run.ports.resolutions.map((r) => r.seq)).toEqual([1]);
@@ -132,7 +197,11 @@ describe('tool pipeline: tool activity outcomes', () => {
 
   it('a lost write without an intent was not applied', async () => {
     const seen: Observation[] = [];
-    const run = fakeRun({ tool: () => ({ kind: 'lost', message: 'x' }), resolve: () => ({ kind: 'no_intent' }), run: calls([['demo.write', { amount: 5 }]], seen) });
+    const run = fakeRun({
+      tool: () => ({ kind: 'lost', message: 'x' }),
+      resolve: () => ({ kind: 'no_intent' }),
+      run: calls([['demo.write', { amount: 5 }]], seen),
+    });
     const final = await run.execute();
     expect(seen[0]).toMatchObject({ status: 'failed_terminal', errorCode: 'tool.not_applied' });
     expect(final.invocations[0]).toMatchObject({ status: 'not_applied', resolvedBy: 'evidence_store' });
@@ -150,22 +219,40 @@ describe('tool pipeline: tool activity outcomes', () => {
       },
       run: calls([['demo.write', { amount: 5 }]], seenA),
     });
-    expect((await a.execute()).invocations[0]).toMatchObject({ status: 'succeeded', resolvedBy: 'reconciler' });
+    expect((await a.execute()).invocations[0]).toMatchObject({
+      status: 'succeeded',
+      resolvedBy: 'reconciler',
+    });
     expect(seenA[0]?.status).toBe('succeeded');
     const seenB: Observation[] = [];
-    const b = fakeRun({ tool: () => ({ kind: 'lost', message: 'x' }), resolve: () => ({ kind: 'reconciled_not_applied' }), run: calls([['demo.write', { amount: 5 }]], seenB) });
-    expect((await b.execute()).invocations[0]).toMatchObject({ status: 'not_applied', resolvedBy: 'reconciler' });
+    const b = fakeRun({
+      tool: () => ({ kind: 'lost', message: 'x' }),
+      resolve: () => ({ kind: 'reconciled_not_applied' }),
+      run: calls([['demo.write', { amount: 5 }]], seenB),
+    });
+    expect((await b.execute()).invocations[0]).toMatchObject({
+      status: 'not_applied',
+      resolvedBy: 'reconciler',
+    });
     expect(seenB[0]?.errorCode).toBe('tool.not_applied');
   });
 
   it('an unknown write outcome waits for a person (awaiting_human / unknown_write_outcome) and takes a reconcile signal', async () => {
     const seen: Observation[] = [];
-    const run = fakeRun({ tool: () => ({ kind: 'lost', message: 'x' }), resolve: () => ({ kind: 'unknown' }), run: calls([['demo.write', { amount: 5 }]], seen) });
+    const run = fakeRun({
+      tool: () => ({ kind: 'lost', message: 'x' }),
+      resolve: () => ({ kind: 'unknown' }),
+      run: calls([['demo.write', { amount: 5 }]], seen),
+    });
     const done = run.execute();
     await run.ports.untilWaiting();
     expect(run.state.status).toBe('awaiting_human');
     expect(run.state.waitingReason).toBe('unknown_write_outcome');
-    expect(run.state.pendingAction).toMatchObject({ kind: 'reconcile', invocationSeq: 1, tool: 'demo.write' });
+    expect(run.state.pendingAction).toMatchObject({
+      kind: 'reconcile',
+      invocationSeq: 1,
+      tool: 'demo.write',
+    });
     expect(run.state.humanRequest?.decisionType).toBe('unknown_write_outcome');
     expect(run.state.invocations[0]?.status).toBe('outcome_unknown');
     expect(run.ports.waits.at(-1)?.timeoutMs).toBeUndefined();
@@ -174,9 +261,17 @@ describe('tool pipeline: tool activity outcomes', () => {
     run.runner.gate.onReconcile({ invocationSeq: 1, outcome: 'maybe', actor: 'ops' });
     await run.ports.settle();
     expect(run.state.status).toBe('awaiting_human');
-    run.runner.gate.onReconcile({ invocationSeq: 1, outcome: 'succeeded', actor: 'ops', evidence: { ticket: 'T-1' } });
+    run.runner.gate.onReconcile({
+      invocationSeq: 1,
+      outcome: 'succeeded',
+      actor: 'ops',
+      evidence: { ticket: 'T-1' },
+    });
     const final = await done;
-    expect(seen[0]).toMatchObject({ status: 'succeeded', output: { reconciledBy: 'ops', evidence: { ticket: 'T-1' } } });
+    expect(seen[0]).toMatchObject({
+      status: 'succeeded',
+      output: { reconciledBy: 'ops', evidence: { ticket: 'T-1' } },
+    });
     expect(final.invocations[0]).toMatchObject({ status: 'succeeded', resolvedBy: 'operator:ops' });
     expect(run.ports.ofType('human.signal_rejected').map((e) => e.data.code)).toEqual([
       'signal.action_mismatch',
@@ -190,7 +285,11 @@ describe('tool pipeline: tool activity outcomes', () => {
   it('an operator reporting the unknown write as not applied or failed settles it that way', async () => {
     for (const outcome of ['not_applied', 'failed'] as const) {
       const seen: Observation[] = [];
-      const run = fakeRun({ tool: () => ({ kind: 'lost', message: 'x' }), resolve: () => ({ kind: 'unknown' }), run: calls([['demo.write', { amount: 5 }]], seen) });
+      const run = fakeRun({
+        tool: () => ({ kind: 'lost', message: 'x' }),
+        resolve: () => ({ kind: 'unknown' }),
+        run: calls([['demo.write', { amount: 5 }]], seen),
+      });
       const done = run.execute();
       await run.ports.untilWaiting();
       run.runner.gate.onReconcile({ invocationSeq: 1, outcome, actor: 'ops' });
@@ -201,7 +300,10 @@ describe('tool pipeline: tool activity outcomes', () => {
   });
 
   it('a cancelled tool activity ends the run as cancelled; a write is left outcome_unknown', async () => {
-    const run = fakeRun({ tool: () => ({ kind: 'cancelled' }), run: calls([['demo.write', { amount: 5 }]], []) });
+    const run = fakeRun({
+      tool: () => ({ kind: 'cancelled' }),
+      run: calls([['demo.write', { amount: 5 }]], []),
+    });
     const final = await run.execute();
     expect(final.status).toBe('cancelled');
     expect(final.terminalReason?.code).toBe('run.cancelled');

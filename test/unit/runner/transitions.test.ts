@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { HarnessError } from '../../../src/domain/errors.js';
-import { RunStatusSchema, TRANSITIONS, assertTransition, isTerminal, type RunStatus } from '../../../src/runner/statuses.js';
+import {
+  RunStatusSchema,
+  TRANSITIONS,
+  assertTransition,
+  isTerminal,
+  type RunStatus,
+} from '../../../src/runner/statuses.js';
 import { fakeRun } from './fake-run.js';
 
 const ALL: RunStatus[] = RunStatusSchema.options;
@@ -15,7 +21,9 @@ function runnerAt(from: RunStatus) {
 
 describe('run status transition table', () => {
   const legal = ALL.flatMap((from) => TRANSITIONS[from].map((to) => [from, to] as const));
-  const illegal = ALL.flatMap((from) => ALL.filter((to) => !TRANSITIONS[from].includes(to)).map((to) => [from, to] as const));
+  const illegal = ALL.flatMap((from) =>
+    ALL.filter((to) => !TRANSITIONS[from].includes(to)).map((to) => [from, to] as const),
+  );
 
   it('covers every status and has no way out of a terminal one', () => {
     expect(Object.keys(TRANSITIONS).sort()).toEqual([...ALL].sort());
@@ -39,7 +47,13 @@ describe('run status transition table', () => {
       patch: { waitingReason: `why-${to}`, currentNode: 'node-a' },
     });
     const [event] = runner.takeOutbox().filter((e) => e.type === 'state.transitioned');
-    expect(event?.data).toMatchObject({ fromStatus: from, toStatus: to, fromVersion: 7, toVersion: 8, patch: { waitingReason: `why-${to}` } });
+    expect(event?.data).toMatchObject({
+      fromStatus: from,
+      toStatus: to,
+      fromVersion: 7,
+      toVersion: 8,
+      patch: { waitingReason: `why-${to}` },
+    });
     expect(ports.publishes).toBe(publishes + 1);
   });
 
