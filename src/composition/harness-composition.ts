@@ -6,7 +6,7 @@ import { REFUND_SCRIPT } from '../examples/refund/refund-script.js';
 import { registerRefundTools } from '../examples/refund/tools/refund-tools.js';
 import { providerFromEnv } from '../model/provider-from-env.js';
 import { ScriptedProvider } from '../model/scripted-provider.js';
-import type { ModelScript } from '../model/scripted-script.js';
+import { parseModelScript } from '../model/scripted-script.js';
 import { sha256Digest, ToolRegistry } from '../registry/index.js';
 import { openEvidenceStore, type EvidenceStore } from '../store/index.js';
 
@@ -15,8 +15,8 @@ export interface HarnessCompositionOptions {
   readonly storeUrl: string;
   /** The refund example's business store (SQLite file). */
   readonly refundStorePath: string;
-  /** Extra scripted routes: route name -> script. */
-  readonly scripts?: Readonly<Record<string, ModelScript>>;
+  /** Extra scripted routes: route name -> script (validated; defaults applied). */
+  readonly scripts?: Readonly<Record<string, unknown>>;
   readonly identity?: string;
   /** Environment for real model providers (default process.env). */
   readonly env?: NodeJS.ProcessEnv;
@@ -52,9 +52,13 @@ export async function createHarnessComposition(
   registerBenchTools(registry);
   const store = await openEvidenceStore(options.storeUrl);
   const models = new ModelRouter();
-  models.register('scripted/refund', new ScriptedProvider(REFUND_SCRIPT), 'scripted');
+  models.register(
+    'scripted/refund',
+    new ScriptedProvider(parseModelScript(REFUND_SCRIPT, 'scripted/refund')),
+    'scripted',
+  );
   for (const [route, script] of Object.entries(options.scripts ?? {})) {
-    models.register(route, new ScriptedProvider(script), 'scripted');
+    models.register(route, new ScriptedProvider(parseModelScript(script, route)), 'scripted');
   }
   let defaultModelRoute = 'scripted/refund';
   if (env.HARNESS_MODEL_PROVIDER && env.HARNESS_MODEL_PROVIDER !== 'scripted') {

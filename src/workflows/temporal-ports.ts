@@ -62,11 +62,28 @@ export function createTemporalPorts(
   return {
     tools,
     now: () => new Date().toISOString(), // the workflow clock: deterministic inside the sandbox
-    callModel: (input) =>
-      model.callModel.executeWithOptions(
-        { ...modelOptions(timeouts), summary: `model ${input.purpose} #${input.callSeq}` },
-        [withPackedEvents(input)],
-      ),
+    async callModel(input) {
+      try {
+        return await model.callModel.executeWithOptions(
+          { ...modelOptions(timeouts), summary: `model ${input.purpose} #${input.callSeq}` },
+          [withPackedEvents(input)],
+        );
+      } catch (err) {
+        if (isCancellation(err)) throw err;
+        // A model call that failed for good ends the run with the provider's stable code.
+        const cause = err instanceof ActivityFailure ? err.cause : undefined;
+        const code =
+          cause instanceof ApplicationFailure
+            ? (cause.type ?? 'model.failed')
+            : cause instanceof TimeoutFailure
+              ? 'model.timeout'
+              : 'model.failed';
+        throw Object.assign(
+          new Error(`model call #${input.callSeq} failed: ${cause?.message ?? (err as Error).message}`),
+          { code },
+        );
+      }
+    },
     async callTool(input: ToolCallInput, { summary }): Promise<ToolActivityOutcome> {
       const act = input.effect === 'write' ? write : read;
       const options = input.effect === 'write' ? writeToolOptions(timeouts) : readToolOptions(timeouts);
