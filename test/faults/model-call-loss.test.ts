@@ -43,7 +43,7 @@ describe('faults: the worker dies during a model call', () => {
       policy: { name: 'allow_all', version: 'v1' },
       modelRoute: 'env',
       task: { message: 'When will my order ORD-1001 ship?' },
-      activityTimeouts: { modelHeartbeatSeconds: 3 },
+      activityTimeouts: { modelHeartbeatSeconds: 10 },
     });
     // Kill once the stream is well under way (some deltas are already in the evidence store).
     await server.streaming(0, 40);
