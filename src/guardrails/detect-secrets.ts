@@ -1,0 +1,40 @@
+import type { Detection } from './finding.js';
+import { InputReasonCodes } from './reason-codes.js';
+
+interface SecretRule {
+  readonly ruleId: string;
+  readonly pattern: RegExp;
+}
+
+/** Secret patterns, matched on the original text (case matters for most key formats). */
+const SECRET_RULES: readonly SecretRule[] = [
+  { ruleId: 'secret.private_key', pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/g },
+  { ruleId: 'secret.openai_style_key', pattern: /\bsk-(?:proj-|ant-|live-|test-)?[A-Za-z0-9_-]{20,}/g },
+  { ruleId: 'secret.stripe_key', pattern: /\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}/g },
+  { ruleId: 'secret.aws_access_key', pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g },
+  { ruleId: 'secret.github_token', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})/g },
+  { ruleId: 'secret.slack_token', pattern: /\bxox[abprs]-[A-Za-z0-9-]{10,}/g },
+  { ruleId: 'secret.google_api_key', pattern: /\bAIza[0-9A-Za-z_-]{35}/g },
+  { ruleId: 'secret.jwt', pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g },
+  { ruleId: 'secret.bearer_token', pattern: /\bbearer\s+[A-Za-z0-9._~+/-]{20,}=*/gi },
+  {
+    ruleId: 'secret.credential_assignment',
+    pattern: /\b(?:password|passwd|pwd|secret|client_secret|api[_-]?key|access[_-]?token|auth[_-]?token)\s*[:=]\s*["']?[^\s"']{8,}/gi,
+  },
+];
+
+/**
+ * Find API-key-like strings, bearer tokens, JWTs, private keys and credential assignments in `text`.
+ * Overlapping hits of later rules are dropped, so one secret gives one detection. Never throws.
+ */
+export function detectSecrets(text: string): Detection[] {
+  const out: Detection[] = [];
+  for (const rule of SECRET_RULES) {
+    for (const m of text.matchAll(rule.pattern)) {
+      const span = { start: m.index, end: m.index + m[0].length };
+      if (out.some((d) => d.span.start < span.end && span.start < d.span.end)) continue;
+      out.push({ code: InputReasonCodes.secret, ruleId: rule.ruleId, span });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { GuardrailFindingRecordSchema, MAX_FINDING_RECORDS } from '../guardrails/finding-record.js';
+import type { MigrationStep } from './migration-registry.js';
+import { RunStateV1Fields, RunStateV1Schema, type RunStateV1 } from './run-state-v1.js';
+
+/**
+ * Run state version 2 = version 1 plus two fields the guardrails need to survive continue-as-new:
+ * - `obligations`: the policy obligations in force for the run (`mask.phone`,
+ *   `limit.refund_amount=5000`), distinct, in first-seen order; the output guardrail applies them;
+ * - `guardrailFindings`: the most recent guardrail findings (at most {@link MAX_FINDING_RECORDS}).
+ */
+export const RunStateV2Schema = z.strictObject({
+  schemaVersion: z.literal(2),
+  ...RunStateV1Fields,
+  obligations: z.array(z.string().min(1).max(200)).max(100),
+  guardrailFindings: z.array(GuardrailFindingRecordSchema).max(MAX_FINDING_RECORDS),
+});
+export type RunStateV2 = z.output<typeof RunStateV2Schema>;
+
+/**
+ * `run_state@1->2`: adds `obligations` and `guardrailFindings`. Obligations of a decision still
+ * waiting for confirmation (`pendingAction.obligations`) are carried over; obligations of earlier
+ * decisions were not recorded in version 1 and cannot be recovered, so they start empty (the
+ * runner adds them again at its next policy decision). `guardrailFindings` starts empty.
+ */
+export const runStateV1ToV2: MigrationStep<RunStateV1, RunStateV2> = {
+  shape: 'run_state',
+  from: 1,
+  to: 2,
+  input: RunStateV1Schema,
+  output: RunStateV2Schema,
+  description: 'adds obligations (from the pending action) and guardrailFindings (empty)',
+  migrate: (v) => ({
+    ...v,
+    schemaVersion: 2,
+    obligations: [...new Set(v.pendingAction?.obligations ?? [])],
+    guardrailFindings: [],
+  }),
+};
