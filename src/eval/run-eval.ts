@@ -2,12 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { DefaultLogger, makeTelemetryFilterString, NativeConnection, Runtime, type LogLevel, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { HarnessError } from '../domain/errors.js';
 import { projectRoot } from '../devserver/config.js';
 import { resolveTemporal } from '../devserver/temporal-target.js';
 import { bundleWorkflows } from '../worker/bundle.js';
-import { installWorkerRuntime } from '../worker/runtime.js';
 import { runCase, type CaseRun, type EvalTemporal } from './case-driver.js';
 import { mapLimited } from './concurrency.js';
 import { loadEvalCases, type EvalCase } from './eval-case.js';
@@ -83,6 +82,23 @@ export async function runEval(o: RunEvalOptions): Promise<EvalResult> {
 }
 
 /**
+ * Worker runtime for the command: native and SDK logs (level HARNESS_LOG_LEVEL, default WARN) go to
+ * stderr, so stdout carries only the report (`--json` output stays parseable). Does nothing when a
+ * runtime is already installed in this process.
+ */
+function installStderrRuntime(): void {
+  const level = (process.env.HARNESS_LOG_LEVEL ?? 'WARN').toUpperCase() as LogLevel;
+  try {
+    Runtime.install({
+      logger: new DefaultLogger(level, (entry) => process.stderr.write(`${entry.level} ${entry.message} ${entry.meta ? JSON.stringify(entry.meta) : ''}\n`)),
+      telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: level }), forward: {} } },
+    });
+  } catch {
+    /* a runtime is already installed (the CLI's); keep it */
+  }
+}
+
+/**
  * `harness eval <dir>`: connect to TEMPORAL_ADDRESS or the local dev server (starting it when none
  * runs), bundle the workflows (or use HARNESS_WORKFLOW_BUNDLE), run the cases with concurrency
  * HARNESS_EVAL_CONCURRENCY (default 3) and optional policy override HARNESS_EVAL_POLICY, write the
@@ -95,7 +111,7 @@ export async function runEvalCommand(dir: string, options: { json: boolean; out?
   let connection: Connection | undefined;
   let native: NativeConnection | undefined;
   try {
-    installWorkerRuntime();
+    installStderrRuntime();
     target = await resolveTemporal({ log: (l) => console.error(l) });
     connection = await Connection.connect(target.connectionOptions);
     native = await NativeConnection.connect(target.connectionOptions);
