@@ -31,7 +31,7 @@ let counter = 0;
 
 export async function createHarnessFixture(
   name: string,
-  options: Partial<Omit<HarnessCompositionOptions, 'storeUrl' | 'refundStorePath'>> = {},
+  options: Partial<Omit<HarnessCompositionOptions, 'refundStorePath'>> = {},
 ): Promise<HarnessFixture> {
   const dir = mkdtempSync(join(tmpdir(), `harness-${name}-`));
   const t = await connectTestTemporal();
