@@ -9,6 +9,7 @@ import {
   type ReconcileSignal,
 } from '../domain/signals.js';
 import { addSeconds } from '../policy/index.js';
+import { earliestExpiry } from '../policy/decision-time.js';
 import type { RunCore } from './run-core.js';
 import type { ConfirmRequest, HumanDecision } from './run-context.js';
 import type { HumanRequest, PendingAction } from './pending-action.js';
@@ -182,12 +183,21 @@ export class HumanGate {
 
   /**
    * Ask for a confirmation or a human decision bound to `request.action` (tool, version, argument
-   * digest). Resolves with the decision; on expiry, a rejection with code `approval.expired`.
+   * digest). Resolves with the decision; on expiry, a rejection with code `approval.expired`. The
+   * request expires after the approval timeout, or at `notAfter` (the policy decision's own expiry)
+   * when that is earlier.
    * @throws RunStop(cancelled) when the run is cancelled while waiting.
    */
-  async decide(kind: 'confirmation' | 'human', request: ConfirmRequest, argsDigest?: string, obligations?: readonly string[]): Promise<HumanDecision> {
+  async decide(
+    kind: 'confirmation' | 'human',
+    request: ConfirmRequest,
+    argsDigest?: string,
+    obligations?: readonly string[],
+    notAfter?: string,
+  ): Promise<HumanDecision> {
     const { state, ports } = this.core;
-    const expiresAt = addSeconds(ports.now(), this.approvalTimeoutSeconds);
+    const timeout = addSeconds(ports.now(), this.approvalTimeoutSeconds);
+    const expiresAt = earliestExpiry(timeout, notAfter) ?? timeout;
     const actionId = this.nextActionId(argsDigest ? argsDigest.slice(7, 19) : '');
     const action: PendingAction = {
       actionId,

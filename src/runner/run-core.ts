@@ -25,6 +25,8 @@ export interface RunCore {
    * again with the next activity or flush (the store keeps one copy per run and sequence).
    */
   requeue(events: readonly AgentEvent[]): void;
+  /** Emit a `budget.warning` for each budget that newly crossed `warnAtFraction` of its limit. */
+  warnBudgets(): void;
   /** True once a valid `cancelRun` signal was received. */
   isCancelRequested(): boolean;
 }

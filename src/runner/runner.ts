@@ -97,6 +97,15 @@ export class Runner implements RunContext, RunCore {
     this.outbox = [...events, ...this.outbox];
   }
 
+  warnBudgets(): void {
+    for (const w of budgetWarnings(this.state.limits, this.state.budget)) {
+      if (!this.warned.has(w)) {
+        this.warned.add(w);
+        this.emit('budget.warning', { budget: w });
+      }
+    }
+  }
+
   isCancelRequested(): boolean {
     return this.gate.cancelRequest !== undefined;
   }
@@ -177,12 +186,7 @@ export class Runner implements RunContext, RunCore {
       toolCalls: decision.toolCalls.map((c) => `${c.name}@${c.version}`),
       replayed: decision.replayed,
     });
-    for (const w of budgetWarnings(s.limits, s.budget)) {
-      if (!this.warned.has(w)) {
-        this.warned.add(w);
-        this.emit('budget.warning', { budget: w });
-      }
-    }
+    this.warnBudgets();
     const spent = checkSpend(s.limits, s.budget);
     if (spent) {
       this.emit('budget.exhausted', { ...spent });

@@ -2,7 +2,7 @@ import type { Artifact } from '../domain/artifact.js';
 import type { Observation } from '../domain/observation.js';
 import { sha256Hex } from '../domain/sha256.js';
 import type { ToolDefinition } from '../domain/tool.js';
-import { authorizeDispatch } from '../policy/index.js';
+import { authorizeDispatch, recheckDecision } from '../policy/index.js';
 import { ArgumentValidator, canonicalJson, unknownToolRejection } from '../registry/sandbox.js';
 import { checkStep, checkToolCall } from './budget.js';
 import type { HumanGate } from './human-gate.js';
@@ -115,8 +115,16 @@ export class ToolPipeline {
         },
         argsDigest,
         decision.obligations,
+        decision.expiresAt,
       );
       if (human.decision === 'rejected') return this.reject(base, human.code, human.reason, { actor: human.actor });
+      // The approval settles the confirmation, not the policy: a decision that expired meanwhile no longer holds.
+      const still = recheckDecision(decision, ports.now());
+      if (still.decision === 'deny') {
+        return this.reject(base, 'policy.denied', `policy ${still.policyVersion} decision expired before dispatch`, {
+          reasonCodes: still.reasonCodes,
+        });
+      }
     }
     return this.dispatch(def, args, argsDigest, callKey, at);
   }
@@ -135,6 +143,7 @@ export class ToolPipeline {
     state.budget.perTool[def.name] = (state.budget.perTool[def.name] ?? 0) + 1;
     const firstOfItsKind = state.budget.callDigests[callKey] === undefined;
     state.budget.callDigests[callKey] = (state.budget.callDigests[callKey] ?? 0) + 1;
+    this.core.warnBudgets();
     const invocation: InvocationSummary = {
       seq,
       tool: def.name,

@@ -204,4 +204,24 @@ describe('budgets end a run as budget_exhausted naming the budget', () => {
     expect(warn).toBeGreaterThan(third);
     expect(run.state.terminalReason?.code).toBe('budget.max_model_calls');
   });
+
+  it('a tool-call warning is emitted when the dispatch crosses the fraction', async () => {
+    const run = fakeRun({
+      limits: { maxToolCalls: 4, warnAtFraction: 0.5 },
+      run: async (ctx) => {
+        await ctx.tool('demo.read', { id: 'a' });
+        await ctx.tool('demo.read', { id: 'b' });
+        return { output: 'x' };
+      },
+    });
+    await run.execute();
+    expect(run.ports.ofType('budget.warning').map((e) => e.data.budget)).toEqual(['max_tool_calls']);
+    const warn = run.ports.events.findIndex((e) => e.type === 'budget.warning');
+    expect(warn).toBeGreaterThan(
+      run.ports.events.findIndex((e) => e.type === 'tool.completed' && e.data.seq === 1),
+    );
+    expect(warn).toBeLessThan(
+      run.ports.events.findIndex((e) => e.type === 'tool.completed' && e.data.seq === 2),
+    );
+  });
 });

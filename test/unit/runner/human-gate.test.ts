@@ -158,6 +158,35 @@ describe('human gate: require_confirmation', () => {
     ]);
   });
 
+  it('an approval request expires with the policy decision when that is earlier than the approval timeout', async () => {
+    const shortLived = new RulesPolicy({
+      name: 'short_lived',
+      version: 'v1',
+      customReasonCodes: ['demo.confirm'],
+      rules: [
+        {
+          id: 'confirm',
+          when: { tool: 'demo.write', stage: 'dispatch' },
+          decision: 'require_confirmation',
+          reasonCodes: ['demo.confirm'],
+          expiresInSeconds: 60,
+        },
+        { id: 'all', when: {}, decision: 'allow', reasonCodes: ['demo.confirm'] },
+      ],
+      default: { decision: 'deny', reasonCodes: ['policy.no_rule_matched'] },
+    });
+    const seen: Observation[] = [];
+    const run = fakeRun({ policy: shortLived, approvalTimeoutSeconds: 600, run: writes([7], seen) });
+    const done = run.execute();
+    await run.ports.untilWaiting();
+    expect(run.state.pendingAction?.expiresAt).toBe('2026-01-01T00:01:00.000Z');
+    expect(run.ports.waits.at(-1)?.timeoutMs).toBe(60_000);
+    run.ports.expireWait();
+    await done;
+    expect(seen[0]).toMatchObject({ status: 'rejected', errorCode: 'approval.expired' });
+    expect(run.ports.toolCalls).toHaveLength(0);
+  });
+
   it('a signal when nothing waits is rejected', async () => {
     const run = fakeRun({ run: () => Promise.resolve({ output: 'x' }) });
     run.runner.gate.onApprove({ actionId: 'a', actor: 'b' });
