@@ -118,9 +118,9 @@ export function buildProgram(result: ProgramResult): Command {
 
   program
     .command('eval <dir>')
-    .description('run an evaluation suite')
-    .option('--out <file>', 'write the report to this file')
-    .action((dir: string) => run(async () => (await import('./commands/eval.js')).evalCommand(dir)));
+    .description('run the evaluation cases of <dir> (exit 0 all passed, 1 any failed, 2 could not run)')
+    .option('--out <file>', 'where the reports go (default .data/eval/<tag>)')
+    .action((dir: string, o: { out?: string }, cmd: Command) => run(async () => (await import('./commands/eval.js')).evalCommand(dir, o, out(cmd))));
 
   return program;
 }
