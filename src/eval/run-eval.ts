@@ -48,7 +48,8 @@ export async function runEval(o: RunEvalOptions): Promise<EvalResult> {
   const tag = `${new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14)}-${randomUUID().slice(0, 6)}`;
   const out = resolve(o.out ?? join(projectRoot, '.data', 'eval', tag));
   mkdirSync(out, { recursive: true });
-  const concurrency = Math.min(8, Math.max(1, o.concurrency ?? 3));
+  const wanted = Number.isFinite(o.concurrency) ? Math.floor(o.concurrency!) : 3;
+  const concurrency = Math.min(8, Math.max(1, wanted));
   const started = Date.now();
   const startedAt = new Date(started).toISOString();
   const runs = await mapLimited(cases, concurrency, async (c) => {
