@@ -179,12 +179,42 @@ export class ToolPipeline {
         this.core.emit('tool.failed', { seq, tool: def.name, status: 'failed_terminal', errorCode: outcome.code, message: outcome.message });
         return statusObservation(base, 'failed_terminal', outcome.code, outcome.message);
       case 'cancelled':
-        invocation.status = def.effect === 'read' ? 'interrupted' : 'outcome_unknown';
+        if (def.effect === 'read') invocation.status = 'interrupted';
+        else await this.settleCancelledWrite(invocation, base, input, firstOfItsKind);
         throw new RunStop('cancelled', { code: 'run.cancelled', message: 'cancelled while a tool was running' });
       case 'lost':
         return def.effect === 'read'
           ? this.interrupted(invocation, base, outcome.message)
           : this.resolveLostWrite(invocation, base, input, firstOfItsKind);
+    }
+  }
+
+  /**
+   * A write cancelled in flight may have taken effect: record what the evidence store or the tool's
+   * reconciler knows before the run ends, so the record shows an applied write. Without an answer it
+   * stays `outcome_unknown` (nobody is asked: the run is ending).
+   */
+  private async settleCancelledWrite(
+    invocation: InvocationSummary,
+    base: ObservationBase,
+    input: ToolCallInput,
+    firstOfItsKind: boolean,
+  ): Promise<void> {
+    invocation.status = 'outcome_unknown';
+    const resolution = await this.core.ports.resolveLostInvocation({ ...input, events: this.core.takeOutbox() });
+    switch (resolution.kind) {
+      case 'result_recorded':
+      case 'reconciled_succeeded':
+        this.settle(invocation, base, resolution.result, firstOfItsKind, resolution.kind === 'result_recorded' ? 'evidence_store' : 'reconciler');
+        return;
+      case 'no_intent':
+      case 'reconciled_not_applied':
+        invocation.status = 'not_applied';
+        invocation.resolvedBy = resolution.kind === 'no_intent' ? 'evidence_store' : 'reconciler';
+        this.core.emit('tool.failed', { seq: invocation.seq, status: 'not_applied', resolvedBy: invocation.resolvedBy });
+        return;
+      case 'unknown':
+        this.core.emit('tool.failed', { seq: invocation.seq, tool: invocation.tool, status: 'outcome_unknown' });
     }
   }
 

@@ -299,14 +299,43 @@ describe('tool pipeline: tool activity outcomes', () => {
     }
   });
 
-  it('a cancelled tool activity ends the run as cancelled; a write is left outcome_unknown', async () => {
+  it('a cancelled read ends the run as cancelled; the read is interrupted', async () => {
     const run = fakeRun({
       tool: () => ({ kind: 'cancelled' }),
-      run: calls([['demo.write', { amount: 5 }]], []),
+      run: calls([['demo.read', { id: 'a' }]], []),
     });
     const final = await run.execute();
     expect(final.status).toBe('cancelled');
     expect(final.terminalReason?.code).toBe('run.cancelled');
-    expect(final.invocations[0]?.status).toBe('outcome_unknown');
+    expect(final.invocations[0]?.status).toBe('interrupted');
+    expect(run.ports.resolutions).toHaveLength(0);
+  });
+
+  it('a write cancelled in flight is settled from the evidence store before the run ends cancelled', async () => {
+    const outcomes = [
+      { resolve: 'result_recorded', status: 'succeeded', resolvedBy: 'evidence_store', artifacts: 1 },
+      { resolve: 'no_intent', status: 'not_applied', resolvedBy: 'evidence_store', artifacts: 0 },
+      { resolve: 'reconciled_not_applied', status: 'not_applied', resolvedBy: 'reconciler', artifacts: 0 },
+      { resolve: 'unknown', status: 'outcome_unknown', resolvedBy: undefined, artifacts: 0 },
+    ] as const;
+    for (const o of outcomes) {
+      const run = fakeRun({
+        tool: () => ({ kind: 'cancelled' }),
+        resolve: (i) => {
+          if (o.resolve !== 'result_recorded') return { kind: o.resolve };
+          const done = succeeded(i);
+          if (done.kind !== 'completed') throw new Error('unreachable');
+          return { kind: 'result_recorded', result: done.result };
+        },
+        run: calls([['demo.write', { amount: 5 }]], []),
+      });
+      const final = await run.execute();
+      expect(final.status).toBe('cancelled');
+      expect(final.invocations[0]?.status).toBe(o.status);
+      expect(final.invocations[0]?.resolvedBy).toBe(o.resolvedBy);
+      expect(final.artifacts).toHaveLength(o.artifacts);
+      expect(run.ports.toolCalls).toHaveLength(1);
+      expect(run.ports.resolutions).toHaveLength(1);
+    }
   });
 });
