@@ -22,18 +22,27 @@ export function resolveProfile(spec: string, version?: string): { name: string; 
   const known = workflowComposition().profiles.list();
   const v = version ?? suffix ?? highestVersion(known.filter((p) => p.name === name).map((p) => p.version));
   if (!v || !workflowComposition().profiles.find(name, v)) {
-    throw usageError(`profile: ${name}@${v ?? '?'} is not registered (known: ${known.map((p) => `${p.name}@${p.version}`).join(', ')})`, { field: 'profile' });
+    throw usageError(
+      `profile: ${name}@${v ?? '?'} is not registered (known: ${known.map((p) => `${p.name}@${p.version}`).join(', ')})`,
+      { field: 'profile' },
+    );
   }
   return { name, version: v };
 }
 
 /** `name@vN`; default refund.rules@v1 for refund.graph, else allow_all@v1. */
-export function resolvePolicy(spec: string | undefined, profileName: string): { name: string; version: string } {
+export function resolvePolicy(
+  spec: string | undefined,
+  profileName: string,
+): { name: string; version: string } {
   const value = spec ?? (profileName === 'refund.graph' ? 'refund.rules@v1' : 'allow_all@v1');
   const [name = '', version] = value.split('@');
   const known = workflowComposition().policies.list();
   if (!version || !workflowComposition().policies.find(name, version)) {
-    throw usageError(`policy: ${value} is not registered; use name@vN (known: ${known.map((p) => `${p.name}@${p.version}`).join(', ')})`, { field: 'policy' });
+    throw usageError(
+      `policy: ${value} is not registered; use name@vN (known: ${known.map((p) => `${p.name}@${p.version}`).join(', ')})`,
+      { field: 'policy' },
+    );
   }
   return { name, version };
 }
@@ -46,11 +55,16 @@ function highestVersion(versions: string[]): string | undefined {
  * The full AgentRunInput (schemaVersion 1) with the digests pinned from the composition.
  * @throws CliError `cli.usage` (exit 2) naming the first invalid field.
  */
-export function buildRunInput(req: StartRequest, pinned: { toolRegistryDigest: string; configDigest: string; defaultModelRoute: string }): AgentRunInput {
+export function buildRunInput(
+  req: StartRequest,
+  pinned: { toolRegistryDigest: string; configDigest: string; defaultModelRoute: string },
+): AgentRunInput {
   if (req.budget) {
     const b = BudgetLimitsSchema.partial().safeParse(req.budget);
     if (!b.success) {
-      const issues = b.error.issues.slice(0, 5).map((i) => `budget${i.path.length ? `.${i.path.join('.')}` : ''}: ${i.message}`);
+      const issues = b.error.issues
+        .slice(0, 5)
+        .map((i) => `budget${i.path.length ? `.${i.path.join('.')}` : ''}: ${i.message}`);
       throw usageError(`invalid run input: ${issues.join('; ')}`, { field: 'budget' });
     }
   }
@@ -63,12 +77,17 @@ export function buildRunInput(req: StartRequest, pinned: { toolRegistryDigest: s
     configDigest: pinned.configDigest,
     task: req.task,
     ...(req.budget ? { budget: req.budget } : {}),
-    ...(req.approvalTimeoutSeconds !== undefined ? { approvalTimeoutSeconds: req.approvalTimeoutSeconds } : {}),
+    ...(req.approvalTimeoutSeconds !== undefined
+      ? { approvalTimeoutSeconds: req.approvalTimeoutSeconds }
+      : {}),
     ...(req.threadId ? { threadId: req.threadId } : {}),
     ...(req.tenantId ? { tenantId: req.tenantId } : {}),
     ...(req.userId ? { userId: req.userId } : {}),
   };
   const parsed = AgentRunInputSchema.safeParse(raw);
-  if (!parsed.success) throw usageError(`invalid run input: ${describeInputIssues(parsed.error)}`, { field: parsed.error.issues[0]?.path.join('.') });
+  if (!parsed.success)
+    throw usageError(`invalid run input: ${describeInputIssues(parsed.error)}`, {
+      field: parsed.error.issues[0]?.path.join('.'),
+    });
   return parsed.data;
 }

@@ -77,7 +77,8 @@ export async function describeRun(handle: WorkflowHandle): Promise<ExecutionInfo
       closeTime: d.closeTime,
     };
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError) throw notFoundError(`no workflow with id ${handle.workflowId}`, { workflowId: handle.workflowId });
+    if (err instanceof WorkflowNotFoundError)
+      throw notFoundError(`no workflow with id ${handle.workflowId}`, { workflowId: handle.workflowId });
     throw err;
   }
 }

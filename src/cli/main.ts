@@ -29,12 +29,18 @@ export async function main(argv: readonly string[]): Promise<number> {
     return result.exitCode;
   } catch (err) {
     if (err instanceof CommanderError) {
-      return err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help' ? EXIT.ok : EXIT.usage;
+      return err.code === 'commander.helpDisplayed' ||
+        err.code === 'commander.version' ||
+        err.code === 'commander.help'
+        ? EXIT.ok
+        : EXIT.usage;
     }
     const code = exitCodeOf(err);
     const message = err instanceof Error ? err.message : String(err);
     if (argv.includes('--json')) {
-      process.stderr.write(`${JSON.stringify({ error: { code: isHarnessError(err) ? err.code : 'cli.error', message, exitCode: code } })}\n`);
+      process.stderr.write(
+        `${JSON.stringify({ error: { code: isHarnessError(err) ? err.code : 'cli.error', message, exitCode: code } })}\n`,
+      );
     } else {
       process.stderr.write(`harness: ${message}\n`);
     }
@@ -48,7 +54,9 @@ export async function main(argv: readonly string[]): Promise<number> {
  * process when a library keeps a handle open.
  */
 export async function exitAfterFlush(code: number): Promise<never> {
-  await Promise.all([process.stdout, process.stderr].map((s) => new Promise<void>((r) => s.write('', () => r()))));
+  await Promise.all(
+    [process.stdout, process.stderr].map((s) => new Promise<void>((r) => s.write('', () => r()))),
+  );
   process.exit(code);
 }
 

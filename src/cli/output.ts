@@ -26,8 +26,14 @@ export function createOutput(json: boolean): Output {
 }
 
 /** Render rows as aligned columns under a header; `-` for empty cells. */
-export function table(header: readonly string[], rows: readonly (readonly (string | number | undefined | null)[])[]): string {
-  const cells = [header, ...rows.map((r) => r.map((c) => (c === undefined || c === null || c === '' ? '-' : String(c))))];
+export function table(
+  header: readonly string[],
+  rows: readonly (readonly (string | number | undefined | null)[])[],
+): string {
+  const cells = [
+    header,
+    ...rows.map((r) => r.map((c) => (c === undefined || c === null || c === '' ? '-' : String(c)))),
+  ];
   const widths = header.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
   return cells
     .map((r) =>

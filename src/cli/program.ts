@@ -21,7 +21,8 @@ export function buildProgram(result: ProgramResult): Command {
     .showHelpAfterError()
     .exitOverride();
   const out = (cmd: Command): Output => createOutput(Boolean(cmd.optsWithGlobals<{ json?: boolean }>().json));
-  const run = (fn: () => Promise<number>): Promise<void> => fn().then((code) => void (result.exitCode = code));
+  const run = (fn: () => Promise<number>): Promise<void> =>
+    fn().then((code) => void (result.exitCode = code));
 
   program
     .command('worker')
@@ -32,7 +33,9 @@ export function buildProgram(result: ProgramResult): Command {
     .command('dev')
     .description('start (or reuse) the dev server and run a worker in this process; Ctrl-C stops both')
     .option('--config <file>', 'dev server config (default: temporal-dev.yml)')
-    .action((o: { config?: string }, cmd: Command) => run(async () => (await import('./commands/serve.js')).devCommand(o, out(cmd))));
+    .action((o: { config?: string }, cmd: Command) =>
+      run(async () => (await import('./commands/serve.js')).devCommand(o, out(cmd))),
+    );
 
   program
     .command('start <profile>')
@@ -48,19 +51,25 @@ export function buildProgram(result: ProgramResult): Command {
     .option('--tenant <id>', 'tenant id')
     .option('--user <id>', 'user id')
     .option('--wait', 'wait until the run ends (status changes on stderr)')
-    .action((profile: string, o: StartOptions, cmd: Command) => run(async () => (await import('./commands/start.js')).startCommand(profile, o, out(cmd))));
+    .action((profile: string, o: StartOptions, cmd: Command) =>
+      run(async () => (await import('./commands/start.js')).startCommand(profile, o, out(cmd))),
+    );
 
   program
     .command('list')
     .description('list agentRun workflows (newest first)')
     .option('--status <status>', 'only runs with this AgentStatus, e.g. awaiting_confirmation')
     .option('--limit <n>', 'at most n rows', '50')
-    .action((o: { status?: string; limit: string }, cmd: Command) => run(async () => (await import('./commands/list.js')).listCommand(o, out(cmd))));
+    .action((o: { status?: string; limit: string }, cmd: Command) =>
+      run(async () => (await import('./commands/list.js')).listCommand(o, out(cmd))),
+    );
 
   program
     .command('show <id>')
     .description("a run's state: status, pending action, invocations, artifacts, budget, versions")
-    .action((id: string, _o, cmd: Command) => run(async () => (await import('./commands/show.js')).showCommand(id, out(cmd))));
+    .action((id: string, _o, cmd: Command) =>
+      run(async () => (await import('./commands/show.js')).showCommand(id, out(cmd))),
+    );
 
   program
     .command('events <id>')
@@ -68,7 +77,9 @@ export function buildProgram(result: ProgramResult): Command {
     .option('--follow', 'keep polling until the run is closed')
     .option('--after <seq>', 'only events after this sequence number', '0')
     .option('--interval <ms>', 'poll interval with --follow', '500')
-    .action((id: string, o: EventsOptions, cmd: Command) => run(async () => (await import('./commands/events.js')).eventsCommand(id, o, out(cmd))));
+    .action((id: string, o: EventsOptions, cmd: Command) =>
+      run(async () => (await import('./commands/events.js')).eventsCommand(id, o, out(cmd))),
+    );
 
   program
     .command('approve <id>')
@@ -76,7 +87,9 @@ export function buildProgram(result: ProgramResult): Command {
     .option('--action <actionId>', 'action to approve (default: the pending action)')
     .option('--reason <text>', 'why')
     .option('--actor <name>', 'who decides (default: cli:<os user>)')
-    .action((id: string, o: DecideOptions, cmd: Command) => run(async () => (await import('./commands/decide.js')).approveCommand(id, o, out(cmd))));
+    .action((id: string, o: DecideOptions, cmd: Command) =>
+      run(async () => (await import('./commands/decide.js')).approveCommand(id, o, out(cmd))),
+    );
 
   program
     .command('reject <id>')
@@ -84,16 +97,24 @@ export function buildProgram(result: ProgramResult): Command {
     .option('--action <actionId>', 'action to reject (default: the pending action)')
     .option('--reason <text>', 'why (required)')
     .option('--actor <name>', 'who decides (default: cli:<os user>)')
-    .action((id: string, o: DecideOptions, cmd: Command) => run(async () => (await import('./commands/decide.js')).rejectCommand(id, o, out(cmd))));
+    .action((id: string, o: DecideOptions, cmd: Command) =>
+      run(async () => (await import('./commands/decide.js')).rejectCommand(id, o, out(cmd))),
+    );
 
   program
     .command('reconcile <id>')
     .description('settle an invocation whose outcome is unknown (exit 5 when the run rejects it)')
     .requiredOption('--invocation <seq>', 'invocation sequence number')
-    .addOption(new Option('--outcome <outcome>', 'what happened in the external system').choices(['succeeded', 'failed', 'not_applied']).makeOptionMandatory())
+    .addOption(
+      new Option('--outcome <outcome>', 'what happened in the external system')
+        .choices(['succeeded', 'failed', 'not_applied'])
+        .makeOptionMandatory(),
+    )
     .option('--evidence <json|@file>', 'what the decision rests on (JSON object)')
     .option('--actor <name>', 'who decides (default: cli:<os user>)')
-    .action((id: string, o: ReconcileOptions, cmd: Command) => run(async () => (await import('./commands/decide.js')).reconcileCommand(id, o, out(cmd))));
+    .action((id: string, o: ReconcileOptions, cmd: Command) =>
+      run(async () => (await import('./commands/decide.js')).reconcileCommand(id, o, out(cmd))),
+    );
 
   program
     .command('cancel <id>')
@@ -103,24 +124,32 @@ export function buildProgram(result: ProgramResult): Command {
     .option('--temporal', 'use Temporal cancellation instead of the cancelRun signal')
     .option('--no-wait', 'do not wait for the run to close')
     .option('--timeout <seconds>', 'how long to wait for the run to close', '60')
-    .action((id: string, o: CancelOptions, cmd: Command) => run(async () => (await import('./commands/cancel.js')).cancelCommand(id, o, out(cmd))));
+    .action((id: string, o: CancelOptions, cmd: Command) =>
+      run(async () => (await import('./commands/cancel.js')).cancelCommand(id, o, out(cmd))),
+    );
 
   program
     .command('replay <idOrFile>')
     .description('replay a history (workflow id, or a history .json file) against the current workflow code')
-    .action((arg: string, _o, cmd: Command) => run(async () => (await import('./commands/replay.js')).replayCommand(arg, out(cmd))));
+    .action((arg: string, _o, cmd: Command) =>
+      run(async () => (await import('./commands/replay.js')).replayCommand(arg, out(cmd))),
+    );
 
   program
     .command('history <id>')
     .description('export a workflow history as JSON (stdout, or --out file) for replay')
     .option('--out <file>', 'write to this file')
-    .action((id: string, o: { out?: string }, cmd: Command) => run(async () => (await import('./commands/replay.js')).historyCommand(id, o, out(cmd))));
+    .action((id: string, o: { out?: string }, cmd: Command) =>
+      run(async () => (await import('./commands/replay.js')).historyCommand(id, o, out(cmd))),
+    );
 
   program
     .command('eval <dir>')
     .description('run the evaluation cases of <dir> (exit 0 all passed, 1 any failed, 2 could not run)')
     .option('--out <file>', 'where the reports go (default .data/eval/<tag>)')
-    .action((dir: string, o: { out?: string }, cmd: Command) => run(async () => (await import('./commands/eval.js')).evalCommand(dir, o, out(cmd))));
+    .action((dir: string, o: { out?: string }, cmd: Command) =>
+      run(async () => (await import('./commands/eval.js')).evalCommand(dir, o, out(cmd))),
+    );
 
   return program;
 }

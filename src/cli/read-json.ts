@@ -12,7 +12,10 @@ export function readJsonObject(option: string, value: string): Record<string, un
     try {
       text = readFileSync(file, 'utf8');
     } catch (err) {
-      throw notFoundError(`${option}: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { option, file });
+      throw notFoundError(
+        `${option}: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+        { option, file },
+      );
     }
   }
   let parsed: unknown;
@@ -30,6 +33,10 @@ export function readJsonObject(option: string, value: string): Record<string, un
 /** Parse a positive integer option. @throws CliError exit 2 naming the option. */
 export function parsePositiveInt(option: string, value: string, allowZero = false): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < (allowZero ? 0 : 1)) throw usageError(`${option}: expected ${allowZero ? 'a non-negative' : 'a positive'} integer, got ${JSON.stringify(value)}`, { option });
+  if (!Number.isInteger(n) || n < (allowZero ? 0 : 1))
+    throw usageError(
+      `${option}: expected ${allowZero ? 'a non-negative' : 'a positive'} integer, got ${JSON.stringify(value)}`,
+      { option },
+    );
   return n;
 }

@@ -14,7 +14,9 @@ const QUERY_DEADLINE_MS = 15_000;
  */
 export async function queryState(t: CliTemporal, handle: WorkflowHandle): Promise<RunView> {
   try {
-    return await t.client.connection.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.query<RunView>('state'));
+    return await t.client.connection.withDeadline(Date.now() + QUERY_DEADLINE_MS, () =>
+      handle.query<RunView>('state'),
+    );
   } catch (err) {
     throw new CliError(
       'cli.query_failed',

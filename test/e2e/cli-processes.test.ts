@@ -51,36 +51,45 @@ describe('harness worker and harness dev as processes', () => {
     expect(await waitForExit(worker)).toBe(0);
   });
 
-  it.skipIf(Boolean(process.env.TEMPORAL_ADDRESS))('`harness dev` reuses the running dev server, prints the UI URL, and Ctrl-C stops the worker', async () => {
-    const env = workerEnv('cli-dev');
-    const dev = spawnCli(['dev'], env);
-    children.push(dev);
-    const output = await waitForOutput(dev, /Ctrl-C to stop/, 90_000);
-    expect(output).toContain('Temporal: reused dev server at 127.0.0.1:7233');
-    expect(output).toContain(`Web UI: ${inject('temporalUiUrl')}`);
-    const r = await runCli(['start', 'refund.graph', '--input', REFUSED_TASK, '--wait'], env);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('ended: succeeded');
-    dev.kill('SIGINT');
-    expect(await waitForExit(dev)).toBe(0);
-    expect(await fetch(`${inject('temporalUiUrl')}/`).then((res) => res.status)).toBe(200);
-  });
+  it.skipIf(Boolean(process.env.TEMPORAL_ADDRESS))(
+    '`harness dev` reuses the running dev server, prints the UI URL, and Ctrl-C stops the worker',
+    async () => {
+      const env = workerEnv('cli-dev');
+      const dev = spawnCli(['dev'], env);
+      children.push(dev);
+      const output = await waitForOutput(dev, /Ctrl-C to stop/, 90_000);
+      expect(output).toContain('Temporal: reused dev server at 127.0.0.1:7233');
+      expect(output).toContain(`Web UI: ${inject('temporalUiUrl')}`);
+      const r = await runCli(['start', 'refund.graph', '--input', REFUSED_TASK, '--wait'], env);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain('ended: succeeded');
+      dev.kill('SIGINT');
+      expect(await waitForExit(dev)).toBe(0);
+      expect(await fetch(`${inject('temporalUiUrl')}/`).then((res) => res.status)).toBe(200);
+    },
+  );
 
-  it.skipIf(Boolean(process.env.TEMPORAL_ADDRESS))('`harness dev --config` starts its own server and Ctrl-C stops worker and server', async () => {
-    const port = 17283;
-    const { path, dbFile } = privateConfig(port);
-    const env = workerEnv('cli-dev-own');
-    const dev = spawnCli(['dev', '--config', path], env);
-    children.push(dev);
-    const output = await waitForOutput(dev, /Ctrl-C to stop/, 120_000);
-    expect(output).toContain(`Temporal: started dev server at 127.0.0.1:${port}`);
-    expect(output).toContain(`Web UI: http://127.0.0.1:${port + 1}`);
-    expect(pidsMatching(dbFile).length).toBeGreaterThan(0);
-    const r = await runCli(['start', 'refund.graph', '--input', REFUSED_TASK, '--wait', '--json'], { ...env, TEMPORAL_ADDRESS: `127.0.0.1:${port}` });
-    expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'succeeded' });
-    dev.kill('SIGINT');
-    expect(await waitForExit(dev)).toBe(0);
-    expect(await eventually(() => pidsMatching(dbFile).length === 0, 20_000)).toBe(true);
-  });
+  it.skipIf(Boolean(process.env.TEMPORAL_ADDRESS))(
+    '`harness dev --config` starts its own server and Ctrl-C stops worker and server',
+    async () => {
+      const port = 17283;
+      const { path, dbFile } = privateConfig(port);
+      const env = workerEnv('cli-dev-own');
+      const dev = spawnCli(['dev', '--config', path], env);
+      children.push(dev);
+      const output = await waitForOutput(dev, /Ctrl-C to stop/, 120_000);
+      expect(output).toContain(`Temporal: started dev server at 127.0.0.1:${port}`);
+      expect(output).toContain(`Web UI: http://127.0.0.1:${port + 1}`);
+      expect(pidsMatching(dbFile).length).toBeGreaterThan(0);
+      const r = await runCli(['start', 'refund.graph', '--input', REFUSED_TASK, '--wait', '--json'], {
+        ...env,
+        TEMPORAL_ADDRESS: `127.0.0.1:${port}`,
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ status: 'succeeded' });
+      dev.kill('SIGINT');
+      expect(await waitForExit(dev)).toBe(0);
+      expect(await eventually(() => pidsMatching(dbFile).length === 0, 20_000)).toBe(true);
+    },
+  );
 });

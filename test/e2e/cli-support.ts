@@ -20,11 +20,19 @@ export function cliEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 
 /** Spawn `harness <args>` with output captured. */
 export function spawnCli(args: readonly string[], env: NodeJS.ProcessEnv): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, [harnessBin, ...args], { cwd: projectRoot, env: cliEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+  return spawn(process.execPath, [harnessBin, ...args], {
+    cwd: projectRoot,
+    env: cliEnv(env),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
 }
 
 /** Run `harness <args>` to its end. */
-export function runCli(args: readonly string[], env: NodeJS.ProcessEnv, timeoutMs = 90_000): Promise<CliResult> {
+export function runCli(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 90_000,
+): Promise<CliResult> {
   const child = spawnCli(args, env);
   return collect(child, timeoutMs);
 }
@@ -45,7 +53,11 @@ export function collect(child: ChildProcessWithoutNullStreams, timeoutMs = 90_00
 }
 
 /** Retry `fn` until `check` holds on its result (visibility is eventually consistent). */
-export async function until<T>(fn: () => Promise<T>, check: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
+export async function until<T>(
+  fn: () => Promise<T>,
+  check: (v: T) => boolean,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last = await fn();
   while (!check(last) && Date.now() < deadline) {

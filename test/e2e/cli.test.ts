@@ -6,7 +6,10 @@ import type { RunView } from '../../src/workflows/run-view.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
 import { collect, runCli, spawnCli, until, type CliResult } from './cli-support.js';
 
-const REFUND_TASK = JSON.stringify({ message: 'My order ORD-1001 has not shipped for days, please refund', customerId: 'C1001' });
+const REFUND_TASK = JSON.stringify({
+  message: 'My order ORD-1001 has not shipped for days, please refund',
+  customerId: 'C1001',
+});
 const REFUSED_TASK = JSON.stringify({ message: 'refund ORD-2001 please', customerId: 'C1001' });
 
 function json<T>(r: CliResult): T {
@@ -27,12 +30,16 @@ describe('harness CLI against a real worker', () => {
     return value;
   };
   const cli = (...args: string[]): Promise<CliResult> => runCli(args, env);
-  const state = (workflowId: string): Promise<RunView> => h.t.client.workflow.getHandle(workflowId).query<RunView>('state');
+  const state = (workflowId: string): Promise<RunView> =>
+    h.t.client.workflow.getHandle(workflowId).query<RunView>('state');
   const startWaiting = async (name: string): Promise<string> => {
     const workflowId = id(name);
     const r = await cli('start', 'refund.graph', '--input', REFUND_TASK, '--id', workflowId, '--json');
     expect(r.code, r.stderr).toBe(0);
-    await waitForState(h.t.client.workflow.getHandle(workflowId), (v) => v.status === 'awaiting_confirmation');
+    await waitForState(
+      h.t.client.workflow.getHandle(workflowId),
+      (v) => v.status === 'awaiting_confirmation',
+    );
     return workflowId;
   };
 
@@ -61,7 +68,10 @@ describe('harness CLI against a real worker', () => {
     expect(r.code, r.stderr).toBe(0);
     const started = json<{ workflowId: string; runId: string; status: string }>(r);
     expect(started).toMatchObject({ workflowId: jsonId, status: 'started' });
-    const result = (await h.t.client.workflow.getHandle(jsonId).result()) as { status: string; versions: { policy: string; modelRoute: string } };
+    const result = (await h.t.client.workflow.getHandle(jsonId).result()) as {
+      status: string;
+      versions: { policy: string; modelRoute: string };
+    };
     expect(result.status).toBe('succeeded');
     expect(result.versions).toMatchObject({ policy: 'refund.rules@v1', modelRoute: 'scripted/refund' });
     const desc = await h.t.client.workflow.getHandle(jsonId).describe();
@@ -69,9 +79,21 @@ describe('harness CLI against a real worker', () => {
   });
 
   it('start --wait waits for the end and reports the run status', async () => {
-    const r = await cli('start', 'refund.graph', '--input', REFUSED_TASK, '--id', id('wait'), '--wait', '--json');
+    const r = await cli(
+      'start',
+      'refund.graph',
+      '--input',
+      REFUSED_TASK,
+      '--id',
+      id('wait'),
+      '--wait',
+      '--json',
+    );
     expect(r.code, r.stderr).toBe(0);
-    expect(json<{ status: string; output: { outcome: string } }>(r)).toMatchObject({ status: 'succeeded', output: { outcome: 'refused' } });
+    expect(json<{ status: string; output: { outcome: string } }>(r)).toMatchObject({
+      status: 'succeeded',
+      output: { outcome: 'refused' },
+    });
     expect(r.stderr).toContain('waiting for it to end');
   });
 
@@ -89,7 +111,9 @@ describe('harness CLI against a real worker', () => {
       const r = await cli('start', 'refund.graph', ...args, '--id', workflowId);
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2);
       expect(r.stderr).toMatch(message);
-      await expect(h.t.client.workflow.getHandle(workflowId).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+      await expect(h.t.client.workflow.getHandle(workflowId).describe()).rejects.toBeInstanceOf(
+        WorkflowNotFoundError,
+      );
     }
     const unknown = await cli('start', 'refund.nothing', '--input', '{}', '--json');
     expect(unknown.code).toBe(2);
@@ -107,11 +131,19 @@ describe('harness CLI against a real worker', () => {
       () => cli('list', '--status', 'awaiting_confirmation', '--json', '--limit', '500'),
       (r) => r.code === 0 && json<{ workflowId: string }[]>(r).some((row) => row.workflowId === workflowId),
     );
-    const row = json<{ workflowId: string; status: string; waitingReason: string; profile: string; startTime: string }[]>(listed).find((x) => x.workflowId === workflowId);
-    expect(row).toMatchObject({ status: 'awaiting_confirmation', waitingReason: 'confirmation_required', profile: 'refund.graph@v1' });
+    const row = json<
+      { workflowId: string; status: string; waitingReason: string; profile: string; startTime: string }[]
+    >(listed).find((x) => x.workflowId === workflowId);
+    expect(row).toMatchObject({
+      status: 'awaiting_confirmation',
+      waitingReason: 'confirmation_required',
+      profile: 'refund.graph@v1',
+    });
     const readableList = await cli('list', '--status', 'awaiting_confirmation', '--limit', '500');
     expect(readableList.stdout.split('\n')[0]).toMatch(/^ID\s+STATUS\s+WAITING\s+PROFILE\s+STARTED$/);
-    expect(readableList.stdout).toMatch(new RegExp(`${workflowId}\\s+awaiting_confirmation\\s+confirmation_required\\s+refund\\.graph@v1`));
+    expect(readableList.stdout).toMatch(
+      new RegExp(`${workflowId}\\s+awaiting_confirmation\\s+confirmation_required\\s+refund\\.graph@v1`),
+    );
     expect((await cli('list', '--status', 'sleeping')).code).toBe(2);
 
     const show = await cli('show', workflowId);
@@ -123,13 +155,20 @@ describe('harness CLI against a real worker', () => {
     expect(show.stdout).toContain(`request (refund_confirmation): ${view.humanRequest!.requestSummary}`);
     expect(show.stdout).toMatch(/1\s+order\.read@v1\s+read\s+succeeded/);
     expect(show.stdout).toMatch(/observed/);
-    expect(show.stdout).toContain('versions: profile refund.graph@v1, policy refund.rules@v1, model route scripted/refund');
+    expect(show.stdout).toContain(
+      'versions: profile refund.graph@v1, policy refund.rules@v1, model route scripted/refund',
+    );
     expect(show.stdout).toMatch(/budget: steps \d+\/50/);
-    const showJson = json<{ state: RunView; execution: { status: string } }>(await cli('show', workflowId, '--json'));
+    const showJson = json<{ state: RunView; execution: { status: string } }>(
+      await cli('show', workflowId, '--json'),
+    );
     expect(showJson.state.pendingAction?.actionId).toBe(actionId);
     expect(showJson.execution.status).toBe('RUNNING');
 
-    const follow = collect(spawnCli(['events', workflowId, '--follow', '--json', '--interval', '200'], env), 120_000);
+    const follow = collect(
+      spawnCli(['events', workflowId, '--follow', '--json', '--interval', '200'], env),
+      120_000,
+    );
 
     const forged = await cli('approve', workflowId, '--action', 'act-forged', '--actor', 'mallory');
     expect(forged.code, forged.stderr).toBe(5);
@@ -137,26 +176,62 @@ describe('harness CLI against a real worker', () => {
     expect(forged.stdout).toContain('signal.action_mismatch');
     expect((await state(workflowId)).status).toBe('awaiting_confirmation');
 
-    const reconcile = await cli('reconcile', workflowId, '--invocation', '3', '--outcome', 'succeeded', '--evidence', '{"ticket":"T-1"}', '--json');
+    const reconcile = await cli(
+      'reconcile',
+      workflowId,
+      '--invocation',
+      '3',
+      '--outcome',
+      'succeeded',
+      '--evidence',
+      '{"ticket":"T-1"}',
+      '--json',
+    );
     expect(reconcile.code, reconcile.stderr).toBe(5);
-    expect(json<{ accepted: boolean; rejection: { code: string } }>(reconcile)).toMatchObject({ accepted: false, rejection: { code: 'signal.no_pending_action' } });
+    expect(json<{ accepted: boolean; rejection: { code: string } }>(reconcile)).toMatchObject({
+      accepted: false,
+      rejection: { code: 'signal.no_pending_action' },
+    });
 
-    const approve = await cli('approve', workflowId, '--reason', 'policy R001', '--actor', 'operator@example.com', '--json');
+    const approve = await cli(
+      'approve',
+      workflowId,
+      '--reason',
+      'policy R001',
+      '--actor',
+      'operator@example.com',
+      '--json',
+    );
     expect(approve.code, approve.stderr).toBe(0);
-    expect(json<{ accepted: boolean; payload: { actionId: string } }>(approve)).toMatchObject({ accepted: true, payload: { actionId } });
+    expect(json<{ accepted: boolean; payload: { actionId: string } }>(approve)).toMatchObject({
+      accepted: true,
+      payload: { actionId },
+    });
 
     const followed = await follow;
     expect(followed.code, followed.stderr).toBe(0);
     expect(followed.stdout, followed.stderr).toMatch(/^\{/);
-    const events = followed.stdout.trim().split('\n').map((l) => JSON.parse(l) as { seq: number; type: string; data: Record<string, unknown> });
+    const events = followed.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { seq: number; type: string; data: Record<string, unknown> });
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
     expect(events.at(-1)?.type).toBe('run.completed');
-    const rejected = events.filter((e) => e.type === 'human.signal_rejected').map((e) => [e.data.signal, e.data.code]);
+    const rejected = events
+      .filter((e) => e.type === 'human.signal_rejected')
+      .map((e) => [e.data.signal, e.data.code]);
     expect(rejected).toEqual([
       ['approve', 'signal.action_mismatch'],
       ['reconcile', 'signal.no_pending_action'],
     ]);
-    expect(events.some((e) => e.type === 'human.decided' && e.data.actor === 'operator@example.com' && e.data.decision === 'approved')).toBe(true);
+    expect(
+      events.some(
+        (e) =>
+          e.type === 'human.decided' &&
+          e.data.actor === 'operator@example.com' &&
+          e.data.decision === 'approved',
+      ),
+    ).toBe(true);
     expect(followed.stderr).toContain('is closed (COMPLETED)');
 
     const readableEvents = await cli('events', workflowId, '--after', String(events.length - 1));
@@ -178,7 +253,10 @@ describe('harness CLI against a real worker', () => {
     const r = await cli('reject', workflowId, '--reason', 'changed my mind', '--actor', 'customer');
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('reject accepted');
-    const result = (await h.t.client.workflow.getHandle(workflowId).result()) as { status: string; output: { outcome: string } };
+    const result = (await h.t.client.workflow.getHandle(workflowId).result()) as {
+      status: string;
+      output: { outcome: string };
+    };
     expect(result).toMatchObject({ status: 'succeeded', output: { outcome: 'declined_by_user' } });
   });
 
@@ -186,7 +264,10 @@ describe('harness CLI against a real worker', () => {
     const bySignal = await startWaiting('cancel');
     const r = await cli('cancel', bySignal, '--reason', 'operator stop', '--actor', 'ops', '--json');
     expect(r.code, r.stderr).toBe(0);
-    expect(json<{ status: string; terminalReason: { message: string } }>(r)).toMatchObject({ status: 'cancelled', terminalReason: { message: 'cancelled by ops: operator stop' } });
+    expect(json<{ status: string; terminalReason: { message: string } }>(r)).toMatchObject({
+      status: 'cancelled',
+      terminalReason: { message: 'cancelled by ops: operator stop' },
+    });
 
     const byTemporal = await startWaiting('cancel-temporal');
     const t = await cli('cancel', byTemporal, '--temporal');
@@ -201,7 +282,9 @@ describe('harness CLI against a real worker', () => {
 
   it('replay a finished run by id and from an exported history file; a tampered history fails with exit 1', async () => {
     const workflowId = id('replay');
-    expect((await cli('start', 'refund.graph', '--input', REFUSED_TASK, '--id', workflowId, '--wait')).code).toBe(0);
+    expect(
+      (await cli('start', 'refund.graph', '--input', REFUSED_TASK, '--id', workflowId, '--wait')).code,
+    ).toBe(0);
     const byId = await cli('replay', workflowId);
     expect(byId.code, byId.stderr).toBe(0);
     expect(byId.stdout).toMatch(/^replayed OK/);
@@ -213,7 +296,9 @@ describe('harness CLI against a real worker', () => {
     expect(fromFile.code, fromFile.stderr).toBe(0);
     expect(json<{ ok: boolean; events: number }>(fromFile)).toMatchObject({ ok: true });
 
-    const history = JSON.parse(readFileSync(file, 'utf8')) as { events: { activityTaskScheduledEventAttributes?: { activityType: { name: string } } }[] };
+    const history = JSON.parse(readFileSync(file, 'utf8')) as {
+      events: { activityTaskScheduledEventAttributes?: { activityType: { name: string } } }[];
+    };
     const scheduled = history.events.find((e) => e.activityTaskScheduledEventAttributes);
     scheduled!.activityTaskScheduledEventAttributes!.activityType.name = 'somethingElse';
     const tampered = join(h.dir, 'tampered.json');

@@ -25,7 +25,11 @@ export async function cancelCommand(id: string, o: CancelOptions, out: Output): 
   try {
     const handle = t.client.workflow.getHandle(id);
     let exec = await describeRun(handle);
-    if (isClosed(exec.status)) throw refusedError(`run ${id} is already closed (${exec.status})`, { workflowId: id, executionStatus: exec.status });
+    if (isClosed(exec.status))
+      throw refusedError(`run ${id} is already closed (${exec.status})`, {
+        workflowId: id,
+        executionStatus: exec.status,
+      });
     const reason = o.reason ?? 'cancelled from the harness CLI';
     if (o.temporal) await handle.cancel();
     else await handle.signal(SIGNAL_NAMES.cancelRun, { actor: o.actor ?? defaultActor(), reason });
@@ -47,8 +51,17 @@ export async function cancelCommand(id: string, o: CancelOptions, out: Output): 
       return EXIT.runtime;
     }
     const state = await queryState(t, handle).catch(() => undefined);
-    out.data({ workflowId: id, requested: true, via, executionStatus: exec.status, status: state?.status ?? null, terminalReason: state?.terminalReason ?? null });
-    out.line(`${id} closed (${exec.status}); run status ${state?.status ?? 'unknown'}${state?.terminalReason ? ` (${state.terminalReason.code}: ${state.terminalReason.message})` : ''}`);
+    out.data({
+      workflowId: id,
+      requested: true,
+      via,
+      executionStatus: exec.status,
+      status: state?.status ?? null,
+      terminalReason: state?.terminalReason ?? null,
+    });
+    out.line(
+      `${id} closed (${exec.status}); run status ${state?.status ?? 'unknown'}${state?.terminalReason ? ` (${state.terminalReason.code}: ${state.terminalReason.message})` : ''}`,
+    );
     return EXIT.ok;
   } finally {
     await t.close();

@@ -47,13 +47,32 @@ async function sendDecision(
   for (let i = 0; i < 3; i++) {
     after = await queryState(t, handle);
     if (after.status !== before.status || after.pendingAction?.actionId !== before.pendingAction?.actionId) {
-      return { workflowId: handle.workflowId, signal, payload, accepted: true, statusBefore: before.status, statusAfter: after.status };
+      return {
+        workflowId: handle.workflowId,
+        signal,
+        payload,
+        accepted: true,
+        statusBefore: before.status,
+        statusAfter: after.status,
+      };
     }
     await sleep(300);
   }
-  const stored = (await readEvents(store, handle.workflowId, seq)).find((e) => e.type === 'human.signal_rejected' && e.data.signal === signal);
-  const rejection = stored ? { code: String(stored.data.code), message: String(stored.data.message) } : expectedRejection(before);
-  return { workflowId: handle.workflowId, signal, payload, accepted: false, statusBefore: before.status, statusAfter: after.status, rejection };
+  const stored = (await readEvents(store, handle.workflowId, seq)).find(
+    (e) => e.type === 'human.signal_rejected' && e.data.signal === signal,
+  );
+  const rejection = stored
+    ? { code: String(stored.data.code), message: String(stored.data.message) }
+    : expectedRejection(before);
+  return {
+    workflowId: handle.workflowId,
+    signal,
+    payload,
+    accepted: false,
+    statusBefore: before.status,
+    statusAfter: after.status,
+    rejection,
+  };
 }
 
 function report(r: DecisionReport, out: Output): number {
@@ -62,17 +81,26 @@ function report(r: DecisionReport, out: Output): number {
     out.line(`${r.signal} accepted by ${r.workflowId}: ${r.statusBefore} -> ${r.statusAfter}`);
     return EXIT.ok;
   }
-  out.line(`${r.signal} rejected by ${r.workflowId} (status still ${r.statusAfter}): ${r.rejection?.code}: ${r.rejection?.message}`);
+  out.line(
+    `${r.signal} rejected by ${r.workflowId} (status still ${r.statusAfter}): ${r.rejection?.code}: ${r.rejection?.message}`,
+  );
   return EXIT.refused;
 }
 
-async function withRun<T>(id: string, fn: (t: CliTemporal, store: EvidenceStore, handle: WorkflowHandle, before: RunView) => Promise<T>): Promise<T> {
+async function withRun<T>(
+  id: string,
+  fn: (t: CliTemporal, store: EvidenceStore, handle: WorkflowHandle, before: RunView) => Promise<T>,
+): Promise<T> {
   const t = await connectTemporal();
   const store = await openCliStore();
   try {
     const handle = t.client.workflow.getHandle(id);
     const exec = await describeRun(handle);
-    if (isClosed(exec.status)) throw refusedError(`run ${id} is closed (${exec.status}); it takes no more signals`, { workflowId: id, executionStatus: exec.status });
+    if (isClosed(exec.status))
+      throw refusedError(`run ${id} is closed (${exec.status}); it takes no more signals`, {
+        workflowId: id,
+        executionStatus: exec.status,
+      });
     return await fn(t, store, handle, await queryState(t, handle));
   } finally {
     await store.close();
@@ -83,14 +111,23 @@ async function withRun<T>(id: string, fn: (t: CliTemporal, store: EvidenceStore,
 function mismatch(action: string) {
   return (v: RunView) =>
     v.pendingAction && v.pendingAction.actionId !== action
-      ? { code: 'signal.action_mismatch', message: `pending action is ${v.pendingAction.actionId}, not ${action}` }
-      : { code: 'signal.not_taken', message: 'the run did not take the decision; see `harness events` for the recorded rejection' };
+      ? {
+          code: 'signal.action_mismatch',
+          message: `pending action is ${v.pendingAction.actionId}, not ${action}`,
+        }
+      : {
+          code: 'signal.not_taken',
+          message: 'the run did not take the decision; see `harness events` for the recorded rejection',
+        };
 }
 
 function pendingActionOf(id: string, v: RunView, given: string | undefined): string {
   if (given) return given;
   if (!v.pendingAction || (v.pendingAction.kind !== 'confirmation' && v.pendingAction.kind !== 'human')) {
-    throw refusedError(`run ${id} is not waiting for a decision (status ${v.status}); nothing sent`, { workflowId: id, status: v.status });
+    throw refusedError(`run ${id} is not waiting for a decision (status ${v.status}); nothing sent`, {
+      workflowId: id,
+      status: v.status,
+    });
   }
   return v.pendingAction.actionId;
 }
@@ -106,7 +143,10 @@ export async function approveCommand(id: string, o: DecideOptions, out: Output):
   return withRun(id, async (t, store, handle, before) => {
     const actionId = pendingActionOf(id, before, o.action);
     const payload = { actionId, actor: o.actor ?? defaultActor(), ...(o.reason ? { reason: o.reason } : {}) };
-    return report(await sendDecision(t, store, handle, before, SIGNAL_NAMES.approve, payload, mismatch(actionId)), out);
+    return report(
+      await sendDecision(t, store, handle, before, SIGNAL_NAMES.approve, payload, mismatch(actionId)),
+      out,
+    );
   });
 }
 
@@ -117,7 +157,10 @@ export async function rejectCommand(id: string, o: DecideOptions, out: Output): 
   return withRun(id, async (t, store, handle, before) => {
     const actionId = pendingActionOf(id, before, o.action);
     const payload = { actionId, actor: o.actor ?? defaultActor(), reason };
-    return report(await sendDecision(t, store, handle, before, SIGNAL_NAMES.reject, payload, mismatch(actionId)), out);
+    return report(
+      await sendDecision(t, store, handle, before, SIGNAL_NAMES.reject, payload, mismatch(actionId)),
+      out,
+    );
   });
 }
 
@@ -136,16 +179,36 @@ const OUTCOMES = ['succeeded', 'failed', 'not_applied'];
  */
 export async function reconcileCommand(id: string, o: ReconcileOptions, out: Output): Promise<number> {
   const invocationSeq = parsePositiveInt('--invocation', o.invocation, true);
-  if (!OUTCOMES.includes(o.outcome)) throw usageError(`--outcome: expected one of ${OUTCOMES.join(', ')}, got ${JSON.stringify(o.outcome)}`, { option: '--outcome' });
+  if (!OUTCOMES.includes(o.outcome))
+    throw usageError(`--outcome: expected one of ${OUTCOMES.join(', ')}, got ${JSON.stringify(o.outcome)}`, {
+      option: '--outcome',
+    });
   const evidence = o.evidence === undefined ? undefined : readJsonObject('--evidence', o.evidence);
   return withRun(id, async (t, store, handle, before) => {
-    const payload = { invocationSeq, outcome: o.outcome, actor: o.actor ?? defaultActor(), ...(evidence ? { evidence } : {}) };
+    const payload = {
+      invocationSeq,
+      outcome: o.outcome,
+      actor: o.actor ?? defaultActor(),
+      ...(evidence ? { evidence } : {}),
+    };
     const expected = (v: RunView) =>
       v.pendingAction?.kind !== 'reconcile'
-        ? { code: 'signal.no_pending_action', message: `the run is not waiting for reconciliation (status ${v.status})` }
+        ? {
+            code: 'signal.no_pending_action',
+            message: `the run is not waiting for reconciliation (status ${v.status})`,
+          }
         : v.pendingAction.invocationSeq !== invocationSeq
-          ? { code: 'signal.action_mismatch', message: `invocation ${invocationSeq} is not the one awaiting reconciliation (${v.pendingAction.invocationSeq})` }
-          : { code: 'signal.not_taken', message: 'the run did not take the reconciliation; see `harness events`' };
-    return report(await sendDecision(t, store, handle, before, SIGNAL_NAMES.reconcile, payload, expected), out);
+          ? {
+              code: 'signal.action_mismatch',
+              message: `invocation ${invocationSeq} is not the one awaiting reconciliation (${v.pendingAction.invocationSeq})`,
+            }
+          : {
+              code: 'signal.not_taken',
+              message: 'the run did not take the reconciliation; see `harness events`',
+            };
+    return report(
+      await sendDecision(t, store, handle, before, SIGNAL_NAMES.reconcile, payload, expected),
+      out,
+    );
   });
 }

@@ -36,13 +36,19 @@ export function listQuery(status?: string): string {
  */
 export async function listCommand(o: ListOptions, out: Output): Promise<number> {
   if (o.status !== undefined && !RunStatusSchema.safeParse(o.status).success) {
-    throw usageError(`--status: ${JSON.stringify(o.status)} is not a run status (${RunStatusSchema.options.join(', ')})`, { option: '--status' });
+    throw usageError(
+      `--status: ${JSON.stringify(o.status)} is not a run status (${RunStatusSchema.options.join(', ')})`,
+      { option: '--status' },
+    );
   }
   const limit = parsePositiveInt('--limit', o.limit);
   const t = await connectTemporal();
   try {
     const rows: RunListRow[] = [];
-    for await (const info of t.client.workflow.list({ query: listQuery(o.status), pageSize: Math.min(limit, 1000) })) {
+    for await (const info of t.client.workflow.list({
+      query: listQuery(o.status),
+      pageSize: Math.min(limit, 1000),
+    })) {
       rows.push({
         workflowId: info.workflowId,
         runId: info.runId,
@@ -60,7 +66,13 @@ export async function listCommand(o: ListOptions, out: Output): Promise<number> 
       out.line(
         table(
           ['ID', 'STATUS', 'WAITING', 'PROFILE', 'STARTED'],
-          rows.map((r) => [r.workflowId, r.status ?? r.executionStatus.toLowerCase(), r.waitingReason === 'none' ? null : r.waitingReason, r.profile, r.startTime]),
+          rows.map((r) => [
+            r.workflowId,
+            r.status ?? r.executionStatus.toLowerCase(),
+            r.waitingReason === 'none' ? null : r.waitingReason,
+            r.profile,
+            r.startTime,
+          ]),
         ),
       );
     return EXIT.ok;

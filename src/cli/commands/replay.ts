@@ -25,12 +25,18 @@ function readHistoryFile(file: string): temporal.api.history.v1.IHistory {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw notFoundError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { file });
+    throw notFoundError(
+      `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      { file },
+    );
   }
   try {
     return historyFromJSON(JSON.parse(text));
   } catch (err) {
-    throw usageError(`${file} is not a workflow history in JSON (as written by \`harness history\` or \`temporal workflow show --output json\`): ${(err as Error).message}`, { file });
+    throw usageError(
+      `${file} is not a workflow history in JSON (as written by \`harness history\` or \`temporal workflow show --output json\`): ${(err as Error).message}`,
+      { file },
+    );
   }
 }
 
@@ -60,7 +66,12 @@ export async function replayCommand(arg: string, out: Output): Promise<number> {
   } catch (err) {
     const e = err as Error;
     out.data({ source: arg, events, ok: false, error: { name: e.name, message: e.message } });
-    throw new CliError('cli.replay_failed', `replay of ${arg} failed: ${e.name}: ${e.message}`, EXIT.runtime, { name: e.name });
+    throw new CliError(
+      'cli.replay_failed',
+      `replay of ${arg} failed: ${e.name}: ${e.message}`,
+      EXIT.runtime,
+      { name: e.name },
+    );
   }
   out.data({ source: arg, events, ok: true });
   out.line(`replayed OK: ${arg} (${events} events)`);

@@ -23,10 +23,16 @@ export async function workerCommand(): Promise<number> {
  */
 export async function devCommand(o: { config?: string }, out: Output): Promise<number> {
   installWorkerRuntime();
-  const target = await resolveTemporal({ config: o.config ? loadDevServerConfig(o.config) : undefined, log: (l) => out.progress(l) });
+  const target = await resolveTemporal({
+    config: o.config ? loadDevServerConfig(o.config) : undefined,
+    log: (l) => out.progress(l),
+  });
   try {
     const settings = harnessSettings();
-    const composition = await createHarnessComposition({ storeUrl: settings.storeUrl, refundStorePath: settings.refundStorePath });
+    const composition = await createHarnessComposition({
+      storeUrl: settings.storeUrl,
+      refundStorePath: settings.refundStorePath,
+    });
     const connection = await NativeConnection.connect(target.connectionOptions);
     const bundlePath = process.env.HARNESS_WORKFLOW_BUNDLE;
     if (!bundlePath) out.progress('bundling the workflow code…');
@@ -43,10 +49,18 @@ export async function devCommand(o: { config?: string }, out: Output): Promise<n
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
-    out.line(`Temporal: ${target.mode} dev server at ${target.connectionOptions.address} (namespace ${target.namespace})`);
+    out.line(
+      `Temporal: ${target.mode} dev server at ${target.connectionOptions.address} (namespace ${target.namespace})`,
+    );
     out.line(`Web UI: ${target.uiUrl ?? '(unknown; set TEMPORAL_UI_URL)'}`);
     out.line(`worker ${composition.identity} polling ${settings.taskQueue}; Ctrl-C to stop`);
-    out.data({ mode: target.mode, address: target.connectionOptions.address, namespace: target.namespace, uiUrl: target.uiUrl ?? null, taskQueue: settings.taskQueue });
+    out.data({
+      mode: target.mode,
+      address: target.connectionOptions.address,
+      namespace: target.namespace,
+      uiUrl: target.uiUrl ?? null,
+      taskQueue: settings.taskQueue,
+    });
     try {
       await worker.run();
     } finally {

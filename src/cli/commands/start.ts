@@ -37,26 +37,52 @@ export async function startCommand(profileSpec: string, o: StartOptions, out: Ou
   const policy = resolvePolicy(o.policy, profile.name);
   const task = readJsonObject('--input', o.input);
   const budget = o.budget === undefined ? undefined : readJsonObject('--budget', o.budget);
-  const approvalTimeoutSeconds = o.approvalTimeout === undefined ? undefined : parsePositiveInt('--approval-timeout', o.approvalTimeout);
+  const approvalTimeoutSeconds =
+    o.approvalTimeout === undefined ? undefined : parsePositiveInt('--approval-timeout', o.approvalTimeout);
   const settings = harnessSettings();
-  const composition = await createHarnessComposition({ storeUrl: settings.storeUrl, refundStorePath: settings.refundStorePath });
+  const composition = await createHarnessComposition({
+    storeUrl: settings.storeUrl,
+    refundStorePath: settings.refundStorePath,
+  });
   let input;
   try {
     input = buildRunInput(
-      { profile, policy, task, budget, approvalTimeoutSeconds, modelRoute: o.modelRoute, threadId: o.thread, tenantId: o.tenant, userId: o.user },
-      { toolRegistryDigest: composition.registry.snapshot().digest, configDigest: composition.configDigest, defaultModelRoute: composition.defaultModelRoute },
+      {
+        profile,
+        policy,
+        task,
+        budget,
+        approvalTimeoutSeconds,
+        modelRoute: o.modelRoute,
+        threadId: o.thread,
+        tenantId: o.tenant,
+        userId: o.user,
+      },
+      {
+        toolRegistryDigest: composition.registry.snapshot().digest,
+        configDigest: composition.configDigest,
+        defaultModelRoute: composition.defaultModelRoute,
+      },
     );
   } finally {
     await composition.close();
   }
-  const workflowId = o.id ?? `${profile.name}-${new Date().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14)}-${randomUUID().slice(0, 8)}`;
+  const workflowId =
+    o.id ??
+    `${profile.name}-${new Date()
+      .toISOString()
+      .replace(/[-:.TZ]/g, '')
+      .slice(0, 14)}-${randomUUID().slice(0, 8)}`;
   const t = await connectTemporal();
   try {
     let handle;
     try {
       handle = await startAgentRun(t.client, { taskQueue: settings.taskQueue, workflowId, input });
     } catch (err) {
-      if (err instanceof WorkflowExecutionAlreadyStartedError) throw usageError(`--id: a workflow with id ${workflowId} is already running or kept with that id`, { field: 'id' });
+      if (err instanceof WorkflowExecutionAlreadyStartedError)
+        throw usageError(`--id: a workflow with id ${workflowId} is already running or kept with that id`, {
+          field: 'id',
+        });
       if (isHarnessError(err, 'run.invalid_input')) throw usageError(err.message);
       throw err;
     }
@@ -64,7 +90,9 @@ export async function startCommand(profileSpec: string, o: StartOptions, out: Ou
     if (!o.wait) {
       out.data({ workflowId, runId, status: 'started' });
       out.line(`started ${workflowId} (run id ${runId})`);
-      out.line(`  profile ${profile.name}@${profile.version}, policy ${policy.name}@${policy.version}, model route ${input.modelRoute}, task queue ${settings.taskQueue}`);
+      out.line(
+        `  profile ${profile.name}@${profile.version}, policy ${policy.name}@${policy.version}, model route ${input.modelRoute}, task queue ${settings.taskQueue}`,
+      );
       out.line(`  follow with: harness show ${workflowId}  |  harness events ${workflowId} --follow`);
       return EXIT.ok;
     }
@@ -83,9 +111,16 @@ export async function startCommand(profileSpec: string, o: StartOptions, out: Ou
     } finally {
       watcher.stop();
     }
-    out.data({ workflowId, runId, status: result.status, output: result.output, terminalReason: result.terminalReason });
+    out.data({
+      workflowId,
+      runId,
+      status: result.status,
+      output: result.output,
+      terminalReason: result.terminalReason,
+    });
     out.line(`${workflowId} ended: ${result.status}`);
-    if (result.terminalReason) out.line(`  reason: ${result.terminalReason.code}: ${result.terminalReason.message}`);
+    if (result.terminalReason)
+      out.line(`  reason: ${result.terminalReason.code}: ${result.terminalReason.message}`);
     out.line(`  output: ${JSON.stringify(result.output)}`);
     return result.status === 'succeeded' ? EXIT.ok : EXIT.runtime;
   } finally {
@@ -94,7 +129,11 @@ export async function startCommand(profileSpec: string, o: StartOptions, out: Ou
 }
 
 /** Print each status change (and how to decide when the run waits) to stderr while `--wait` blocks. */
-function watchStatus(handle: { query<T>(name: string): Promise<T> }, out: Output, id: string): { stop(): void } {
+function watchStatus(
+  handle: { query<T>(name: string): Promise<T> },
+  out: Output,
+  id: string,
+): { stop(): void } {
   let running = true;
   void (async () => {
     let last = '';
@@ -105,7 +144,10 @@ function watchStatus(handle: { query<T>(name: string): Promise<T> }, out: Output
         if (key !== last && running) {
           last = key;
           out.progress(`  status ${v.status}${v.waitingReason ? ` (waiting: ${v.waitingReason})` : ''}`);
-          if (v.pendingAction && v.humanRequest) out.progress(`  ${v.humanRequest.requestSummary}\n  decide with: harness approve ${id}  |  harness reject ${id} --reason "..."`);
+          if (v.pendingAction && v.humanRequest)
+            out.progress(
+              `  ${v.humanRequest.requestSummary}\n  decide with: harness approve ${id}  |  harness reject ${id} --reason "..."`,
+            );
         }
         if (TERMINAL_STATUSES.includes(v.status)) return;
       } catch {
