@@ -1,6 +1,7 @@
 import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { createModelActivities } from '../activities/model-activities.js';
 import type { createToolActivities } from '../activities/tool-activities.js';
+import { NO_EVENTS } from '../domain/packed-events.js';
 import { sha256Hex } from '../domain/sha256.js';
 import type { ModelMessageInput } from '../runner/ports.js';
 import { DEFAULT_TIMEOUTS, modelOptions, readToolOptions } from './activity-options.js';
@@ -52,7 +53,7 @@ export async function bareSteps(input: BareStepsInput): Promise<BareStepsResult>
       modelRoute: input.modelRoute,
       newMessages: messages,
       toolKeys: [input.toolKey],
-      events: [],
+      events: NO_EVENTS,
     });
     if (decision.toolCalls.length === 0) return { modelCalls: callSeq, toolCalls: seq, text: decision.text };
     messages = [];
@@ -68,7 +69,7 @@ export async function bareSteps(input: BareStepsInput): Promise<BareStepsResult>
         args,
         argsDigest: `sha256:${sha256Hex(JSON.stringify(args))}`,
         idempotencyKey: `${input.runId}/${seq}`,
-        events: [],
+        events: NO_EVENTS,
       });
       messages.push({
         role: 'tool',

@@ -1,0 +1,108 @@
+import proto from '@temporalio/proto';
+
+const { temporal } = proto;
+type History = proto.temporal.api.history.v1.IHistory;
+type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
+
+/** Where the history stood when step k (0-based: after k finished steps) began. */
+export interface StepMark {
+  readonly step: number;
+  /** Events before the model call of step k+1 was scheduled. */
+  readonly events: number;
+  /** Encoded bytes of those events. */
+  readonly bytes: number;
+  readonly timeMs: number;
+}
+
+export interface HistoryStats {
+  readonly events: number;
+  /** Encoded size of the whole history (protobuf), what Temporal's size limit counts. */
+  readonly bytes: number;
+  readonly modelCalls: number;
+  readonly toolCalls: number;
+  /** marks[k]: the history when model call k+1 was scheduled (k = 0..modelCalls-1). */
+  readonly marks: readonly StepMark[];
+  /** Duration of each step: model call k scheduled -> model call k+1 scheduled (server clock). */
+  readonly stepLatenciesMs: readonly number[];
+  /** First event -> last event (server clock). */
+  readonly wallMs: number;
+  /** Server-clock durations of the parts of the run, one entry per occurrence (see {@link PHASES}). */
+  readonly phases: Record<Phase, number[]>;
+}
+
+/** Where the time of a step goes, from history timestamps. */
+export const PHASES = ['modelQueue', 'modelRun', 'toolQueue', 'toolRun', 'wftQueue', 'wftRun'] as const;
+export type Phase = (typeof PHASES)[number];
+
+function timeMs(e: HistoryEvent): number {
+  const t = e.eventTime;
+  if (!t) return Number.NaN;
+  return Number(t.seconds?.toString() ?? 0) * 1000 + (t.nanos ?? 0) / 1e6;
+}
+
+/** Encoded protobuf size of one event. */
+export function eventBytes(e: HistoryEvent): number {
+  return temporal.api.history.v1.HistoryEvent.encode(e).finish().length;
+}
+
+/** Encoded protobuf size of a whole history. */
+export function historyBytes(h: History): number {
+  return temporal.api.history.v1.History.encode(h).finish().length;
+}
+
+/** Count events, bytes, model and tool calls, and the per-step marks and latencies of a bench run. */
+export function analyzeHistory(h: History): HistoryStats {
+  const events = h.events ?? [];
+  const marks: StepMark[] = [];
+  let bytes = 0;
+  let toolCalls = 0;
+  const phases: Record<Phase, number[]> = { modelQueue: [], modelRun: [], toolQueue: [], toolRun: [], wftQueue: [], wftRun: [] };
+  const byId = new Map<string, { type: string; at: number }>();
+  let wft = { scheduled: 0, started: 0 };
+  events.forEach((e, i) => {
+    const type = e.activityTaskScheduledEventAttributes?.activityType?.name;
+    const at = timeMs(e);
+    if (type) byId.set(String(e.eventId), { type, at });
+    const started = e.activityTaskStartedEventAttributes;
+    const done = e.activityTaskCompletedEventAttributes;
+    if (started) {
+      const s = byId.get(String(started.scheduledEventId));
+      if (s?.type === 'callModel') phases.modelQueue.push(at - s.at);
+      if (s?.type === 'runTool') phases.toolQueue.push(at - s.at);
+      byId.set(`start:${String(started.scheduledEventId)}`, { type: s?.type ?? '', at });
+    }
+    if (done) {
+      const s = byId.get(`start:${String(done.scheduledEventId)}`);
+      if (s?.type === 'callModel') phases.modelRun.push(at - s.at);
+      if (s?.type === 'runTool') phases.toolRun.push(at - s.at);
+    }
+    if (e.workflowTaskScheduledEventAttributes) wft = { scheduled: at, started: 0 };
+    if (e.workflowTaskStartedEventAttributes) {
+      phases.wftQueue.push(at - wft.scheduled);
+      wft.started = at;
+    }
+    if (e.workflowTaskCompletedEventAttributes) phases.wftRun.push(at - wft.started);
+    if (type === 'callModel') marks.push({ step: marks.length, events: i, bytes, timeMs: timeMs(e) });
+    if (type === 'runTool') toolCalls += 1;
+    bytes += eventBytes(e);
+  });
+  const stepLatenciesMs: number[] = [];
+  for (let i = 1; i < marks.length; i++) stepLatenciesMs.push(marks[i]!.timeMs - marks[i - 1]!.timeMs);
+  const first = events[0];
+  const last = events[events.length - 1];
+  return {
+    events: events.length,
+    bytes: historyBytes(h),
+    modelCalls: marks.length,
+    toolCalls,
+    marks: marks,
+    stepLatenciesMs,
+    wallMs: first && last ? timeMs(last) - timeMs(first) : Number.NaN,
+    phases,
+  };
+}
+
+/** Event type names, for diffing the shape of one step between arms. */
+export function eventTypeNames(h: History, from: number, to: number): string[] {
+  return (h.events ?? []).slice(from, to).map((e) => temporal.api.enums.v1.EventType[e.eventType ?? 0] ?? String(e.eventType));
+}

@@ -1,0 +1,126 @@
+import { join } from 'node:path';
+import { Context } from '@temporalio/activity';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { createHarnessComposition, type HarnessComposition } from '../../src/composition/harness-composition.js';
+import { benchScripts } from '../../src/examples/bench/bench-script.js';
+import { harnessActivities } from '../../src/worker/harness-worker.js';
+import { startPrivateServer, type PrivateServer } from './server.js';
+
+/**
+ * Worker settings used by every arm and every scenario (only `debugMode` differs, and only in the
+ * memory scenario, for both arms alike). `maxCachedWorkflows` is above the largest number of runs in
+ * flight (the 500 of the saturation test), so no run is evicted mid-flight.
+ */
+export const WORKER_SETTINGS = {
+  maxCachedWorkflows: 1000,
+  maxConcurrentWorkflowTaskExecutions: 40,
+  maxConcurrentActivityTaskExecutions: 300,
+  maxConcurrentWorkflowTaskPolls: 8,
+  maxConcurrentActivityTaskPolls: 8,
+} as const;
+
+/**
+ * Holds every `bench.noop` call whose `i` equals `blockAt` until released (memory scenario). A held
+ * call heartbeats, so its heartbeat timeout does not fire while it waits.
+ */
+export class ToolGate {
+  private readonly runs = new Set<string>();
+  private releaseAll!: () => void;
+  private readonly released = new Promise<void>((r) => (this.releaseAll = r));
+  constructor(readonly blockAt: number) {}
+  /** How many different runs are held at the gate. */
+  get blocked(): number {
+    return this.runs.size;
+  }
+  async pass(input: { readonly runId: string; readonly args: Readonly<Record<string, unknown>> }): Promise<void> {
+    if (input.args.i !== this.blockAt) return;
+    this.runs.add(input.runId);
+    const ctx = Context.current();
+    const beat = setInterval(() => ctx.heartbeat(), 2_000);
+    try {
+      await this.released;
+    } finally {
+      clearInterval(beat);
+    }
+  }
+  release(): void {
+    this.releaseAll();
+  }
+}
+
+export interface RunningWorker {
+  readonly worker: Worker;
+  /** Shut down and wait until `run()` has returned. */
+  stop(): Promise<void>;
+}
+
+/** One repetition's world: a fresh private server, a client, a composition with temp stores. */
+export interface Rig {
+  readonly server: PrivateServer;
+  readonly client: Client;
+  readonly composition: HarnessComposition;
+  readonly bundle: WorkflowBundleWithSourceMap;
+  startWorker(taskQueue: string, options?: { gate?: ToolGate; debugMode?: boolean }): Promise<RunningWorker>;
+  close(): Promise<void>;
+}
+
+export async function createRig(bundle: WorkflowBundleWithSourceMap, sizes: readonly number[], dataDir: string, log: (l: string) => void): Promise<Rig> {
+  const server = await startPrivateServer(log, dataDir);
+  const connection = await Connection.connect({ address: server.address });
+  const native = await NativeConnection.connect({ address: server.address });
+  const client = new Client({ connection, namespace: server.namespace });
+  const composition = await createHarnessComposition({
+    storeUrl: `sqlite:${join(server.dir, 'evidence.db')}`,
+    refundStorePath: join(server.dir, 'refund.db'),
+    scripts: benchScripts(sizes),
+    env: {},
+    identity: 'bench-worker',
+  });
+  const workers = new Set<RunningWorker>();
+  return {
+    server,
+    client,
+    composition,
+    bundle,
+    async startWorker(taskQueue, options = {}) {
+      const activities = harnessActivities(composition);
+      const gate = options.gate;
+      if (gate) {
+        const runTool = activities.runTool.bind(activities);
+        activities.runTool = async (input) => {
+          await gate.pass(input);
+          return runTool(input);
+        };
+      }
+      const worker = await Worker.create({
+        connection: native,
+        namespace: server.namespace,
+        taskQueue,
+        identity: composition.identity,
+        workflowBundle: bundle,
+        activities,
+        debugMode: options.debugMode ?? false,
+        ...WORKER_SETTINGS,
+      });
+      const running = worker.run();
+      const handle: RunningWorker = {
+        worker,
+        stop: async () => {
+          if (worker.getState() === 'RUNNING') worker.shutdown();
+          await running;
+          workers.delete(handle);
+        },
+      };
+      workers.add(handle);
+      return handle;
+    },
+    async close() {
+      for (const w of [...workers]) await w.stop();
+      await composition.close();
+      await connection.close();
+      await native.close();
+      await server.stop();
+    },
+  };
+}

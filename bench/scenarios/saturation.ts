@@ -1,0 +1,53 @@
+import type { WorkflowHandle } from '@temporalio/client';
+import { armOrder, expectDone, startRun, type Arm } from '../lib/arms.js';
+import { progress } from '../lib/progress.js';
+import type { Rig } from '../lib/rig.js';
+
+export interface SaturationSample {
+  readonly arm: Arm;
+  readonly runs: number;
+  readonly stepsPerRun: number;
+  /** Worker start -> close time of the last run. */
+  readonly drainMs: number;
+  readonly runsPerSecond: number;
+  readonly stepsPerSecond: number;
+}
+
+/** Start `n` runs with at most `parallel` start calls in flight. */
+async function startMany(n: number, parallel: number, start: (i: number) => Promise<WorkflowHandle>): Promise<WorkflowHandle[]> {
+  const handles: WorkflowHandle[] = new Array<WorkflowHandle>(n);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: parallel }, async () => {
+      while (next < n) {
+        const i = next++;
+        handles[i] = await start(i);
+      }
+    }),
+  );
+  return handles;
+}
+
+/**
+ * Saturation: `runs` runs are started on a task queue nobody polls, then a fresh worker starts and
+ * drains them. Throughput = runs / (worker start -> latest close time). One task queue and one worker
+ * per arm; the arm order alternates by repetition.
+ */
+export async function measureSaturation(rig: Rig, runs: number, stepsPerRun: number, rep: number): Promise<SaturationSample[]> {
+  const out: SaturationSample[] = [];
+  for (const arm of armOrder(rep)) {
+    const taskQueue = `sat-${arm}-r${rep}`;
+    const handles = await startMany(runs, 16, (i) => startRun(rig, arm, stepsPerRun, taskQueue, `sat-${arm}-r${rep}-${i}`));
+    progress(`  saturation ${arm}: ${runs} runs started, starting the worker`);
+    const t0 = Date.now();
+    const worker = await rig.startWorker(taskQueue);
+    for (const h of handles) await expectDone(h, arm, stepsPerRun);
+    let last = 0;
+    for (const h of handles) last = Math.max(last, (await h.describe()).closeTime?.getTime() ?? Date.now());
+    await worker.stop();
+    const drainMs = last - t0;
+    out.push({ arm, runs, stepsPerRun, drainMs, runsPerSecond: runs / (drainMs / 1000), stepsPerSecond: (runs * stepsPerRun) / (drainMs / 1000) });
+    progress(`  saturation ${arm}: ${(runs / (drainMs / 1000)).toFixed(1)} runs/s (${(drainMs / 1000).toFixed(1)} s)`);
+  }
+  return out;
+}
