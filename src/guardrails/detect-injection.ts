@@ -50,7 +50,7 @@ const MARKER_RULES: readonly MarkerRule[] = [
   {
     ruleId: 'jailbreak.role_play.en',
     code: InputReasonCodes.jailbreakRolePlay,
-    pattern: /\b(?:you\s+are\s+now|act\s+as|pretend\s+(?:to\s+be|you\s+are)|role-?play\s+as|imagine\s+you\s+are)\b[^.!?\n]{0,80}?\b(?:dan|unrestricted|jailbroken|unfiltered|uncensored|evil|no\s+(?:rules|restrictions|limits|filters|guidelines)|without\s+(?:any\s+)?(?:rules|restrictions|limits|filters|guidelines))\b/g,
+    pattern: /\b(?:you\s+are(?:\s+now)?|act\s+as|pretend\s+(?:to\s+be|you\s+are)|role-?play\s+as|imagine\s+you\s+are)\b[^.!?\n]{0,80}?\b(?:dan|unrestricted|jailbroken|unfiltered|uncensored|evil|no\s+(?:rules|restrictions|limits|filters|guidelines)|without\s+(?:any\s+)?(?:rules|restrictions|limits|filters|guidelines))\b/g,
   },
   {
     ruleId: 'jailbreak.named.en',
