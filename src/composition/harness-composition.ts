@@ -1,6 +1,11 @@
 import { hostname } from 'node:os';
 import { ModelRouter } from '../activities/model-router.js';
 import { registerBenchTools } from '../examples/bench/bench-noop-tool.js';
+import type { CodingToolsConfig } from '../examples/coding/coding-config.js';
+import { enableCodingExample } from '../examples/coding/coding-example.js';
+import { codingConfigFromEnv } from '../examples/coding/coding-settings.js';
+import { enableMcpFilesExample } from '../examples/mcp/mcp-files-example.js';
+import { mcpFilesConfigFromEnv, type McpFilesConfig } from '../examples/mcp/mcp-files-tools.js';
 import { openRefundStore, type RefundStore } from '../examples/refund/business/refund-store.js';
 import { REFUND_SCRIPT } from '../examples/refund/refund-script.js';
 import { registerRefundTools } from '../examples/refund/tools/refund-tools.js';
@@ -18,8 +23,12 @@ export interface HarnessCompositionOptions {
   /** Extra scripted routes: route name -> script (validated; defaults applied). */
   readonly scripts?: Readonly<Record<string, unknown>>;
   readonly identity?: string;
-  /** Environment for real model providers (default process.env). */
+  /** Environment for real model providers and the example switches below (default process.env). */
   readonly env?: NodeJS.ProcessEnv;
+  /** Enable the coding example's git tools and routes (default: `HARNESS_CODING_REPO`/`_REMOTE` in env). */
+  readonly coding?: CodingToolsConfig;
+  /** Enable the MCP filesystem example (default: `HARNESS_MCP_ROOT` in env); closed with the composition. */
+  readonly mcp?: McpFilesConfig;
 }
 
 /** The trusted worker-side composition: tools with executors, evidence store, model routes. */
@@ -50,8 +59,12 @@ export async function createHarnessComposition(
   const registry = new ToolRegistry();
   registerRefundTools(registry, refundStore);
   registerBenchTools(registry);
-  const store = await openEvidenceStore(options.storeUrl);
   const models = new ModelRouter();
+  const coding = options.coding ?? codingConfigFromEnv(env);
+  if (coding) enableCodingExample(registry, models, coding);
+  const mcpConfig = options.mcp ?? mcpFilesConfigFromEnv(env);
+  const mcp = mcpConfig ? await enableMcpFilesExample(registry, models, mcpConfig) : undefined;
+  const store = await openEvidenceStore(options.storeUrl);
   models.register(
     'scripted/refund',
     new ScriptedProvider(parseModelScript(REFUND_SCRIPT, 'scripted/refund')),
@@ -78,6 +91,7 @@ export async function createHarnessComposition(
     configDigest,
     defaultModelRoute,
     close: async () => {
+      await mcp?.close();
       await store.close();
       refundStore.close();
     },

@@ -1,5 +1,7 @@
 import { createDefaultEvaluatorRegistry, type EvaluatorRegistry } from '../completion/index.js';
 import { benchStepsProfile } from '../examples/bench/bench-profile.js';
+import { codingPipelineProfile, codingPushProfile } from '../examples/coding/coding-profiles.js';
+import { mcpFilesProfile, mcpFilesRootPolicy } from '../examples/mcp/mcp-files-profile.js';
 import { refundGraphProfile, refundOutcomeEvaluator } from '../examples/refund/graph/refund-graph.js';
 import { refundRulesPolicy } from '../examples/refund/refund-policy.js';
 import { AllowAllPolicy, RestrictionPolicy, type Policy } from '../policy/index.js';
@@ -74,11 +76,15 @@ export function workflowComposition(): WorkflowComposition {
       refundAssistantProfile,
       supportAnswerProfile,
       benchStepsProfile,
+      codingPushProfile,
+      codingPipelineProfile,
+      mcpFilesProfile,
     ]),
     policies: new Catalog<Policy>([
       new AllowAllPolicy(),
       refundRulesPolicy,
       new RestrictionPolicy({ name: 'read_only', version: 'v1', allowedEffects: ['read'] }),
+      mcpFilesRootPolicy,
     ]),
     evaluators,
   };

@@ -1,0 +1,47 @@
+import { resolve } from 'node:path';
+import type { ToolRegistrar } from '../refund/tools/refund-tools.js';
+import type { CodingTool, CodingToolsConfig, ResolvedCodingConfig } from './coding-config.js';
+import { createGitCommitTool } from './git-commit.js';
+import { createGitPushTool } from './git-push.js';
+import { createGitStatusTool } from './git-status.js';
+import { createGitVerifyRemoteBranchTool } from './git-verify-remote-branch.js';
+import { createPipelineRunTool } from './pipeline-run.js';
+
+/** Apply defaults and make directories absolute. */
+export function resolveCodingConfig(config: CodingToolsConfig): ResolvedCodingConfig {
+  const [cmd = 'sh', ...rest] = config.testCommand ?? ['sh', 'test.sh'];
+  return {
+    repoDir: resolve(config.repoDir),
+    remoteDir: resolve(config.remoteDir),
+    remoteName: config.remoteName ?? 'origin',
+    testCommand: [cmd, ...rest],
+    pipelineTimeoutMs: config.pipelineTimeoutMs ?? 60_000,
+    identity: config.identity ?? { name: 'Agent Harness', email: 'harness@example.invalid' },
+  };
+}
+
+/**
+ * The coding tools over real git, all `v1`: git.status (read), git.commit (write), git.push
+ * (write), git.verify_remote_branch (read), pipeline.run (read). Directories are not checked here:
+ * a missing repository makes each call fail with `coding.git_failed`.
+ */
+export function createCodingTools(config: CodingToolsConfig): CodingTool[] {
+  const resolved = resolveCodingConfig(config);
+  return [
+    createGitStatusTool(resolved),
+    createGitCommitTool(resolved),
+    createGitPushTool(resolved),
+    createGitVerifyRemoteBranchTool(resolved),
+    createPipelineRunTool(resolved),
+  ];
+}
+
+/**
+ * Register the coding tools with `registry`.
+ * @throws whatever `registry.register` throws (e.g. `registry.conflict`).
+ */
+export function registerCodingTools(registry: ToolRegistrar, config: CodingToolsConfig): CodingTool[] {
+  const tools = createCodingTools(config);
+  for (const tool of tools) registry.register(tool.definition, tool.executor);
+  return tools;
+}
