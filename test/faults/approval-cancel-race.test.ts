@@ -14,7 +14,7 @@ const CANCEL: Signal = ['cancelRun', () => ({ actor: 'customer', reason: 'change
  * exact, no worker is polling while the two signals arrive: both are in history before the next
  * workflow task, so one activation sees them in the order they were sent.
  */
-describe('faults: approval and cancellation race', () => {
+describe('faults: approval and cancellation race', { timeout: 240_000 }, () => {
   const rigs: FaultRig[] = [];
   const handles: WorkflowHandle[] = [];
   afterEach(async () => {

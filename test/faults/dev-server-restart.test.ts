@@ -28,7 +28,7 @@ function privateConfig(): { config: DevServerConfig; dbFile: string } {
  * Scenario 7: the dev server restarts on its persisted db file while a run waits for approval; the
  * worker process reconnects by itself and the run finishes after the approve signal.
  */
-describe('faults: the dev server restarts', () => {
+describe('faults: the dev server restarts', { timeout: 240_000 }, () => {
   const log = (line: string): void => console.error(`[restart] ${line}`);
   let config: DevServerConfig;
   let server: StartedDevServer | undefined;

@@ -14,7 +14,7 @@ const USAGE = { promptTokens: 321, completionTokens: 45 };
  * Temporal notices the lost heartbeat, retries the model activity on another worker process, and the
  * run counts the usage of one call.
  */
-describe('faults: the worker dies during a model call', () => {
+describe('faults: the worker dies during a model call', { timeout: 240_000 }, () => {
   let server: SlowModelServer;
   let rig: FaultRig;
   let handle: WorkflowHandle | undefined;
@@ -63,14 +63,17 @@ describe('faults: the worker dies during a model call', () => {
     const history = await historyOf(handle);
     const modelTasks = history.filter((e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && e.activityType === 'callModel');
     expect(modelTasks).toHaveLength(1);
+    // The attempt that completed ran on the second process. (It is usually attempt 2; it can be 3 when
+    // the server handed attempt 2 to a poll the killed process had left open.)
     const retried = history.filter((e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_STARTED' && (e.attempt ?? 1) > 1);
-    expect(retried.map((e) => [e.attempt, e.identity])).toEqual([[2, `${hostname()}:${second.pid}`]]);
+    expect(retried.map((e) => e.identity)).toEqual([`${hostname()}:${second.pid}`]);
 
     // The evidence store holds one answer for call 1, and the live deltas of both attempts.
     const groups = await rig.composition.store.listMessageGroups(handle.workflowId);
     expect(groups.map((g) => g.seq)).toEqual([1]);
     const firstDeltas = await rig.composition.store.listModelDeltas(handle.workflowId, `${handle.workflowId}:m1:a1`);
-    const secondDeltas = await rig.composition.store.listModelDeltas(handle.workflowId, `${handle.workflowId}:m1:a2`);
+    const lastAttempt = retried[0]!.attempt!;
+    const secondDeltas = await rig.composition.store.listModelDeltas(handle.workflowId, `${handle.workflowId}:m1:a${lastAttempt}`);
     expect(firstDeltas.length).toBeGreaterThanOrEqual(16);
     expect(secondDeltas.length).toBeGreaterThan(0);
     const events = await rig.composition.store.listEvents(handle.workflowId);

@@ -19,7 +19,7 @@ async function bundle(entry: string, out: string): Promise<string> {
  * The "old build" is the bundle of src/workflows; the "new build" adds a timer at the start of
  * agentRun behind `patched('test-change')`; an unguarded copy of the change is the negative control.
  */
-describe('faults: a waiting run resumes on a newer build', () => {
+describe('faults: a waiting run resumes on a newer build', { timeout: 240_000 }, () => {
   let rig: FaultRig;
   let patchedBundle: string;
   let unguardedBundle: string;

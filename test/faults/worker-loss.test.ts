@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForState } from '../support/harness.js';
@@ -9,7 +10,7 @@ import { historyOf, workflowTaskWorkers } from './history.js';
  * Scenario 4 (worker lost while the run waits) and the interrupted read: real worker processes,
  * killed with SIGKILL, and a second process that takes over.
  */
-describe('faults: the only worker dies', () => {
+describe('faults: the only worker dies', { timeout: 240_000 }, () => {
   let rig: FaultRig;
   const handles: WorkflowHandle[] = [];
   beforeAll(async () => {
@@ -38,10 +39,10 @@ describe('faults: the only worker dies', () => {
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ order_id: 'ORD-1001', amount_cents: 12900, idempotency_key: `${handle.workflowId}/4`, status: 'succeeded' });
     const workers = workflowTaskWorkers(await historyOf(handle));
-    expect(workers[0]).toMatch(new RegExp(`:${first.pid}$`));
-    expect(workers[workers.length - 1]).toMatch(new RegExp(`:${second.pid}$`));
-    const takeover = workers.findIndex((w) => w.endsWith(`:${second.pid}`));
-    expect(workers.slice(takeover).every((w) => w.endsWith(`:${second.pid}`))).toBe(true);
+    expect(workers[0]).toBe(`${hostname()}:${first.pid}`);
+    const takeover = workers.indexOf(`${hostname()}:${second.pid}`);
+    expect(takeover).toBeGreaterThan(0);
+    expect(workers.slice(takeover)).toEqual([`${hostname()}:${second.pid}`]);
     await second.kill();
   });
 
@@ -62,9 +63,13 @@ describe('faults: the only worker dies', () => {
     const read = waiting.invocations.filter((i) => i.tool === 'order.read');
     expect(read).toEqual([expect.objectContaining({ seq: 1, status: 'succeeded' })]);
     const record = await rig.composition.store.getInvocation(handle.workflowId, 1);
-    expect(record?.intents.map((i) => i.attempt)).toEqual([1, 2]);
-    expect(record?.intents.map((i) => i.workerIdentity)).toEqual([expect.stringMatching(new RegExp(`:${slow.pid}$`)), expect.stringMatching(new RegExp(`:${healthy.pid}$`))]);
-    expect(record?.result).toMatchObject({ status: 'succeeded', attempt: 2 });
+    // Two attempts ran: the first on the killed process, the retry on the healthy one. (The retry is
+    // usually attempt 2; it is 3 when the server handed attempt 2 to a poll the killed process left open.)
+    const intents = record?.intents ?? [];
+    expect(intents.map((i) => i.workerIdentity)).toEqual([`${hostname()}:${slow.pid}`, `${hostname()}:${healthy.pid}`]);
+    expect(intents[0]?.attempt).toBe(1);
+    expect(intents[1]?.attempt).toBeGreaterThan(1);
+    expect(record?.result).toMatchObject({ status: 'succeeded', attempt: intents[1]?.attempt });
     const history = await historyOf(handle);
     expect(history.filter((e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && e.activityType === 'runTool').length).toBe(3);
 

@@ -14,7 +14,7 @@ const SLOW_CREATE = { HARNESS_REFUND_STORE_LATENCY_MS: 'createRefund=120000' };
  * Scenarios 2 and 3: the worker dies while `refund.create` runs. The write is never dispatched again;
  * its outcome is settled from the evidence store, the tool's reconciler, or a person.
  */
-describe('faults: the worker dies during a write', () => {
+describe('faults: the worker dies during a write', { timeout: 240_000 }, () => {
   // Each test gets its own rig (task queue and stores): every test refunds ORD-1001 in full once.
   let rig: FaultRig;
   const rigs: FaultRig[] = [];
