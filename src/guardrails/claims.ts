@@ -32,7 +32,7 @@ export const DEFAULT_CLAIM_KINDS: readonly ClaimKind[] = [
       /\brefund\b(?:[^.!?;\n]|\.(?=\d)){0,80}?\b(?:has|have)\s+been\s+(?:successfully\s+)?(?:created|issued|processed|completed|made|sent|approved|credited|paid|executed)\b/gi,
       /\brefund\b(?:[^.!?;\n]|\.(?=\d)){0,80}?\b(?:was|were|is|got)\s+(?:successfully\s+)?(?:created|issued|processed|completed|made|sent|credited|paid|executed)\b/gi,
       /\b(?:we|i)(?:'ve|\s+have)?\s+(?:successfully\s+)?(?:issued|processed|created|made|sent|completed)\s+(?:a|the|your)?\s*(?:full\s+|partial\s+)?refund\b/gi,
-      /\brefund\s+(?:successful|succeeded|completed?)\b/gi,
+      /\brefund\s+(?:successful|succeeded|completed?|created|issued|processed)\b/gi,
       /已(?:经)?(?:为您|给您|帮您)?(?:全额|部分)?退款/g,
       /退款(?:已|已经)(?:创建|完成|成功|到账|发放|处理|办理|退回|原路退回)/g,
       /退款成功|成功退款/g,
@@ -79,9 +79,11 @@ export const DEFAULT_CLAIM_KINDS: readonly ClaimKind[] = [
   },
 ];
 
-/** Words that make a claim a negation, a condition or a promise rather than a report of an effect. */
-const NOT_A_CLAIM_EN = /\b(?:not|no|never|nothing|none|cannot|unable|won't|isn't|wasn't|hasn't|haven't|didn't|will|would|can|could|may|might|should|if|unless|whether|yet\s+to|failed\s+to)\b|n't\b/i;
-const NOT_A_CLAIM_ZH = /未|没有|没|不|无法|尚未|并未|失败|将|会|如果|若|是否|能否/;
+/** Negations and conditions anywhere in the claim's clause: "nothing was refunded", "if the refund was made". */
+const NEGATION_EN = /\b(?:not|no|never|nothing|none|cannot|unable|yet\s+to|failed\s+to|if|unless|whether)\b|n't\b/i;
+const NEGATION_ZH = /未|没有|没|不|无法|尚未|并未|失败|如果|若|是否|能否/;
+/** A modal right before the claim makes it a promise, not a report: "you will (soon) be refunded". */
+const MODAL_BEFORE = /(?:\b(?:will|would|can|could|may|might|should|shall)|'ll)\s+(?:\w+\s+)?(?:be\s+)?$/i;
 const CLAUSE_BREAK = /[,;:，；：]/g;
 
 /** A sentence inside a string (trimmed of leading whitespace). */
@@ -134,7 +136,7 @@ export function findClaims(text: string, kinds: readonly ClaimKind[]): ClaimHit[
         const before = text.slice(sentence.start, m.index);
         const breaks = [...before.matchAll(CLAUSE_BREAK)];
         const clause = before.slice((breaks[breaks.length - 1]?.index ?? -1) + 1) + m[0];
-        if (NOT_A_CLAIM_EN.test(clause) || NOT_A_CLAIM_ZH.test(clause)) continue;
+        if (NEGATION_EN.test(clause) || NEGATION_ZH.test(clause) || MODAL_BEFORE.test(before)) continue;
         if (out.some((h) => h.kind.id === kind.id && h.sentence.start === sentence.start)) continue;
         out.push({ kind, span: { start: m.index, end: m.index + m[0].length }, sentence });
       }

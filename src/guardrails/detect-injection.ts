@@ -65,7 +65,7 @@ const MARKER_RULES: readonly MarkerRule[] = [
   {
     ruleId: 'tool_call.dotted_call',
     code: InputReasonCodes.toolCallImitation,
-    pattern: /\b[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)*\s*\(/g,
+    pattern: /\b[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)*\(/g,
   },
   {
     ruleId: 'tool_call.json_envelope',

@@ -43,3 +43,12 @@ export {
   appendFindingRecords,
   type GuardrailFindingRecord,
 } from './finding-record.js';
+export {
+  GuardrailEventTypes,
+  GuardrailStopCodes,
+  MAX_OBLIGATIONS,
+  inputCheckedEvent,
+  mergeObligations,
+  outputCheckedEvent,
+  type GuardrailEvent,
+} from './run-hooks.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { GuardrailFindingRecordSchema, MAX_FINDING_RECORDS } from '../guardrails/finding-record.js';
+import { MAX_OBLIGATIONS, mergeObligations } from '../guardrails/run-hooks.js';
 import type { MigrationStep } from './migration-registry.js';
 import { RunStateV1Fields, RunStateV1Schema, type RunStateV1 } from './run-state-v1.js';
 
@@ -12,7 +13,7 @@ import { RunStateV1Fields, RunStateV1Schema, type RunStateV1 } from './run-state
 export const RunStateV2Schema = z.strictObject({
   schemaVersion: z.literal(2),
   ...RunStateV1Fields,
-  obligations: z.array(z.string().min(1).max(200)).max(100),
+  obligations: z.array(z.string().min(1).max(200)).max(MAX_OBLIGATIONS),
   guardrailFindings: z.array(GuardrailFindingRecordSchema).max(MAX_FINDING_RECORDS),
 });
 export type RunStateV2 = z.output<typeof RunStateV2Schema>;
@@ -33,7 +34,7 @@ export const runStateV1ToV2: MigrationStep<RunStateV1, RunStateV2> = {
   migrate: (v) => ({
     ...v,
     schemaVersion: 2,
-    obligations: [...new Set(v.pendingAction?.obligations ?? [])],
+    obligations: mergeObligations([], v.pendingAction?.obligations ?? []),
     guardrailFindings: [],
   }),
 };

@@ -61,6 +61,7 @@ describe('input guardrail: prompt injection (EN and ZH)', () => {
       'My order O-1001 has not shipped for 4 days, please refund it.',
       '订单 O-1001 超过72小时未发货，申请全额退款。',
       'The refund policy says the system refunds within 3 days.',
+      'I run Node.js (v20) and read the docs at example.com.',
     ]) {
       const r = checkInput({ message: text });
       expect(r, text).toMatchObject({ verdict: 'pass', reasonCodes: [], findings: [], dataClassification: 'internal' });

@@ -46,8 +46,17 @@ describe('output guardrail: faithfulness', () => {
       'Once approved, you will be refunded.',
       '订单尚未退款。',
       'No refund has been confirmed yet.',
+      'If your refund was created, you will see it in your account.',
+      "You'll soon be refunded once the parcel is back.",
     ]) {
       expect(checkOutput({ output: { message }, ...emptyRun }).verdict, message).toBe('pass');
+    }
+  });
+
+  it('modals elsewhere in the clause do not hide a claim', () => {
+    for (const message of ['We can confirm your refund has been issued.', 'Refund created for order O-1001.']) {
+      expect(checkOutput({ output: { message }, ...emptyRun }).verdict, message).toBe('block');
+      expect(checkOutput({ output: { message }, ...verifiedRefundRun }).verdict, message).toBe('pass');
     }
   });
 
