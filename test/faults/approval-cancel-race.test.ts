@@ -44,9 +44,16 @@ describe('faults: approval and cancellation race', { timeout: 240_000 }, () => {
   async function expectCancelledWithoutRefund(handle: WorkflowHandle, rig: FaultRig): Promise<string[]> {
     const result = await resultOf(handle);
     expect(result.status).toBe('cancelled');
-    expect(result.terminalReason).toMatchObject({ code: 'run.cancelled', message: 'cancelled by customer: changed my mind' });
+    expect(result.terminalReason).toMatchObject({
+      code: 'run.cancelled',
+      message: 'cancelled by customer: changed my mind',
+    });
     const view = await handle.query<RunView>('state');
-    expect(view.invocations.map((i) => i.tool)).toEqual(['order.read', 'logistics.read', 'policy.search.refund']);
+    expect(view.invocations.map((i) => i.tool)).toEqual([
+      'order.read',
+      'logistics.read',
+      'policy.search.refund',
+    ]);
     expect(view.pendingAction).toBeNull();
     expect(rig.refundRows()).toHaveLength(0);
     const history = await historyOf(handle);
@@ -54,7 +61,9 @@ describe('faults: approval and cancellation race', { timeout: 240_000 }, () => {
     expect(signals).toHaveLength(2);
     const events = await rig.composition.store.listEvents(handle.workflowId);
     expect(events.some((e) => e.type === 'run.cancelled')).toBe(true);
-    return events.filter((e) => e.type === 'human.signal_rejected').map((e) => (e.data as { code: string }).code);
+    return events
+      .filter((e) => e.type === 'human.signal_rejected')
+      .map((e) => (e.data as { code: string }).code);
   }
 
   it('approve then cancelRun in one go: the run is cancelled and nothing is refunded', async () => {

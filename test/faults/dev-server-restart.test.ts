@@ -59,11 +59,16 @@ describe('faults: the dev server restarts', { timeout: 240_000 }, () => {
     // The run is still there, waiting, served by the same worker process after it reconnected.
     const again = await waitForState(handle, (v) => v.status === 'awaiting_confirmation', 60_000);
     expect(again.pendingAction?.actionId).toBe(waiting.pendingAction!.actionId);
-    await handle.signal('approve', { actionId: waiting.pendingAction!.actionId, actor: 'operator@example.com' });
+    await handle.signal('approve', {
+      actionId: waiting.pendingAction!.actionId,
+      actor: 'operator@example.com',
+    });
     const result = await resultOf(handle);
     expect(result.status).toBe('succeeded');
     expect(result.output.outcome).toBe('refunded');
-    expect(rig.refundRows()).toEqual([expect.objectContaining({ order_id: 'ORD-1001', idempotency_key: `${handle.workflowId}/4` })]);
+    expect(rig.refundRows()).toEqual([
+      expect.objectContaining({ order_id: 'ORD-1001', idempotency_key: `${handle.workflowId}/4` }),
+    ]);
     expect(worker.output()).toContain('polling');
     await worker.kill();
   });

@@ -6,14 +6,21 @@ import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { expect, inject } from 'vitest';
 import { startAgentRun } from '../../src/client/start-run.js';
-import { createHarnessComposition, type HarnessComposition } from '../../src/composition/harness-composition.js';
+import {
+  createHarnessComposition,
+  type HarnessComposition,
+} from '../../src/composition/harness-composition.js';
 import type { AgentRunInput } from '../../src/domain/run-input.js';
 import type { AgentRunResult } from '../../src/workflows/agent-run.js';
 import type { RunView } from '../../src/workflows/run-view.js';
 import { waitForState } from '../support/harness.js';
 import { uniqueTaskQueue } from '../support/temporal.js';
 import { historyOf, openActivities } from './history.js';
-import { startWorkerProcess, type WorkerProcess, type WorkerProcessOptions } from '../support/worker-process.js';
+import {
+  startWorkerProcess,
+  type WorkerProcess,
+  type WorkerProcessOptions,
+} from '../support/worker-process.js';
 
 /** One row of the refund business store, as the fault tests compare them. */
 export interface RefundRow {
@@ -35,7 +42,10 @@ export interface FaultRig {
   readonly client: Client;
   readonly composition: HarnessComposition;
   worker(options?: Partial<Omit<WorkerProcessOptions, 'taskQueue' | 'dir'>>): Promise<WorkerProcess>;
-  start(input: Partial<AgentRunInput> & Pick<AgentRunInput, 'task'>, workflowId?: string): Promise<WorkflowHandle>;
+  start(
+    input: Partial<AgentRunInput> & Pick<AgentRunInput, 'task'>,
+    workflowId?: string,
+  ): Promise<WorkflowHandle>;
   refundRows(): RefundRow[];
   close(): Promise<void>;
 }
@@ -104,7 +114,11 @@ export async function createFaultRig(name: string, options: FaultRigOptions = {}
     refundRows: () => {
       const db = new Database(join(dir, 'refund.db'), { readonly: true, fileMustExist: true });
       try {
-        return db.prepare('SELECT id, order_id, amount_cents, idempotency_key, status FROM refunds ORDER BY created_at').all() as RefundRow[];
+        return db
+          .prepare(
+            'SELECT id, order_id, amount_cents, idempotency_key, status FROM refunds ORDER BY created_at',
+          )
+          .all() as RefundRow[];
       } finally {
         db.close();
       }
@@ -117,7 +131,9 @@ export async function createFaultRig(name: string, options: FaultRigOptions = {}
 }
 
 /** The run's result, typed. */
-export async function resultOf(handle: WorkflowHandle): Promise<AgentRunResult & { output: Record<string, unknown> }> {
+export async function resultOf(
+  handle: WorkflowHandle,
+): Promise<AgentRunResult & { output: Record<string, unknown> }> {
   return (await handle.result()) as AgentRunResult & { output: Record<string, unknown> };
 }
 
@@ -128,6 +144,8 @@ export async function resultOf(handle: WorkflowHandle): Promise<AgentRunResult &
  */
 export async function waitForPause(handle: WorkflowHandle, status: RunView['status']): Promise<RunView> {
   const view = await waitForState(handle, (v) => v.status === status && v.pendingAction !== null, 90_000);
-  await expect.poll(async () => openActivities(await historyOf(handle)), { timeout: 30_000, interval: 200 }).toBe(0);
+  await expect
+    .poll(async () => openActivities(await historyOf(handle)), { timeout: 30_000, interval: 200 })
+    .toBe(0);
   return view;
 }

@@ -25,14 +25,25 @@ export async function historyOf(handle: WorkflowHandle): Promise<HistoryEntry[]>
   const history = await handle.fetchHistory();
   return (history.events ?? []).map((e) => {
     const type = EventType[e.eventType ?? 0] ?? String(e.eventType);
-    const identity = e.workflowTaskStartedEventAttributes?.identity ?? e.activityTaskStartedEventAttributes?.identity ?? undefined;
-    const timeout = e.activityTaskTimedOutEventAttributes?.failure?.timeoutFailureInfo?.timeoutType ?? e.workflowTaskTimedOutEventAttributes?.timeoutType;
+    const identity =
+      e.workflowTaskStartedEventAttributes?.identity ??
+      e.activityTaskStartedEventAttributes?.identity ??
+      undefined;
+    const timeout =
+      e.activityTaskTimedOutEventAttributes?.failure?.timeoutFailureInfo?.timeoutType ??
+      e.workflowTaskTimedOutEventAttributes?.timeoutType;
     return {
       type,
       ...(identity ? { identity } : {}),
-      ...(e.activityTaskScheduledEventAttributes?.activityType?.name ? { activityType: e.activityTaskScheduledEventAttributes.activityType.name } : {}),
-      ...(e.markerRecordedEventAttributes?.markerName ? { markerName: e.markerRecordedEventAttributes.markerName } : {}),
-      ...(e.activityTaskStartedEventAttributes?.attempt ? { attempt: e.activityTaskStartedEventAttributes.attempt } : {}),
+      ...(e.activityTaskScheduledEventAttributes?.activityType?.name
+        ? { activityType: e.activityTaskScheduledEventAttributes.activityType.name }
+        : {}),
+      ...(e.markerRecordedEventAttributes?.markerName
+        ? { markerName: e.markerRecordedEventAttributes.markerName }
+        : {}),
+      ...(e.activityTaskStartedEventAttributes?.attempt
+        ? { attempt: e.activityTaskStartedEventAttributes.attempt }
+        : {}),
       ...(timeout !== undefined && timeout !== null ? { timeoutType: TimeoutType[timeout] } : {}),
     };
   });
@@ -42,7 +53,8 @@ export async function historyOf(handle: WorkflowHandle): Promise<HistoryEntry[]>
 export function workflowTaskWorkers(entries: readonly HistoryEntry[]): string[] {
   const out: string[] = [];
   for (const e of entries) {
-    if (e.type === 'EVENT_TYPE_WORKFLOW_TASK_STARTED' && e.identity && out[out.length - 1] !== e.identity) out.push(e.identity);
+    if (e.type === 'EVENT_TYPE_WORKFLOW_TASK_STARTED' && e.identity && out[out.length - 1] !== e.identity)
+      out.push(e.identity);
   }
   return out;
 }

@@ -25,7 +25,12 @@ describe('faults: the worker dies during a model call', { timeout: 240_000 }, ()
         : { pieces: ['Your order ORD-1001 ', 'ships within ', 'two days.'], intervalMs: 20, usage: USAGE },
     );
     rig = await createFaultRig('model-loss', {
-      compositionEnv: { HARNESS_MODEL_PROVIDER: 'openai', OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'test', HARNESS_MODEL: 'slow-model-1' },
+      compositionEnv: {
+        HARNESS_MODEL_PROVIDER: 'openai',
+        OPENAI_BASE_URL: server.baseUrl,
+        OPENAI_API_KEY: 'test',
+        HARNESS_MODEL: 'slow-model-1',
+      },
     });
   });
   afterAll(async () => {
@@ -58,22 +63,36 @@ describe('faults: the worker dies during a model call', { timeout: 240_000 }, ()
     expect(server.requests[1]).toMatchObject({ finished: true, aborted: false });
 
     const view = await handle.query<RunView>('state');
-    expect(view.budget).toMatchObject({ modelCalls: 1, inputTokens: USAGE.promptTokens, outputTokens: USAGE.completionTokens });
+    expect(view.budget).toMatchObject({
+      modelCalls: 1,
+      inputTokens: USAGE.promptTokens,
+      outputTokens: USAGE.completionTokens,
+    });
 
     const history = await historyOf(handle);
-    const modelTasks = history.filter((e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && e.activityType === 'callModel');
+    const modelTasks = history.filter(
+      (e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && e.activityType === 'callModel',
+    );
     expect(modelTasks).toHaveLength(1);
     // The attempt that completed ran on the second process. (It is usually attempt 2; it can be 3 when
     // the server handed attempt 2 to a poll the killed process had left open.)
-    const retried = history.filter((e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_STARTED' && (e.attempt ?? 1) > 1);
+    const retried = history.filter(
+      (e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_STARTED' && (e.attempt ?? 1) > 1,
+    );
     expect(retried.map((e) => e.identity)).toEqual([`${hostname()}:${second.pid}`]);
 
     // The evidence store holds one answer for call 1, and the live deltas of both attempts.
     const groups = await rig.composition.store.listMessageGroups(handle.workflowId);
     expect(groups.map((g) => g.seq)).toEqual([1]);
-    const firstDeltas = await rig.composition.store.listModelDeltas(handle.workflowId, `${handle.workflowId}:m1:a1`);
+    const firstDeltas = await rig.composition.store.listModelDeltas(
+      handle.workflowId,
+      `${handle.workflowId}:m1:a1`,
+    );
     const lastAttempt = retried[0]!.attempt!;
-    const secondDeltas = await rig.composition.store.listModelDeltas(handle.workflowId, `${handle.workflowId}:m1:a${lastAttempt}`);
+    const secondDeltas = await rig.composition.store.listModelDeltas(
+      handle.workflowId,
+      `${handle.workflowId}:m1:a${lastAttempt}`,
+    );
     expect(firstDeltas.length).toBeGreaterThanOrEqual(16);
     expect(secondDeltas.length).toBeGreaterThan(0);
     const events = await rig.composition.store.listEvents(handle.workflowId);

@@ -9,7 +9,10 @@ import { createFaultRig, resultOf, waitForPause, type FaultRig } from './fault-r
 import { historyOf } from './history.js';
 
 async function bundle(entry: string, out: string): Promise<string> {
-  const b = await bundleWorkflowCode({ workflowsPath: join(projectRoot, 'test', 'faults', 'fixtures', entry), logger: new DefaultLogger('WARN') });
+  const b = await bundleWorkflowCode({
+    workflowsPath: join(projectRoot, 'test', 'faults', 'fixtures', entry),
+    logger: new DefaultLogger('WARN'),
+  });
   writeFileSync(out, b.code);
   return out;
 }
@@ -44,7 +47,10 @@ describe('faults: a waiting run resumes on a newer build', { timeout: 240_000 },
     const oldHistory = (await handle.fetchHistory()).events ?? [];
 
     const newWorker = await rig.worker({ bundlePath: patchedBundle });
-    await handle.signal('approve', { actionId: waiting.pendingAction!.actionId, actor: 'operator@example.com' });
+    await handle.signal('approve', {
+      actionId: waiting.pendingAction!.actionId,
+      actor: 'operator@example.com',
+    });
     const result = await resultOf(handle);
     expect(result.status).toBe('succeeded');
     expect(result.output.outcome).toBe('refunded');
@@ -54,23 +60,39 @@ describe('faults: a waiting run resumes on a newer build', { timeout: 240_000 },
     expect(history.some((e) => e.type === 'EVENT_TYPE_MARKER_RECORDED')).toBe(false);
     // no new leading timer: agentRun's own timers (deadline, approval expiry) start after the tool snapshot is loaded
     const types = history.map((e) => e.type);
-    expect(types.indexOf('EVENT_TYPE_TIMER_STARTED')).toBeGreaterThan(types.indexOf('EVENT_TYPE_ACTIVITY_TASK_SCHEDULED'));
+    expect(types.indexOf('EVENT_TYPE_TIMER_STARTED')).toBeGreaterThan(
+      types.indexOf('EVENT_TYPE_ACTIVITY_TASK_SCHEDULED'),
+    );
 
     // A run started on the new build takes the new step: a patch marker and its timer come before anything else.
     const fresh = await rig.start({ task: { message: 'refund ORD-1001', customerId: 'C1001' } });
     handles.push(fresh);
     const freshWaiting = await waitForPause(fresh, 'awaiting_confirmation');
-    await fresh.signal('reject', { actionId: freshWaiting.pendingAction!.actionId, actor: 'customer', reason: 'already refunded' });
+    await fresh.signal('reject', {
+      actionId: freshWaiting.pendingAction!.actionId,
+      actor: 'customer',
+      reason: 'already refunded',
+    });
     expect((await resultOf(fresh)).output.outcome).toBe('declined_by_user');
     const freshTypes = (await historyOf(fresh)).map((e) => e.type);
     expect(freshTypes.indexOf('EVENT_TYPE_MARKER_RECORDED')).toBeGreaterThan(0);
-    expect(freshTypes.indexOf('EVENT_TYPE_TIMER_STARTED')).toBeLessThan(freshTypes.indexOf('EVENT_TYPE_ACTIVITY_TASK_SCHEDULED'));
+    expect(freshTypes.indexOf('EVENT_TYPE_TIMER_STARTED')).toBeLessThan(
+      freshTypes.indexOf('EVENT_TYPE_ACTIVITY_TASK_SCHEDULED'),
+    );
     await newWorker.kill();
 
     // Negative control: the same change without patched() cannot replay the run the old build started.
     await expect(
-      Worker.runReplayHistory({ workflowBundle: { codePath: unguardedBundle }, replayName: 'unguarded' }, { events: oldHistory }, handle.workflowId),
+      Worker.runReplayHistory(
+        { workflowBundle: { codePath: unguardedBundle }, replayName: 'unguarded' },
+        { events: oldHistory },
+        handle.workflowId,
+      ),
     ).rejects.toMatchObject({ name: 'DeterminismViolationError' });
-    await Worker.runReplayHistory({ workflowBundle: { codePath: patchedBundle }, replayName: 'patched' }, { events: oldHistory }, handle.workflowId);
+    await Worker.runReplayHistory(
+      { workflowBundle: { codePath: patchedBundle }, replayName: 'patched' },
+      { events: oldHistory },
+      handle.workflowId,
+    );
   });
 });

@@ -24,20 +24,30 @@ describe('faults: the only worker dies', { timeout: 240_000 }, () => {
 
   it('a run waiting for approval survives its worker; a new worker process finishes it after the approve signal', async () => {
     const first = await rig.worker();
-    const handle = await rig.start({ task: { message: 'Please refund ORD-1001, it never shipped', customerId: 'C1001' } });
+    const handle = await rig.start({
+      task: { message: 'Please refund ORD-1001, it never shipped', customerId: 'C1001' },
+    });
     handles.push(handle);
     const waiting = await waitForPause(handle, 'awaiting_confirmation');
     await first.kill();
 
     const second = await rig.worker();
-    await handle.signal('approve', { actionId: waiting.pendingAction!.actionId, actor: 'operator@example.com' });
+    await handle.signal('approve', {
+      actionId: waiting.pendingAction!.actionId,
+      actor: 'operator@example.com',
+    });
     const result = await resultOf(handle);
     expect(result.status).toBe('succeeded');
     expect(result.output.outcome).toBe('refunded');
 
     const rows = rig.refundRows();
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ order_id: 'ORD-1001', amount_cents: 12900, idempotency_key: `${handle.workflowId}/4`, status: 'succeeded' });
+    expect(rows[0]).toMatchObject({
+      order_id: 'ORD-1001',
+      amount_cents: 12900,
+      idempotency_key: `${handle.workflowId}/4`,
+      status: 'succeeded',
+    });
     const workers = workflowTaskWorkers(await historyOf(handle));
     expect(workers[0]).toBe(`${hostname()}:${first.pid}`);
     const takeover = workers.indexOf(`${hostname()}:${second.pid}`);
@@ -53,9 +63,18 @@ describe('faults: the only worker dies', { timeout: 240_000 }, () => {
       activityTimeouts: { readHeartbeatSeconds: 2 },
     });
     handles.push(handle);
-    await waitForState(handle, (v) => v.invocations.some((i) => i.tool === 'order.read' && i.status === 'pending'), 60_000);
+    await waitForState(
+      handle,
+      (v) => v.invocations.some((i) => i.tool === 'order.read' && i.status === 'pending'),
+      60_000,
+    );
     // The intent is durable before the executor runs; wait for it, then kill the worker mid-read.
-    await expect.poll(async () => (await rig.composition.store.getInvocation(handle.workflowId, 1))?.intents.length ?? 0, { timeout: 30_000 }).toBe(1);
+    await expect
+      .poll(
+        async () => (await rig.composition.store.getInvocation(handle.workflowId, 1))?.intents.length ?? 0,
+        { timeout: 30_000 },
+      )
+      .toBe(1);
     await slow.kill();
 
     const healthy = await rig.worker();
@@ -66,16 +85,28 @@ describe('faults: the only worker dies', { timeout: 240_000 }, () => {
     // Two attempts ran: the first on the killed process, the retry on the healthy one. (The retry is
     // usually attempt 2; it is 3 when the server handed attempt 2 to a poll the killed process left open.)
     const intents = record?.intents ?? [];
-    expect(intents.map((i) => i.workerIdentity)).toEqual([`${hostname()}:${slow.pid}`, `${hostname()}:${healthy.pid}`]);
+    expect(intents.map((i) => i.workerIdentity)).toEqual([
+      `${hostname()}:${slow.pid}`,
+      `${hostname()}:${healthy.pid}`,
+    ]);
     expect(intents[0]?.attempt).toBe(1);
     expect(intents[1]?.attempt).toBeGreaterThan(1);
     expect(record?.result).toMatchObject({ status: 'succeeded', attempt: intents[1]?.attempt });
     const history = await historyOf(handle);
-    expect(history.filter((e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && e.activityType === 'runTool').length).toBe(3);
+    expect(
+      history.filter((e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && e.activityType === 'runTool')
+        .length,
+    ).toBe(3);
 
-    await handle.signal('reject', { actionId: waiting.pendingAction!.actionId, actor: 'customer', reason: 'not needed any more' });
+    await handle.signal('reject', {
+      actionId: waiting.pendingAction!.actionId,
+      actor: 'customer',
+      reason: 'not needed any more',
+    });
     expect((await resultOf(handle)).output.outcome).toBe('declined_by_user');
-    expect(rig.refundRows().filter((r) => r.idempotency_key.startsWith(`${handle.workflowId}/`))).toHaveLength(0);
+    expect(
+      rig.refundRows().filter((r) => r.idempotency_key.startsWith(`${handle.workflowId}/`)),
+    ).toHaveLength(0);
     await healthy.kill();
   });
 });

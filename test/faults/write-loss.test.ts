@@ -32,7 +32,8 @@ describe('faults: the worker dies during a write', { timeout: 240_000 }, () => {
     for (const r of rigs) await r.close();
   });
 
-  const rowsOf = (handle: WorkflowHandle) => rig.refundRows().filter((r) => r.idempotency_key === `${handle.workflowId}/${CREATE_SEQ}`);
+  const rowsOf = (handle: WorkflowHandle) =>
+    rig.refundRows().filter((r) => r.idempotency_key === `${handle.workflowId}/${CREATE_SEQ}`);
 
   /** Start a refund of ORD-1001 on a worker with a slow createRefund, approve it, and kill the worker once the write's intent is durable. */
   async function approveAndKillDuringCreate(
@@ -43,13 +44,25 @@ describe('faults: the worker dies during a write', { timeout: 240_000 }, () => {
     await newRig();
     const dead = await rig.worker({ env });
     const handle = await rig.start(
-      { task: { message: 'refund ORD-1001 please, it has not shipped', customerId: 'C1001' }, activityTimeouts: { writeHeartbeatSeconds: 2 } },
+      {
+        task: { message: 'refund ORD-1001 please, it has not shipped', customerId: 'C1001' },
+        activityTimeouts: { writeHeartbeatSeconds: 2 },
+      },
       workflowId,
     );
     handles.push(handle);
     const waiting = await waitForState(handle, (v) => v.status === 'awaiting_confirmation', 60_000);
-    await handle.signal('approve', { actionId: waiting.pendingAction!.actionId, actor: 'operator@example.com' });
-    await expect.poll(async () => (await rig.composition.store.getInvocation(handle.workflowId, CREATE_SEQ))?.intents.length ?? 0, { timeout: 30_000 }).toBe(1);
+    await handle.signal('approve', {
+      actionId: waiting.pendingAction!.actionId,
+      actor: 'operator@example.com',
+    });
+    await expect
+      .poll(
+        async () =>
+          (await rig.composition.store.getInvocation(handle.workflowId, CREATE_SEQ))?.intents.length ?? 0,
+        { timeout: 30_000 },
+      )
+      .toBe(1);
     await afterIntent?.(handle);
     await dead.kill();
     return { handle, dead };
@@ -57,7 +70,9 @@ describe('faults: the worker dies during a write', { timeout: 240_000 }, () => {
 
   async function expectWriteDispatchedOnce(handle: WorkflowHandle): Promise<void> {
     const history = await historyOf(handle);
-    const runTools = history.filter((e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && e.activityType === 'runTool');
+    const runTools = history.filter(
+      (e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && e.activityType === 'runTool',
+    );
     const timedOut = history.filter((e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT');
     expect(timedOut).toEqual([expect.objectContaining({ timeoutType: 'TIMEOUT_TYPE_HEARTBEAT' })]);
     expect(history.some((e) => e.activityType === 'resolveLostInvocation')).toBe(true);
@@ -68,21 +83,33 @@ describe('faults: the worker dies during a write', { timeout: 240_000 }, () => {
   }
 
   it('scenario 3: the row was committed but the worker died before completing the activity: the reconciler settles it, one refund, no human', async () => {
-    const { handle } = await approveAndKillDuringCreate({ ...SLOW_CREATE, HARNESS_REFUND_STORE_LATENCY_PHASE: 'after_commit' }, undefined, async (h) => {
-      await expect.poll(() => rowsOf(h).length, { timeout: 30_000 }).toBe(1);
-    });
+    const { handle } = await approveAndKillDuringCreate(
+      { ...SLOW_CREATE, HARNESS_REFUND_STORE_LATENCY_PHASE: 'after_commit' },
+      undefined,
+      async (h) => {
+        await expect.poll(() => rowsOf(h).length, { timeout: 30_000 }).toBe(1);
+      },
+    );
     const healthy = await rig.worker();
     const result = await resultOf(handle);
     expect(result.status).toBe('succeeded');
     expect(result.output.outcome).toBe('refunded');
     const view = await handle.query<RunView>('state');
-    expect(view.invocations.find((i) => i.seq === CREATE_SEQ)).toMatchObject({ tool: 'refund.create', status: 'succeeded', resolvedBy: 'reconciler' });
+    expect(view.invocations.find((i) => i.seq === CREATE_SEQ)).toMatchObject({
+      tool: 'refund.create',
+      status: 'succeeded',
+      resolvedBy: 'reconciler',
+    });
     expect(view.invocations.find((i) => i.tool === 'refund.verify')?.status).toBe('succeeded');
     const rows = rowsOf(handle);
     expect(rows).toHaveLength(1);
     expect(result.output.refundId).toBe(rows[0]!.id);
     const record = await rig.composition.store.getInvocation(handle.workflowId, CREATE_SEQ);
-    expect(record?.result).toMatchObject({ status: 'succeeded', source: 'reconciler', externalId: rows[0]!.id });
+    expect(record?.result).toMatchObject({
+      status: 'succeeded',
+      source: 'reconciler',
+      externalId: rows[0]!.id,
+    });
     await expectWriteDispatchedOnce(handle);
     await healthy.kill();
   });
@@ -94,13 +121,21 @@ describe('faults: the worker dies during a write', { timeout: 240_000 }, () => {
     expect(result.status).toBe('succeeded');
     expect(result.output.outcome).toBe('refused');
     const view = await handle.query<RunView>('state');
-    expect(view.invocations.find((i) => i.seq === CREATE_SEQ)).toMatchObject({ tool: 'refund.create', status: 'not_applied', resolvedBy: 'reconciler' });
+    expect(view.invocations.find((i) => i.seq === CREATE_SEQ)).toMatchObject({
+      tool: 'refund.create',
+      status: 'not_applied',
+      resolvedBy: 'reconciler',
+    });
     expect(view.invocations.some((i) => i.tool === 'refund.verify')).toBe(false);
     expect(rowsOf(handle)).toHaveLength(0);
     const record = await rig.composition.store.getInvocation(handle.workflowId, CREATE_SEQ);
     expect(record?.result).toMatchObject({ status: 'not_applied', source: 'reconciler' });
     const events = await rig.composition.store.listEvents(handle.workflowId);
-    expect(events.some((e) => e.type === 'human.requested' && JSON.stringify(e.data).includes('unknown_write_outcome'))).toBe(false);
+    expect(
+      events.some(
+        (e) => e.type === 'human.requested' && JSON.stringify(e.data).includes('unknown_write_outcome'),
+      ),
+    ).toBe(false);
     await expectWriteDispatchedOnce(handle);
     await healthy.kill();
   });
@@ -110,26 +145,51 @@ describe('faults: the worker dies during a write', { timeout: 240_000 }, () => {
     // While the write is in flight, someone else's refund appears under the key this run uses: the
     // reconciler finds a refund that does not match the call and answers `unknown` (an operator must look).
     const { handle } = await approveAndKillDuringCreate(SLOW_CREATE, workflowId, () =>
-      rig.composition.refundStore.createRefund({ orderId: 'ORD-1002', amountCents: 4990, reason: 'conflict drill', idempotencyKey: `${workflowId}/${CREATE_SEQ}` }).then(() => undefined),
+      rig.composition.refundStore
+        .createRefund({
+          orderId: 'ORD-1002',
+          amountCents: 4990,
+          reason: 'conflict drill',
+          idempotencyKey: `${workflowId}/${CREATE_SEQ}`,
+        })
+        .then(() => undefined),
     );
     const healthy = await rig.worker();
     const waiting = await waitForState(handle, (v) => v.status === 'awaiting_human', 60_000);
     expect(waiting.waitingReason).toBe('unknown_write_outcome');
-    expect(waiting.pendingAction).toMatchObject({ kind: 'reconcile', invocationSeq: CREATE_SEQ, tool: 'refund.create' });
+    expect(waiting.pendingAction).toMatchObject({
+      kind: 'reconcile',
+      invocationSeq: CREATE_SEQ,
+      tool: 'refund.create',
+    });
     expect(waiting.humanRequest?.allowedDecisions).toEqual(['succeeded', 'failed', 'not_applied']);
     expect(waiting.invocations.find((i) => i.seq === CREATE_SEQ)?.status).toBe('outcome_unknown');
 
-    await handle.signal('reconcile', { invocationSeq: CREATE_SEQ + 1, outcome: 'succeeded', actor: 'mallory' });
-    await handle.signal('reconcile', { invocationSeq: CREATE_SEQ, outcome: 'not_applied', actor: 'ops@example.com', evidence: { checked: 'refunds table' } });
+    await handle.signal('reconcile', {
+      invocationSeq: CREATE_SEQ + 1,
+      outcome: 'succeeded',
+      actor: 'mallory',
+    });
+    await handle.signal('reconcile', {
+      invocationSeq: CREATE_SEQ,
+      outcome: 'not_applied',
+      actor: 'ops@example.com',
+      evidence: { checked: 'refunds table' },
+    });
     const result = await resultOf(handle);
     expect(result.status).toBe('succeeded');
     expect(result.output.outcome).toBe('refused');
     const view = await handle.query<RunView>('state');
-    expect(view.invocations.find((i) => i.seq === CREATE_SEQ)).toMatchObject({ status: 'not_applied', resolvedBy: 'operator:ops@example.com' });
+    expect(view.invocations.find((i) => i.seq === CREATE_SEQ)).toMatchObject({
+      status: 'not_applied',
+      resolvedBy: 'operator:ops@example.com',
+    });
     // exactly one effect under the key: the pre-existing one; no refund of ORD-1001 was made
     expect(rowsOf(handle)).toEqual([expect.objectContaining({ order_id: 'ORD-1002', amount_cents: 4990 })]);
     const events = await rig.composition.store.listEvents(handle.workflowId);
-    expect(events.filter((e) => e.type === 'human.signal_rejected').map((e) => (e.data as { code: string }).code)).toEqual(['signal.action_mismatch']);
+    expect(
+      events.filter((e) => e.type === 'human.signal_rejected').map((e) => (e.data as { code: string }).code),
+    ).toEqual(['signal.action_mismatch']);
     await expectWriteDispatchedOnce(handle);
     await healthy.kill();
   });

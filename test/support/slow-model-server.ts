@@ -31,7 +31,12 @@ export interface SlowModelServer {
   close(): Promise<void>;
 }
 
-const CHUNK_BASE = { id: 'chatcmpl-slow', object: 'chat.completion.chunk', created: 1, model: 'slow-model-1' };
+const CHUNK_BASE = {
+  id: 'chatcmpl-slow',
+  object: 'chat.completion.chunk',
+  created: 1,
+  model: 'slow-model-1',
+};
 
 function sse(res: ServerResponse, data: unknown): void {
   res.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
@@ -47,7 +52,9 @@ function choice(delta: Record<string, unknown>, finishReason: string | null = nu
  * at the end. It answers text only (no tool calls). Requests other than POST .../chat/completions get
  * a 404. A client that disconnects mid-stream is recorded as `aborted` and the stream stops.
  */
-export async function startSlowModelServer(answerFor: (index: number) => SlowAnswer): Promise<SlowModelServer> {
+export async function startSlowModelServer(
+  answerFor: (index: number) => SlowAnswer,
+): Promise<SlowModelServer> {
   const requests: SlowRequest[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -75,7 +82,11 @@ export async function startSlowModelServer(answerFor: (index: number) => SlowAns
   });
 
   async function stream(res: ServerResponse, record: SlowRequest, answer: SlowAnswer): Promise<void> {
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    });
     res.flushHeaders();
     sse(res, choice({ role: 'assistant', content: '' }));
     for (const piece of answer.pieces) {
@@ -89,19 +100,30 @@ export async function startSlowModelServer(answerFor: (index: number) => SlowAns
     sse(res, {
       ...CHUNK_BASE,
       choices: [],
-      usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+      usage: {
+        prompt_tokens: promptTokens,
+        completion_tokens: completionTokens,
+        total_tokens: promptTokens + completionTokens,
+      },
     });
     sse(res, '[DONE]');
     record.finished = true;
     res.end();
   }
 
-  async function until(check: () => SlowRequest | undefined, timeoutMs: number, what: string): Promise<SlowRequest> {
+  async function until(
+    check: () => SlowRequest | undefined,
+    timeoutMs: number,
+    what: string,
+  ): Promise<SlowRequest> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const found = check();
       if (found) return found;
-      if (Date.now() > deadline) throw new Error(`slow model server: timed out waiting for ${what}; requests: ${JSON.stringify(requests.map(({ body: _b, ...r }) => r))}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `slow model server: timed out waiting for ${what}; requests: ${JSON.stringify(requests.map(({ body: _b, ...r }) => r))}`,
+        );
       await new Promise((r) => setTimeout(r, 50));
     }
   }
@@ -112,9 +134,20 @@ export async function startSlowModelServer(answerFor: (index: number) => SlowAns
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
     streaming: (index, pieces = 1, timeoutMs = 60_000) =>
-      until(() => (requests[index] && requests[index].written >= pieces ? requests[index] : undefined), timeoutMs, `request ${index} to stream ${pieces} pieces`),
+      until(
+        () => (requests[index] && requests[index].written >= pieces ? requests[index] : undefined),
+        timeoutMs,
+        `request ${index} to stream ${pieces} pieces`,
+      ),
     ended: (index, timeoutMs = 60_000) =>
-      until(() => (requests[index] && (requests[index].finished || requests[index].aborted) ? requests[index] : undefined), timeoutMs, `request ${index} to end`),
+      until(
+        () =>
+          requests[index] && (requests[index].finished || requests[index].aborted)
+            ? requests[index]
+            : undefined,
+        timeoutMs,
+        `request ${index} to end`,
+      ),
     close: () =>
       new Promise<void>((r) => {
         server.closeAllConnections();

@@ -108,7 +108,9 @@ export async function startWorkerProcess(o: WorkerProcessOptions): Promise<Worke
   });
   if (!ready || child.exitCode !== null || child.signalCode !== null) {
     await handle.kill();
-    throw new Error(`worker process on ${o.taskQueue} did not start polling within ${timeoutMs} ms; output:\n${seen.slice(-4000)}`);
+    throw new Error(
+      `worker process on ${o.taskQueue} did not start polling within ${timeoutMs} ms; output:\n${seen.slice(-4000)}`,
+    );
   }
   return handle;
 }
