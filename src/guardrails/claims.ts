@@ -40,7 +40,10 @@ export const DEFAULT_CLAIM_KINDS: readonly ClaimKind[] = [
     artifactTypes: ['refund'],
     requirement: 'verified',
     rewrite: {
-      en: { none: 'No refund has been confirmed yet.', observed: 'A refund was recorded, but it is not verified yet.' },
+      en: {
+        none: 'No refund has been confirmed yet.',
+        observed: 'A refund was recorded, but it is not verified yet.',
+      },
       zh: { none: '目前没有已确认的退款。', observed: '退款申请已记录，尚未核实。' },
     },
   },
@@ -57,7 +60,10 @@ export const DEFAULT_CLAIM_KINDS: readonly ClaimKind[] = [
     artifactTypes: ['git.remote_branch'],
     requirement: 'observed',
     rewrite: {
-      en: { none: 'No branch push has been observed yet.', observed: 'A branch push was observed, but it is not verified yet.' },
+      en: {
+        none: 'No branch push has been observed yet.',
+        observed: 'A branch push was observed, but it is not verified yet.',
+      },
       zh: { none: '目前没有观察到分支推送。', observed: '已观察到分支推送，尚未核实。' },
     },
   },
@@ -73,14 +79,18 @@ export const DEFAULT_CLAIM_KINDS: readonly ClaimKind[] = [
     artifactTypes: ['deployment', 'pipeline.run'],
     requirement: 'observed',
     rewrite: {
-      en: { none: 'No deployment has been observed yet.', observed: 'A deployment was observed, but it is not verified yet.' },
+      en: {
+        none: 'No deployment has been observed yet.',
+        observed: 'A deployment was observed, but it is not verified yet.',
+      },
       zh: { none: '目前没有观察到部署。', observed: '已观察到部署，尚未核实。' },
     },
   },
 ];
 
 /** Negations and conditions anywhere in the claim's clause: "nothing was refunded", "if the refund was made". */
-const NEGATION_EN = /\b(?:not|no|never|nothing|none|cannot|unable|yet\s+to|failed\s+to|if|unless|whether)\b|n't\b/i;
+const NEGATION_EN =
+  /\b(?:not|no|never|nothing|none|cannot|unable|yet\s+to|failed\s+to|if|unless|whether)\b|n't\b/i;
 const NEGATION_ZH = /未|没有|没|不|无法|尚未|并未|失败|如果|若|是否|能否/;
 /** A modal right before the claim makes it a promise, not a report: "you will (soon) be refunded". */
 const MODAL_BEFORE = /(?:\b(?:will|would|can|could|may|might|should|shall)|'ll)\s+(?:\w+\s+)?(?:be\s+)?$/i;

@@ -42,12 +42,17 @@ export function findRefundAmounts(text: string, sentences: readonly Span[]): Amo
  * The largest refund amount (cents) the trusted evidence shows: the numeric `amountField` of trusted
  * observed artifacts of `types`. Undefined when there is none.
  */
-export function observedRefundCents(evidence: RunEvidence, types: readonly string[], amountField: string): number | undefined {
+export function observedRefundCents(
+  evidence: RunEvidence,
+  types: readonly string[],
+  amountField: string,
+): number | undefined {
   let best: number | undefined;
   for (const o of evidence.observed) {
     if (!types.includes(o.artifact.type)) continue;
     const data = o.artifact.data;
-    const v = data !== null && typeof data === 'object' ? (data as Record<string, unknown>)[amountField] : undefined;
+    const v =
+      data !== null && typeof data === 'object' ? (data as Record<string, unknown>)[amountField] : undefined;
     if (typeof v === 'number' && Number.isFinite(v)) best = best === undefined ? v : Math.max(best, v);
   }
   return best;
@@ -65,8 +70,14 @@ export interface DateHit {
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 
 const ABSOLUTE: readonly { re: RegExp; read: (m: RegExpMatchArray) => DateHit['date'] }[] = [
-  { re: /(?<!\d)(\d{4})[-/](\d{1,2})[-/](\d{1,2})(?!\d)/g, read: (m) => ({ year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) }) },
-  { re: /(\d{4})年(\d{1,2})月(\d{1,2})[日号]/g, read: (m) => ({ year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) }) },
+  {
+    re: /(?<!\d)(\d{4})[-/](\d{1,2})[-/](\d{1,2})(?!\d)/g,
+    read: (m) => ({ year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) }),
+  },
+  {
+    re: /(\d{4})年(\d{1,2})月(\d{1,2})[日号]/g,
+    read: (m) => ({ year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) }),
+  },
   { re: /(?<![\d年])(\d{1,2})月(\d{1,2})[日号]/g, read: (m) => ({ month: Number(m[1]), day: Number(m[2]) }) },
   {
     re: /\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?\b/gi,
@@ -117,7 +128,11 @@ export interface VouchedDates {
 const squash = (s: string): string => s.replace(/\s+/g, '').toLowerCase();
 
 /** Collect the dates and texts trusted artifacts' data (and `extra` configured facts) state. */
-export function vouchedDates(evidence: RunEvidence, extraDates: readonly string[], extraTexts: readonly string[]): VouchedDates {
+export function vouchedDates(
+  evidence: RunEvidence,
+  extraDates: readonly string[],
+  extraTexts: readonly string[],
+): VouchedDates {
   const dates: { year: number; month: number; day: number }[] = [];
   const texts: string[] = extraTexts.map(squash);
   const strings = [...extraDates];
@@ -128,7 +143,8 @@ export function vouchedDates(evidence: RunEvidence, extraDates: readonly string[
     }
   }
   for (const s of strings) {
-    for (const m of s.matchAll(/(?<!\d)(\d{4})-(\d{2})-(\d{2})/g)) dates.push({ year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) });
+    for (const m of s.matchAll(/(?<!\d)(\d{4})-(\d{2})-(\d{2})/g))
+      dates.push({ year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) });
   }
   return { dates, texts };
 }
@@ -137,7 +153,9 @@ export function vouchedDates(evidence: RunEvidence, extraDates: readonly string[
 export function isVouched(hit: DateHit, text: string, vouched: VouchedDates): boolean {
   if (hit.kind === 'absolute' && hit.date) {
     const d = hit.date;
-    return vouched.dates.some((v) => v.month === d.month && v.day === d.day && (d.year === undefined || d.year === v.year));
+    return vouched.dates.some(
+      (v) => v.month === d.month && v.day === d.day && (d.year === undefined || d.year === v.year),
+    );
   }
   const phrase = squash(text.slice(hit.span.start, hit.span.end));
   return vouched.texts.some((t) => t.includes(phrase));

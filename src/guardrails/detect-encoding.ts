@@ -23,7 +23,11 @@ export function detectEncoding(text: string): Detection[] {
       }
     } else if (!(c >= 0xdc00 && c <= 0xdfff)) continue;
     lone = true;
-    out.push({ code: InputReasonCodes.encodingLoneSurrogate, ruleId: 'encoding.lone_surrogate', span: { start: i, end: i + 1 } });
+    out.push({
+      code: InputReasonCodes.encodingLoneSurrogate,
+      ruleId: 'encoding.lone_surrogate',
+      span: { start: i, end: i + 1 },
+    });
   }
   if (lone) return out;
   for (const m of text.matchAll(CONTROL)) {
@@ -35,7 +39,11 @@ export function detectEncoding(text: string): Detection[] {
     });
   }
   if (text.normalize('NFC') !== text) {
-    out.push({ code: InputReasonCodes.encodingNotNormalized, ruleId: 'encoding.not_nfc', span: { start: 0, end: text.length } });
+    out.push({
+      code: InputReasonCodes.encodingNotNormalized,
+      ruleId: 'encoding.not_nfc',
+      span: { start: 0, end: text.length },
+    });
   }
   return out;
 }

@@ -25,32 +25,38 @@ const MARKER_RULES: readonly MarkerRule[] = [
   {
     ruleId: 'injection.ignore_previous.zh',
     code: InputReasonCodes.injectionMarker,
-    pattern: /(?:忽略|无视|忽视|忘记|忘掉|不要理会|跳过)(?:掉)?(?:你)?(?:之前|以上|上面|上述|先前|前面|此前|原来|原有|所有|全部|一切)?(?:的|所有的|全部的)?(?:所有|全部)?(?:指令|指示|规则|提示词?|设定|要求|约束|限制)/g,
+    pattern:
+      /(?:忽略|无视|忽视|忘记|忘掉|不要理会|跳过)(?:掉)?(?:你)?(?:之前|以上|上面|上述|先前|前面|此前|原来|原有|所有|全部|一切)?(?:的|所有的|全部的)?(?:所有|全部)?(?:指令|指示|规则|提示词?|设定|要求|约束|限制)/g,
   },
   {
     ruleId: 'injection.system_prompt.en',
     code: InputReasonCodes.injectionMarker,
-    pattern: /\b(?:system\s+prompt|system\s+message|developer\s+(?:message|mode|instructions?)|hidden\s+instructions?|initial\s+instructions?|(?:reveal|print|show|repeat)\s+(?:your|the)\s+(?:prompt|instructions))\b/g,
+    pattern:
+      /\b(?:system\s+prompt|system\s+message|developer\s+(?:message|mode|instructions?)|hidden\s+instructions?|initial\s+instructions?|(?:reveal|print|show|repeat)\s+(?:your|the)\s+(?:prompt|instructions))\b/g,
   },
   {
     ruleId: 'injection.system_prompt.zh',
     code: InputReasonCodes.injectionMarker,
-    pattern: /系统提示词?|系统指令|系统消息|开发者模式|(?:输出|显示|泄露|告诉我)(?:你的)?(?:提示词|初始指令)/g,
+    pattern:
+      /系统提示词?|系统指令|系统消息|开发者模式|(?:输出|显示|泄露|告诉我)(?:你的)?(?:提示词|初始指令)/g,
   },
   {
     ruleId: 'injection.new_instructions',
     code: InputReasonCodes.injectionMarker,
-    pattern: /\b(?:new|updated|real)\s+instructions?\s*:|\bfrom\s+now\s+on\s*,?\s+you\b|(?:新的指令|新指令)\s*[:：]|从现在(?:开始|起)[，,]?\s*你/g,
+    pattern:
+      /\b(?:new|updated|real)\s+instructions?\s*:|\bfrom\s+now\s+on\s*,?\s+you\b|(?:新的指令|新指令)\s*[:：]|从现在(?:开始|起)[，,]?\s*你/g,
   },
   {
     ruleId: 'injection.role_marker',
     code: InputReasonCodes.injectionMarker,
-    pattern: /(?:^|\n)\s*(?:system|assistant|developer)\s*:|<\|(?:im_start|im_end|system|assistant|endoftext)\|>|\[\/?inst\]|<<\/?sys>>/g,
+    pattern:
+      /(?:^|\n)\s*(?:system|assistant|developer)\s*:|<\|(?:im_start|im_end|system|assistant|endoftext)\|>|\[\/?inst\]|<<\/?sys>>/g,
   },
   {
     ruleId: 'jailbreak.role_play.en',
     code: InputReasonCodes.jailbreakRolePlay,
-    pattern: /\b(?:you\s+are(?:\s+now)?|act\s+as|pretend\s+(?:to\s+be|you\s+are)|role-?play\s+as|imagine\s+you\s+are)\b[^.!?\n]{0,80}?\b(?:dan|unrestricted|jailbroken|unfiltered|uncensored|evil|no\s+(?:rules|restrictions|limits|filters|guidelines)|without\s+(?:any\s+)?(?:rules|restrictions|limits|filters|guidelines))\b/g,
+    pattern:
+      /\b(?:you\s+are(?:\s+now)?|act\s+as|pretend\s+(?:to\s+be|you\s+are)|role-?play\s+as|imagine\s+you\s+are)\b[^.!?\n]{0,80}?\b(?:dan|unrestricted|jailbroken|unfiltered|uncensored|evil|no\s+(?:rules|restrictions|limits|filters|guidelines)|without\s+(?:any\s+)?(?:rules|restrictions|limits|filters|guidelines))\b/g,
   },
   {
     ruleId: 'jailbreak.named.en',
@@ -60,7 +66,8 @@ const MARKER_RULES: readonly MarkerRule[] = [
   {
     ruleId: 'jailbreak.role_play.zh',
     code: InputReasonCodes.jailbreakRolePlay,
-    pattern: /(?:扮演|假装(?:你是)?|你现在是|现在你是|充当)[^。！？\n]{0,40}?(?:没有(?:任何)?(?:限制|规则|约束)|不受(?:任何)?(?:限制|约束)|无限制|越狱|dan)|越狱模式/g,
+    pattern:
+      /(?:扮演|假装(?:你是)?|你现在是|现在你是|充当)[^。！？\n]{0,40}?(?:没有(?:任何)?(?:限制|规则|约束)|不受(?:任何)?(?:限制|约束)|无限制|越狱|dan)|越狱模式/g,
   },
   {
     ruleId: 'tool_call.dotted_call',
@@ -70,7 +77,8 @@ const MARKER_RULES: readonly MarkerRule[] = [
   {
     ruleId: 'tool_call.json_envelope',
     code: InputReasonCodes.toolCallImitation,
-    pattern: /"(?:tool_calls?|function_call|tool_use|tool_name)"\s*:|<\/?(?:tool_call|tool_use|function_calls?|invoke)\b/g,
+    pattern:
+      /"(?:tool_calls?|function_call|tool_use|tool_name)"\s*:|<\/?(?:tool_call|tool_use|function_calls?|invoke)\b/g,
   },
 ];
 
@@ -84,7 +92,11 @@ export function detectInjection(text: string): Detection[] {
   for (const rule of MARKER_RULES) {
     for (const m of folded.text.matchAll(rule.pattern)) {
       const start = m.index;
-      out.push({ code: rule.code, ruleId: rule.ruleId, span: originalSpan(folded, start, start + m[0].length) });
+      out.push({
+        code: rule.code,
+        ruleId: rule.ruleId,
+        span: originalSpan(folded, start, start + m[0].length),
+      });
     }
   }
   return out;

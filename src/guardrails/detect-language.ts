@@ -4,7 +4,17 @@ import { InputReasonCodes } from './reason-codes.js';
 
 /** Unicode scripts a language check may allow. */
 export const ScriptSchema = z.enum([
-  'Latin', 'Han', 'Hiragana', 'Katakana', 'Hangul', 'Cyrillic', 'Greek', 'Arabic', 'Hebrew', 'Thai', 'Devanagari',
+  'Latin',
+  'Han',
+  'Hiragana',
+  'Katakana',
+  'Hangul',
+  'Cyrillic',
+  'Greek',
+  'Arabic',
+  'Hebrew',
+  'Thai',
+  'Devanagari',
 ]);
 export type Script = z.infer<typeof ScriptSchema>;
 
@@ -32,5 +42,11 @@ export function detectLanguage(text: string, check: LanguageCheck): Detection[] 
   const allowed = new RegExp(check.allowedScripts.map((s) => `\\p{Script=${s}}`).join('|'), 'gu');
   const inAllowed = text.match(allowed)?.length ?? 0;
   if (inAllowed / letters >= check.minShare) return [];
-  return [{ code: InputReasonCodes.languageUnexpected, ruleId: 'language.script_share', span: { start: 0, end: text.length } }];
+  return [
+    {
+      code: InputReasonCodes.languageUnexpected,
+      ruleId: 'language.script_share',
+      span: { start: 0, end: text.length },
+    },
+  ];
 }

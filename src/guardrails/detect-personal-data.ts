@@ -10,7 +10,8 @@ export const NANP = /(?<![\d*])(?:\(\d{3}\)\s?|\d{3}[-.])\d{3}[-.]\d{4}(?![\d*])
 /** E-mail addresses. */
 export const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g;
 /** Chinese resident identity numbers (18 characters, birth date 1800-2099), before the checksum. */
-export const CN_ID = /(?<![\dA-Za-z])[1-9]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?![\dA-Za-z])/g;
+export const CN_ID =
+  /(?<![\dA-Za-z])[1-9]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?![\dA-Za-z])/g;
 /** Digit runs that could be card numbers (13 to 19 digits, optional single spaces or dashes). */
 const CARD_CANDIDATE = /(?<![\d*])\d(?:[ -]?\d){12,18}(?![\d*])/g;
 
@@ -56,7 +57,11 @@ export function detectPersonalData(text: string): Detection[] {
   const taken = (s: Span): boolean => out.some((d) => overlaps(d.span, s));
   for (const m of text.matchAll(CN_ID)) {
     if (cnIdChecksumValid(m[0])) {
-      out.push({ code: InputReasonCodes.piiCnIdNumber, ruleId: 'pii.cn_id_number', span: { start: m.index, end: m.index + m[0].length } });
+      out.push({
+        code: InputReasonCodes.piiCnIdNumber,
+        ruleId: 'pii.cn_id_number',
+        span: { start: m.index, end: m.index + m[0].length },
+      });
     }
   }
   for (const m of text.matchAll(CARD_CANDIDATE)) {
@@ -65,12 +70,17 @@ export function detectPersonalData(text: string): Detection[] {
       out.push({ code: InputReasonCodes.piiCardNumber, ruleId: 'pii.card_number', span });
     }
   }
-  const phones: [string, RegExp][] = [['pii.phone.cn_mobile', CN_MOBILE], ['pii.phone.e164', E164], ['pii.phone.nanp', NANP]];
+  const phones: [string, RegExp][] = [
+    ['pii.phone.cn_mobile', CN_MOBILE],
+    ['pii.phone.e164', E164],
+    ['pii.phone.nanp', NANP],
+  ];
   for (const [ruleId, pattern] of phones) {
     for (const span of spansOf(text, pattern)) {
       if (!taken(span)) out.push({ code: InputReasonCodes.piiPhone, ruleId, span });
     }
   }
-  for (const span of spansOf(text, EMAIL)) out.push({ code: InputReasonCodes.piiEmail, ruleId: 'pii.email', span });
+  for (const span of spansOf(text, EMAIL))
+    out.push({ code: InputReasonCodes.piiEmail, ruleId: 'pii.email', span });
   return out;
 }

@@ -12,14 +12,18 @@ const SECRET_RULES: readonly SecretRule[] = [
   { ruleId: 'secret.openai_style_key', pattern: /\bsk-(?:proj-|ant-|live-|test-)?[A-Za-z0-9_-]{20,}/g },
   { ruleId: 'secret.stripe_key', pattern: /\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}/g },
   { ruleId: 'secret.aws_access_key', pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g },
-  { ruleId: 'secret.github_token', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})/g },
+  {
+    ruleId: 'secret.github_token',
+    pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})/g,
+  },
   { ruleId: 'secret.slack_token', pattern: /\bxox[abprs]-[A-Za-z0-9-]{10,}/g },
   { ruleId: 'secret.google_api_key', pattern: /\bAIza[0-9A-Za-z_-]{35}/g },
   { ruleId: 'secret.jwt', pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g },
   { ruleId: 'secret.bearer_token', pattern: /\bbearer\s+[A-Za-z0-9._~+/-]{20,}=*/gi },
   {
     ruleId: 'secret.credential_assignment',
-    pattern: /\b(?:password|passwd|pwd|secret|client_secret|api[_-]?key|access[_-]?token|auth[_-]?token)\s*[:=]\s*["']?[^\s"']{8,}/gi,
+    pattern:
+      /\b(?:password|passwd|pwd|secret|client_secret|api[_-]?key|access[_-]?token|auth[_-]?token)\s*[:=]\s*["']?[^\s"']{8,}/gi,
   },
 ];
 

@@ -13,7 +13,9 @@ export const GuardrailFindingRecordSchema = z.strictObject({
   code: z.string().min(1),
   ruleId: z.string().min(1),
   path: z.string(),
-  span: z.strictObject({ start: z.number().int().nonnegative(), end: z.number().int().nonnegative() }).optional(),
+  span: z
+    .strictObject({ start: z.number().int().nonnegative(), end: z.number().int().nonnegative() })
+    .optional(),
   action: z.enum(['block', 'flag', 'rewrite']),
   /** ISO time of the check (the workflow clock, passed in). */
   at: z.string().min(1),

@@ -54,7 +54,11 @@ export const InputGuardrailConfigSchema = z
     /** Longest string examined; longer strings are an `oversize` finding and only their head is scanned. */
     maxStringChars: z.number().int().positive().default(10_000),
     /** Most characters over all strings; the rest is an `oversize` finding and is not scanned. */
-    maxTotalChars: z.number().int().positive().default(64 * 1024),
+    maxTotalChars: z
+      .number()
+      .int()
+      .positive()
+      .default(64 * 1024),
     maxStrings: z.number().int().positive().default(1_000),
     maxDepth: z.number().int().positive().default(32),
     /** Optional language check; off when absent. */
@@ -96,9 +100,12 @@ export interface InputGuardrail {
 export function createInputGuardrail(config: InputGuardrailConfig = {}): InputGuardrail {
   const parsed = InputGuardrailConfigSchema.safeParse(config);
   if (!parsed.success) {
-    throw new GuardrailConfigError(`invalid input guardrail config: ${parsed.error.issues[0]?.message ?? 'invalid'}`, {
-      path: parsed.error.issues[0]?.path.join('.') ?? '',
-    });
+    throw new GuardrailConfigError(
+      `invalid input guardrail config: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
+      {
+        path: parsed.error.issues[0]?.path.join('.') ?? '',
+      },
+    );
   }
   const cfg = parsed.data;
   return { check: (value) => checkWith(cfg, value) };
@@ -114,7 +121,10 @@ function checkWith(cfg: ParsedConfig, value: unknown): InputGuardrailResult {
   const raw: { path: string; d: Detection | Omit<Detection, 'span'> }[] = [];
   const walk = collectTextLeaves(value, { maxDepth: cfg.maxDepth, maxStrings: cfg.maxStrings });
   if (walk.truncated !== undefined) {
-    raw.push({ path: walk.truncatedAt ?? '', d: { code: InputReasonCodes.oversize, ruleId: `oversize.${walk.truncated}` } });
+    raw.push({
+      path: walk.truncatedAt ?? '',
+      d: { code: InputReasonCodes.oversize, ruleId: `oversize.${walk.truncated}` },
+    });
   }
   let budget = cfg.maxTotalChars;
   for (const leaf of walk.leaves) {
@@ -143,9 +153,12 @@ function checkWith(cfg: ParsedConfig, value: unknown): InputGuardrailResult {
   }
 
   let classification: DataClassification = cfg.baseClassification;
-  for (const { d } of raw) classification = stricterClass(classification, CLASSIFICATION[d.code as InputReasonCode] ?? 'public');
+  for (const { d } of raw)
+    classification = stricterClass(classification, CLASSIFICATION[d.code as InputReasonCode] ?? 'public');
 
-  const injectionRules = new Set(raw.filter(({ d }) => INJECTION_FAMILY.has(d.code)).map(({ d }) => d.ruleId));
+  const injectionRules = new Set(
+    raw.filter(({ d }) => INJECTION_FAMILY.has(d.code)).map(({ d }) => d.ruleId),
+  );
   const escalate = injectionRules.size >= cfg.injectionBlockThreshold;
   const all: GuardrailFinding[] = [];
   for (const { path, d } of raw) {

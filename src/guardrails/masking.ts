@@ -46,10 +46,12 @@ export function maskEdits(text: string, masks: ReadonlySet<MaskKind>): MaskEdit[
     if (!edits.some((e) => overlaps(e.span, span))) edits.push({ kind, span, replacement });
   };
   if (masks.has('id_number')) {
-    for (const m of text.matchAll(CN_ID)) if (cnIdChecksumValid(m[0])) add('id_number', m.index, m[0], maskIdNumber(m[0]));
+    for (const m of text.matchAll(CN_ID))
+      if (cnIdChecksumValid(m[0])) add('id_number', m.index, m[0], maskIdNumber(m[0]));
   }
   if (masks.has('phone')) {
-    for (const re of [CN_MOBILE, E164, NANP]) for (const m of text.matchAll(re)) add('phone', m.index, m[0], maskPhone(m[0]));
+    for (const re of [CN_MOBILE, E164, NANP])
+      for (const m of text.matchAll(re)) add('phone', m.index, m[0], maskPhone(m[0]));
   }
   if (masks.has('email')) for (const m of text.matchAll(EMAIL)) add('email', m.index, m[0], maskEmail(m[0]));
   return edits.sort((a, b) => a.span.start - b.span.start);

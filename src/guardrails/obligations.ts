@@ -44,5 +44,10 @@ export function readObligations(obligations: readonly string[]): OutputObligatio
       refundLimitCents = refundLimitCents === undefined ? cents : Math.min(refundLimitCents, cents);
     }
   }
-  return { masks, unsupportedMasks, invalidLimits, ...(refundLimitCents !== undefined ? { refundLimitCents } : {}) };
+  return {
+    masks,
+    unsupportedMasks,
+    invalidLimits,
+    ...(refundLimitCents !== undefined ? { refundLimitCents } : {}),
+  };
 }

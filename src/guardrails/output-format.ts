@@ -40,12 +40,19 @@ export function compileFormat(format: OutputFormat): FormatCheck {
   }
   let fn: ValidateFunction;
   try {
-    fn = new Ajv({ allErrors: true, strict: true, coerceTypes: false, useDefaults: false, removeAdditional: false, logger: false }).compile(
-      format.schema,
-    );
+    fn = new Ajv({
+      allErrors: true,
+      strict: true,
+      coerceTypes: false,
+      useDefaults: false,
+      removeAdditional: false,
+      logger: false,
+    }).compile(format.schema);
   } catch (err) {
     throw new GuardrailConfigError(`output schema does not compile: ${(err as Error).message}`);
   }
   return (value) =>
-    fn(value) ? [] : (fn.errors ?? []).slice(0, MAX_ISSUES).map((e) => ({ path: e.instancePath, keyword: e.keyword }));
+    fn(value)
+      ? []
+      : (fn.errors ?? []).slice(0, MAX_ISSUES).map((e) => ({ path: e.instancePath, keyword: e.keyword }));
 }

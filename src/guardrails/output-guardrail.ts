@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import type { Artifact } from '../domain/artifact.js';
-import { DEFAULT_CLAIM_KINDS, findClaims, rewriteFor, sentencesOf, unsupported, type ClaimKind } from './claims.js';
+import {
+  DEFAULT_CLAIM_KINDS,
+  findClaims,
+  rewriteFor,
+  sentencesOf,
+  unsupported,
+  type ClaimKind,
+} from './claims.js';
 import { findDates, findRefundAmounts, isVouched, observedRefundCents, vouchedDates } from './commitments.js';
 import { detectPersonalData } from './detect-personal-data.js';
 import { detectSecrets } from './detect-secrets.js';
@@ -20,7 +27,9 @@ const OutputGuardrailConfigSchema = z
   .object({
     /** Unsupported claims: `block` the response, or `rewrite` each claiming sentence to what is verified. */
     mode: z.enum(['block', 'rewrite']).default('block'),
-    claims: z.array(z.custom<ClaimKind>((v) => typeof v === 'object' && v !== null && 'patterns' in v)).optional(),
+    claims: z
+      .array(z.custom<ClaimKind>((v) => typeof v === 'object' && v !== null && 'patterns' in v))
+      .optional(),
     /** Per claim kind id: override of its requirement. */
     claimRequirements: z.record(z.string(), z.enum(['observed', 'verified'])).default({}),
     /** Artifact types of observed refunds, whose amount bounds the amounts a response may state. */
@@ -109,33 +118,56 @@ export function createOutputGuardrail(config: OutputGuardrailConfig = {}): Outpu
 }
 
 /** One-shot form of {@link createOutputGuardrail}`(config).check(input)`. */
-export function checkOutput(input: OutputCheckInput, config: OutputGuardrailConfig = {}): OutputGuardrailResult {
+export function checkOutput(
+  input: OutputCheckInput,
+  config: OutputGuardrailConfig = {},
+): OutputGuardrailResult {
   return createOutputGuardrail(config).check(input);
 }
 
 type Cfg = z.output<typeof OutputGuardrailConfigSchema>;
 
-function check(cfg: Cfg, kinds: readonly ClaimKind[], format: FormatCheck | undefined, input: OutputCheckInput): OutputGuardrailResult {
+function check(
+  cfg: Cfg,
+  kinds: readonly ClaimKind[],
+  format: FormatCheck | undefined,
+  input: OutputCheckInput,
+): OutputGuardrailResult {
   const findings: GuardrailFinding[] = [];
-  const note = (code: OutputReasonCode, ruleId: string, path: string, action: FindingAction | 'rewrite', span?: Span): void => {
+  const note = (
+    code: OutputReasonCode,
+    ruleId: string,
+    path: string,
+    action: FindingAction | 'rewrite',
+    span?: Span,
+  ): void => {
     if (action !== 'ignore') findings.push({ code, ruleId, path, ...(span ? { span } : {}), action });
   };
   const obligations = readObligations(input.obligations ?? []);
-  for (const o of obligations.unsupportedMasks) note(OutputReasonCodes.obligationUnsupported, `obligation.${o}`, '', 'block');
-  for (const o of obligations.invalidLimits) note(OutputReasonCodes.obligationUnsupported, `obligation.${o.split('=')[0] ?? o}`, '', 'block');
+  for (const o of obligations.unsupportedMasks)
+    note(OutputReasonCodes.obligationUnsupported, `obligation.${o}`, '', 'block');
+  for (const o of obligations.invalidLimits)
+    note(OutputReasonCodes.obligationUnsupported, `obligation.${o.split('=')[0] ?? o}`, '', 'block');
 
   const walk = collectTextLeaves(input.output, { maxDepth: cfg.maxDepth, maxStrings: cfg.maxStrings });
-  if (walk.truncated !== undefined) note(OutputReasonCodes.oversize, `oversize.${walk.truncated}`, walk.truncatedAt ?? '', 'block');
-  for (const path of restrictedKeyPaths(input.output, cfg.maxDepth)) note(OutputReasonCodes.restrictedData, 'restricted.field', path, 'block');
+  if (walk.truncated !== undefined)
+    note(OutputReasonCodes.oversize, `oversize.${walk.truncated}`, walk.truncatedAt ?? '', 'block');
+  for (const path of restrictedKeyPaths(input.output, cfg.maxDepth))
+    note(OutputReasonCodes.restrictedData, 'restricted.field', path, 'block');
 
   const evidence = trustedEvidence(input.artifacts, input.invocations);
   const backing = new Map<string, Backing>(kinds.map((k) => [k.id, backingOf(evidence, k.artifactTypes)]));
-  const ceiling = observedRefundCents(evidence, cfg.refundArtifactTypes, cfg.refundAmountField) ?? obligations.refundLimitCents;
+  const ceiling =
+    observedRefundCents(evidence, cfg.refundArtifactTypes, cfg.refundAmountField) ??
+    obligations.refundLimitCents;
   const vouched = vouchedDates(evidence, cfg.verifiedDates, cfg.allowedPromises);
   const editsByPath = new Map<string, Edit[]>();
 
   for (const { path, text } of walk.leaves) {
-    for (const d of [...detectSecrets(text), ...detectPersonalData(text).filter((p) => p.code === InputReasonCodes.piiCardNumber)]) {
+    for (const d of [
+      ...detectSecrets(text),
+      ...detectPersonalData(text).filter((p) => p.code === InputReasonCodes.piiCardNumber),
+    ]) {
       note(OutputReasonCodes.restrictedData, d.ruleId, path, 'block', d.span);
     }
     const replaced = new Map<number, { span: Span; replacements: string[] }>();
@@ -152,17 +184,35 @@ function check(cfg: Cfg, kinds: readonly ClaimKind[], format: FormatCheck | unde
       entry.replacements.push(rewriteFor(hit.kind, b, text.slice(hit.sentence.start, hit.sentence.end)));
       replaced.set(hit.sentence.start, entry);
     }
-    const inReplaced = (s: Span): boolean => [...replaced.values()].some((r) => r.span.start < s.end && s.start < r.span.end);
+    const inReplaced = (s: Span): boolean =>
+      [...replaced.values()].some((r) => r.span.start < s.end && s.start < r.span.end);
     for (const a of findRefundAmounts(text, sentencesOf(text))) {
       if (inReplaced(a.span)) continue;
-      if (ceiling === undefined) note(OutputReasonCodes.amountUnverified, 'commitment.refund_amount', path, cfg.actions.amountUnverified, a.span);
-      else if (a.cents > ceiling) note(OutputReasonCodes.amountOverApproved, 'commitment.refund_amount', path, 'block', a.span);
+      if (ceiling === undefined)
+        note(
+          OutputReasonCodes.amountUnverified,
+          'commitment.refund_amount',
+          path,
+          cfg.actions.amountUnverified,
+          a.span,
+        );
+      else if (a.cents > ceiling)
+        note(OutputReasonCodes.amountOverApproved, 'commitment.refund_amount', path, 'block', a.span);
     }
     for (const d of findDates(text)) {
       if (inReplaced(d.span) || isVouched(d, text, vouched)) continue;
-      note(OutputReasonCodes.dateUnverified, `commitment.date.${d.kind}`, path, cfg.actions.dateUnverified, d.span);
+      note(
+        OutputReasonCodes.dateUnverified,
+        `commitment.date.${d.kind}`,
+        path,
+        cfg.actions.dateUnverified,
+        d.span,
+      );
     }
-    const edits: Edit[] = [...replaced.values()].map((r) => ({ span: r.span, replacement: r.replacements.join(' ') }));
+    const edits: Edit[] = [...replaced.values()].map((r) => ({
+      span: r.span,
+      replacement: r.replacements.join(' '),
+    }));
     for (const m of maskEdits(text, obligations.masks)) {
       if (inReplaced(m.span)) continue;
       note(OutputReasonCodes.masked, `mask.${m.kind}`, path, 'rewrite', m.span);
@@ -177,9 +227,14 @@ function check(cfg: Cfg, kinds: readonly ClaimKind[], format: FormatCheck | unde
     output = mapTextLeaves(input.output, (path, text) => applyEdits(text, editsByPath.get(path) ?? []));
   }
   if (!blocked && format) {
-    for (const issue of format(output)) note(OutputReasonCodes.formatInvalid, `format.${issue.keyword}`, issue.path, 'block');
+    for (const issue of format(output))
+      note(OutputReasonCodes.formatInvalid, `format.${issue.keyword}`, issue.path, 'block');
   }
-  const verdict = findings.some((f) => f.action === 'block') ? 'block' : editsByPath.size > 0 ? 'rewritten' : 'pass';
+  const verdict = findings.some((f) => f.action === 'block')
+    ? 'block'
+    : editsByPath.size > 0
+      ? 'rewritten'
+      : 'pass';
   const kept = findings.slice(0, cfg.maxFindings);
   return {
     verdict,
@@ -207,10 +262,13 @@ function restrictedKeyPaths(value: unknown, maxDepth: number): string[] {
   const out: string[] = [];
   const visit = (v: unknown, path: string, depth: number): void => {
     if (v === null || typeof v !== 'object' || depth >= maxDepth) return;
-    const entries: [string, unknown][] = Array.isArray(v) ? v.map((x, i) => [String(i), x]) : Object.entries(v);
+    const entries: [string, unknown][] = Array.isArray(v)
+      ? v.map((x, i) => [String(i), x])
+      : Object.entries(v);
     for (const [k, item] of entries) {
       const p = `${path}/${pointerToken(k)}`;
-      if (!Array.isArray(v) && RESTRICTED_KEY.test(k) && item !== null && item !== undefined && item !== '') out.push(p);
+      if (!Array.isArray(v) && RESTRICTED_KEY.test(k) && item !== null && item !== undefined && item !== '')
+        out.push(p);
       else visit(item, p, depth + 1);
     }
   };

@@ -57,7 +57,10 @@ export type InputReasonCode = (typeof InputReasonCodes)[keyof typeof InputReason
 export type OutputReasonCode = (typeof OutputReasonCodes)[keyof typeof OutputReasonCodes];
 export type GuardrailReasonCode = InputReasonCode | OutputReasonCode;
 
-const CATALOGUE: ReadonlySet<string> = new Set([...Object.values(InputReasonCodes), ...Object.values(OutputReasonCodes)]);
+const CATALOGUE: ReadonlySet<string> = new Set([
+  ...Object.values(InputReasonCodes),
+  ...Object.values(OutputReasonCodes),
+]);
 
 /** True when `code` is in the guardrail catalogue. */
 export function isGuardrailReasonCode(code: string): code is GuardrailReasonCode {

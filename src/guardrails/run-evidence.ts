@@ -23,7 +23,10 @@ export interface RunEvidence {
  * and listed by a `succeeded` invocation (the lowest seq is the producer). Model artifacts, and
  * artifacts no succeeded invocation vouches for, never count, whatever they say. Never throws.
  */
-export function trustedEvidence(artifacts: readonly Artifact[], invocations: readonly EvidenceInvocation[]): RunEvidence {
+export function trustedEvidence(
+  artifacts: readonly Artifact[],
+  invocations: readonly EvidenceInvocation[],
+): RunEvidence {
   const producer = new Map<string, EvidenceInvocation>();
   for (const inv of [...invocations].sort((a, b) => a.seq - b.seq)) {
     if (inv.status !== 'succeeded') continue;
@@ -37,7 +40,11 @@ export function trustedEvidence(artifacts: readonly Artifact[], invocations: rea
     const inv = producer.get(artifact.id);
     if (inv === undefined || !ArtifactSchema.safeParse(artifact).success) continue;
     seen.add(artifact.id);
-    const entry = { artifact, seq: inv.seq, ...(inv.externalId !== undefined ? { invocationExternalId: inv.externalId } : {}) };
+    const entry = {
+      artifact,
+      seq: inv.seq,
+      ...(inv.externalId !== undefined ? { invocationExternalId: inv.externalId } : {}),
+    };
     (artifact.provenance === 'observed' ? observed : verified).push(entry);
   }
   return { observed, verified };
@@ -65,7 +72,9 @@ export type Backing = 'verified' | 'observed' | 'none';
  */
 export function backingOf(evidence: RunEvidence, types: readonly string[]): Backing {
   const actions = evidence.observed.filter((o) => types.includes(o.artifact.type));
-  const direct = evidence.verified.some((v) => types.includes(v.artifact.type) && v.artifact.verification?.status === 'passed');
+  const direct = evidence.verified.some(
+    (v) => types.includes(v.artifact.type) && v.artifact.verification?.status === 'passed',
+  );
   if (direct || actions.some((a) => evidence.verified.some((v) => verifiesSubject(v, a)))) return 'verified';
   return actions.length > 0 ? 'observed' : 'none';
 }

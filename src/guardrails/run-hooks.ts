@@ -24,7 +24,13 @@ export interface GuardrailEvent {
 }
 
 const findingData = (findings: readonly GuardrailFinding[]): Record<string, unknown>[] =>
-  findings.map((f) => ({ code: f.code, ruleId: f.ruleId, path: f.path, ...(f.span ? { span: { ...f.span } } : {}), action: f.action }));
+  findings.map((f) => ({
+    code: f.code,
+    ruleId: f.ruleId,
+    path: f.path,
+    ...(f.span ? { span: { ...f.span } } : {}),
+    action: f.action,
+  }));
 
 /**
  * The `guardrail.input_checked` event of one input check. `source` names what was checked (`task`,

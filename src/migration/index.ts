@@ -4,6 +4,11 @@
  */
 export { DurableShapes, createHarnessMigrations, migrate } from './harness-migrations.js';
 export { MigrationError, MigrationErrorCodes, type MigrationErrorCode } from './migration-error.js';
-export { MigrationRegistry, type MigrationResult, type MigrationStep, type ShapeDefinition } from './migration-registry.js';
+export {
+  MigrationRegistry,
+  type MigrationResult,
+  type MigrationStep,
+  type ShapeDefinition,
+} from './migration-registry.js';
 export { RUN_STATE_V1_MATCHES_RUNNER, RunStateV1Schema, type RunStateV1 } from './run-state-v1.js';
 export { RunStateV2Schema, runStateV1ToV2, type RunStateV2 } from './run-state-v2.js';

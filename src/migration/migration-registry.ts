@@ -61,7 +61,8 @@ export class MigrationRegistry {
    * @throws MigrationError `migration.invalid_registration` for a duplicate shape or a version below 1.
    */
   defineShape(def: ShapeDefinition): this {
-    if (this.shapes.has(def.shape)) throw this.badRegistration(`shape ${def.shape} is already defined`, def.shape);
+    if (this.shapes.has(def.shape))
+      throw this.badRegistration(`shape ${def.shape} is already defined`, def.shape);
     if (!Number.isInteger(def.currentVersion) || def.currentVersion < 1) {
       throw this.badRegistration(`shape ${def.shape}: current version must be an integer >= 1`, def.shape);
     }
@@ -83,10 +84,14 @@ export class MigrationRegistry {
       throw this.badRegistration(`step ${name} must go from an integer N >= 1 to N+1`, step.shape);
     }
     if (step.to > def.currentVersion) {
-      throw this.badRegistration(`step ${name} goes beyond current version ${def.currentVersion}`, step.shape);
+      throw this.badRegistration(
+        `step ${name} goes beyond current version ${def.currentVersion}`,
+        step.shape,
+      );
     }
     const byFrom = this.steps.get(step.shape)!;
-    if (byFrom.has(step.from)) throw this.badRegistration(`a step from ${step.shape}@${step.from} is already registered`, step.shape);
+    if (byFrom.has(step.from))
+      throw this.badRegistration(`a step from ${step.shape}@${step.from} is already registered`, step.shape);
     byFrom.set(step.from, step as unknown as MigrationStep);
     return this;
   }
@@ -99,14 +104,22 @@ export class MigrationRegistry {
   /** The version `value` carries (`schemaVersion`, a positive integer or its decimal string). */
   versionOf(shape: string, value: unknown): number {
     const def = this.shapeOf(shape);
-    const raw = value !== null && typeof value === 'object' ? (value as Record<string, unknown>).schemaVersion : undefined;
-    if (raw === undefined && def.unversionedIs !== undefined && value !== null && typeof value === 'object') return def.unversionedIs;
+    const raw =
+      value !== null && typeof value === 'object'
+        ? (value as Record<string, unknown>).schemaVersion
+        : undefined;
+    if (raw === undefined && def.unversionedIs !== undefined && value !== null && typeof value === 'object')
+      return def.unversionedIs;
     if (typeof raw === 'number' && Number.isInteger(raw) && raw >= 1) return raw;
     if (typeof raw === 'string' && /^[1-9]\d{0,8}$/.test(raw)) return Number(raw);
-    throw new MigrationError(MigrationErrorCodes.versionMissing, `${shape} value has no readable schemaVersion`, {
-      shape,
-      schemaVersion: typeof raw === 'string' || typeof raw === 'number' ? raw : typeof raw,
-    });
+    throw new MigrationError(
+      MigrationErrorCodes.versionMissing,
+      `${shape} value has no readable schemaVersion`,
+      {
+        shape,
+        schemaVersion: typeof raw === 'string' || typeof raw === 'number' ? raw : typeof raw,
+      },
+    );
   }
 
   /**
@@ -134,28 +147,40 @@ export class MigrationRegistry {
       const name = stepName(step);
       const input = step.input.safeParse(current);
       if (!input.success) {
-        throw new MigrationError(MigrationErrorCodes.invalidInput, `${shape} value does not match the input of ${name}`, {
-          shape,
-          step: name,
-          issues: issuesOf(input.error),
-        });
+        throw new MigrationError(
+          MigrationErrorCodes.invalidInput,
+          `${shape} value does not match the input of ${name}`,
+          {
+            shape,
+            step: name,
+            issues: issuesOf(input.error),
+          },
+        );
       }
       let produced: unknown;
       try {
         produced = step.migrate(input.data);
       } catch (err) {
-        throw new MigrationError(MigrationErrorCodes.stepFailed, `${name} failed: ${(err as Error).message ?? String(err)}`, {
-          shape,
-          step: name,
-        });
+        throw new MigrationError(
+          MigrationErrorCodes.stepFailed,
+          `${name} failed: ${(err as Error).message ?? String(err)}`,
+          {
+            shape,
+            step: name,
+          },
+        );
       }
       const output = step.output.safeParse(produced);
       if (!output.success) {
-        throw new MigrationError(MigrationErrorCodes.invalidOutput, `${name} produced a value outside its output schema`, {
-          shape,
-          step: name,
-          issues: issuesOf(output.error),
-        });
+        throw new MigrationError(
+          MigrationErrorCodes.invalidOutput,
+          `${name} produced a value outside its output schema`,
+          {
+            shape,
+            step: name,
+            issues: issuesOf(output.error),
+          },
+        );
       }
       current = output.data;
       applied.push(name);
@@ -163,11 +188,15 @@ export class MigrationRegistry {
     if (def.current) {
       const final = def.current.safeParse(current);
       if (!final.success) {
-        throw new MigrationError(MigrationErrorCodes.invalidValue, `${shape} value does not match version ${def.currentVersion}`, {
-          shape,
-          version: def.currentVersion,
-          issues: issuesOf(final.error),
-        });
+        throw new MigrationError(
+          MigrationErrorCodes.invalidValue,
+          `${shape} value does not match version ${def.currentVersion}`,
+          {
+            shape,
+            version: def.currentVersion,
+            issues: issuesOf(final.error),
+          },
+        );
       }
       current = final.data;
     }
@@ -180,12 +209,16 @@ export class MigrationRegistry {
     for (let v = from; v < to; v += 1) {
       const step = byFrom.get(v);
       if (!step) {
-        throw new MigrationError(MigrationErrorCodes.noPath, `no migration registered from ${shape}@${v} (needed to reach ${to})`, {
-          shape,
-          version: from,
-          missingFrom: v,
-          currentVersion: to,
-        });
+        throw new MigrationError(
+          MigrationErrorCodes.noPath,
+          `no migration registered from ${shape}@${v} (needed to reach ${to})`,
+          {
+            shape,
+            version: from,
+            missingFrom: v,
+            currentVersion: to,
+          },
+        );
       }
       out.push(step);
     }
@@ -194,7 +227,10 @@ export class MigrationRegistry {
 
   private shapeOf(shape: string): ShapeDefinition {
     const def = this.shapes.get(shape);
-    if (!def) throw new MigrationError(MigrationErrorCodes.unknownShape, `no durable shape named ${shape}`, { shape });
+    if (!def)
+      throw new MigrationError(MigrationErrorCodes.unknownShape, `no durable shape named ${shape}`, {
+        shape,
+      });
     return def;
   }
 

@@ -9,8 +9,17 @@ import type { RunState } from '../runner/run-state.js';
  * needs a new schema version and a migration step.
  */
 const RunStatus = z.enum([
-  'created', 'queued', 'running', 'awaiting_input', 'awaiting_confirmation', 'awaiting_human',
-  'retry_scheduled', 'succeeded', 'failed', 'cancelled', 'budget_exhausted',
+  'created',
+  'queued',
+  'running',
+  'awaiting_input',
+  'awaiting_confirmation',
+  'awaiting_human',
+  'retry_scheduled',
+  'succeeded',
+  'failed',
+  'cancelled',
+  'budget_exhausted',
 ]);
 
 const Versions = z.strictObject({
@@ -54,8 +63,15 @@ const Invocation = z.strictObject({
   effect: z.enum(['read', 'write']),
   argsDigest: z.string(),
   status: z.enum([
-    'pending', 'succeeded', 'rejected', 'denied', 'failed_retryable', 'failed_terminal', 'outcome_unknown',
-    'interrupted', 'not_applied',
+    'pending',
+    'succeeded',
+    'rejected',
+    'denied',
+    'failed_retryable',
+    'failed_terminal',
+    'outcome_unknown',
+    'interrupted',
+    'not_applied',
   ]),
   externalId: z.string().optional(),
   artifactIds: z.array(z.string()),

@@ -11,7 +11,8 @@ import {
 } from '../../../src/guardrails/index.js';
 import { emptyRun, observedOnlyRun } from './refund-evidence.js';
 
-const digits = (min: number, max: number) => fc.array(fc.integer({ min: 0, max: 9 }), { minLength: min, maxLength: max }).map((a) => a.join(''));
+const digits = (min: number, max: number) =>
+  fc.array(fc.integer({ min: 0, max: 9 }), { minLength: min, maxLength: max }).map((a) => a.join(''));
 
 function luhnComplete(body: string): string {
   for (let d = 0; d <= 9; d += 1) if (luhnValid(`${body}${d}`)) return `${body}${d}`;
@@ -24,14 +25,28 @@ function cnIdComplete(body17: string): string {
   return `${body17}${'10X98765432'[sum % 11]}`;
 }
 const cnIdBody = fc
-  .tuple(fc.integer({ min: 1, max: 9 }), digits(5, 5), fc.integer({ min: 1900, max: 2020 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 28 }), digits(3, 3))
-  .map(([a, region, y, m, d, seq]) => `${a}${region}${y}${String(m).padStart(2, '0')}${String(d).padStart(2, '0')}${seq}`);
-const cnMobile = fc.tuple(fc.integer({ min: 3, max: 9 }), digits(9, 9)).map(([second, rest]) => `1${second}${rest}`);
+  .tuple(
+    fc.integer({ min: 1, max: 9 }),
+    digits(5, 5),
+    fc.integer({ min: 1900, max: 2020 }),
+    fc.integer({ min: 1, max: 12 }),
+    fc.integer({ min: 1, max: 28 }),
+    digits(3, 3),
+  )
+  .map(
+    ([a, region, y, m, d, seq]) =>
+      `${a}${region}${y}${String(m).padStart(2, '0')}${String(d).padStart(2, '0')}${seq}`,
+  );
+const cnMobile = fc
+  .tuple(fc.integer({ min: 3, max: 9 }), digits(9, 9))
+  .map(([second, rest]) => `1${second}${rest}`);
 
 /** Any UTF-16 text, lone surrogates included. */
 const anyText = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 200 }),
-  fc.array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 200 }).map((units) => String.fromCharCode(...units)),
+  fc
+    .array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 200 })
+    .map((units) => String.fromCharCode(...units)),
 );
 
 describe('guardrail properties', () => {
@@ -66,22 +81,35 @@ describe('guardrail properties', () => {
         const r = checkOutput({ output: `${prefix}${phone}.`, ...emptyRun, obligations: ['mask.phone'] });
         expect(r.output).toBe(`${prefix}${maskPhone(phone)}.`);
         expect(checkInput(r.output).reasonCodes).not.toContain(InputReasonCodes.piiPhone);
-        expect(checkOutput({ output: r.output, ...emptyRun, obligations: ['mask.phone'] }).verdict).toBe('pass');
+        expect(checkOutput({ output: r.output, ...emptyRun, obligations: ['mask.phone'] }).verdict).toBe(
+          'pass',
+        );
       }),
     );
   });
 
   it('a rewritten response holds no unsupported claim any more (rewrite is a fixed point)', () => {
-    const claims = ['Your refund has been created.', 'We have refunded your order.', '已为您退款。', '退款已到账。', 'The service was deployed.', 'I pushed the branch.'];
+    const claims = [
+      'Your refund has been created.',
+      'We have refunded your order.',
+      '已为您退款。',
+      '退款已到账。',
+      'The service was deployed.',
+      'I pushed the branch.',
+    ];
     const filler = ['Thank you.', 'Order O-1001 is paid.', '感谢您的耐心。', 'Anything else?'];
     fc.assert(
-      fc.property(fc.array(fc.constantFrom(...claims, ...filler), { minLength: 1, maxLength: 6 }), fc.boolean(), (parts, observed) => {
-        const run = observed ? observedOnlyRun : emptyRun;
-        const r = checkOutput({ output: { message: parts.join(' ') }, ...run }, { mode: 'rewrite' });
-        expect(r.verdict).not.toBe('block');
-        const again = checkOutput({ output: r.output, ...run });
-        expect(again.reasonCodes).not.toContain(OutputReasonCodes.unsupportedClaim);
-      }),
+      fc.property(
+        fc.array(fc.constantFrom(...claims, ...filler), { minLength: 1, maxLength: 6 }),
+        fc.boolean(),
+        (parts, observed) => {
+          const run = observed ? observedOnlyRun : emptyRun;
+          const r = checkOutput({ output: { message: parts.join(' ') }, ...run }, { mode: 'rewrite' });
+          expect(r.verdict).not.toBe('block');
+          const again = checkOutput({ output: r.output, ...run });
+          expect(again.reasonCodes).not.toContain(OutputReasonCodes.unsupportedClaim);
+        },
+      ),
     );
   });
 

@@ -35,7 +35,11 @@ export const createInvocation: EvidenceInvocation = {
   artifactIds: [observedRefund.id],
   externalId: 'RF-1',
 };
-export const verifyInvocation: EvidenceInvocation = { seq: 3, status: 'succeeded', artifactIds: ['run-1:3:refund.verification'] };
+export const verifyInvocation: EvidenceInvocation = {
+  seq: 3,
+  status: 'succeeded',
+  artifactIds: ['run-1:3:refund.verification'],
+};
 
 /** A refund observed and verified (passed). */
 export const verifiedRefundRun = {

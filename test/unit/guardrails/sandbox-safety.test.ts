@@ -70,7 +70,10 @@ describe('guardrails and migration in the workflow sandbox', () => {
         try { migration.migrate('run_state', { schemaVersion: 9 }); } catch (err) { tooNew = err.code; }
         return JSON.stringify({ input: input.reasonCodes, output: output.output, tooNew, hasProcess: typeof process !== 'undefined' });
       })()`;
-    const result = JSON.parse(vm.runInNewContext(script, {}, { timeout: 10_000 }) as string) as Record<string, unknown>;
+    const result = JSON.parse(vm.runInNewContext(script, {}, { timeout: 10_000 }) as string) as Record<
+      string,
+      unknown
+    >;
     expect(result).toEqual({
       input: ['guardrail.input.injection_marker', 'guardrail.input.pii.phone'],
       output: { message: 'Call 138****1001. No refund has been confirmed yet.' },
