@@ -37,7 +37,7 @@ export const AgentRunInputSchema = z
       .max(30 * 24 * 3600)
       .optional(),
     /** Continue-as-new after this many history events (Temporal's own suggestion also triggers it). */
-    continueAsNewAfterEvents: z.number().int().min(100).optional(),
+    continueAsNewAfterEvents: z.number().int().min(20).max(50_000).optional(),
     /**
      * Heartbeat timeouts (seconds) of tool and model activities: how soon a lost worker is noticed.
      * Defaults: writes and reads 30 s, model calls 120 s. Fault drills lower them; bounded 1..600.

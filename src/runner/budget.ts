@@ -89,7 +89,8 @@ export interface BudgetExhaustion {
 
 /** Would one more step exceed a limit? */
 export function checkStep(limits: BudgetLimits, usage: BudgetUsage): BudgetExhaustion | undefined {
-  if (usage.steps + 1 > limits.maxSteps) return { budget: 'max_steps', limit: limits.maxSteps, used: usage.steps };
+  if (usage.steps + 1 > limits.maxSteps)
+    return { budget: 'max_steps', limit: limits.maxSteps, used: usage.steps };
   if (usage.stepsWithoutProgress >= limits.maxStepsWithoutProgress) {
     return { budget: 'no_progress', limit: limits.maxStepsWithoutProgress, used: usage.stepsWithoutProgress };
   }
@@ -112,7 +113,8 @@ export function checkSpend(limits: BudgetLimits, usage: BudgetUsage): BudgetExha
   if (usage.outputTokens > limits.maxOutputTokens) {
     return { budget: 'max_output_tokens', limit: limits.maxOutputTokens, used: usage.outputTokens };
   }
-  if (usage.costUsd > limits.maxCostUsd) return { budget: 'max_cost_usd', limit: limits.maxCostUsd, used: usage.costUsd };
+  if (usage.costUsd > limits.maxCostUsd)
+    return { budget: 'max_cost_usd', limit: limits.maxCostUsd, used: usage.costUsd };
   return undefined;
 }
 

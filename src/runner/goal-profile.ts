@@ -43,9 +43,15 @@ export function createGoalProfile(config: GoalProfileConfig): Profile {
     tools: config.tools,
     async run(ctx: RunContext): Promise<ProfileResult> {
       const goal = ctx.task[config.goalField ?? 'message'];
-      let messages: ModelMessageInput[] = [
+      // After a continue-as-new the pending messages come from the checkpoint; earlier turns are in
+      // the evidence store and reach the model through the model activity.
+      let messages: ModelMessageInput[] = (ctx.resume?.messages as ModelMessageInput[] | undefined) ?? [
         { role: 'system', content: config.instructions, trust: 'system' },
-        { role: 'user', content: typeof goal === 'string' ? goal : JSON.stringify(goal ?? ''), trust: 'untrusted' },
+        {
+          role: 'user',
+          content: typeof goal === 'string' ? goal : JSON.stringify(goal ?? ''),
+          trust: 'untrusted',
+        },
       ];
       for (;;) {
         const decision = await ctx.model('decide', { messages, tools: ctx.visibleTools() });
@@ -54,9 +60,18 @@ export function createGoalProfile(config: GoalProfileConfig): Profile {
         }
         messages = [];
         for (const call of decision.toolCalls) {
-          const observation = await ctx.tool(call.name, call.args, { version: call.version, proposalId: call.id });
-          messages.push({ role: 'tool', toolCallId: call.id, content: observationForModel(observation), trust: 'untrusted' });
+          const observation = await ctx.tool(call.name, call.args, {
+            version: call.version,
+            proposalId: call.id,
+          });
+          messages.push({
+            role: 'tool',
+            toolCallId: call.id,
+            content: observationForModel(observation),
+            trust: 'untrusted',
+          });
         }
+        await ctx.checkpoint({ messages });
       }
     },
   };

@@ -5,7 +5,8 @@ import type { ConfirmRequest, RunContext } from './run-context.js';
 
 /** Outcome of one node (seed 004 NodeResult). */
 export interface NodeResult<S> {
-  readonly outcome: 'completed' | 'retry' | 'pause_for_input' | 'pause_for_confirmation' | 'pause_for_human' | 'failed';
+  readonly outcome:
+    'completed' | 'retry' | 'pause_for_input' | 'pause_for_confirmation' | 'pause_for_human' | 'failed';
   readonly statePatch?: Partial<S>;
   readonly nextNode?: string;
   readonly retryAfterSeconds?: number;
@@ -90,10 +91,14 @@ export function validateGraph<S>(g: GraphDefinition<S>): void {
   for (const e of g.edges) {
     if (!ids.has(e.from)) problems.push(`edge from unknown node ${e.from}`);
     if (!ids.has(e.to)) problems.push(`edge to unknown node ${e.to}`);
-    if (e.when !== undefined && !g.conditions[e.when]) problems.push(`edge ${e.from}->${e.to} uses unknown condition ${e.when}`);
+    if (e.when !== undefined && !g.conditions[e.when])
+      problems.push(`edge ${e.from}->${e.to} uses unknown condition ${e.when}`);
   }
   for (const t of g.terminal) if (!ids.has(t)) problems.push(`terminal node ${t} is not defined`);
-  if (problems.length) throw new HarnessError('graph.invalid', `graph ${g.name}@${g.version}: ${problems.join('; ')}`, { problems });
+  if (problems.length)
+    throw new HarnessError('graph.invalid', `graph ${g.name}@${g.version}: ${problems.join('; ')}`, {
+      problems,
+    });
 }
 
 /** Wrap a RunContext so a node can only call its own capabilities. */
@@ -104,7 +109,11 @@ function scopedContext(ctx: RunContext, node: GraphNode<unknown>): RunContext {
     tool: {
       value: async (name: string, args: unknown, options?: Parameters<RunContext['tool']>[2]) => {
         if (!allowed.includes(name)) {
-          ctx.emit('route.capability_excluded', { node: node.id, tool: name, reasonCode: 'route.capability_excluded' });
+          ctx.emit('route.capability_excluded', {
+            node: node.id,
+            tool: name,
+            reasonCode: 'route.capability_excluded',
+          });
           return {
             toolCallId: `${ctx.runId}:-1`,
             seq: -1,
@@ -139,8 +148,9 @@ export function createGraphProfile<S extends Record<string, unknown>>(g: GraphDe
     completion: g.completion,
     tools: g.tools,
     async run(ctx: RunContext): Promise<ProfileResult> {
-      let state = g.initialState(ctx.task);
-      let current = g.start;
+      const resumed = ctx.resume as { state: S; node: string } | undefined;
+      let state = resumed?.state ?? g.initialState(ctx.task);
+      let current = resumed?.node ?? g.start;
       const limit = g.maxNodeRuns ?? 100;
       for (let runs = 0; runs < limit; runs++) {
         const node = byId.get(current)!;
@@ -160,7 +170,10 @@ export function createGraphProfile<S extends Record<string, unknown>>(g: GraphDe
             await ctx.sleep(result.retryAfterSeconds ?? 1);
             continue;
           case 'failed':
-            throw new HarnessError(result.failure?.code ?? 'graph.node_failed', result.failure?.message ?? `node ${node.id} failed`);
+            throw new HarnessError(
+              result.failure?.code ?? 'graph.node_failed',
+              result.failure?.message ?? `node ${node.id} failed`,
+            );
           case 'pause_for_input': {
             const slot = result.input?.slot ?? 'input';
             const value = await ctx.askInput(slot, result.input?.prompt ?? `please provide ${slot}`);
@@ -169,10 +182,19 @@ export function createGraphProfile<S extends Record<string, unknown>>(g: GraphDe
           }
           case 'pause_for_confirmation':
           case 'pause_for_human': {
-            const request = result.confirmation ?? { decisionType: 'confirmation_required', summary: `confirm ${node.id}` };
+            const request = result.confirmation ?? {
+              decisionType: 'confirmation_required',
+              summary: `confirm ${node.id}`,
+            };
             const decision =
-              result.outcome === 'pause_for_confirmation' ? await ctx.confirm(request) : await ctx.askHuman(request);
-            state = { ...state, confirmation_granted: decision.decision === 'approved', confirmation_actor: decision.actor };
+              result.outcome === 'pause_for_confirmation'
+                ? await ctx.confirm(request)
+                : await ctx.askHuman(request);
+            state = {
+              ...state,
+              confirmation_granted: decision.decision === 'approved',
+              confirmation_actor: decision.actor,
+            };
             break;
           }
           case 'completed':
@@ -183,14 +205,22 @@ export function createGraphProfile<S extends Record<string, unknown>>(g: GraphDe
         const next = pickEdge(g, node.id, result.nextNode, state);
         if (!next) throw new HarnessError('graph.no_route', `no edge from ${node.id} matches the state`);
         current = next;
+        await ctx.checkpoint({ state, node: current });
       }
       throw new HarnessError('graph.too_many_node_runs', `graph ${g.name} ran more than ${limit} nodes`);
     },
   };
 }
 
-function pickEdge<S>(g: GraphDefinition<S>, from: string, requested: string | undefined, state: S): string | undefined {
-  const open = g.edges.filter((e) => e.from === from && (e.when === undefined || g.conditions[e.when]!(state)));
+function pickEdge<S>(
+  g: GraphDefinition<S>,
+  from: string,
+  requested: string | undefined,
+  state: S,
+): string | undefined {
+  const open = g.edges.filter(
+    (e) => e.from === from && (e.when === undefined || g.conditions[e.when]!(state)),
+  );
   if (requested !== undefined) return open.find((e) => e.to === requested)?.to;
   return open[0]?.to;
 }

@@ -80,18 +80,33 @@ export class HumanGate {
     return undefined;
   }
 
-  private pendingFor(signal: string, kinds: PendingAction['kind'][], actionId: string | undefined, payload: unknown): boolean {
+  private pendingFor(
+    signal: string,
+    kinds: PendingAction['kind'][],
+    actionId: string | undefined,
+    payload: unknown,
+  ): boolean {
     const pending = this.core.state.pendingAction;
     if (this.core.state.status === 'cancelled' || !pending || !kinds.includes(pending.kind)) {
       this.rejectSignal(signal, 'signal.no_pending_action', 'nothing is waiting for this signal', payload);
       return false;
     }
     if (actionId !== undefined && pending.actionId !== actionId) {
-      this.rejectSignal(signal, 'signal.action_mismatch', `pending action is ${pending.actionId}, not ${actionId}`, payload);
+      this.rejectSignal(
+        signal,
+        'signal.action_mismatch',
+        `pending action is ${pending.actionId}, not ${actionId}`,
+        payload,
+      );
       return false;
     }
     if (this.mailbox !== undefined) {
-      this.rejectSignal(signal, 'signal.duplicate', 'a decision for this action was already received', payload);
+      this.rejectSignal(
+        signal,
+        'signal.duplicate',
+        'a decision for this action was already received',
+        payload,
+      );
       return false;
     }
     return true;
@@ -131,7 +146,12 @@ export class HumanGate {
     const s = this.parse('provideInput', ProvideInputSignalSchema, payload);
     if (!s || !this.pendingFor('provideInput', ['input'], undefined, payload)) return;
     if (this.core.state.pendingAction?.slot !== s.slot) {
-      this.rejectSignal('provideInput', 'signal.action_mismatch', `waiting for slot ${this.core.state.pendingAction?.slot}`, payload);
+      this.rejectSignal(
+        'provideInput',
+        'signal.action_mismatch',
+        `waiting for slot ${this.core.state.pendingAction?.slot}`,
+        payload,
+      );
       return;
     }
     this.mailbox = { kind: 'input', value: s.value, actor: s.actor };
@@ -167,15 +187,24 @@ export class HumanGate {
     this.core.emit('checkpoint.saved', { reason: 'before_pause', stateVersion: state.stateVersion });
     await ports.flushEvents(this.core.takeOutbox());
     const timeoutMs =
-      action.expiresAt === null ? undefined : Math.max(0, Date.parse(action.expiresAt) - Date.parse(ports.now()));
+      action.expiresAt === null
+        ? undefined
+        : Math.max(0, Date.parse(action.expiresAt) - Date.parse(ports.now()));
     await ports.waitUntil(() => this.mailbox !== undefined || this.cancel !== undefined, timeoutMs);
     const received = this.mailbox;
     this.mailbox = undefined;
     state.pendingAction = null;
     state.humanRequest = null;
     if (this.cancel) {
-      this.core.emit('human.decided', { actionId: action.actionId, decision: 'cancelled', actor: this.cancel.actor });
-      throw new RunStop('cancelled', { code: 'run.cancelled', message: `cancelled by ${this.cancel.actor}: ${this.cancel.reason}` });
+      this.core.emit('human.decided', {
+        actionId: action.actionId,
+        decision: 'cancelled',
+        actor: this.cancel.actor,
+      });
+      throw new RunStop('cancelled', {
+        code: 'run.cancelled',
+        message: `cancelled by ${this.cancel.actor}: ${this.cancel.reason}`,
+      });
     }
     this.core.transition('running', { waitingReason: null });
     return received;
@@ -220,18 +249,35 @@ export class HumanGate {
       expiresAt,
     };
     const status = kind === 'confirmation' ? 'awaiting_confirmation' : 'awaiting_human';
-    const received = await this.wait(action, status, kind === 'confirmation' ? 'confirmation_required' : 'human_decision_required', humanRequest);
+    const received = await this.wait(
+      action,
+      status,
+      kind === 'confirmation' ? 'confirmation_required' : 'human_decision_required',
+      humanRequest,
+    );
     const decision: HumanDecision =
       received?.kind === 'decision'
         ? received.decision
-        : { decision: 'rejected', actor: 'system', reason: 'the approval request expired', code: 'approval.expired' };
+        : {
+            decision: 'rejected',
+            actor: 'system',
+            reason: 'the approval request expired',
+            code: 'approval.expired',
+          };
     this.core.emit('human.decided', { actionId, ...decision });
     return decision;
   }
 
   /** Wait for a `reconcile` signal about invocation `seq` (unknown write outcome). */
   async awaitReconciliation(seq: number, tool: string, version: string): Promise<ReconcileSignal> {
-    const action: PendingAction = { actionId: `reconcile-${seq}`, kind: 'reconcile', invocationSeq: seq, tool, version, expiresAt: null };
+    const action: PendingAction = {
+      actionId: `reconcile-${seq}`,
+      kind: 'reconcile',
+      invocationSeq: seq,
+      tool,
+      version,
+      expiresAt: null,
+    };
     const request: HumanRequest = {
       runId: this.core.state.runId,
       decisionType: 'unknown_write_outcome',

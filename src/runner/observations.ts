@@ -4,7 +4,9 @@ import type { ToolCallResult } from './ports.js';
 /** Maximum characters of a tool output the model sees in an observation. */
 export const MAX_OBSERVATION_OUTPUT_CHARS = 8_000;
 
-function boundOutput(output: Readonly<Record<string, unknown>> | undefined): Record<string, unknown> | undefined {
+function boundOutput(
+  output: Readonly<Record<string, unknown>> | undefined,
+): Record<string, unknown> | undefined {
   if (output === undefined) return undefined;
   const text = JSON.stringify(output);
   if (text.length <= MAX_OBSERVATION_OUTPUT_CHARS) return { ...output };

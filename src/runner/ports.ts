@@ -111,4 +111,9 @@ export interface RunnerPorts {
   publish(state: RunState): void;
   /** The pinned tool definitions (model-visible). */
   readonly tools: readonly ToolDefinition[];
+  /**
+   * Should the run continue as new at this checkpoint (history long enough)? Optional: hosts without
+   * history limits (unit tests) leave it out and checkpoints never continue as new.
+   */
+  shouldContinueAsNew?(): boolean;
 }

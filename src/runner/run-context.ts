@@ -19,7 +19,11 @@ export interface ConfirmRequest {
   readonly policyEvidence?: readonly string[];
   readonly riskReasons?: readonly string[];
   /** The tool call this confirmation is bound to, if any. */
-  readonly action?: { readonly tool: string; readonly version: string; readonly args: Readonly<Record<string, unknown>> };
+  readonly action?: {
+    readonly tool: string;
+    readonly version: string;
+    readonly args: Readonly<Record<string, unknown>>;
+  };
 }
 
 export type HumanDecision =
@@ -42,6 +46,16 @@ export interface RunContext {
   readonly runId: string;
   /** The task the run was started with. */
   readonly task: Readonly<Record<string, unknown>>;
+  /**
+   * What the profile handed to {@link RunContext.checkpoint} before the run continued as new, or
+   * undefined in the first generation. A profile resumes from it.
+   */
+  readonly resume: Readonly<Record<string, unknown>> | undefined;
+  /**
+   * A safe point between steps (nothing pending). The runner may continue the run as new here,
+   * carrying `resumeState` (bounded JSON) into the next generation; then this call does not return.
+   */
+  checkpoint(resumeState: Record<string, unknown>): Promise<void>;
   model(purpose: ModelPurpose, request: ModelRequest): Promise<ModelDecision>;
   tool(name: string, args: unknown, options?: ToolOptions): Promise<Observation>;
   /** Tools the policy lets the model see now (presentation point), optionally restricted to names. */

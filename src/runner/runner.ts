@@ -11,6 +11,7 @@ import type { Profile } from './profile.js';
 import type { RunCore, TransitionPatch } from './run-core.js';
 import type { ConfirmRequest, HumanDecision, ModelRequest, RunContext, ToolOptions } from './run-context.js';
 import type { RunState } from './run-state.js';
+import { ContinueAsNewRequested } from './continue-as-new.js';
 import { budgetStop, RunStop } from './run-stop.js';
 import { assertTransition, isTerminal, type RunStatus } from './statuses.js';
 import { ToolPipeline } from './tool-pipeline.js';
@@ -29,6 +30,8 @@ export interface RunnerOptions {
   readonly isCancellation: (err: unknown) => boolean;
   /** True once the wall-clock deadline timer fired (its cancellation then means budget exhaustion). */
   readonly deadlineReached?: () => boolean;
+  /** True when this runner continues a run carried over by continue-as-new. */
+  readonly resumed?: boolean;
 }
 
 /**
@@ -61,6 +64,17 @@ export class Runner implements RunContext, RunCore {
 
   get task(): Readonly<Record<string, unknown>> {
     return this.options.task;
+  }
+
+  get resume(): Readonly<Record<string, unknown>> | undefined {
+    return this.options.resumed ? this.state.profileState : undefined;
+  }
+
+  checkpoint(resumeState: Record<string, unknown>): Promise<void> {
+    if (!this.ports.shouldContinueAsNew?.()) return Promise.resolve();
+    this.state.profileState = resumeState;
+    this.emit('checkpoint.saved', { reason: 'continue_as_new', stateVersion: this.state.stateVersion });
+    throw new ContinueAsNewRequested();
   }
 
   // ---- RunCore ----
@@ -282,6 +296,7 @@ export class Runner implements RunContext, RunCore {
       this.state.output = result.output;
       this.complete(profile);
     } catch (err) {
+      if (err instanceof ContinueAsNewRequested) throw err;
       this.stop(err);
     }
     await this.ports.flushEvents(this.takeOutbox());
@@ -319,7 +334,11 @@ export class Runner implements RunContext, RunCore {
     }
     this.emit('checkpoint.saved', { reason: 'before_final_response', stateVersion: s.stateVersion });
     this.transition('succeeded', { waitingReason: null });
-    this.emit('run.completed', { status: 'succeeded', evaluator: verdict.evaluator, evidence: verdict.evidenceArtifactIds });
+    this.emit('run.completed', {
+      status: 'succeeded',
+      evaluator: verdict.evaluator,
+      evidence: verdict.evidenceArtifactIds,
+    });
   }
 
   /** End a run that was interrupted before the runner could record a terminal status. */
@@ -331,7 +350,8 @@ export class Runner implements RunContext, RunCore {
   private stop(err: unknown): void {
     const s = this.state;
     let stop: RunStop;
-    const cancelled = this.options.isCancellation(err) || (err instanceof RunStop && err.status === 'cancelled');
+    const cancelled =
+      this.options.isCancellation(err) || (err instanceof RunStop && err.status === 'cancelled');
     if (cancelled && this.options.deadlineReached?.()) {
       stop = new RunStop('budget_exhausted', {
         code: 'budget.wall_clock_deadline',
@@ -344,13 +364,19 @@ export class Runner implements RunContext, RunCore {
       stop = new RunStop('cancelled', { code: 'run.cancelled', message: this.cancelReason });
     } else {
       const e = err as { message?: string; code?: string };
-      stop = new RunStop('failed', { code: e.code ?? 'run.internal_error', message: e.message ?? String(err) });
+      stop = new RunStop('failed', {
+        code: e.code ?? 'run.internal_error',
+        message: e.message ?? String(err),
+      });
     }
     if (isTerminal(s.status)) return;
     s.pendingAction = null;
     s.humanRequest = null;
     s.terminalReason = stop.reason;
     this.transition(stop.status, { waitingReason: null });
-    this.emit(stop.status === 'cancelled' ? 'run.cancelled' : 'run.failed', { status: stop.status, reason: stop.reason });
+    this.emit(stop.status === 'cancelled' ? 'run.cancelled' : 'run.failed', {
+      status: stop.status,
+      reason: stop.reason,
+    });
   }
 }

@@ -17,8 +17,17 @@ export const RunStatusSchema = z.enum([
 ]);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
-export const TERMINAL_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'cancelled', 'budget_exhausted'];
-export const WAITING_STATUSES: readonly RunStatus[] = ['awaiting_input', 'awaiting_confirmation', 'awaiting_human'];
+export const TERMINAL_STATUSES: readonly RunStatus[] = [
+  'succeeded',
+  'failed',
+  'cancelled',
+  'budget_exhausted',
+];
+export const WAITING_STATUSES: readonly RunStatus[] = [
+  'awaiting_input',
+  'awaiting_confirmation',
+  'awaiting_human',
+];
 
 const ENDINGS: RunStatus[] = ['failed', 'cancelled', 'budget_exhausted'];
 
@@ -29,7 +38,14 @@ const ENDINGS: RunStatus[] = ['failed', 'cancelled', 'budget_exhausted'];
 export const TRANSITIONS: Readonly<Record<RunStatus, readonly RunStatus[]>> = {
   created: ['queued', ...ENDINGS],
   queued: ['running', ...ENDINGS],
-  running: ['awaiting_input', 'awaiting_confirmation', 'awaiting_human', 'retry_scheduled', 'succeeded', ...ENDINGS],
+  running: [
+    'awaiting_input',
+    'awaiting_confirmation',
+    'awaiting_human',
+    'retry_scheduled',
+    'succeeded',
+    ...ENDINGS,
+  ],
   awaiting_input: ['running', ...ENDINGS],
   awaiting_confirmation: ['running', ...ENDINGS],
   awaiting_human: ['running', ...ENDINGS],

@@ -6,7 +6,12 @@ import { authorizeDispatch, recheckDecision } from '../policy/index.js';
 import { ArgumentValidator, canonicalJson, unknownToolRejection } from '../registry/sandbox.js';
 import { checkStep, checkToolCall } from './budget.js';
 import type { HumanGate } from './human-gate.js';
-import { rejectedObservation, resultObservation, statusObservation, type ObservationBase } from './observations.js';
+import {
+  rejectedObservation,
+  resultObservation,
+  statusObservation,
+  type ObservationBase,
+} from './observations.js';
 import type { ToolCallInput, ToolCallResult } from './ports.js';
 import type { RunCore } from './run-core.js';
 import type { ToolOptions } from './run-context.js';
@@ -47,7 +52,9 @@ export class ToolPipeline {
 
   /** Resolve a tool by name and optional version against the pinned snapshot (highest version by default). */
   resolve(name: string, version?: string): ToolDefinition | undefined {
-    const candidates = this.core.ports.tools.filter((d) => d.name === name && (version === undefined || d.version === version));
+    const candidates = this.core.ports.tools.filter(
+      (d) => d.name === name && (version === undefined || d.version === version),
+    );
     return candidates.sort((a, b) => Number(b.version.slice(1)) - Number(a.version.slice(1)))[0];
   }
 
@@ -62,8 +69,20 @@ export class ToolPipeline {
     state.budget.stepsWithoutProgress += 1;
   }
 
-  private reject(base: ObservationBase, code: string, message: string, details?: Record<string, unknown>): Observation {
-    this.core.emit('tool.failed', { tool: base.tool, version: base.version, status: 'rejected', errorCode: code, message, details });
+  private reject(
+    base: ObservationBase,
+    code: string,
+    message: string,
+    details?: Record<string, unknown>,
+  ): Observation {
+    this.core.emit('tool.failed', {
+      tool: base.tool,
+      version: base.version,
+      status: 'rejected',
+      errorCode: code,
+      message,
+      details,
+    });
     return rejectedObservation(base, code, message, details);
   }
 
@@ -72,15 +91,29 @@ export class ToolPipeline {
     this.countStep();
     const at = ports.now();
     const nameText = typeof name === 'string' ? name : String(name);
-    this.core.emit('tool.proposed', { tool: nameText, version: options.version ?? null, proposalId: options.proposalId ?? null });
+    this.core.emit('tool.proposed', {
+      tool: nameText,
+      version: options.version ?? null,
+      proposalId: options.proposalId ?? null,
+    });
     const def = this.resolve(nameText, options.version);
-    const base: ObservationBase = { runId: state.runId, seq: -1, tool: nameText, version: options.version ?? def?.version ?? '', at };
+    const base: ObservationBase = {
+      runId: state.runId,
+      seq: -1,
+      tool: nameText,
+      version: options.version ?? def?.version ?? '',
+      at,
+    };
     if (!def) {
       const r = unknownToolRejection(nameText, options.version ?? '');
       return this.reject(base, r.rejection.code, r.rejection.message, { errors: r.rejection.errors });
     }
     if (!profileAllows(this.core.profileTools, def)) {
-      return this.reject(base, 'tool.not_in_profile', `${def.name}@${def.version} is not a tool of this profile`);
+      return this.reject(
+        base,
+        'tool.not_in_profile',
+        `${def.name}@${def.version} is not a tool of this profile`,
+      );
     }
     const validation = this.validator.validate(def, rawArgs);
     if (!validation.ok) {
@@ -90,7 +123,13 @@ export class ToolPipeline {
     const args = validation.args;
     const argsDigest = argsDigestOf(args);
     const decision = authorizeDispatch(this.core.policy, def, args, ports.now(), state.facts);
-    this.core.emit('policy.decided', { stage: 'dispatch', tool: def.name, version: def.version, argsDigest, ...decision });
+    this.core.emit('policy.decided', {
+      stage: 'dispatch',
+      tool: def.name,
+      version: def.version,
+      argsDigest,
+      ...decision,
+    });
     if (decision.decision === 'deny') {
       return this.reject(base, 'policy.denied', `policy ${decision.policyVersion} denied ${def.name}`, {
         reasonCodes: decision.reasonCodes,
@@ -117,13 +156,19 @@ export class ToolPipeline {
         decision.obligations,
         decision.expiresAt,
       );
-      if (human.decision === 'rejected') return this.reject(base, human.code, human.reason, { actor: human.actor });
+      if (human.decision === 'rejected')
+        return this.reject(base, human.code, human.reason, { actor: human.actor });
       // The approval settles the confirmation, not the policy: a decision that expired meanwhile no longer holds.
       const still = recheckDecision(decision, ports.now());
       if (still.decision === 'deny') {
-        return this.reject(base, 'policy.denied', `policy ${still.policyVersion} decision expired before dispatch`, {
-          reasonCodes: still.reasonCodes,
-        });
+        return this.reject(
+          base,
+          'policy.denied',
+          `policy ${still.policyVersion} decision expired before dispatch`,
+          {
+            reasonCodes: still.reasonCodes,
+          },
+        );
       }
     }
     return this.dispatch(def, args, argsDigest, callKey, at);
@@ -154,7 +199,13 @@ export class ToolPipeline {
       artifactIds: [],
     };
     state.invocations.push(invocation);
-    this.core.emit('tool.authorized', { seq, tool: def.name, version: def.version, effect: def.effect, argsDigest });
+    this.core.emit('tool.authorized', {
+      seq,
+      tool: def.name,
+      version: def.version,
+      effect: def.effect,
+      argsDigest,
+    });
     ports.publish(state);
     const base: ObservationBase = { runId: state.runId, seq, tool: def.name, version: def.version, at };
     const input: ToolCallInput = {
@@ -176,12 +227,21 @@ export class ToolPipeline {
       case 'failed':
         invocation.status = 'failed_terminal';
         invocation.errorCode = outcome.code;
-        this.core.emit('tool.failed', { seq, tool: def.name, status: 'failed_terminal', errorCode: outcome.code, message: outcome.message });
+        this.core.emit('tool.failed', {
+          seq,
+          tool: def.name,
+          status: 'failed_terminal',
+          errorCode: outcome.code,
+          message: outcome.message,
+        });
         return statusObservation(base, 'failed_terminal', outcome.code, outcome.message);
       case 'cancelled':
         if (def.effect === 'read') invocation.status = 'interrupted';
         else await this.settleCancelledWrite(invocation, base, input, firstOfItsKind);
-        throw new RunStop('cancelled', { code: 'run.cancelled', message: 'cancelled while a tool was running' });
+        throw new RunStop('cancelled', {
+          code: 'run.cancelled',
+          message: 'cancelled while a tool was running',
+        });
       case 'lost':
         return def.effect === 'read'
           ? this.interrupted(invocation, base, outcome.message)
@@ -201,27 +261,54 @@ export class ToolPipeline {
     firstOfItsKind: boolean,
   ): Promise<void> {
     invocation.status = 'outcome_unknown';
-    const resolution = await this.core.ports.resolveLostInvocation({ ...input, events: this.core.takeOutbox() });
+    const resolution = await this.core.ports.resolveLostInvocation({
+      ...input,
+      events: this.core.takeOutbox(),
+    });
     switch (resolution.kind) {
       case 'result_recorded':
       case 'reconciled_succeeded':
-        this.settle(invocation, base, resolution.result, firstOfItsKind, resolution.kind === 'result_recorded' ? 'evidence_store' : 'reconciler');
+        this.settle(
+          invocation,
+          base,
+          resolution.result,
+          firstOfItsKind,
+          resolution.kind === 'result_recorded' ? 'evidence_store' : 'reconciler',
+        );
         return;
       case 'no_intent':
       case 'reconciled_not_applied':
         invocation.status = 'not_applied';
         invocation.resolvedBy = resolution.kind === 'no_intent' ? 'evidence_store' : 'reconciler';
-        this.core.emit('tool.failed', { seq: invocation.seq, status: 'not_applied', resolvedBy: invocation.resolvedBy });
+        this.core.emit('tool.failed', {
+          seq: invocation.seq,
+          status: 'not_applied',
+          resolvedBy: invocation.resolvedBy,
+        });
         return;
       case 'unknown':
-        this.core.emit('tool.failed', { seq: invocation.seq, tool: invocation.tool, status: 'outcome_unknown' });
+        this.core.emit('tool.failed', {
+          seq: invocation.seq,
+          tool: invocation.tool,
+          status: 'outcome_unknown',
+        });
     }
   }
 
   private interrupted(invocation: InvocationSummary, base: ObservationBase, message: string): Observation {
     invocation.status = 'interrupted';
-    this.core.emit('tool.failed', { seq: invocation.seq, tool: invocation.tool, status: 'interrupted', message });
-    return statusObservation(base, 'interrupted', 'tool.interrupted', `${message}; the read may be requested again`);
+    this.core.emit('tool.failed', {
+      seq: invocation.seq,
+      tool: invocation.tool,
+      status: 'interrupted',
+      message,
+    });
+    return statusObservation(
+      base,
+      'interrupted',
+      'tool.interrupted',
+      `${message}; the read may be requested again`,
+    );
   }
 
   private async resolveLostWrite(
@@ -232,7 +319,10 @@ export class ToolPipeline {
   ): Promise<Observation> {
     invocation.status = 'outcome_unknown';
     this.core.emit('tool.failed', { seq: invocation.seq, tool: invocation.tool, status: 'outcome_unknown' });
-    const resolution = await this.core.ports.resolveLostInvocation({ ...input, events: this.core.takeOutbox() });
+    const resolution = await this.core.ports.resolveLostInvocation({
+      ...input,
+      events: this.core.takeOutbox(),
+    });
     switch (resolution.kind) {
       case 'result_recorded':
         return this.settle(invocation, base, resolution.result, firstOfItsKind, 'evidence_store');
@@ -242,19 +332,48 @@ export class ToolPipeline {
       case 'reconciled_not_applied':
         invocation.status = 'not_applied';
         invocation.resolvedBy = resolution.kind === 'no_intent' ? 'evidence_store' : 'reconciler';
-        this.core.emit('tool.failed', { seq: invocation.seq, status: 'not_applied', resolvedBy: invocation.resolvedBy });
-        return statusObservation(base, 'failed_terminal', 'tool.not_applied', 'the write did not take effect');
+        this.core.emit('tool.failed', {
+          seq: invocation.seq,
+          status: 'not_applied',
+          resolvedBy: invocation.resolvedBy,
+        });
+        return statusObservation(
+          base,
+          'failed_terminal',
+          'tool.not_applied',
+          'the write did not take effect',
+        );
       case 'unknown': {
-        const signal = await this.gate.awaitReconciliation(invocation.seq, invocation.tool, invocation.version);
+        const signal = await this.gate.awaitReconciliation(
+          invocation.seq,
+          invocation.tool,
+          invocation.version,
+        );
         invocation.resolvedBy = `operator:${signal.actor}`;
         if (signal.outcome === 'succeeded') {
           invocation.status = 'succeeded';
-          this.core.emit('tool.completed', { seq: invocation.seq, resolvedBy: invocation.resolvedBy, evidence: signal.evidence ?? null });
-          return { ...statusObservation(base, 'succeeded', null, null), output: { reconciledBy: signal.actor, evidence: signal.evidence ?? {} } };
+          this.core.emit('tool.completed', {
+            seq: invocation.seq,
+            resolvedBy: invocation.resolvedBy,
+            evidence: signal.evidence ?? null,
+          });
+          return {
+            ...statusObservation(base, 'succeeded', null, null),
+            output: { reconciledBy: signal.actor, evidence: signal.evidence ?? {} },
+          };
         }
         invocation.status = signal.outcome === 'failed' ? 'failed_terminal' : 'not_applied';
-        this.core.emit('tool.failed', { seq: invocation.seq, status: invocation.status, resolvedBy: invocation.resolvedBy });
-        return statusObservation(base, 'failed_terminal', `tool.${signal.outcome}`, `operator ${signal.actor} reported ${signal.outcome}`);
+        this.core.emit('tool.failed', {
+          seq: invocation.seq,
+          status: invocation.status,
+          resolvedBy: invocation.resolvedBy,
+        });
+        return statusObservation(
+          base,
+          'failed_terminal',
+          `tool.${signal.outcome}`,
+          `operator ${signal.actor} reported ${signal.outcome}`,
+        );
       }
     }
   }
@@ -271,7 +390,11 @@ export class ToolPipeline {
     const accepted: Artifact[] = [];
     for (const a of result.artifacts) {
       if (a.provenance === 'model') {
-        this.core.emit('artifact.rejected', { id: a.id, code: 'artifact.forged_provenance', seq: invocation.seq });
+        this.core.emit('artifact.rejected', {
+          id: a.id,
+          code: 'artifact.forged_provenance',
+          seq: invocation.seq,
+        });
         continue;
       }
       if (!state.artifacts.some((x) => x.id === a.id)) accepted.push(a);
@@ -282,7 +405,8 @@ export class ToolPipeline {
     if (result.externalId !== undefined) invocation.externalId = result.externalId;
     if (result.errorCode !== undefined) invocation.errorCode = result.errorCode;
     if (resolvedBy) invocation.resolvedBy = resolvedBy;
-    if (result.status === 'succeeded' && (firstOfItsKind || accepted.length > 0)) state.budget.stepsWithoutProgress = 0;
+    if (result.status === 'succeeded' && (firstOfItsKind || accepted.length > 0))
+      state.budget.stepsWithoutProgress = 0;
     this.core.emit(result.status === 'succeeded' ? 'tool.completed' : 'tool.failed', {
       seq: invocation.seq,
       tool: invocation.tool,

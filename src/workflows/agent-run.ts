@@ -1,6 +1,9 @@
 import {
+  allHandlersFinished,
   ApplicationFailure,
   CancellationScope,
+  condition,
+  continueAsNew,
   defineQuery,
   defineSignal,
   isCancellation,
@@ -15,7 +18,9 @@ import type { createRunActivities } from '../activities/run-activities.js';
 import { AgentRunInputSchema, describeInputIssues, type AgentRunInput } from '../domain/run-input.js';
 import { SIGNAL_NAMES } from '../domain/signals.js';
 import { BudgetLimitsSchema, DEFAULT_LIMITS } from '../runner/budget.js';
+import { ContinueAsNewRequested } from '../runner/continue-as-new.js';
 import { createInitialRunState } from '../runner/initial-state.js';
+import { DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS, restoreCarriedState, type CarriedRun } from './carried-run.js';
 import type { RunState } from '../runner/run-state.js';
 import { Runner } from '../runner/runner.js';
 import { BOOKKEEPING_OPTIONS, DEFAULT_TIMEOUTS } from './activity-options.js';
@@ -63,7 +68,7 @@ function parseInput(raw: unknown): AgentRunInput {
  * not match the pinned digest fail the workflow at once (non-retryable). Everything after the start
  * ends in a typed run status returned as the result.
  */
-export async function agentRun(rawInput: unknown): Promise<AgentRunResult> {
+export async function agentRun(rawInput: unknown, carried?: CarriedRun): Promise<AgentRunResult> {
   const input = parseInput(rawInput);
   const composition = workflowComposition();
   const profile = composition.profiles.find(input.profile.name, input.profile.version);
@@ -80,20 +85,22 @@ export async function agentRun(rawInput: unknown): Promise<AgentRunResult> {
   const snapshot = await loadToolSnapshot({ expectedDigest: input.toolRegistryDigest, names: profile.tools });
   const info = workflowInfo();
   const runId = info.workflowId;
-  const state: RunState = createInitialRunState({
-    runId,
-    threadId: input.threadId,
-    versions: {
-      profile: `${profile.name}@${profile.version}`,
-      policy: `${policy.name}@${policy.version}`,
-      toolRegistryDigest: snapshot.digest,
-      modelRoute: input.modelRoute,
-      configDigest: input.configDigest,
-    },
-    limits,
-    startedAt: new Date().toISOString(),
-  });
-  upsertMemo({ versions: state.versions });
+  const state: RunState = carried
+    ? restoreCarriedState(carried, runId)
+    : createInitialRunState({
+        runId,
+        threadId: input.threadId,
+        versions: {
+          profile: `${profile.name}@${profile.version}`,
+          policy: `${policy.name}@${policy.version}`,
+          toolRegistryDigest: snapshot.digest,
+          modelRoute: input.modelRoute,
+          configDigest: input.configDigest,
+        },
+        limits,
+        startedAt: new Date().toISOString(),
+      });
+  if (!carried) upsertMemo({ versions: state.versions });
 
   const visibility = new RunVisibility();
   const t = input.activityTimeouts;
@@ -102,7 +109,9 @@ export async function agentRun(rawInput: unknown): Promise<AgentRunResult> {
     readHeartbeatSeconds: t?.readHeartbeatSeconds ?? DEFAULT_TIMEOUTS.readHeartbeatSeconds,
     modelHeartbeatSeconds: t?.modelHeartbeatSeconds ?? DEFAULT_TIMEOUTS.modelHeartbeatSeconds,
   };
-  const ports = createTemporalPorts(snapshot.definitions, timeouts, visibility);
+  const ports = createTemporalPorts(snapshot.definitions, timeouts, visibility, {
+    afterEvents: input.continueAsNewAfterEvents ?? DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS,
+  });
   let deadlineReached = false;
   const runner = new Runner({
     state,
@@ -114,6 +123,7 @@ export async function agentRun(rawInput: unknown): Promise<AgentRunResult> {
     approvalTimeoutSeconds: input.approvalTimeoutSeconds ?? 3600,
     isCancellation: (err) => isCancellation(err),
     deadlineReached: () => deadlineReached,
+    resumed: carried !== undefined,
   });
 
   const scope = new CancellationScope();
@@ -137,6 +147,12 @@ export async function agentRun(rawInput: unknown): Promise<AgentRunResult> {
   try {
     await scope.run(() => runner.execute(profile));
   } catch (err) {
+    if (err instanceof ContinueAsNewRequested) {
+      // Between steps, nothing pending: store the outbox, let handlers finish, carry compact state.
+      await CancellationScope.nonCancellable(() => ports.flushEvents(runner.takeOutbox()));
+      await condition(allHandlersFinished);
+      await continueAsNew<typeof agentRun>(input, { schemaVersion: 1, state });
+    }
     if (!isCancellation(err)) throw err;
   }
   if (

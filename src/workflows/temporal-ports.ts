@@ -7,6 +7,8 @@ import {
   proxyActivities,
   sleep,
   TimeoutFailure,
+  patched,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { createModelActivities } from '../activities/model-activities.js';
 import type { createRunActivities } from '../activities/run-activities.js';
@@ -23,6 +25,7 @@ import {
   writeToolOptions,
   type ActivityTimeouts,
 } from './activity-options.js';
+import { CONTINUE_AS_NEW_PATCH, DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS } from './carried-run.js';
 import type { RunVisibility } from './run-visibility.js';
 
 type ToolActivities = ReturnType<typeof createToolActivities>;
@@ -53,6 +56,7 @@ export function createTemporalPorts(
   tools: readonly ToolDefinition[],
   timeouts: ActivityTimeouts,
   visibility: RunVisibility,
+  continueAsNew: { readonly afterEvents: number } = { afterEvents: DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS },
 ): RunnerPorts {
   const write = proxyActivities<ToolActivities>(writeToolOptions(timeouts));
   const read = proxyActivities<ToolActivities>(readToolOptions(timeouts));
@@ -116,6 +120,11 @@ export function createTemporalPorts(
     },
     sleep: (ms) => sleep(ms),
     publish: (state: RunState) => visibility.publish(state),
+    shouldContinueAsNew(): boolean {
+      if (!patched(CONTINUE_AS_NEW_PATCH)) return false;
+      const info = workflowInfo();
+      return info.continueAsNewSuggested || info.historyLength >= continueAsNew.afterEvents;
+    },
   };
 }
 
