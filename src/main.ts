@@ -16,7 +16,7 @@ import { resolveTemporal } from './devserver/temporal-target.js';
 import { seedDemoOrder } from './examples/refund/demo-order.js';
 import { createHarnessWorker } from './worker/harness-worker.js';
 import { installWorkerRuntime } from './worker/runtime.js';
-import { harnessSettings } from './worker/settings.js';
+import { harnessSettings, redactUrl } from './worker/settings.js';
 import type { RunView } from './workflows/run-view.js';
 
 const exitWhenDone = process.argv.includes('--exit');
@@ -57,7 +57,7 @@ const worker = await createHarnessWorker({
 });
 const running = worker.run();
 say(
-  `Worker ${composition.identity} polling '${settings.taskQueue}'; evidence store ${settings.storeUrl}; model route ${composition.defaultModelRoute}`,
+  `Worker ${composition.identity} polling '${settings.taskQueue}'; evidence store ${redactUrl(settings.storeUrl)}; model route ${composition.defaultModelRoute}`,
 );
 
 let stopping = false;

@@ -64,6 +64,11 @@ export class HumanGate {
       pendingActionId: state.pendingAction?.actionId ?? null,
       payload: boundedPayload(payload),
     });
+    // Visible at once in the `state` query (the event reaches the store with the next write).
+    state.signalRejections = [
+      ...(state.signalRejections ?? []),
+      { signal, code, message: message.slice(0, 300), at: this.core.ports.now() },
+    ].slice(-10);
     this.core.ports.publish(state);
   }
 

@@ -94,5 +94,7 @@ export interface RunState {
   terminalReason: TerminalReason | null;
   /** The most recent transitions (bounded); the full list is in the events. */
   recentTransitions: StateTransitionRecord[];
+  /** The last (at most 10) signals refused as malformed, stale, forged or repeated. */
+  signalRejections?: { signal: string; code: string; message: string; at: string }[];
   startedAt: string;
 }

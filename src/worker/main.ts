@@ -9,7 +9,7 @@ import { createHarnessComposition } from '../composition/harness-composition.js'
 import { loadDevServerConfig } from '../devserver/config.js';
 import { createHarnessWorker } from './harness-worker.js';
 import { installWorkerRuntime } from './runtime.js';
-import { harnessSettings } from './settings.js';
+import { harnessSettings, redactUrl } from './settings.js';
 
 export async function runWorkerProcess(): Promise<void> {
   installWorkerRuntime();
@@ -38,7 +38,7 @@ export async function runWorkerProcess(): Promise<void> {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   console.log(
-    `worker ${composition.identity} polling ${settings.taskQueue} on ${address} (namespace ${namespace}); store ${settings.storeUrl}`,
+    `worker ${composition.identity} polling ${settings.taskQueue} on ${address} (namespace ${namespace}); store ${redactUrl(settings.storeUrl)}`,
   );
   await worker.run();
   await composition.close();

@@ -21,3 +21,8 @@ export function harnessSettings(env: NodeJS.ProcessEnv = process.env): HarnessSe
     refundStorePath: env.HARNESS_REFUND_DB ?? resolve(data, 'refund.db'),
   };
 }
+
+/** A store URL safe to print: any `user:password@` part is removed. */
+export function redactUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/]*@/i, '$1***@');
+}

@@ -32,6 +32,8 @@ export interface RunView {
   readonly facts: RunState['facts'];
   readonly terminalReason: RunState['terminalReason'];
   readonly output: unknown;
+  /** The last signals refused (malformed, stale, forged, repeated), newest last. */
+  readonly signalRejections: NonNullable<RunState['signalRejections']>;
 }
 
 export function toRunView(s: RunState): RunView {
@@ -67,5 +69,6 @@ export function toRunView(s: RunState): RunView {
     facts: s.facts,
     terminalReason: s.terminalReason,
     output: s.output,
+    signalRejections: s.signalRejections ?? [],
   };
 }

@@ -56,6 +56,7 @@ describe('refund graph on the real server', () => {
       true,
     );
     expect(view.invocations.filter((i) => i.tool === 'refund.create')).toHaveLength(1);
+    expect(view.signalRejections.map((r) => r.code)).toEqual(['signal.action_mismatch', 'signal.malformed']);
     const refunds = await h.composition.refundStore.findRefundByKey(`${handle.workflowId}/4`);
     expect(refunds?.orderId).toBe('ORD-1001');
 

@@ -61,9 +61,16 @@ async function sendDecision(
   const stored = (await readEvents(store, handle.workflowId, seq)).find(
     (e) => e.type === 'human.signal_rejected' && e.data.signal === signal,
   );
-  const rejection = stored
-    ? { code: String(stored.data.code), message: String(stored.data.message) }
-    : expectedRejection(before);
+  // The run lists refused signals in its state at once; the stored event may come later.
+  const seen = (after.signalRejections ?? [])
+    .slice((before.signalRejections ?? []).length)
+    .filter((r) => r.signal === signal)
+    .at(-1);
+  const rejection = seen
+    ? { code: seen.code, message: seen.message }
+    : stored
+      ? { code: String(stored.data.code), message: String(stored.data.message) }
+      : expectedRejection(before);
   return {
     workflowId: handle.workflowId,
     signal,
