@@ -142,6 +142,11 @@ export const RunStateV1Fields = {
   output: z.unknown(),
   terminalReason: TerminalReason.nullable(),
   recentTransitions: z.array(Transition),
+  /** Optional: the last signals refused (bounded to 10 by the human gate); absent in older states. */
+  signalRejections: z
+    .array(z.strictObject({ signal: z.string(), code: z.string(), message: z.string(), at: z.string() }))
+    .max(10)
+    .optional(),
   startedAt: z.string(),
 };
 
@@ -150,5 +155,10 @@ export const RunStateV1Schema = z.strictObject({ schemaVersion: z.literal(1), ..
 export type RunStateV1 = z.output<typeof RunStateV1Schema>;
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-/** Compile-time guard: this schema and the runner's RunState describe the same shape. */
-export const RUN_STATE_V1_MATCHES_RUNNER: Same<RunStateV1, RunState> = true;
+/**
+ * Compile-time guard: this schema and the runner's RunState describe the same shape, with the same
+ * keys (an added optional field counts too: the schemas are strict, so a state carrying it would be
+ * refused at the next migration).
+ */
+export const RUN_STATE_V1_MATCHES_RUNNER: Same<RunStateV1, RunState> &
+  Same<keyof RunStateV1, keyof RunState> = true;
