@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import type { CancelOptions } from './commands/cancel.js';
-import type { DecideOptions, ReconcileOptions } from './commands/decide.js';
+import type { DecideOptions, ProvideInputOptions, ReconcileOptions } from './commands/decide.js';
 import type { EventsOptions } from './commands/events.js';
 import type { StartOptions } from './commands/start.js';
 import { createOutput, type Output } from './output.js';
@@ -114,6 +114,16 @@ export function buildProgram(result: ProgramResult): Command {
     .option('--actor <name>', 'who decides (default: cli:<os user>)')
     .action((id: string, o: ReconcileOptions, cmd: Command) =>
       run(async () => (await import('./commands/decide.js')).reconcileCommand(id, o, out(cmd))),
+    );
+
+  program
+    .command('input <id>')
+    .description('answer a run waiting in awaiting_input with the provideInput signal (exit 5 when refused)')
+    .option('--slot <slot>', 'slot to fill (default: the slot the run waits for)')
+    .requiredOption('--value <text>', 'the value')
+    .option('--actor <name>', 'who answers (default: cli:<os user>)')
+    .action((id: string, o: ProvideInputOptions, cmd: Command) =>
+      run(async () => (await import('./commands/decide.js')).provideInputCommand(id, o, out(cmd))),
     );
 
   program

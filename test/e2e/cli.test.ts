@@ -262,6 +262,31 @@ describe('harness CLI against a real worker', () => {
     expect(result).toMatchObject({ status: 'succeeded', output: { outcome: 'declined_by_user' } });
   });
 
+  it('input answers a run waiting for a slot (a wrong slot is refused)', async () => {
+    const workflowId = id('input');
+    const r = await cli(
+      'start',
+      'refund.graph',
+      '--input',
+      JSON.stringify({ message: 'I want a refund', customerId: 'C1001' }),
+      '--id',
+      workflowId,
+      '--json',
+    );
+    expect(r.code, r.stderr).toBe(0);
+    await waitForState(h.t.client.workflow.getHandle(workflowId), (v) => v.status === 'awaiting_input');
+    const wrong = await cli('input', workflowId, '--slot', 'customerId', '--value', 'C1001');
+    expect(wrong.code).toBe(5);
+    expect(wrong.stdout).toContain('signal.action_mismatch');
+    const ok = await cli('input', workflowId, '--value', 'ORD-1001');
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toContain('provideInput accepted');
+    await waitForState(
+      h.t.client.workflow.getHandle(workflowId),
+      (v) => v.status === 'awaiting_confirmation',
+    );
+  });
+
   it('cancel by signal and by Temporal cancellation; a closed run is refused', async () => {
     const bySignal = await startWaiting('cancel');
     const r = await cli('cancel', bySignal, '--reason', 'operator stop', '--actor', 'ops', '--json');

@@ -219,3 +219,31 @@ export async function reconcileCommand(id: string, o: ReconcileOptions, out: Out
     );
   });
 }
+
+export interface ProvideInputOptions {
+  readonly slot?: string;
+  readonly value: string;
+  readonly actor?: string;
+}
+
+/** `harness input <id> --value v [--slot s]`: answer a run waiting in `awaiting_input` (default: its slot). */
+export async function provideInputCommand(id: string, o: ProvideInputOptions, out: Output): Promise<number> {
+  return withRun(id, async (t, store, handle, before) => {
+    const slot = o.slot ?? (before.pendingAction?.kind === 'input' ? before.pendingAction.slot : undefined);
+    if (!slot) {
+      throw refusedError(`run ${id} is not waiting for input (status ${before.status}); nothing sent`, {
+        workflowId: id,
+        status: before.status,
+      });
+    }
+    const payload = { slot, value: o.value, actor: o.actor ?? defaultActor() };
+    const expected = (v: RunView) =>
+      v.pendingAction?.kind === 'input' && v.pendingAction.slot !== slot
+        ? { code: 'signal.action_mismatch', message: `waiting for slot ${v.pendingAction.slot}, not ${slot}` }
+        : { code: 'signal.not_taken', message: 'the run did not take the input; see `harness events`' };
+    return report(
+      await sendDecision(t, store, handle, before, SIGNAL_NAMES.provideInput, payload, expected),
+      out,
+    );
+  });
+}
