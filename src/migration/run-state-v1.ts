@@ -160,5 +160,7 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
  * keys (an added optional field counts too: the schemas are strict, so a state carrying it would be
  * refused at the next migration).
  */
-export const RUN_STATE_V1_MATCHES_RUNNER: Same<RunStateV1, RunState> &
-  Same<keyof RunStateV1, keyof RunState> = true;
+export const RUN_STATE_V1_MATCHES_RUNNER: [
+  Same<RunStateV1, RunState>,
+  Same<keyof RunStateV1, keyof RunState>,
+] = [true, true];
