@@ -10,6 +10,8 @@ export interface HistoryEntry {
   readonly activityType?: string;
   /** Marker name of a recorded marker (patches). */
   readonly markerName?: string;
+  /** Patch id of a `patched()` marker. */
+  readonly patchId?: string;
   /** Attempt of a started activity task (written when the attempt ends: only the last attempt shows). */
   readonly attempt?: number;
   /** Timeout type of an activity or workflow task timeout. */
@@ -19,6 +21,12 @@ export interface HistoryEntry {
 const { temporal } = proto;
 const EventType = temporal.api.enums.v1.EventType;
 const TimeoutType = temporal.api.enums.v1.TimeoutType;
+
+function patchIdOf(data: Uint8Array | null | undefined): { patchId?: string } {
+  if (!data) return {};
+  const parsed = JSON.parse(Buffer.from(data).toString('utf8')) as { id?: unknown };
+  return typeof parsed.id === 'string' ? { patchId: parsed.id } : {};
+}
 
 /** The workflow's history as a list of {@link HistoryEntry}. */
 export async function historyOf(handle: WorkflowHandle): Promise<HistoryEntry[]> {
@@ -38,6 +46,7 @@ export async function historyOf(handle: WorkflowHandle): Promise<HistoryEntry[]>
       ...(e.activityTaskScheduledEventAttributes?.activityType?.name
         ? { activityType: e.activityTaskScheduledEventAttributes.activityType.name }
         : {}),
+      ...patchIdOf(e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data),
       ...(e.markerRecordedEventAttributes?.markerName
         ? { markerName: e.markerRecordedEventAttributes.markerName }
         : {}),

@@ -1,16 +1,18 @@
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/devserver/config.js';
+import { workflowsPath } from '../../src/worker/bundle.js';
 import { killAllWorkerProcesses } from '../support/worker-process.js';
 import { createFaultRig, resultOf, waitForPause, type FaultRig } from './fault-rig.js';
 import { historyOf } from './history.js';
 
+/** Bundle a workflow entry (absolute, or a file of test/faults/fixtures) into `out`. */
 async function bundle(entry: string, out: string): Promise<string> {
   const b = await bundleWorkflowCode({
-    workflowsPath: join(projectRoot, 'test', 'faults', 'fixtures', entry),
+    workflowsPath: isAbsolute(entry) ? entry : join(projectRoot, 'test', 'faults', 'fixtures', entry),
     logger: new DefaultLogger('WARN'),
   });
   writeFileSync(out, b.code);
@@ -24,11 +26,14 @@ async function bundle(entry: string, out: string): Promise<string> {
  */
 describe('faults: a waiting run resumes on a newer build', { timeout: 240_000 }, () => {
   let rig: FaultRig;
+  let oldBundle: string;
   let patchedBundle: string;
   let unguardedBundle: string;
   const handles: WorkflowHandle[] = [];
   beforeAll(async () => {
     rig = await createFaultRig('upgrade');
+    // All three bundles are built back to back from the same tree (the global one may be older).
+    oldBundle = await bundle(workflowsPath, join(rig.dir, 'old-bundle.js'));
     patchedBundle = await bundle('patched-workflows.ts', join(rig.dir, 'patched-bundle.js'));
     unguardedBundle = await bundle('unguarded-workflows.ts', join(rig.dir, 'unguarded-bundle.js'));
   });
@@ -39,7 +44,7 @@ describe('faults: a waiting run resumes on a newer build', { timeout: 240_000 },
   });
 
   it('old worker starts the run, it waits for approval, the new build finishes it; new runs take the patched path', async () => {
-    const oldWorker = await rig.worker();
+    const oldWorker = await rig.worker({ bundlePath: oldBundle });
     const handle = await rig.start({ task: { message: 'refund ORD-1001', customerId: 'C1001' } });
     handles.push(handle);
     const waiting = await waitForPause(handle, 'awaiting_confirmation');
@@ -57,7 +62,7 @@ describe('faults: a waiting run resumes on a newer build', { timeout: 240_000 },
     expect(rig.refundRows()).toHaveLength(1);
     const history = await historyOf(handle);
     expect(history.some((e) => e.type === 'EVENT_TYPE_WORKFLOW_TASK_FAILED')).toBe(false);
-    expect(history.some((e) => e.type === 'EVENT_TYPE_MARKER_RECORDED')).toBe(false);
+    expect(history.some((e) => e.patchId === 'test-change')).toBe(false);
     // no new leading timer: agentRun's own timers (deadline, approval expiry) start after the tool snapshot is loaded
     const types = history.map((e) => e.type);
     expect(types.indexOf('EVENT_TYPE_TIMER_STARTED')).toBeGreaterThan(
@@ -74,8 +79,11 @@ describe('faults: a waiting run resumes on a newer build', { timeout: 240_000 },
       reason: 'already refunded',
     });
     expect((await resultOf(fresh)).output.outcome).toBe('declined_by_user');
-    const freshTypes = (await historyOf(fresh)).map((e) => e.type);
-    expect(freshTypes.indexOf('EVENT_TYPE_MARKER_RECORDED')).toBeGreaterThan(0);
+    const freshHistory = await historyOf(fresh);
+    const freshTypes = freshHistory.map((e) => e.type);
+    const marker = freshHistory.findIndex((e) => e.patchId === 'test-change');
+    expect(marker).toBeGreaterThan(0);
+    expect(marker).toBeLessThan(freshTypes.indexOf('EVENT_TYPE_ACTIVITY_TASK_SCHEDULED'));
     expect(freshTypes.indexOf('EVENT_TYPE_TIMER_STARTED')).toBeLessThan(
       freshTypes.indexOf('EVENT_TYPE_ACTIVITY_TASK_SCHEDULED'),
     );
