@@ -1,4 +1,5 @@
 import { MigrationRegistry, type MigrationResult } from './migration-registry.js';
+import { RunStateV1Schema } from './run-state-v1.js';
 import { RunStateV2Schema, runStateV1ToV2 } from './run-state-v2.js';
 
 /** Names of the harness's durable shapes. */
@@ -8,17 +9,31 @@ export const DurableShapes = {
   signal: 'signal',
 } as const;
 
+export interface HarnessMigrationOptions {
+  /**
+   * The run state version this build reads and writes: `2` (default, run-state-v2.ts) or `1` (the
+   * runner's RunState today: strict validation only, a version-2 state is too new).
+   */
+  readonly runStateVersion?: 1 | 2;
+}
+
 /**
  * The registry of the harness's durable shapes and their migrations:
- * - `run_state`: current version 2 (see run-state-v2.ts), step 1->2;
+ * - `run_state`: current version 2 (see run-state-v2.ts), step 1->2; or version 1 with no steps;
  * - `event` (AgentEvent envelope, `schemaVersion: '1'`): current version 1, no steps yet;
  * - `signal` (operator signal payloads, which carry no version field: they are version 1): current 1.
  * A new registry each call, so tests and callers cannot change a shared one.
  */
-export function createHarnessMigrations(): MigrationRegistry {
-  return new MigrationRegistry()
-    .defineShape({ shape: DurableShapes.runState, currentVersion: 2, current: RunStateV2Schema })
-    .register(runStateV1ToV2)
+export function createHarnessMigrations(options: HarnessMigrationOptions = {}): MigrationRegistry {
+  const registry = new MigrationRegistry();
+  if (options.runStateVersion === 1) {
+    registry.defineShape({ shape: DurableShapes.runState, currentVersion: 1, current: RunStateV1Schema });
+  } else {
+    registry
+      .defineShape({ shape: DurableShapes.runState, currentVersion: 2, current: RunStateV2Schema })
+      .register(runStateV1ToV2);
+  }
+  return registry
     .defineShape({ shape: DurableShapes.event, currentVersion: 1 })
     .defineShape({ shape: DurableShapes.signal, currentVersion: 1, unversionedIs: 1 });
 }

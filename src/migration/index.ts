@@ -2,7 +2,12 @@
  * Schema migration of durable shapes (run state, events, signals). Workflow-sandbox safe: zod,
  * src/domain, runner types and guardrail schemas only. See docs/guardrails.md (state migration).
  */
-export { DurableShapes, createHarnessMigrations, migrate } from './harness-migrations.js';
+export {
+  DurableShapes,
+  createHarnessMigrations,
+  migrate,
+  type HarnessMigrationOptions,
+} from './harness-migrations.js';
 export { MigrationError, MigrationErrorCodes, type MigrationErrorCode } from './migration-error.js';
 export {
   MigrationRegistry,

@@ -4,6 +4,7 @@ import {
   MigrationError,
   MigrationErrorCodes,
   RunStateV2Schema,
+  createHarnessMigrations,
   migrate,
   type RunStateV2,
 } from '../../../src/migration/index.js';
@@ -89,6 +90,20 @@ describe('run state migration 1 -> 2', () => {
   it('the step starts obligations empty when nothing is pending', () => {
     const v1 = { ...runStateV1(), pendingAction: null, humanRequest: null, status: 'running' as const };
     expect(runStateV1ToV2.migrate(v1).obligations).toEqual([]);
+  });
+
+  it('a build still on run state version 1 validates v1 strictly and refuses v2 as too new', () => {
+    const v1only = createHarnessMigrations({ runStateVersion: 1 });
+    expect(v1only.migrate('run_state', runStateV1())).toMatchObject({
+      fromVersion: 1,
+      toVersion: 1,
+      applied: [],
+    });
+    expect(caught(() => v1only.migrate('run_state', { ...runStateV1(), extra: true })).code).toBe(
+      MigrationErrorCodes.invalidValue,
+    );
+    const v2 = migrate('run_state', runStateV1()).value;
+    expect(caught(() => v1only.migrate('run_state', v2)).code).toBe(MigrationErrorCodes.versionTooNew);
   });
 
   it('events and signals are version 1; events carry a string version, signals none', () => {
