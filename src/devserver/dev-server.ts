@@ -4,7 +4,7 @@ import { connect, createServer } from 'node:net';
 import { dirname } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { HarnessError } from '../domain/errors.js';
-import { CliNotFoundError, locateCli } from './cli-locator.js';
+import { locateCli } from './cli-locator.js';
 import type { DevServerConfig } from './config.js';
 import { ensureSearchAttributes } from './search-attributes.js';
 
@@ -136,7 +136,7 @@ function waitForExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
  * Start `temporal server start-dev` with the settings of temporal-dev.yml and wait until it is healthy
  * (a health check loop, not a fixed sleep). Registers the custom search attributes.
  * @throws PortInUseError when the port is held by something else; DevServerStartError when the server
- * exits early or is not healthy within `server.startTimeoutSeconds`; CliNotFoundError when no CLI exists.
+ * exits early or is not healthy within `server.startTimeoutSeconds`; CliNotFoundError when no CLI exists and the SDK download fails.
  */
 export async function startDevServer(
   config: DevServerConfig,
@@ -148,11 +148,8 @@ export async function startDevServer(
   if (!(await portIsFree(ip, uiPort))) throw new PortInUseError(`${ip}:${uiPort} (UI)`);
   const cli = await locateCli(config.cli.version, log);
   if (!cli) {
-    throw new CliNotFoundError(
-      `No Temporal CLI v${config.cli.version} found and Go is not installed. Install Go and rerun (the CLI is ` +
-        `built once with go install), set TEMPORAL_CLI_PATH to a temporal binary, or set TEMPORAL_ADDRESS ` +
-        `to an existing Temporal server.`,
-    );
+    const { startWithSdkDownload } = await import('./sdk-download.js');
+    return startWithSdkDownload(config, log);
   }
   mkdirSync(dirname(dbFile), { recursive: true });
   const child = spawn('bash', ['-c', SUPERVISOR, 'temporal-supervisor', cli.path, ...startArgs(config)], {

@@ -1,4 +1,4 @@
-import type { ActivityOptions } from '@temporalio/workflow';
+import { ActivityCancellationType, type ActivityOptions } from '@temporalio/workflow';
 
 /**
  * Activity options by kind, in one place. Write tools are never retried (maximumAttempts: 1) and
@@ -21,6 +21,9 @@ export function writeToolOptions(t: ActivityTimeouts): ActivityOptions {
     startToCloseTimeout: '10 minutes',
     heartbeatTimeout: `${t.writeHeartbeatSeconds} seconds`,
     retry: { maximumAttempts: 1 },
+    // A cancelled write is waited for (the executor sees the abort through its heartbeat) so the
+    // outcome can be settled from the evidence store afterwards, never guessed while it still runs.
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   };
 }
 

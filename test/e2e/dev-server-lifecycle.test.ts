@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultConfigPath } from '../../src/devserver/config.js';
 import { eventually, pidsMatching, spawnTs, waitForExit, waitForOutput } from '../support/processes.js';
@@ -35,6 +35,21 @@ describe('dev server lifecycle: no temporal process outlives the harness', () =>
     child.kill(signal);
     await waitForExit(child);
     expect(await eventually(() => pidsMatching(dbFile).length === 0, 20_000)).toBe(true);
+  });
+
+  it('without a CLI, Go or a network, fails with a message that says how to get the CLI', async () => {
+    const { path, dbFile } = privateConfig(17273);
+    const cache = mkdtempSync(join(tmpdir(), 'harness-nocache-'));
+    const child = spawnTs('src/devserver/cli.ts', ['--config', path], {
+      XDG_CACHE_HOME: cache,
+      TEMPORAL_CLI_PATH: '',
+      PATH: ['/usr/bin', '/bin', dirname(process.execPath)].join(':'),
+    });
+    const output = await waitForOutput(child, /set TEMPORAL_ADDRESS/, 60_000);
+    expect(output).toContain('No Temporal CLI v');
+    expect(output).toContain('go install github.com/temporalio/cli/cmd/temporal@v');
+    expect(await waitForExit(child)).toBe(1);
+    expect(pidsMatching(dbFile)).toEqual([]);
   });
 
   it('says plainly when the port is taken by something else', async () => {

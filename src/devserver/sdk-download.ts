@@ -1,0 +1,53 @@
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { CliNotFoundError } from './cli-locator.js';
+import type { DevServerConfig } from './config.js';
+import type { StartedDevServer } from './dev-server.js';
+
+/**
+ * Last resort when neither a pinned CLI nor Go is available: the Temporal SDK's own download of the CLI
+ * (it needs a network that reaches Temporal's release downloads). Same settings as temporal-dev.yml.
+ * @throws CliNotFoundError (`devserver.cli_not_found`) with the steps to get a CLI when the download fails.
+ */
+export async function startWithSdkDownload(
+  config: DevServerConfig,
+  log: (line: string) => void,
+): Promise<StartedDevServer> {
+  const s = config.server;
+  log(
+    `No Temporal CLI v${config.cli.version} and no Go toolchain: trying the Temporal SDK's own CLI download...`,
+  );
+  const extraArgs: string[] = [];
+  for (const [key, type] of Object.entries(config.searchAttributes))
+    extraArgs.push('--search-attribute', `${key}=${type}`);
+  for (const [key, value] of Object.entries(config.dynamicConfig))
+    extraArgs.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  try {
+    const env = await TestWorkflowEnvironment.createLocal({
+      server: {
+        executable: { type: 'cached-download', version: `v${config.cli.version}` },
+        ip: s.ip,
+        port: s.port,
+        ui: true,
+        uiPort: s.uiPort,
+        namespace: s.namespace,
+        dbFilename: s.dbFile,
+        log: { format: 'pretty', level: s.logLevel },
+        extraArgs,
+      },
+    });
+    return {
+      address: `${s.ip}:${s.port}`,
+      namespace: s.namespace,
+      uiUrl: `http://${s.ip}:${s.uiPort}`,
+      pid: -1,
+      stop: () => env.teardown(),
+    };
+  } catch (err) {
+    throw new CliNotFoundError(
+      `No Temporal CLI v${config.cli.version} found, Go is not installed, and the SDK download failed ` +
+        `(${(err as Error).message.split('\n')[0]}). Install Go and rerun (the CLI is built once with ` +
+        `go install github.com/temporalio/cli/cmd/temporal@v${config.cli.version}), set TEMPORAL_CLI_PATH to a ` +
+        `temporal binary, or set TEMPORAL_ADDRESS to an existing Temporal server.`,
+    );
+  }
+}
