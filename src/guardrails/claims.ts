@@ -32,7 +32,7 @@ export const DEFAULT_CLAIM_KINDS: readonly ClaimKind[] = [
       /\brefund\b(?:[^.!?;\n]|\.(?=\d)){0,80}?\b(?:has|have)\s+been\s+(?:successfully\s+)?(?:created|issued|processed|completed|made|sent|approved|credited|paid|executed)\b/gi,
       /\brefund\b(?:[^.!?;\n]|\.(?=\d)){0,80}?\b(?:was|were|is|got)\s+(?:successfully\s+)?(?:created|issued|processed|completed|made|sent|credited|paid|executed)\b/gi,
       /\b(?:we|i)(?:'ve|\s+have)?\s+(?:successfully\s+)?(?:issued|processed|created|made|sent|completed)\s+(?:a|the|your)?\s*(?:full\s+|partial\s+)?refund\b/gi,
-      /\brefund\s+(?:successful|succeeded|completed?|created|issued|processed)\b/gi,
+      /\brefund\s+(?:is\s+)?(?:done|successful|succeeded|completed?|created|issued|processed)\b/gi,
       /已(?:经)?(?:为您|给您|帮您)?(?:全额|部分)?退款/g,
       /退款(?:已|已经)(?:创建|完成|成功|到账|发放|处理|办理|退回|原路退回)/g,
       /退款成功|成功退款/g,

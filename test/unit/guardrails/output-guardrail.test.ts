@@ -83,6 +83,7 @@ describe('output guardrail: faithfulness', () => {
     for (const message of [
       'We can confirm your refund has been issued.',
       'Refund created for order O-1001.',
+      'refund done',
     ]) {
       expect(checkOutput({ output: { message }, ...emptyRun }).verdict, message).toBe('block');
       expect(checkOutput({ output: { message }, ...verifiedRefundRun }).verdict, message).toBe('pass');
