@@ -24,6 +24,9 @@ export function benchBudget(steps: number): Record<string, number> {
   return { maxSteps: 2 * steps + 2, maxModelCalls: steps + 1, maxToolCalls: steps };
 }
 
+/** Event count no bench run reaches, so the harness never continues as new by its own threshold. */
+const NO_CONTINUE_AS_NEW = 50_000;
+
 /** Start one run of `steps` steps in `arm` on `taskQueue`. */
 export async function startRun(rig: Rig, arm: Arm, steps: number, taskQueue: string, workflowId: string): Promise<WorkflowHandle> {
   if (arm === 'harness') {
@@ -39,6 +42,8 @@ export async function startRun(rig: Rig, arm: Arm, steps: number, taskQueue: str
         configDigest: rig.composition.configDigest,
         task: { message: BENCH_TASK_MESSAGE },
         budget: benchBudget(steps),
+        // One history per run: the benchmark measures growth without continue-as-new.
+        continueAsNewAfterEvents: NO_CONTINUE_AS_NEW,
       },
     });
   }

@@ -32,6 +32,8 @@ export async function startPrivateServer(log: (line: string) => void, parentDir:
   const config = {
     ...base,
     server: { ...base.server, port, uiPort: port + 1, dbFile: join(dir, 'bench-server.db'), logLevel: 'error' as const },
+    // The server would suggest continue-as-new at 4,000 events; the 500-step runs are measured as one history.
+    dynamicConfig: { ...base.dynamicConfig, 'limit.historyCount.suggestContinueAsNew': 1_000_000, 'limit.historySize.suggestContinueAsNew': 1_000_000_000 },
   };
   const started = await startDevServer(config, log);
   return {

@@ -44,7 +44,7 @@ export async function measureMemory(rig: Rig, count: number, blockAt: number, st
     const idle = settle();
     const handles: WorkflowHandle[] = [];
     for (let i = 0; i < count; i++) handles.push(await startRun(rig, arm, stepsPerRun, taskQueue, `mem-${arm}-r${rep}-${i}`));
-    const deadline = Date.now() + 120_000;
+    const deadline = Date.now() + 600_000;
     while (gate.blocked < count + 1) {
       if (Date.now() > deadline) throw new Error(`only ${gate.blocked - 1} of ${count} ${arm} runs reached the gate`);
       await sleep(100);
