@@ -39,6 +39,8 @@ export default tseslint.config(
       'src/completion/**/*.ts',
       'src/domain/**/*.ts',
       'src/examples/refund/graph/**/*.ts',
+      'src/guardrails/**/*.ts',
+      'src/migration/**/*.ts',
       'src/examples/refund/refund-policy.ts',
       'src/registry/sandbox.ts',
       'src/registry/argument-validator.ts',

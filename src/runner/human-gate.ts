@@ -1,3 +1,4 @@
+import { GuardrailStopCodes } from '../guardrails/index.js';
 import type { z } from 'zod';
 import {
   ApproveSignalSchema,
@@ -156,6 +157,19 @@ export class HumanGate {
         'signal.action_mismatch',
         `waiting for slot ${this.core.state.pendingAction?.slot}`,
         payload,
+      );
+      return;
+    }
+    const guard = this.core.guardInput(`provideInput:${s.slot}`, s.value);
+    if (guard?.verdict === 'block') {
+      this.rejectSignal(
+        'provideInput',
+        GuardrailStopCodes.inputBlocked,
+        `input guardrail: ${guard.reasonCodes.join(', ')}`,
+        {
+          slot: s.slot,
+          actor: s.actor,
+        },
       );
       return;
     }

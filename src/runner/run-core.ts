@@ -1,3 +1,4 @@
+import type { InputGuardrailResult } from '../guardrails/index.js';
 import type { Policy } from '../policy/index.js';
 import type { AgentEvent, DataClassification } from './agent-event.js';
 import type { RunnerPorts } from './ports.js';
@@ -13,6 +14,10 @@ export interface TransitionPatch {
 /** The runner internals its collaborators (tool pipeline, human gate) work through. */
 export interface RunCore {
   readonly state: RunState;
+  /** Record the obligations of a dispatched call's policy decision (the output guardrail applies them). */
+  noteObligations(obligations: readonly string[]): void;
+  /** Run the input guardrail on `value` and emit `guardrail.input_checked`; undefined when the run has none. */
+  guardInput(source: string, value: unknown): InputGuardrailResult | undefined;
   readonly ports: RunnerPorts;
   readonly policy: Policy;
   readonly profileTools: readonly string[];

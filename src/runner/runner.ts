@@ -1,3 +1,12 @@
+import {
+  GuardrailStopCodes,
+  inputCheckedEvent,
+  mergeObligations,
+  outputCheckedEvent,
+  type InputGuardrail,
+  type InputGuardrailResult,
+  type OutputGuardrail,
+} from '../guardrails/index.js';
 import { ArtifactSchema, type Artifact } from '../domain/artifact.js';
 import type { Observation } from '../domain/observation.js';
 import type { ToolDefinition } from '../domain/tool.js';
@@ -30,6 +39,8 @@ export interface RunnerOptions {
   readonly isCancellation: (err: unknown) => boolean;
   /** True once the wall-clock deadline timer fired (its cancellation then means budget exhaustion). */
   readonly deadlineReached?: () => boolean;
+  /** Input and output guardrails; absent: none (histories from before them replay unchanged). */
+  readonly guardrails?: { readonly input: InputGuardrail; readonly output: OutputGuardrail };
   /** True when this runner continues a run carried over by continue-as-new. */
   readonly resumed?: boolean;
 }
@@ -78,6 +89,21 @@ export class Runner implements RunContext, RunCore {
   }
 
   // ---- RunCore ----
+
+  private obligations: string[] = [];
+
+  noteObligations(obligations: readonly string[]): void {
+    this.obligations = mergeObligations(this.obligations, obligations);
+  }
+
+  guardInput(source: string, value: unknown): InputGuardrailResult | undefined {
+    const guard = this.options.guardrails?.input;
+    if (!guard) return undefined;
+    const result = guard.check(value);
+    const e = inputCheckedEvent(source, result);
+    this.emit(e.type, e.data, e.classification);
+    return result;
+  }
 
   emit(type: string, data: Record<string, unknown>, classification: DataClassification = 'internal'): void {
     const s = this.state;
@@ -292,6 +318,14 @@ export class Runner implements RunContext, RunCore {
   async execute(profile: Profile): Promise<RunState> {
     if (this.state.status === 'created') this.start();
     try {
+      const input = this.guardInput('task', this.options.task);
+      if (input?.verdict === 'block') {
+        throw new RunStop('failed', {
+          code: GuardrailStopCodes.inputBlocked,
+          message: `the input guardrail blocked the task: ${input.reasonCodes.join(', ')}`,
+          details: { reasonCodes: input.reasonCodes },
+        });
+      }
       const result = await profile.run(this);
       this.state.output = result.output;
       this.complete(profile);
@@ -311,6 +345,24 @@ export class Runner implements RunContext, RunCore {
 
   private complete(profile: Profile): void {
     const s = this.state;
+    const guard = this.options.guardrails?.output.check({
+      output: s.output,
+      artifacts: s.artifacts,
+      invocations: s.invocations,
+      obligations: this.obligations,
+    });
+    if (guard) {
+      const e = outputCheckedEvent(guard);
+      this.emit(e.type, e.data, e.classification);
+      s.output = guard.output;
+      if (guard.verdict === 'block') {
+        throw new RunStop('failed', {
+          code: GuardrailStopCodes.outputBlocked,
+          message: `the output guardrail blocked the response: ${guard.reasonCodes.join(', ')}`,
+          details: { reasonCodes: guard.reasonCodes },
+        });
+      }
+    }
     const verdict = this.options.evaluators.evaluateContract(profile.completion, {
       finalOutput: s.output,
       artifacts: s.artifacts,

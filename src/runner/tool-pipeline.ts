@@ -171,6 +171,7 @@ export class ToolPipeline {
         );
       }
     }
+    this.core.noteObligations(decision.obligations);
     return this.dispatch(def, args, argsDigest, callKey, at);
   }
 

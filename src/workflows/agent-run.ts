@@ -1,5 +1,7 @@
+import { createInputGuardrail, createOutputGuardrail } from '../guardrails/index.js';
 import {
   allHandlersFinished,
+  patched,
   ApplicationFailure,
   CancellationScope,
   condition,
@@ -34,6 +36,7 @@ export const rejectSignal = defineSignal<[unknown]>(SIGNAL_NAMES.reject);
 export const reconcileSignal = defineSignal<[unknown]>(SIGNAL_NAMES.reconcile);
 export const provideInputSignal = defineSignal<[unknown]>(SIGNAL_NAMES.provideInput);
 export const cancelRunSignal = defineSignal<[unknown]>(SIGNAL_NAMES.cancelRun);
+const GUARDRAILS_PATCH = 'agent-run-guardrails-v1';
 export const stateQuery = defineQuery<RunView>('state');
 
 /** What an `agentRun` workflow returns: its terminal status and output (business outcome, not an error). */
@@ -124,6 +127,9 @@ export async function agentRun(rawInput: unknown, carried?: CarriedRun): Promise
     isCancellation: (err) => isCancellation(err),
     deadlineReached: () => deadlineReached,
     resumed: carried !== undefined,
+    ...(patched(GUARDRAILS_PATCH)
+      ? { guardrails: { input: createInputGuardrail(), output: createOutputGuardrail() } }
+      : {}),
   });
 
   const scope = new CancellationScope();

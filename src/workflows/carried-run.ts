@@ -1,5 +1,9 @@
 import { ApplicationFailure } from '@temporalio/workflow';
+import { DurableShapes, MigrationError, createHarnessMigrations } from '../migration/index.js';
 import type { RunState } from '../runner/run-state.js';
+
+/** This build keeps run state at schema version 1; older shapes migrate through registered steps. */
+const RUN_STATE_MIGRATIONS = createHarnessMigrations({ runStateVersion: 1 });
 
 /** History length (events) after which a run continues as new, unless the input says otherwise. */
 export const DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS = 5_000;
@@ -14,25 +18,37 @@ export interface CarriedRun {
 }
 
 /**
- * Validate carried state before resuming it. Fails closed (non-retryable) on a newer or unknown
- * schema version or a state of another run: never guesses.
+ * Validate and migrate carried state before resuming it. Fails closed (non-retryable) on a newer or
+ * unknown schema version or a state of another run: never guesses.
  */
 export function restoreCarriedState(carried: CarriedRun, runId: string): RunState {
-  const version = (carried as { schemaVersion?: unknown }).schemaVersion;
-  const stateVersion = (carried.state as { schemaVersion?: unknown } | undefined)?.schemaVersion;
-  if (version !== 1 || stateVersion !== 1) {
+  if ((carried as { schemaVersion?: unknown }).schemaVersion !== 1) {
     throw ApplicationFailure.create({
       type: 'run.state_version_unsupported',
       nonRetryable: true,
-      message: `carried run state has schema version ${String(version)}/${String(stateVersion)}; this build reads version 1`,
+      message: `carried run envelope has schema version ${String((carried as { schemaVersion?: unknown }).schemaVersion)}; this build reads version 1`,
     });
   }
-  if (carried.state.runId !== runId) {
+  let state: RunState;
+  try {
+    // Registered, tested migrations only; a newer or unknown version fails closed.
+    state = RUN_STATE_MIGRATIONS.migrate(DurableShapes.runState, carried.state).value as RunState;
+  } catch (err) {
+    if (err instanceof MigrationError) {
+      throw ApplicationFailure.create({
+        type: err.code,
+        nonRetryable: true,
+        message: `carried run state: ${err.message}`,
+      });
+    }
+    throw err;
+  }
+  if (state.runId !== runId) {
     throw ApplicationFailure.create({
       type: 'run.state_mismatch',
       nonRetryable: true,
-      message: `carried state belongs to run ${carried.state.runId}, not ${runId}`,
+      message: `carried state belongs to run ${state.runId}, not ${runId}`,
     });
   }
-  return carried.state;
+  return state;
 }

@@ -212,7 +212,7 @@ describe('agentRun with a goal profile on the real server', () => {
     expect((await scheduledActivities(handle)).filter((a) => a.type === 'runTool')).toHaveLength(2);
   });
 
-  it('"refund done" without refund.verify fails completion (completion.*)', async () => {
+  it('"refund done" without refund.verify is blocked by the output guardrail; the run fails', async () => {
     const handle = await h.start({
       profile: ASSISTANT,
       policy: ALLOW_ALL,
@@ -220,12 +220,10 @@ describe('agentRun with a goal profile on the real server', () => {
       task: { message: 'Refund ORD-1001' },
     });
     const result = (await handle.result()) as AgentRunResult;
-    expect(result.output).toBe('refund done');
+    // The claim never leaves: the output guardrail blocks it before completion is judged.
+    expect(result.output).toBeNull();
     expect(result.status).toBe('failed');
-    expect(result.terminalReason?.code).toBe('completion.not_satisfied');
-    expect(result.terminalReason?.details).toMatchObject({
-      reasonCodes: ['completion.no_verified_artifact'],
-    });
+    expect(result.terminalReason?.code).toBe('guardrail.output_blocked');
     const view = await handle.query<RunView>('state');
     expect(view.invocations.map((i) => i.tool)).toEqual([
       'order.read',
@@ -234,7 +232,12 @@ describe('agentRun with a goal profile on the real server', () => {
       'refund.create',
     ]);
     const events = await h.composition.store.listEvents(handle.workflowId);
-    expect(events.find((e) => e.type === 'eval.completed')?.data).toMatchObject({ passed: false });
+    const checked = events.find((e) => e.type === 'guardrail.output_checked')?.data as {
+      verdict: string;
+      reasonCodes: string[];
+    };
+    expect(checked.verdict).toBe('block');
+    expect(checked.reasonCodes).toContain('guardrail.output.unsupported_claim');
     expect(events.map((e) => e.type)).not.toContain('run.completed');
   });
 });
