@@ -71,7 +71,8 @@ export function summarize(reps: readonly RepResult[], replay: readonly ReplaySam
   };
   const history: Summary['history'] = {
     steps: g0.steps,
-    eventsPerStep: perArm((a) => medianOver(growth(a), (g) => span(g).events)),
+    // Median over the 50-step windows: a one-off event early in the run is not a per-step cost.
+    eventsPerStep: perArm((a) => medianOver(growth(a), (g) => median(g.windows.map((w) => w.eventsPerStep)))),
     bytesPerStep: perArm((a) => medianOver(growth(a), (g) => span(g).bytes)),
     firstWindowBytesPerStep: { harness: medianOver(growth('harness'), (g) => g.windows[0]!.bytesPerStep), bare: medianOver(growth('bare'), (g) => g.windows[0]!.bytesPerStep) },
     lastWindowBytesPerStep: { harness: medianOver(growth('harness'), (g) => last(g.windows)), bare: medianOver(growth('bare'), (g) => last(g.windows)) },
