@@ -33,10 +33,20 @@ async function main(): Promise<void> {
     }),
   });
   const machine = await machineInfo();
-  progress(`${machine.nproc} CPU ${machine.cpuModel}, node ${machine.node}; ${options.reps} repetitions${options.full ? ' (--full)' : ''}`);
+  progress(
+    `${machine.nproc} CPU ${machine.cpuModel}, node ${machine.node}; ${options.reps} repetitions${options.full ? ' (--full)' : ''}`,
+  );
   progress('bundling workflows once for every worker');
   const bundle = await bundleWorkflows();
-  const sizes = [...new Set([1, ...Object.keys(options.latencyPlan).map(Number), options.growthSteps, options.saturationStepsPerRun, options.memoryBlockAt + 2])];
+  const sizes = [
+    ...new Set([
+      1,
+      ...Object.keys(options.latencyPlan).map(Number),
+      options.growthSteps,
+      options.saturationStepsPerRun,
+      options.memoryBlockAt + 2,
+    ]),
+  ];
   const reps: RepResult[] = [];
   const histories: HistoryStore = { harness: new Map(), bare: new Map() };
   for (let rep = 0; rep < options.reps; rep++) {
@@ -46,10 +56,24 @@ async function main(): Promise<void> {
       progress(`  server at ${rig.server.address}`);
       const worker = await rig.startWorker(`seq-r${rep}`);
       const latency = await measureLatency(rig, `seq-r${rep}`, options.latencyPlan, rep, histories);
-      const growth = rep === 0 || options.growthEveryRep ? await measureGrowth(rig, `seq-r${rep}`, options.growthSteps, options.growthEvery, rep, histories) : [];
+      const growth =
+        rep === 0 || options.growthEveryRep
+          ? await measureGrowth(rig, `seq-r${rep}`, options.growthSteps, options.growthEvery, rep, histories)
+          : [];
       await worker.stop();
-      const saturation = await measureSaturation(rig, options.saturationRuns, options.saturationStepsPerRun, rep);
-      const memory = await measureMemory(rig, options.memoryRuns, options.memoryBlockAt, options.memoryBlockAt + 2, rep);
+      const saturation = await measureSaturation(
+        rig,
+        options.saturationRuns,
+        options.saturationStepsPerRun,
+        rep,
+      );
+      const memory = await measureMemory(
+        rig,
+        options.memoryRuns,
+        options.memoryBlockAt,
+        options.memoryBlockAt + 2,
+        rep,
+      );
       reps.push({ rep, latency, growth, saturation, memory });
     } finally {
       await rig.close();
@@ -61,12 +85,24 @@ async function main(): Promise<void> {
   const summary = summarize(reps, replay, HISTORY_LIMIT_BYTES);
   const elapsedS = (Date.now() - started) / 1000;
   console.log(renderReport(summary, machine, options, elapsedS));
-  if (sdkWarnings > 0) console.log(`\n${sdkWarnings} SDK warnings (e.g. workflow task over 5 s) were logged during the run; see stderr for the first ones.`);
+  if (sdkWarnings > 0)
+    console.log(
+      `\n${sdkWarnings} SDK warnings (e.g. workflow task over 5 s) were logged during the run; see stderr for the first ones.`,
+    );
   const dir = resolve(projectRoot, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `bench-${new Date(started).toISOString().replace(/[:.]/g, '-')}.json`);
-  const raw = reps.map((r) => ({ ...r, latency: r.latency.map((l) => ({ ...l, stepLatenciesMs: l.stepLatenciesMs.map((x) => Math.round(x * 100) / 100) })) }));
-  writeFileSync(file, `${JSON.stringify({ machine, options, elapsedS, sdkWarnings, summary, reps: raw, replay }, null, 1)}\n`);
+  const raw = reps.map((r) => ({
+    ...r,
+    latency: r.latency.map((l) => ({
+      ...l,
+      stepLatenciesMs: l.stepLatenciesMs.map((x) => Math.round(x * 100) / 100),
+    })),
+  }));
+  writeFileSync(
+    file,
+    `${JSON.stringify({ machine, options, elapsedS, sdkWarnings, summary, reps: raw, replay }, null, 1)}\n`,
+  );
   console.log(`\nresults: ${file}`);
 }
 

@@ -28,7 +28,13 @@ export function benchBudget(steps: number): Record<string, number> {
 const NO_CONTINUE_AS_NEW = 50_000;
 
 /** Start one run of `steps` steps in `arm` on `taskQueue`. */
-export async function startRun(rig: Rig, arm: Arm, steps: number, taskQueue: string, workflowId: string): Promise<WorkflowHandle> {
+export async function startRun(
+  rig: Rig,
+  arm: Arm,
+  steps: number,
+  taskQueue: string,
+  workflowId: string,
+): Promise<WorkflowHandle> {
   if (arm === 'harness') {
     return startAgentRun(rig.client, {
       taskQueue,
@@ -50,7 +56,15 @@ export async function startRun(rig: Rig, arm: Arm, steps: number, taskQueue: str
   return rig.client.workflow.start('bareSteps', {
     taskQueue,
     workflowId,
-    args: [{ runId: workflowId, modelRoute: benchRoute(steps), message: BENCH_TASK_MESSAGE, toolKey: `${BENCH_NOOP_TOOL}@v1`, maxModelCalls: steps + 1 }],
+    args: [
+      {
+        runId: workflowId,
+        modelRoute: benchRoute(steps),
+        message: BENCH_TASK_MESSAGE,
+        toolKey: `${BENCH_NOOP_TOOL}@v1`,
+        maxModelCalls: steps + 1,
+      },
+    ],
   });
 }
 
@@ -59,10 +73,13 @@ export async function expectDone(handle: WorkflowHandle, arm: Arm, steps: number
   if (arm === 'harness') {
     const r = (await handle.result()) as AgentRunResult;
     if (r.status !== 'succeeded' || r.output !== 'done') {
-      throw new Error(`harness run ${handle.workflowId} ended ${r.status}: ${JSON.stringify(r.terminalReason)}`);
+      throw new Error(
+        `harness run ${handle.workflowId} ended ${r.status}: ${JSON.stringify(r.terminalReason)}`,
+      );
     }
     return;
   }
   const r = (await handle.result()) as BareStepsResult;
-  if (r.toolCalls !== steps || r.text !== 'done') throw new Error(`bare run ${handle.workflowId} made ${r.toolCalls} tool calls, expected ${steps}`);
+  if (r.toolCalls !== steps || r.text !== 'done')
+    throw new Error(`bare run ${handle.workflowId} made ${r.toolCalls} tool calls, expected ${steps}`);
 }

@@ -56,7 +56,14 @@ export function analyzeHistory(h: History): HistoryStats {
   const marks: StepMark[] = [];
   let bytes = 0;
   let toolCalls = 0;
-  const phases: Record<Phase, number[]> = { modelQueue: [], modelRun: [], toolQueue: [], toolRun: [], wftQueue: [], wftRun: [] };
+  const phases: Record<Phase, number[]> = {
+    modelQueue: [],
+    modelRun: [],
+    toolQueue: [],
+    toolRun: [],
+    wftQueue: [],
+    wftRun: [],
+  };
   const byId = new Map<string, { type: string; at: number }>();
   let wft = { scheduled: 0, started: 0 };
   events.forEach((e, i) => {
@@ -104,5 +111,7 @@ export function analyzeHistory(h: History): HistoryStats {
 
 /** Event type names, for diffing the shape of one step between arms. */
 export function eventTypeNames(h: History, from: number, to: number): string[] {
-  return (h.events ?? []).slice(from, to).map((e) => temporal.api.enums.v1.EventType[e.eventType ?? 0] ?? String(e.eventType));
+  return (h.events ?? [])
+    .slice(from, to)
+    .map((e) => temporal.api.enums.v1.EventType[e.eventType ?? 0] ?? String(e.eventType));
 }

@@ -13,7 +13,9 @@ export interface MachineInfo {
 }
 
 export async function machineInfo(): Promise<MachineInfo> {
-  const sdk = (await import('@temporalio/worker/package.json', { with: { type: 'json' } })) as { default: { version: string } };
+  const sdk = (await import('@temporalio/worker/package.json', { with: { type: 'json' } })) as {
+    default: { version: string };
+  };
   return {
     nproc: availableParallelism(),
     cpuModel: cpus()[0]?.model ?? 'unknown',

@@ -33,8 +33,10 @@ function intFlag(argv: readonly string[], name: string): number | undefined {
 export function parseOptions(argv: readonly string[]): BenchOptions {
   const known = new Set(['--full', '--disk', '--reps', '--sat-runs']);
   argv.forEach((a, i) => {
-    if (a.startsWith('--') && !known.has(a)) throw new Error(`unknown flag ${a} (known: ${[...known].join(', ')})`);
-    if (!a.startsWith('--') && !['--reps', '--sat-runs'].includes(argv[i - 1] ?? '')) throw new Error(`unexpected argument ${a}`);
+    if (a.startsWith('--') && !known.has(a))
+      throw new Error(`unknown flag ${a} (known: ${[...known].join(', ')})`);
+    if (!a.startsWith('--') && !['--reps', '--sat-runs'].includes(argv[i - 1] ?? ''))
+      throw new Error(`unexpected argument ${a}`);
   });
   const full = argv.includes('--full');
   return {

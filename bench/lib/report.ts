@@ -8,7 +8,11 @@ function row(cells: readonly string[], widths: readonly number[]): string {
 
 function table(head: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  return [row(head, widths), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map((r) => row(r, widths))].join('\n');
+  return [
+    row(head, widths),
+    widths.map((w) => '-'.repeat(w)).join('  '),
+    ...rows.map((r) => row(r, widths)),
+  ].join('\n');
 }
 
 const f = (x: number, d = 1): string => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
@@ -24,8 +28,24 @@ export function renderReport(s: Summary, machine: MachineInfo, o: BenchOptions, 
     '',
     '1. Per-step latency (ms, server clock: model call scheduled -> next model call scheduled; runs one at a time)',
     table(
-      ['run size', 'p50 harness', 'p50 bare', 'ratio', 'p99 harness', 'p99 bare', 'ratio', 'wall/step harness', 'wall/step bare', 'ratio'],
-      s.latency.map((l) => [`${l.steps} steps`, ...arms(l.p50Ms), ...arms(l.p99Ms), ...arms(l.wallPerStepMs)]),
+      [
+        'run size',
+        'p50 harness',
+        'p50 bare',
+        'ratio',
+        'p99 harness',
+        'p99 bare',
+        'ratio',
+        'wall/step harness',
+        'wall/step bare',
+        'ratio',
+      ],
+      s.latency.map((l) => [
+        `${l.steps} steps`,
+        ...arms(l.p50Ms),
+        ...arms(l.p99Ms),
+        ...arms(l.wallPerStepMs),
+      ]),
     ),
     '',
     `2. History per step (${s.history.steps}-step run, curve every 50 steps)`,
@@ -35,11 +55,36 @@ export function renderReport(s: Summary, machine: MachineInfo, o: BenchOptions, 
         ['events per step', ...arms(s.history.eventsPerStep, 2)],
         ['bytes per step', ...arms(s.history.bytesPerStep, 0)],
         ['events in the run', ...arms(s.history.totalEvents, 0)],
-        ['history bytes (KiB)', ...arms({ harness: s.history.totalBytes.harness / 1024, bare: s.history.totalBytes.bare / 1024, ratio: s.history.totalBytes.ratio }, 0)],
+        [
+          'history bytes (KiB)',
+          ...arms(
+            {
+              harness: s.history.totalBytes.harness / 1024,
+              bare: s.history.totalBytes.bare / 1024,
+              ratio: s.history.totalBytes.ratio,
+            },
+            0,
+          ),
+        ],
         ['events before step 1', f(s.history.startEvents.harness, 0), f(s.history.startEvents.bare, 0), ''],
-        ['bytes/step, first window', f(s.history.firstWindowBytesPerStep.harness, 0), f(s.history.firstWindowBytesPerStep.bare, 0), ''],
-        ['bytes/step, last window', f(s.history.lastWindowBytesPerStep.harness, 0), f(s.history.lastWindowBytesPerStep.bare, 0), ''],
-        ['last/first window', `${f(s.history.windowGrowth.harness, 3)}x`, `${f(s.history.windowGrowth.bare, 3)}x`, ''],
+        [
+          'bytes/step, first window',
+          f(s.history.firstWindowBytesPerStep.harness, 0),
+          f(s.history.firstWindowBytesPerStep.bare, 0),
+          '',
+        ],
+        [
+          'bytes/step, last window',
+          f(s.history.lastWindowBytesPerStep.harness, 0),
+          f(s.history.lastWindowBytesPerStep.bare, 0),
+          '',
+        ],
+        [
+          'last/first window',
+          `${f(s.history.windowGrowth.harness, 3)}x`,
+          `${f(s.history.windowGrowth.bare, 3)}x`,
+          '',
+        ],
         ['R^2 of bytes vs steps', f(s.history.bytesR2.harness, 5), f(s.history.bytesR2.bare, 5), ''],
       ],
     ),
@@ -48,7 +93,13 @@ export function renderReport(s: Summary, machine: MachineInfo, o: BenchOptions, 
       ['after step', 'harness events', 'harness KiB', 'bare events', 'bare KiB'],
       s.history.curve.harness.map((c, i) => {
         const b = s.history.curve.bare[i];
-        return [String(c.step), String(c.events), f(c.bytes / 1024, 1), b ? String(b.events) : '', b ? f(b.bytes / 1024, 1) : ''];
+        return [
+          String(c.step),
+          String(c.events),
+          f(c.bytes / 1024, 1),
+          b ? String(b.events) : '',
+          b ? f(b.bytes / 1024, 1) : '',
+        ];
       }),
     ),
     '',
@@ -57,15 +108,32 @@ export function renderReport(s: Summary, machine: MachineInfo, o: BenchOptions, 
     '',
     '4. Replay CPU (Worker.runReplayHistory, no server; per step = (cpu(N) - cpu(1 step)) / (N - 1))',
     table(
-      ['history', 'cpu/step harness ms', 'cpu/step bare ms', 'ratio', 'total harness ms', 'total bare ms', 'ratio'],
+      [
+        'history',
+        'cpu/step harness ms',
+        'cpu/step bare ms',
+        'ratio',
+        'total harness ms',
+        'total bare ms',
+        'ratio',
+      ],
       s.replay.map((r) => [`${r.steps} steps`, ...arms(r.cpuPerStepMs, 3), ...arms(r.cpuMs, 0)]),
     ),
     '',
     `5. Worker memory per cached run (${s.memory.cachedRuns} runs held at step ${s.memory.atStep}, debugMode, after forced GC)`,
-    table(['', 'harness', 'bare', 'ratio'], [['heap KiB/run', ...arms(s.memory.heapPerRunKiB, 1)], ['RSS KiB/run', ...arms(s.memory.rssPerRunKiB, 1)]]),
+    table(
+      ['', 'harness', 'bare', 'ratio'],
+      [
+        ['heap KiB/run', ...arms(s.memory.heapPerRunKiB, 1)],
+        ['RSS KiB/run', ...arms(s.memory.rssPerRunKiB, 1)],
+      ],
+    ),
     '',
     'Targets',
-    table(['target', 'met', 'measured'], s.targets.map((t) => [t.name, t.met ? 'yes' : 'NO', t.detail])),
+    table(
+      ['target', 'met', 'measured'],
+      s.targets.map((t) => [t.name, t.met ? 'yes' : 'NO', t.detail]),
+    ),
   );
   return out.join('\n');
 }

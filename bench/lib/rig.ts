@@ -2,7 +2,10 @@ import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { createHarnessComposition, type HarnessComposition } from '../../src/composition/harness-composition.js';
+import {
+  createHarnessComposition,
+  type HarnessComposition,
+} from '../../src/composition/harness-composition.js';
 import { benchScripts } from '../../src/examples/bench/bench-script.js';
 import { harnessActivities } from '../../src/worker/harness-worker.js';
 import { startPrivateServer, type PrivateServer } from './server.js';
@@ -33,7 +36,10 @@ export class ToolGate {
   get blocked(): number {
     return this.runs.size;
   }
-  async pass(input: { readonly runId: string; readonly args: Readonly<Record<string, unknown>> }): Promise<void> {
+  async pass(input: {
+    readonly runId: string;
+    readonly args: Readonly<Record<string, unknown>>;
+  }): Promise<void> {
     if (input.args.i !== this.blockAt) return;
     this.runs.add(input.runId);
     const ctx = Context.current();
@@ -65,7 +71,12 @@ export interface Rig {
   close(): Promise<void>;
 }
 
-export async function createRig(bundle: WorkflowBundleWithSourceMap, sizes: readonly number[], dataDir: string, log: (l: string) => void): Promise<Rig> {
+export async function createRig(
+  bundle: WorkflowBundleWithSourceMap,
+  sizes: readonly number[],
+  dataDir: string,
+  log: (l: string) => void,
+): Promise<Rig> {
   const server = await startPrivateServer(log, dataDir);
   const connection = await Connection.connect({ address: server.address });
   const native = await NativeConnection.connect({ address: server.address });

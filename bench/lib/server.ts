@@ -25,15 +25,28 @@ async function freePortPair(ip: string): Promise<number> {
  * shared 7233 server), under `parentDir` (tmpfs by default, see options). Stopping it removes the temp folder.
  * @throws the errors of startDevServer (CLI missing, not healthy in time).
  */
-export async function startPrivateServer(log: (line: string) => void, parentDir: string): Promise<PrivateServer> {
+export async function startPrivateServer(
+  log: (line: string) => void,
+  parentDir: string,
+): Promise<PrivateServer> {
   const base = loadDevServerConfig();
   const dir = mkdtempSync(join(parentDir, 'harness-bench-'));
   const port = await freePortPair(base.server.ip);
   const config = {
     ...base,
-    server: { ...base.server, port, uiPort: port + 1, dbFile: join(dir, 'bench-server.db'), logLevel: 'error' as const },
+    server: {
+      ...base.server,
+      port,
+      uiPort: port + 1,
+      dbFile: join(dir, 'bench-server.db'),
+      logLevel: 'error' as const,
+    },
     // The server would suggest continue-as-new at 4,000 events; the 500-step runs are measured as one history.
-    dynamicConfig: { ...base.dynamicConfig, 'limit.historyCount.suggestContinueAsNew': 1_000_000, 'limit.historySize.suggestContinueAsNew': 1_000_000_000 },
+    dynamicConfig: {
+      ...base.dynamicConfig,
+      'limit.historyCount.suggestContinueAsNew': 1_000_000,
+      'limit.historySize.suggestContinueAsNew': 1_000_000_000,
+    },
   };
   const started = await startDevServer(config, log);
   return {

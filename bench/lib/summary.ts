@@ -18,7 +18,12 @@ export interface RepResult {
 export type PerArm<T> = Record<Arm, T> & { ratio: number };
 
 export interface Summary {
-  readonly latency: { steps: number; p50Ms: PerArm<number>; p99Ms: PerArm<number>; wallPerStepMs: PerArm<number> }[];
+  readonly latency: {
+    steps: number;
+    p50Ms: PerArm<number>;
+    p99Ms: PerArm<number>;
+    wallPerStepMs: PerArm<number>;
+  }[];
   readonly history: {
     readonly steps: number;
     readonly eventsPerStep: PerArm<number>;
@@ -36,7 +41,12 @@ export interface Summary {
     readonly stepShape: Record<Arm, string[]>;
   };
   readonly saturation: { runs: number; stepsPerRun: number; runsPerSecond: PerArm<number> };
-  readonly memory: { cachedRuns: number; atStep: number; heapPerRunKiB: PerArm<number>; rssPerRunKiB: PerArm<number> };
+  readonly memory: {
+    cachedRuns: number;
+    atStep: number;
+    heapPerRunKiB: PerArm<number>;
+    rssPerRunKiB: PerArm<number>;
+  };
   readonly replay: { steps: number; cpuPerStepMs: PerArm<number>; cpuMs: PerArm<number> }[];
   readonly targets: { name: string; met: boolean; detail: string }[];
 }
@@ -52,9 +62,14 @@ function medianOver<T>(items: readonly T[], pick: (t: T) => number): number {
 }
 
 /** Medians over repetitions, ratios harness/bare, and the verdict on each target. */
-export function summarize(reps: readonly RepResult[], replay: readonly ReplaySample[], historyLimitBytes: number): Summary {
+export function summarize(
+  reps: readonly RepResult[],
+  replay: readonly ReplaySample[],
+  historyLimitBytes: number,
+): Summary {
   const sizes = [...new Set(reps.flatMap((r) => r.latency.map((l) => l.steps)))].sort((a, b) => a - b);
-  const lat = (arm: Arm, steps: number) => reps.map((r) => r.latency.find((l) => l.arm === arm && l.steps === steps)!);
+  const lat = (arm: Arm, steps: number) =>
+    reps.map((r) => r.latency.find((l) => l.arm === arm && l.steps === steps)!);
   const latency = sizes.map((steps) => ({
     steps,
     p50Ms: perArm((a) => medianOver(lat(a, steps), (l) => l.p50Ms)),
@@ -67,29 +82,48 @@ export function summarize(reps: readonly RepResult[], replay: readonly ReplaySam
   const span = (g: GrowthSample) => {
     const c0 = g.curve[0]!;
     const cN = g.curve[g.curve.length - 1]!;
-    return { events: (cN.events - c0.events) / (cN.step - c0.step), bytes: (cN.bytes - c0.bytes) / (cN.step - c0.step) };
+    return {
+      events: (cN.events - c0.events) / (cN.step - c0.step),
+      bytes: (cN.bytes - c0.bytes) / (cN.step - c0.step),
+    };
   };
   const history: Summary['history'] = {
     steps: g0.steps,
     // Median over the 50-step windows: a one-off event early in the run is not a per-step cost.
     eventsPerStep: perArm((a) => medianOver(growth(a), (g) => median(g.windows.map((w) => w.eventsPerStep)))),
     bytesPerStep: perArm((a) => medianOver(growth(a), (g) => span(g).bytes)),
-    firstWindowBytesPerStep: { harness: medianOver(growth('harness'), (g) => g.windows[0]!.bytesPerStep), bare: medianOver(growth('bare'), (g) => g.windows[0]!.bytesPerStep) },
-    lastWindowBytesPerStep: { harness: medianOver(growth('harness'), (g) => last(g.windows)), bare: medianOver(growth('bare'), (g) => last(g.windows)) },
+    firstWindowBytesPerStep: {
+      harness: medianOver(growth('harness'), (g) => g.windows[0]!.bytesPerStep),
+      bare: medianOver(growth('bare'), (g) => g.windows[0]!.bytesPerStep),
+    },
+    lastWindowBytesPerStep: {
+      harness: medianOver(growth('harness'), (g) => last(g.windows)),
+      bare: medianOver(growth('bare'), (g) => last(g.windows)),
+    },
     windowGrowth: {
       harness: medianOver(growth('harness'), (g) => last(g.windows) / g.windows[0]!.bytesPerStep),
       bare: medianOver(growth('bare'), (g) => last(g.windows) / g.windows[0]!.bytesPerStep),
     },
-    bytesR2: { harness: medianOver(growth('harness'), (g) => g.bytesFit.r2), bare: medianOver(growth('bare'), (g) => g.bytesFit.r2) },
+    bytesR2: {
+      harness: medianOver(growth('harness'), (g) => g.bytesFit.r2),
+      bare: medianOver(growth('bare'), (g) => g.bytesFit.r2),
+    },
     totalEvents: perArm((a) => medianOver(growth(a), (g) => g.events)),
     totalBytes: perArm((a) => medianOver(growth(a), (g) => g.bytes)),
-    startEvents: { harness: growth('harness')[0]!.curve[0]!.events, bare: growth('bare')[0]!.curve[0]!.events },
+    startEvents: {
+      harness: growth('harness')[0]!.curve[0]!.events,
+      bare: growth('bare')[0]!.curve[0]!.events,
+    },
     curve: { harness: growth('harness')[0]!.curve, bare: growth('bare')[0]!.curve },
     stepShape: { harness: growth('harness')[0]!.stepShape, bare: growth('bare')[0]!.stepShape },
   };
   const sat = (arm: Arm) => reps.map((r) => r.saturation.find((s) => s.arm === arm)!);
   const s0 = sat('harness')[0]!;
-  const saturation = { runs: s0.runs, stepsPerRun: s0.stepsPerRun, runsPerSecond: perArm((a) => medianOver(sat(a), (s) => s.runsPerSecond)) };
+  const saturation = {
+    runs: s0.runs,
+    stepsPerRun: s0.stepsPerRun,
+    runsPerSecond: perArm((a) => medianOver(sat(a), (s) => s.runsPerSecond)),
+  };
   const mem = (arm: Arm) => reps.map((r) => r.memory.find((m) => m.arm === arm)!);
   const m0 = mem('harness')[0]!;
   const memory = {

@@ -30,7 +30,14 @@ export type HistoryStore = Record<Arm, Map<number, proto.temporal.api.history.v1
  * One run of `steps` steps per arm (order alternating by repetition); the curve is sampled at the
  * scheduling of each `every`-th model call.
  */
-export async function measureGrowth(rig: Rig, taskQueue: string, steps: number, every: number, rep: number, keep: HistoryStore): Promise<GrowthSample[]> {
+export async function measureGrowth(
+  rig: Rig,
+  taskQueue: string,
+  steps: number,
+  every: number,
+  rep: number,
+  keep: HistoryStore,
+): Promise<GrowthSample[]> {
   const out: GrowthSample[] = [];
   for (const arm of armOrder(rep)) {
     const t0 = Date.now();
@@ -40,18 +47,37 @@ export async function measureGrowth(rig: Rig, taskQueue: string, steps: number, 
     const history = await handle.fetchHistory();
     keep[arm].set(steps, history);
     const stats = analyzeHistory(history);
-    if (stats.toolCalls !== steps) throw new Error(`${handle.workflowId}: ${stats.toolCalls} tool calls, expected ${steps}`);
-    const curve = stats.marks.filter((m) => m.step % every === 0).map((m) => ({ step: m.step, events: m.events, bytes: m.bytes }));
+    if (stats.toolCalls !== steps)
+      throw new Error(`${handle.workflowId}: ${stats.toolCalls} tool calls, expected ${steps}`);
+    const curve = stats.marks
+      .filter((m) => m.step % every === 0)
+      .map((m) => ({ step: m.step, events: m.events, bytes: m.bytes }));
     const windows = curve.slice(1).map((c, i) => ({
       fromStep: curve[i]!.step,
       eventsPerStep: (c.events - curve[i]!.events) / (c.step - curve[i]!.step),
       bytesPerStep: (c.bytes - curve[i]!.bytes) / (c.step - curve[i]!.step),
     }));
-    const fit = linearFit(curve.map((c) => c.step), curve.map((c) => c.bytes));
+    const fit = linearFit(
+      curve.map((c) => c.step),
+      curve.map((c) => c.bytes),
+    );
     const mid = Math.floor(steps / 2);
     const stepShape = eventTypeNames(history, stats.marks[mid]!.events, stats.marks[mid + 1]!.events);
-    out.push({ arm, steps, events: stats.events, bytes: stats.bytes, curve, windows, bytesFit: { slope: fit.slope, r2: fit.r2 }, stepShape, wallMs: stats.wallMs, durationMs });
-    progress(`  growth ${arm} ${steps} steps: ${stats.events} events, ${(stats.bytes / 1024).toFixed(0)} KiB, ${(durationMs / 1000).toFixed(1)} s`);
+    out.push({
+      arm,
+      steps,
+      events: stats.events,
+      bytes: stats.bytes,
+      curve,
+      windows,
+      bytesFit: { slope: fit.slope, r2: fit.r2 },
+      stepShape,
+      wallMs: stats.wallMs,
+      durationMs,
+    });
+    progress(
+      `  growth ${arm} ${steps} steps: ${stats.events} events, ${(stats.bytes / 1024).toFixed(0)} KiB, ${(durationMs / 1000).toFixed(1)} s`,
+    );
   }
   return out;
 }

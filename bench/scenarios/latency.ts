@@ -34,11 +34,20 @@ function phaseMedians(p: Record<Phase, number[]>): Record<Phase, number> {
  * Runs of each size one at a time (an unloaded worker), the arms interleaved run by run with the
  * order alternating. Every run is checked (status, tool-call count) before its history is used.
  */
-export async function measureLatency(rig: Rig, taskQueue: string, plan: Readonly<Record<number, number>>, rep: number, keep: HistoryStore): Promise<LatencySample[]> {
+export async function measureLatency(
+  rig: Rig,
+  taskQueue: string,
+  plan: Readonly<Record<number, number>>,
+  rep: number,
+  keep: HistoryStore,
+): Promise<LatencySample[]> {
   const out: LatencySample[] = [];
   for (const [stepsText, runs] of Object.entries(plan)) {
     const steps = Number(stepsText);
-    const acc: Record<Arm, { lat: number[]; wall: number[]; events: number[]; bytes: number[]; phases: Record<Phase, number[]> }> = {
+    const acc: Record<
+      Arm,
+      { lat: number[]; wall: number[]; events: number[]; bytes: number[]; phases: Record<Phase, number[]> }
+    > = {
       harness: { lat: [], wall: [], events: [], bytes: [], phases: emptyPhases() },
       bare: { lat: [], wall: [], events: [], bytes: [], phases: emptyPhases() },
     };
@@ -49,7 +58,8 @@ export async function measureLatency(rig: Rig, taskQueue: string, plan: Readonly
         const history = await handle.fetchHistory();
         if (!keep[arm].has(steps)) keep[arm].set(steps, history);
         const stats = analyzeHistory(history);
-        if (stats.toolCalls !== steps) throw new Error(`${handle.workflowId}: ${stats.toolCalls} tool calls, expected ${steps}`);
+        if (stats.toolCalls !== steps)
+          throw new Error(`${handle.workflowId}: ${stats.toolCalls} tool calls, expected ${steps}`);
         acc[arm].lat.push(...stats.stepLatenciesMs);
         acc[arm].wall.push(stats.wallMs / steps);
         acc[arm].events.push(stats.events);
@@ -59,11 +69,24 @@ export async function measureLatency(rig: Rig, taskQueue: string, plan: Readonly
     }
     for (const arm of ['harness', 'bare'] as const) {
       const a = acc[arm];
-      out.push({ arm, steps, runs, stepLatenciesMs: a.lat, p50Ms: quantile(a.lat, 0.5), p99Ms: quantile(a.lat, 0.99), runWallPerStepMs: a.wall, events: a.events, bytes: a.bytes, phaseMediansMs: phaseMedians(a.phases) });
+      out.push({
+        arm,
+        steps,
+        runs,
+        stepLatenciesMs: a.lat,
+        p50Ms: quantile(a.lat, 0.5),
+        p99Ms: quantile(a.lat, 0.99),
+        runWallPerStepMs: a.wall,
+        events: a.events,
+        bytes: a.bytes,
+        phaseMediansMs: phaseMedians(a.phases),
+      });
     }
     const h = out[out.length - 2]!;
     const b = out[out.length - 1]!;
-    progress(`  latency ${steps}-step runs x${runs}: harness p50 ${h.p50Ms.toFixed(1)} ms, bare p50 ${b.p50Ms.toFixed(1)} ms`);
+    progress(
+      `  latency ${steps}-step runs x${runs}: harness p50 ${h.p50Ms.toFixed(1)} ms, bare p50 ${b.p50Ms.toFixed(1)} ms`,
+    );
   }
   return out;
 }

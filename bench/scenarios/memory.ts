@@ -31,7 +31,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * The worker runs in debugMode for both arms, so workflow state lives in this process's main V8 heap
  * and `heapUsed` after a forced GC sees it. Per run = (held - idle) / count.
  */
-export async function measureMemory(rig: Rig, count: number, blockAt: number, stepsPerRun: number, rep: number): Promise<MemorySample[]> {
+export async function measureMemory(
+  rig: Rig,
+  count: number,
+  blockAt: number,
+  stepsPerRun: number,
+  rep: number,
+): Promise<MemorySample[]> {
   const out: MemorySample[] = [];
   for (const arm of armOrder(rep)) {
     const taskQueue = `mem-${arm}-r${rep}`;
@@ -43,10 +49,12 @@ export async function measureMemory(rig: Rig, count: number, blockAt: number, st
     await sleep(300);
     const idle = settle();
     const handles: WorkflowHandle[] = [];
-    for (let i = 0; i < count; i++) handles.push(await startRun(rig, arm, stepsPerRun, taskQueue, `mem-${arm}-r${rep}-${i}`));
+    for (let i = 0; i < count; i++)
+      handles.push(await startRun(rig, arm, stepsPerRun, taskQueue, `mem-${arm}-r${rep}-${i}`));
     const deadline = Date.now() + 600_000;
     while (gate.blocked < count + 1) {
-      if (Date.now() > deadline) throw new Error(`only ${gate.blocked - 1} of ${count} ${arm} runs reached the gate`);
+      if (Date.now() > deadline)
+        throw new Error(`only ${gate.blocked - 1} of ${count} ${arm} runs reached the gate`);
       await sleep(100);
     }
     await sleep(500);
@@ -65,7 +73,9 @@ export async function measureMemory(rig: Rig, count: number, blockAt: number, st
       cachedInWorker,
     };
     out.push(sample);
-    progress(`  memory ${arm}: ${sample.heapPerRunKiB.toFixed(1)} KiB heap per cached run (${count} runs at step ${blockAt})`);
+    progress(
+      `  memory ${arm}: ${sample.heapPerRunKiB.toFixed(1)} KiB heap per cached run (${count} runs at step ${blockAt})`,
+    );
   }
   return out;
 }

@@ -14,7 +14,11 @@ export interface ReplaySample {
   readonly cpuPerStepMs: number;
 }
 
-async function replayOnce(bundle: WorkflowBundleWithSourceMap, history: unknown, id: string): Promise<{ cpuMs: number; wallMs: number }> {
+async function replayOnce(
+  bundle: WorkflowBundleWithSourceMap,
+  history: unknown,
+  id: string,
+): Promise<{ cpuMs: number; wallMs: number }> {
   const c0 = process.cpuUsage();
   const t0 = performance.now();
   await Worker.runReplayHistory({ workflowBundle: bundle, replayName: 'bench-replay' }, history, id);
@@ -26,7 +30,12 @@ async function replayOnce(bundle: WorkflowBundleWithSourceMap, history: unknown,
  * Replay CPU over recorded histories (no server): each history is replayed `times` times with
  * Worker.runReplayHistory, arms interleaved; a nondeterminism error fails the benchmark.
  */
-export async function measureReplay(bundle: WorkflowBundleWithSourceMap, histories: HistoryStore, sizes: readonly number[], times: number): Promise<ReplaySample[]> {
+export async function measureReplay(
+  bundle: WorkflowBundleWithSourceMap,
+  histories: HistoryStore,
+  sizes: readonly number[],
+  times: number,
+): Promise<ReplaySample[]> {
   const runs: Record<string, { cpu: number[]; wall: number[] }> = {};
   for (let t = 0; t < times; t++) {
     for (const arm of t % 2 === 0 ? ARMS : [...ARMS].reverse()) {

@@ -14,7 +14,11 @@ export interface SaturationSample {
 }
 
 /** Start `n` runs with at most `parallel` start calls in flight. */
-async function startMany(n: number, parallel: number, start: (i: number) => Promise<WorkflowHandle>): Promise<WorkflowHandle[]> {
+async function startMany(
+  n: number,
+  parallel: number,
+  start: (i: number) => Promise<WorkflowHandle>,
+): Promise<WorkflowHandle[]> {
   const handles: WorkflowHandle[] = new Array<WorkflowHandle>(n);
   let next = 0;
   await Promise.all(
@@ -33,11 +37,18 @@ async function startMany(n: number, parallel: number, start: (i: number) => Prom
  * drains them. Throughput = runs / (worker start -> latest close time). One task queue and one worker
  * per arm; the arm order alternates by repetition.
  */
-export async function measureSaturation(rig: Rig, runs: number, stepsPerRun: number, rep: number): Promise<SaturationSample[]> {
+export async function measureSaturation(
+  rig: Rig,
+  runs: number,
+  stepsPerRun: number,
+  rep: number,
+): Promise<SaturationSample[]> {
   const out: SaturationSample[] = [];
   for (const arm of armOrder(rep)) {
     const taskQueue = `sat-${arm}-r${rep}`;
-    const handles = await startMany(runs, 16, (i) => startRun(rig, arm, stepsPerRun, taskQueue, `sat-${arm}-r${rep}-${i}`));
+    const handles = await startMany(runs, 16, (i) =>
+      startRun(rig, arm, stepsPerRun, taskQueue, `sat-${arm}-r${rep}-${i}`),
+    );
     progress(`  saturation ${arm}: ${runs} runs started, starting the worker`);
     const t0 = Date.now();
     const worker = await rig.startWorker(taskQueue);
@@ -46,8 +57,17 @@ export async function measureSaturation(rig: Rig, runs: number, stepsPerRun: num
     for (const h of handles) last = Math.max(last, (await h.describe()).closeTime?.getTime() ?? Date.now());
     await worker.stop();
     const drainMs = last - t0;
-    out.push({ arm, runs, stepsPerRun, drainMs, runsPerSecond: runs / (drainMs / 1000), stepsPerSecond: (runs * stepsPerRun) / (drainMs / 1000) });
-    progress(`  saturation ${arm}: ${(runs / (drainMs / 1000)).toFixed(1)} runs/s (${(drainMs / 1000).toFixed(1)} s)`);
+    out.push({
+      arm,
+      runs,
+      stepsPerRun,
+      drainMs,
+      runsPerSecond: runs / (drainMs / 1000),
+      stepsPerSecond: (runs * stepsPerRun) / (drainMs / 1000),
+    });
+    progress(
+      `  saturation ${arm}: ${(runs / (drainMs / 1000)).toFixed(1)} runs/s (${(drainMs / 1000).toFixed(1)} s)`,
+    );
   }
   return out;
 }

@@ -27,7 +27,9 @@ export const benchNoopExecutor: ToolExecutor = {
   execute(_ctx, call: ToolCall): Promise<ToolExecution> {
     const i = call.args.i;
     if (typeof i !== 'number' || !Number.isInteger(i)) {
-      return Promise.reject(new HarnessError('bench.invalid_arguments', 'bench.noop needs an integer i', { args: call.args }));
+      return Promise.reject(
+        new HarnessError('bench.invalid_arguments', 'bench.noop needs an integer i', { args: call.args }),
+      );
     }
     return Promise.resolve({ output: { next: i + 1 } });
   },

@@ -20,8 +20,13 @@ const USAGE = { inputTokens: 100, outputTokens: 10 };
  * @throws RangeError when `steps` is not a positive integer.
  */
 export function benchScript(steps: number): ModelScript {
-  if (!Number.isInteger(steps) || steps < 1) throw new RangeError(`steps must be a positive integer, got ${steps}`);
-  const call = (i: number) => ({ text: '', toolCalls: [{ name: BENCH_NOOP_TOOL, version: 'v1', args: { i } }], usage: USAGE });
+  if (!Number.isInteger(steps) || steps < 1)
+    throw new RangeError(`steps must be a positive integer, got ${steps}`);
+  const call = (i: number) => ({
+    text: '',
+    toolCalls: [{ name: BENCH_NOOP_TOOL, version: 'v1', args: { i } }],
+    usage: USAGE,
+  });
   const entries: ModelScript['entries'] = [
     { match: { contains: `{"next":${steps}}` }, response: { text: 'done', toolCalls: [], usage: USAGE } },
     { match: { contains: BENCH_TASK_MESSAGE }, response: call(0) },
