@@ -14,6 +14,7 @@ import type {
   ModelDecision,
   ModelMessageInput,
 } from '../runner/ports.js';
+import { observationText } from '../runner/observations.js';
 import type { EvidenceStore } from '../store/index.js';
 import type { ModelRouter } from './model-router.js';
 import { storeEvents } from './store-events.js';
@@ -46,6 +47,48 @@ interface ContextRef {
 const DELTA_FLUSH_EVERY = 16;
 /** Token budget of one call's new context (the model's window is the provider's concern). */
 const CONTEXT_TOKEN_BUDGET = 200_000;
+
+/**
+ * Replace references (`resultOf`) by the stored invocation results, rendered exactly as the workflow
+ * would render the observation. The request carried only the reference.
+ * @throws ApplicationFailure `model.reference_missing` (non-retryable) when a referenced result is not stored.
+ */
+export async function resolveReferences(
+  store: EvidenceStore,
+  runId: string,
+  messages: readonly ModelMessageInput[],
+): Promise<ModelMessageInput[]> {
+  const out: ModelMessageInput[] = [];
+  for (const m of messages) {
+    if (m.resultOf === undefined) {
+      out.push(m);
+      continue;
+    }
+    const record = await store.getInvocation(runId, m.resultOf);
+    const result = record?.result;
+    const intent = record?.intents[0];
+    if (!result || !intent) {
+      throw ApplicationFailure.create({
+        type: 'model.reference_missing',
+        nonRetryable: true,
+        message: `invocation ${m.resultOf} of ${runId} has no stored result to show the model`,
+      });
+    }
+    out.push({
+      ...m,
+      content: observationText({
+        status: result.status === 'succeeded' ? 'succeeded' : 'failed_terminal',
+        tool: `${intent.tool}@${intent.version}`,
+        seq: m.resultOf,
+        output: result.output,
+        artifactIds: result.artifactIds,
+        errorCode: result.errorCode ?? null,
+        errorMessage: result.errorMessage ?? null,
+      }),
+    });
+  }
+  return out;
+}
 
 /** The context items of one call's new messages: kind and trust come from the runner, never from content. */
 export function contextItems(
@@ -109,12 +152,17 @@ export function createModelActivities(deps: ModelActivityDeps) {
       const previous = await store.listMessageGroups(input.runId, { toSeq: input.callSeq });
       const same = previous.find((g) => g.seq === input.callSeq);
       if (same) return { ...(same.messages[0] as MessageGroupBody).output, replayed: true };
-      const messages = previous.flatMap((g) =>
-        groupMessages(input.runId, g.seq, g.messages[0] as MessageGroupBody),
-      );
-      messages.push(...toProviderMessages(input.runId, input.callSeq, input.newMessages));
+      const resolve = (ms: readonly ModelMessageInput[]): Promise<ModelMessageInput[]> =>
+        resolveReferences(store, input.runId, ms);
+      const messages: ModelMessage[] = [];
+      for (const g of previous) {
+        const body = g.messages[0] as MessageGroupBody;
+        messages.push(...groupMessages(input.runId, g.seq, { ...body, input: await resolve(body.input) }));
+      }
+      const newMessages = await resolve(input.newMessages);
+      messages.push(...toProviderMessages(input.runId, input.callSeq, newMessages));
       const pkg = buildContext({
-        items: contextItems(input.runId, input.callSeq, input.newMessages),
+        items: contextItems(input.runId, input.callSeq, newMessages),
         now: new Date(),
         tokenBudget: CONTEXT_TOKEN_BUDGET,
         reserveOutputTokens: 4_096,
@@ -188,7 +236,11 @@ export function createModelActivities(deps: ModelActivityDeps) {
         };
         const body: MessageGroupBody = { input: input.newMessages, context, output: decision };
         await store.appendMessageGroup(input.runId, input.callSeq, [body]);
-        return { ...decision, replayed: false };
+        return {
+          ...decision,
+          replayed: false,
+          context: { packageId: context.packageId, digest: context.digest },
+        };
       } catch (err) {
         await flushing.catch(() => undefined);
         await flush().catch(() => undefined);

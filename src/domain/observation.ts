@@ -24,6 +24,8 @@ export const ObservationSchema = z.object({
   errorCode: z.string().nullable().default(null),
   errorMessage: z.string().nullable().default(null),
   externalId: z.string().optional(),
+  /** `invocation://<runId>/<seq>` when the result is in the evidence store (the model reads it from there). */
+  resultRef: z.string().optional(),
   startedAt: z.string(),
   finishedAt: z.string(),
 });

@@ -1,5 +1,6 @@
 import type { CompletionContract } from '../completion/index.js';
 import type { Observation } from '../domain/observation.js';
+import { observationText } from './observations.js';
 import type { ModelMessageInput } from './ports.js';
 import type { Profile, ProfileResult } from './profile.js';
 import type { RunContext } from './run-context.js';
@@ -20,14 +21,22 @@ export interface GoalProfileConfig {
 
 /** What the model reads of an observation: bounded, structured, never raw executor internals. */
 export function observationForModel(o: Observation): string {
-  return JSON.stringify({
+  return observationText({
     status: o.status,
     tool: `${o.toolName}@${o.toolVersion}`,
     seq: o.seq,
-    output: o.output ?? null,
+    output: o.output,
     artifactIds: o.artifactIds,
-    error: o.errorCode ? { code: o.errorCode, message: o.errorMessage } : null,
+    errorCode: o.errorCode,
+    errorMessage: o.errorMessage,
   });
+}
+
+/** The conversation message of an observation: a reference when its result is in the evidence store. */
+export function observationMessage(toolCallId: string, o: Observation): ModelMessageInput {
+  return o.resultRef
+    ? { role: 'tool', toolCallId, content: '', trust: 'untrusted', resultOf: o.seq }
+    : { role: 'tool', toolCallId, content: observationForModel(o), trust: 'untrusted' };
 }
 
 /**
@@ -64,12 +73,7 @@ export function createGoalProfile(config: GoalProfileConfig): Profile {
             version: call.version,
             proposalId: call.id,
           });
-          messages.push({
-            role: 'tool',
-            toolCallId: call.id,
-            content: observationForModel(observation),
-            trust: 'untrusted',
-          });
+          messages.push(observationMessage(call.id, observation));
         }
         await ctx.checkpoint({ messages });
       }

@@ -56,9 +56,36 @@ export function resultObservation(base: ObservationBase, result: ToolCallResult)
     errorCode: result.errorCode ?? null,
     errorMessage: result.errorMessage ?? null,
     externalId: result.externalId,
+    resultRef: `invocation://${base.runId}/${base.seq}`,
     startedAt: result.startedAt,
     finishedAt: result.finishedAt,
   };
+}
+
+/** The fields of an observation the model reads. */
+export interface ObservationView {
+  readonly status: string;
+  readonly tool: string;
+  readonly seq: number;
+  readonly output: Readonly<Record<string, unknown>> | null | undefined;
+  readonly artifactIds: readonly string[];
+  readonly errorCode: string | null | undefined;
+  readonly errorMessage: string | null | undefined;
+}
+
+/**
+ * The text a model reads for one observation: bounded, structured JSON, the same whether it is
+ * built in the workflow or, from the evidence store, in the model activity.
+ */
+export function observationText(o: ObservationView): string {
+  return JSON.stringify({
+    status: o.status,
+    tool: o.tool,
+    seq: o.seq,
+    output: boundOutput(o.output ?? undefined) ?? null,
+    artifactIds: o.artifactIds,
+    error: o.errorCode ? { code: o.errorCode, message: o.errorMessage ?? null } : null,
+  });
 }
 
 /** An observation without a result: interrupted read, unknown or not-applied write, failure. */

@@ -11,6 +11,11 @@ export interface ModelMessageInput {
   readonly toolCallId?: string;
   /** Trust of the content; `untrusted` content is fenced as data by the model activity. */
   readonly trust?: 'system' | 'verified' | 'untrusted';
+  /**
+   * For `tool` messages: the invocation whose stored result is the content. The request then carries
+   * this reference, not the body; the model activity reads the result from the evidence store.
+   */
+  readonly resultOf?: number;
 }
 
 export type ModelPurpose = 'route' | 'extract' | 'plan' | 'decide' | 'verify' | 'respond';
@@ -49,6 +54,8 @@ export interface ModelDecision {
   readonly providerModel: string;
   /** True when the answer was served from the store (a retry after the call had completed). */
   readonly replayed: boolean;
+  /** The context package of this call, stored by reference in the evidence store. */
+  readonly context?: { readonly packageId: string; readonly digest: string };
 }
 
 /** Input of the tool activity. */
