@@ -160,7 +160,17 @@ export function createToolActivities(deps: ToolActivityDeps) {
       if (!record || record.intents.length === 0) return { kind: 'no_intent' };
       const { executor } = registry.get(input.tool, input.version);
       if (!executor.reconcile) return { kind: 'unknown' };
-      const outcome = await executor.reconcile(toolContext(), toCall(input));
+      let outcome: Awaited<ReturnType<NonNullable<typeof executor.reconcile>>>;
+      try {
+        outcome = await executor.reconcile(toolContext(), toCall(input));
+      } catch (err) {
+        if (Context.current().cancellationSignal.aborted) throw err;
+        // A reconciler that cannot tell (its system is down, it threw): a person decides.
+        Context.current().log.warn('reconciler failed; the outcome stays unknown', {
+          error: (err as Error).message,
+        });
+        return { kind: 'unknown' };
+      }
       const attempt = record.intents[record.intents.length - 1]!.attempt;
       const recordedAt = new Date().toISOString();
       if (outcome.outcome === 'succeeded') {

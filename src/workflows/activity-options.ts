@@ -53,8 +53,26 @@ export function modelOptions(t: ActivityTimeouts): ActivityOptions {
   };
 }
 
-/** Short bookkeeping activities (snapshot, events, store lookups). */
+/**
+ * Short bookkeeping activities (snapshot, events): a lost worker is noticed within 20 s because they
+ * are short, not through heartbeats.
+ */
 export const BOOKKEEPING_OPTIONS: ActivityOptions = {
-  startToCloseTimeout: '1 minute',
+  startToCloseTimeout: '20 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10 },
+};
+
+/**
+ * Settling a lost write (evidence store, then the tool's read-only reconciler): retried, since it
+ * changes nothing; the reconciler heartbeats through its ToolContext.
+ */
+export const RESOLVE_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 10,
+  },
 };

@@ -20,6 +20,7 @@ import type { RunnerPorts, ToolActivityOutcome, ToolCallInput } from '../runner/
 import type { RunState } from '../runner/run-state.js';
 import {
   BOOKKEEPING_OPTIONS,
+  RESOLVE_OPTIONS,
   modelOptions,
   readToolOptions,
   writeToolOptions,
@@ -103,7 +104,7 @@ export function createTemporalPorts(
     resolveLostInvocation: (input) =>
       CancellationScope.nonCancellable(() =>
         run.resolveLostInvocation.executeWithOptions(
-          { ...BOOKKEEPING_OPTIONS, summary: `resolve ${input.tool}@${input.version} #${input.seq}` },
+          { ...RESOLVE_OPTIONS, summary: `resolve ${input.tool}@${input.version} #${input.seq}` },
           [withPackedEvents(input)],
         ),
       ),
