@@ -22,7 +22,12 @@ import { SIGNAL_NAMES } from '../domain/signals.js';
 import { BudgetLimitsSchema, DEFAULT_LIMITS } from '../runner/budget.js';
 import { ContinueAsNewRequested } from '../runner/continue-as-new.js';
 import { createInitialRunState } from '../runner/initial-state.js';
-import { DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS, restoreCarriedState, type CarriedRun } from './carried-run.js';
+import {
+  CONTINUE_AS_NEW_PATCH,
+  DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS,
+  restoreCarriedState,
+  type CarriedRun,
+} from './carried-run.js';
 import type { RunState } from '../runner/run-state.js';
 import { Runner } from '../runner/runner.js';
 import { BOOKKEEPING_OPTIONS, DEFAULT_TIMEOUTS } from './activity-options.js';
@@ -113,6 +118,8 @@ export async function agentRun(rawInput: unknown, carried?: CarriedRun): Promise
     modelHeartbeatSeconds: t?.modelHeartbeatSeconds ?? DEFAULT_TIMEOUTS.modelHeartbeatSeconds,
   };
   const ports = createTemporalPorts(snapshot.definitions, timeouts, visibility, {
+    // Decided once at the start (a one-off marker), so histories from before it replay unchanged.
+    enabled: patched(CONTINUE_AS_NEW_PATCH),
     afterEvents: input.continueAsNewAfterEvents ?? DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS,
   });
   let deadlineReached = false;

@@ -15,7 +15,9 @@ export class RunVisibility {
 
   publish(state: RunState): void {
     const key = `${state.status}|${state.waitingReason ?? ''}`;
-    if (key !== this.lastKey) {
+    // `queued` lasts no longer than the first workflow task (it moves to running in the same task):
+    // nobody can observe it, so it costs no history event.
+    if (key !== this.lastKey && state.status !== 'queued') {
       this.lastKey = key;
       upsertSearchAttributes([
         { key: AgentStatusKey, value: state.status },

@@ -7,7 +7,6 @@ import {
   proxyActivities,
   sleep,
   TimeoutFailure,
-  patched,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { createModelActivities } from '../activities/model-activities.js';
@@ -26,7 +25,7 @@ import {
   writeToolOptions,
   type ActivityTimeouts,
 } from './activity-options.js';
-import { CONTINUE_AS_NEW_PATCH, DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS } from './carried-run.js';
+import { DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS } from './carried-run.js';
 import type { RunVisibility } from './run-visibility.js';
 
 type ToolActivities = ReturnType<typeof createToolActivities>;
@@ -57,7 +56,10 @@ export function createTemporalPorts(
   tools: readonly ToolDefinition[],
   timeouts: ActivityTimeouts,
   visibility: RunVisibility,
-  continueAsNew: { readonly afterEvents: number } = { afterEvents: DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS },
+  continueAsNew: { readonly enabled: boolean; readonly afterEvents: number } = {
+    enabled: false,
+    afterEvents: DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS,
+  },
 ): RunnerPorts {
   const write = proxyActivities<ToolActivities>(writeToolOptions(timeouts));
   const read = proxyActivities<ToolActivities>(readToolOptions(timeouts));
@@ -122,7 +124,7 @@ export function createTemporalPorts(
     sleep: (ms) => sleep(ms),
     publish: (state: RunState) => visibility.publish(state),
     shouldContinueAsNew(): boolean {
-      if (!patched(CONTINUE_AS_NEW_PATCH)) return false;
+      if (!continueAsNew.enabled) return false;
       const info = workflowInfo();
       return info.continueAsNewSuggested || info.historyLength >= continueAsNew.afterEvents;
     },
