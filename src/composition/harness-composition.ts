@@ -57,7 +57,8 @@ export async function createHarnessComposition(
   const refundStore = openRefundStore(options.refundStorePath);
   refundStore.seedIfEmpty();
   const registry = new ToolRegistry();
-  registerRefundTools(registry, refundStore);
+  // Drill knob: `off` simulates a connector whose outcome cannot be checked automatically.
+  registerRefundTools(registry, refundStore, { reconcile: env.HARNESS_REFUND_RECONCILE !== 'off' });
   registerBenchTools(registry);
   const models = new ModelRouter();
   const coding = options.coding ?? codingConfigFromEnv(env);

@@ -19,6 +19,18 @@ function failedTool(o: Observation): NodeResult<S> {
 
 const out = (o: Observation): Record<string, unknown> => o.output ?? {};
 
+/**
+ * The refund a succeeded refund.create names: its output, its external id, or, when an operator
+ * reconciled a lost write, the `refundId` of the operator's evidence (refund.verify then checks it).
+ */
+function refundIdOf(o: Observation): string | null {
+  const output = out(o);
+  if (typeof output.refundId === 'string') return output.refundId;
+  if (o.externalId) return o.externalId;
+  const evidence = output.evidence as Record<string, unknown> | null | undefined;
+  return typeof evidence?.refundId === 'string' ? evidence.refundId : null;
+}
+
 export const refundNodes: GraphNode<S>[] = [
   {
     id: 'normalize_input',
@@ -203,8 +215,7 @@ export const refundNodes: GraphNode<S>[] = [
       return {
         outcome: 'completed',
         statePatch: {
-          refundId:
-            typeof out(o).refundId === 'string' ? (out(o).refundId as string) : (o.externalId ?? null),
+          refundId: refundIdOf(o),
           refundArtifactId: o.artifactIds[0] ?? null,
         },
       };

@@ -21,16 +21,33 @@ export interface ToolRegistrar {
   register(definition: ToolDefinition, executor: ToolExecutor): unknown;
 }
 
+/** Switches of the refund tools. */
+export interface RefundToolsOptions {
+  /**
+   * `false` registers refund.create without its `reconcile` method (drill: a connector whose outcome
+   * cannot be checked automatically, so a lost write waits for a person). The definition, and so the
+   * registry digest, stay the same. Default `true`.
+   */
+  readonly reconcile?: boolean;
+}
+
+/** `tool` without its executor's `reconcile` method. */
+function withoutReconcile(tool: RefundTool): RefundTool {
+  const { executor } = tool;
+  return { definition: tool.definition, executor: { execute: (ctx, call) => executor.execute(ctx, call) } };
+}
+
 /**
  * The five refund tools bound to `store`, in graph order: order.read, logistics.read,
  * policy.search.refund, refund.create (the only write), refund.verify.
  */
-export function createRefundTools(store: RefundStore): RefundTool[] {
+export function createRefundTools(store: RefundStore, options: RefundToolsOptions = {}): RefundTool[] {
+  const create = createRefundCreateTool(store);
   return [
     createOrderReadTool(store),
     createLogisticsReadTool(store),
     createPolicySearchRefundTool(store),
-    createRefundCreateTool(store),
+    options.reconcile === false ? withoutReconcile(create) : create,
     createRefundVerifyTool(store),
   ];
 }
@@ -41,8 +58,12 @@ export function createRefundTools(store: RefundStore): RefundTool[] {
  * @returns the registered tools.
  * @throws whatever `registry.register` throws (e.g. a conflict); tools before the failing one stay registered.
  */
-export function registerRefundTools(registry: ToolRegistrar, store: RefundStore): RefundTool[] {
-  const tools = createRefundTools(store);
+export function registerRefundTools(
+  registry: ToolRegistrar,
+  store: RefundStore,
+  options: RefundToolsOptions = {},
+): RefundTool[] {
+  const tools = createRefundTools(store, options);
   for (const tool of tools) registry.register(tool.definition, tool.executor);
   return tools;
 }
