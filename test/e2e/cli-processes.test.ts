@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { privateDevConfig } from '../support/private-dev-config.js';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { defaultConfigPath } from '../../src/devserver/config.js';
 import { eventually, pidsMatching, waitForExit, waitForOutput } from '../support/processes.js';
 import { uniqueTaskQueue } from '../support/temporal.js';
 import { runCli, spawnCli } from './cli-support.js';
@@ -22,15 +22,7 @@ function workerEnv(name: string): NodeJS.ProcessEnv {
 
 /** A private temporal-dev.yml on other ports and a throwaway db (the shared server stays untouched). */
 function privateConfig(port: number): { path: string; dbFile: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'harness-cli-dev-'));
-  const dbFile = join(dir, `cli-dev-${port}.db`);
-  const text = readFileSync(defaultConfigPath, 'utf8')
-    .replace('port: 7233', `port: ${port}`)
-    .replace('uiPort: 8233', `uiPort: ${port + 1}`)
-    .replace(/dbFile: .*/, `dbFile: ${dbFile}`);
-  const path = join(dir, 'temporal-dev.yml');
-  writeFileSync(path, text);
-  return { path, dbFile };
+  return privateDevConfig(port, 'harness-cli-dev-');
 }
 
 describe('harness worker and harness dev as processes', () => {

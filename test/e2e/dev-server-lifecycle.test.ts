@@ -1,22 +1,14 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { privateDevConfig } from '../support/private-dev-config.js';
+import { mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { defaultConfigPath } from '../../src/devserver/config.js';
 import { eventually, pidsMatching, spawnTs, waitForExit, waitForOutput } from '../support/processes.js';
 
 /** A private copy of temporal-dev.yml on other ports and a throwaway db, so the shared server is untouched. */
 function privateConfig(port: number): { path: string; dbFile: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'harness-devserver-'));
-  const dbFile = join(dir, `lifecycle-${port}.db`);
-  const text = readFileSync(defaultConfigPath, 'utf8')
-    .replace('port: 7233', `port: ${port}`)
-    .replace('uiPort: 8233', `uiPort: ${port + 1}`)
-    .replace(/dbFile: .*/, `dbFile: ${dbFile}`);
-  const path = join(dir, 'temporal-dev.yml');
-  writeFileSync(path, text);
-  return { path, dbFile };
+  return privateDevConfig(port);
 }
 
 describe('dev server lifecycle: no temporal process outlives the harness', () => {

@@ -1,9 +1,7 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { privateDevConfig } from '../support/private-dev-config.js';
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultConfigPath, loadDevServerConfig, type DevServerConfig } from '../../src/devserver/config.js';
+import { loadDevServerConfig, type DevServerConfig } from '../../src/devserver/config.js';
 import { startDevServer, type StartedDevServer } from '../../src/devserver/dev-server.js';
 import { waitForState } from '../support/harness.js';
 import { killAllWorkerProcesses } from '../support/worker-process.js';
@@ -13,14 +11,7 @@ const PORT = 17433;
 
 /** A private copy of temporal-dev.yml on other ports with a throwaway db file (the shared server is untouched). */
 function privateConfig(): { config: DevServerConfig; dbFile: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'harness-restart-'));
-  const dbFile = join(dir, 'restart.db');
-  const text = readFileSync(defaultConfigPath, 'utf8')
-    .replace('port: 7233', `port: ${PORT}`)
-    .replace('uiPort: 8233', `uiPort: ${PORT + 1}`)
-    .replace(/dbFile: .*/, `dbFile: ${dbFile}`);
-  const path = join(dir, 'temporal-dev.yml');
-  writeFileSync(path, text);
+  const { path, dbFile } = privateDevConfig(PORT, 'harness-restart-');
   return { config: loadDevServerConfig(path), dbFile };
 }
 

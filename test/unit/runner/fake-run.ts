@@ -1,8 +1,9 @@
+import { createInitialRunState } from '../../../src/runner/initial-state.js';
 import { createDefaultEvaluatorRegistry, type CompletionContract } from '../../../src/completion/index.js';
 import type { ToolDefinition } from '../../../src/domain/tool.js';
 import { AllowAllPolicy, type Policy } from '../../../src/policy/index.js';
 import type { AgentEvent } from '../../../src/runner/agent-event.js';
-import { DEFAULT_LIMITS, emptyUsage, type BudgetLimits } from '../../../src/runner/budget.js';
+import { DEFAULT_LIMITS, type BudgetLimits } from '../../../src/runner/budget.js';
 import type {
   ModelCallInput,
   ModelDecision,
@@ -223,14 +224,8 @@ export interface FakeRun {
 
 /** A fresh state as `agentRun` builds it. */
 export function freshState(limits: Partial<BudgetLimits> = {}): RunState {
-  return {
-    schemaVersion: 1,
+  return createInitialRunState({
     runId: 'run-1',
-    threadId: 'run-1',
-    status: 'created',
-    waitingReason: null,
-    currentNode: null,
-    stateVersion: 0,
     versions: {
       profile: 'test.profile@v1',
       policy: 'allow_all@v1',
@@ -239,22 +234,8 @@ export function freshState(limits: Partial<BudgetLimits> = {}): RunState {
       configDigest: 'sha256:0',
     },
     limits: { ...DEFAULT_LIMITS, ...limits },
-    budget: emptyUsage(),
-    invocations: [],
-    artifacts: [],
-    pendingAction: null,
-    humanRequest: null,
-    nextSeq: 1,
-    nextModelCall: 1,
-    nextEventSeq: 1,
-    completedSteps: [],
-    facts: {},
-    profileState: {},
-    output: null,
-    terminalReason: null,
-    recentTransitions: [],
     startedAt: new Date(START).toISOString(),
-  };
+  });
 }
 
 /** A Runner over {@link FakePorts} with an inline profile. */
