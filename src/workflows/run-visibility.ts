@@ -15,9 +15,9 @@ export class RunVisibility {
 
   publish(state: RunState): void {
     const key = `${state.status}|${state.waitingReason ?? ''}`;
-    // `queued` lasts no longer than the first workflow task (it moves to running in the same task):
-    // nobody can observe it, so it costs no history event.
-    if (key !== this.lastKey && state.status !== 'queued') {
+    // Every status change is published, `queued` included: the upserts are commands, and recorded
+    // histories must replay unchanged (dropping one is a non-determinism; see test/replay).
+    if (key !== this.lastKey) {
       this.lastKey = key;
       upsertSearchAttributes([
         { key: AgentStatusKey, value: state.status },

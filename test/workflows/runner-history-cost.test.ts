@@ -15,7 +15,7 @@ import type { BareStep, BareToolInput } from './runner-bare-workflow.js';
 const K = 4;
 
 /** Upper bounds stated in docs/history-cost.md; the test fails above them. */
-const BOUNDS = { perModelStep: 6, perToolStep: 6, overAgentRunFixed: 20 };
+const BOUNDS = { perModelStep: 6, perToolStep: 6, overAgentRunFixed: 21 };
 
 /** A script with K steps of `toolsPerStep` distinct searches each, then a final answer. */
 function script(toolsPerStep: number): ModelScript {
