@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { isHarnessError } from '../domain/errors.js';
+import { TOOL_OUTCOME_UNKNOWN } from '../domain/failure-types.js';
 import type { ToolCall, ToolContext, ToolExecution } from '../domain/tool.js';
 import type { ToolRegistry } from '../registry/index.js';
 import type { WithPackedEvents } from '../domain/packed-events.js';
@@ -20,9 +21,6 @@ export interface ToolActivityDeps {
 
 /** The tool activity's input: the runner's call with its outbox events packed. */
 export type ToolCallInput = WithPackedEvents<RunnerToolCallInput>;
-
-/** Non-retryable failure type of a write whose executor threw something unexpected: outcome unknown. */
-export const OUTCOME_UNKNOWN = 'tool.outcome_unknown';
 
 function toolContext(): ToolContext {
   const ctx = Context.current();
@@ -116,7 +114,7 @@ export function createToolActivities(deps: ToolActivityDeps) {
       }
       if (input.effect === 'write') {
         throw ApplicationFailure.create({
-          type: OUTCOME_UNKNOWN,
+          type: TOOL_OUTCOME_UNKNOWN,
           nonRetryable: true,
           message: `${input.tool}@${input.version} #${input.seq} threw after its intent was recorded: ${(err as Error).message}`,
         });

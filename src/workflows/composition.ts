@@ -5,26 +5,23 @@ import { mcpFilesProfile, mcpFilesRootPolicy } from '../examples/mcp/mcp-files-p
 import { refundGraphProfile, refundOutcomeEvaluator } from '../examples/refund/graph/refund-graph.js';
 import { refundRulesPolicy } from '../examples/refund/refund-policy.js';
 import { AllowAllPolicy, RestrictionPolicy, type Policy } from '../policy/index.js';
+import { NamedRegistry } from '../registry/named-registry.js';
 import { createGoalProfile } from '../runner/goal-profile.js';
 import type { Profile } from '../runner/profile.js';
 
-/** Exact name/version lookup of composition items. */
-export class Catalog<T extends { readonly name: string; readonly version: string }> {
-  private readonly items = new Map<string, T>();
-  constructor(items: readonly T[]) {
-    for (const i of items) this.items.set(`${i.name}@${i.version}`, i);
-  }
-  find(name: string, version: string): T | undefined {
-    return this.items.get(`${name}@${version}`);
-  }
-  list(): T[] {
-    return [...this.items.values()];
-  }
+/** Exact name/version lookup; registering the same name and version twice fails (registry.conflict). */
+function registryOf<T extends { readonly name: string; readonly version: string }>(
+  kind: string,
+  items: readonly T[],
+): NamedRegistry<T> {
+  const registry = new NamedRegistry<T>({ kind });
+  for (const item of items) registry.register(item);
+  return registry;
 }
 
 export interface WorkflowComposition {
-  readonly profiles: Catalog<Profile>;
-  readonly policies: Catalog<Policy>;
+  readonly profiles: NamedRegistry<Profile>;
+  readonly policies: NamedRegistry<Policy>;
   readonly evaluators: EvaluatorRegistry;
 }
 
@@ -71,7 +68,7 @@ export function workflowComposition(): WorkflowComposition {
   const evaluators = createDefaultEvaluatorRegistry();
   evaluators.register(refundOutcomeEvaluator);
   cached = {
-    profiles: new Catalog<Profile>([
+    profiles: registryOf<Profile>('profile', [
       refundGraphProfile,
       refundAssistantProfile,
       supportAnswerProfile,
@@ -80,7 +77,7 @@ export function workflowComposition(): WorkflowComposition {
       codingPipelineProfile,
       mcpFilesProfile,
     ]),
-    policies: new Catalog<Policy>([
+    policies: registryOf<Policy>('policy', [
       new AllowAllPolicy(),
       refundRulesPolicy,
       new RestrictionPolicy({ name: 'read_only', version: 'v1', allowedEffects: ['read'] }),

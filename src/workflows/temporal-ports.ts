@@ -12,6 +12,7 @@ import {
 import type { createModelActivities } from '../activities/model-activities.js';
 import type { createRunActivities } from '../activities/run-activities.js';
 import type { createToolActivities } from '../activities/tool-activities.js';
+import { TOOL_OUTCOME_UNKNOWN } from '../domain/failure-types.js';
 import { packEvents, withPackedEvents } from '../domain/packed-events.js';
 import type { ToolDefinition } from '../domain/tool.js';
 import type { AgentEvent } from '../runner/agent-event.js';
@@ -32,9 +33,6 @@ type ToolActivities = ReturnType<typeof createToolActivities>;
 type ModelActivities = ReturnType<typeof createModelActivities>;
 type RunActivities = ReturnType<typeof createRunActivities>;
 
-/** Failure type the tool activity uses when a write threw after its intent (see tool-activities.ts). */
-const OUTCOME_UNKNOWN = 'tool.outcome_unknown';
-
 /** Turn a failed tool activity into what the runner understands. */
 export function classifyToolFailure(err: unknown): ToolActivityOutcome {
   if (isCancellation(err)) return { kind: 'cancelled' };
@@ -43,7 +41,7 @@ export function classifyToolFailure(err: unknown): ToolActivityOutcome {
     if (cause instanceof TimeoutFailure)
       return { kind: 'lost', message: `activity timed out (${cause.timeoutType})` };
     if (cause instanceof ApplicationFailure) {
-      if (cause.type === OUTCOME_UNKNOWN) return { kind: 'lost', message: cause.message };
+      if (cause.type === TOOL_OUTCOME_UNKNOWN) return { kind: 'lost', message: cause.message };
       return { kind: 'failed', code: cause.type ?? 'tool.failed', message: cause.message };
     }
     return { kind: 'failed', code: 'tool.failed', message: cause?.message ?? err.message };

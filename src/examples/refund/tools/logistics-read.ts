@@ -1,18 +1,16 @@
-import { z } from 'zod';
 import type { ToolExecution } from '../../../domain/tool.js';
 import { contentDigest, logisticsFactRef } from '../business/fact-refs.js';
 import { RefundErrorCode, RefundExampleError } from '../business/refund-errors.js';
 import type { RefundStore } from '../business/refund-store.js';
 import {
-  ORDER_ID_JSON_SCHEMA,
-  ORDER_ID_PATTERN,
+  ORDER_ID_ONLY_PARAMETERS,
+  OrderIdOnlyArgsSchema,
   REFUND_ARTIFACT_SCHEMA_VERSION,
   artifactIdFor,
+  orderNotFound,
   parseArgs,
 } from './tool-support.js';
 import type { RefundTool } from './tool-support.js';
-
-const ArgsSchema = z.object({ orderId: z.string().min(1).max(64).regex(ORDER_ID_PATTERN) }).strict();
 
 /** Artifact type of an observed shipment state. */
 export const LOGISTICS_ARTIFACT_TYPE = 'logistics';
@@ -31,23 +29,16 @@ export function createLogisticsReadTool(store: RefundStore): RefundTool {
       version: 'v1',
       description: 'Read the shipment state of one order (not_shipped, in_transit, delivered, returned).',
       effect: 'read',
-      parameters: {
-        type: 'object',
-        properties: { orderId: ORDER_ID_JSON_SCHEMA },
-        required: ['orderId'],
-        additionalProperties: false,
-      },
+      parameters: ORDER_ID_ONLY_PARAMETERS,
     },
     executor: {
       async execute(ctx, call): Promise<ToolExecution> {
-        const { orderId } = parseArgs(ArgsSchema, call);
+        const { orderId } = parseArgs(OrderIdOnlyArgsSchema, call);
         const logistics = await store.readLogistics(orderId, ctx);
         if (logistics === undefined) {
           const order = await store.readOrder(orderId, ctx);
           if (order === undefined) {
-            throw new RefundExampleError(RefundErrorCode.orderNotFound, `order ${orderId} does not exist`, {
-              orderId,
-            });
+            throw orderNotFound(orderId);
           }
           throw new RefundExampleError(
             RefundErrorCode.logisticsNotFound,

@@ -1,20 +1,17 @@
-import { z } from 'zod';
 import type { Artifact } from '../../../domain/artifact.js';
 import type { ToolCall, ToolExecution } from '../../../domain/tool.js';
 import { contentDigest, orderFactRef } from '../business/fact-refs.js';
-import { RefundErrorCode, RefundExampleError } from '../business/refund-errors.js';
 import type { RefundStore } from '../business/refund-store.js';
 import type { Order } from '../business/refund-types.js';
 import {
-  ORDER_ID_JSON_SCHEMA,
-  ORDER_ID_PATTERN,
+  ORDER_ID_ONLY_PARAMETERS,
+  OrderIdOnlyArgsSchema,
   REFUND_ARTIFACT_SCHEMA_VERSION,
   artifactIdFor,
+  orderNotFound,
   parseArgs,
 } from './tool-support.js';
 import type { RefundTool } from './tool-support.js';
-
-const ArgsSchema = z.object({ orderId: z.string().min(1).max(64).regex(ORDER_ID_PATTERN) }).strict();
 
 /** Artifact type of an observed order. */
 export const ORDER_ARTIFACT_TYPE = 'order';
@@ -45,21 +42,14 @@ export function createOrderReadTool(store: RefundStore): RefundTool {
       version: 'v1',
       description: 'Read one order: owner, status, amount, payment time. Cite it by the returned factRef.',
       effect: 'read',
-      parameters: {
-        type: 'object',
-        properties: { orderId: ORDER_ID_JSON_SCHEMA },
-        required: ['orderId'],
-        additionalProperties: false,
-      },
+      parameters: ORDER_ID_ONLY_PARAMETERS,
     },
     executor: {
       async execute(ctx, call): Promise<ToolExecution> {
-        const { orderId } = parseArgs(ArgsSchema, call);
+        const { orderId } = parseArgs(OrderIdOnlyArgsSchema, call);
         const order = await store.readOrder(orderId, ctx);
         if (order === undefined) {
-          throw new RefundExampleError(RefundErrorCode.orderNotFound, `order ${orderId} does not exist`, {
-            orderId,
-          });
+          throw orderNotFound(orderId);
         }
         return {
           output: {

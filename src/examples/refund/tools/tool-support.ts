@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { ToolCall, ToolDefinition, ToolExecutor } from '../../../domain/tool.js';
 import { RefundErrorCode, RefundExampleError } from '../business/refund-errors.js';
 
@@ -52,3 +52,23 @@ export const ORDER_ID_JSON_SCHEMA = {
 
 /** The zod twin of {@link ORDER_ID_JSON_SCHEMA}. */
 export const ORDER_ID_PATTERN = /^[A-Za-z0-9_-]+$/;
+
+/** Parameters of a tool whose only argument is an order id (`order.read`, `logistics.read`). */
+export const ORDER_ID_ONLY_PARAMETERS = {
+  type: 'object',
+  properties: { orderId: ORDER_ID_JSON_SCHEMA },
+  required: ['orderId'],
+  additionalProperties: false,
+} as const;
+
+/** Zod twin of {@link ORDER_ID_ONLY_PARAMETERS}. */
+export const OrderIdOnlyArgsSchema = z
+  .object({ orderId: z.string().min(1).max(64).regex(ORDER_ID_PATTERN) })
+  .strict();
+
+/** `refund.order_not_found` for an order id the store does not know. */
+export function orderNotFound(orderId: string): RefundExampleError {
+  return new RefundExampleError(RefundErrorCode.orderNotFound, `order ${orderId} does not exist`, {
+    orderId,
+  });
+}
