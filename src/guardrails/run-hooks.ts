@@ -14,6 +14,8 @@ export const GuardrailStopCodes = {
 export const GuardrailEventTypes = {
   inputChecked: 'guardrail.input_checked',
   outputChecked: 'guardrail.output_checked',
+  /** A blocked output is composed again (profile `onBlockedOutput: retry`): attempt, reason codes, findings. */
+  outputRetried: 'guardrail.output_retried',
 } as const;
 
 /** An event the runner can emit as is: `emit(e.type, e.data, e.classification)`. */

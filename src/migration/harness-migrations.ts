@@ -11,8 +11,9 @@ export const DurableShapes = {
 
 export interface HarnessMigrationOptions {
   /**
-   * The run state version this build reads and writes: `2` (default, run-state-v2.ts) or `1` (the
-   * runner's RunState today: strict validation only, a version-2 state is too new).
+   * The run state version the registry migrates to: `2` (default: this build's RunState,
+   * run-state-v2.ts) or `1` (how a build from before version 2 reads: strict validation only, a
+   * version-2 state is too new; used to check a rollback fails closed).
    */
   readonly runStateVersion?: 1 | 2;
 }

@@ -15,5 +15,10 @@ export {
   type MigrationStep,
   type ShapeDefinition,
 } from './migration-registry.js';
-export { RUN_STATE_V1_MATCHES_RUNNER, RunStateV1Schema, type RunStateV1 } from './run-state-v1.js';
-export { RunStateV2Schema, runStateV1ToV2, type RunStateV2 } from './run-state-v2.js';
+export { RunStateV1Schema, type RunStateV1 } from './run-state-v1.js';
+export {
+  RUN_STATE_V2_MATCHES_RUNNER,
+  RunStateV2Schema,
+  runStateV1ToV2,
+  type RunStateV2,
+} from './run-state-v2.js';

@@ -1,12 +1,10 @@
 import { z } from 'zod';
 import { ArtifactSchema } from '../domain/artifact.js';
-import type { RunState } from '../runner/run-state.js';
 
 /**
- * The zod schema of run state version 1 (`src/runner/run-state.ts` RunState). Strict at every level
- * the runner defines, so a migration never drops a field it does not know. The type assertion at the
- * bottom fails to compile when RunState changes without this schema: a change of the durable shape
- * needs a new schema version and a migration step.
+ * The zod schema of run state version 1, as the runner wrote it until version 2 (frozen: carried
+ * states of that version are still read and migrated). Strict at every level, so a migration never
+ * drops a field it does not know.
  */
 const RunStatus = z.enum([
   'created',
@@ -150,17 +148,6 @@ export const RunStateV1Fields = {
   startedAt: z.string(),
 };
 
-/** Run state version 1, exactly as the runner defines it. */
+/** Run state version 1, exactly as the runner wrote it. */
 export const RunStateV1Schema = z.strictObject({ schemaVersion: z.literal(1), ...RunStateV1Fields });
 export type RunStateV1 = z.output<typeof RunStateV1Schema>;
-
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-/**
- * Compile-time guard: this schema and the runner's RunState describe the same shape, with the same
- * keys (an added optional field counts too: the schemas are strict, so a state carrying it would be
- * refused at the next migration).
- */
-export const RUN_STATE_V1_MATCHES_RUNNER: [
-  Same<RunStateV1, RunState>,
-  Same<keyof RunStateV1, keyof RunState>,
-] = [true, true];

@@ -1,6 +1,12 @@
 import type { CompletionContract } from '../completion/index.js';
 import { HarnessError } from '../domain/errors.js';
-import type { Profile, ProfileResult } from './profile.js';
+import {
+  checkBlockedOutputChoice,
+  type BlockedOutputChoice,
+  type BlockedOutputFeedback,
+  type Profile,
+  type ProfileResult,
+} from './profile.js';
 import type { ConfirmRequest, RunContext } from './run-context.js';
 
 /** Outcome of one node (seed 004 NodeResult). */
@@ -56,7 +62,15 @@ export interface GraphDefinition<S> {
   readonly completion: CompletionContract;
   /** Maximum node executions (guards against cycles); the runner's step budget applies too. */
   readonly maxNodeRuns?: number;
+  /**
+   * When the output guardrail blocks the final output (default fail). On `retry` the terminal node
+   * that produced it runs again with the block's feedback in its state under {@link OUTPUT_FEEDBACK_KEY}.
+   */
+  readonly onBlockedOutput?: BlockedOutputChoice;
 }
+
+/** The state key under which a terminal node that runs again finds the {@link BlockedOutputFeedback}. */
+export const OUTPUT_FEEDBACK_KEY = 'outputFeedback';
 
 /**
  * Static reachability: every node reachable from `start` when the edges guarded by
@@ -135,18 +149,40 @@ function scopedContext(ctx: RunContext, node: GraphNode<unknown>): RunContext {
 
 /**
  * A graph profile: typed state, nodes, conditional edges, route decisions. The runner records each
- * node as a step; state patches are kept in the run's profile state.
+ * node as a step; state patches are kept in the run's profile state. A blocked output is composed
+ * again by the terminal node (see {@link GraphDefinition.onBlockedOutput}); a terminal node that does
+ * not complete then fails the run with `graph.recompose_failed`.
+ * @throws HarnessError `graph.invalid`, ProfileConfigError `profile.invalid` for an unusable definition.
  */
 export function createGraphProfile<S extends Record<string, unknown>>(g: GraphDefinition<S>): Profile {
   validateGraph(g);
+  checkBlockedOutputChoice(`${g.name}@${g.version}`, g.onBlockedOutput);
   const byId = new Map(g.nodes.map((n) => [n.id, n]));
   const toolNames = g.tools;
+  /** Run terminal `node` again with the feedback in its state; it must complete again. */
+  const recomposer =
+    (ctx: RunContext, node: GraphNode<S>, state: S) =>
+    async (feedback: BlockedOutputFeedback): Promise<ProfileResult> => {
+      const withFeedback = { ...state, [OUTPUT_FEEDBACK_KEY]: feedback };
+      ctx.enterStep(node.id);
+      const result = await node.run(withFeedback, scopedContext(ctx, node));
+      if (result.outcome !== 'completed') {
+        throw new HarnessError(
+          'graph.recompose_failed',
+          `terminal node ${node.id} did not complete when composing again (${result.outcome})`,
+        );
+      }
+      const next = { ...withFeedback, ...result.statePatch };
+      ctx.completeStep(node.id);
+      return { output: result.output ?? next, recompose: recomposer(ctx, node, next) };
+    };
   return {
     name: g.name,
     version: g.version,
     kind: 'graph',
     completion: g.completion,
     tools: g.tools,
+    ...(g.onBlockedOutput ? { onBlockedOutput: g.onBlockedOutput } : {}),
     async run(ctx: RunContext): Promise<ProfileResult> {
       const resumed = ctx.resume as { state: S; node: string } | undefined;
       let state = resumed?.state ?? g.initialState(ctx.task);
@@ -201,7 +237,8 @@ export function createGraphProfile<S extends Record<string, unknown>>(g: GraphDe
             break;
         }
         ctx.completeStep(node.id);
-        if (g.terminal.includes(node.id)) return { output: result.output ?? state };
+        if (g.terminal.includes(node.id))
+          return { output: result.output ?? state, recompose: recomposer(ctx, node, state) };
         const next = pickEdge(g, node.id, result.nextNode, state);
         if (!next) throw new HarnessError('graph.no_route', `no edge from ${node.id} matches the state`);
         current = next;

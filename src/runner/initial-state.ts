@@ -1,6 +1,6 @@
 import type { BudgetLimits } from './budget.js';
 import { emptyUsage } from './budget.js';
-import type { RunState, RunVersions } from './run-state.js';
+import { RUN_STATE_SCHEMA_VERSION, type RunState, type RunVersions } from './run-state.js';
 
 export interface InitialStateOptions {
   readonly runId: string;
@@ -11,10 +11,10 @@ export interface InitialStateOptions {
   readonly startedAt: string;
 }
 
-/** A fresh run state in status `created`, sequence numbers at 1. */
+/** A fresh run state (current schema version) in status `created`, sequence numbers at 1. */
 export function createInitialRunState(o: InitialStateOptions): RunState {
   return {
-    schemaVersion: 1,
+    schemaVersion: RUN_STATE_SCHEMA_VERSION,
     runId: o.runId,
     threadId: o.threadId ?? o.runId,
     status: 'created',
@@ -38,5 +38,8 @@ export function createInitialRunState(o: InitialStateOptions): RunState {
     terminalReason: null,
     recentTransitions: [],
     startedAt: o.startedAt,
+    obligations: [],
+    guardrailFindings: [],
+    outputRetries: 0,
   };
 }

@@ -1,4 +1,5 @@
 import type { Artifact } from '../domain/artifact.js';
+import type { GuardrailFindingRecord } from '../guardrails/finding-record.js';
 import type { ToolEffect } from '../domain/tool.js';
 import type { BudgetLimits, BudgetUsage } from './budget.js';
 import type { HumanRequest, PendingAction } from './pending-action.js';
@@ -58,13 +59,17 @@ export interface StateTransitionRecord {
   readonly occurredAt: string;
 }
 
+/** The run state schema version this build writes (src/migration/run-state-v2.ts). */
+export const RUN_STATE_SCHEMA_VERSION = 2;
+
 /**
  * The run's durable state: what a restart needs to resume (seed 004: pinned versions, typed state,
  * completed steps, pending external operation, human token, budget usage, last durable event seq).
- * Carried across continue-as-new; versioned by `schemaVersion`.
+ * Carried across continue-as-new; versioned by `schemaVersion` (version 2; older carried states
+ * migrate through src/migration, a newer one is refused).
  */
 export interface RunState {
-  readonly schemaVersion: 1;
+  readonly schemaVersion: typeof RUN_STATE_SCHEMA_VERSION;
   readonly runId: string;
   readonly threadId: string;
   status: RunStatus;
@@ -97,4 +102,13 @@ export interface RunState {
   /** The last (at most 10) signals refused as malformed, stale, forged or repeated. */
   signalRejections?: { signal: string; code: string; message: string; at: string }[];
   startedAt: string;
+  /**
+   * Policy obligations in force for the run (`mask.phone`, `limit.refund_amount=5000`), distinct, in
+   * first-seen order, bounded; the output guardrail applies them. Survives continue-as-new.
+   */
+  obligations: string[];
+  /** The most recent guardrail findings (bounded); every check is also an event. */
+  guardrailFindings: GuardrailFindingRecord[];
+  /** Compositions retried after the output guardrail blocked them (profile `blockedOutput`). */
+  outputRetries: number;
 }

@@ -1,11 +1,15 @@
 import {
+  GuardrailEventTypes,
   GuardrailStopCodes,
+  appendFindingRecords,
   inputCheckedEvent,
   mergeObligations,
   outputCheckedEvent,
+  type GuardrailFinding,
   type InputGuardrail,
   type InputGuardrailResult,
   type OutputGuardrail,
+  type OutputGuardrailResult,
 } from '../guardrails/index.js';
 import { ArtifactSchema, type Artifact } from '../domain/artifact.js';
 import type { Observation } from '../domain/observation.js';
@@ -16,7 +20,12 @@ import type { AgentEvent, DataClassification } from './agent-event.js';
 import { budgetWarnings, checkModelCall, checkSpend, checkStep } from './budget.js';
 import { HumanGate } from './human-gate.js';
 import type { ModelDecision, ModelPurpose, RunnerPorts } from './ports.js';
-import type { Profile } from './profile.js';
+import {
+  MAX_OUTPUT_RETRIES,
+  type BlockedOutputFeedback,
+  type Profile,
+  type ProfileResult,
+} from './profile.js';
 import type { RunCore, TransitionPatch } from './run-core.js';
 import type { ConfirmRequest, HumanDecision, ModelRequest, RunContext, ToolOptions } from './run-context.js';
 import type { RunState } from './run-state.js';
@@ -43,6 +52,12 @@ export interface RunnerOptions {
   readonly guardrails?: { readonly input: InputGuardrail; readonly output: OutputGuardrail };
   /** True when this runner continues a run carried over by continue-as-new. */
   readonly resumed?: boolean;
+  /**
+   * Asked once a blocked output would be retried (the profile retries and retries remain): true lets
+   * the retry happen. The workflow answers with a `patched()` id, so it is asked only on that path.
+   * Absent: blocked outputs are never retried.
+   */
+  readonly outputRetryEnabled?: () => boolean;
 }
 
 /**
@@ -90,10 +105,8 @@ export class Runner implements RunContext, RunCore {
 
   // ---- RunCore ----
 
-  private obligations: string[] = [];
-
   noteObligations(obligations: readonly string[]): void {
-    this.obligations = mergeObligations(this.obligations, obligations);
+    this.state.obligations = mergeObligations(this.state.obligations, obligations);
   }
 
   guardInput(source: string, value: unknown): InputGuardrailResult | undefined {
@@ -102,7 +115,24 @@ export class Runner implements RunContext, RunCore {
     const result = guard.check(value);
     const e = inputCheckedEvent(source, result);
     this.emit(e.type, e.data, e.classification);
+    this.recordFindings('input', source, result.findings);
     return result;
+  }
+
+  private recordFindings(
+    stage: 'input' | 'output',
+    source: string,
+    findings: readonly GuardrailFinding[],
+  ): void {
+    if (findings.length === 0) return;
+    const s = this.state;
+    s.guardrailFindings = appendFindingRecords(
+      s.guardrailFindings,
+      stage,
+      source,
+      this.ports.now(),
+      findings,
+    );
   }
 
   emit(type: string, data: Record<string, unknown>, classification: DataClassification = 'internal'): void {
@@ -326,8 +356,13 @@ export class Runner implements RunContext, RunCore {
           details: { reasonCodes: input.reasonCodes },
         });
       }
-      const result = await profile.run(this);
-      this.state.output = result.output;
+      let result = await profile.run(this);
+      for (;;) {
+        this.state.output = result.output;
+        const blocked = this.guardOutput();
+        if (!blocked) break;
+        result = await this.retryBlocked(profile, result, blocked);
+      }
       this.complete(profile);
     } catch (err) {
       if (err instanceof ContinueAsNewRequested) throw err;
@@ -343,26 +378,69 @@ export class Runner implements RunContext, RunCore {
     return c ? `cancelled by ${c.actor}: ${c.reason}` : 'cancelled by a Temporal cancellation request';
   }
 
-  private complete(profile: Profile): void {
+  /**
+   * Run the output guardrail on `state.output` (when the run has one), emit `guardrail.output_checked`
+   * and put the output that may leave (masked or rewritten) in its place. Returns the result when it
+   * blocked, undefined otherwise.
+   */
+  private guardOutput(): OutputGuardrailResult | undefined {
     const s = this.state;
     const guard = this.options.guardrails?.output.check({
       output: s.output,
       artifacts: s.artifacts,
       invocations: s.invocations,
-      obligations: this.obligations,
+      obligations: s.obligations,
     });
-    if (guard) {
-      const e = outputCheckedEvent(guard);
-      this.emit(e.type, e.data, e.classification);
-      s.output = guard.output;
-      if (guard.verdict === 'block') {
-        throw new RunStop('failed', {
-          code: GuardrailStopCodes.outputBlocked,
-          message: `the output guardrail blocked the response: ${guard.reasonCodes.join(', ')}`,
-          details: { reasonCodes: guard.reasonCodes },
-        });
-      }
+    if (!guard) return undefined;
+    const e = outputCheckedEvent(guard);
+    this.emit(e.type, e.data, e.classification);
+    this.recordFindings('output', 'output', guard.findings);
+    s.output = guard.output;
+    return guard.verdict === 'block' ? guard : undefined;
+  }
+
+  /**
+   * After a blocked output: recompose when the profile retries and retries remain (the retry is a
+   * step, and `outputRetryEnabled` holds), else stop the run `failed` / `guardrail.output_blocked`.
+   */
+  private async retryBlocked(
+    profile: Profile,
+    result: ProfileResult,
+    guard: OutputGuardrailResult,
+  ): Promise<ProfileResult> {
+    const s = this.state;
+    const choice = profile.onBlockedOutput;
+    const retries = choice?.action === 'retry' ? Math.min(choice.maxRetries, MAX_OUTPUT_RETRIES) : 0;
+    const stop = new RunStop('failed', {
+      code: GuardrailStopCodes.outputBlocked,
+      message: `the output guardrail blocked the response: ${guard.reasonCodes.join(', ')}`,
+      details:
+        retries > 0
+          ? { reasonCodes: guard.reasonCodes, retries: s.outputRetries, maxRetries: retries }
+          : { reasonCodes: guard.reasonCodes },
+    });
+    if (retries === 0 || !result.recompose || s.outputRetries >= retries) throw stop;
+    if (!this.options.outputRetryEnabled?.()) throw stop;
+    const exhausted = checkStep(s.limits, s.budget);
+    if (exhausted) {
+      this.emit('budget.exhausted', { ...exhausted });
+      throw budgetStop(exhausted);
     }
+    s.budget.steps += 1;
+    s.outputRetries += 1;
+    const feedback: BlockedOutputFeedback = {
+      attempt: s.outputRetries,
+      reasonCodes: [...guard.reasonCodes],
+      findings: guard.findings
+        .filter((f) => f.action === 'block')
+        .map((f) => ({ code: f.code, ruleId: f.ruleId, path: f.path })),
+    };
+    this.emit(GuardrailEventTypes.outputRetried, { ...feedback, maxRetries: retries });
+    return result.recompose(feedback);
+  }
+
+  private complete(profile: Profile): void {
+    const s = this.state;
     const verdict = this.options.evaluators.evaluateContract(profile.completion, {
       finalOutput: s.output,
       artifacts: s.artifacts,
@@ -374,6 +452,7 @@ export class Runner implements RunContext, RunCore {
         status: i.status,
         externalId: i.externalId,
         artifactIds: i.artifactIds,
+        resolvedBy: i.resolvedBy,
       })),
     });
     this.emit('eval.completed', { ...verdict });

@@ -42,6 +42,8 @@ export const reconcileSignal = defineSignal<[unknown]>(SIGNAL_NAMES.reconcile);
 export const provideInputSignal = defineSignal<[unknown]>(SIGNAL_NAMES.provideInput);
 export const cancelRunSignal = defineSignal<[unknown]>(SIGNAL_NAMES.cancelRun);
 const GUARDRAILS_PATCH = 'agent-run-guardrails-v1';
+/** Guards the model calls and events of composing a blocked output again (asked only on that path). */
+const OUTPUT_RETRY_PATCH = 'agent-run-output-retry-v1';
 export const stateQuery = defineQuery<RunView>('state');
 
 /** What an `agentRun` workflow returns: its terminal status and output (business outcome, not an error). */
@@ -134,6 +136,7 @@ export async function agentRun(rawInput: unknown, carried?: CarriedRun): Promise
     isCancellation: (err) => isCancellation(err),
     deadlineReached: () => deadlineReached,
     resumed: carried !== undefined,
+    outputRetryEnabled: () => patched(OUTPUT_RETRY_PATCH),
     ...(patched(GUARDRAILS_PATCH)
       ? { guardrails: { input: createInputGuardrail(), output: createOutputGuardrail() } }
       : {}),

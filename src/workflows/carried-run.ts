@@ -1,9 +1,14 @@
 import { ApplicationFailure } from '@temporalio/workflow';
-import { DurableShapes, MigrationError, createHarnessMigrations } from '../migration/index.js';
+import {
+  DurableShapes,
+  MigrationError,
+  createHarnessMigrations,
+  type RunStateV1,
+} from '../migration/index.js';
 import type { RunState } from '../runner/run-state.js';
 
-/** This build keeps run state at schema version 1; older shapes migrate through registered steps. */
-const RUN_STATE_MIGRATIONS = createHarnessMigrations({ runStateVersion: 1 });
+/** This build keeps run state at schema version 2; older shapes migrate through registered steps. */
+const RUN_STATE_MIGRATIONS = createHarnessMigrations();
 
 /** History length (events) after which a run continues as new, unless the input says otherwise. */
 export const DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS = 5_000;
@@ -11,15 +16,22 @@ export const DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS = 5_000;
 /** The patch id guarding continue-as-new checkpoints (histories from before it replay unchanged). */
 export const CONTINUE_AS_NEW_PATCH = 'agent-run-continue-as-new';
 
-/** What one generation of a run hands to the next on continue-as-new. */
+/**
+ * What one generation of a run hands to the next on continue-as-new. The envelope is version 1; the
+ * state inside carries its own `schemaVersion` (this build writes 2; a generation started by an older
+ * build carries 1) and is migrated by {@link restoreCarriedState}.
+ */
 export interface CarriedRun {
   readonly schemaVersion: 1;
-  readonly state: RunState;
+  readonly state: RunState | RunStateV1;
 }
 
 /**
- * Validate and migrate carried state before resuming it. Fails closed (non-retryable) on a newer or
- * unknown schema version or a state of another run: never guesses.
+ * Validate and migrate carried state to this build's version before resuming it (run state 1 -> 2
+ * through the registered step). Fails closed (non-retryable ApplicationFailure, type =
+ * the MigrationError code, e.g. `migration.version_too_new`) on a newer or unknown schema version or
+ * a state that does not match its version's schema; `run.state_version_unsupported` for an unknown
+ * envelope; `run.state_mismatch` for a state of another run. Never guesses.
  */
 export function restoreCarriedState(carried: CarriedRun, runId: string): RunState {
   if ((carried as { schemaVersion?: unknown }).schemaVersion !== 1) {

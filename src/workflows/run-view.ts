@@ -2,6 +2,8 @@ import type { RunState } from '../runner/run-state.js';
 
 /** What the `state` query returns: a bounded view of the run for operators and tools. */
 export interface RunView {
+  /** The run state schema version the run is on (2 in this build; carried older states are migrated). */
+  readonly schemaVersion: RunState['schemaVersion'];
   readonly runId: string;
   readonly status: RunState['status'];
   readonly waitingReason: string | null;
@@ -34,11 +36,16 @@ export interface RunView {
   readonly output: unknown;
   /** The last signals refused (malformed, stale, forged, repeated), newest last. */
   readonly signalRejections: NonNullable<RunState['signalRejections']>;
+  /** Policy obligations in force (`mask.phone`...), applied by the output guardrail. */
+  readonly obligations: RunState['obligations'];
+  /** Compositions retried after the output guardrail blocked them. */
+  readonly outputRetries: number;
 }
 
 export function toRunView(s: RunState): RunView {
   const { callDigests: _omit, ...budget } = s.budget;
   return {
+    schemaVersion: s.schemaVersion,
     runId: s.runId,
     status: s.status,
     waitingReason: s.waitingReason,
@@ -70,5 +77,7 @@ export function toRunView(s: RunState): RunView {
     terminalReason: s.terminalReason,
     output: s.output,
     signalRejections: s.signalRejections ?? [],
+    obligations: s.obligations,
+    outputRetries: s.outputRetries,
   };
 }

@@ -1,7 +1,7 @@
-import type { RunState } from '../../../src/runner/run-state.js';
+import type { RunStateV1 } from '../../../src/migration/index.js';
 
 /** A version-1 run state of the refund story, waiting for confirmation of a refund above the auto limit. */
-export function runStateV1(): RunState {
+export function runStateV1(): RunStateV1 {
   return {
     schemaVersion: 1,
     runId: 'refund-O-1001',

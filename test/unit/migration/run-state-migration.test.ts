@@ -28,10 +28,11 @@ describe('run state migration 1 -> 2', () => {
     const r = migrate<RunStateV2>('run_state', v1);
     expect(r).toMatchObject({ fromVersion: 1, toVersion: 2, applied: ['run_state@1->2'] });
     expect(RunStateV2Schema.safeParse(r.value).success).toBe(true);
-    const { schemaVersion, obligations, guardrailFindings, ...rest } = r.value;
+    const { schemaVersion, obligations, guardrailFindings, outputRetries, ...rest } = r.value;
     expect(schemaVersion).toBe(2);
     expect(obligations).toEqual(['limit.refund_amount=5000', 'confirm.user.v2']);
     expect(guardrailFindings).toEqual([]);
+    expect(outputRetries).toBe(0);
     const { schemaVersion: _v, ...v1rest } = v1;
     expect(rest).toEqual(v1rest);
     expect(JSON.stringify(v1)).toBe(before);

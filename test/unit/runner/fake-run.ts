@@ -1,3 +1,4 @@
+import { createInputGuardrail, createOutputGuardrail } from '../../../src/guardrails/index.js';
 import { createInitialRunState } from '../../../src/runner/initial-state.js';
 import { createDefaultEvaluatorRegistry, type CompletionContract } from '../../../src/completion/index.js';
 import type { ToolDefinition } from '../../../src/domain/tool.js';
@@ -211,6 +212,12 @@ export interface FakeRunOptions {
   readonly tool?: (input: ToolCallInput) => ToolActivityOutcome;
   readonly resolve?: (input: ToolCallInput) => WriteResolution;
   readonly approvalTimeoutSeconds?: number;
+  /** A profile to run instead of the inline one (`run`, `profileTools`, `completion` are then unused). */
+  readonly profile?: Profile;
+  /** Run the default input and output guardrails (as `agentRun` does behind its patch). */
+  readonly guardrails?: boolean;
+  /** The answer to `outputRetryEnabled` (the workflow's patch); default true. */
+  readonly outputRetryEnabled?: boolean;
 }
 
 export interface FakeRun {
@@ -247,7 +254,7 @@ export function fakeRun(o: FakeRunOptions): FakeRun {
     o.tool ?? ((input) => succeeded(input)),
     o.resolve ?? (() => ({ kind: 'unknown' })),
   );
-  const profile: Profile = {
+  const profile: Profile = o.profile ?? {
     name: 'test.profile',
     version: 'v1',
     kind: 'goal',
@@ -265,6 +272,10 @@ export function fakeRun(o: FakeRunOptions): FakeRun {
     task: { message: 'hello' },
     approvalTimeoutSeconds: o.approvalTimeoutSeconds ?? 600,
     isCancellation: () => false,
+    outputRetryEnabled: () => o.outputRetryEnabled ?? true,
+    ...(o.guardrails
+      ? { guardrails: { input: createInputGuardrail(), output: createOutputGuardrail() } }
+      : {}),
   });
   return { runner, ports, state, profile, execute: () => runner.execute(profile) };
 }
