@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { NativeConnection, WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { Worker } from '@temporalio/worker';
 import { createModelActivities } from '../activities/model-activities.js';
@@ -5,15 +6,23 @@ import * as plumbing from '../activities/plumbing.js';
 import { createRunActivities } from '../activities/run-activities.js';
 import { createToolActivities } from '../activities/tool-activities.js';
 import type { HarnessComposition } from '../composition/harness-composition.js';
+import { HarnessError } from '../domain/errors.js';
+import { TRACED_BUNDLE_MARKER } from '../telemetry/traced-bundle.js';
+import type { HarnessTracing } from '../telemetry/tracing.js';
 
 export interface HarnessWorkerOptions {
   readonly connection: NativeConnection;
   readonly namespace: string;
   readonly taskQueue: string;
   readonly composition: HarnessComposition;
-  /** A pre-built bundle (tests, benchmarks) or a path to bundle at start. */
+  /**
+   * A pre-built bundle (tests, benchmarks) or a path to bundle at start. With `tracing` it must be
+   * built with `bundleWorkflows({ tracing: true })`, without it must not.
+   */
   readonly workflowBundle?: WorkflowBundleWithSourceMap | { codePath: string };
   readonly maxCachedWorkflows?: number;
+  /** OpenTelemetry tracing (`tracingFromEnv`); absent means no interceptors, no sinks, no spans. */
+  readonly tracing?: HarnessTracing;
 }
 
 /** All activities of the harness, bound to a composition. */
@@ -26,16 +35,38 @@ export function harnessActivities(c: HarnessComposition) {
   };
 }
 
+/**
+ * @throws HarnessError `worker.bundle_tracing_mismatch` when a traced worker gets an untraced bundle
+ *   (workflow spans would be lost) or an untraced worker a traced bundle (its span sink is missing).
+ */
+function checkBundle(bundle: WorkflowBundleWithSourceMap | { codePath: string }, traced: boolean): void {
+  const code = 'code' in bundle ? bundle.code : readFileSync(bundle.codePath, 'utf8');
+  const bundleTraced = code.includes(TRACED_BUNDLE_MARKER);
+  if (bundleTraced === traced) return;
+  throw new HarnessError(
+    'worker.bundle_tracing_mismatch',
+    traced
+      ? 'tracing is on but the workflow bundle has no tracing interceptors; build it with bundleWorkflows({ tracing: true }) or let the worker bundle'
+      : 'the workflow bundle has tracing interceptors but tracing is off; use an untraced bundle or turn tracing on (HARNESS_OTEL)',
+    { traced, bundleTraced },
+  );
+}
+
 /** A worker running `agentRun` (and the plumbing workflow) with the composition's activities. */
 export async function createHarnessWorker(o: HarnessWorkerOptions): Promise<Worker> {
   const { bundleWorkflows } = await import('./bundle.js');
+  const tracing = o.tracing;
+  if (o.workflowBundle) checkBundle(o.workflowBundle, tracing !== undefined);
   return Worker.create({
     connection: o.connection,
     namespace: o.namespace,
     taskQueue: o.taskQueue,
     identity: o.composition.identity,
-    workflowBundle: o.workflowBundle ?? (await bundleWorkflows()),
+    workflowBundle: o.workflowBundle ?? (await bundleWorkflows({ tracing: tracing !== undefined })),
     activities: harnessActivities(o.composition),
     maxCachedWorkflows: o.maxCachedWorkflows,
+    ...(tracing
+      ? { interceptors: { activity: tracing.activityInterceptors() }, sinks: tracing.sinks() }
+      : {}),
   });
 }

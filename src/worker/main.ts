@@ -2,11 +2,14 @@
  * A standalone worker process (`npm run worker`, `harness worker`): connects to TEMPORAL_ADDRESS or the
  * local dev server (it does not start one), composes tools, stores and model routes, and polls the
  * task queue until SIGINT/SIGTERM. Run as many as you like, on as many hosts as you like (use a
- * PostgreSQL evidence store across hosts).
+ * PostgreSQL evidence store across hosts). HARNESS_OTEL turns on OpenTelemetry tracing
+ * (docs/observability.md); a HARNESS_WORKFLOW_BUNDLE must then be a traced bundle.
  */
 import { NativeConnection } from '@temporalio/worker';
 import { createHarnessComposition } from '../composition/harness-composition.js';
 import { loadDevServerConfig } from '../devserver/config.js';
+import { tracingConfigFromEnv } from '../telemetry/tracing-config.js';
+import { exporterFor, createTracing } from '../telemetry/tracing.js';
 import { createHarnessWorker } from './harness-worker.js';
 import { installWorkerRuntime } from './runtime.js';
 import { harnessSettings, redactUrl } from './settings.js';
@@ -14,6 +17,9 @@ import { harnessSettings, redactUrl } from './settings.js';
 export async function runWorkerProcess(): Promise<void> {
   installWorkerRuntime();
   const settings = harnessSettings();
+  const tracingConfig = tracingConfigFromEnv();
+  const exporter = exporterFor(tracingConfig);
+  const tracing = exporter ? createTracing(exporter, 'agent-harness-worker') : undefined;
   const dev = loadDevServerConfig();
   const address = process.env.TEMPORAL_ADDRESS ?? `${dev.server.ip}:${dev.server.port}`;
   const namespace = process.env.TEMPORAL_NAMESPACE ?? dev.server.namespace;
@@ -33,14 +39,16 @@ export async function runWorkerProcess(): Promise<void> {
     taskQueue: settings.taskQueue,
     composition,
     workflowBundle: bundlePath ? { codePath: bundlePath } : undefined,
+    tracing,
   });
   const stop = (): void => worker.shutdown();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   console.log(
-    `worker ${composition.identity} polling ${settings.taskQueue} on ${address} (namespace ${namespace}); store ${redactUrl(settings.storeUrl)}`,
+    `worker ${composition.identity} polling ${settings.taskQueue} on ${address} (namespace ${namespace}); store ${redactUrl(settings.storeUrl)}; tracing ${tracingConfig.mode}`,
   );
   await worker.run();
+  await tracing?.shutdown();
   await composition.close();
   await connection.close();
 }
