@@ -1,8 +1,9 @@
 import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { ToolDefinition } from '../domain/tool.js';
-import { escapePointerToken, isPlainObject } from './canonical-json.js';
+import { canonicalJson, escapePointerToken, isPlainObject } from './canonical-json.js';
 import { FORMAT_CHECKERS, SUPPORTED_FORMATS } from './formats.js';
+import { checkToolSchema } from './schema-subset.js';
 import { toolKey } from './tool-identity.js';
 
 /** At most this many errors are reported per rejected call. */
@@ -46,23 +47,23 @@ export type ArgumentValidationResult =
 /** Validates arguments of one tool definition. */
 export type ArgumentValidateFn = (args: unknown) => ArgumentValidationResult;
 
+/** Distinct schemas whose compiled validators are kept per module instance; the cache is emptied beyond it. */
+export const MAX_SHARED_VALIDATORS = 1024;
+
+let sharedAjv: Ajv | undefined;
+const sharedValidators = new Map<string, ValidateFunction>();
+
 /**
- * Validates model-supplied arguments against registered tool schemas with ajv, compiling each
- * definition's schema once (cached per definition object). No coercion, no defaults filled in, no
- * properties removed: the arguments that pass are exactly the arguments given.
- *
- * Sandbox-safe: no Node builtins, no I/O, no clock or randomness, so it runs inside the Temporal
- * workflow sandbox. ajv generates validators with `new Function`, which works in a `vm` context
- * created without `codeGeneration: { strings: false }` (Temporal creates its contexts that way);
- * test/unit/registry/sandbox-bundle.test.ts runs it inside `vm.runInNewContext`.
- *
- * Definitions must have passed `validateToolDefinition` (the registry does that); compiling an
- * unchecked schema may throw.
+ * The module's one ajv instance. ajv's own meta-schema validation is off (`validateSchema: false`):
+ * compiling the draft-07 meta-schema cost ~9 ms of CPU in every workflow run, and every schema is
+ * checked by {@link checkToolSchema} (the supported subset, stricter than the meta-schema) before it
+ * is compiled. `strict: true` still rejects unknown keywords at compile time.
  */
-export class ArgumentValidator {
-  private readonly ajv = new Ajv({
+function ajv(): Ajv {
+  sharedAjv ??= new Ajv({
     allErrors: true,
     strict: true,
+    validateSchema: false,
     coerceTypes: false,
     useDefaults: false,
     removeAdditional: false,
@@ -71,6 +72,45 @@ export class ArgumentValidator {
       SUPPORTED_FORMATS.map((f) => [f, { type: 'string', validate: FORMAT_CHECKERS[f] }]),
     ),
   });
+  return sharedAjv;
+}
+
+/**
+ * The compiled validator of `definition.parameters`, shared by every validator of this module
+ * instance and keyed by the schema's canonical JSON (equal schemas compile once). Compiled
+ * validators are pure functions of the schema, so sharing them cannot change a result.
+ * @throws {RegistryError} when the schema is outside the supported subset (see {@link checkToolSchema}).
+ */
+function compileShared(definition: ToolDefinition): ValidateFunction {
+  const key = canonicalJson(definition.parameters);
+  let fn = sharedValidators.get(key);
+  if (fn === undefined) {
+    checkToolSchema(toolKey(definition.name, definition.version), definition.parameters);
+    fn = ajv().compile(definition.parameters);
+    if (sharedValidators.size >= MAX_SHARED_VALIDATORS) sharedValidators.clear();
+    sharedValidators.set(key, fn);
+  }
+  return fn;
+}
+
+/**
+ * Validates model-supplied arguments against registered tool schemas with ajv. No coercion, no
+ * defaults filled in, no properties removed: the arguments that pass are exactly the arguments given.
+ *
+ * Each distinct schema is compiled once per module instance (shared by all validators, keyed by its
+ * canonical JSON) and looked up once per definition object. In the Temporal workflow sandbox every
+ * workflow run evaluates the bundle's modules afresh (SDK 1.24, `reuseV8Context`: each run has its
+ * own webpack module cache), so there the sharing spans one run; in the worker it spans the process.
+ *
+ * Sandbox-safe: no Node builtins, no I/O, no clock or randomness, so it runs inside the Temporal
+ * workflow sandbox. ajv generates validators with `new Function`, which works in a `vm` context
+ * created without `codeGeneration: { strings: false }` (Temporal creates its contexts that way);
+ * test/unit/registry/sandbox-bundle.test.ts runs it inside `vm.runInNewContext`.
+ *
+ * A schema is checked against the supported subset before it is first compiled; an unchecked schema
+ * outside it makes `validate` throw that `RegistryError` (definitions from the registry never do).
+ */
+export class ArgumentValidator {
   private readonly compiled = new WeakMap<ToolDefinition, ValidateFunction>();
 
   /** The validate function of `definition`, compiled on first use. */
@@ -95,7 +135,7 @@ export class ArgumentValidator {
   private compile(definition: ToolDefinition): ValidateFunction {
     let fn = this.compiled.get(definition);
     if (fn === undefined) {
-      fn = this.ajv.compile(definition.parameters);
+      fn = compileShared(definition);
       this.compiled.set(definition, fn);
     }
     return fn;

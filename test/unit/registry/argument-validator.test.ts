@@ -171,20 +171,49 @@ describe('ArgumentValidator', () => {
     });
   });
 
-  it('compiles each definition once', () => {
+  it('compiles each distinct schema once, shared by every validator', () => {
     const compile = vi.spyOn(Ajv.prototype, 'compile');
     try {
-      const fresh = new ArgumentValidator();
-      const a: ToolDefinition = validateToolDefinition(definition());
-      const b: ToolDefinition = validateToolDefinition(definition({ version: 'v2' }));
-      for (let i = 0; i < 5; i++) {
-        expect(fresh.validate(a, { title: 'a' }).ok).toBe(true);
-        expect(fresh.validate(b, { title: 1 }).ok).toBe(false);
+      // Schemas no other test uses, so nothing is compiled yet.
+      const params = closed({ onceOnly: { type: 'string', maxLength: 7 } });
+      const a: ToolDefinition = validateToolDefinition(definition({ parameters: params }));
+      const sameSchema: ToolDefinition = validateToolDefinition(
+        definition({ version: 'v2', parameters: closed({ onceOnly: { maxLength: 7, type: 'string' } }) }),
+      );
+      const other: ToolDefinition = validateToolDefinition(
+        definition({ version: 'v3', parameters: closed({ onceOnly: { type: 'integer' } }) }),
+      );
+      for (const v of [new ArgumentValidator(), new ArgumentValidator()]) {
+        for (let i = 0; i < 5; i++) {
+          expect(v.validate(a, { onceOnly: 'a' }).ok).toBe(true);
+          expect(v.validate(a, { onceOnly: 'too long!' }).ok).toBe(false);
+          expect(v.validate(sameSchema, { onceOnly: 1 }).ok).toBe(false);
+          expect(v.validate(other, { onceOnly: 1 }).ok).toBe(true);
+          expect(v.validate(other, { onceOnly: 'a' }).ok).toBe(false);
+        }
       }
+      // a and sameSchema have the same canonical schema (key order differs): one compile for both.
       expect(compile).toHaveBeenCalledTimes(2);
     } finally {
       compile.mockRestore();
     }
+  });
+
+  it('checks an unchecked schema against the supported subset before compiling it', () => {
+    const unchecked = {
+      ...definition({ version: 'v9' }),
+      parameters: { type: 'object', properties: { x: { type: 'string' } } },
+    } as ToolDefinition;
+    expect(() => new ArgumentValidator().validate(unchecked, { x: 'a' })).toThrow(
+      expect.objectContaining({ code: 'registry.schema_not_closed' }),
+    );
+    const badKeyword = {
+      ...definition({ version: 'v10' }),
+      parameters: closed({ x: { type: 'string', contentEncoding: 'base64' } }),
+    } as ToolDefinition;
+    expect(() => new ArgumentValidator().validate(badKeyword, { x: 'a' })).toThrow(
+      expect.objectContaining({ code: 'registry.schema_unsupported' }),
+    );
   });
 });
 
