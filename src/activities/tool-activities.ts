@@ -6,11 +6,13 @@ import type { ToolCall, ToolContext, ToolExecution } from '../domain/tool.js';
 import type { ToolRegistry } from '../registry/index.js';
 import type { WithPackedEvents } from '../domain/packed-events.js';
 import type {
+  OperatorResolutionInput as RunnerOperatorResolutionInput,
+  OperatorResolutionOutcome,
   ToolCallInput as RunnerToolCallInput,
   ToolCallResult,
   WriteResolution,
 } from '../runner/ports.js';
-import type { EvidenceStore, InvocationResult } from '../store/index.js';
+import { StoreError, type EvidenceStore, type InvocationResult } from '../store/index.js';
 import { storeEvents } from './store-events.js';
 
 export interface ToolActivityDeps {
@@ -21,6 +23,17 @@ export interface ToolActivityDeps {
 
 /** The tool activity's input: the runner's call with its outbox events packed. */
 export type ToolCallInput = WithPackedEvents<RunnerToolCallInput>;
+
+/** The operator-resolution activity's input: the decision, with the call's outbox events packed. */
+export type OperatorResolutionInput = Omit<RunnerOperatorResolutionInput, 'call'> & {
+  readonly call: ToolCallInput;
+};
+
+const OPERATOR_STATUS = {
+  succeeded: 'succeeded',
+  failed: 'failed_terminal',
+  not_applied: 'not_applied',
+} as const;
 
 function toolContext(): ToolContext {
   const ctx = Context.current();
@@ -203,5 +216,52 @@ export function createToolActivities(deps: ToolActivityDeps) {
       }
       return { kind: 'unknown' };
     },
+
+    /**
+     * Record a person's reconciliation of a write whose outcome was unknown as the invocation's result
+     * (source `operator`, the actor and evidence kept). When the store already holds a result (the
+     * executor finished after all, or a reconciler answered), that result stands and is returned.
+     * Idempotent: a retry after a lost completion finds its own record and answers `recorded`.
+     * @throws `store.no_intent` (non-retryable) when the invocation has no recorded intent.
+     */
+    async recordOperatorResolution(input: OperatorResolutionInput): Promise<OperatorResolutionOutcome> {
+      const { call } = input;
+      await storeEvents(store, call.events);
+      const record = await store.getInvocation(call.runId, call.seq);
+      const last = record?.intents[record.intents.length - 1];
+      if (!record || !last)
+        throw ApplicationFailure.create({
+          type: 'store.no_intent',
+          nonRetryable: true,
+          message: `${call.tool}@${call.version} #${call.seq} has no recorded intent to reconcile`,
+        });
+      const resolution = {
+        runId: call.runId,
+        seq: call.seq,
+        attempt: last.attempt,
+        status: OPERATOR_STATUS[input.outcome],
+        ...(input.externalId !== undefined ? { externalId: input.externalId } : {}),
+        artifactIds: [],
+        recordedAt: new Date().toISOString(),
+        source: 'operator' as const,
+        evidence: { actor: input.actor, ...input.evidence },
+      };
+      if (record.result !== undefined)
+        return record.result.source === 'operator'
+          ? { kind: 'recorded' }
+          : storedOrRecorded(await storedResult(store, call.runId, call.seq));
+      try {
+        await store.recordResolution(resolution);
+        return { kind: 'recorded' };
+      } catch (err) {
+        if (!(err instanceof StoreError) || err.code !== 'store.conflict') throw err;
+        // Another result landed between the read and the write: it stands.
+        return storedOrRecorded(await storedResult(store, call.runId, call.seq));
+      }
+    },
   };
+}
+
+function storedOrRecorded(result: ToolCallResult | undefined): OperatorResolutionOutcome {
+  return result === undefined ? { kind: 'recorded' } : { kind: 'result_recorded', result };
 }

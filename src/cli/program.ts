@@ -110,6 +110,7 @@ export function buildProgram(result: ProgramResult): Command {
         .choices(['succeeded', 'failed', 'not_applied'])
         .makeOptionMandatory(),
     )
+    .option('--external-id <id>', "the effect's id in the external system (only with --outcome succeeded)")
     .option('--evidence <json|@file>', 'what the decision rests on (JSON object)')
     .option('--actor <name>', 'who decides (default: cli:<os user>)')
     .action((id: string, o: ReconcileOptions, cmd: Command) =>

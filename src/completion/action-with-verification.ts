@@ -2,7 +2,14 @@ import { z } from 'zod';
 import type { CompletionEvaluator } from './completion.js';
 import { CompletionReasonCodes } from './completion-reason-codes.js';
 import { defineEvaluator } from './define-evaluator.js';
-import { collectEvidence } from './evidence.js';
+import {
+  collectEvidence,
+  decidingCheck,
+  operatorAttestedWrites,
+  passed,
+  verifiesAttested,
+  type TrustedArtifact,
+} from './evidence.js';
 import { failureCodeOf, idsOf, makeVerdict, verificationStateOf } from './verification-state.js';
 
 /** Params of `action_with_verification/v1`, from the trusted profile contract. */
@@ -28,6 +35,11 @@ export const ActionWithVerificationParamsSchema = z
  * the action by artifact id or external id; the latest linked check decides. Model artifacts and
  * the final output text never count, whatever they claim.
  *
+ * A write whose activity was lost and which a person settled as `succeeded` naming its external id
+ * (see `operatorAttestedWrites`) counts as an action of `actionTool` (never of an `actionType`
+ * alone: it has no artifact) and needs a check whose subject names exactly that external id; a pass
+ * then also carries `completion.operator_attested_action`.
+ *
  * Fails with `completion.no_observed_action`, `completion.no_verified_artifact`,
  * `completion.verification_failed` or `completion.unlinked_verification` (plus
  * `completion.unattributed_artifact_ignored` when artifacts were ignored).
@@ -45,7 +57,10 @@ export const actionWithVerification: CompletionEvaluator = defineEvaluator(
         (params.actionTool === undefined || a.producer.tool === params.actionTool) &&
         (params.actionType === undefined || a.artifact.type === params.actionType),
     );
-    if (actions.length === 0) {
+    const attested = operatorAttestedWrites(input.invocations).filter((w) =>
+      params.actionTool !== undefined ? w.tool === params.actionTool : params.actionType === undefined,
+    );
+    if (actions.length === 0 && attested.length === 0) {
       return makeVerdict(
         id,
         false,
@@ -59,25 +74,47 @@ export const actionWithVerification: CompletionEvaluator = defineEvaluator(
       (c) => params.verificationType === undefined || c.artifact.type === params.verificationType,
     );
     const states = actions.map((a) => verificationStateOf(a, checks));
+    const attestedChecks = attested.map((w) =>
+      decidingCheck(checks.filter((c) => verifiesAttested({ artifact: c.artifact, seq: c.producer.seq }, w))),
+    );
     const good = states.filter((s) => s.kind === 'passed');
-    const ok = params.require === 'all' ? good.length === states.length : good.length > 0;
+    const goodAttested = attestedChecks.filter((c): c is TrustedArtifact => c !== undefined && passed(c));
+    const total = states.length + attested.length;
+    const passing = good.length + goodAttested.length;
+    const ok = params.require === 'all' ? passing === total : passing > 0;
     if (ok) {
       return makeVerdict(
         id,
         true,
-        [CompletionReasonCodes.actionVerified],
-        good.flatMap(idsOf),
-        `${good.length} observed action(s) verified`,
+        [
+          CompletionReasonCodes.actionVerified,
+          ...(goodAttested.length > 0 ? [CompletionReasonCodes.operatorAttestedAction] : []),
+        ],
+        [...good.flatMap(idsOf), ...goodAttested.map((c) => c.artifact.id)],
+        goodAttested.length === 0
+          ? `${passing} observed action(s) verified`
+          : `${good.length} observed and ${goodAttested.length} operator-settled action(s) verified`,
       );
     }
     const bad = states.filter((s) => s.kind !== 'passed');
-    const unlinked = bad.some((s) => s.kind === 'unverified') ? checks.map((c) => c.artifact.id) : [];
+    const failedAttested = attestedChecks.filter((c) => c !== undefined && !passed(c));
+    const unverifiedAttested = attestedChecks.some((c) => c === undefined);
+    const code =
+      failedAttested.length > 0 && checks.length > 0
+        ? CompletionReasonCodes.verificationFailed
+        : bad.length > 0
+          ? failureCodeOf(bad, checks)
+          : checks.length === 0
+            ? CompletionReasonCodes.noVerifiedArtifact
+            : CompletionReasonCodes.unlinkedVerification;
+    const unlinked =
+      bad.some((s) => s.kind === 'unverified') || unverifiedAttested ? checks.map((c) => c.artifact.id) : [];
     return makeVerdict(
       id,
       false,
-      [failureCodeOf(bad, checks)],
-      [...bad.flatMap(idsOf), ...unlinked],
-      `${bad.length} of ${states.length} observed action(s) lack a passed linked verification`,
+      [code],
+      [...bad.flatMap(idsOf), ...failedAttested.map((c) => c!.artifact.id), ...unlinked],
+      `${total - passing} of ${total} ${attested.length === 0 ? 'observed ' : ''}action(s) lack a passed linked verification`,
       evidence,
     );
   },

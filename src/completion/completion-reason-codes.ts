@@ -8,6 +8,8 @@ export const CompletionReasonCodes = {
   noFinalOutput: 'completion.no_final_output',
   /** An observed action has a passed, linked, later verification. */
   actionVerified: 'completion.action_verified',
+  /** The action is a write a person settled as succeeded, and an independent later check verified its external id. */
+  operatorAttestedAction: 'completion.operator_attested_action',
   /** No trusted observed artifact of the required action (model summaries never count). */
   noObservedAction: 'completion.no_observed_action',
   /** No trusted verified artifact at all. */

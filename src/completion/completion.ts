@@ -13,6 +13,8 @@ export interface InvocationRecord {
   externalId?: string;
   /** Artifacts recorded with this invocation's result by its trusted executor. */
   artifactIds: readonly string[];
+  /** Who settled an unknown outcome: `evidence_store`, `reconciler` or `operator:<actor>`. */
+  resolvedBy?: string;
 }
 
 /** What a completion evaluator judges. Built by the runner from recorded evidence, never from model text alone. */

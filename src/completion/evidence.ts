@@ -92,3 +92,42 @@ export function latest(items: readonly TrustedArtifact[]): TrustedArtifact | und
   for (const item of items) if (best === undefined || item.producer.seq >= best.producer.seq) best = item;
   return best;
 }
+
+/**
+ * Writes a person settled as `succeeded` naming the effect's external id (a reconcile signal with
+ * `externalId`): the activity was lost, so no executor observed the effect and no artifact exists;
+ * the person's word stands in for the observation. Such a write counts as an action only together
+ * with an independent verification of that id ({@link verifiesAttested}).
+ */
+export function operatorAttestedWrites<
+  T extends Pick<InvocationRecord, 'status' | 'externalId' | 'artifactIds' | 'resolvedBy'> & {
+    readonly effect?: string;
+  },
+>(invocations: readonly T[]): T[] {
+  return invocations.filter(
+    (i) =>
+      i.status === 'succeeded' &&
+      i.effect === 'write' &&
+      i.resolvedBy?.startsWith('operator:') === true &&
+      i.externalId !== undefined &&
+      i.artifactIds.length === 0,
+  );
+}
+
+/**
+ * True when `check` verifies an operator-attested write: recorded by a later invocation, its subject
+ * names exactly the write's external id (and no artifact, since the write has none).
+ */
+export function verifiesAttested(
+  check: { readonly artifact: Artifact; readonly seq: number },
+  write: Pick<InvocationRecord, 'seq' | 'externalId'>,
+): boolean {
+  const target = check.artifact.verification?.subject;
+  return (
+    target !== undefined &&
+    check.seq > write.seq &&
+    target.artifactId === undefined &&
+    write.externalId !== undefined &&
+    target.externalId === write.externalId
+  );
+}

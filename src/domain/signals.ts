@@ -26,9 +26,19 @@ export const ReconcileSignalSchema = z
     invocationSeq: z.number().int().nonnegative(),
     outcome: z.enum(['succeeded', 'failed', 'not_applied']),
     actor: Actor,
+    /**
+     * The id the external system gave the effect (a refund id, a commit sha), as the operator found it.
+     * Only with `succeeded`: it becomes the invocation's external id, so a later independent
+     * verification of that id can stand in for the observation the lost activity never returned.
+     */
+    externalId: z.string().min(1).max(200).optional(),
     evidence: z.record(z.string(), z.unknown()).optional(),
   })
-  .strict();
+  .strict()
+  .refine((s) => s.externalId === undefined || s.outcome === 'succeeded', {
+    message: 'externalId is only allowed with outcome "succeeded"',
+    path: ['externalId'],
+  });
 export const ProvideInputSignalSchema = z
   .object({ slot: z.string().min(1).max(200), value: z.string().max(10_000), actor: Actor })
   .strict();

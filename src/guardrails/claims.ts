@@ -19,6 +19,11 @@ export interface ClaimKind {
   /** Patterns of the claim (English and Chinese), matched case-insensitively on the original text. */
   readonly patterns: readonly RegExp[];
   readonly artifactTypes: readonly string[];
+  /**
+   * Write tools whose invocations a person settled as succeeded (naming the external id) stand for
+   * this effect once a later check verified that id: the activity was lost, so no artifact exists.
+   */
+  readonly actionTools?: readonly string[];
   readonly requirement: 'observed' | 'verified';
   readonly rewrite: { readonly en: ClaimRewrite; readonly zh: ClaimRewrite };
 }
@@ -38,6 +43,7 @@ export const DEFAULT_CLAIM_KINDS: readonly ClaimKind[] = [
       /退款成功|成功退款/g,
     ],
     artifactTypes: ['refund'],
+    actionTools: ['refund.create'],
     requirement: 'verified',
     rewrite: {
       en: {

@@ -156,7 +156,9 @@ function check(
     note(OutputReasonCodes.restrictedData, 'restricted.field', path, 'block');
 
   const evidence = trustedEvidence(input.artifacts, input.invocations);
-  const backing = new Map<string, Backing>(kinds.map((k) => [k.id, backingOf(evidence, k.artifactTypes)]));
+  const backing = new Map<string, Backing>(
+    kinds.map((k) => [k.id, backingOf(evidence, k.artifactTypes, k.actionTools)]),
+  );
   const ceiling =
     observedRefundCents(evidence, cfg.refundArtifactTypes, cfg.refundAmountField) ??
     obligations.refundLimitCents;

@@ -1,9 +1,13 @@
+import { operatorAttestedWrites, verifiesAttested } from '../completion/evidence.js';
 import { ArtifactSchema, type Artifact } from '../domain/artifact.js';
 import type { InvocationSummary } from '../runner/run-state.js';
 
 /** What the output guardrail needs of an invocation (a subset of the runner's {@link InvocationSummary}). */
 export type EvidenceInvocation = Pick<InvocationSummary, 'seq' | 'status' | 'artifactIds'> & {
   readonly externalId?: string;
+  readonly tool?: string;
+  readonly effect?: InvocationSummary['effect'];
+  readonly resolvedBy?: string;
 };
 
 /** An observed or verified artifact a trusted executor recorded, with the invocation that recorded it. */
@@ -16,6 +20,8 @@ export interface TrustedRunArtifact {
 export interface RunEvidence {
   readonly observed: readonly TrustedRunArtifact[];
   readonly verified: readonly TrustedRunArtifact[];
+  /** Writes a person settled as succeeded naming the external id (no artifact: the activity was lost). */
+  readonly attested: readonly EvidenceInvocation[];
 }
 
 /**
@@ -47,7 +53,7 @@ export function trustedEvidence(
     };
     (artifact.provenance === 'observed' ? observed : verified).push(entry);
   }
-  return { observed, verified };
+  return { observed, verified, attested: operatorAttestedWrites(invocations) };
 }
 
 /** True when `check` is a passed verification of `subject`, recorded by a later invocation. */
@@ -67,14 +73,27 @@ export type Backing = 'verified' | 'observed' | 'none';
 
 /**
  * `verified` when a trusted observed artifact of one of `types` has a passed, linked, later
- * verification (or a passed verified artifact is itself of one of `types`); `observed` when only the
- * observation exists; `none` otherwise.
+ * verification (or a passed verified artifact is itself of one of `types`, or a write of one of
+ * `actionTools` settled by an operator has a passed later verification of exactly its external id);
+ * `observed` when only the observation exists; `none` otherwise (an operator's word alone is not an
+ * observation).
  */
-export function backingOf(evidence: RunEvidence, types: readonly string[]): Backing {
+export function backingOf(
+  evidence: RunEvidence,
+  types: readonly string[],
+  actionTools: readonly string[] = [],
+): Backing {
   const actions = evidence.observed.filter((o) => types.includes(o.artifact.type));
   const direct = evidence.verified.some(
     (v) => types.includes(v.artifact.type) && v.artifact.verification?.status === 'passed',
   );
-  if (direct || actions.some((a) => evidence.verified.some((v) => verifiesSubject(v, a)))) return 'verified';
+  const attested = evidence.attested.filter((w) => w.tool !== undefined && actionTools.includes(w.tool));
+  const passedChecks = evidence.verified.filter((v) => v.artifact.verification?.status === 'passed');
+  if (
+    direct ||
+    actions.some((a) => evidence.verified.some((v) => verifiesSubject(v, a))) ||
+    attested.some((w) => passedChecks.some((v) => verifiesAttested(v, w)))
+  )
+    return 'verified';
   return actions.length > 0 ? 'observed' : 'none';
 }

@@ -100,6 +100,23 @@ export type WriteResolution =
   | { readonly kind: 'reconciled_not_applied' }
   | { readonly kind: 'unknown' };
 
+/** A person's decision on a write whose outcome was unknown, to be recorded in the evidence store. */
+export interface OperatorResolutionInput {
+  readonly call: ToolCallInput;
+  readonly outcome: 'succeeded' | 'failed' | 'not_applied';
+  readonly actor: string;
+  readonly externalId?: string;
+  readonly evidence: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * What the evidence store made of an operator's decision: `recorded` (it is the invocation's result
+ * now), or `result_recorded` when the store already held a result (the lost activity's executor
+ * finished after all): that result stands and the person's decision is not recorded.
+ */
+export type OperatorResolutionOutcome =
+  { readonly kind: 'recorded' } | { readonly kind: 'result_recorded'; readonly result: ToolCallResult };
+
 /**
  * Everything the runner needs from its host. The workflow implements it with Temporal APIs
  * (activities, timers, conditions); unit tests implement it in memory.
@@ -110,6 +127,12 @@ export interface RunnerPorts {
   callModel(input: ModelCallInput): Promise<ModelDecision>;
   callTool(input: ToolCallInput, options: { summary: string }): Promise<ToolActivityOutcome>;
   resolveLostInvocation(input: ToolCallInput): Promise<WriteResolution>;
+  /**
+   * Record an operator's reconciliation in the evidence store. Resolves undefined when this host does
+   * not record it (a run whose history predates the recording, a host without a store): the runner
+   * then keeps the decision in its own state and events only. Optional for in-memory hosts.
+   */
+  recordOperatorResolution?(input: OperatorResolutionInput): Promise<OperatorResolutionOutcome | undefined>;
   flushEvents(events: readonly AgentEvent[]): Promise<void>;
   /** Wait until `ready()` is true or `timeoutMs` passes; resolves false on timeout. */
   waitUntil(ready: () => boolean, timeoutMs?: number): Promise<boolean>;

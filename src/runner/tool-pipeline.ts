@@ -12,7 +12,8 @@ import {
   statusObservation,
   type ObservationBase,
 } from './observations.js';
-import type { ToolCallInput, ToolCallResult } from './ports.js';
+import type { ReconcileSignal } from '../domain/signals.js';
+import type { OperatorResolutionOutcome, ToolCallInput, ToolCallResult } from './ports.js';
 import type { RunCore } from './run-core.js';
 import type { ToolOptions } from './run-context.js';
 import type { InvocationSummary } from './run-state.js';
@@ -350,17 +351,35 @@ export class ToolPipeline {
           invocation.tool,
           invocation.version,
         );
+        const recorded = await this.recordOperatorResolution(input, signal);
+        if (recorded?.kind === 'result_recorded') {
+          // The executor's own result reached the store after all: it outranks the person's word.
+          this.core.emit('human.decision_superseded', {
+            seq: invocation.seq,
+            actor: signal.actor,
+            outcome: signal.outcome,
+            by: 'evidence_store',
+          });
+          return this.settle(invocation, base, recorded.result, firstOfItsKind, 'evidence_store');
+        }
         invocation.resolvedBy = `operator:${signal.actor}`;
         if (signal.outcome === 'succeeded') {
           invocation.status = 'succeeded';
+          if (signal.externalId !== undefined) invocation.externalId = signal.externalId;
           this.core.emit('tool.completed', {
             seq: invocation.seq,
             resolvedBy: invocation.resolvedBy,
+            externalId: signal.externalId ?? null,
             evidence: signal.evidence ?? null,
           });
           return {
             ...statusObservation(base, 'succeeded', null, null),
-            output: { reconciledBy: signal.actor, evidence: signal.evidence ?? {} },
+            ...(signal.externalId !== undefined ? { externalId: signal.externalId } : {}),
+            output: {
+              reconciledBy: signal.actor,
+              ...(signal.externalId !== undefined ? { externalId: signal.externalId } : {}),
+              evidence: signal.evidence ?? {},
+            },
           };
         }
         invocation.status = signal.outcome === 'failed' ? 'failed_terminal' : 'not_applied';
@@ -377,6 +396,28 @@ export class ToolPipeline {
         );
       }
     }
+  }
+
+  /**
+   * Record the person's decision in the evidence store (source `operator`) with the events so far.
+   * Undefined when the host does not record it; the events then stay queued for the next activity.
+   */
+  private async recordOperatorResolution(
+    input: ToolCallInput,
+    signal: ReconcileSignal,
+  ): Promise<OperatorResolutionOutcome | undefined> {
+    const { ports } = this.core;
+    if (ports.recordOperatorResolution === undefined) return undefined;
+    const events = this.core.takeOutbox();
+    const outcome = await ports.recordOperatorResolution({
+      call: { ...input, events },
+      outcome: signal.outcome,
+      actor: signal.actor,
+      ...(signal.externalId !== undefined ? { externalId: signal.externalId } : {}),
+      evidence: signal.evidence ?? {},
+    });
+    if (outcome === undefined) this.core.requeue(events);
+    return outcome;
   }
 
   /** Record a result: executors may only produce observed or verified artifacts. */

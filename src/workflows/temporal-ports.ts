@@ -4,6 +4,7 @@ import {
   CancellationScope,
   condition,
   isCancellation,
+  patched,
   proxyActivities,
   sleep,
   TimeoutFailure,
@@ -32,6 +33,12 @@ import type { RunVisibility } from './run-visibility.js';
 type ToolActivities = ReturnType<typeof createToolActivities>;
 type ModelActivities = ReturnType<typeof createModelActivities>;
 type RunActivities = ReturnType<typeof createRunActivities>;
+
+/**
+ * Operator reconciliations are recorded in the evidence store by a bookkeeping activity. Histories
+ * from before (no marker where the decision was taken) replay without it.
+ */
+export const OPERATOR_RESOLUTION_PATCH = 'agent-run-operator-resolution-v1';
 
 /** Turn a failed tool activity into what the runner understands. */
 export function classifyToolFailure(err: unknown): ToolActivityOutcome {
@@ -108,6 +115,18 @@ export function createTemporalPorts(
           [withPackedEvents(input)],
         ),
       ),
+    async recordOperatorResolution(input) {
+      if (!patched(OPERATOR_RESOLUTION_PATCH)) return undefined;
+      return CancellationScope.nonCancellable(() =>
+        run.recordOperatorResolution.executeWithOptions(
+          {
+            ...RESOLVE_OPTIONS,
+            summary: `record ${input.outcome} by ${input.actor} for ${input.call.tool}@${input.call.version} #${input.call.seq}`,
+          },
+          [{ ...input, call: withPackedEvents(input.call) }],
+        ),
+      );
+    },
     async flushEvents(events: readonly AgentEvent[]): Promise<void> {
       if (events.length === 0) return;
       await CancellationScope.nonCancellable(() => run.recordEvents(packEvents(events)));

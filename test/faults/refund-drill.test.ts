@@ -1,6 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { cliCacheDir } from '../../src/devserver/cli-locator.js';
+import { loadDevServerConfig } from '../../src/devserver/config.js';
+import { recordHistory } from '../../src/worker/history-fixtures.js';
 import type { RunView } from '../../src/workflows/run-view.js';
 import { runCli, until, type CliResult } from '../e2e/cli-support.js';
 import { waitForState } from '../support/harness.js';
@@ -26,28 +30,38 @@ interface ListRow {
 /**
  * The fault drill of issue 7, as a person runs it: kill the worker during refund.create (the row is
  * committed, the call still sleeping), see the run waiting with unknown_write_outcome in `harness show`
- * and in the UI's visibility query, reconcile it with `harness reconcile`, and find exactly one refund.
+ * and in the UI's visibility query, reconcile it (with `harness reconcile`, or with `temporal workflow
+ * signal`), and find the run succeeded on exactly one refund: refund.verify checks the refund the
+ * person named, which stands in for the observation the lost activity never returned.
  */
 describe('fault drill: a lost refund.create settled by a person', { timeout: 240_000 }, () => {
-  let rig: FaultRig | undefined;
-  let handle: WorkflowHandle | undefined;
+  const rigs: FaultRig[] = [];
+  const handles: WorkflowHandle[] = [];
   afterAll(async () => {
     await killAllWorkerProcesses();
-    await handle?.terminate('test cleanup').catch(() => undefined);
-    await rig?.close();
+    for (const h of handles) await h.terminate('test cleanup').catch(() => undefined);
+    for (const r of rigs) await r.close();
   });
 
-  it('kill during refund.create, run waits with unknown_write_outcome, `harness reconcile` settles it, one refund', async () => {
-    const r = await createFaultRig('refund-drill');
-    rig = r;
+  interface Drill {
+    readonly rig: FaultRig;
+    readonly handle: WorkflowHandle;
+    readonly refundId: string;
+    readonly key: string;
+    readonly cli: (...args: string[]) => Promise<CliResult>;
+    readonly stopWorker: () => Promise<void>;
+  }
+
+  /** Steps 1-3: start, approve, kill worker A after the refund row is committed, start worker B. */
+  async function loseTheWrite(name: string): Promise<Drill> {
+    const r = await createFaultRig(name);
+    rigs.push(r);
     const cliEnvOf: NodeJS.ProcessEnv = {
       HARNESS_TASK_QUEUE: r.taskQueue,
       HARNESS_STORE_URL: `sqlite:${join(r.dir, 'evidence.db')}`,
       HARNESS_REFUND_DB: join(r.dir, 'refund.db'),
       HARNESS_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
     };
-    const cli = (...args: string[]): Promise<CliResult> => runCli(args, cliEnvOf);
-
     // 1. worker A: no reconciler, createRefund commits and then sleeps 8 s
     const workerA = await r.worker({
       env: {
@@ -56,13 +70,12 @@ describe('fault drill: a lost refund.create settled by a person', { timeout: 240
         HARNESS_REFUND_STORE_LATENCY_PHASE: 'after_commit',
       },
     });
-
     // 2. start, approve, wait for the committed row, kill A while the call still sleeps
     const h = await r.start({
       task: { message: 'refund ORD-1001 please, it has not shipped', customerId: 'C1001' },
       activityTimeouts: { writeHeartbeatSeconds: 3 },
     });
-    handle = h;
+    handles.push(h);
     const key = `${h.workflowId}/${CREATE_SEQ}`;
     const waiting = await waitForState(h, (v) => v.status === 'awaiting_confirmation', 60_000);
     await h.signal('approve', { actionId: waiting.pendingAction!.actionId, actor: 'operator@example.com' });
@@ -75,9 +88,66 @@ describe('fault drill: a lost refund.create settled by a person', { timeout: 240
     await workerA.kill();
     const refund = (await r.composition.refundStore.findRefundByKey(key))!;
     expect(refund).toMatchObject({ orderId: 'ORD-1001' });
-
     // 3. worker B: same stores, still no reconciler, no latency
     const workerB = await r.worker({ env: NO_RECONCILER });
+    return {
+      rig: r,
+      handle: h,
+      refundId: refund.id,
+      key,
+      cli: (...args: string[]) => runCli(args, cliEnvOf),
+      stopWorker: () => workerB.kill(),
+    };
+  }
+
+  /** Step 6: the run verified the refund the person named and succeeded; one refund, one intent, the person's record. */
+  async function expectSettled(d: Drill, actor: string): Promise<void> {
+    const { rig: r, handle: h } = d;
+    const result = await resultOf(h);
+    expect(result.status, JSON.stringify(result.terminalReason)).toBe('succeeded');
+    expect(result.output).toMatchObject({ outcome: 'refunded', refundId: d.refundId });
+    const view = await h.query<RunView>('state');
+    expect(view.invocations.find((i) => i.seq === CREATE_SEQ)).toMatchObject({
+      tool: 'refund.create',
+      status: 'succeeded',
+      externalId: d.refundId,
+      resolvedBy: `operator:${actor}`,
+    });
+    const verify = view.invocations.find((i) => i.tool === 'refund.verify');
+    expect(verify?.status).toBe('succeeded');
+    expect(verify!.seq).toBeGreaterThan(CREATE_SEQ);
+    const verifyRecord = await r.composition.store.getInvocation(h.workflowId, verify!.seq);
+    expect(verifyRecord?.result?.output).toMatchObject({ refundId: d.refundId, status: 'passed' });
+    // completion names the operator-settled action and the check that verified it
+    const events = await r.composition.store.listEvents(h.workflowId);
+    const verdict = events.find((e) => e.type === 'eval.completed');
+    const verdictData = verdict?.data as { passed?: boolean; reasonCodes?: string[] } | undefined;
+    expect(verdictData?.passed).toBe(true);
+    expect(verdictData?.reasonCodes).toContain('completion.action_verified');
+    expect(verdictData?.reasonCodes).toContain('completion.operator_attested_action');
+    // exactly one refund under the run's key, one intent, and the person's decision in the evidence store
+    const rows = r.refundRows().filter((row) => row.order_id === 'ORD-1001');
+    expect(rows).toEqual([expect.objectContaining({ id: d.refundId, idempotency_key: d.key })]);
+    const record = await r.composition.store.getInvocation(h.workflowId, CREATE_SEQ);
+    expect(record?.intents).toEqual([
+      expect.objectContaining({ tool: 'refund.create', effect: 'write', idempotencyKey: d.key }),
+    ]);
+    expect(record?.result).toMatchObject({
+      status: 'succeeded',
+      externalId: d.refundId,
+      source: 'operator',
+    });
+    expect((record?.result as { evidence?: { actor?: string } } | undefined)?.evidence?.actor).toBe(actor);
+    await d.stopWorker();
+    // HARNESS_RECORD_HISTORIES=<dir> keeps this history as a replay fixture (test/fixtures/histories).
+    const recordTo = process.env.HARNESS_RECORD_HISTORIES;
+    if (recordTo && actor === 'ops@example.com')
+      await recordHistory(r.client, h.workflowId, recordTo, 'refund-graph-operator-recorded-v1');
+  }
+
+  it('kill during refund.create, run waits with unknown_write_outcome, `harness reconcile` settles it, one refund', async () => {
+    const d = await loseTheWrite('refund-drill');
+    const { rig: r, handle: h, cli } = d;
 
     // 4. `harness show` tells the person what to do
     const shown = await until(
@@ -122,7 +192,21 @@ describe('fault drill: a lost refund.create settled by a person', { timeout: 240
     );
     expect(found).toEqual([h.workflowId]);
 
-    // 5. the person looked the refund up and reconciles
+    // 5. a wrong decision is refused and changes nothing: an external id with outcome failed
+    const refused = await cli(
+      'reconcile',
+      h.workflowId,
+      '--invocation',
+      String(CREATE_SEQ),
+      '--outcome',
+      'failed',
+      '--external-id',
+      d.refundId,
+    );
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--external-id');
+
+    // 6. the person looked the refund up and reconciles, naming it
     const reconciled = await cli(
       'reconcile',
       h.workflowId,
@@ -130,36 +214,44 @@ describe('fault drill: a lost refund.create settled by a person', { timeout: 240
       String(CREATE_SEQ),
       '--outcome',
       'succeeded',
+      '--external-id',
+      d.refundId,
       '--evidence',
-      JSON.stringify({ refundId: refund.id }),
+      JSON.stringify({ checkedIn: 'refund console', ticket: 'OPS-1' }),
       '--actor',
       'ops@example.com',
     );
     expect(reconciled.code, reconciled.stderr + reconciled.stdout).toBe(0);
+    await expectSettled(d, 'ops@example.com');
+  });
 
-    // 6. the run verifies the refund the person named and ends; exactly one refund under the run's key
-    const result = await resultOf(h);
-    const view = await h.query<RunView>('state');
-    expect(view.invocations.find((i) => i.seq === CREATE_SEQ)).toMatchObject({
-      tool: 'refund.create',
-      status: 'succeeded',
-      resolvedBy: 'operator:ops@example.com',
-    });
-    const verify = view.invocations.find((i) => i.tool === 'refund.verify');
-    expect(verify?.status).toBe('succeeded');
-    const verifyRecord = await r.composition.store.getInvocation(h.workflowId, verify!.seq);
-    expect(verifyRecord?.result?.output).toMatchObject({ refundId: refund.id, status: 'passed' });
-    // KNOWN GAP (reported): an operator-settled write carries no observed `refund` artifact, so the
-    // output guardrail refuses the "refund created and verified" reply although refund.verify passed.
-    expect(result.status).toBe('failed');
-    expect(result.terminalReason?.code).toBe('guardrail.output_blocked');
-    expect(JSON.stringify(result.terminalReason?.details)).toContain('guardrail.output.unsupported_claim');
-    const rows = r.refundRows().filter((row) => row.order_id === 'ORD-1001');
-    expect(rows).toEqual([expect.objectContaining({ id: refund.id, idempotency_key: key })]);
-    const record = await r.composition.store.getInvocation(h.workflowId, CREATE_SEQ);
-    expect(record?.intents).toEqual([
-      expect.objectContaining({ tool: 'refund.create', effect: 'write', idempotencyKey: key }),
-    ]);
-    await workerB.kill();
+  it('the same drill settled with `temporal workflow signal` (no harness CLI)', async () => {
+    const d = await loseTheWrite('refund-drill-tcli');
+    const { handle: h } = d;
+    await waitForState(h, (v) => v.status === 'awaiting_human', 60_000);
+    const temporal = join(cliCacheDir(loadDevServerConfig().cli.version), 'temporal');
+    const signal = (input: unknown): void => {
+      execFileSync(temporal, [
+        'workflow',
+        'signal',
+        '--address',
+        inject('temporalAddress'),
+        '--namespace',
+        inject('temporalNamespace'),
+        '--workflow-id',
+        h.workflowId,
+        '--name',
+        'reconcile',
+        '--input',
+        JSON.stringify(input),
+      ]);
+    };
+    // a malformed payload (externalId with a failure) is refused by the run and changes nothing
+    signal({ invocationSeq: CREATE_SEQ, outcome: 'failed', externalId: d.refundId, actor: 'ops' });
+    const refused = await waitForState(h, (v) => v.signalRejections.length > 0, 30_000);
+    expect(refused.status).toBe('awaiting_human');
+    expect(refused.invocations.find((i) => i.seq === CREATE_SEQ)?.status).toBe('outcome_unknown');
+    signal({ invocationSeq: CREATE_SEQ, outcome: 'succeeded', externalId: d.refundId, actor: 'ops-cli' });
+    await expectSettled(d, 'ops-cli');
   });
 });

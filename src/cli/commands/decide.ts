@@ -174,6 +174,7 @@ export async function rejectCommand(id: string, o: DecideOptions, out: Output): 
 export interface ReconcileOptions {
   readonly invocation: string;
   readonly outcome: string;
+  readonly externalId?: string;
   readonly evidence?: string;
   readonly actor?: string;
 }
@@ -190,12 +191,17 @@ export async function reconcileCommand(id: string, o: ReconcileOptions, out: Out
     throw usageError(`--outcome: expected one of ${OUTCOMES.join(', ')}, got ${JSON.stringify(o.outcome)}`, {
       option: '--outcome',
     });
+  if (o.externalId !== undefined && (o.outcome !== 'succeeded' || o.externalId.trim() === ''))
+    throw usageError('--external-id: needs a non-empty id and --outcome succeeded', {
+      option: '--external-id',
+    });
   const evidence = o.evidence === undefined ? undefined : readJsonObject('--evidence', o.evidence);
   return withRun(id, async (t, store, handle, before) => {
     const payload = {
       invocationSeq,
       outcome: o.outcome,
       actor: o.actor ?? defaultActor(),
+      ...(o.externalId !== undefined ? { externalId: o.externalId } : {}),
       ...(evidence ? { evidence } : {}),
     };
     const expected = (v: RunView) =>

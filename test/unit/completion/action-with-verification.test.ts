@@ -193,3 +193,79 @@ describe('action_with_verification/v1', () => {
     expect(run([refund], undefined, { unknown: true }).reasonCodes).toEqual(['completion.params_invalid']);
   });
 });
+
+describe('action_with_verification/v1: a write a person settled (its activity was lost)', () => {
+  const params = { actionTool: 'refund.create', verificationType: 'refund.status_check' };
+  const settled = (extra: Partial<ReturnType<typeof inv>> = {}) =>
+    inv(1, 'refund.create', 'write', [], {
+      externalId: 'R-1',
+      resolvedBy: 'operator:ops@example.com',
+      ...extra,
+    });
+  const verifyRun = (seq = 2) => inv(seq, 'refund.get', 'read', ['v-1']);
+
+  it('passes when a later independent check verified exactly the external id the person named', () => {
+    expect(
+      actionWithVerification.evaluate(
+        input([check({ externalId: 'R-1' })], [settled(), verifyRun()], params),
+      ),
+    ).toEqual({
+      evaluator: 'action_with_verification/v1',
+      passed: true,
+      reasonCodes: ['completion.action_verified', 'completion.operator_attested_action'],
+      evidenceArtifactIds: ['v-1'],
+      summary: '0 observed and 1 operator-settled action(s) verified',
+    });
+  });
+
+  it("never passes on the person's word alone, on another id, a failed check, or an earlier check", () => {
+    const evaluate = (artifacts: Artifact[], invocations: ReturnType<typeof inv>[]) =>
+      actionWithVerification.evaluate(input(artifacts, invocations, params));
+    expect(evaluate([], [settled()]).reasonCodes).toEqual(['completion.no_verified_artifact']);
+    expect(evaluate([check({ externalId: 'R-2' })], [settled(), verifyRun()]).reasonCodes).toEqual([
+      'completion.unlinked_verification',
+    ]);
+    expect(evaluate([check({ externalId: 'R-1' }, 'failed')], [settled(), verifyRun()]).reasonCodes).toEqual([
+      'completion.verification_failed',
+    ]);
+    expect(evaluate([check({ externalId: 'R-1' })], [settled({ seq: 3 }), verifyRun(2)]).passed).toBe(false);
+    // a subject naming an artifact cannot be an operator-settled write (it has none)
+    expect(
+      evaluate([check({ externalId: 'R-1', artifactId: 'a-refund' })], [settled(), verifyRun()]).passed,
+    ).toBe(false);
+  });
+
+  it('counts only writes settled by an operator that name an external id, of the action tool', () => {
+    const evaluate = (w: ReturnType<typeof inv>, p: Record<string, unknown> = params) =>
+      actionWithVerification.evaluate(input([check({ externalId: 'R-1' })], [w, verifyRun()], p)).passed;
+    expect(evaluate(settled())).toBe(true);
+    expect(evaluate(settled({ resolvedBy: 'reconciler' }))).toBe(false);
+    expect(evaluate(settled({ externalId: undefined }))).toBe(false);
+    expect(evaluate(settled({ status: 'not_applied' }))).toBe(false);
+    expect(evaluate(settled({ effect: 'read' }))).toBe(false);
+    expect(evaluate(settled({ tool: 'refund.cancel' }))).toBe(false);
+    // an artifact type cannot be matched without an artifact
+    expect(evaluate(settled(), { actionType: 'refund' })).toBe(false);
+  });
+
+  it("with require 'all', an observed action and a settled one must both be verified", () => {
+    const both = [
+      inv(1, 'refund.create', 'write', ['a-refund'], { externalId: 'R-0' }),
+      settled({ seq: 2 }),
+      inv(3, 'refund.get', 'read', ['v-0', 'v-1']),
+    ];
+    const artifacts = [
+      observed('a-refund', 'refund', { externalId: 'R-0' }),
+      check({ externalId: 'R-0' }, 'passed', 'v-0'),
+    ];
+    const one = actionWithVerification.evaluate(input(artifacts, both, params));
+    expect(one).toMatchObject({ passed: false, reasonCodes: ['completion.unlinked_verification'] });
+    const two = actionWithVerification.evaluate(
+      input([...artifacts, check({ externalId: 'R-1' }, 'passed', 'v-1')], both, params),
+    );
+    expect(two).toMatchObject({
+      passed: true,
+      reasonCodes: ['completion.action_verified', 'completion.operator_attested_action'],
+    });
+  });
+});
