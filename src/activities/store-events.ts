@@ -2,12 +2,12 @@ import { unpackEvents, type PackedEvents } from '../domain/packed-events.js';
 import type { EvidenceStore } from '../store/index.js';
 
 /**
- * Write the run's outbox events to the evidence store, exactly once per (run, sequence): a retry that
- * writes them again is a no-op in the store.
+ * Write the run's outbox events to the evidence store in one transaction, exactly once per (run,
+ * sequence): a retry that writes them again is a no-op in the store.
  */
 export async function storeEvents(store: EvidenceStore, packed: PackedEvents): Promise<void> {
-  for (const e of unpackEvents(packed)) {
-    await store.appendEvent({
+  await store.appendEvents(
+    unpackEvents(packed).map((e) => ({
       runId: e.runId,
       seq: e.sequence,
       eventId: e.eventId,
@@ -15,6 +15,6 @@ export async function storeEvents(store: EvidenceStore, packed: PackedEvents): P
       occurredAt: e.occurredAt,
       data: { ...e.data },
       envelope: JSON.parse(JSON.stringify(e)) as Record<string, unknown>,
-    });
-  }
+    })),
+  );
 }

@@ -95,6 +95,15 @@ export interface EvidenceStore {
   appendEvent(event: StoredEvent): Promise<void>;
 
   /**
+   * Append a batch of events in one transaction (one commit, one fsync), each with the semantics of
+   * {@link EvidenceStore.appendEvent}: all are written, or none (an invalid or conflicting event
+   * rejects the whole batch). An empty batch writes nothing.
+   * @throws `store.conflict` as appendEvent; `store.invalid_record` for an event given twice with
+   *   different content in the batch.
+   */
+  appendEvents(events: readonly StoredEvent[]): Promise<void>;
+
+  /**
    * Events of a run with seq greater than `afterSeq` (default: all), ordered by seq, at most `limit`
    * (default 500, capped at 5000). An index range scan on (run_id, seq): cheap to poll.
    */

@@ -182,6 +182,14 @@ export class SqlEvidenceStore implements EvidenceStore {
     await this.runner.transaction(() => appendEventProgram(valid));
   }
 
+  async appendEvents(events: readonly StoredEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const valid = events.map((e) => parseRecord(StoredEventSchema, e, 'event'));
+    await this.runner.transaction(function* () {
+      for (const e of valid) yield* appendEventProgram(e);
+    });
+  }
+
   async listEvents(runId: string, opts: { afterSeq?: number; limit?: number } = {}): Promise<StoredEvent[]> {
     const id = parseRecord(RunIdSchema, runId, 'run id');
     const page = parseRecord(EventPageSchema, opts, 'event page');

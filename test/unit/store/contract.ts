@@ -294,6 +294,25 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
         expect(await store.listEvents(run)).toEqual([event(run, 1)]);
       });
 
+      it('appends a batch in one transaction: all or nothing, idempotent', async () => {
+        const run = newRunId();
+        await store.appendEvents([]);
+        await store.appendEvent(event(run, 0));
+        await store.appendEvents([event(run, 0), event(run, 1), event(run, 2)]);
+        await store.appendEvents([event(run, 1), event(run, 2)]);
+        expect((await store.listEvents(run)).map((e) => e.seq)).toEqual([0, 1, 2]);
+        // a conflict in the middle writes none of the batch
+        await expectCode(
+          store.appendEvents([event(run, 3), event(run, 1, { data: { step: 'other' } }), event(run, 4)]),
+          'store.conflict',
+        );
+        await expectCode(
+          store.appendEvents([event(run, 5), { ...event(run, 6), type: '' }]),
+          'store.invalid_record',
+        );
+        expect((await store.listEvents(run)).map((e) => e.seq)).toEqual([0, 1, 2]);
+      });
+
       it('lists in seq order and pages with afterSeq and limit', async () => {
         const run = newRunId();
         const other = newRunId();
