@@ -7,6 +7,7 @@ import { codingConfigFromEnv } from '../examples/coding/coding-settings.js';
 import { enableMcpFilesExample } from '../examples/mcp/mcp-files-example.js';
 import { mcpFilesConfigFromEnv, type McpFilesConfig } from '../examples/mcp/mcp-files-tools.js';
 import { openRefundStore, type RefundStore } from '../examples/refund/business/refund-store.js';
+import { storeLatencyFromEnv } from '../examples/refund/business/store-latency.js';
 import { REFUND_SCRIPT } from '../examples/refund/refund-script.js';
 import { registerRefundTools } from '../examples/refund/tools/refund-tools.js';
 import { providerFromEnv } from '../model/provider-from-env.js';
@@ -54,7 +55,7 @@ export async function createHarnessComposition(
   options: HarnessCompositionOptions,
 ): Promise<HarnessComposition> {
   const env = options.env ?? process.env;
-  const refundStore = openRefundStore(options.refundStorePath);
+  const refundStore = openRefundStore(options.refundStorePath, { latency: storeLatencyFromEnv(env) });
   refundStore.seedIfEmpty();
   const registry = new ToolRegistry();
   // Drill knob: `off` simulates a connector whose outcome cannot be checked automatically.

@@ -10,7 +10,14 @@ import type { RunView } from '../workflows/run-view.js';
 import { readBusinessRows, toBusinessRefunds } from './business-rows.js';
 import { checkCase, evidenceComplete, type CaseChecks } from './case-checks.js';
 import type { CaseObservation, ObservedInvocation } from './case-observation.js';
-import { caseDecisions, caseTask, splitNameVersion, type EvalCase } from './eval-case.js';
+import {
+  caseDecisions,
+  caseFaultEnv,
+  caseTask,
+  LOST_WRITE_HEARTBEAT_SECONDS,
+  splitNameVersion,
+  type EvalCase,
+} from './eval-case.js';
 import { writeFailureSample } from './failure-sample.js';
 
 /** Where the cases run: a client and a worker connection to one namespace. */
@@ -103,6 +110,8 @@ async function drive(handle: WorkflowHandle, c: EvalCase, composition: HarnessCo
         };
       } else if (pending.kind === 'input' && pending.slot !== undefined && c.provide?.[pending.slot] !== undefined) {
         signal = { name: 'provideInput', payload: { slot: pending.slot, value: c.provide[pending.slot], actor: EVAL_ACTOR } };
+      } else if (pending.kind === 'reconcile' && pending.invocationSeq !== undefined && c.reconcile === 'look_up') {
+        signal = { name: 'reconcile', payload: await lookUpOutcome(composition, handle.workflowId, pending.invocationSeq) };
       } else return v;
       await handle.signal(signal.name, signal.payload);
       if (c.duplicate_signals) await handle.signal(signal.name, signal.payload);
@@ -110,6 +119,17 @@ async function drive(handle: WorkflowHandle, c: EvalCase, composition: HarnessCo
     }
     await sleep(100);
   }
+}
+
+/**
+ * What an operator finds for a lost refund.create: the refund under the call's idempotency key
+ * (`<runId>/<seq>`, the key the harness gives every write) or none.
+ */
+async function lookUpOutcome(c: HarnessComposition, runId: string, seq: number): Promise<Record<string, unknown>> {
+  const refund = await c.refundStore.findRefundByKey(`${runId}/${seq}`);
+  return refund === undefined
+    ? { invocationSeq: seq, outcome: 'not_applied', actor: EVAL_ACTOR, evidence: { lookedUp: 'idempotency key', found: false } }
+    : { invocationSeq: seq, outcome: 'succeeded', externalId: refund.id, actor: EVAL_ACTOR, evidence: { lookedUp: 'idempotency key', found: true } };
 }
 
 function emptyObservation(c: EvalCase, workflowId: string, error: string, durationMs: number, owner: string): CaseObservation {
@@ -148,7 +168,7 @@ export async function runCase(c: EvalCase, o: CaseRunOptions): Promise<CaseRun> 
   const dir = join(o.workDir, c.case_id);
   mkdirSync(dir, { recursive: true });
   const refundStorePath = join(dir, 'refund.db');
-  const composition = await createHarnessComposition({ storeUrl: `sqlite:${join(dir, 'evidence.db')}`, refundStorePath, env: {} });
+  const composition = await createHarnessComposition({ storeUrl: `sqlite:${join(dir, 'evidence.db')}`, refundStorePath, env: caseFaultEnv(c) });
   const seeded = composition.refundStore.seedCase(c.initial_state, new Date());
   const taskQueue = `eval-${o.runTag}-${c.case_id}`;
   const workflowId = `eval-${o.runTag}-${c.case_id}`;
@@ -171,6 +191,7 @@ export async function runCase(c: EvalCase, o: CaseRunOptions): Promise<CaseRun> 
         modelRoute: 'scripted/refund',
         configDigest: composition.configDigest,
         task: caseTask(c),
+        ...(c.fault ? { activityTimeouts: { writeHeartbeatSeconds: LOST_WRITE_HEARTBEAT_SECONDS } } : {}),
       },
     });
     const view = await drive(handle, c, composition, started + (o.timeoutMs ?? 60_000));

@@ -34,6 +34,21 @@ export const EvalCaseSchema = z
     duplicate_signals: z.boolean().optional(),
     /** Values for `awaiting_input` slots (e.g. `{ "orderId": "ORD-CASE-1" }`). */
     provide: z.record(z.string(), z.string().min(1).max(200)).optional(),
+    /**
+     * Fault injection: `refund.create` commits its refund, then hangs without heartbeating past the
+     * write's heartbeat timeout, so the call is lost with its effect applied. `reconciler: false` also
+     * drops refund.create's reconciler, so only a person can settle it (see `reconcile`).
+     */
+    fault: z
+      .object({ lost_write: z.literal('refund.create'), reconciler: z.boolean().default(true) })
+      .strict()
+      .optional(),
+    /**
+     * How the driver, acting as the operator, settles a run waiting with `unknown_write_outcome`:
+     * `look_up` finds the effect in the business store by the call's idempotency key and reports it
+     * (`succeeded` naming the refund, or `not_applied`). Absent: the run is left waiting.
+     */
+    reconcile: z.literal('look_up').optional(),
     /** Tools the run should call (default: the capabilities of the expected nodes). */
     expected_tools: z.array(z.string()).optional(),
     /** Profile and policy (`name@vN`), defaults refund.graph@v1 and refund.rules@v1. */
@@ -108,6 +123,20 @@ export function caseTask(c: EvalCase): Record<string, unknown> {
   if (customer !== null) task.customerId = customer;
   if (order !== null) task.orderId = order;
   return task;
+}
+
+/** How long a lost write hangs after its commit, and the write heartbeat timeout that declares it lost. */
+export const LOST_WRITE_HANG_MS = 6_000;
+export const LOST_WRITE_HEARTBEAT_SECONDS = 2;
+
+/** The worker environment a case's fault needs (the refund store's drill knobs); empty without one. */
+export function caseFaultEnv(c: EvalCase): NodeJS.ProcessEnv {
+  if (c.fault === undefined) return {};
+  return {
+    HARNESS_REFUND_STORE_LATENCY_MS: `createRefund=${LOST_WRITE_HANG_MS}`,
+    HARNESS_REFUND_STORE_LATENCY_PHASE: 'after_commit_hang',
+    ...(c.fault.reconciler ? {} : { HARNESS_REFUND_RECONCILE: 'off' }),
+  };
 }
 
 /** The answers to give to successive confirmations. */

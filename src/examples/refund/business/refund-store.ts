@@ -214,6 +214,8 @@ export class RefundStore {
    * Create a refund, or return the one that already carries `idempotencyKey` (`created: false`).
    * With latency phase `after_commit` the injected sleep happens after the row is committed, so a
    * cancelled or timed-out call may have refunded: callers reconcile with {@link findRefundByKey}.
+   * With `after_commit_hang` that sleep does not heartbeat (a hung connector): the call is declared
+   * lost by its heartbeat timeout while the row is already there.
    *
    * @throws RefundExampleError `refund.order_not_found`, `refund.order_not_refundable` (cancelled),
    *   `refund.amount_exceeds_order` (this amount plus earlier non-failed refunds > order amount),
@@ -221,10 +223,11 @@ export class RefundStore {
    *   written in those cases.
    */
   async createRefund(input: CreateRefundInput, cx?: StoreCallContext): Promise<CreateRefundResult> {
-    const afterCommit = this.latency.phase === 'after_commit';
-    if (!afterCommit) await this.#inject('createRefund', cx);
+    const { phase } = this.latency;
+    if (phase === 'before') await this.#inject('createRefund', cx);
     const result = this.#db.transaction(() => this.#createRefundRow(input)).immediate();
-    if (afterCommit) await this.#inject('createRefund', cx);
+    if (phase === 'after_commit') await this.#inject('createRefund', cx);
+    if (phase === 'after_commit_hang') await this.#inject('createRefund', { signal: cx?.signal });
     return result;
   }
 

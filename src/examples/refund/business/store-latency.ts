@@ -11,8 +11,13 @@ export const STORE_OPERATIONS = [
 ] as const;
 export type StoreOperation = (typeof STORE_OPERATIONS)[number];
 
-/** When `createRefund` sleeps: before touching the store, or after the refund row is committed. */
-export type LatencyPhase = 'before' | 'after_commit';
+/**
+ * When `createRefund` sleeps: before touching the store, after the refund row is committed, or
+ * after the commit without heartbeating (`after_commit_hang`: a connector that hangs in a live worker,
+ * so Temporal's heartbeat timeout declares the call lost although its process is still up).
+ */
+export type LatencyPhase = 'before' | 'after_commit' | 'after_commit_hang';
+const LATENCY_PHASES: readonly LatencyPhase[] = ['before', 'after_commit', 'after_commit_hang'];
 
 /** Injected latency per operation, in milliseconds (absent = 0). */
 export interface StoreLatency {
@@ -91,11 +96,12 @@ export function parseStoreLatency(latencyMs: string | undefined, phase?: string)
 
 function parsePhase(phase: string | undefined): LatencyPhase {
   const raw = phase?.trim() ?? '';
-  if (raw === '' || raw === 'before') return 'before';
-  if (raw === 'after_commit') return 'after_commit';
+  if (raw === '') return 'before';
+  const known = LATENCY_PHASES.find((p) => p === raw);
+  if (known !== undefined) return known;
   throw new RefundExampleError(
     RefundErrorCode.latencyConfigInvalid,
-    `${LATENCY_PHASE_ENV}: "${raw}" is neither "before" nor "after_commit"`,
+    `${LATENCY_PHASE_ENV}: "${raw}" is not one of ${LATENCY_PHASES.join(', ')}`,
     { value: raw },
   );
 }

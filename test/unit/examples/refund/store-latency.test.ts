@@ -172,6 +172,25 @@ describe('injected latency on refund.create', () => {
     expect(execution.output.amountCents).toBe(1_000);
   });
 
+  it('phase after_commit_hang: the row is committed, then the call hangs without a heartbeat', async () => {
+    store = seededStore(dir, {
+      latency: parseStoreLatency('createRefund=1500,readOrder=0', 'after_commit_hang'),
+    });
+    const tool = createRefundCreateTool(store);
+    const ctx = recordingContext();
+    let settled = false;
+    const pending = tool.executor
+      .execute(ctx, makeCall('refund.create', args))
+      .finally(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(refundRows(store.path)).toBe(1);
+    expect(settled).toBe(false);
+    expect(ctx.heartbeats).toHaveLength(0);
+    await pending;
+    expect(ctx.heartbeats).toHaveLength(0);
+    expect(() => parseStoreLatency('1', 'hang')).toThrow(/before, after_commit, after_commit_hang/);
+  });
+
   it('phase after_commit: a call cancelled while sleeping leaves a refund that reconcile finds', async () => {
     store = seededStore(dir, { latency: parseStoreLatency('createRefund=8000', 'after_commit') });
     const tool = createRefundCreateTool(store);
