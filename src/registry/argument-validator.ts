@@ -54,15 +54,17 @@ let sharedAjv: Ajv | undefined;
 const sharedValidators = new Map<string, ValidateFunction>();
 
 /**
- * The module's one ajv instance. ajv's own meta-schema validation is off (`validateSchema: false`):
- * compiling the draft-07 meta-schema cost ~9 ms of CPU in every workflow run, and every schema is
- * checked by {@link checkToolSchema} (the supported subset, stricter than the meta-schema) before it
- * is compiled. `strict: true` still rejects unknown keywords at compile time.
+ * The module's one ajv instance, created on first use. ajv's meta-schema is neither added nor used
+ * (`meta: false`, `validateSchema: false`): compiling the draft-07 meta-schema cost ~9 ms of CPU in
+ * every workflow run, and every schema is checked by {@link checkToolSchema} (the supported subset,
+ * stricter than the meta-schema; `$schema` is outside it) before it is compiled. `strict: true` still
+ * rejects unknown keywords at compile time.
  */
 function ajv(): Ajv {
   sharedAjv ??= new Ajv({
     allErrors: true,
     strict: true,
+    meta: false,
     validateSchema: false,
     coerceTypes: false,
     useDefaults: false,
