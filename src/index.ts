@@ -52,6 +52,9 @@ export type { RunView } from './workflows/run-view.js';
 export type { AgentRunResult } from './workflows/agent-run.js';
 
 export { startAgentRun, type StartRunOptions } from './client/start-run.js';
+export { createHarnessClient, type HarnessClientOptions } from './client/harness-client.js';
+export { createTracing, tracingFromEnv, type HarnessTracing } from './telemetry/tracing.js';
+export { otelTraceIdForRun } from './telemetry/run-trace.js';
 export {
   createHarnessComposition,
   type HarnessComposition,

@@ -7,13 +7,16 @@
  *    request, approve it the way an operator would (an `approve` signal), wait for `succeeded` with a
  *    verified artifact, print the timeline and the Web UI link.
  * `--exit` stops everything when done (CI uses it); by default server and worker stay up for inspection.
+ * HARNESS_OTEL traces the run (client, workflow, activities: docs/observability.md).
  */
-import { Client, Connection } from '@temporalio/client';
+import { Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
+import { createHarnessClient } from './client/harness-client.js';
 import { startAgentRun } from './client/start-run.js';
 import { createHarnessComposition } from './composition/harness-composition.js';
 import { resolveTemporal } from './devserver/temporal-target.js';
 import { seedDemoOrder } from './examples/refund/demo-order.js';
+import { tracingFromEnv } from './telemetry/tracing.js';
 import { createHarnessWorker } from './worker/harness-worker.js';
 import { installWorkerRuntime } from './worker/runtime.js';
 import { harnessSettings, redactUrl } from './worker/settings.js';
@@ -47,13 +50,19 @@ const composition = await createHarnessComposition({
 });
 const connection = await Connection.connect(target.connectionOptions);
 const nativeConnection = await NativeConnection.connect(target.connectionOptions);
-const client = new Client({ connection, namespace: target.namespace });
+const tracing = tracingFromEnv('agent-harness');
+const client = createHarnessClient({
+  connection,
+  namespace: target.namespace,
+  ...(tracing ? { tracing } : {}),
+});
 say('Bundling workflows and starting a worker...');
 const worker = await createHarnessWorker({
   connection: nativeConnection,
   namespace: target.namespace,
   taskQueue: settings.taskQueue,
   composition,
+  ...(tracing ? { tracing } : {}),
 });
 const running = worker.run();
 say(
@@ -66,6 +75,7 @@ async function shutdown(code: number): Promise<never> {
     stopping = true;
     worker.shutdown();
     await running.catch(() => undefined);
+    await tracing?.shutdown();
     await composition.close();
     await connection.close();
     await nativeConnection.close();

@@ -1,7 +1,9 @@
-import { Client, Connection, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import { Connection, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
+import { createHarnessClient } from '../client/harness-client.js';
 import { loadDevServerConfig } from '../devserver/config.js';
 import { openEvidenceStore, type EvidenceStore } from '../store/index.js';
+import { tracingFromEnv } from '../telemetry/tracing.js';
 import { harnessSettings } from '../worker/settings.js';
 import { CliError, EXIT, notFoundError } from './errors.js';
 
@@ -15,7 +17,8 @@ export interface CliTemporal {
 
 /**
  * Connect to `TEMPORAL_ADDRESS` (with the standard Temporal environment configuration: namespace,
- * TLS, API key) or to the dev server of temporal-dev.yml. Never starts a server.
+ * TLS, API key) or to the dev server of temporal-dev.yml. Never starts a server. With `HARNESS_OTEL`
+ * on, the client is traced (docs/observability.md).
  * @throws CliError `cli.unreachable` (exit 4) when nothing answers, telling to run `harness dev` or `npm start`.
  */
 export async function connectTemporal(): Promise<CliTemporal> {
@@ -45,11 +48,16 @@ export async function connectTemporal(): Promise<CliTemporal> {
       { address },
     );
   }
+  // HARNESS_OTEL: starts and signals become spans of the run's trace (flushed on close).
+  const tracing = tracingFromEnv('agent-harness-cli');
   return {
-    client: new Client({ connection, namespace }),
+    client: createHarnessClient({ connection, namespace, ...(tracing ? { tracing } : {}) }),
     namespace,
     address,
-    close: () => connection.close(),
+    close: async () => {
+      await tracing?.shutdown();
+      await connection.close();
+    },
   };
 }
 

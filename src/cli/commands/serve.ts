@@ -2,6 +2,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { createHarnessComposition } from '../../composition/harness-composition.js';
 import { loadDevServerConfig } from '../../devserver/config.js';
 import { resolveTemporal } from '../../devserver/temporal-target.js';
+import { tracingFromEnv } from '../../telemetry/tracing.js';
 import { createHarnessWorker } from '../../worker/harness-worker.js';
 import { runWorkerProcess } from '../../worker/main.js';
 import { installWorkerRuntime } from '../../worker/runtime.js';
@@ -33,6 +34,7 @@ export async function devCommand(o: { config?: string }, out: Output): Promise<n
       storeUrl: settings.storeUrl,
       refundStorePath: settings.refundStorePath,
     });
+    const tracing = tracingFromEnv('agent-harness-worker');
     const connection = await NativeConnection.connect(target.connectionOptions);
     const bundlePath = process.env.HARNESS_WORKFLOW_BUNDLE;
     if (!bundlePath) out.progress('bundling the workflow code…');
@@ -42,6 +44,7 @@ export async function devCommand(o: { config?: string }, out: Output): Promise<n
       taskQueue: settings.taskQueue,
       composition,
       workflowBundle: bundlePath ? { codePath: bundlePath } : undefined,
+      ...(tracing ? { tracing } : {}),
     });
     const stop = (): void => {
       out.progress('stopping…');
@@ -64,6 +67,7 @@ export async function devCommand(o: { config?: string }, out: Output): Promise<n
     try {
       await worker.run();
     } finally {
+      await tracing?.shutdown();
       await composition.close();
       await connection.close();
     }

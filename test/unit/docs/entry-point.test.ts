@@ -18,6 +18,10 @@ describe('package entry point', () => {
       'connectMcpTools',
       'startAgentRun',
       'createHarnessWorker',
+      'createHarnessClient',
+      'tracingFromEnv',
+      'createTracing',
+      'otelTraceIdForRun',
       'openEvidenceStore',
       'HarnessError',
     ]) {
