@@ -465,10 +465,13 @@ export class Runner implements RunContext, RunCore {
     }
     this.emit('checkpoint.saved', { reason: 'before_final_response', stateVersion: s.stateVersion });
     this.transition('succeeded', { waitingReason: null });
+    // The response that leaves the run (after the output guardrail's masking), for the event record
+    // and its public projection.
     this.emit('run.completed', {
       status: 'succeeded',
       evaluator: verdict.evaluator,
       evidence: verdict.evidenceArtifactIds,
+      output: s.output,
     });
   }
 

@@ -202,7 +202,8 @@ export class FakePorts implements RunnerPorts {
 }
 
 export interface FakeRunOptions {
-  readonly run: (ctx: RunContext) => Promise<ProfileResult>;
+  /** The inline profile's run (required unless `profile` is given). */
+  readonly run?: (ctx: RunContext) => Promise<ProfileResult>;
   readonly policy?: Policy;
   readonly limits?: Partial<BudgetLimits>;
   readonly tools?: readonly ToolDefinition[];
@@ -260,7 +261,7 @@ export function fakeRun(o: FakeRunOptions): FakeRun {
     kind: 'goal',
     completion: o.completion ?? { evaluator: { name: 'solution_delivered', version: 'v1' } },
     tools: o.profileTools ?? tools.map((t) => t.name),
-    run: o.run,
+    run: o.run ?? (() => Promise.reject(new Error('fakeRun: give `run` or `profile`'))),
   };
   const state = freshState(o.limits);
   const runner = new Runner({
