@@ -88,8 +88,12 @@ function compileShared(definition: ToolDefinition): ValidateFunction {
   let fn = sharedValidators.get(key);
   if (fn === undefined) {
     checkToolSchema(toolKey(definition.name, definition.version), definition.parameters);
+    if (sharedValidators.size >= MAX_SHARED_VALIDATORS) {
+      // ajv keeps every compiled schema too: start over with a fresh instance.
+      sharedValidators.clear();
+      sharedAjv = undefined;
+    }
     fn = ajv().compile(definition.parameters);
-    if (sharedValidators.size >= MAX_SHARED_VALIDATORS) sharedValidators.clear();
     sharedValidators.set(key, fn);
   }
   return fn;

@@ -9,6 +9,7 @@ import {
   ToolCallValidator,
   validateToolDefinition,
 } from '../../../src/registry/index.js';
+import { MAX_SHARED_VALIDATORS } from '../../../src/registry/argument-validator.js';
 import { EVERY_KEYWORD, closed, definition } from './helpers.js';
 
 const REFUND = validateToolDefinition(
@@ -194,6 +195,26 @@ describe('ArgumentValidator', () => {
       }
       // a and sameSchema have the same canonical schema (key order differs): one compile for both.
       expect(compile).toHaveBeenCalledTimes(2);
+    } finally {
+      compile.mockRestore();
+    }
+  });
+
+  it(`starts over beyond ${MAX_SHARED_VALIDATORS} distinct schemas and still validates correctly`, () => {
+    const v = new ArgumentValidator();
+    const defs = Array.from({ length: MAX_SHARED_VALIDATORS + 2 }, (_, i) =>
+      validateToolDefinition(
+        definition({ version: `v${i + 100}`, parameters: closed({ [`overflow${i}`]: { type: 'integer' } }) }),
+      ),
+    );
+    for (const d of defs) expect(v.validate(d, { [`overflow${defs.indexOf(d)}`]: 1 }).ok).toBe(true);
+    const compile = vi.spyOn(Ajv.prototype, 'compile');
+    try {
+      // The first definition's validator was dropped with the cache; a new validator compiles it again.
+      const again = new ArgumentValidator();
+      expect(again.validate(defs[0]!, { overflow0: 'x' }).ok).toBe(false);
+      expect(again.validate(defs[0]!, { overflow0: 2 }).ok).toBe(true);
+      expect(compile).toHaveBeenCalledTimes(1);
     } finally {
       compile.mockRestore();
     }
