@@ -23,6 +23,9 @@ export interface ToolRegistrySnapshot {
   readonly digest: string;
 }
 
+/** Distinct selector lists whose snapshots are kept; beyond it the cache starts over. */
+const MAX_CACHED_SNAPSHOTS = 256;
+
 interface Entry extends RegisteredTool {
   readonly canonical: string;
 }
@@ -37,6 +40,8 @@ interface Entry extends RegisteredTool {
 export class ToolRegistry {
   private readonly entries = new Map<string, Entry>();
   private readonly validator = new ArgumentValidator();
+  /** Snapshots by selector list (`''` for all tools), dropped on every registration. */
+  private readonly snapshots = new Map<string, ToolRegistrySnapshot>();
 
   /**
    * Registers a tool. Registering the same name and version again with a canonically equal
@@ -63,6 +68,7 @@ export class ToolRegistry {
         throw new ToolConflictError(checked.name, checked.version, 'executor_differs');
       return;
     }
+    this.snapshots.clear();
     this.entries.set(key, {
       definition: checked,
       executor,
@@ -114,9 +120,18 @@ export class ToolRegistry {
    * @throws {InvalidToolNameError} `registry.invalid_name` when a selector is malformed.
    */
   snapshot(names?: readonly string[]): ToolRegistrySnapshot {
-    const all = this.list();
-    const definitions = names === undefined ? all : all.filter(selector(all, names));
-    return { definitions, digest: sha256Digest(definitions) };
+    // Every run pins a snapshot; the digest (canonical JSON + sha256 of the definitions) is computed
+    // once per selector list until the next registration.
+    const cacheKey = names === undefined ? '' : JSON.stringify(['names', ...names]);
+    let snap = this.snapshots.get(cacheKey);
+    if (snap === undefined) {
+      const all = this.list();
+      const definitions = names === undefined ? all : all.filter(selector(all, names));
+      snap = { definitions, digest: sha256Digest(definitions) };
+      if (this.snapshots.size >= MAX_CACHED_SNAPSHOTS) this.snapshots.clear();
+      this.snapshots.set(cacheKey, snap);
+    }
+    return { definitions: [...snap.definitions], digest: snap.digest };
   }
 }
 

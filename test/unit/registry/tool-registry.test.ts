@@ -174,6 +174,21 @@ describe('ToolRegistry.snapshot', () => {
     expect(registry.snapshot([]).definitions).toEqual([]);
   });
 
+  it('reflects registrations made after an earlier snapshot; callers cannot change a later one', () => {
+    const registry = populated();
+    const before = registry.snapshot();
+    const beforeSelected = registry.snapshot(['zeta.tool']);
+    (before.definitions as ToolDefinition[]).pop();
+    expect(registry.snapshot().definitions).toHaveLength(4);
+    registry.register(definition({ name: 'zeta.tool', version: 'v2' }), executor());
+    const after = registry.snapshot();
+    expect(after.definitions).toHaveLength(5);
+    expect(after.digest).toBe(sha256Digest(after.definitions));
+    expect(after.digest).not.toBe(before.digest);
+    expect(registry.snapshot(['zeta.tool']).definitions.map((d) => d.version)).toEqual(['v1', 'v2']);
+    expect(registry.snapshot(['zeta.tool']).digest).not.toBe(beforeSelected.digest);
+  });
+
   it('throws registry.not_found for a selector that matches nothing, and invalid_name for a malformed one', () => {
     const registry = populated();
     expect(codeOf(() => registry.snapshot(['alpha.tool@v3']))).toBe('registry.not_found');
