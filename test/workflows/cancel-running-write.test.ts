@@ -15,14 +15,12 @@ import {
  */
 describe('cancelRun while a write tool is running', () => {
   let h: HarnessFixture;
-  const previous = process.env.HARNESS_REFUND_STORE_LATENCY_MS;
   beforeAll(async () => {
-    process.env.HARNESS_REFUND_STORE_LATENCY_MS = 'createRefund=60000';
-    h = await createHarnessFixture('cancel-write');
+    h = await createHarnessFixture('cancel-write', {
+      env: { HARNESS_REFUND_STORE_LATENCY_MS: 'createRefund=60000' },
+    });
   });
   afterAll(async () => {
-    if (previous === undefined) delete process.env.HARNESS_REFUND_STORE_LATENCY_MS;
-    else process.env.HARNESS_REFUND_STORE_LATENCY_MS = previous;
     await h?.close();
   });
 
