@@ -29,6 +29,7 @@ export * from './mcp/index.js';
 export { createGoalProfile, type GoalProfileConfig } from './runner/goal-profile.js';
 export {
   createGraphProfile,
+  OUTPUT_FEEDBACK_KEY,
   reachableNodes,
   validateGraph,
   type GraphDefinition,
@@ -37,7 +38,12 @@ export {
   type NodeResult,
   type RouteDecision,
 } from './runner/graph-profile.js';
-export type { Profile, ProfileResult } from './runner/profile.js';
+export type {
+  BlockedOutputChoice,
+  BlockedOutputFeedback,
+  Profile,
+  ProfileResult,
+} from './runner/profile.js';
 export type {
   RunContext,
   ConfirmRequest,
