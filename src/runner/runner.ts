@@ -73,10 +73,15 @@ export class Runner implements RunContext, RunCore {
   readonly gate: HumanGate;
   private readonly tools: ToolPipeline;
   private outbox: AgentEvent[] = [];
-  private readonly warned = new Set<string>();
+  /**
+   * Budgets already warned about. A carried run (continue-as-new) starts with the budgets its usage
+   * has already crossed: the previous generation warned when they crossed, so they do not warn again.
+   */
+  private readonly warned: Set<string>;
 
   constructor(private readonly options: RunnerOptions) {
     this.state = options.state;
+    this.warned = new Set(budgetWarnings(options.state.limits, options.state.budget));
     this.ports = options.ports;
     this.policy = options.policy;
     this.profileTools = options.profile.tools;

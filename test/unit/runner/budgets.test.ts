@@ -205,6 +205,21 @@ describe('budgets end a run as budget_exhausted naming the budget', () => {
     expect(run.state.terminalReason?.code).toBe('budget.max_model_calls');
   });
 
+  it('a carried run does not warn again about a budget its usage crossed before the carry', async () => {
+    const run = fakeRun({
+      run: loop,
+      limits: { maxModelCalls: 6, maxToolCalls: 100, warnAtFraction: 0.5 },
+      model: () => freshRead(),
+      prepareState: (s) => {
+        s.budget.modelCalls = 4; // warned in the previous generation (4 >= 0.5 * 6)
+      },
+    });
+    await run.execute();
+    expect(run.state.budget.modelCalls).toBe(6);
+    expect(run.ports.ofType('budget.warning')).toEqual([]);
+    expect(run.state.terminalReason?.code).toBe('budget.max_model_calls');
+  });
+
   it('a tool-call warning is emitted when the dispatch crosses the fraction', async () => {
     const run = fakeRun({
       limits: { maxToolCalls: 4, warnAtFraction: 0.5 },

@@ -219,6 +219,8 @@ export interface FakeRunOptions {
   readonly guardrails?: boolean;
   /** The answer to `outputRetryEnabled` (the workflow's patch); default true. */
   readonly outputRetryEnabled?: boolean;
+  /** Change the fresh state before the Runner sees it (e.g. usage carried over a continue-as-new). */
+  readonly prepareState?: (state: RunState) => void;
 }
 
 export interface FakeRun {
@@ -264,6 +266,7 @@ export function fakeRun(o: FakeRunOptions): FakeRun {
     run: o.run ?? (() => Promise.reject(new Error('fakeRun: give `run` or `profile`'))),
   };
   const state = freshState(o.limits);
+  o.prepareState?.(state);
   const runner = new Runner({
     state,
     ports,
