@@ -477,6 +477,7 @@ export class Runner implements RunContext, RunCore {
       evaluator: verdict.evaluator,
       evidence: verdict.evidenceArtifactIds,
       output: s.output,
+      budget: { ...s.budget },
     });
   }
 
@@ -516,6 +517,7 @@ export class Runner implements RunContext, RunCore {
     this.emit(stop.status === 'cancelled' ? 'run.cancelled' : 'run.failed', {
       status: stop.status,
       reason: stop.reason,
+      budget: { ...s.budget },
     });
   }
 }

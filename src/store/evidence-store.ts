@@ -11,6 +11,7 @@ import type {
   StoredArtifact,
   StoredEvent,
 } from './records.js';
+import type { RunRecord } from './run-record.js';
 
 /**
  * The evidence store (seed 000 section 5, the RunStore): what tools were about to do, what they did,
@@ -102,6 +103,16 @@ export interface EvidenceStore {
    *   different content in the batch.
    */
   appendEvents(events: readonly StoredEvent[]): Promise<void>;
+
+  /**
+   * The run's record (pinned versions, latest status, and at the end its terminal reason, response and
+   * budget usage): a projection of its events kept in the transaction that appends them. Undefined
+   * for a run without events, or whose events carry no pinned versions.
+   */
+  getRun(runId: string): Promise<RunRecord | undefined>;
+
+  /** Run records, most recently updated first, optionally of one status; `limit` default 100, max 5000. */
+  listRuns(opts?: { status?: string; limit?: number }): Promise<RunRecord[]>;
 
   /**
    * Events of a run with seq greater than `afterSeq` (default: all), ordered by seq, at most `limit`

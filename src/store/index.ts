@@ -6,3 +6,4 @@ export type { StoreErrorCode } from './errors.js';
 export { BLOB_REF_PREFIX, parseBlobRef } from './blob-program.js';
 export { SCHEMA_VERSION } from './migrations/index.js';
 export * from './records.js';
+export { RunRecordSchema, applyEventToRun, type RunRecord } from './run-record.js';

@@ -46,9 +46,15 @@ import {
   listMessageGroupsProgram,
   listModelDeltasProgram,
 } from './stream-program.js';
+import { getRunProgram, listRunsProgram } from './run-program.js';
+import type { RunRecord } from './run-record.js';
 
 const EventPageSchema = z.strictObject({
   afterSeq: SeqSchema.optional(),
+  limit: z.number().int().min(1).optional(),
+});
+const RunListSchema = z.strictObject({
+  status: z.string().min(1).max(64).optional(),
   limit: z.number().int().min(1).optional(),
 });
 const SeqRangeSchema = z.strictObject({ fromSeq: SeqSchema.optional(), toSeq: SeqSchema.optional() });
@@ -188,6 +194,16 @@ export class SqlEvidenceStore implements EvidenceStore {
     await this.runner.transaction(function* () {
       for (const e of valid) yield* appendEventProgram(e);
     });
+  }
+
+  async getRun(runId: string): Promise<RunRecord | undefined> {
+    const id = parseRecord(RunIdSchema, runId, 'run id');
+    return this.runner.snapshot(() => getRunProgram(id));
+  }
+
+  async listRuns(opts: { status?: string; limit?: number } = {}): Promise<RunRecord[]> {
+    const o = parseRecord(RunListSchema, opts, 'run list');
+    return this.runner.snapshot(() => listRunsProgram(o.status, Math.min(o.limit ?? 100, EVENT_PAGE_MAX)));
   }
 
   async listEvents(runId: string, opts: { afterSeq?: number; limit?: number } = {}): Promise<StoredEvent[]> {

@@ -1,6 +1,7 @@
 import { decodeJson, encodeJson } from './codec.js';
 import { MAX_RECORD_BYTES } from './records.js';
 import type { MessageGroup, ModelDelta, StoredEvent } from './records.js';
+import { projectRunProgram } from './run-program.js';
 import { insertOrCompare, rows } from './sql.js';
 import type { SqlProgram } from './sql.js';
 
@@ -33,8 +34,9 @@ export function* listMessageGroupsProgram(
   return found.map((r) => ({ runId, seq: r.seq, messages: decodeJson<unknown[]>(r.body) }));
 }
 
+/** Append one event; a newly inserted one also moves its run's record (see {@link projectRunProgram}). */
 export function* appendEventProgram(event: StoredEvent): SqlProgram<void> {
-  yield* insertOrCompare(
+  const outcome = yield* insertOrCompare(
     'events',
     {
       run_id: event.runId,
@@ -47,6 +49,7 @@ export function* appendEventProgram(event: StoredEvent): SqlProgram<void> {
     ['run_id', 'seq'],
     `event ${event.runId}#${event.seq} (${event.eventId})`,
   );
+  if (outcome === 'inserted') yield* projectRunProgram(event);
 }
 
 /** One page of events after `afterSeq`: served by the (run_id, seq) primary key. */

@@ -66,6 +66,22 @@ describe('refund graph on the real server', () => {
       .map((e) => (e.data as { code: string }).code);
     expect(rejected).toEqual(['signal.action_mismatch', 'signal.malformed']);
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+
+    // the evidence store keeps the run record: pinned versions, the end, the response and the budget
+    const record = await h.composition.store.getRun(handle.workflowId);
+    expect(record).toMatchObject({
+      runId: handle.workflowId,
+      versions: {
+        profile: 'refund.graph@v1',
+        policy: view.versions.policy,
+        toolRegistryDigest: view.versions.toolRegistryDigest,
+        configDigest: view.versions.configDigest,
+      },
+      status: 'succeeded',
+      output: { outcome: 'refunded', refundId: result.output.refundId },
+      budget: { toolCalls: view.budget.toolCalls, modelCalls: view.budget.modelCalls },
+      lastSeq: events.at(-1)!.seq,
+    });
   });
 
   it('refuses an order of another customer without any write', async () => {

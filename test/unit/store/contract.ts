@@ -313,6 +313,81 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
         expect((await store.listEvents(run)).map((e) => e.seq)).toEqual([0, 1, 2]);
       });
 
+      it('keeps a run record projected from the events: versions, status, and the end', async () => {
+        const run = newRunId();
+        const versions = {
+          profile: 'refund.graph@v1',
+          policy: 'refund.rules@v1',
+          toolRegistryDigest: 'sha256:r',
+          modelRoute: 'scripted/refund',
+          configDigest: 'sha256:c',
+        };
+        const agentEvent = (seq: number, type: string, data: Record<string, unknown>, at: string) => {
+          const e = event(run, seq, { type, data, occurredAt: at });
+          return { ...e, envelope: { ...e.envelope, type, data, versions } };
+        };
+        // events without pinned versions (not an agent run) make no record
+        await store.appendEvent(event(newRunId(), 0));
+        await store.appendEvents([
+          agentEvent(0, 'run.created', { versions }, '2026-01-01T00:00:00.000Z'),
+          agentEvent(1, 'state.transitioned', { toStatus: 'running', patch: {} }, '2026-01-01T00:00:01.000Z'),
+          agentEvent(
+            2,
+            'state.transitioned',
+            {
+              toStatus: 'awaiting_confirmation',
+              node: 'request_confirmation',
+              patch: { waitingReason: 'confirmation_required' },
+            },
+            '2026-01-01T00:00:02.000Z',
+          ),
+        ]);
+        expect(await store.getRun(run)).toMatchObject({
+          runId: run,
+          versions,
+          status: 'awaiting_confirmation',
+          waitingReason: 'confirmation_required',
+          node: 'request_confirmation',
+          createdAt: '2026-01-01T00:00:00.000Z',
+          endedAt: null,
+          lastSeq: 2,
+        });
+        expect((await store.listRuns({ status: 'awaiting_confirmation' })).map((r) => r.runId)).toContain(
+          run,
+        );
+        const end = agentEvent(
+          3,
+          'run.completed',
+          { status: 'succeeded', output: { outcome: 'refunded' }, budget: { steps: 9, costUsd: 0 } },
+          '2026-01-01T00:00:09.000Z',
+        );
+        await store.appendEvents([end]);
+        // a repeated batch (a retried activity) changes nothing
+        await store.appendEvents([end]);
+        const done = await store.getRun(run);
+        expect(done).toMatchObject({
+          status: 'succeeded',
+          waitingReason: null,
+          endedAt: '2026-01-01T00:00:09.000Z',
+          output: { outcome: 'refunded' },
+          budget: { steps: 9, costUsd: 0 },
+          terminalReason: null,
+          lastSeq: 3,
+        });
+        expect((await store.listRuns({ status: 'awaiting_confirmation' })).map((r) => r.runId)).not.toContain(
+          run,
+        );
+        // a failed batch moves nothing
+        await expectCode(
+          store.appendEvents([
+            agentEvent(4, 'run.failed', { status: 'failed' }, '2026-01-01T00:00:10.000Z'),
+            { ...agentEvent(3, 'other', {}, '2026-01-01T00:00:10.000Z') },
+          ]),
+          'store.conflict',
+        );
+        expect(await store.getRun(run)).toEqual(done);
+      });
+
       it('lists in seq order and pages with afterSeq and limit', async () => {
         const run = newRunId();
         const other = newRunId();

@@ -54,6 +54,7 @@ describe('PostgreSQL adapter', () => {
       'invocation_results',
       'message_groups',
       'model_deltas',
+      'runs',
       'schema_migrations',
     ]);
   });
