@@ -337,6 +337,42 @@ describe('harness CLI against a real worker', () => {
     expect((await cli('replay', join(h.dir, 'missing.json'))).code).toBe(3);
   });
 
+  it('show: a run Temporal no longer has (past retention) is shown from the evidence store\'s run record', async () => {
+    const runId = 'cli-retention-expired';
+    const versions = {
+      profile: 'refund.graph@v1',
+      policy: 'refund.rules@v1',
+      toolRegistryDigest: 'sha256:aa',
+      modelRoute: 'scripted/refund',
+      configDigest: 'sha256:bb',
+    };
+    const ev = (seq: number, type: string, data: Record<string, unknown>) => ({
+      runId,
+      seq,
+      eventId: `${runId}-${seq}`,
+      type,
+      occurredAt: `2026-01-01T00:00:0${seq}.000Z`,
+      data,
+      envelope: { runId, sequence: seq, type, data, versions },
+    });
+    await h.composition.store.appendEvents([
+      ev(1, 'run.created', { versions }),
+      ev(2, 'state.transitioned', { toStatus: 'running', patch: {} }),
+      ev(3, 'run.completed', { status: 'succeeded', output: { outcome: 'refunded' }, budget: { steps: 12 } }),
+    ]);
+    const shown = await cli('show', runId);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('not in Temporal any more');
+    expect(shown.stdout).toContain('refund.graph@v1');
+    expect(shown.stdout).toContain('succeeded');
+    const json = await cli('show', runId, '--json');
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      workflowId: runId,
+      execution: null,
+      record: { status: 'succeeded', versions, output: { outcome: 'refunded' }, budget: { steps: 12 } },
+    });
+  });
+
   it('not found exits 3 (eval: 2 when it cannot run); no server exits 4 and says how to start one', async () => {
     for (const verb of ['show', 'events', 'approve', 'cancel', 'replay']) {
       const r = await cli(verb, 'cli-no-such-run');
