@@ -1,4 +1,3 @@
-import type { Artifact } from '../domain/artifact.js';
 import type { Observation } from '../domain/observation.js';
 import { sha256Hex } from '../domain/sha256.js';
 import type { ToolDefinition } from '../domain/tool.js';
@@ -6,18 +5,14 @@ import { authorizeDispatch, recheckDecision } from '../policy/index.js';
 import { ArgumentValidator, canonicalJson, unknownToolRejection } from '../registry/sandbox.js';
 import { checkStep, checkToolCall } from './budget.js';
 import type { HumanGate } from './human-gate.js';
-import {
-  rejectedObservation,
-  resultObservation,
-  statusObservation,
-  type ObservationBase,
-} from './observations.js';
-import type { ReconcileSignal } from '../domain/signals.js';
-import type { OperatorResolutionOutcome, ToolCallInput, ToolCallResult } from './ports.js';
+import { rejectedObservation, statusObservation, type ObservationBase } from './observations.js';
+import { LostWriteResolver } from './lost-write.js';
+import type { ToolCallInput } from './ports.js';
 import type { RunCore } from './run-core.js';
 import type { ToolOptions } from './run-context.js';
 import type { InvocationSummary } from './run-state.js';
 import { budgetStop, RunStop } from './run-stop.js';
+import { settleResult } from './settle-result.js';
 
 /** `sha256:<hex>` of the canonical JSON of `value`, computed in the sandbox. */
 export function argsDigestOf(value: unknown): string {
@@ -45,11 +40,14 @@ function profileAllows(list: readonly string[], def: ToolDefinition): boolean {
  */
 export class ToolPipeline {
   private readonly validator = new ArgumentValidator();
+  private readonly lostWrites: LostWriteResolver;
 
   constructor(
     private readonly core: RunCore,
     private readonly gate: HumanGate,
-  ) {}
+  ) {
+    this.lostWrites = new LostWriteResolver(core, gate);
+  }
 
   /** Resolve a tool by name and optional version against the pinned snapshot (highest version by default). */
   resolve(name: string, version?: string): ToolDefinition | undefined {
@@ -225,7 +223,7 @@ export class ToolPipeline {
     if (outcome.kind !== 'completed') this.core.requeue(input.events); // the activity may not have stored them
     switch (outcome.kind) {
       case 'completed':
-        return this.settle(invocation, base, outcome.result, firstOfItsKind, undefined);
+        return settleResult(this.core, invocation, base, outcome.result, firstOfItsKind, undefined);
       case 'failed':
         invocation.status = 'failed_terminal';
         invocation.errorCode = outcome.code;
@@ -239,7 +237,7 @@ export class ToolPipeline {
         return statusObservation(base, 'failed_terminal', outcome.code, outcome.message);
       case 'cancelled':
         if (def.effect === 'read') invocation.status = 'interrupted';
-        else await this.settleCancelledWrite(invocation, base, input, firstOfItsKind);
+        else await this.lostWrites.settleCancelledWrite(invocation, base, input, firstOfItsKind);
         throw new RunStop('cancelled', {
           code: 'run.cancelled',
           message: 'cancelled while a tool was running',
@@ -247,53 +245,7 @@ export class ToolPipeline {
       case 'lost':
         return def.effect === 'read'
           ? this.interrupted(invocation, base, outcome.message)
-          : this.resolveLostWrite(invocation, base, input, firstOfItsKind);
-    }
-  }
-
-  /**
-   * A write cancelled in flight may have taken effect: record what the evidence store or the tool's
-   * reconciler knows before the run ends, so the record shows an applied write. Without an answer it
-   * stays `outcome_unknown` (nobody is asked: the run is ending).
-   */
-  private async settleCancelledWrite(
-    invocation: InvocationSummary,
-    base: ObservationBase,
-    input: ToolCallInput,
-    firstOfItsKind: boolean,
-  ): Promise<void> {
-    invocation.status = 'outcome_unknown';
-    const resolution = await this.core.ports.resolveLostInvocation({
-      ...input,
-      events: this.core.takeOutbox(),
-    });
-    switch (resolution.kind) {
-      case 'result_recorded':
-      case 'reconciled_succeeded':
-        this.settle(
-          invocation,
-          base,
-          resolution.result,
-          firstOfItsKind,
-          resolution.kind === 'result_recorded' ? 'evidence_store' : 'reconciler',
-        );
-        return;
-      case 'no_intent':
-      case 'reconciled_not_applied':
-        invocation.status = 'not_applied';
-        invocation.resolvedBy = resolution.kind === 'no_intent' ? 'evidence_store' : 'reconciler';
-        this.core.emit('tool.failed', {
-          seq: invocation.seq,
-          status: 'not_applied',
-          resolvedBy: invocation.resolvedBy,
-        });
-        return;
-      case 'unknown':
-        this.core.emit('tool.failed', {
-          seq: invocation.seq,
-          tool: invocation.tool,
-          status: 'outcome_unknown',
-        });
+          : this.lostWrites.resolveLostWrite(invocation, base, input, firstOfItsKind);
     }
   }
 
@@ -311,153 +263,5 @@ export class ToolPipeline {
       'tool.interrupted',
       `${message}; the read may be requested again`,
     );
-  }
-
-  private async resolveLostWrite(
-    invocation: InvocationSummary,
-    base: ObservationBase,
-    input: ToolCallInput,
-    firstOfItsKind: boolean,
-  ): Promise<Observation> {
-    invocation.status = 'outcome_unknown';
-    this.core.emit('tool.failed', { seq: invocation.seq, tool: invocation.tool, status: 'outcome_unknown' });
-    const resolution = await this.core.ports.resolveLostInvocation({
-      ...input,
-      events: this.core.takeOutbox(),
-    });
-    switch (resolution.kind) {
-      case 'result_recorded':
-        return this.settle(invocation, base, resolution.result, firstOfItsKind, 'evidence_store');
-      case 'reconciled_succeeded':
-        return this.settle(invocation, base, resolution.result, firstOfItsKind, 'reconciler');
-      case 'no_intent':
-      case 'reconciled_not_applied':
-        invocation.status = 'not_applied';
-        invocation.resolvedBy = resolution.kind === 'no_intent' ? 'evidence_store' : 'reconciler';
-        this.core.emit('tool.failed', {
-          seq: invocation.seq,
-          status: 'not_applied',
-          resolvedBy: invocation.resolvedBy,
-        });
-        return statusObservation(
-          base,
-          'failed_terminal',
-          'tool.not_applied',
-          'the write did not take effect',
-        );
-      case 'unknown': {
-        const signal = await this.gate.awaitReconciliation(
-          invocation.seq,
-          invocation.tool,
-          invocation.version,
-        );
-        const recorded = await this.recordOperatorResolution(input, signal);
-        if (recorded?.kind === 'result_recorded') {
-          // The executor's own result reached the store after all: it outranks the person's word.
-          this.core.emit('human.decision_superseded', {
-            seq: invocation.seq,
-            actor: signal.actor,
-            outcome: signal.outcome,
-            by: 'evidence_store',
-          });
-          return this.settle(invocation, base, recorded.result, firstOfItsKind, 'evidence_store');
-        }
-        invocation.resolvedBy = `operator:${signal.actor}`;
-        if (signal.outcome === 'succeeded') {
-          invocation.status = 'succeeded';
-          if (signal.externalId !== undefined) invocation.externalId = signal.externalId;
-          this.core.emit('tool.completed', {
-            seq: invocation.seq,
-            resolvedBy: invocation.resolvedBy,
-            externalId: signal.externalId ?? null,
-            evidence: signal.evidence ?? null,
-          });
-          return {
-            ...statusObservation(base, 'succeeded', null, null),
-            ...(signal.externalId !== undefined ? { externalId: signal.externalId } : {}),
-            output: {
-              reconciledBy: signal.actor,
-              ...(signal.externalId !== undefined ? { externalId: signal.externalId } : {}),
-              evidence: signal.evidence ?? {},
-            },
-          };
-        }
-        invocation.status = signal.outcome === 'failed' ? 'failed_terminal' : 'not_applied';
-        this.core.emit('tool.failed', {
-          seq: invocation.seq,
-          status: invocation.status,
-          resolvedBy: invocation.resolvedBy,
-        });
-        return statusObservation(
-          base,
-          'failed_terminal',
-          `tool.${signal.outcome}`,
-          `operator ${signal.actor} reported ${signal.outcome}`,
-        );
-      }
-    }
-  }
-
-  /**
-   * Record the person's decision in the evidence store (source `operator`) with the events so far.
-   * Undefined when the host does not record it; the events then stay queued for the next activity.
-   */
-  private async recordOperatorResolution(
-    input: ToolCallInput,
-    signal: ReconcileSignal,
-  ): Promise<OperatorResolutionOutcome | undefined> {
-    const { ports } = this.core;
-    if (ports.recordOperatorResolution === undefined) return undefined;
-    const events = this.core.takeOutbox();
-    const outcome = await ports.recordOperatorResolution({
-      call: { ...input, events },
-      outcome: signal.outcome,
-      actor: signal.actor,
-      ...(signal.externalId !== undefined ? { externalId: signal.externalId } : {}),
-      evidence: signal.evidence ?? {},
-    });
-    if (outcome === undefined) this.core.requeue(events);
-    return outcome;
-  }
-
-  /** Record a result: executors may only produce observed or verified artifacts. */
-  private settle(
-    invocation: InvocationSummary,
-    base: ObservationBase,
-    result: ToolCallResult,
-    firstOfItsKind: boolean,
-    resolvedBy: string | undefined,
-  ): Observation {
-    const { state } = this.core;
-    const accepted: Artifact[] = [];
-    for (const a of result.artifacts) {
-      if (a.provenance === 'model') {
-        this.core.emit('artifact.rejected', {
-          id: a.id,
-          code: 'artifact.forged_provenance',
-          seq: invocation.seq,
-        });
-        continue;
-      }
-      if (!state.artifacts.some((x) => x.id === a.id)) accepted.push(a);
-    }
-    state.artifacts.push(...accepted);
-    invocation.status = result.status;
-    invocation.artifactIds = accepted.map((a) => a.id);
-    if (result.externalId !== undefined) invocation.externalId = result.externalId;
-    if (result.errorCode !== undefined) invocation.errorCode = result.errorCode;
-    if (resolvedBy) invocation.resolvedBy = resolvedBy;
-    if (result.status === 'succeeded' && (firstOfItsKind || accepted.length > 0))
-      state.budget.stepsWithoutProgress = 0;
-    this.core.emit(result.status === 'succeeded' ? 'tool.completed' : 'tool.failed', {
-      seq: invocation.seq,
-      tool: invocation.tool,
-      version: invocation.version,
-      status: result.status,
-      artifactIds: invocation.artifactIds,
-      externalId: result.externalId ?? null,
-      resolvedBy: resolvedBy ?? null,
-    });
-    return resultObservation(base, { ...result, artifacts: accepted });
   }
 }
