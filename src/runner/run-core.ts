@@ -1,4 +1,4 @@
-import type { InputGuardrailResult } from '../guardrails/index.js';
+import type { GuardrailFinding, InputGuardrailResult } from '../guardrails/index.js';
 import type { Policy } from '../policy/index.js';
 import type { AgentEvent, DataClassification } from './agent-event.js';
 import type { RunnerPorts } from './ports.js';
@@ -16,6 +16,8 @@ export interface RunCore {
   readonly state: RunState;
   /** Record the obligations of a dispatched call's policy decision (the output guardrail applies them). */
   noteObligations(obligations: readonly string[]): void;
+  /** Keep guardrail findings in the run state (bounded). */
+  recordFindings(stage: 'input' | 'output', source: string, findings: readonly GuardrailFinding[]): void;
   /** Run the input guardrail on `value` and emit `guardrail.input_checked`; undefined when the run has none. */
   guardInput(source: string, value: unknown): InputGuardrailResult | undefined;
   readonly ports: RunnerPorts;

@@ -1,15 +1,12 @@
 import {
-  GuardrailEventTypes,
   GuardrailStopCodes,
   appendFindingRecords,
   inputCheckedEvent,
   mergeObligations,
-  outputCheckedEvent,
   type GuardrailFinding,
   type InputGuardrail,
   type InputGuardrailResult,
   type OutputGuardrail,
-  type OutputGuardrailResult,
 } from '../guardrails/index.js';
 import { ArtifactSchema, type Artifact } from '../domain/artifact.js';
 import type { Observation } from '../domain/observation.js';
@@ -20,18 +17,14 @@ import type { AgentEvent, DataClassification } from './agent-event.js';
 import { budgetWarnings, checkModelCall, checkSpend, checkStep } from './budget.js';
 import { HumanGate } from './human-gate.js';
 import type { ModelDecision, ModelPurpose, RunnerPorts } from './ports.js';
-import {
-  MAX_OUTPUT_RETRIES,
-  type BlockedOutputFeedback,
-  type Profile,
-  type ProfileResult,
-} from './profile.js';
+import type { Profile } from './profile.js';
 import type { RunCore, TransitionPatch } from './run-core.js';
 import type { ConfirmRequest, HumanDecision, ModelRequest, RunContext, ToolOptions } from './run-context.js';
 import type { RunState } from './run-state.js';
 import { ContinueAsNewRequested } from './continue-as-new.js';
 import { budgetStop, RunStop } from './run-stop.js';
 import { assertTransition, isTerminal, type RunStatus } from './statuses.js';
+import { RunFinish } from './run-finish.js';
 import { ToolPipeline } from './tool-pipeline.js';
 
 const MAX_RECENT_TRANSITIONS = 20;
@@ -72,6 +65,7 @@ export class Runner implements RunContext, RunCore {
   readonly profileTools: readonly string[];
   readonly gate: HumanGate;
   private readonly tools: ToolPipeline;
+  private readonly finish: RunFinish;
   private outbox: AgentEvent[] = [];
   /**
    * Budgets already warned about. A carried run (continue-as-new) starts with the budgets its usage
@@ -87,6 +81,11 @@ export class Runner implements RunContext, RunCore {
     this.profileTools = options.profile.tools;
     this.gate = new HumanGate(this, options.approvalTimeoutSeconds);
     this.tools = new ToolPipeline(this, this.gate);
+    this.finish = new RunFinish(this, {
+      evaluators: options.evaluators,
+      ...(options.guardrails ? { outputGuardrail: options.guardrails.output } : {}),
+      ...(options.outputRetryEnabled ? { outputRetryEnabled: options.outputRetryEnabled } : {}),
+    });
   }
 
   get runId(): string {
@@ -124,11 +123,7 @@ export class Runner implements RunContext, RunCore {
     return result;
   }
 
-  private recordFindings(
-    stage: 'input' | 'output',
-    source: string,
-    findings: readonly GuardrailFinding[],
-  ): void {
+  recordFindings(stage: 'input' | 'output', source: string, findings: readonly GuardrailFinding[]): void {
     if (findings.length === 0) return;
     const s = this.state;
     s.guardrailFindings = appendFindingRecords(
@@ -364,11 +359,11 @@ export class Runner implements RunContext, RunCore {
       let result = await profile.run(this);
       for (;;) {
         this.state.output = result.output;
-        const blocked = this.guardOutput();
+        const blocked = this.finish.guardOutput();
         if (!blocked) break;
-        result = await this.retryBlocked(profile, result, blocked);
+        result = await this.finish.retryBlocked(profile, result, blocked);
       }
-      this.complete(profile);
+      this.finish.complete(profile);
     } catch (err) {
       if (err instanceof ContinueAsNewRequested) throw err;
       this.stop(err);
@@ -381,104 +376,6 @@ export class Runner implements RunContext, RunCore {
   get cancelReason(): string {
     const c = this.gate.cancelRequest;
     return c ? `cancelled by ${c.actor}: ${c.reason}` : 'cancelled by a Temporal cancellation request';
-  }
-
-  /**
-   * Run the output guardrail on `state.output` (when the run has one), emit `guardrail.output_checked`
-   * and put the output that may leave (masked or rewritten) in its place. Returns the result when it
-   * blocked, undefined otherwise.
-   */
-  private guardOutput(): OutputGuardrailResult | undefined {
-    const s = this.state;
-    const guard = this.options.guardrails?.output.check({
-      output: s.output,
-      artifacts: s.artifacts,
-      invocations: s.invocations,
-      obligations: s.obligations,
-    });
-    if (!guard) return undefined;
-    const e = outputCheckedEvent(guard);
-    this.emit(e.type, e.data, e.classification);
-    this.recordFindings('output', 'output', guard.findings);
-    s.output = guard.output;
-    return guard.verdict === 'block' ? guard : undefined;
-  }
-
-  /**
-   * After a blocked output: recompose when the profile retries and retries remain (the retry is a
-   * step, and `outputRetryEnabled` holds), else stop the run `failed` / `guardrail.output_blocked`.
-   */
-  private async retryBlocked(
-    profile: Profile,
-    result: ProfileResult,
-    guard: OutputGuardrailResult,
-  ): Promise<ProfileResult> {
-    const s = this.state;
-    const choice = profile.onBlockedOutput;
-    const retries = choice?.action === 'retry' ? Math.min(choice.maxRetries, MAX_OUTPUT_RETRIES) : 0;
-    const stop = new RunStop('failed', {
-      code: GuardrailStopCodes.outputBlocked,
-      message: `the output guardrail blocked the response: ${guard.reasonCodes.join(', ')}`,
-      details:
-        retries > 0
-          ? { reasonCodes: guard.reasonCodes, retries: s.outputRetries, maxRetries: retries }
-          : { reasonCodes: guard.reasonCodes },
-    });
-    if (retries === 0 || !result.recompose || s.outputRetries >= retries) throw stop;
-    if (!this.options.outputRetryEnabled?.()) throw stop;
-    const exhausted = checkStep(s.limits, s.budget);
-    if (exhausted) {
-      this.emit('budget.exhausted', { ...exhausted });
-      throw budgetStop(exhausted);
-    }
-    s.budget.steps += 1;
-    s.outputRetries += 1;
-    const feedback: BlockedOutputFeedback = {
-      attempt: s.outputRetries,
-      reasonCodes: [...guard.reasonCodes],
-      findings: guard.findings
-        .filter((f) => f.action === 'block')
-        .map((f) => ({ code: f.code, ruleId: f.ruleId, path: f.path })),
-    };
-    this.emit(GuardrailEventTypes.outputRetried, { ...feedback, maxRetries: retries });
-    return result.recompose(feedback);
-  }
-
-  private complete(profile: Profile): void {
-    const s = this.state;
-    const verdict = this.options.evaluators.evaluateContract(profile.completion, {
-      finalOutput: s.output,
-      artifacts: s.artifacts,
-      invocations: s.invocations.map((i) => ({
-        seq: i.seq,
-        tool: i.tool,
-        version: i.version,
-        effect: i.effect,
-        status: i.status,
-        externalId: i.externalId,
-        artifactIds: i.artifactIds,
-        resolvedBy: i.resolvedBy,
-      })),
-    });
-    this.emit('eval.completed', { ...verdict });
-    if (!verdict.passed) {
-      throw new RunStop('failed', {
-        code: 'completion.not_satisfied',
-        message: `completion ${verdict.evaluator} not satisfied: ${verdict.summary}`,
-        details: { reasonCodes: verdict.reasonCodes },
-      });
-    }
-    this.emit('checkpoint.saved', { reason: 'before_final_response', stateVersion: s.stateVersion });
-    this.transition('succeeded', { waitingReason: null });
-    // The response that leaves the run (after the output guardrail's masking), for the event record
-    // and its public projection.
-    this.emit('run.completed', {
-      status: 'succeeded',
-      evaluator: verdict.evaluator,
-      evidence: verdict.evidenceArtifactIds,
-      output: s.output,
-      budget: { ...s.budget },
-    });
   }
 
   /** End a run that was interrupted before the runner could record a terminal status. */
