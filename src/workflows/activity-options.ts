@@ -1,4 +1,8 @@
-import { ActivityCancellationType, type ActivityOptions } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  type ActivityOptions,
+  type LocalActivityOptions,
+} from '@temporalio/workflow';
 
 /**
  * Activity options by kind, in one place. Write tools are never retried (maximumAttempts: 1) and
@@ -58,6 +62,16 @@ export function modelOptions(t: ActivityTimeouts): ActivityOptions {
  * are short, not through heartbeats.
  */
 export const BOOKKEEPING_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '20 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10 },
+};
+
+/**
+ * The same bookkeeping as local activities (the snapshot at the start, event flushes): they run in
+ * the worker that holds the workflow task, with no activity task round trip through the server; only
+ * a marker with the result is recorded. Idempotent, so a retry after a lost worker is harmless.
+ */
+export const LOCAL_BOOKKEEPING_OPTIONS: LocalActivityOptions = {
   startToCloseTimeout: '20 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 10 },
 };

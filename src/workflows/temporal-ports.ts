@@ -6,6 +6,7 @@ import {
   isCancellation,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   sleep,
   TimeoutFailure,
   workflowInfo,
@@ -21,6 +22,7 @@ import type { RunnerPorts, ToolActivityOutcome, ToolCallInput } from '../runner/
 import type { RunState } from '../runner/run-state.js';
 import {
   BOOKKEEPING_OPTIONS,
+  LOCAL_BOOKKEEPING_OPTIONS,
   RESOLVE_OPTIONS,
   modelOptions,
   readToolOptions,
@@ -65,11 +67,15 @@ export function createTemporalPorts(
     enabled: false,
     afterEvents: DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS,
   },
+  /** Event flushes run as local activities (decided once per run by the workflow, behind a patch). */
+  localBookkeeping = false,
 ): RunnerPorts {
   const write = proxyActivities<ToolActivities>(writeToolOptions(timeouts));
   const read = proxyActivities<ToolActivities>(readToolOptions(timeouts));
   const model = proxyActivities<ModelActivities>(modelOptions(timeouts));
   const run = proxyActivities<RunActivities & ToolActivities>(BOOKKEEPING_OPTIONS);
+  const local = proxyLocalActivities<RunActivities>(LOCAL_BOOKKEEPING_OPTIONS);
+  const recordEvents = localBookkeeping ? local.recordEvents : run.recordEvents;
 
   return {
     tools,
@@ -129,7 +135,7 @@ export function createTemporalPorts(
     },
     async flushEvents(events: readonly AgentEvent[]): Promise<void> {
       if (events.length === 0) return;
-      await CancellationScope.nonCancellable(() => run.recordEvents(packEvents(events)));
+      await CancellationScope.nonCancellable(() => recordEvents(packEvents(events)));
     },
     async waitUntil(ready: () => boolean, timeoutMs?: number): Promise<boolean> {
       if (timeoutMs === undefined) {

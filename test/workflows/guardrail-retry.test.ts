@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelScript } from '../../src/model/scripted-script.js';
 import type { AgentRunResult } from '../../src/workflows/agent-run.js';
 import type { RunView } from '../../src/workflows/run-view.js';
-import { createHarnessFixture, historyEventTypes, type HarnessFixture } from '../support/harness.js';
+import { createHarnessFixture, patchMarkers, type HarnessFixture } from '../support/harness.js';
 
 const CLAIM = 'Good news: your refund for ORD-1001 has been created.';
 const HONEST = 'I have not made a refund for ORD-1001; an agent will review your request.';
@@ -59,9 +59,8 @@ describe('support.answer@v2 composes a blocked answer again, within its retries'
       },
     ]);
     expect(JSON.stringify(events)).not.toContain(CLAIM);
-    // the retry is decided behind its own patch: one more marker than a run that never retries
-    const types = await historyEventTypes(handle);
-    expect(types.filter((t) => t === 'EVENT_TYPE_MARKER_RECORDED')).toHaveLength(3);
+    // the retry is decided behind its own patch, asked only on that path
+    expect(await patchMarkers(handle)).toContain('agent-run-output-retry-v1');
   });
 
   it('when the retries run out the run ends failed with guardrail.output_blocked', async () => {
