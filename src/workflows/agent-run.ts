@@ -67,6 +67,19 @@ const localBookkeeping =
  */
 const LOCAL_BOOKKEEPING_PATCH = 'agent-run-local-bookkeeping-v1';
 
+/** The patches a run decides once at its start (one marker each for runs that take them). */
+interface StartPatches {
+  readonly continueAsNew: boolean;
+  readonly guardrails: boolean;
+}
+
+/** In this order: recorded histories have the continue-as-new marker before the guardrails one. */
+function decideStartPatches(): StartPatches {
+  const continueAsNew = patched(CONTINUE_AS_NEW_PATCH);
+  const guardrails = patched(GUARDRAILS_PATCH);
+  return { continueAsNew, guardrails };
+}
+
 function fail(code: string, message: string): never {
   throw ApplicationFailure.create({ type: code, message, nonRetryable: true });
 }
@@ -102,11 +115,18 @@ export async function agentRun(rawInput: unknown, carried?: CarriedRun): Promise
     fail('run.invalid_input', `invalid budget: ${describeInputIssues(limitsParsed.error)}`);
   const limits = { ...DEFAULT_LIMITS, ...limitsParsed.data };
 
+  const snapshotRequest = { expectedDigest: input.toolRegistryDigest, names: profile.tools };
   const local = patched(LOCAL_BOOKKEEPING_PATCH);
-  const snapshot = await (local ? localBookkeeping : bookkeeping).loadToolSnapshot({
-    expectedDigest: input.toolRegistryDigest,
-    names: profile.tools,
-  });
+  let patches: StartPatches | undefined;
+  let snapshot: Awaited<ReturnType<typeof bookkeeping.loadToolSnapshot>>;
+  if (local) {
+    // Every start-time patch is decided before the local activity: on replay, a patch asked after a
+    // local activity whose workflow task was heartbeated would be asked a task too early.
+    patches = decideStartPatches();
+    snapshot = await localBookkeeping.loadToolSnapshot(snapshotRequest);
+  } else {
+    snapshot = await bookkeeping.loadToolSnapshot(snapshotRequest);
+  }
   const info = workflowInfo();
   const runId = info.workflowId;
   const state: RunState = carried
@@ -125,6 +145,8 @@ export async function agentRun(rawInput: unknown, carried?: CarriedRun): Promise
         startedAt: new Date().toISOString(),
       });
   if (!carried) upsertMemo({ versions: state.versions });
+  // Histories from before the local bookkeeping asked these here, after the memo: same order on replay.
+  patches ??= decideStartPatches();
 
   const visibility = new RunVisibility();
   const t = input.activityTimeouts;
@@ -139,7 +161,7 @@ export async function agentRun(rawInput: unknown, carried?: CarriedRun): Promise
     visibility,
     {
       // Decided once at the start (a one-off marker), so histories from before it replay unchanged.
-      enabled: patched(CONTINUE_AS_NEW_PATCH),
+      enabled: patches.continueAsNew,
       afterEvents: input.continueAsNewAfterEvents ?? DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS,
     },
     local,
@@ -157,7 +179,7 @@ export async function agentRun(rawInput: unknown, carried?: CarriedRun): Promise
     deadlineReached: () => deadlineReached,
     resumed: carried !== undefined,
     outputRetryEnabled: () => patched(OUTPUT_RETRY_PATCH),
-    ...(patched(GUARDRAILS_PATCH)
+    ...(patches.guardrails
       ? { guardrails: { input: createInputGuardrail(), output: createOutputGuardrail() } }
       : {}),
   });
