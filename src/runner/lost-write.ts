@@ -2,7 +2,12 @@ import type { Observation } from '../domain/observation.js';
 import type { ReconcileSignal } from '../domain/signals.js';
 import type { HumanGate } from './human-gate.js';
 import { statusObservation, type ObservationBase } from './observations.js';
-import type { OperatorResolutionOutcome, ToolCallInput, WriteResolution } from './ports.js';
+import type {
+  OperatorResolutionOutcome,
+  OperatorResolutionRecorder,
+  ToolCallInput,
+  WriteResolution,
+} from './ports.js';
 import type { RunCore } from './run-core.js';
 import type { InvocationSummary } from './run-state.js';
 import { settleResult } from './settle-result.js';
@@ -72,8 +77,9 @@ export class LostWriteResolver {
     input: ToolCallInput,
     firstOfItsKind: boolean,
   ): Promise<Observation> {
+    const recorder = this.core.ports.operatorResolutionRecorder?.();
     const signal = await this.gate.awaitReconciliation(invocation.seq, invocation.tool, invocation.version);
-    const recorded = await this.recordOperatorResolution(input, signal);
+    const recorded = await this.recordOperatorResolution(recorder, input, signal);
     if (recorded?.kind === 'result_recorded') {
       // The executor's own result reached the store after all: it outranks the person's word.
       this.core.emit('human.decision_superseded', {
@@ -164,20 +170,23 @@ export class LostWriteResolver {
    * Undefined when the host does not record it; the events then stay queued for the next activity.
    */
   private async recordOperatorResolution(
+    recorder: OperatorResolutionRecorder | undefined,
     input: ToolCallInput,
     signal: ReconcileSignal,
   ): Promise<OperatorResolutionOutcome | undefined> {
-    const { ports } = this.core;
-    if (ports.recordOperatorResolution === undefined) return undefined;
+    if (recorder === undefined) return undefined;
     const events = this.core.takeOutbox();
-    const outcome = await ports.recordOperatorResolution({
-      call: { ...input, events },
-      outcome: signal.outcome,
-      actor: signal.actor,
-      ...(signal.externalId !== undefined ? { externalId: signal.externalId } : {}),
-      evidence: signal.evidence ?? {},
-    });
-    if (outcome === undefined) this.core.requeue(events);
-    return outcome;
+    try {
+      return await recorder({
+        call: { ...input, events },
+        outcome: signal.outcome,
+        actor: signal.actor,
+        ...(signal.externalId !== undefined ? { externalId: signal.externalId } : {}),
+        evidence: signal.evidence ?? {},
+      });
+    } catch (err) {
+      this.core.requeue(events); // the activity may not have stored them
+      throw err;
+    }
   }
 }

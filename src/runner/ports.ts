@@ -117,6 +117,11 @@ export interface OperatorResolutionInput {
 export type OperatorResolutionOutcome =
   { readonly kind: 'recorded' } | { readonly kind: 'result_recorded'; readonly result: ToolCallResult };
 
+/** Records an operator's decision (see {@link RunnerPorts.operatorResolutionRecorder}). */
+export type OperatorResolutionRecorder = (
+  input: OperatorResolutionInput,
+) => Promise<OperatorResolutionOutcome>;
+
 /**
  * Everything the runner needs from its host. The workflow implements it with Temporal APIs
  * (activities, timers, conditions); unit tests implement it in memory.
@@ -128,11 +133,13 @@ export interface RunnerPorts {
   callTool(input: ToolCallInput, options: { summary: string }): Promise<ToolActivityOutcome>;
   resolveLostInvocation(input: ToolCallInput): Promise<WriteResolution>;
   /**
-   * Record an operator's reconciliation in the evidence store. Resolves undefined when this host does
-   * not record it (a run whose history predates the recording, a host without a store): the runner
-   * then keeps the decision in its own state and events only. Optional for in-memory hosts.
+   * How this run records an operator's reconciliation in the evidence store, or undefined when it
+   * does not (a run whose history predates the recording, a host without a store): the runner then
+   * keeps the decision in its own state and events only. Asked once, before the run waits for the
+   * decision, so a Temporal host decides its patch before the wait's local activity. Optional for
+   * in-memory hosts.
    */
-  recordOperatorResolution?(input: OperatorResolutionInput): Promise<OperatorResolutionOutcome | undefined>;
+  operatorResolutionRecorder?(): OperatorResolutionRecorder | undefined;
   flushEvents(events: readonly AgentEvent[]): Promise<void>;
   /** Wait until `ready()` is true or `timeoutMs` passes; resolves false on timeout. */
   waitUntil(ready: () => boolean, timeoutMs?: number): Promise<boolean>;

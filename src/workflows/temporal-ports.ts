@@ -121,17 +121,18 @@ export function createTemporalPorts(
           [withPackedEvents(input)],
         ),
       ),
-    async recordOperatorResolution(input) {
+    operatorResolutionRecorder() {
       if (!patched(OPERATOR_RESOLUTION_PATCH)) return undefined;
-      return CancellationScope.nonCancellable(() =>
-        run.recordOperatorResolution.executeWithOptions(
-          {
-            ...RESOLVE_OPTIONS,
-            summary: `record ${input.outcome} by ${input.actor} for ${input.call.tool}@${input.call.version} #${input.call.seq}`,
-          },
-          [{ ...input, call: withPackedEvents(input.call) }],
-        ),
-      );
+      return (input) =>
+        CancellationScope.nonCancellable(() =>
+          run.recordOperatorResolution.executeWithOptions(
+            {
+              ...RESOLVE_OPTIONS,
+              summary: `record ${input.outcome} by ${input.actor} for ${input.call.tool}@${input.call.version} #${input.call.seq}`,
+            },
+            [{ ...input, call: withPackedEvents(input.call) }],
+          ),
+        );
     },
     async flushEvents(events: readonly AgentEvent[]): Promise<void> {
       if (events.length === 0) return;
