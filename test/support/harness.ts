@@ -114,7 +114,7 @@ export async function patchMarkers(handle: WorkflowHandle): Promise<string[]> {
   for (const e of history.events ?? []) {
     const m = e.markerRecordedEventAttributes;
     if (m?.markerName !== 'core_patch') continue;
-    const payload = m.details?.patch_data?.payloads?.[0];
+    const payload = m.details?.['patch-data']?.payloads?.[0];
     const data = payload ? defaultPayloadConverter.fromPayload<{ id?: string }>(payload) : undefined;
     if (data?.id) ids.push(data.id);
   }
