@@ -7,7 +7,19 @@ import { projectRoot } from '../../src/devserver/config.js';
 import { workflowsPath } from '../../src/worker/bundle.js';
 import { killAllWorkerProcesses } from '../support/worker-process.js';
 import { createFaultRig, resultOf, waitForPause, type FaultRig } from './fault-rig.js';
-import { historyOf } from './history.js';
+import { historyOf, type HistoryEntry } from './history.js';
+
+/**
+ * Where the run loaded its tool snapshot: its local-activity marker (runs since the local
+ * bookkeeping) or the first scheduled activity (runs before it).
+ */
+function snapshotLoadIndex(history: readonly HistoryEntry[]): number {
+  return history.findIndex(
+    (e) =>
+      e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' ||
+      (e.type === 'EVENT_TYPE_MARKER_RECORDED' && e.markerName === 'core_local_activity'),
+  );
+}
 
 /** Bundle a workflow entry (absolute, or a file of test/faults/fixtures) into `out`. */
 async function bundle(entry: string, out: string): Promise<string> {
@@ -65,9 +77,8 @@ describe('faults: a waiting run resumes on a newer build', { timeout: 240_000 },
     expect(history.some((e) => e.patchId === 'test-change')).toBe(false);
     // no new leading timer: agentRun's own timers (deadline, approval expiry) start after the tool snapshot is loaded
     const types = history.map((e) => e.type);
-    expect(types.indexOf('EVENT_TYPE_TIMER_STARTED')).toBeGreaterThan(
-      types.indexOf('EVENT_TYPE_ACTIVITY_TASK_SCHEDULED'),
-    );
+    expect(snapshotLoadIndex(history)).toBeGreaterThan(0);
+    expect(types.indexOf('EVENT_TYPE_TIMER_STARTED')).toBeGreaterThan(snapshotLoadIndex(history));
 
     // A run started on the new build takes the new step: a patch marker and its timer come before anything else.
     const fresh = await rig.start({ task: { message: 'refund ORD-1001', customerId: 'C1001' } });
@@ -83,10 +94,8 @@ describe('faults: a waiting run resumes on a newer build', { timeout: 240_000 },
     const freshTypes = freshHistory.map((e) => e.type);
     const marker = freshHistory.findIndex((e) => e.patchId === 'test-change');
     expect(marker).toBeGreaterThan(0);
-    expect(marker).toBeLessThan(freshTypes.indexOf('EVENT_TYPE_ACTIVITY_TASK_SCHEDULED'));
-    expect(freshTypes.indexOf('EVENT_TYPE_TIMER_STARTED')).toBeLessThan(
-      freshTypes.indexOf('EVENT_TYPE_ACTIVITY_TASK_SCHEDULED'),
-    );
+    expect(marker).toBeLessThan(snapshotLoadIndex(freshHistory));
+    expect(freshTypes.indexOf('EVENT_TYPE_TIMER_STARTED')).toBeLessThan(snapshotLoadIndex(freshHistory));
     await newWorker.kill();
 
     // Negative control: the same change without patched() cannot replay the run the old build started.
