@@ -18,6 +18,18 @@ import { defaultSeedData } from './seed-data.js';
 import { sleepWithHeartbeat, storeLatencyFromEnv } from './store-latency.js';
 import type { StoreCallContext, StoreLatency, StoreOperation } from './store-latency.js';
 
+/** Letters for refund ids, one per hex digit of a random UUID (no I or O: they read as 1 and 0). */
+const REFUND_ID_ALPHABET = 'ABCDEFGHJKLMNPQR';
+
+/**
+ * A new refund id: `RF-` and 20 letters. No digits, on purpose: a run of digits in an id (a hex UUID
+ * has them) can look like a card, phone or identity number, and the output guardrail would then
+ * block or mask the id in the customer's reply.
+ */
+export function newRefundId(): string {
+  const hex = randomUUID().replace(/-/g, '').slice(0, 20);
+  return `RF-${[...hex].map((c) => REFUND_ID_ALPHABET[Number.parseInt(c, 16)]).join('')}`;
+}
 /** Options of {@link openRefundStore}. */
 export interface RefundStoreOptions {
   /** Injected latency for fault drills; default read from the environment ({@link storeLatencyFromEnv}). */
@@ -313,7 +325,7 @@ export class RefundStore {
       );
     }
     const row: RefundRow = {
-      id: `RF-${randomUUID().replace(/-/g, '').slice(0, 20).toUpperCase()}`,
+      id: newRefundId(),
       order_id: order.id,
       amount_cents: input.amountCents,
       currency: order.currency,

@@ -193,7 +193,7 @@ describe('refund tools', () => {
     const first = await run('refund.create', args, 9);
     const again = await run('refund.create', args, 9);
     expect(again).toEqual(first);
-    expect(first.externalId).toMatch(/^RF-[0-9A-F]{20}$/);
+    expect(first.externalId).toMatch(/^RF-[A-HJ-NP-R]{20}$/);
     expect(first.output).toMatchObject({
       refundId: first.externalId,
       orderId: 'ORD-1001',
