@@ -19,6 +19,7 @@ import { readObligations } from './obligations.js';
 import { compileFormat, type FormatCheck, type OutputFormat } from './output-format.js';
 import { InputReasonCodes, OutputReasonCodes, type OutputReasonCode } from './reason-codes.js';
 import { backingOf, trustedEvidence, type Backing, type EvidenceInvocation } from './run-evidence.js';
+import { identifierSpans, insideAny, trustedIdentifiers } from './trusted-identifiers.js';
 import { collectTextLeaves, mapTextLeaves, pointerToken } from './text-leaves.js';
 
 const Action = z.enum(['block', 'flag', 'ignore']);
@@ -163,13 +164,16 @@ function check(
     observedRefundCents(evidence, cfg.refundArtifactTypes, cfg.refundAmountField) ??
     obligations.refundLimitCents;
   const vouched = vouchedDates(evidence, cfg.verifiedDates, cfg.allowedPromises);
+  const identifiers = trustedIdentifiers(evidence);
   const editsByPath = new Map<string, Edit[]>();
 
   for (const { path, text } of walk.leaves) {
-    for (const d of [
-      ...detectSecrets(text),
-      ...detectPersonalData(text).filter((p) => p.code === InputReasonCodes.piiCardNumber),
-    ]) {
+    // an observed object's own id (an order number, a refund id) is not personal data
+    const ids = identifierSpans(text, identifiers);
+    for (const d of detectSecrets(text))
+      note(OutputReasonCodes.restrictedData, d.ruleId, path, 'block', d.span);
+    for (const d of detectPersonalData(text)) {
+      if (d.code !== InputReasonCodes.piiCardNumber || insideAny(d.span, ids)) continue;
       note(OutputReasonCodes.restrictedData, d.ruleId, path, 'block', d.span);
     }
     const replaced = new Map<number, { span: Span; replacements: string[] }>();
@@ -216,7 +220,7 @@ function check(
       replacement: r.replacements.join(' '),
     }));
     for (const m of maskEdits(text, obligations.masks)) {
-      if (inReplaced(m.span)) continue;
+      if (inReplaced(m.span) || insideAny(m.span, ids)) continue;
       note(OutputReasonCodes.masked, `mask.${m.kind}`, path, 'rewrite', m.span);
       edits.push({ span: m.span, replacement: m.replacement });
     }
