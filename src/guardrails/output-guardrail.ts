@@ -63,6 +63,12 @@ export interface OutputCheckInput {
   readonly invocations: readonly EvidenceInvocation[];
   /** Policy obligations in force for the run (`mask.phone`, `limit.refund_amount=5000`...). */
   readonly obligations?: readonly string[];
+  /**
+   * Whether ids of observed business objects may be exempted from the personal-data checks; asked
+   * only when an exemption would change the verdict (a workflow answers it with a `patched()` so runs
+   * from before the exemption replay unchanged). Absent: yes.
+   */
+  readonly exemptTrustedIdentifiers?: () => boolean;
 }
 
 export interface OutputGuardrailResult {
@@ -165,6 +171,9 @@ function check(
     obligations.refundLimitCents;
   const vouched = vouchedDates(evidence, cfg.verifiedDates, cfg.allowedPromises);
   const identifiers = trustedIdentifiers(evidence);
+  let exempting: boolean | undefined;
+  const exempt = (span: Span, ids: readonly Span[]): boolean =>
+    insideAny(span, ids) && (exempting ??= input.exemptTrustedIdentifiers?.() ?? true);
   const editsByPath = new Map<string, Edit[]>();
 
   for (const { path, text } of walk.leaves) {
@@ -173,7 +182,7 @@ function check(
     for (const d of detectSecrets(text))
       note(OutputReasonCodes.restrictedData, d.ruleId, path, 'block', d.span);
     for (const d of detectPersonalData(text)) {
-      if (d.code !== InputReasonCodes.piiCardNumber || insideAny(d.span, ids)) continue;
+      if (d.code !== InputReasonCodes.piiCardNumber || exempt(d.span, ids)) continue;
       note(OutputReasonCodes.restrictedData, d.ruleId, path, 'block', d.span);
     }
     const replaced = new Map<number, { span: Span; replacements: string[] }>();
@@ -220,7 +229,7 @@ function check(
       replacement: r.replacements.join(' '),
     }));
     for (const m of maskEdits(text, obligations.masks)) {
-      if (inReplaced(m.span) || insideAny(m.span, ids)) continue;
+      if (inReplaced(m.span) || exempt(m.span, ids)) continue;
       note(OutputReasonCodes.masked, `mask.${m.kind}`, path, 'rewrite', m.span);
       edits.push({ span: m.span, replacement: m.replacement });
     }

@@ -136,11 +136,15 @@ export interface RunnerPorts {
    * How this run records an operator's reconciliation in the evidence store, or undefined when it
    * does not (a run whose history predates the recording, a host without a store): the runner then
    * keeps the decision in its own state and events only. Asked once, before the run waits for the
-   * decision, so a Temporal host decides its patch before the wait's local activity. Optional for
-   * in-memory hosts.
+   * decision. Optional for in-memory hosts.
    */
   operatorResolutionRecorder?(): OperatorResolutionRecorder | undefined;
-  flushEvents(events: readonly AgentEvent[]): Promise<void>;
+  /**
+   * Store the outbox now. `last`: nothing follows in this workflow execution (the run ended, or it
+   * continues as new), so a Temporal host may use a local activity; a flush before a wait may not
+   * (a decision asked after a local activity is fragile on replay).
+   */
+  flushEvents(events: readonly AgentEvent[], options?: { readonly last?: boolean }): Promise<void>;
   /** Wait until `ready()` is true or `timeoutMs` passes; resolves false on timeout. */
   waitUntil(ready: () => boolean, timeoutMs?: number): Promise<boolean>;
   sleep(ms: number): Promise<void>;

@@ -22,6 +22,8 @@ export interface RunFinishOptions {
   readonly outputGuardrail?: OutputGuardrail;
   /** Whether a blocked output may be composed again (the workflow's patch); absent = no. */
   readonly outputRetryEnabled?: () => boolean;
+  /** Whether observed object ids are exempt from the personal-data checks (the workflow's patch); absent = yes. */
+  readonly exemptTrustedIdentifiers?: () => boolean;
 }
 
 /**
@@ -48,6 +50,9 @@ export class RunFinish {
       artifacts: s.artifacts,
       invocations: s.invocations,
       obligations: s.obligations,
+      ...(this.options.exemptTrustedIdentifiers
+        ? { exemptTrustedIdentifiers: this.options.exemptTrustedIdentifiers }
+        : {}),
     });
     if (!guard) return undefined;
     const e = outputCheckedEvent(guard);

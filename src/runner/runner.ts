@@ -51,6 +51,8 @@ export interface RunnerOptions {
    * Absent: blocked outputs are never retried.
    */
   readonly outputRetryEnabled?: () => boolean;
+  /** Passed to the output guardrail (see `OutputCheckInput.exemptTrustedIdentifiers`); absent = yes. */
+  readonly exemptTrustedIdentifiers?: () => boolean;
 }
 
 /**
@@ -85,6 +87,9 @@ export class Runner implements RunContext, RunCore {
       evaluators: options.evaluators,
       ...(options.guardrails ? { outputGuardrail: options.guardrails.output } : {}),
       ...(options.outputRetryEnabled ? { outputRetryEnabled: options.outputRetryEnabled } : {}),
+      ...(options.exemptTrustedIdentifiers
+        ? { exemptTrustedIdentifiers: options.exemptTrustedIdentifiers }
+        : {}),
     });
   }
 
@@ -368,7 +373,7 @@ export class Runner implements RunContext, RunCore {
       if (err instanceof ContinueAsNewRequested) throw err;
       this.stop(err);
     }
-    await this.ports.flushEvents(this.takeOutbox());
+    await this.ports.flushEvents(this.takeOutbox(), { last: true });
     return this.state;
   }
 
@@ -381,7 +386,7 @@ export class Runner implements RunContext, RunCore {
   /** End a run that was interrupted before the runner could record a terminal status. */
   async finishCancelled(): Promise<void> {
     this.stop(new RunStop('cancelled', { code: 'run.cancelled', message: this.cancelReason }));
-    await this.ports.flushEvents(this.takeOutbox());
+    await this.ports.flushEvents(this.takeOutbox(), { last: true });
   }
 
   private stop(err: unknown): void {

@@ -45,6 +45,8 @@ export const cancelRunSignal = defineSignal<[unknown]>(SIGNAL_NAMES.cancelRun);
 const GUARDRAILS_PATCH = 'agent-run-guardrails-v1';
 /** Guards the model calls and events of composing a blocked output again (asked only on that path). */
 const OUTPUT_RETRY_PATCH = 'agent-run-output-retry-v1';
+/** Exempts observed object ids from the output's personal-data checks (asked only when it matters). */
+const TRUSTED_IDS_PATCH = 'agent-run-trusted-identifiers-v1';
 export const stateQuery = defineQuery<RunView>('state');
 
 /** What an `agentRun` workflow returns: its terminal status and output (business outcome, not an error). */
@@ -61,9 +63,9 @@ const bookkeeping = proxyActivities<ReturnType<typeof createRunActivities>>(BOOK
 const localBookkeeping =
   proxyLocalActivities<ReturnType<typeof createRunActivities>>(LOCAL_BOOKKEEPING_OPTIONS);
 /**
- * The tool snapshot at the start and the event flushes run as local activities: two activity round
- * trips and their workflow tasks less per run. Decided once at the start; older histories replay on
- * the activity path.
+ * The tool snapshot at the start and the last event flush run as local activities: two activity
+ * round trips and their workflow tasks less per run. Decided once at the start; older histories
+ * replay on the activity path.
  */
 const LOCAL_BOOKKEEPING_PATCH = 'agent-run-local-bookkeeping-v1';
 
@@ -179,6 +181,7 @@ export async function agentRun(rawInput: unknown, carried?: CarriedRun): Promise
     deadlineReached: () => deadlineReached,
     resumed: carried !== undefined,
     outputRetryEnabled: () => patched(OUTPUT_RETRY_PATCH),
+    exemptTrustedIdentifiers: () => patched(TRUSTED_IDS_PATCH),
     ...(patches.guardrails
       ? { guardrails: { input: createInputGuardrail(), output: createOutputGuardrail() } }
       : {}),
@@ -207,7 +210,7 @@ export async function agentRun(rawInput: unknown, carried?: CarriedRun): Promise
   } catch (err) {
     if (err instanceof ContinueAsNewRequested) {
       // Between steps, nothing pending: store the outbox, let handlers finish, carry compact state.
-      await CancellationScope.nonCancellable(() => ports.flushEvents(runner.takeOutbox()));
+      await CancellationScope.nonCancellable(() => ports.flushEvents(runner.takeOutbox(), { last: true }));
       await condition(allHandlersFinished);
       await continueAsNew<typeof agentRun>(input, { schemaVersion: 1, state });
     }

@@ -67,7 +67,7 @@ export function createTemporalPorts(
     enabled: false,
     afterEvents: DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS,
   },
-  /** Event flushes run as local activities (decided once per run by the workflow, behind a patch). */
+  /** The last event flush runs as a local activity (decided once per run by the workflow, behind a patch). */
   localBookkeeping = false,
 ): RunnerPorts {
   const write = proxyActivities<ToolActivities>(writeToolOptions(timeouts));
@@ -75,7 +75,6 @@ export function createTemporalPorts(
   const model = proxyActivities<ModelActivities>(modelOptions(timeouts));
   const run = proxyActivities<RunActivities & ToolActivities>(BOOKKEEPING_OPTIONS);
   const local = proxyLocalActivities<RunActivities>(LOCAL_BOOKKEEPING_OPTIONS);
-  const recordEvents = localBookkeeping ? local.recordEvents : run.recordEvents;
 
   return {
     tools,
@@ -134,8 +133,10 @@ export function createTemporalPorts(
           ),
         );
     },
-    async flushEvents(events: readonly AgentEvent[]): Promise<void> {
+    async flushEvents(events: readonly AgentEvent[], options?: { readonly last?: boolean }): Promise<void> {
       if (events.length === 0) return;
+      // Only the last flush of an execution is local: after a local activity nothing asks a patch.
+      const recordEvents = localBookkeeping && options?.last ? local.recordEvents : run.recordEvents;
       await CancellationScope.nonCancellable(() => recordEvents(packEvents(events)));
     },
     async waitUntil(ready: () => boolean, timeoutMs?: number): Promise<boolean> {
