@@ -107,16 +107,7 @@ export class RunFinish {
     const verdict = this.options.evaluators.evaluateContract(profile.completion, {
       finalOutput: s.output,
       artifacts: s.artifacts,
-      invocations: s.invocations.map((i) => ({
-        seq: i.seq,
-        tool: i.tool,
-        version: i.version,
-        effect: i.effect,
-        status: i.status,
-        externalId: i.externalId,
-        artifactIds: i.artifactIds,
-        resolvedBy: i.resolvedBy,
-      })),
+      invocations: s.invocations,
     });
     this.core.emit('eval.completed', { ...verdict });
     if (!verdict.passed) {
