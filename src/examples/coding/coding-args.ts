@@ -1,5 +1,5 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { ToolCall } from '../../domain/tool.js';
 import { normalizeRelativePath } from '../../policy/relative-path.js';
 import { CodingErrorCode, CodingExampleError } from './coding-errors.js';
@@ -15,6 +15,17 @@ export const BRANCH_JSON_SCHEMA = {
   maxLength: 100,
   pattern: BRANCH_PATTERN,
 } as const;
+
+/** Parameters of the tools that take only a branch (`git.push`, `pipeline.run`). */
+export const BRANCH_PARAMETERS = {
+  type: 'object',
+  properties: { branch: BRANCH_JSON_SCHEMA },
+  required: ['branch'],
+  additionalProperties: false,
+} as const;
+
+/** Zod side of {@link BRANCH_PARAMETERS}. */
+export const BranchArgsSchema = z.object({ branch: z.string().min(1).max(100) }).strict();
 
 /**
  * Check a call's arguments at the executor's boundary.

@@ -1,9 +1,8 @@
-import { z } from 'zod';
 import type { Artifact } from '../../domain/artifact.js';
 import type { ReconcileOutcome, ToolCall, ToolExecution } from '../../domain/tool.js';
 import { REMOTE_BRANCH_ARTIFACT_TYPE } from '../../completion/observed-remote-branch.js';
 import { artifactIdFor } from '../refund/tools/tool-support.js';
-import { BRANCH_JSON_SCHEMA, checkBranch, parseCodingArgs } from './coding-args.js';
+import { BRANCH_PARAMETERS, BranchArgsSchema, checkBranch, parseCodingArgs } from './coding-args.js';
 import {
   CODING_ARTIFACT_SCHEMA_VERSION,
   remoteBranchExternalId,
@@ -12,8 +11,6 @@ import {
 } from './coding-config.js';
 import { CodingErrorCode, CodingExampleError } from './coding-errors.js';
 import { git, remoteBranchSha } from './git-runner.js';
-
-const ArgsSchema = z.object({ branch: z.string().min(1).max(100) }).strict();
 
 function pushExecution(
   call: ToolCall,
@@ -67,16 +64,11 @@ export function createGitPushTool(config: ResolvedCodingConfig): CodingTool {
       version: 'v1',
       description: `Push a local branch to the remote ${config.remoteName} (fast-forward only).`,
       effect: 'write',
-      parameters: {
-        type: 'object',
-        properties: { branch: BRANCH_JSON_SCHEMA },
-        required: ['branch'],
-        additionalProperties: false,
-      },
+      parameters: BRANCH_PARAMETERS,
     },
     executor: {
       async execute(ctx, call): Promise<ToolExecution> {
-        const branch = checkBranch(parseCodingArgs(ArgsSchema, call).branch);
+        const branch = checkBranch(parseCodingArgs(BranchArgsSchema, call).branch);
         const sha = await localSha(config, branch, ctx.signal);
         if (sha === undefined) {
           throw new CodingExampleError(CodingErrorCode.branchNotFound, `no local branch ${branch}`, {
@@ -116,7 +108,7 @@ export function createGitPushTool(config: ResolvedCodingConfig): CodingTool {
         return pushExecution(call, config, branch, sha, true);
       },
       async reconcile(ctx, call): Promise<ReconcileOutcome> {
-        const args = ArgsSchema.safeParse(call.args);
+        const args = BranchArgsSchema.safeParse(call.args);
         if (!args.success) return { outcome: 'unknown' };
         const branch = checkBranch(args.data.branch);
         const remote = await remoteBranchSha(config.repoDir, config.remoteDir, branch, ctx.signal);

@@ -2,12 +2,11 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { z } from 'zod';
 import type { Artifact } from '../../domain/artifact.js';
 import type { ToolContext, ToolExecution } from '../../domain/tool.js';
 import { PIPELINE_ARTIFACT_TYPE } from '../../completion/pipeline-verification.js';
 import { artifactIdFor } from '../refund/tools/tool-support.js';
-import { BRANCH_JSON_SCHEMA, checkBranch, parseCodingArgs } from './coding-args.js';
+import { BRANCH_PARAMETERS, BranchArgsSchema, checkBranch, parseCodingArgs } from './coding-args.js';
 import {
   CODING_ARTIFACT_SCHEMA_VERSION,
   remoteBranchExternalId,
@@ -20,8 +19,6 @@ import { gitOk, remoteBranchSha } from './git-runner.js';
 /** Characters of combined stdout/stderr kept (the tail). */
 const OUTPUT_TAIL_CHARS = 4000;
 const HEARTBEAT_MS = 5000;
-
-const ArgsSchema = z.object({ branch: z.string().min(1).max(100) }).strict();
 
 interface CommandOutcome {
   readonly exitCode: number | null;
@@ -114,16 +111,11 @@ export function createPipelineRunTool(config: ResolvedCodingConfig): CodingTool 
       version: 'v1',
       description: `Run the repository's test pipeline on the commit the branch points at on the remote ${config.remoteName}.`,
       effect: 'read',
-      parameters: {
-        type: 'object',
-        properties: { branch: BRANCH_JSON_SCHEMA },
-        required: ['branch'],
-        additionalProperties: false,
-      },
+      parameters: BRANCH_PARAMETERS,
     },
     executor: {
       async execute(ctx, call): Promise<ToolExecution> {
-        const branch = checkBranch(parseCodingArgs(ArgsSchema, call).branch);
+        const branch = checkBranch(parseCodingArgs(BranchArgsSchema, call).branch);
         const sha = await remoteBranchSha(config.repoDir, config.remoteDir, branch, ctx.signal);
         if (sha === undefined) {
           throw new CodingExampleError(
