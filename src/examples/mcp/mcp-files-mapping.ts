@@ -18,6 +18,14 @@ const PATH_SCHEMA = {
   maxLength: 1000,
 } as const;
 
+/** The narrowed parameters of the path-only tools. */
+const PATH_ONLY_SCHEMA = {
+  type: 'object',
+  properties: { path: PATH_SCHEMA },
+  required: ['path'],
+  additionalProperties: false,
+} as const;
+
 /**
  * The trusted mapping of `@modelcontextprotocol/server-filesystem` tools: name, version and
  * effect come from here, never from the server; the narrow schemas close the server's open ones.
@@ -30,12 +38,7 @@ export const MCP_FILES_MAPPING: McpToolMapping = {
     effect: 'read',
     description: 'Read a text file of the workspace.',
     pathFields: [PATH_FIELD],
-    narrowSchema: {
-      type: 'object',
-      properties: { path: PATH_SCHEMA },
-      required: ['path'],
-      additionalProperties: false,
-    },
+    narrowSchema: PATH_ONLY_SCHEMA,
   },
   list_directory: {
     name: MCP_FILES_TOOLS.list,
@@ -43,12 +46,7 @@ export const MCP_FILES_MAPPING: McpToolMapping = {
     effect: 'read',
     description: 'List a directory of the workspace.',
     pathFields: [PATH_FIELD],
-    narrowSchema: {
-      type: 'object',
-      properties: { path: PATH_SCHEMA },
-      required: ['path'],
-      additionalProperties: false,
-    },
+    narrowSchema: PATH_ONLY_SCHEMA,
   },
   write_file: {
     name: MCP_FILES_TOOLS.write,
