@@ -74,9 +74,7 @@ export const actionWithVerification: CompletionEvaluator = defineEvaluator(
       (c) => params.verificationType === undefined || c.artifact.type === params.verificationType,
     );
     const states = actions.map((a) => verificationStateOf(a, checks));
-    const attestedChecks = attested.map((w) =>
-      decidingCheck(checks.filter((c) => verifiesAttested({ artifact: c.artifact, seq: c.producer.seq }, w))),
-    );
+    const attestedChecks = attested.map((w) => decidingCheck(checks.filter((c) => verifiesAttested(c, w))));
     const good = states.filter((s) => s.kind === 'passed');
     const goodAttested = attestedChecks.filter((c): c is TrustedArtifact => c !== undefined && passed(c));
     const total = states.length + attested.length;

@@ -11,28 +11,39 @@ import type { CompletionInput, InvocationRecord } from './completion.js';
  * whatever their type or data say.
  */
 
+/** What an invocation must tell to vouch for artifacts (the completion's InvocationRecord has more). */
+export type Producer = Pick<InvocationRecord, 'seq' | 'status' | 'artifactIds'> & {
+  readonly externalId?: string;
+};
+
 /** An observed or verified artifact with the invocation that recorded it. */
-export interface TrustedArtifact {
+export interface TrustedArtifact<P extends Producer = InvocationRecord> {
   artifact: Artifact;
-  producer: InvocationRecord;
+  producer: P;
 }
 
-export interface Evidence {
-  observed: TrustedArtifact[];
-  verified: TrustedArtifact[];
+export interface Evidence<P extends Producer = InvocationRecord> {
+  observed: TrustedArtifact<P>[];
+  verified: TrustedArtifact<P>[];
   /** Ids of observed/verified artifacts that were ignored (unattributed or malformed), in input order. */
   ignoredIds: string[];
 }
 
-/** Build the trusted evidence of `input`, preserving artifact order. */
-export function collectEvidence(input: Pick<CompletionInput, 'artifacts' | 'invocations'>): Evidence {
-  const producers = new Map<string, InvocationRecord>();
+/**
+ * Build the trusted evidence of `input`, preserving artifact order. Used by the completion
+ * evaluators and by the output guardrail, so both trust exactly the same artifacts.
+ */
+export function collectEvidence<P extends Producer = InvocationRecord>(input: {
+  readonly artifacts: CompletionInput['artifacts'];
+  readonly invocations: readonly P[];
+}): Evidence<P> {
+  const producers = new Map<string, P>();
   const bySeq = [...input.invocations].sort((a, b) => a.seq - b.seq);
   for (const inv of bySeq) {
     if (inv.status !== 'succeeded') continue;
     for (const id of inv.artifactIds) if (!producers.has(id)) producers.set(id, inv);
   }
-  const evidence: Evidence = { observed: [], verified: [], ignoredIds: [] };
+  const evidence: Evidence<P> = { observed: [], verified: [], ignoredIds: [] };
   const seen = new Set<string>();
   for (const artifact of input.artifacts) {
     if (artifact.provenance === 'model') continue;
@@ -52,7 +63,7 @@ export function collectEvidence(input: Pick<CompletionInput, 'artifacts' | 'invo
  * artifact id; the external id of the artifact or of its producing invocation), and the check was
  * recorded by a later invocation than the subject (an independent check after the action).
  */
-export function verifies(check: TrustedArtifact, subject: TrustedArtifact): boolean {
+export function verifies(check: TrustedArtifact<Producer>, subject: TrustedArtifact<Producer>): boolean {
   const target = check.artifact.verification?.subject;
   if (target === undefined || check.producer.seq <= subject.producer.seq) return false;
   if (target.artifactId !== undefined && target.artifactId !== subject.artifact.id) return false;
@@ -82,7 +93,7 @@ export function decidingCheck(checks: readonly TrustedArtifact[]): TrustedArtifa
 }
 
 /** True when the check's verification status is `passed`. */
-export function passed(check: TrustedArtifact): boolean {
+export function passed(check: TrustedArtifact<Producer>): boolean {
   return check.artifact.verification?.status === 'passed';
 }
 
@@ -119,13 +130,13 @@ export function operatorAttestedWrites<
  * names exactly the write's external id (and no artifact, since the write has none).
  */
 export function verifiesAttested(
-  check: { readonly artifact: Artifact; readonly seq: number },
+  check: TrustedArtifact<Producer>,
   write: Pick<InvocationRecord, 'seq' | 'externalId'>,
 ): boolean {
   const target = check.artifact.verification?.subject;
   return (
     target !== undefined &&
-    check.seq > write.seq &&
+    check.producer.seq > write.seq &&
     target.artifactId === undefined &&
     write.externalId !== undefined &&
     target.externalId === write.externalId

@@ -1,5 +1,12 @@
-import { operatorAttestedWrites, verifiesAttested } from '../completion/evidence.js';
-import { ArtifactSchema, type Artifact } from '../domain/artifact.js';
+import {
+  collectEvidence,
+  operatorAttestedWrites,
+  passed,
+  verifies,
+  verifiesAttested,
+  type TrustedArtifact,
+} from '../completion/evidence.js';
+import type { Artifact } from '../domain/artifact.js';
 import type { InvocationSummary } from '../runner/run-state.js';
 
 /** What the output guardrail needs of an invocation (a subset of the runner's {@link InvocationSummary}). */
@@ -11,11 +18,7 @@ export type EvidenceInvocation = Pick<InvocationSummary, 'seq' | 'status' | 'art
 };
 
 /** An observed or verified artifact a trusted executor recorded, with the invocation that recorded it. */
-export interface TrustedRunArtifact {
-  readonly artifact: Artifact;
-  readonly seq: number;
-  readonly invocationExternalId?: string;
-}
+export type TrustedRunArtifact = TrustedArtifact<EvidenceInvocation>;
 
 export interface RunEvidence {
   readonly observed: readonly TrustedRunArtifact[];
@@ -25,47 +28,17 @@ export interface RunEvidence {
 }
 
 /**
- * The run's trusted artifacts: provenance `observed` or `verified`, valid under the domain schema,
- * and listed by a `succeeded` invocation (the lowest seq is the producer). Model artifacts, and
- * artifacts no succeeded invocation vouches for, never count, whatever they say. Never throws.
+ * The run's trusted artifacts, by the same rules as the completion evaluators (`collectEvidence`):
+ * provenance `observed` or `verified`, valid under the domain schema, and listed by a `succeeded`
+ * invocation (the lowest seq is the producer). Model artifacts, and artifacts no succeeded
+ * invocation vouches for, never count, whatever they say. Never throws.
  */
 export function trustedEvidence(
   artifacts: readonly Artifact[],
   invocations: readonly EvidenceInvocation[],
 ): RunEvidence {
-  const producer = new Map<string, EvidenceInvocation>();
-  for (const inv of [...invocations].sort((a, b) => a.seq - b.seq)) {
-    if (inv.status !== 'succeeded') continue;
-    for (const id of inv.artifactIds) if (!producer.has(id)) producer.set(id, inv);
-  }
-  const observed: TrustedRunArtifact[] = [];
-  const verified: TrustedRunArtifact[] = [];
-  const seen = new Set<string>();
-  for (const artifact of artifacts) {
-    if (artifact.provenance === 'model' || seen.has(artifact.id)) continue;
-    const inv = producer.get(artifact.id);
-    if (inv === undefined || !ArtifactSchema.safeParse(artifact).success) continue;
-    seen.add(artifact.id);
-    const entry = {
-      artifact,
-      seq: inv.seq,
-      ...(inv.externalId !== undefined ? { invocationExternalId: inv.externalId } : {}),
-    };
-    (artifact.provenance === 'observed' ? observed : verified).push(entry);
-  }
+  const { observed, verified } = collectEvidence({ artifacts, invocations });
   return { observed, verified, attested: operatorAttestedWrites(invocations) };
-}
-
-/** True when `check` is a passed verification of `subject`, recorded by a later invocation. */
-export function verifiesSubject(check: TrustedRunArtifact, subject: TrustedRunArtifact): boolean {
-  const v = check.artifact.verification;
-  if (v?.status !== 'passed' || check.seq <= subject.seq) return false;
-  if (v.subject.artifactId !== undefined && v.subject.artifactId !== subject.artifact.id) return false;
-  if (v.subject.externalId !== undefined) {
-    const ids = [subject.artifact.externalId, subject.invocationExternalId].filter((id) => id !== undefined);
-    if (!ids.includes(v.subject.externalId)) return false;
-  }
-  return true;
 }
 
 /** How well the evidence backs an effect of the given artifact types. */
@@ -84,14 +57,12 @@ export function backingOf(
   actionTools: readonly string[] = [],
 ): Backing {
   const actions = evidence.observed.filter((o) => types.includes(o.artifact.type));
-  const direct = evidence.verified.some(
-    (v) => types.includes(v.artifact.type) && v.artifact.verification?.status === 'passed',
-  );
+  const passedChecks = evidence.verified.filter(passed);
+  const direct = passedChecks.some((v) => types.includes(v.artifact.type));
   const attested = evidence.attested.filter((w) => w.tool !== undefined && actionTools.includes(w.tool));
-  const passedChecks = evidence.verified.filter((v) => v.artifact.verification?.status === 'passed');
   if (
     direct ||
-    actions.some((a) => evidence.verified.some((v) => verifiesSubject(v, a))) ||
+    actions.some((a) => passedChecks.some((v) => verifies(v, a))) ||
     attested.some((w) => passedChecks.some((v) => verifiesAttested(v, w)))
   )
     return 'verified';

@@ -18,7 +18,7 @@ export function trustedIdentifiers(evidence: RunEvidence): Set<string> {
   };
   for (const t of [...evidence.observed, ...evidence.verified]) {
     add(t.artifact.externalId);
-    add(t.invocationExternalId);
+    add(t.producer.externalId);
     const data = t.artifact.data;
     if (data !== null && typeof data === 'object' && !Array.isArray(data)) add((data as { id?: unknown }).id);
   }
