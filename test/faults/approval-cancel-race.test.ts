@@ -3,7 +3,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { RunView } from '../../src/workflows/run-view.js';
 import { killAllWorkerProcesses } from '../support/worker-process.js';
 import { createFaultRig, resultOf, waitForPause, type FaultRig } from './fault-rig.js';
-import { historyOf } from './history.js';
+import { historyOf } from '../support/history.js';
 
 type Signal = readonly [name: string, payload: (actionId: string) => Record<string, unknown>];
 const APPROVE: Signal = ['approve', (actionId) => ({ actionId, actor: 'operator@example.com' })];

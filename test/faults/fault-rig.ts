@@ -15,7 +15,7 @@ import type { AgentRunResult } from '../../src/workflows/agent-run.js';
 import type { RunView } from '../../src/workflows/run-view.js';
 import { waitForState } from '../support/harness.js';
 import { uniqueTaskQueue } from '../support/temporal.js';
-import { historyOf, openActivities } from './history.js';
+import { historyOf, openActivities } from '../support/history.js';
 import {
   startWorkerProcess,
   type WorkerProcess,

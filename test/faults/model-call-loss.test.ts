@@ -5,7 +5,7 @@ import type { RunView } from '../../src/workflows/run-view.js';
 import { startSlowModelServer, type SlowModelServer } from '../support/slow-model-server.js';
 import { killAllWorkerProcesses } from '../support/worker-process.js';
 import { createFaultRig, resultOf, type FaultRig } from './fault-rig.js';
-import { historyOf } from './history.js';
+import { historyOf } from '../support/history.js';
 
 const USAGE = { promptTokens: 321, completionTokens: 45 };
 

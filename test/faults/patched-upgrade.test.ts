@@ -7,7 +7,7 @@ import { projectRoot } from '../../src/devserver/config.js';
 import { workflowsPath } from '../../src/worker/bundle.js';
 import { killAllWorkerProcesses } from '../support/worker-process.js';
 import { createFaultRig, resultOf, waitForPause, type FaultRig } from './fault-rig.js';
-import { historyOf, type HistoryEntry } from './history.js';
+import { historyOf, type HistoryEntry } from '../support/history.js';
 
 /**
  * Where the run loaded its tool snapshot: its local-activity marker (runs since the local

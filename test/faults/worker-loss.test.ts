@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForState } from '../support/harness.js';
 import { killAllWorkerProcesses } from '../support/worker-process.js';
 import { createFaultRig, resultOf, waitForPause, type FaultRig } from './fault-rig.js';
-import { historyOf, workflowTaskWorkers } from './history.js';
+import { historyOf, workflowTaskWorkers } from '../support/history.js';
 
 /**
  * Scenario 4 (worker lost while the run waits) and the interrupted read: real worker processes,

@@ -4,7 +4,7 @@ import type { RunView } from '../../src/workflows/run-view.js';
 import { waitForState } from '../support/harness.js';
 import { killAllWorkerProcesses, type WorkerProcess } from '../support/worker-process.js';
 import { createFaultRig, resultOf, type FaultRig } from './fault-rig.js';
-import { historyOf } from './history.js';
+import { historyOf } from '../support/history.js';
 
 /** refund.create is the 4th invocation of the refund graph (order.read, logistics.read, policy.search.refund). */
 const CREATE_SEQ = 4;

@@ -105,18 +105,3 @@ export async function historyEventTypes(handle: WorkflowHandle): Promise<string[
     (e) => temporal.api.enums.v1.EventType[e.eventType ?? 0] ?? String(e.eventType),
   );
 }
-
-/** The patch ids of a run's history (its `core_patch` markers), in order. */
-export async function patchMarkers(handle: WorkflowHandle): Promise<string[]> {
-  const { defaultPayloadConverter } = await import('@temporalio/common');
-  const history = await handle.fetchHistory();
-  const ids: string[] = [];
-  for (const e of history.events ?? []) {
-    const m = e.markerRecordedEventAttributes;
-    if (m?.markerName !== 'core_patch') continue;
-    const payload = m.details?.['patch-data']?.payloads?.[0];
-    const data = payload ? defaultPayloadConverter.fromPayload<{ id?: string }>(payload) : undefined;
-    if (data?.id) ids.push(data.id);
-  }
-  return ids;
-}

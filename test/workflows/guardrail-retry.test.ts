@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelScript } from '../../src/model/scripted-script.js';
 import type { AgentRunResult } from '../../src/workflows/agent-run.js';
 import type { RunView } from '../../src/workflows/run-view.js';
-import { createHarnessFixture, patchMarkers, type HarnessFixture } from '../support/harness.js';
+import { createHarnessFixture, type HarnessFixture } from '../support/harness.js';
+import { historyOf } from '../support/history.js';
 
 const CLAIM = 'Good news: your refund for ORD-1001 has been created.';
 const HONEST = 'I have not made a refund for ORD-1001; an agent will review your request.';
@@ -60,7 +61,7 @@ describe('support.answer@v2 composes a blocked answer again, within its retries'
     ]);
     expect(JSON.stringify(events)).not.toContain(CLAIM);
     // the retry is decided behind its own patch, asked only on that path
-    expect(await patchMarkers(handle)).toContain('agent-run-output-retry-v1');
+    expect((await historyOf(handle)).map((e) => e.patchId)).toContain('agent-run-output-retry-v1');
   });
 
   it('when the retries run out the run ends failed with guardrail.output_blocked', async () => {
