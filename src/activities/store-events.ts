@@ -14,7 +14,7 @@ export async function storeEvents(store: EvidenceStore, packed: PackedEvents): P
       type: e.type,
       occurredAt: e.occurredAt,
       data: { ...e.data },
-      envelope: JSON.parse(JSON.stringify(e)) as Record<string, unknown>,
+      envelope: { ...e },
     })),
   );
 }

@@ -29,7 +29,53 @@ export class CanonicalJsonError extends HarnessError {
  * @throws {CanonicalJsonError} `canonical_json.invalid_value` when the value is not JSON data.
  */
 export function canonicalJson(value: unknown): string {
-  return encode(value, '', new Set<object>());
+  return encodeFast(value, 0) ?? encode(value, '', new Set<object>());
+}
+
+/** Nesting depth past which the fast encoder hands over to the checking one (which finds cycles). */
+const FAST_MAX_DEPTH = 256;
+
+/**
+ * The encoding of {@link encode} without the bookkeeping only an error needs (JSON pointers, the
+ * ancestor set). Gives up (`undefined`) on anything {@link encode} would reject and on nesting deeper
+ * than {@link FAST_MAX_DEPTH}; {@link encode} then encodes the value again and names the offending
+ * pointer. Same output as {@link encode} for every value it accepts.
+ */
+function encodeFast(value: unknown, depth: number): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'number':
+      return Number.isFinite(value) ? JSON.stringify(value) : undefined;
+    case 'object': {
+      if (value === null) return 'null';
+      if (depth >= FAST_MAX_DEPTH) return undefined;
+      if (Array.isArray(value)) {
+        let out = '[';
+        for (let i = 0; i < value.length; i++) {
+          const item: unknown = value[i];
+          const text = item === undefined ? undefined : encodeFast(item, depth + 1);
+          if (text === undefined) return undefined;
+          out += (i === 0 ? '' : ',') + text;
+        }
+        return `${out}]`;
+      }
+      if (!isPlainObject(value)) return undefined;
+      let out = '{';
+      for (const key of Object.keys(value).sort()) {
+        const item = value[key];
+        if (item === undefined) continue;
+        const text = encodeFast(item, depth + 1);
+        if (text === undefined) return undefined;
+        out += (out.length === 1 ? '' : ',') + JSON.stringify(key) + ':' + text;
+      }
+      return `${out}}`;
+    }
+    default:
+      return undefined;
+  }
 }
 
 function encode(value: unknown, pointer: string, ancestors: Set<object>): string {

@@ -28,14 +28,16 @@ export function* listRunsProgram(status: string | undefined, limit: number): Sql
 }
 
 /**
- * Apply a newly appended event to its run's record, inside the append's transaction. The update is
- * conditional on the sequence it read, so a concurrent writer's newer state is never overwritten.
+ * Apply newly appended events of one run to its record, inside the append's transaction: the record
+ * is read and written once for the whole batch. The update is conditional on the sequence it read,
+ * so a concurrent writer's newer state is never overwritten.
  * @throws `store.unavailable` when the record kept moving under it.
  */
-export function* projectRunProgram(event: StoredEvent): SqlProgram<void> {
+export function* projectRunProgram(runId: string, events: readonly StoredEvent[]): SqlProgram<void> {
   for (let attempt = 0; attempt < MAX_PROJECTION_ATTEMPTS; attempt++) {
-    const current = yield* getRunProgram(event.runId);
-    const next = applyEventToRun(current, event);
+    const current = yield* getRunProgram(runId);
+    let next = current;
+    for (const event of events) next = applyEventToRun(next, event) ?? next;
     if (next === undefined || next === current) return;
     const body = encodeJson(next, MAX_RECORD_BYTES, 'run record');
     const changed =
@@ -60,7 +62,5 @@ export function* projectRunProgram(event: StoredEvent): SqlProgram<void> {
           );
     if (changed === 1) return;
   }
-  throw new StoreError('store.unavailable', `run record ${event.runId} kept changing; retry`, {
-    runId: event.runId,
-  });
+  throw new StoreError('store.unavailable', `run record ${runId} kept changing; retry`, { runId });
 }

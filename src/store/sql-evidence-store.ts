@@ -37,7 +37,7 @@ import type {
 } from './records.js';
 import type { SqlRunner } from './sql.js';
 import {
-  appendEventProgram,
+  appendEventsProgram,
   appendMessageGroupProgram,
   appendModelDeltasProgram,
   EVENT_PAGE_DEFAULT,
@@ -185,15 +185,13 @@ export class SqlEvidenceStore implements EvidenceStore {
 
   async appendEvent(event: StoredEvent): Promise<void> {
     const valid = parseRecord(StoredEventSchema, event, 'event');
-    await this.runner.transaction(() => appendEventProgram(valid));
+    await this.runner.transaction(() => appendEventsProgram([valid]));
   }
 
   async appendEvents(events: readonly StoredEvent[]): Promise<void> {
     if (events.length === 0) return;
     const valid = events.map((e) => parseRecord(StoredEventSchema, e, 'event'));
-    await this.runner.transaction(function* () {
-      for (const e of valid) yield* appendEventProgram(e);
-    });
+    await this.runner.transaction(() => appendEventsProgram(valid));
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {

@@ -34,22 +34,32 @@ export function* listMessageGroupsProgram(
   return found.map((r) => ({ runId, seq: r.seq, messages: decodeJson<unknown[]>(r.body) }));
 }
 
-/** Append one event; a newly inserted one also moves its run's record (see {@link projectRunProgram}). */
-export function* appendEventProgram(event: StoredEvent): SqlProgram<void> {
-  const outcome = yield* insertOrCompare(
-    'events',
-    {
-      run_id: event.runId,
-      seq: event.seq,
-      event_id: event.eventId,
-      type: event.type,
-      occurred_at: event.occurredAt,
-      body: encodeJson(event, MAX_RECORD_BYTES, 'event'),
-    },
-    ['run_id', 'seq'],
-    `event ${event.runId}#${event.seq} (${event.eventId})`,
-  );
-  if (outcome === 'inserted') yield* projectRunProgram(event);
+/**
+ * Append events; the newly inserted ones then move their runs' records, once per run (see
+ * {@link projectRunProgram}). An event already stored under its (run, seq) must be identical.
+ */
+export function* appendEventsProgram(events: readonly StoredEvent[]): SqlProgram<void> {
+  const inserted = new Map<string, StoredEvent[]>();
+  for (const event of events) {
+    const outcome = yield* insertOrCompare(
+      'events',
+      {
+        run_id: event.runId,
+        seq: event.seq,
+        event_id: event.eventId,
+        type: event.type,
+        occurred_at: event.occurredAt,
+        body: encodeJson(event, MAX_RECORD_BYTES, 'event'),
+      },
+      ['run_id', 'seq'],
+      `event ${event.runId}#${event.seq} (${event.eventId})`,
+    );
+    if (outcome !== 'inserted') continue;
+    const ofRun = inserted.get(event.runId);
+    if (ofRun) ofRun.push(event);
+    else inserted.set(event.runId, [event]);
+  }
+  for (const [runId, ofRun] of inserted) yield* projectRunProgram(runId, ofRun);
 }
 
 /** One page of events after `afterSeq`: served by the (run_id, seq) primary key. */

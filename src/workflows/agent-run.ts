@@ -87,8 +87,7 @@ function fail(code: string, message: string): never {
 }
 
 function parseInput(raw: unknown): AgentRunInput {
-  // jitless: no per-run code generation by zod inside the sandbox (same result, less CPU per run)
-  const parsed = AgentRunInputSchema.safeParse(raw, { jitless: true });
+  const parsed = AgentRunInputSchema.safeParse(raw);
   if (!parsed.success)
     fail('run.invalid_input', `invalid agentRun input: ${describeInputIssues(parsed.error)}`);
   return parsed.data;

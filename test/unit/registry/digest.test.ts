@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isHarnessError } from '../../../src/domain/errors.js';
 import { canonicalJson, sha256Digest } from '../../../src/registry/digest.js';
@@ -33,6 +34,45 @@ describe('canonicalJson', () => {
     } catch (err) {
       expect(isHarnessError(err, 'canonical_json.invalid_value')).toBe(true);
       expect((err as { details: { pointer: string } }).details.pointer).toBe(pointer);
+    }
+  });
+
+  it('encodes any JSON value as a naive sorted-key encoder does', () => {
+    const reference = (v: unknown): string =>
+      Array.isArray(v)
+        ? `[${v.map(reference).join(',')}]`
+        : v !== null && typeof v === 'object'
+          ? `{${Object.keys(v)
+              .sort()
+              .map((k) => `${JSON.stringify(k)}:${reference((v as Record<string, unknown>)[k])}`)
+              .join(',')}}`
+          : JSON.stringify(v);
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        expect(canonicalJson(value)).toBe(reference(value));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('encodes nesting deeper than the fast path and still finds a deep cycle and its pointer', () => {
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 600; i++) deep = i % 2 === 0 ? [deep] : { k: deep };
+    expect(canonicalJson(deep)).toBe(JSON.stringify(deep));
+    const root: Record<string, unknown> = {};
+    let at = root;
+    for (let i = 0; i < 300; i++) {
+      const next: Record<string, unknown> = {};
+      at.n = next;
+      at = next;
+    }
+    at.back = root;
+    expect(() => canonicalJson(root)).toThrow(/cycle/);
+    try {
+      canonicalJson({ ok: deep, bad: [1, { x: Number.NaN }] });
+      expect.unreachable();
+    } catch (err) {
+      expect((err as { details: { pointer: string } }).details.pointer).toBe('/bad/1/x');
     }
   });
 
