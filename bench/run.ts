@@ -43,7 +43,7 @@ async function main(): Promise<void> {
       1,
       ...Object.keys(options.latencyPlan).map(Number),
       options.growthSteps,
-      options.saturationStepsPerRun,
+      ...Object.keys(options.saturationPlan).map(Number),
       options.memoryBlockAt + 2,
     ]),
   ];
@@ -61,12 +61,7 @@ async function main(): Promise<void> {
           ? await measureGrowth(rig, `seq-r${rep}`, options.growthSteps, options.growthEvery, rep, histories)
           : [];
       await worker.stop();
-      const saturation = await measureSaturation(
-        rig,
-        options.saturationRuns,
-        options.saturationStepsPerRun,
-        rep,
-      );
+      const saturation = await measureSaturation(rig, options.saturationPlan, rep);
       const memory = await measureMemory(
         rig,
         options.memoryRuns,

@@ -10,8 +10,8 @@ export interface BenchOptions {
   readonly latencyPlan: Readonly<Record<number, number>>;
   readonly growthSteps: number;
   readonly growthEvery: number;
-  readonly saturationRuns: number;
-  readonly saturationStepsPerRun: number;
+  /** Saturation: steps per run -> runs started per arm (1-step runs carry the most fixed cost per step). */
+  readonly saturationPlan: Readonly<Record<number, number>>;
   readonly memoryRuns: number;
   readonly memoryBlockAt: number;
   readonly replayTimes: number;
@@ -29,7 +29,7 @@ function intFlag(argv: readonly string[], name: string): number | undefined {
   return v;
 }
 
-/** Parse `--full`, `--disk`, `--reps N`, `--sat-runs N`. @throws Error on a bad value or an unknown flag. */
+/** Parse `--full`, `--disk`, `--reps N`, `--sat-runs N` (runs of 1 step). @throws Error on a bad value or an unknown flag. */
 export function parseOptions(argv: readonly string[]): BenchOptions {
   const known = new Set(['--full', '--disk', '--reps', '--sat-runs']);
   argv.forEach((a, i) => {
@@ -45,8 +45,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     latencyPlan: full ? { 1: 20, 10: 6, 50: 2 } : { 1: 6, 10: 2, 50: 1 },
     growthSteps: 500,
     growthEvery: 50,
-    saturationRuns: intFlag(argv, '--sat-runs') ?? (full ? 500 : 60),
-    saturationStepsPerRun: 1,
+    saturationPlan: { 1: intFlag(argv, '--sat-runs') ?? (full ? 500 : 60), 10: full ? 100 : 20 },
     memoryRuns: full ? 100 : 30,
     memoryBlockAt: 5,
     replayTimes: full ? 5 : 3,

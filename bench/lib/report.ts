@@ -17,6 +17,11 @@ function table(head: readonly string[], rows: readonly (readonly string[])[]): s
 
 const f = (x: number, d = 1): string => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
 const arms = (p: PerArm<number>, d = 1): string[] => [f(p.harness, d), f(p.bare, d), `${f(p.ratio, 2)}x`];
+const scaled = (p: PerArm<number>, k: number): PerArm<number> => ({
+  harness: p.harness * k,
+  bare: p.bare * k,
+  ratio: p.ratio,
+});
 
 /** The human-readable result: one block per measurement, then the targets. */
 export function renderReport(s: Summary, machine: MachineInfo, o: BenchOptions, elapsedS: number): string {
@@ -103,8 +108,16 @@ export function renderReport(s: Summary, machine: MachineInfo, o: BenchOptions, 
       }),
     ),
     '',
-    `3. Saturation throughput (${s.saturation.runs} runs of ${s.saturation.stepsPerRun} step started, then the worker)`,
-    table(['', 'harness', 'bare', 'ratio'], [['runs/s', ...arms(s.saturation.runsPerSecond, 1)]]),
+    '3. Saturation throughput (N runs started, then the worker; CPU per run over the drain)',
+    table(
+      ['run size', 'runs', 'measure', 'harness', 'bare', 'ratio'],
+      s.saturation.flatMap((x) => [
+        [`${x.stepsPerRun} steps`, String(x.runs), 'runs/s', ...arms(x.runsPerSecond, 1)],
+        ['', '', 'steps/s', ...arms(scaled(x.runsPerSecond, x.stepsPerRun), 1)],
+        ['', '', 'cpu ms/run, bench process', ...arms(x.benchCpuMsPerRun, 1)],
+        ['', '', 'cpu ms/run, dev server', ...arms(x.serverCpuMsPerRun, 1)],
+      ]),
+    ),
     '',
     '4. Replay CPU (Worker.runReplayHistory, no server; per step = (cpu(N) - cpu(1 step)) / (N - 1))',
     table(

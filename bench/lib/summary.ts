@@ -40,7 +40,14 @@ export interface Summary {
     readonly curve: Record<Arm, { step: number; events: number; bytes: number }[]>;
     readonly stepShape: Record<Arm, string[]>;
   };
-  readonly saturation: { runs: number; stepsPerRun: number; runsPerSecond: PerArm<number> };
+  readonly saturation: {
+    runs: number;
+    stepsPerRun: number;
+    runsPerSecond: PerArm<number>;
+    /** CPU ms per run during the drain: this process (worker, activities, client) and the dev server. */
+    benchCpuMsPerRun: PerArm<number>;
+    serverCpuMsPerRun: PerArm<number>;
+  }[];
   readonly memory: {
     cachedRuns: number;
     atStep: number;
@@ -117,13 +124,18 @@ export function summarize(
     curve: { harness: growth('harness')[0]!.curve, bare: growth('bare')[0]!.curve },
     stepShape: { harness: growth('harness')[0]!.stepShape, bare: growth('bare')[0]!.stepShape },
   };
-  const sat = (arm: Arm) => reps.map((r) => r.saturation.find((s) => s.arm === arm)!);
-  const s0 = sat('harness')[0]!;
-  const saturation = {
-    runs: s0.runs,
-    stepsPerRun: s0.stepsPerRun,
-    runsPerSecond: perArm((a) => medianOver(sat(a), (s) => s.runsPerSecond)),
-  };
+  const satSizes = [...new Set(reps[0]!.saturation.map((x) => x.stepsPerRun))];
+  const saturation = satSizes.map((stepsPerRun) => {
+    const sat = (arm: Arm) =>
+      reps.map((r) => r.saturation.find((x) => x.arm === arm && x.stepsPerRun === stepsPerRun)!);
+    return {
+      runs: sat('harness')[0]!.runs,
+      stepsPerRun,
+      runsPerSecond: perArm((a) => medianOver(sat(a), (x) => x.runsPerSecond)),
+      benchCpuMsPerRun: perArm((a) => medianOver(sat(a), (x) => x.cpuMsPerRun.bench)),
+      serverCpuMsPerRun: perArm((a) => medianOver(sat(a), (x) => x.cpuMsPerRun.server)),
+    };
+  });
   const mem = (arm: Arm) => reps.map((r) => r.memory.find((m) => m.arm === arm)!);
   const m0 = mem('harness')[0]!;
   const memory = {
@@ -152,9 +164,14 @@ export function summarize(
       detail: latency.map((l) => `${l.steps} steps ${l.p50Ms.ratio.toFixed(2)}x`).join(', '),
     },
     {
-      name: 'throughput >= 0.9x bare',
-      met: saturation.runsPerSecond.ratio >= 0.9,
-      detail: `${saturation.runsPerSecond.ratio.toFixed(2)}x (${saturation.runsPerSecond.harness.toFixed(1)} vs ${saturation.runsPerSecond.bare.toFixed(1)} runs/s)`,
+      name: 'throughput >= 0.9x bare (every run size)',
+      met: saturation.every((x) => x.runsPerSecond.ratio >= 0.9),
+      detail: saturation
+        .map(
+          (x) =>
+            `${x.stepsPerRun}-step runs ${x.runsPerSecond.ratio.toFixed(2)}x (${x.runsPerSecond.harness.toFixed(1)} vs ${x.runsPerSecond.bare.toFixed(1)} runs/s)`,
+        )
+        .join(', '),
     },
     {
       name: `${history.steps}-step run < 4 MiB history without continue-as-new`,

@@ -4,27 +4,12 @@
  * drain time, the CPU of this process (worker + activities + client) and of the dev server process.
  * Run under `node --cpu-prof --import tsx` to see the worker side.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { bundleWorkflows } from '../../src/worker/bundle.js';
 import { ARMS, expectDone, startRun } from '../lib/arms.js';
+import { processCpuMs } from '../lib/cpu.js';
 import { progress } from '../lib/progress.js';
 import { createRig } from '../lib/rig.js';
-
-/** CPU ms (user + system) of the processes whose command line mentions `needle`. */
-function processCpuMs(needle: string): number {
-  let ticks = 0;
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(needle)) continue;
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // the process ended
-    }
-  }
-  return ticks * 10;
-}
 
 async function main(): Promise<void> {
   const runs = Number(process.argv[2] ?? 60);
