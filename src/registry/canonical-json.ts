@@ -29,98 +29,87 @@ export class CanonicalJsonError extends HarnessError {
  * @throws {CanonicalJsonError} `canonical_json.invalid_value` when the value is not JSON data.
  */
 export function canonicalJson(value: unknown): string {
-  return encodeFast(value, 0) ?? encode(value, '', new Set<object>());
+  return encode(value, undefined, 0);
 }
-
-/** Nesting depth past which the fast encoder hands over to the checking one (which finds cycles). */
-const FAST_MAX_DEPTH = 256;
 
 /**
- * The encoding of {@link encode} without the bookkeeping only an error needs (JSON pointers, the
- * ancestor set). Gives up (`undefined`) on anything {@link encode} would reject and on nesting deeper
- * than {@link FAST_MAX_DEPTH}; {@link encode} then encodes the value again and names the offending
- * pointer. Same output as {@link encode} for every value it accepts.
+ * Where a value sits: the container holding it, the key or index that leads to it, and the same for
+ * the container. Built as the encoder descends and read only when a value is rejected (its JSON
+ * pointer) or the nesting is deep enough to look for a cycle, so the common path builds no pointers.
  */
-function encodeFast(value: unknown, depth: number): string | undefined {
-  switch (typeof value) {
-    case 'string':
-      return JSON.stringify(value);
-    case 'boolean':
-      return value ? 'true' : 'false';
-    case 'number':
-      return Number.isFinite(value) ? JSON.stringify(value) : undefined;
-    case 'object': {
-      if (value === null) return 'null';
-      if (depth >= FAST_MAX_DEPTH) return undefined;
-      if (Array.isArray(value)) {
-        let out = '[';
-        for (let i = 0; i < value.length; i++) {
-          const item: unknown = value[i];
-          const text = item === undefined ? undefined : encodeFast(item, depth + 1);
-          if (text === undefined) return undefined;
-          out += (i === 0 ? '' : ',') + text;
-        }
-        return `${out}]`;
-      }
-      if (!isPlainObject(value)) return undefined;
-      let out = '{';
-      for (const key of Object.keys(value).sort()) {
-        const item = value[key];
-        if (item === undefined) continue;
-        const text = encodeFast(item, depth + 1);
-        if (text === undefined) return undefined;
-        out += (out.length === 1 ? '' : ',') + JSON.stringify(key) + ':' + text;
-      }
-      return `${out}}`;
-    }
-    default:
-      return undefined;
-  }
+interface Trail {
+  readonly up: Trail | undefined;
+  readonly holder: object;
+  readonly token: string | number;
 }
 
-function encode(value: unknown, pointer: string, ancestors: Set<object>): string {
+/**
+ * Nesting depth from which every container is checked against the containers above it. A cycle
+ * nests without end, so it is always caught here; shallower values skip the check.
+ */
+const CYCLE_CHECK_DEPTH = 64;
+
+function encode(value: unknown, trail: Trail | undefined, depth: number): string {
   switch (typeof value) {
     case 'string':
       return JSON.stringify(value);
     case 'boolean':
       return value ? 'true' : 'false';
     case 'number':
-      if (!Number.isFinite(value))
-        throw new CanonicalJsonError(pointer, `non-finite number ${String(value)}`);
+      if (!Number.isFinite(value)) throw invalid(trail, `non-finite number ${String(value)}`);
       return JSON.stringify(value);
     case 'object':
       if (value === null) return 'null';
-      return encodeContainer(value, pointer, ancestors);
+      return encodeContainer(value, trail, depth);
     default:
-      throw new CanonicalJsonError(pointer, `a ${typeof value} has no JSON encoding`);
+      throw invalid(trail, `a ${typeof value} has no JSON encoding`);
   }
 }
 
-function encodeContainer(value: object, pointer: string, ancestors: Set<object>): string {
-  if (ancestors.has(value)) throw new CanonicalJsonError(pointer, 'cycle');
-  ancestors.add(value);
-  try {
-    if (Array.isArray(value)) {
-      const items = (value as unknown[]).map((item, i) => {
-        if (item === undefined) throw new CanonicalJsonError(`${pointer}/${i}`, 'undefined inside an array');
-        return encode(item, `${pointer}/${i}`, ancestors);
-      });
-      return `[${items.join(',')}]`;
+function encodeContainer(value: object, trail: Trail | undefined, depth: number): string {
+  if (depth >= CYCLE_CHECK_DEPTH && holds(trail, value)) throw invalid(firstRepeat(trail), 'cycle');
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) {
+      const at: Trail = { up: trail, holder: value, token: i };
+      const item: unknown = value[i];
+      if (item === undefined) throw invalid(at, 'undefined inside an array');
+      out += (i === 0 ? '' : ',') + encode(item, at, depth + 1);
     }
-    if (!isPlainObject(value)) throw new CanonicalJsonError(pointer, 'not a plain object or array');
-    const record = value;
-    const parts: string[] = [];
-    for (const key of Object.keys(record).sort()) {
-      const item = record[key];
-      if (item === undefined) continue;
-      parts.push(
-        `${JSON.stringify(key)}:${encode(item, `${pointer}/${escapePointerToken(key)}`, ancestors)}`,
-      );
-    }
-    return `{${parts.join(',')}}`;
-  } finally {
-    ancestors.delete(value);
+    return `${out}]`;
   }
+  if (!isPlainObject(value)) throw invalid(trail, 'not a plain object or array');
+  let out = '{';
+  for (const key of Object.keys(value).sort()) {
+    const item = value[key];
+    if (item === undefined) continue;
+    const text = encode(item, { up: trail, holder: value, token: key }, depth + 1);
+    out += (out.length === 1 ? '' : ',') + JSON.stringify(key) + ':' + text;
+  }
+  return `${out}}`;
+}
+
+/** True when `value` is one of the containers above this position. */
+function holds(trail: Trail | undefined, value: object): boolean {
+  for (let t = trail; t !== undefined; t = t.up) if (t.holder === value) return true;
+  return false;
+}
+
+/** The shallowest position on `trail` whose value is one of its own containers: where the cycle closes. */
+function firstRepeat(trail: Trail | undefined): Trail | undefined {
+  const path: Trail[] = [];
+  for (let t = trail; t !== undefined; t = t.up) path.unshift(t);
+  for (let i = 1; i < path.length; i++) {
+    const value = path[i]!.holder;
+    if (path.slice(0, i).some((t) => t.holder === value)) return path[i - 1];
+  }
+  return trail;
+}
+
+function invalid(trail: Trail | undefined, reason: string): CanonicalJsonError {
+  const tokens: string[] = [];
+  for (let t = trail; t !== undefined; t = t.up) tokens.push(escapePointerToken(String(t.token)));
+  return new CanonicalJsonError(tokens.length === 0 ? '' : `/${tokens.reverse().join('/')}`, reason);
 }
 
 /**

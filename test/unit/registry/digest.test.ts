@@ -82,6 +82,12 @@ describe('canonicalJson', () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = { back: cyclic };
     expect(() => canonicalJson(cyclic)).toThrow(/cycle/);
+    try {
+      canonicalJson({ list: [cyclic] });
+      expect.unreachable();
+    } catch (err) {
+      expect((err as { details: { pointer: string } }).details.pointer).toBe('/list/0/self/back');
+    }
   });
 });
 
