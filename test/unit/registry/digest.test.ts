@@ -25,6 +25,7 @@ describe('canonicalJson', () => {
     ['Infinity', [Infinity], '/0'],
     ['a bigint', { b: 1n }, '/b'],
     ['undefined in an array', [1, undefined], '/1'],
+    ['a hole in an array', new Array<number>(2), '/0'],
     ['a Date', { d: new Date(0) }, '/d'],
     ['a Map', { m: new Map() }, '/m'],
   ])('rejects %s with canonical_json.invalid_value and its pointer', (_label, value, pointer) => {
