@@ -174,9 +174,9 @@ export function summarize(
         .join(', '),
     },
     {
-      name: `${history.steps}-step run < 4 MiB history without continue-as-new`,
+      name: `${history.steps}-step run < ${(historyLimitBytes / 1e6).toFixed(0)} MB history without continue-as-new`,
       met: history.totalBytes.harness < historyLimitBytes,
-      detail: `${(history.totalBytes.harness / 2 ** 20).toFixed(2)} MiB`,
+      detail: `${(history.totalBytes.harness / 1e6).toFixed(2)} MB (${(history.totalBytes.harness / 2 ** 20).toFixed(2)} MiB)`,
     },
   ];
   return { latency, history, saturation, memory, replay: replayOut, targets };
