@@ -138,53 +138,46 @@ describe('injected latency on refund.create', () => {
     cleanup();
   });
 
-  it('phase before: nothing is written while the call sleeps', async () => {
-    store = seededStore(dir, { latency: parseStoreLatency('createRefund=1500') });
-    const tool = createRefundCreateTool(store);
+  /** Open a seeded store with `latency`, start a refund.create on it and look 600 ms later. */
+  async function startSlowCreate(latency: ReturnType<typeof parseStoreLatency>) {
+    store = seededStore(dir, { latency });
     const ctx = recordingContext();
-    let settled = false;
-    const pending = tool.executor
-      .execute(ctx, makeCall('refund.create', args))
-      .finally(() => (settled = true));
+    let done = false;
+    const pending = createRefundCreateTool(store)
+      .executor.execute(ctx, makeCall('refund.create', args))
+      .finally(() => (done = true));
     await new Promise((resolve) => setTimeout(resolve, 600));
-    expect(settled).toBe(false);
-    expect(refundRows(store.path)).toBe(0);
+    return { ctx, pending, settled: () => done, path: store.path };
+  }
+
+  it('phase before: nothing is written while the call sleeps', async () => {
+    const { ctx, pending, settled, path } = await startSlowCreate(parseStoreLatency('createRefund=1500'));
+    expect(settled()).toBe(false);
+    expect(refundRows(path)).toBe(0);
     const execution = await pending;
-    expect(refundRows(store.path)).toBe(1);
+    expect(refundRows(path)).toBe(1);
     expect(execution.externalId).toBeDefined();
     expect(ctx.heartbeats.length).toBeGreaterThanOrEqual(2);
   });
 
   it('phase after_commit: the refund row exists while the call is still sleeping', async () => {
-    store = seededStore(dir, { latency: parseStoreLatency('createRefund=2000,readOrder=0', 'after_commit') });
-    const tool = createRefundCreateTool(store);
-    const ctx = recordingContext();
-    let settled = false;
-    const pending = tool.executor
-      .execute(ctx, makeCall('refund.create', args))
-      .finally(() => (settled = true));
-    await new Promise((resolve) => setTimeout(resolve, 600));
-    expect(refundRows(store.path)).toBe(1);
-    expect(settled).toBe(false);
+    const { ctx, pending, settled, path } = await startSlowCreate(
+      parseStoreLatency('createRefund=2000,readOrder=0', 'after_commit'),
+    );
+    expect(refundRows(path)).toBe(1);
+    expect(settled()).toBe(false);
     expect(ctx.heartbeats.length).toBeGreaterThanOrEqual(1);
     const execution = await pending;
-    expect(refundRows(store.path)).toBe(1);
+    expect(refundRows(path)).toBe(1);
     expect(execution.output.amountCents).toBe(1_000);
   });
 
   it('phase after_commit_hang: the row is committed, then the call hangs without a heartbeat', async () => {
-    store = seededStore(dir, {
-      latency: parseStoreLatency('createRefund=1500,readOrder=0', 'after_commit_hang'),
-    });
-    const tool = createRefundCreateTool(store);
-    const ctx = recordingContext();
-    let settled = false;
-    const pending = tool.executor
-      .execute(ctx, makeCall('refund.create', args))
-      .finally(() => (settled = true));
-    await new Promise((resolve) => setTimeout(resolve, 600));
-    expect(refundRows(store.path)).toBe(1);
-    expect(settled).toBe(false);
+    const { ctx, pending, settled, path } = await startSlowCreate(
+      parseStoreLatency('createRefund=1500,readOrder=0', 'after_commit_hang'),
+    );
+    expect(refundRows(path)).toBe(1);
+    expect(settled()).toBe(false);
     expect(ctx.heartbeats).toHaveLength(0);
     await pending;
     expect(ctx.heartbeats).toHaveLength(0);
