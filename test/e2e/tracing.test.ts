@@ -7,7 +7,6 @@ import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHarnessClient } from '../../src/client/harness-client.js';
 import { startAgentRun } from '../../src/client/start-run.js';
-import { createHarnessComposition } from '../../src/composition/harness-composition.js';
 import { projectRoot } from '../../src/devserver/config.js';
 import type { SpanRecord } from '../../src/telemetry/jsonl-exporter.js';
 import { otelTraceIdForRun, rootSpanIdForRun } from '../../src/telemetry/run-trace.js';
@@ -17,8 +16,13 @@ import { createHarnessWorker } from '../../src/worker/harness-worker.js';
 import { loadHistoryFixtures } from '../../src/worker/history-fixtures.js';
 import type { RunView } from '../../src/workflows/run-view.js';
 import { createFaultRig, resultOf, waitForPause } from '../faults/fault-rig.js';
-import { createHarnessFixture, historyEventTypes, type HarnessFixture } from '../support/harness.js';
-import { connectTestTemporal, startWorker, uniqueTaskQueue, type TestTemporal } from '../support/temporal.js';
+import {
+  createHarnessFixture,
+  historyEventTypes,
+  refundRunInput,
+  type HarnessFixture,
+} from '../support/harness.js';
+import { connectTestTemporal, uniqueTaskQueue, type TestTemporal } from '../support/temporal.js';
 import { killAllWorkerProcesses } from '../support/worker-process.js';
 
 const REFUND = { message: 'My order ORD-1001 has not shipped for days, please refund', customerId: 'C1001' };
@@ -83,40 +87,17 @@ describe('OpenTelemetry tracing (one trace per run)', { timeout: 240_000 }, () =
   describe('in one process', () => {
     let untraced: HarnessFixture;
     const memory = new InMemorySpanExporter();
-    let traced: {
-      taskQueue: string;
-      stop: () => Promise<void>;
-      close: () => Promise<void>;
-      digest: string;
-      config: string;
-    };
+    let traced: HarnessFixture;
 
     beforeAll(async () => {
       untraced = await createHarnessFixture('tracing-off');
-      const composition = await createHarnessComposition({
-        storeUrl: `sqlite:${join(dir, 'evidence.db')}`,
-        refundStorePath: join(dir, 'refund.db'),
-        env: {},
-      });
-      const taskQueue = uniqueTaskQueue('tracing-on');
-      const worker = await createHarnessWorker({
-        connection: t.nativeConnection,
-        namespace: t.namespace,
-        taskQueue,
-        composition,
-        workflowBundle: tracedBundle,
-        tracing: createTracing(memory, 'agent-harness-worker'),
-      });
-      traced = {
-        taskQueue,
-        stop: startWorker(worker),
-        close: () => composition.close(),
-        digest: composition.registry.snapshot().digest,
-        config: composition.configDigest,
-      };
+      traced = await createHarnessFixture(
+        'tracing-on',
+        {},
+        { workflowBundle: tracedBundle, tracing: createTracing(memory, 'agent-harness-worker') },
+      );
     });
     afterAll(async () => {
-      await traced?.stop();
       await traced?.close();
       await untraced?.close();
     });
@@ -131,15 +112,7 @@ describe('OpenTelemetry tracing (one trace per run)', { timeout: 240_000 }, () =
       const handle = await startAgentRun(client, {
         taskQueue: traced.taskQueue,
         workflowId,
-        input: {
-          schemaVersion: 1,
-          profile: { name: 'refund.graph', version: 'v1' },
-          policy: { name: 'refund.rules', version: 'v1' },
-          toolRegistryDigest: traced.digest,
-          modelRoute: 'scripted/refund',
-          configDigest: traced.config,
-          task: REFUND,
-        },
+        input: refundRunInput(traced.composition, { task: REFUND }),
       });
       await refundToTheEnd(handle);
       await expect

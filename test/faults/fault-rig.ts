@@ -13,7 +13,7 @@ import {
 import type { AgentRunInput } from '../../src/domain/run-input.js';
 import type { AgentRunResult } from '../../src/workflows/agent-run.js';
 import type { RunView } from '../../src/workflows/run-view.js';
-import { waitForState } from '../support/harness.js';
+import { refundRunInput, waitForState } from '../support/harness.js';
 import { uniqueTaskQueue } from '../support/temporal.js';
 import { historyOf, openActivities } from '../support/history.js';
 import {
@@ -101,15 +101,7 @@ export async function createFaultRig(name: string, options: FaultRigOptions = {}
       startAgentRun(client, {
         taskQueue,
         workflowId: workflowId ?? `fault-${name}-${Date.now()}-${++counter}`,
-        input: {
-          schemaVersion: 1,
-          profile: { name: 'refund.graph', version: 'v1' },
-          policy: { name: 'refund.rules', version: 'v1' },
-          toolRegistryDigest: composition.registry.snapshot().digest,
-          modelRoute: 'scripted/refund',
-          configDigest: composition.configDigest,
-          ...input,
-        },
+        input: refundRunInput(composition, input),
       }),
     refundRows: () => {
       const db = new Database(join(dir, 'refund.db'), { readonly: true, fileMustExist: true });

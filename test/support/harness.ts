@@ -10,7 +10,7 @@ import {
   type HarnessCompositionOptions,
 } from '../../src/composition/harness-composition.js';
 import type { AgentRunInput } from '../../src/domain/run-input.js';
-import { createHarnessWorker } from '../../src/worker/harness-worker.js';
+import { createHarnessWorker, type HarnessWorkerOptions } from '../../src/worker/harness-worker.js';
 import type { RunView } from '../../src/workflows/run-view.js';
 import { connectTestTemporal, startWorker, uniqueTaskQueue, type TestTemporal } from './temporal.js';
 
@@ -29,9 +29,26 @@ export interface HarnessFixture {
 
 let counter = 0;
 
+/** The input of a `refund.graph@v1` run on `composition`'s pinned tools and config, with `input` on top. */
+export function refundRunInput(
+  composition: HarnessComposition,
+  input: Partial<AgentRunInput> & Pick<AgentRunInput, 'task'>,
+): AgentRunInput {
+  return {
+    schemaVersion: 1,
+    profile: { name: 'refund.graph', version: 'v1' },
+    policy: { name: 'refund.rules', version: 'v1' },
+    toolRegistryDigest: composition.registry.snapshot().digest,
+    modelRoute: 'scripted/refund',
+    configDigest: composition.configDigest,
+    ...input,
+  };
+}
+
 export async function createHarnessFixture(
   name: string,
   options: Partial<Omit<HarnessCompositionOptions, 'refundStorePath'>> = {},
+  worker: Pick<HarnessWorkerOptions, 'workflowBundle' | 'tracing'> = {},
 ): Promise<HarnessFixture> {
   const dir = mkdtempSync(join(tmpdir(), `harness-${name}-`));
   const t = await connectTestTemporal();
@@ -42,14 +59,16 @@ export async function createHarnessFixture(
     ...options,
   });
   const taskQueue = uniqueTaskQueue(name);
-  const worker = await createHarnessWorker({
-    connection: t.nativeConnection,
-    namespace: t.namespace,
-    taskQueue,
-    composition,
-    workflowBundle: { codePath: inject('workflowBundlePath') },
-  });
-  const stop = startWorker(worker);
+  const stop = startWorker(
+    await createHarnessWorker({
+      connection: t.nativeConnection,
+      namespace: t.namespace,
+      taskQueue,
+      composition,
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+      ...worker,
+    }),
+  );
   return {
     t,
     composition,
@@ -59,15 +78,7 @@ export async function createHarnessFixture(
       startAgentRun(t.client, {
         taskQueue,
         workflowId: workflowId ?? `${name}-${Date.now()}-${++counter}`,
-        input: {
-          schemaVersion: 1,
-          profile: { name: 'refund.graph', version: 'v1' },
-          policy: { name: 'refund.rules', version: 'v1' },
-          toolRegistryDigest: composition.registry.snapshot().digest,
-          modelRoute: 'scripted/refund',
-          configDigest: composition.configDigest,
-          ...input,
-        },
+        input: refundRunInput(composition, input),
       }),
     close: async () => {
       await stop();

@@ -6,7 +6,7 @@ import { RunStateV1Schema } from '../../src/migration/index.js';
 import type { AgentRunResult } from '../../src/workflows/agent-run.js';
 import type { CarriedRun } from '../../src/workflows/carried-run.js';
 import type { RunView } from '../../src/workflows/run-view.js';
-import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
+import { createHarnessFixture, refundRunInput, waitForState, type HarnessFixture } from '../support/harness.js';
 
 const FIXTURE = new URL('../fixtures/carried-state/run-state-v1.json', import.meta.url);
 
@@ -39,15 +39,8 @@ describe('a run carried with run state version 1 resumes on this build (version 
     await h?.close();
   });
 
-  const input = (): AgentRunInput => ({
-    schemaVersion: 1,
-    profile: { name: 'refund.graph', version: 'v1' },
-    policy: { name: 'refund.rules', version: 'v1' },
-    toolRegistryDigest: h.composition.registry.snapshot().digest,
-    modelRoute: 'scripted/refund',
-    configDigest: h.composition.configDigest,
-    task: { message: 'refund ORD-1001', customerId: 'C1001' },
-  });
+  const input = (): AgentRunInput =>
+    refundRunInput(h.composition, { task: { message: 'refund ORD-1001', customerId: 'C1001' } });
   const start = (workflowId: string, carried: unknown) =>
     h.t.client.workflow.start('agentRun', {
       taskQueue: h.taskQueue,
