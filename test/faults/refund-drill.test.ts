@@ -1,13 +1,11 @@
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { cliCacheDir } from '../../src/devserver/cli-locator.js';
-import { loadDevServerConfig } from '../../src/devserver/config.js';
 import { recordHistory } from '../../src/worker/history-fixtures.js';
 import type { RunView } from '../../src/workflows/run-view.js';
 import { runCli, until, type CliResult } from '../e2e/cli-support.js';
 import { waitForState } from '../support/harness.js';
+import { signalWithTemporalCli } from '../support/temporal.js';
 import { killAllWorkerProcesses } from '../support/worker-process.js';
 import { createFaultRig, resultOf, type FaultRig } from './fault-rig.js';
 
@@ -229,23 +227,7 @@ describe('fault drill: a lost refund.create settled by a person', { timeout: 240
     const d = await loseTheWrite('refund-drill-tcli');
     const { handle: h } = d;
     await waitForState(h, (v) => v.status === 'awaiting_human', 60_000);
-    const temporal = join(cliCacheDir(loadDevServerConfig().cli.version), 'temporal');
-    const signal = (input: unknown): void => {
-      execFileSync(temporal, [
-        'workflow',
-        'signal',
-        '--address',
-        inject('temporalAddress'),
-        '--namespace',
-        inject('temporalNamespace'),
-        '--workflow-id',
-        h.workflowId,
-        '--name',
-        'reconcile',
-        '--input',
-        JSON.stringify(input),
-      ]);
-    };
+    const signal = (input: unknown): void => signalWithTemporalCli(h.workflowId, 'reconcile', input);
     // a malformed payload (externalId with a failure) is refused by the run and changes nothing
     signal({ invocationSeq: CREATE_SEQ, outcome: 'failed', externalId: d.refundId, actor: 'ops' });
     const refused = await waitForState(h, (v) => v.signalRejections.length > 0, 30_000);

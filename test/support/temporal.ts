@@ -1,7 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, Worker, DefaultLogger, type WorkerOptions } from '@temporalio/worker';
 import { inject } from 'vitest';
+import { cliCacheDir } from '../../src/devserver/cli-locator.js';
+import { loadDevServerConfig } from '../../src/devserver/config.js';
 
 let runtimeInstalled = false;
 
@@ -72,4 +76,30 @@ export function startWorker(worker: Worker): () => Promise<void> {
     if (worker.getState() === 'RUNNING') worker.shutdown();
     await running;
   };
+}
+
+/**
+ * Send a signal with the Temporal CLI (`temporal workflow signal`), as an operator would, to the
+ * shared test server. Throws when the CLI exits non-zero.
+ */
+export function signalWithTemporalCli(
+  workflowId: string,
+  name: string,
+  input: unknown,
+  namespace: string = inject('temporalNamespace'),
+): void {
+  execFileSync(join(cliCacheDir(loadDevServerConfig().cli.version), 'temporal'), [
+    'workflow',
+    'signal',
+    '--address',
+    inject('temporalAddress'),
+    '--namespace',
+    namespace,
+    '--workflow-id',
+    workflowId,
+    '--name',
+    name,
+    '--input',
+    JSON.stringify(input),
+  ]);
 }

@@ -1,8 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { cliCacheDir } from '../../src/devserver/cli-locator.js';
-import { loadDevServerConfig } from '../../src/devserver/config.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reachableNodes } from '../../src/runner/graph-profile.js';
 import type { RunView } from '../../src/workflows/run-view.js';
 import { seedDemoOrder } from '../../src/examples/refund/demo-order.js';
@@ -13,6 +9,7 @@ import {
   waitForState,
   type HarnessFixture,
 } from '../support/harness.js';
+import { signalWithTemporalCli } from '../support/temporal.js';
 
 describe('refund graph on the real server', () => {
   let h: HarnessFixture;
@@ -116,21 +113,12 @@ describe('refund graph on the real server', () => {
     const { orderId, customerId } = seedDemoOrder(h.composition.refundStore);
     const handle = await h.start({ task: { message: `refund ${orderId}`, customerId } });
     const waiting = await waitForState(handle, (v) => v.status === 'awaiting_confirmation');
-    const cli = join(cliCacheDir(loadDevServerConfig().cli.version), 'temporal');
-    execFileSync(cli, [
-      'workflow',
-      'signal',
-      '--address',
-      inject('temporalAddress'),
-      '--namespace',
-      h.t.namespace,
-      '--workflow-id',
+    signalWithTemporalCli(
       handle.workflowId,
-      '--name',
       'approve',
-      '--input',
-      JSON.stringify({ actionId: waiting.pendingAction!.actionId, actor: 'cli-operator' }),
-    ]);
+      { actionId: waiting.pendingAction!.actionId, actor: 'cli-operator' },
+      h.t.namespace,
+    );
     const result = (await handle.result()) as { status: string; output: { outcome: string } };
     expect(result).toMatchObject({ status: 'succeeded', output: { outcome: 'refunded' } });
   });
