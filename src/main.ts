@@ -54,7 +54,7 @@ const tracing = tracingFromEnv('agent-harness');
 const client = createHarnessClient({
   connection,
   namespace: target.namespace,
-  ...(tracing ? { tracing } : {}),
+  tracing,
 });
 say('Bundling workflows and starting a worker...');
 const worker = await createHarnessWorker({
@@ -62,7 +62,7 @@ const worker = await createHarnessWorker({
   namespace: target.namespace,
   taskQueue: settings.taskQueue,
   composition,
-  ...(tracing ? { tracing } : {}),
+  tracing,
 });
 const running = worker.run();
 say(

@@ -51,7 +51,7 @@ export async function connectTemporal(): Promise<CliTemporal> {
   // HARNESS_OTEL: starts and signals become spans of the run's trace (flushed on close).
   const tracing = tracingFromEnv('agent-harness-cli');
   return {
-    client: createHarnessClient({ connection, namespace, ...(tracing ? { tracing } : {}) }),
+    client: createHarnessClient({ connection, namespace, tracing }),
     namespace,
     address,
     close: async () => {

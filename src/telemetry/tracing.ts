@@ -82,7 +82,7 @@ export function createTracing(exporter: SpanExporter, serviceName: string): Harn
 }
 
 /** The exporter a config asks for; `undefined` when tracing is off. */
-export function exporterFor(config: TracingConfig): SpanExporter | undefined {
+function exporterFor(config: TracingConfig): SpanExporter | undefined {
   switch (config.mode) {
     case 'off':
       return undefined;
@@ -102,6 +102,11 @@ export function tracingFromEnv(
   serviceName: string,
   env: NodeJS.ProcessEnv = process.env,
 ): HarnessTracing | undefined {
-  const exporter = exporterFor(tracingConfigFromEnv(env));
+  return tracingFromConfig(tracingConfigFromEnv(env), serviceName);
+}
+
+/** Tracing as an already read config asks, or `undefined` when it is off. */
+export function tracingFromConfig(config: TracingConfig, serviceName: string): HarnessTracing | undefined {
+  const exporter = exporterFor(config);
   return exporter ? createTracing(exporter, serviceName) : undefined;
 }

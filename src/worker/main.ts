@@ -9,7 +9,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { createHarnessComposition } from '../composition/harness-composition.js';
 import { loadDevServerConfig } from '../devserver/config.js';
 import { tracingConfigFromEnv } from '../telemetry/tracing-config.js';
-import { exporterFor, createTracing } from '../telemetry/tracing.js';
+import { tracingFromConfig } from '../telemetry/tracing.js';
 import { createHarnessWorker } from './harness-worker.js';
 import { installWorkerRuntime } from './runtime.js';
 import { harnessSettings, redactUrl } from './settings.js';
@@ -18,8 +18,7 @@ export async function runWorkerProcess(): Promise<void> {
   installWorkerRuntime();
   const settings = harnessSettings();
   const tracingConfig = tracingConfigFromEnv();
-  const exporter = exporterFor(tracingConfig);
-  const tracing = exporter ? createTracing(exporter, 'agent-harness-worker') : undefined;
+  const tracing = tracingFromConfig(tracingConfig, 'agent-harness-worker');
   const dev = loadDevServerConfig();
   const address = process.env.TEMPORAL_ADDRESS ?? `${dev.server.ip}:${dev.server.port}`;
   const namespace = process.env.TEMPORAL_NAMESPACE ?? dev.server.namespace;

@@ -44,7 +44,7 @@ export async function devCommand(o: { config?: string }, out: Output): Promise<n
       taskQueue: settings.taskQueue,
       composition,
       workflowBundle: bundlePath ? { codePath: bundlePath } : undefined,
-      ...(tracing ? { tracing } : {}),
+      tracing,
     });
     const stop = (): void => {
       out.progress('stopping…');
