@@ -17,11 +17,6 @@ function table(head: readonly string[], rows: readonly (readonly string[])[]): s
 
 const f = (x: number, d = 1): string => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
 const arms = (p: PerArm<number>, d = 1): string[] => [f(p.harness, d), f(p.bare, d), `${f(p.ratio, 2)}x`];
-const scaled = (p: PerArm<number>, k: number): PerArm<number> => ({
-  harness: p.harness * k,
-  bare: p.bare * k,
-  ratio: p.ratio,
-});
 
 /** The human-readable result: one block per measurement, then the targets. */
 export function renderReport(s: Summary, machine: MachineInfo, o: BenchOptions, elapsedS: number): string {
@@ -113,7 +108,7 @@ export function renderReport(s: Summary, machine: MachineInfo, o: BenchOptions, 
       ['run size', 'runs', 'measure', 'harness', 'bare', 'ratio'],
       s.saturation.flatMap((x) => [
         [`${x.stepsPerRun} steps`, String(x.runs), 'runs/s', ...arms(x.runsPerSecond, 1)],
-        ['', '', 'steps/s', ...arms(scaled(x.runsPerSecond, x.stepsPerRun), 1)],
+        ['', '', 'steps/s', ...arms(x.stepsPerSecond, 1)],
         ['', '', 'cpu ms/run, bench process', ...arms(x.benchCpuMsPerRun, 1)],
         ['', '', 'cpu ms/run, dev server', ...arms(x.serverCpuMsPerRun, 1)],
       ]),

@@ -44,6 +44,7 @@ export interface Summary {
     runs: number;
     stepsPerRun: number;
     runsPerSecond: PerArm<number>;
+    stepsPerSecond: PerArm<number>;
     /** CPU ms per run during the drain: this process (worker, activities, client) and the dev server. */
     benchCpuMsPerRun: PerArm<number>;
     serverCpuMsPerRun: PerArm<number>;
@@ -132,6 +133,7 @@ export function summarize(
       runs: sat('harness')[0]!.runs,
       stepsPerRun,
       runsPerSecond: perArm((a) => medianOver(sat(a), (x) => x.runsPerSecond)),
+      stepsPerSecond: perArm((a) => medianOver(sat(a), (x) => x.stepsPerSecond)),
       benchCpuMsPerRun: perArm((a) => medianOver(sat(a), (x) => x.cpuMsPerRun.bench)),
       serverCpuMsPerRun: perArm((a) => medianOver(sat(a), (x) => x.cpuMsPerRun.server)),
     };

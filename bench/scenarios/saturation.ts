@@ -39,17 +39,19 @@ async function startMany(
  * Saturation: for each run size of `plan` (steps per run -> runs), `runs` runs are started on a task
  * queue nobody polls, then a fresh worker starts and drains them. Throughput = runs / (worker start
  * -> latest close time); the CPU of this process and of the dev server over the drain is divided by
- * the runs. One task queue and one worker per arm and size; the arm order alternates by repetition.
+ * the runs. One task queue and one worker per arm and size; the arm order alternates by repetition
+ * (`arms` narrows it, e.g. to profile one arm).
  */
 export async function measureSaturation(
   rig: Rig,
   plan: Readonly<Record<number, number>>,
   rep: number,
+  arms: readonly Arm[] = armOrder(rep),
 ): Promise<SaturationSample[]> {
   const out: SaturationSample[] = [];
   for (const [stepsKey, runs] of Object.entries(plan)) {
     const stepsPerRun = Number(stepsKey);
-    for (const arm of armOrder(rep)) {
+    for (const arm of arms) {
       const taskQueue = `sat-${arm}-s${stepsPerRun}-r${rep}`;
       const handles = await startMany(runs, 16, (i) =>
         startRun(rig, arm, stepsPerRun, taskQueue, `${taskQueue}-${i}`),

@@ -5,6 +5,7 @@ import { HarnessError } from '../domain/errors.js';
 import { RunStatusSchema } from '../runner/statuses.js';
 import { CASE_DEFAULT_ORDER_ID, CaseInitialStateSchema } from '../examples/refund/business/case-seed.js';
 import { SEED_CUSTOMER_ID } from '../examples/refund/business/seed-data.js';
+import { LATENCY_ENV, LATENCY_PHASE_ENV } from '../examples/refund/business/store-latency.js';
 
 const NameVersionText = z.string().regex(/^[a-z][a-z0-9_.-]{0,63}@v[1-9][0-9]*$/, 'expected name@vN');
 
@@ -133,8 +134,8 @@ export const LOST_WRITE_HEARTBEAT_SECONDS = 2;
 export function caseFaultEnv(c: EvalCase): NodeJS.ProcessEnv {
   if (c.fault === undefined) return {};
   return {
-    HARNESS_REFUND_STORE_LATENCY_MS: `createRefund=${LOST_WRITE_HANG_MS}`,
-    HARNESS_REFUND_STORE_LATENCY_PHASE: 'after_commit_hang',
+    [LATENCY_ENV]: `createRefund=${LOST_WRITE_HANG_MS}`,
+    [LATENCY_PHASE_ENV]: 'after_commit_hang',
     ...(c.fault.reconciler ? {} : { HARNESS_REFUND_RECONCILE: 'off' }),
   };
 }

@@ -16,8 +16,8 @@ export type StoreOperation = (typeof STORE_OPERATIONS)[number];
  * after the commit without heartbeating (`after_commit_hang`: a connector that hangs in a live worker,
  * so Temporal's heartbeat timeout declares the call lost although its process is still up).
  */
-export type LatencyPhase = 'before' | 'after_commit' | 'after_commit_hang';
-const LATENCY_PHASES: readonly LatencyPhase[] = ['before', 'after_commit', 'after_commit_hang'];
+const LATENCY_PHASES = ['before', 'after_commit', 'after_commit_hang'] as const;
+export type LatencyPhase = (typeof LATENCY_PHASES)[number];
 
 /** Injected latency per operation, in milliseconds (absent = 0). */
 export interface StoreLatency {
