@@ -2,15 +2,14 @@ import { z } from 'zod';
 import type { CompletionEvaluator } from './completion.js';
 import { CompletionReasonCodes } from './completion-reason-codes.js';
 import { defineEvaluator } from './define-evaluator.js';
+import { collectEvidence, decidingCheck, operatorAttestedWrites, verifiesAttested } from './evidence.js';
 import {
-  collectEvidence,
-  decidingCheck,
-  operatorAttestedWrites,
-  passed,
-  verifiesAttested,
-  type TrustedArtifact,
-} from './evidence.js';
-import { failureCodeOf, idsOf, makeVerdict, verificationStateOf } from './verification-state.js';
+  checkStateOf,
+  failureCodeOf,
+  idsOf,
+  makeVerdict,
+  verificationStateOf,
+} from './verification-state.js';
 
 /** Params of `action_with_verification/v1`, from the trusted profile contract. */
 export const ActionWithVerificationParamsSchema = z
@@ -74,9 +73,11 @@ export const actionWithVerification: CompletionEvaluator = defineEvaluator(
       (c) => params.verificationType === undefined || c.artifact.type === params.verificationType,
     );
     const states = actions.map((a) => verificationStateOf(a, checks));
-    const attestedChecks = attested.map((w) => decidingCheck(checks.filter((c) => verifiesAttested(c, w))));
+    const attestedStates = attested.map((w) =>
+      checkStateOf(decidingCheck(checks.filter((c) => verifiesAttested(c, w)))),
+    );
     const good = states.filter((s) => s.kind === 'passed');
-    const goodAttested = attestedChecks.filter((c): c is TrustedArtifact => c !== undefined && passed(c));
+    const goodAttested = attestedStates.flatMap((s) => (s.kind === 'passed' ? [s.check] : []));
     const total = states.length + attested.length;
     const passing = good.length + goodAttested.length;
     const ok = params.require === 'all' ? passing === total : passing > 0;
@@ -95,23 +96,19 @@ export const actionWithVerification: CompletionEvaluator = defineEvaluator(
       );
     }
     const bad = states.filter((s) => s.kind !== 'passed');
-    const failedAttested = attestedChecks.filter((c) => c !== undefined && !passed(c));
-    const unverifiedAttested = attestedChecks.some((c) => c === undefined);
-    const code =
-      failedAttested.length > 0 && checks.length > 0
-        ? CompletionReasonCodes.verificationFailed
-        : bad.length > 0
-          ? failureCodeOf(bad, checks)
-          : checks.length === 0
-            ? CompletionReasonCodes.noVerifiedArtifact
-            : CompletionReasonCodes.unlinkedVerification;
-    const unlinked =
-      bad.some((s) => s.kind === 'unverified') || unverifiedAttested ? checks.map((c) => c.artifact.id) : [];
+    const badAttested = attestedStates.filter((s) => s.kind !== 'passed');
+    const unlinked = [...bad, ...badAttested].some((s) => s.kind === 'unverified')
+      ? checks.map((c) => c.artifact.id)
+      : [];
     return makeVerdict(
       id,
       false,
-      [code],
-      [...bad.flatMap(idsOf), ...failedAttested.map((c) => c!.artifact.id), ...unlinked],
+      [failureCodeOf([...bad, ...badAttested], checks)],
+      [
+        ...bad.flatMap(idsOf),
+        ...badAttested.flatMap((s) => (s.check ? [s.check.artifact.id] : [])),
+        ...unlinked,
+      ],
       `${total - passing} of ${total} ${attested.length === 0 ? 'observed ' : ''}action(s) lack a passed linked verification`,
       evidence,
     );

@@ -18,13 +18,23 @@ export function verificationStateOf(
   return { kind: passed(check) ? 'passed' : 'failed', subject, check };
 }
 
+/** Whether a subject that is not an artifact (an operator-settled write) is verified, by its deciding check. */
+export type CheckState =
+  { kind: 'passed' | 'failed'; check: TrustedArtifact } | { kind: 'unverified'; check?: undefined };
+
+/** The state a deciding check (or none) gives its subject. */
+export function checkStateOf(check: TrustedArtifact | undefined): CheckState {
+  if (check === undefined) return { kind: 'unverified' };
+  return { kind: passed(check) ? 'passed' : 'failed', check };
+}
+
 /**
  * The reason code for subjects that are not all passed: `completion.no_verified_artifact` when
  * there are no candidate checks, `completion.verification_failed` when a deciding check failed,
  * otherwise `completion.unlinked_verification`.
  */
 export function failureCodeOf(
-  states: readonly VerificationState[],
+  states: readonly (VerificationState | CheckState)[],
   checks: readonly TrustedArtifact[],
 ): string {
   if (checks.length === 0) return CompletionReasonCodes.noVerifiedArtifact;

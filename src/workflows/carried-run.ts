@@ -1,14 +1,6 @@
 import { ApplicationFailure } from '@temporalio/workflow';
-import {
-  DurableShapes,
-  MigrationError,
-  createHarnessMigrations,
-  type RunStateV1,
-} from '../migration/index.js';
+import { DurableShapes, MigrationError, migrate, type RunStateV1 } from '../migration/index.js';
 import type { RunState } from '../runner/run-state.js';
-
-/** This build keeps run state at schema version 2; older shapes migrate through registered steps. */
-const RUN_STATE_MIGRATIONS = createHarnessMigrations();
 
 /** History length (events) after which a run continues as new, unless the input says otherwise. */
 export const DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS = 5_000;
@@ -44,7 +36,7 @@ export function restoreCarriedState(carried: CarriedRun, runId: string): RunStat
   let state: RunState;
   try {
     // Registered, tested migrations only; a newer or unknown version fails closed.
-    state = RUN_STATE_MIGRATIONS.migrate(DurableShapes.runState, carried.state).value as RunState;
+    state = migrate<RunState>(DurableShapes.runState, carried.state).value;
   } catch (err) {
     if (err instanceof MigrationError) {
       throw ApplicationFailure.create({
