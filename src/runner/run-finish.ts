@@ -14,7 +14,7 @@ import {
   type ProfileResult,
 } from './profile.js';
 import type { RunCore } from './run-core.js';
-import { budgetStop, RunStop } from './run-stop.js';
+import { RunStop, stopIfExhausted } from './run-stop.js';
 
 export interface RunFinishOptions {
   readonly evaluators: EvaluatorRegistry;
@@ -84,11 +84,7 @@ export class RunFinish {
     });
     if (retries === 0 || !result.recompose || s.outputRetries >= retries) throw stop;
     if (!this.options.outputRetryEnabled?.()) throw stop;
-    const exhausted = checkStep(s.limits, s.budget);
-    if (exhausted) {
-      this.core.emit('budget.exhausted', { ...exhausted });
-      throw budgetStop(exhausted);
-    }
+    stopIfExhausted(checkStep(s.limits, s.budget), (t, d) => this.core.emit(t, d));
     s.budget.steps += 1;
     s.outputRetries += 1;
     const feedback: BlockedOutputFeedback = {

@@ -22,7 +22,7 @@ import type { RunCore, TransitionPatch } from './run-core.js';
 import type { ConfirmRequest, HumanDecision, ModelRequest, RunContext, ToolOptions } from './run-context.js';
 import type { RunState } from './run-state.js';
 import { ContinueAsNewRequested } from './continue-as-new.js';
-import { budgetStop, RunStop } from './run-stop.js';
+import { RunStop, stopIfExhausted } from './run-stop.js';
 import { assertTransition, isTerminal, type RunStatus } from './statuses.js';
 import { RunFinish } from './run-finish.js';
 import { ToolPipeline } from './tool-pipeline.js';
@@ -218,11 +218,9 @@ export class Runner implements RunContext, RunCore {
 
   async model(purpose: ModelPurpose, request: ModelRequest): Promise<ModelDecision> {
     const s = this.state;
-    const stepStop = checkStep(s.limits, s.budget) ?? checkModelCall(s.limits, s.budget);
-    if (stepStop) {
-      this.emit('budget.exhausted', { ...stepStop });
-      throw budgetStop(stepStop);
-    }
+    stopIfExhausted(checkStep(s.limits, s.budget) ?? checkModelCall(s.limits, s.budget), (t, d) =>
+      this.emit(t, d),
+    );
     s.budget.steps += 1;
     s.budget.stepsWithoutProgress += 1;
     // Presentation point: the model never sees a tool the policy excludes, whatever the profile asked.
@@ -262,11 +260,7 @@ export class Runner implements RunContext, RunCore {
       replayed: decision.replayed,
     });
     this.warnBudgets();
-    const spent = checkSpend(s.limits, s.budget);
-    if (spent) {
-      this.emit('budget.exhausted', { ...spent });
-      throw budgetStop(spent);
-    }
+    stopIfExhausted(checkSpend(s.limits, s.budget), (t, d) => this.emit(t, d));
     this.ports.publish(s);
     return decision;
   }

@@ -11,7 +11,7 @@ import type { ToolCallInput } from './ports.js';
 import type { RunCore } from './run-core.js';
 import type { ToolOptions } from './run-context.js';
 import type { InvocationSummary } from './run-state.js';
-import { budgetStop, RunStop } from './run-stop.js';
+import { RunStop, stopIfExhausted } from './run-stop.js';
 import { settleResult } from './settle-result.js';
 
 /** `sha256:<hex>` of the canonical JSON of `value`, computed in the sandbox. */
@@ -59,11 +59,7 @@ export class ToolPipeline {
 
   private countStep(): void {
     const { state } = this.core;
-    const stop = checkStep(state.limits, state.budget);
-    if (stop) {
-      this.core.emit('budget.exhausted', { ...stop });
-      throw budgetStop(stop);
-    }
+    stopIfExhausted(checkStep(state.limits, state.budget), (t, d) => this.core.emit(t, d));
     state.budget.steps += 1;
     state.budget.stepsWithoutProgress += 1;
   }
@@ -135,11 +131,9 @@ export class ToolPipeline {
       });
     }
     const callKey = `${def.name}@${def.version}#${argsDigest}`;
-    const exhausted = checkToolCall(state.limits, state.budget, def.name, callKey);
-    if (exhausted) {
-      this.core.emit('budget.exhausted', { ...exhausted });
-      throw budgetStop(exhausted);
-    }
+    stopIfExhausted(checkToolCall(state.limits, state.budget, def.name, callKey), (t, d) =>
+      this.core.emit(t, d),
+    );
     if (decision.decision === 'require_confirmation' || decision.decision === 'require_human') {
       const human = await this.gate.decide(
         decision.decision === 'require_confirmation' ? 'confirmation' : 'human',
