@@ -50,9 +50,7 @@ export class RunFinish {
       artifacts: s.artifacts,
       invocations: s.invocations,
       obligations: s.obligations,
-      ...(this.options.exemptTrustedIdentifiers
-        ? { exemptTrustedIdentifiers: this.options.exemptTrustedIdentifiers }
-        : {}),
+      exemptTrustedIdentifiers: this.options.exemptTrustedIdentifiers,
     });
     if (!guard) return undefined;
     const e = outputCheckedEvent(guard);

@@ -85,11 +85,9 @@ export class Runner implements RunContext, RunCore {
     this.tools = new ToolPipeline(this, this.gate);
     this.finish = new RunFinish(this, {
       evaluators: options.evaluators,
-      ...(options.guardrails ? { outputGuardrail: options.guardrails.output } : {}),
-      ...(options.outputRetryEnabled ? { outputRetryEnabled: options.outputRetryEnabled } : {}),
-      ...(options.exemptTrustedIdentifiers
-        ? { exemptTrustedIdentifiers: options.exemptTrustedIdentifiers }
-        : {}),
+      outputGuardrail: options.guardrails?.output,
+      outputRetryEnabled: options.outputRetryEnabled,
+      exemptTrustedIdentifiers: options.exemptTrustedIdentifiers,
     });
   }
 
