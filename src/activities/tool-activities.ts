@@ -12,7 +12,12 @@ import type {
   ToolCallResult,
   WriteResolution,
 } from '../runner/ports.js';
-import { StoreError, type EvidenceStore, type InvocationResult } from '../store/index.js';
+import {
+  StoreError,
+  type EvidenceStore,
+  type InvocationRecord,
+  type InvocationResult,
+} from '../store/index.js';
 import { storeEvents } from './store-events.js';
 
 export interface ToolActivityDeps {
@@ -73,10 +78,17 @@ async function storedResult(
   runId: string,
   seq: number,
 ): Promise<ToolCallResult | undefined> {
-  const record = await store.getInvocation(runId, seq);
+  return storedResultOf(store, await store.getInvocation(runId, seq));
+}
+
+/** The stored result of an invocation already read, with its artifacts; undefined without a result. */
+async function storedResultOf(
+  store: EvidenceStore,
+  record: InvocationRecord | undefined,
+): Promise<ToolCallResult | undefined> {
   if (!record?.result) return undefined;
   const ids = new Set(record.result.artifactIds);
-  const artifacts = (await store.listArtifacts(runId)).filter((a) => ids.has(a.id));
+  const artifacts = (await store.listArtifacts(record.runId)).filter((a) => ids.has(a.id));
   const plain = artifacts.map(({ runId: _r, seq: _s, attempt: _a, digest: _d, recordedAt: _t, ...a }) => a);
   return fromStored(record.result, record.intents[0]?.recordedAt ?? record.result.recordedAt, plain);
 }
@@ -165,9 +177,9 @@ export function createToolActivities(deps: ToolActivityDeps) {
      */
     async resolveLostInvocation(input: ToolCallInput): Promise<WriteResolution> {
       await storeEvents(store, input.events);
-      const known = await storedResult(store, input.runId, input.seq);
-      if (known) return { kind: 'result_recorded', result: known };
       const record = await store.getInvocation(input.runId, input.seq);
+      const known = await storedResultOf(store, record);
+      if (known) return { kind: 'result_recorded', result: known };
       if (!record || record.intents.length === 0) return { kind: 'no_intent' };
       const { executor } = registry.get(input.tool, input.version);
       if (!executor.reconcile) return { kind: 'unknown' };
@@ -235,23 +247,22 @@ export function createToolActivities(deps: ToolActivityDeps) {
           nonRetryable: true,
           message: `${call.tool}@${call.version} #${call.seq} has no recorded intent to reconcile`,
         });
-      const resolution = {
-        runId: call.runId,
-        seq: call.seq,
-        attempt: last.attempt,
-        status: OPERATOR_STATUS[input.outcome],
-        ...(input.externalId !== undefined ? { externalId: input.externalId } : {}),
-        artifactIds: [],
-        recordedAt: new Date().toISOString(),
-        source: 'operator' as const,
-        evidence: { actor: input.actor, ...input.evidence },
-      };
       if (record.result !== undefined)
         return record.result.source === 'operator'
           ? { kind: 'recorded' }
-          : storedOrRecorded(await storedResult(store, call.runId, call.seq));
+          : storedOrRecorded(await storedResultOf(store, record));
       try {
-        await store.recordResolution(resolution);
+        await store.recordResolution({
+          runId: call.runId,
+          seq: call.seq,
+          attempt: last.attempt,
+          status: OPERATOR_STATUS[input.outcome],
+          ...(input.externalId !== undefined ? { externalId: input.externalId } : {}),
+          artifactIds: [],
+          recordedAt: new Date().toISOString(),
+          source: 'operator',
+          evidence: { actor: input.actor, ...input.evidence },
+        });
         return { kind: 'recorded' };
       } catch (err) {
         if (!(err instanceof StoreError) || err.code !== 'store.conflict') throw err;
