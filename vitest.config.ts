@@ -13,6 +13,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
+          globalSetup: ['test/setup/system-global.ts'],
           pool: 'forks',
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
@@ -23,7 +24,7 @@ export default defineConfig({
         test: {
           name: 'temporal',
           include: ['test/workflows/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/replay/**/*.test.ts', 'test/faults/**/*.test.ts'],
-          globalSetup: ['test/setup/temporal-global.ts'],
+          globalSetup: ['test/setup/system-global.ts', 'test/setup/temporal-global.ts'],
           pool: 'forks',
           maxWorkers: 2,
           sequence: { groupOrder: 1 },

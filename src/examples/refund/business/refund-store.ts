@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { caseSeedData } from './case-seed.js';
 import { RefundErrorCode, RefundExampleError } from './refund-errors.js';
@@ -84,6 +86,7 @@ export class RefundStore {
   ) {
     this.latency = options.latency ?? storeLatencyFromEnv();
     this.#clock = options.clock ?? (() => new Date());
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.#db = new Database(path);
     this.#db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 10_000}`);
     this.#db.pragma('journal_mode = WAL');
