@@ -19,6 +19,7 @@ import { measureLatency } from './scenarios/latency.js';
 import { measureMemory } from './scenarios/memory.js';
 import { measureReplay } from './scenarios/replay.js';
 import { measureSaturation } from './scenarios/saturation.js';
+import { benchWorkflowsPath } from '../apps/bench/workflows-path.js';
 
 /** The issue's bound: 4 MB (decimal), a little under Temporal's 4 MiB. */
 const HISTORY_LIMIT_BYTES = 4_000_000;
@@ -38,7 +39,7 @@ async function main(): Promise<void> {
     `${machine.nproc} CPU ${machine.cpuModel}, node ${machine.node}; ${options.reps} repetitions${options.full ? ' (--full)' : ''}`,
   );
   progress('bundling workflows once for every worker');
-  const bundle = await bundleWorkflows();
+  const bundle = await bundleWorkflows({ workflowsPath: benchWorkflowsPath });
   const sizes = [
     ...new Set([
       1,

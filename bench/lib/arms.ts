@@ -1,9 +1,9 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { startAgentRun } from '../../src/client/start-run.js';
-import { BENCH_NOOP_TOOL } from '../../src/examples/bench/bench-noop-tool.js';
-import { BENCH_TASK_MESSAGE, benchRoute } from '../../src/examples/bench/bench-script.js';
-import type { AgentRunResult } from '../../src/workflows/agent-run.js';
-import type { BareStepsResult } from '../../src/workflows/bare-steps.js';
+import { BENCH_NOOP_TOOL } from '../../apps/bench/bench-noop-tool.js';
+import { BENCH_TASK_MESSAGE, benchRoute } from '../../apps/bench/bench-script.js';
+import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
+import type { BareStepsResult } from '../../apps/bench/workflow/bare-steps.js';
 import type { Rig } from './rig.js';
 
 export type Arm = 'harness' | 'bare';

@@ -2,13 +2,12 @@ import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import {
-  createHarnessComposition,
-  type HarnessComposition,
-} from '../../src/composition/harness-composition.js';
-import { benchScripts } from '../../src/examples/bench/bench-script.js';
+import { type HarnessComposition } from '../../apps/refund/composition.js';
+import { createShowcaseComposition as createHarnessComposition } from '../../apps/showcase/composition.js';
+import { benchScripts } from '../../apps/bench/bench-script.js';
 import { harnessActivities } from '../../src/worker/harness-worker.js';
 import { startPrivateServer, type PrivateServer } from './server.js';
+import { registerBenchTools } from '../../apps/bench/bench-noop-tool.js';
 
 /**
  * Worker settings used by every arm and every scenario (only `debugMode` differs, and only in the
@@ -87,6 +86,7 @@ export async function createRig(
     scripts: benchScripts(sizes),
     env: {},
     identity: 'bench-worker',
+    extend: [(registry) => registerBenchTools(registry)],
   });
   const workers = new Set<RunningWorker>();
   return {

@@ -11,7 +11,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from '@temporalio/worker';
-import { bundleWorkflows, workflowsPath } from '../../src/worker/bundle.js';
+import { bundleWorkflows } from '../../src/worker/bundle.js';
+import { benchWorkflowsPath } from '../../apps/bench/workflows-path.js';
 import { median } from '../lib/stats.js';
 
 async function main(): Promise<void> {
@@ -20,17 +21,17 @@ async function main(): Promise<void> {
   const times = Number(timesArg ?? 5);
   Runtime.install({ logger: new DefaultLogger('WARN') });
   // BENCH_PRELOAD=a,b: bundle with those modules preloaded (shared by every run of the V8 context).
-  // BENCH_WORKFLOWS=path: bundle that entry instead (e.g. src/workflows/bare-steps.ts alone).
+  // BENCH_WORKFLOWS=path: bundle that entry instead (e.g. src/core/workflow/bare-steps.ts alone).
   const preload = process.env.BENCH_PRELOAD?.split(',');
   const entry = process.env.BENCH_WORKFLOWS;
   const bundle =
     preload || entry
       ? await bundleWorkflowCode({
-          workflowsPath: entry ?? workflowsPath,
+          workflowsPath: entry ?? benchWorkflowsPath,
           preloadModules: preload ?? [],
           logger: new DefaultLogger('WARN'),
         })
-      : await bundleWorkflows();
+      : await bundleWorkflows({ workflowsPath: benchWorkflowsPath });
   const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
   if (manyArg) {
     // Many copies of each history through one replay worker: the per-run cost without worker start-up.

@@ -9,11 +9,12 @@ import { bundleWorkflows } from '../../src/worker/bundle.js';
 import { armOrder } from '../lib/arms.js';
 import { createRig } from '../lib/rig.js';
 import { measureSaturation } from '../scenarios/saturation.js';
+import { benchWorkflowsPath } from '../../apps/bench/workflows-path.js';
 
 async function main(): Promise<void> {
   const runs = Number(process.argv[2] ?? 60);
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  const bundle = await bundleWorkflows();
+  const bundle = await bundleWorkflows({ workflowsPath: benchWorkflowsPath });
   const rig = await createRig(bundle, [1], '/dev/shm', () => undefined);
   try {
     const only = process.env.BENCH_ARM;

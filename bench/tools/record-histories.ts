@@ -11,6 +11,7 @@ import { bundleWorkflows } from '../../src/worker/bundle.js';
 import { ARMS, expectDone, startRun } from '../lib/arms.js';
 import { progress } from '../lib/progress.js';
 import { createRig } from '../lib/rig.js';
+import { benchWorkflowsPath } from '../../apps/bench/workflows-path.js';
 
 async function main(): Promise<void> {
   const [dir, ...rest] = process.argv.slice(2);
@@ -18,7 +19,7 @@ async function main(): Promise<void> {
   const sizes = rest.length > 0 ? rest.map(Number) : [1, 50, 200];
   Runtime.install({ logger: new DefaultLogger('WARN') });
   mkdirSync(dir, { recursive: true });
-  const bundle = await bundleWorkflows();
+  const bundle = await bundleWorkflows({ workflowsPath: benchWorkflowsPath });
   const rig = await createRig(bundle, sizes, '/dev/shm', (l) => progress(`server: ${l}`));
   try {
     const worker = await rig.startWorker('record');

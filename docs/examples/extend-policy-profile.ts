@@ -2,14 +2,14 @@
  * The policy, profile and evaluator examples quoted in docs/extending.md (compiled and run by
  * test/unit/docs/extending-examples.test.ts).
  */
-import type { PolicyDecision } from '../../src/domain/policy-decision.js';
+import type { PolicyDecision } from '../../src/contract/policy-decision.js';
 import {
   createDefaultEvaluatorRegistry,
   evaluatorFromFunction,
   type CompletionInput,
-} from '../../src/completion/index.js';
-import { RulesPolicy, composePolicies, type Policy, type PolicyRequest } from '../../src/policy/index.js';
-import { createGoalProfile } from '../../src/runner/goal-profile.js';
+} from '../../src/core/completion/index.js';
+import { RulesPolicy, composePolicies, type Policy, type PolicyRequest } from '../../src/core/policy/index.js';
+import { createGoalProfile } from '../../src/core/runner/goal-profile.js';
 
 // --- policy ---
 /** A custom policy: deterministic, no I/O, stable reason codes for the audit trail. */

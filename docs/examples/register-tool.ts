@@ -2,9 +2,9 @@
  * Define and register a tool, validate a model's arguments, run the executor, pin a snapshot.
  * Compiled and run by test/unit/registry/docs-examples.test.ts; docs/extending.md quotes it.
  */
-import type { ToolDefinition, ToolExecutor } from '../../src/domain/tool.js';
-import { ToolRegistry } from '../../src/registry/index.js';
-import type { ArgumentValidationResult } from '../../src/registry/index.js';
+import type { ToolDefinition, ToolExecutor } from '../../src/contract/tool.js';
+import { ToolRegistry } from '../../src/worker/tools/index.js';
+import type { ArgumentValidationResult } from '../../src/worker/tools/index.js';
 
 // --- definition ---
 const reportTool: ToolDefinition = {

@@ -1,5 +1,5 @@
 import { Client, type Connection } from '@temporalio/client';
-import type { HarnessTracing } from '../telemetry/tracing.js';
+import type { HarnessTracing } from '../worker/telemetry/tracing.js';
 
 export interface HarnessClientOptions {
   readonly connection: Connection;

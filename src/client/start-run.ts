@@ -1,7 +1,7 @@
 import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import { AgentRunInputSchema, describeInputIssues, type AgentRunInput } from '../domain/run-input.js';
-import { HarnessError } from '../domain/errors.js';
-import type { agentRun } from '../workflows/agent-run.js';
+import { AgentRunInputSchema, describeInputIssues, type AgentRunInput } from '../contract/run-input.js';
+import { HarnessError } from '../contract/errors.js';
+import type { AgentRunWorkflow } from '../core/workflow/agent-run.js';
 
 export interface StartRunOptions {
   readonly taskQueue: string;
@@ -17,13 +17,13 @@ export interface StartRunOptions {
 export async function startAgentRun(
   client: Client,
   o: StartRunOptions,
-): Promise<WorkflowHandleWithFirstExecutionRunId<typeof agentRun>> {
+): Promise<WorkflowHandleWithFirstExecutionRunId<AgentRunWorkflow>> {
   const parsed = AgentRunInputSchema.safeParse(o.input);
   if (!parsed.success)
     throw new HarnessError('run.invalid_input', `invalid run input: ${describeInputIssues(parsed.error)}`);
   const input = parsed.data;
   const profile = `${input.profile.name}@${input.profile.version}`;
-  return client.workflow.start<typeof agentRun>('agentRun', {
+  return client.workflow.start<AgentRunWorkflow>('agentRun', {
     taskQueue: o.taskQueue,
     workflowId: o.workflowId,
     args: [input],

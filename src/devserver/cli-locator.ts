@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, renameSync, rmSync, mkdtempSync } from 'node:fs'
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
-import { HarnessError } from '../domain/errors.js';
+import { HarnessError } from '../contract/errors.js';
 
 const execFileAsync = promisify(execFile);
 

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { dirname } from 'node:path';
 import { Connection } from '@temporalio/client';
-import { HarnessError } from '../domain/errors.js';
+import { HarnessError } from '../contract/errors.js';
 import { locateCli } from './cli-locator.js';
 import type { DevServerConfig } from './config.js';
 import { ensureSearchAttributes } from './search-attributes.js';

@@ -1,21 +1,26 @@
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { projectRoot } from '../devserver/config.js';
 
-/** Entry point of the workflow sandbox bundle. */
-export const workflowsPath = resolve(projectRoot, 'src', 'workflows', 'index.ts');
+/** A module of this package by its path from here: the `.ts` source in a clone, the `.js` build once packed. */
+function ownModule(relativeWithoutExtension: string): string {
+  const ts = fileURLToPath(new URL(`${relativeWithoutExtension}.ts`, import.meta.url));
+  return existsSync(ts) ? ts : fileURLToPath(new URL(`${relativeWithoutExtension}.js`, import.meta.url));
+}
 
 /**
  * Modules evaluated once per worker and shared by every workflow run in its reused V8 context (the SDK
  * deep-freezes them). Only pure modules whose state is a cache qualify: the argument validator keeps
  * compiled ajv validators by canonical schema, so a run does not compile its tools' schemas again.
  */
-export const preloadedModules = [resolve(projectRoot, 'src', 'registry', 'argument-validator.ts')];
+export const preloadedModules = [ownModule('../core/tools/argument-validator')];
 
 /** Workflow interceptors of a traced bundle (OpenTelemetry, see docs/observability.md). */
-export const tracingInterceptorsPath = resolve(projectRoot, 'src', 'telemetry', 'workflow-interceptors.ts');
+export const tracingInterceptorsPath = ownModule('../core/workflow/tracing-interceptors');
 
 export interface BundleOptions {
+  /** The app's workflows module: exports `agentRun = defineAgentRun(...)` (and any other workflows). */
+  readonly workflowsPath: string;
   /**
    * Include the OpenTelemetry workflow interceptors. Off by default: the untraced bundle is exactly the
    * workflow code. A traced bundle adds no commands or markers, so either bundle replays any history.
@@ -27,9 +32,9 @@ export interface BundleOptions {
  * Bundle the workflow code once (webpack). Tests and benchmarks bundle once per run and hand the
  * bundle to every worker, so workers start fast and every arm runs identical code.
  */
-export async function bundleWorkflows(o: BundleOptions = {}): Promise<WorkflowBundleWithSourceMap> {
+export async function bundleWorkflows(o: BundleOptions): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({
-    workflowsPath,
+    workflowsPath: o.workflowsPath,
     workflowInterceptorModules: o.tracing ? [tracingInterceptorsPath] : [],
     preloadModules: preloadedModules,
     logger: new DefaultLogger('WARN'),

@@ -1,22 +1,23 @@
 import { readFileSync } from 'node:fs';
 import type { NativeConnection, WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { Worker } from '@temporalio/worker';
-import { createModelActivities } from '../activities/model-activities.js';
-import * as plumbing from '../activities/plumbing.js';
-import { createRunActivities } from '../activities/run-activities.js';
-import { createToolActivities } from '../activities/tool-activities.js';
-import type { HarnessComposition } from '../composition/harness-composition.js';
-import { HarnessError } from '../domain/errors.js';
-import { TRACED_BUNDLE_MARKER } from '../telemetry/traced-bundle.js';
-import type { HarnessTracing } from '../telemetry/tracing.js';
+import { createModelActivities } from './activities/model-activities.js';
+import { createRunActivities } from './activities/run-activities.js';
+import { createToolActivities } from './activities/tool-activities.js';
+import type { WorkerComposition } from './app.js';
+import { HarnessError } from '../contract/errors.js';
+import { TRACED_BUNDLE_MARKER } from './telemetry/traced-bundle.js';
+import type { HarnessTracing } from './telemetry/tracing.js';
 
 export interface HarnessWorkerOptions {
   readonly connection: NativeConnection;
   readonly namespace: string;
   readonly taskQueue: string;
-  readonly composition: HarnessComposition;
+  readonly composition: WorkerComposition;
+  /** The app's workflows module (exports `agentRun = defineAgentRun(...)`), bundled at start. */
+  readonly workflowsPath?: string;
   /**
-   * A pre-built bundle (tests, benchmarks) or a path to bundle at start. With `tracing` it must be
+   * A pre-built bundle (tests, benchmarks) instead of `workflowsPath`. With `tracing` it must be
    * built with `bundleWorkflows({ tracing: true })`, without it must not.
    */
   readonly workflowBundle?: WorkflowBundleWithSourceMap | { codePath: string };
@@ -26,9 +27,8 @@ export interface HarnessWorkerOptions {
 }
 
 /** All activities of the harness, bound to a composition. */
-export function harnessActivities(c: HarnessComposition) {
+export function harnessActivities(c: WorkerComposition) {
   return {
-    ...plumbing,
     ...createRunActivities({ registry: c.registry, store: c.store }),
     ...createToolActivities({ registry: c.registry, store: c.store, identity: c.identity }),
     ...createModelActivities({ registry: c.registry, store: c.store, models: c.models }),
@@ -52,17 +52,26 @@ function checkBundle(bundle: WorkflowBundleWithSourceMap | { codePath: string },
   );
 }
 
-/** A worker running `agentRun` (and the plumbing workflow) with the composition's activities. */
+/**
+ * A worker running the app's workflows (`agentRun`) with the harness activities bound to the
+ * composition's tools, evidence store and model routes.
+ * @throws HarnessError `worker.no_workflows` when neither `workflowsPath` nor `workflowBundle` is given,
+ *   `worker.bundle_tracing_mismatch` (see checkBundle), and the SDK's bundling and connection errors.
+ */
 export async function createHarnessWorker(o: HarnessWorkerOptions): Promise<Worker> {
   const { bundleWorkflows } = await import('./bundle.js');
   const tracing = o.tracing;
   if (o.workflowBundle) checkBundle(o.workflowBundle, tracing !== undefined);
+  else if (!o.workflowsPath)
+    throw new HarnessError('worker.no_workflows', 'createHarnessWorker needs workflowsPath (or a workflowBundle)');
   return Worker.create({
     connection: o.connection,
     namespace: o.namespace,
     taskQueue: o.taskQueue,
     identity: o.composition.identity,
-    workflowBundle: o.workflowBundle ?? (await bundleWorkflows({ tracing: tracing !== undefined })),
+    workflowBundle:
+      o.workflowBundle ??
+      (await bundleWorkflows({ workflowsPath: o.workflowsPath!, tracing: tracing !== undefined })),
     activities: harnessActivities(o.composition),
     maxCachedWorkflows: o.maxCachedWorkflows,
     ...(tracing

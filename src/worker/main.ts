@@ -6,15 +6,16 @@
  * (docs/observability.md); a HARNESS_WORKFLOW_BUNDLE must then be a traced bundle.
  */
 import { NativeConnection } from '@temporalio/worker';
-import { createHarnessComposition } from '../composition/harness-composition.js';
+import { loadHarnessApp, type HarnessApp } from './app.js';
 import { loadDevServerConfig } from '../devserver/config.js';
-import { tracingConfigFromEnv } from '../telemetry/tracing-config.js';
-import { tracingFromConfig } from '../telemetry/tracing.js';
+import { tracingConfigFromEnv } from './telemetry/tracing-config.js';
+import { tracingFromConfig } from './telemetry/tracing.js';
 import { createHarnessWorker } from './harness-worker.js';
 import { installWorkerRuntime } from './runtime.js';
 import { harnessSettings, redactUrl } from './settings.js';
 
-export async function runWorkerProcess(): Promise<void> {
+/** Run a worker for `app` until SIGINT/SIGTERM. */
+export async function runWorkerProcess(app: HarnessApp): Promise<void> {
   installWorkerRuntime();
   const settings = harnessSettings();
   const tracingConfig = tracingConfigFromEnv();
@@ -27,16 +28,14 @@ export async function runWorkerProcess(): Promise<void> {
       ? (await import('@temporalio/envconfig')).loadClientConnectConfig().connectionOptions
       : { address },
   );
-  const composition = await createHarnessComposition({
-    storeUrl: settings.storeUrl,
-    refundStorePath: settings.refundStorePath,
-  });
+  const composition = await app.createComposition({ storeUrl: settings.storeUrl });
   const bundlePath = process.env.HARNESS_WORKFLOW_BUNDLE;
   const worker = await createHarnessWorker({
     connection,
     namespace,
     taskQueue: settings.taskQueue,
     composition,
+    workflowsPath: app.workflowsPath,
     workflowBundle: bundlePath ? { codePath: bundlePath } : undefined,
     tracing,
   });
@@ -44,7 +43,7 @@ export async function runWorkerProcess(): Promise<void> {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   console.log(
-    `worker ${composition.identity} polling ${settings.taskQueue} on ${address} (namespace ${namespace}); store ${redactUrl(settings.storeUrl)}; tracing ${tracingConfig.mode}`,
+    `worker ${composition.identity} (app ${app.name}) polling ${settings.taskQueue} on ${address} (namespace ${namespace}); store ${redactUrl(settings.storeUrl)}; tracing ${tracingConfig.mode}`,
   );
   await worker.run();
   await tracing?.shutdown();
@@ -53,7 +52,7 @@ export async function runWorkerProcess(): Promise<void> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  runWorkerProcess().catch((err: unknown) => {
+  loadHarnessApp(process.argv[2]).then(runWorkerProcess).catch((err: unknown) => {
     console.error(err instanceof Error ? err.message : err);
     process.exit(1);
   });

@@ -5,12 +5,10 @@ import { projectRoot } from '../devserver/config.js';
  * Settings shared by the worker, the CLI and the main job, from the environment:
  * - `HARNESS_TASK_QUEUE` (default `agent-harness`)
  * - `HARNESS_STORE_URL` evidence store (default `sqlite:<repo>/.data/evidence.db`; `postgres://...` for many hosts)
- * - `HARNESS_REFUND_DB` the refund example's business store (default `<repo>/.data/refund.db`)
  */
 export interface HarnessSettings {
   readonly taskQueue: string;
   readonly storeUrl: string;
-  readonly refundStorePath: string;
 }
 
 export function harnessSettings(env: NodeJS.ProcessEnv = process.env): HarnessSettings {
@@ -18,7 +16,6 @@ export function harnessSettings(env: NodeJS.ProcessEnv = process.env): HarnessSe
   return {
     taskQueue: env.HARNESS_TASK_QUEUE ?? 'agent-harness',
     storeUrl: env.HARNESS_STORE_URL ?? `sqlite:${resolve(data, 'evidence.db')}`,
-    refundStorePath: env.HARNESS_REFUND_DB ?? resolve(data, 'refund.db'),
   };
 }
 

@@ -7,7 +7,7 @@ import { spawnTs, waitForExit } from '../support/processes.js';
 describe('the main job (npm start -- --exit)', () => {
   it('runs the refund story to a verified success and exits 0', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'harness-main-'));
-    const child = spawnTs('src/main.ts', ['--exit'], {
+    const child = spawnTs('apps/refund/main.ts', ['--exit'], {
       HARNESS_TASK_QUEUE: `main-job-${Date.now()}`,
       HARNESS_STORE_URL: `sqlite:${join(dir, 'evidence.db')}`,
       HARNESS_REFUND_DB: join(dir, 'refund.db'),

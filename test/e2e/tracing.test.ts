@@ -8,13 +8,13 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHarnessClient } from '../../src/client/harness-client.js';
 import { startAgentRun } from '../../src/client/start-run.js';
 import { projectRoot } from '../../src/devserver/config.js';
-import type { SpanRecord } from '../../src/telemetry/jsonl-exporter.js';
-import { otelTraceIdForRun, rootSpanIdForRun } from '../../src/telemetry/run-trace.js';
-import { createTracing, tracingFromEnv } from '../../src/telemetry/tracing.js';
+import type { SpanRecord } from '../../src/worker/telemetry/jsonl-exporter.js';
+import { otelTraceIdForRun, rootSpanIdForRun } from '../../src/worker/telemetry/run-trace.js';
+import { createTracing, tracingFromEnv } from '../../src/worker/telemetry/tracing.js';
 import { bundleWorkflows } from '../../src/worker/bundle.js';
 import { createHarnessWorker } from '../../src/worker/harness-worker.js';
 import { loadHistoryFixtures } from '../../src/worker/history-fixtures.js';
-import type { RunView } from '../../src/workflows/run-view.js';
+import type { RunView } from '../../src/core/workflow/run-view.js';
 import { createFaultRig, resultOf, waitForPause } from '../faults/fault-rig.js';
 import {
   createHarnessFixture,
@@ -24,6 +24,7 @@ import {
 } from '../support/harness.js';
 import { connectTestTemporal, uniqueTaskQueue, type TestTemporal } from '../support/temporal.js';
 import { killAllWorkerProcesses } from '../support/worker-process.js';
+import { testWorkflowsPath } from '../support/workflows-path.js';
 
 const REFUND = { message: 'My order ORD-1001 has not shipped for days, please refund', customerId: 'C1001' };
 
@@ -60,7 +61,7 @@ describe('OpenTelemetry tracing (one trace per run)', { timeout: 240_000 }, () =
 
   beforeAll(async () => {
     t = await connectTestTemporal(); // also installs the quiet runtime the replay below logs through
-    tracedBundle = await bundleWorkflows({ tracing: true });
+    tracedBundle = await bundleWorkflows({ workflowsPath: testWorkflowsPath, tracing: true });
     tracedBundlePath = join(dir, 'traced-workflow-bundle.js');
     writeFileSync(tracedBundlePath, tracedBundle.code);
   });

@@ -1,6 +1,6 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { RunView } from '../../src/workflows/run-view.js';
+import type { RunView } from '../../src/core/workflow/run-view.js';
 import { killAllWorkerProcesses } from '../support/worker-process.js';
 import { createFaultRig, resultOf, waitForPause, type FaultRig } from './fault-rig.js';
 import { historyOf } from '../support/history.js';

@@ -6,13 +6,11 @@ import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { expect, inject } from 'vitest';
 import { startAgentRun } from '../../src/client/start-run.js';
-import {
-  createHarnessComposition,
-  type HarnessComposition,
-} from '../../src/composition/harness-composition.js';
-import type { AgentRunInput } from '../../src/domain/run-input.js';
-import type { AgentRunResult } from '../../src/workflows/agent-run.js';
-import type { RunView } from '../../src/workflows/run-view.js';
+import { type HarnessComposition } from '../../apps/refund/composition.js';
+import { createShowcaseComposition as createHarnessComposition } from '../../apps/showcase/composition.js';
+import type { AgentRunInput } from '../../src/contract/run-input.js';
+import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
+import type { RunView } from '../../src/core/workflow/run-view.js';
 import { refundRunInput, waitForState } from '../support/harness.js';
 import { uniqueTaskQueue } from '../support/temporal.js';
 import { historyOf, openActivities } from '../support/history.js';

@@ -4,7 +4,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/devserver/config.js';
-import { workflowsPath } from '../../src/worker/bundle.js';
+import { testWorkflowsPath as workflowsPath } from '../support/workflows-path.js';
 import { killAllWorkerProcesses } from '../support/worker-process.js';
 import { createFaultRig, resultOf, waitForPause, type FaultRig } from './fault-rig.js';
 import { historyOf, type HistoryEntry } from '../support/history.js';
@@ -33,7 +33,7 @@ async function bundle(entry: string, out: string): Promise<string> {
 
 /**
  * Scenario 6: a run started on one build resumes on the next, whose change is behind `patched()`.
- * The "old build" is the bundle of src/workflows; the "new build" adds a timer at the start of
+ * The "old build" is the bundle of src/core/workflow; the "new build" adds a timer at the start of
  * agentRun behind `patched('test-change')`; an unguarded copy of the change is the negative control.
  */
 describe('faults: a waiting run resumes on a newer build', { timeout: 240_000 }, () => {

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { recordHistory } from '../../src/worker/history-fixtures.js';
-import type { RunView } from '../../src/workflows/run-view.js';
+import type { RunView } from '../../src/core/workflow/run-view.js';
 import { runCli, until, type CliResult } from '../e2e/cli-support.js';
 import { waitForState } from '../support/harness.js';
 import { signalWithTemporalCli } from '../support/temporal.js';

@@ -4,6 +4,7 @@ import type { TestProject } from 'vitest/node';
 import { projectRoot } from '../../src/devserver/config.js';
 import { resolveTemporal } from '../../src/devserver/temporal-target.js';
 import { bundleWorkflows } from '../../src/worker/bundle.js';
+import { testWorkflowsPath } from '../support/workflows-path.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -22,7 +23,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const log = (line: string): void => console.error(`[temporal] ${line}`);
   const target = await resolveTemporal({ log });
   log(`using ${target.mode} server at ${target.connectionOptions.address}`);
-  const bundle = await bundleWorkflows();
+  const bundle = await bundleWorkflows({ workflowsPath: testWorkflowsPath });
   const dir = join(projectRoot, '.data', 'test');
   mkdirSync(dir, { recursive: true });
   const bundlePath = join(dir, 'workflow-bundle.js');

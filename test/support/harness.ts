@@ -4,14 +4,12 @@ import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { inject } from 'vitest';
 import { startAgentRun } from '../../src/client/start-run.js';
-import {
-  createHarnessComposition,
-  type HarnessComposition,
-  type HarnessCompositionOptions,
-} from '../../src/composition/harness-composition.js';
-import type { AgentRunInput } from '../../src/domain/run-input.js';
+import { type HarnessComposition } from '../../apps/refund/composition.js';
+import { createShowcaseComposition as createHarnessComposition, type ShowcaseCompositionOptions as HarnessCompositionOptions } from '../../apps/showcase/composition.js';
+import { registerBenchTools } from '../../apps/bench/bench-noop-tool.js';
+import type { AgentRunInput } from '../../src/contract/run-input.js';
 import { createHarnessWorker, type HarnessWorkerOptions } from '../../src/worker/harness-worker.js';
-import type { RunView } from '../../src/workflows/run-view.js';
+import type { RunView } from '../../src/core/workflow/run-view.js';
 import { connectTestTemporal, startWorker, uniqueTaskQueue, type TestTemporal } from './temporal.js';
 
 /** A real worker with a fresh composition (temp SQLite evidence + business stores) on the shared server. */
@@ -57,6 +55,8 @@ export async function createHarnessFixture(
     refundStorePath: join(dir, 'refund.db'),
     env: {},
     ...options,
+    // The tests' bundle has the bench profile too; its tool lives in test and bench compositions only.
+    extend: [(registry) => registerBenchTools(registry), ...(options.extend ?? [])],
   });
   const taskQueue = uniqueTaskQueue(name);
   const stop = startWorker(

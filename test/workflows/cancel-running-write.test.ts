@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openRefundStore } from '../../src/examples/refund/business/refund-store.js';
-import type { RunView } from '../../src/workflows/run-view.js';
+import { openRefundStore } from '../../apps/refund/business/refund-store.js';
+import type { RunView } from '../../src/core/workflow/run-view.js';
 import {
   createHarnessFixture,
   historyEventTypes,

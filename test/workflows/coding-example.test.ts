@@ -3,18 +3,18 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ToolCall, ToolContext } from '../../src/domain/tool.js';
-import { CODING_BRANCH } from '../../src/examples/coding/coding-profiles.js';
+import type { ToolCall, ToolContext } from '../../src/contract/tool.js';
+import { CODING_BRANCH } from '../../apps/coding/workflow/coding-profiles.js';
 import {
   CODING_CHANGE_STEPS,
   CODING_PIPELINE_ROUTE,
   CODING_PUSH_ROUTE,
-} from '../../src/examples/coding/coding-script.js';
-import { createCodingTools } from '../../src/examples/coding/coding-tools.js';
-import { createDemoRepo, type DemoRepo } from '../../src/examples/coding/demo-repo.js';
-import type { ModelScript } from '../../src/model/scripted-script.js';
-import type { AgentRunResult } from '../../src/workflows/agent-run.js';
-import type { RunView } from '../../src/workflows/run-view.js';
+} from '../../apps/coding/coding-script.js';
+import { createCodingTools } from '../../apps/coding/coding-tools.js';
+import { createDemoRepo, type DemoRepo } from '../../apps/coding/demo-repo.js';
+import type { ModelScript } from '../../src/worker/model/scripted-script.js';
+import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
+import type { RunView } from '../../src/core/workflow/run-view.js';
 import { createHarnessFixture, type HarnessFixture } from '../support/harness.js';
 
 const ALLOW_ALL = { name: 'allow_all', version: 'v1' };

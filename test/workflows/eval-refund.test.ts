@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { projectRoot } from '../../src/devserver/config.js';
-import { failureSampleToCase, loadFailureSample, replayFailureSample, writeEvalCase } from '../../src/eval/failure-sample.js';
-import { runEval } from '../../src/eval/run-eval.js';
-import { envelopesOf, projectPublic } from '../../src/evidence/public-projection.js';
-import { openEvidenceStore } from '../../src/store/index.js';
+import { failureSampleToCase, loadFailureSample, replayFailureSample, writeEvalCase } from '../../apps/refund/eval/failure-sample.js';
+import { runEval } from '../../apps/refund/eval/run-eval.js';
+import { envelopesOf, projectPublic } from '../../src/client/evidence/public-projection.js';
+import { openEvidenceStore } from '../../src/worker/store/index.js';
 import { connectTestTemporal, type TestTemporal } from '../support/temporal.js';
 
 const CASES = join(projectRoot, 'eval', 'cases', 'refund');

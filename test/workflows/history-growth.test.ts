@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ModelScript } from '../../src/model/scripted-script.js';
-import type { RunView } from '../../src/workflows/run-view.js';
+import type { ModelScript } from '../../src/worker/model/scripted-script.js';
+import type { RunView } from '../../src/core/workflow/run-view.js';
 import { createHarnessFixture, type HarnessFixture } from '../support/harness.js';
 
 /** Always one more read: the conversation grows by one model turn and one tool result per step. */

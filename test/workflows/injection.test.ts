@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultSeedData, SEED_POLICIES } from '../../src/examples/refund/business/seed-data.js';
-import { resolveReferences, toProviderMessages } from '../../src/activities/model-activities.js';
+import { defaultSeedData, SEED_POLICIES } from '../../apps/refund/business/seed-data.js';
+import { resolveReferences, toProviderMessages } from '../../src/worker/activities/model-activities.js';
 import type { z } from 'zod';
-import type { ModelScriptSchema } from '../../src/model/scripted-script.js';
-import type { ModelMessageInput } from '../../src/runner/ports.js';
-import type { RunView } from '../../src/workflows/run-view.js';
+import type { ModelScriptSchema } from '../../src/worker/model/scripted-script.js';
+import type { ModelMessageInput } from '../../src/core/runner/ports.js';
+import type { RunView } from '../../src/core/workflow/run-view.js';
 import { createHarnessFixture, historyEventTypes, type HarnessFixture } from '../support/harness.js';
 
 const INJECTION =

@@ -2,15 +2,15 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarnessComposition } from '../../src/composition/harness-composition.js';
+import { createShowcaseComposition as createHarnessComposition } from '../../apps/showcase/composition.js';
 import {
   MCP_FILES_ROUTE,
   MCP_FILES_SCRIPT_CONTENT,
   MCP_FILES_SCRIPT_READ,
   MCP_FILES_SCRIPT_WRITE,
-} from '../../src/examples/mcp/mcp-files-script.js';
-import type { AgentRunResult } from '../../src/workflows/agent-run.js';
-import type { RunView } from '../../src/workflows/run-view.js';
+} from '../../apps/mcp-files/mcp-files-script.js';
+import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
+import type { RunView } from '../../src/core/workflow/run-view.js';
 import { createHarnessFixture, type HarnessFixture } from '../support/harness.js';
 import { scheduledActivities } from './runner-support.js';
 

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { WorkflowFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentRunInput } from '../../src/domain/run-input.js';
-import { RunStateV1Schema } from '../../src/migration/index.js';
-import type { AgentRunResult } from '../../src/workflows/agent-run.js';
-import type { CarriedRun } from '../../src/workflows/carried-run.js';
-import type { RunView } from '../../src/workflows/run-view.js';
+import type { AgentRunInput } from '../../src/contract/run-input.js';
+import { RunStateV1Schema } from '../../src/core/migration/index.js';
+import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
+import type { CarriedRun } from '../../src/core/workflow/carried-run.js';
+import type { RunView } from '../../src/core/workflow/run-view.js';
 import { createHarnessFixture, refundRunInput, waitForState, type HarnessFixture } from '../support/harness.js';
 
 const FIXTURE = new URL('../fixtures/carried-state/run-state-v1.json', import.meta.url);

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reachableNodes } from '../../src/runner/graph-profile.js';
-import type { RunView } from '../../src/workflows/run-view.js';
-import { seedDemoOrder } from '../../src/examples/refund/demo-order.js';
-import { REFUND_GRAPH } from '../../src/examples/refund/graph/refund-graph.js';
+import { reachableNodes } from '../../src/core/runner/graph-profile.js';
+import type { RunView } from '../../src/core/workflow/run-view.js';
+import { seedDemoOrder } from '../../apps/refund/demo-order.js';
+import { REFUND_GRAPH } from '../../apps/refund/workflow/refund-graph.js';
 import {
   createHarnessFixture,
   historyEventTypes,

@@ -1,13 +1,11 @@
 import { join } from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import {
-  createHarnessComposition,
-  type HarnessComposition,
-} from '../../src/composition/harness-composition.js';
-import { seedDemoOrder } from '../../src/examples/refund/demo-order.js';
+import { type HarnessComposition } from '../../apps/refund/composition.js';
+import { createShowcaseComposition as createHarnessComposition } from '../../apps/showcase/composition.js';
+import { seedDemoOrder } from '../../apps/refund/demo-order.js';
 import { createHarnessWorker } from '../../src/worker/harness-worker.js';
-import type { RunView } from '../../src/workflows/run-view.js';
+import type { RunView } from '../../src/core/workflow/run-view.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
 import { startWorker } from '../support/temporal.js';

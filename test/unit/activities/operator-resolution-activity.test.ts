@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createToolActivities,
   type OperatorResolutionInput,
-} from '../../../src/activities/tool-activities.js';
-import { NO_EVENTS } from '../../../src/domain/packed-events.js';
-import { ToolRegistry } from '../../../src/registry/index.js';
-import { openEvidenceStore, type EvidenceStore } from '../../../src/store/index.js';
+} from '../../../src/worker/activities/tool-activities.js';
+import { NO_EVENTS } from '../../../src/contract/packed-events.js';
+import { ToolRegistry } from '../../../src/worker/tools/index.js';
+import { openEvidenceStore, type EvidenceStore } from '../../../src/worker/store/index.js';
 import { intent, newRunId, result } from '../store/fixtures.js';
 
 /** recordOperatorResolution against a real SQLite evidence store. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { actionWithVerification } from '../../../src/completion/action-with-verification.js';
-import type { Artifact } from '../../../src/domain/artifact.js';
+import { actionWithVerification } from '../../../src/core/completion/action-with-verification.js';
+import type { Artifact } from '../../../src/contract/artifact.js';
 import { input, inv, modelArtifact, observed, verified } from './evidence-fixtures.js';
 
 const refund = observed('a-refund', 'refund', { externalId: 'R-1', data: { amount: 300 } });

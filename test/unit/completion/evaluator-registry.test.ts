@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { CompletionInput } from '../../../src/completion/completion.js';
-import { evaluatorFromFunction } from '../../../src/completion/define-evaluator.js';
+import type { CompletionInput } from '../../../src/core/completion/completion.js';
+import { evaluatorFromFunction } from '../../../src/core/completion/define-evaluator.js';
 import {
   createDefaultEvaluatorRegistry,
   EvaluatorRegistry,
-} from '../../../src/completion/evaluator-registry.js';
-import { isHarnessError } from '../../../src/domain/errors.js';
+} from '../../../src/core/completion/evaluator-registry.js';
+import { isHarnessError } from '../../../src/contract/errors.js';
 import { z } from 'zod';
 import { input } from './evidence-fixtures.js';
 

@@ -1,5 +1,5 @@
-import type { Artifact } from '../../../src/domain/artifact.js';
-import type { CompletionInput, InvocationRecord } from '../../../src/completion/completion.js';
+import type { Artifact } from '../../../src/contract/artifact.js';
+import type { CompletionInput, InvocationRecord } from '../../../src/core/completion/completion.js';
 
 export function observed(id: string, type: string, extra: Partial<Artifact> = {}): Artifact {
   return { id, type, schemaVersion: '1', provenance: 'observed', ...extra };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { observedRemoteBranch } from '../../../src/completion/observed-remote-branch.js';
-import type { Artifact } from '../../../src/domain/artifact.js';
-import type { InvocationRecord } from '../../../src/completion/completion.js';
+import { observedRemoteBranch } from '../../../src/core/completion/observed-remote-branch.js';
+import type { Artifact } from '../../../src/contract/artifact.js';
+import type { InvocationRecord } from '../../../src/core/completion/completion.js';
 import { input, inv, modelArtifact, observed, verified } from './evidence-fixtures.js';
 
 const SHA1 = 'a'.repeat(40);

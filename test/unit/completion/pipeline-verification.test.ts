@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { pipelineVerification } from '../../../src/completion/pipeline-verification.js';
-import type { Artifact } from '../../../src/domain/artifact.js';
-import type { InvocationRecord } from '../../../src/completion/completion.js';
+import { pipelineVerification } from '../../../src/core/completion/pipeline-verification.js';
+import type { Artifact } from '../../../src/contract/artifact.js';
+import type { InvocationRecord } from '../../../src/core/completion/completion.js';
 import { input, inv, modelArtifact, observed, verified } from './evidence-fixtures.js';
 
 const change = observed('c-1', 'git.remote_branch', { externalId: 'sha-1' });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { solutionDelivered } from '../../../src/completion/solution-delivered.js';
+import { solutionDelivered } from '../../../src/core/completion/solution-delivered.js';
 import { input } from './evidence-fixtures.js';
 
 describe('solution_delivered/v1', () => {

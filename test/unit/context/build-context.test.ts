@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { buildContext, tierOf } from '../../../src/context/build-context.js';
-import { renderContext } from '../../../src/context/render.js';
-import { TOKENS_PER_MESSAGE, countTokens } from '../../../src/context/tokenizer.js';
-import { ContextPackageSchema } from '../../../src/context/types.js';
-import type { ContextItem } from '../../../src/context/types.js';
+import { buildContext, tierOf } from '../../../src/worker/context/build-context.js';
+import { renderContext } from '../../../src/worker/context/render.js';
+import { TOKENS_PER_MESSAGE, countTokens } from '../../../src/worker/context/tokenizer.js';
+import { ContextPackageSchema } from '../../../src/worker/context/types.js';
+import type { ContextItem } from '../../../src/worker/context/types.js';
 
 const NOW = '2026-05-01T12:00:00Z';
 

@@ -7,8 +7,8 @@ import {
   staleContextRate,
   tokensPerSuccessfulStep,
   unauthorizedContextRate,
-} from '../../../src/context/metrics.js';
-import type { ContextItem } from '../../../src/context/types.js';
+} from '../../../src/worker/context/metrics.js';
+import type { ContextItem } from '../../../src/worker/context/types.js';
 
 const item = (itemId: string, sourceRef: string, over: Partial<ContextItem> = {}): ContextItem => ({
   itemId,

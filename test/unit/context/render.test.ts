@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { buildContext } from '../../../src/context/build-context.js';
-import { instructionDataSeparation } from '../../../src/context/metrics.js';
-import { DATA_NOTICE, escapeData, renderContext } from '../../../src/context/render.js';
-import type { ContextItem } from '../../../src/context/types.js';
+import { buildContext } from '../../../src/worker/context/build-context.js';
+import { instructionDataSeparation } from '../../../src/worker/context/metrics.js';
+import { DATA_NOTICE, escapeData, renderContext } from '../../../src/worker/context/render.js';
+import type { ContextItem } from '../../../src/worker/context/types.js';
 
 const NOW = '2026-05-01T12:00:00Z';
 const INJECTION =

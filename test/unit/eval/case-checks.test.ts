@@ -2,14 +2,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkCase, evidenceComplete, factFound, initiallyEligible } from '../../../src/eval/case-checks.js';
+import { checkCase, evidenceComplete, factFound, initiallyEligible } from '../../../apps/refund/eval/case-checks.js';
 import {
   caseDecisions,
   caseFaultEnv,
   caseTask,
   loadEvalCases,
   parseEvalCase,
-} from '../../../src/eval/eval-case.js';
+} from '../../../apps/refund/eval/eval-case.js';
 import { evalCase, H_RF_017, observation } from './observation-fixture.js';
 
 describe('case format', () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { checkCase } from '../../../src/eval/case-checks.js';
-import { mapLimited } from '../../../src/eval/concurrency.js';
-import { computeMetrics, percentile, rate, type CaseRecord } from '../../../src/eval/metrics.js';
-import { renderMarkdown } from '../../../src/eval/report.js';
-import type { CaseObservation } from '../../../src/eval/case-observation.js';
+import { checkCase } from '../../../apps/refund/eval/case-checks.js';
+import { mapLimited } from '../../../apps/refund/eval/concurrency.js';
+import { computeMetrics, percentile, rate, type CaseRecord } from '../../../apps/refund/eval/metrics.js';
+import { renderMarkdown } from '../../../apps/refund/eval/report.js';
+import type { CaseObservation } from '../../../apps/refund/eval/case-observation.js';
 import { evalCase, observation } from './observation-fixture.js';
 
 function record(o: Partial<CaseObservation>, caseOverrides: Record<string, unknown> = {}): CaseRecord {

@@ -1,5 +1,5 @@
-import type { CaseObservation } from '../../../src/eval/case-observation.js';
-import { parseEvalCase, type EvalCase } from '../../../src/eval/eval-case.js';
+import type { CaseObservation } from '../../../apps/refund/eval/case-observation.js';
+import { parseEvalCase, type EvalCase } from '../../../apps/refund/eval/eval-case.js';
 
 export const H_RF_017 = {
   case_id: 'H-RF-017',

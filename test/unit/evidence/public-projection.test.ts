@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { DataClassification } from '../../../src/runner/agent-event.js';
-import { maskPhoneNumber, maskPhonesInText } from '../../../src/evidence/phone-mask.js';
-import { envelopesOf, projectPublic, REDACTED, runObligations, type ProjectableEvent } from '../../../src/evidence/public-projection.js';
+import type { DataClassification } from '../../../src/core/runner/agent-event.js';
+import { maskPhoneNumber, maskPhonesInText } from '../../../src/client/evidence/phone-mask.js';
+import { envelopesOf, projectPublic, REDACTED, runObligations, type ProjectableEvent } from '../../../src/client/evidence/public-projection.js';
 
 let seq = 0;
 function ev(type: string, data: Record<string, unknown>, dataClassification: DataClassification = 'internal'): ProjectableEvent {

@@ -8,7 +8,7 @@ import {
   cnIdChecksumValid,
   luhnValid,
   maskPhone,
-} from '../../../src/guardrails/index.js';
+} from '../../../src/core/guardrails/index.js';
 import { emptyRun, observedOnlyRun } from './refund-evidence.js';
 
 const digits = (min: number, max: number) =>

@@ -5,7 +5,7 @@ import {
   checkInput,
   createInputGuardrail,
   isGuardrailReasonCode,
-} from '../../../src/guardrails/index.js';
+} from '../../../src/core/guardrails/index.js';
 
 const codes = (value: unknown, config = {}) => checkInput(value, config).reasonCodes;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkOutput, type EvidenceInvocation } from '../../../src/guardrails/index.js';
-import { backingOf, trustedEvidence } from '../../../src/guardrails/run-evidence.js';
+import { checkOutput, type EvidenceInvocation } from '../../../src/core/guardrails/index.js';
+import { backingOf, trustedEvidence } from '../../../src/core/guardrails/run-evidence.js';
 import { verification, verifyInvocation } from './refund-evidence.js';
 
 /** refund.create #2 was lost; a person settled it as succeeded naming RF-1; refund.verify #3 checked RF-1. */

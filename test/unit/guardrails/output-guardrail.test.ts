@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { GuardrailConfigError, OutputReasonCodes, checkOutput } from '../../../src/guardrails/index.js';
+import { GuardrailConfigError, OutputReasonCodes, checkOutput } from '../../../src/core/guardrails/index.js';
 import {
   emptyRun,
   observedOnlyRun,

@@ -1,5 +1,5 @@
-import type { Artifact } from '../../../src/domain/artifact.js';
-import type { EvidenceInvocation } from '../../../src/guardrails/index.js';
+import type { Artifact } from '../../../src/contract/artifact.js';
+import type { EvidenceInvocation } from '../../../src/core/guardrails/index.js';
 
 /** Evidence of a refund run as the runner records it: refund.create (observed) then refund.verify (verified). */
 export const observedRefund: Artifact = {

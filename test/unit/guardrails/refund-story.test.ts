@@ -1,14 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Artifact } from '../../../src/domain/artifact.js';
-import type { RefundStore } from '../../../src/examples/refund/business/refund-store.js';
-import { SEED_ORDERS } from '../../../src/examples/refund/business/seed-data.js';
-import { createRefundTools, type RefundTool } from '../../../src/examples/refund/tools/refund-tools.js';
-import { OutputReasonCodes, checkOutput, type EvidenceInvocation } from '../../../src/guardrails/index.js';
+import type { Artifact } from '../../../src/contract/artifact.js';
+import type { RefundStore } from '../../../apps/refund/business/refund-store.js';
+import { SEED_ORDERS } from '../../../apps/refund/business/seed-data.js';
+import { createRefundTools, type RefundTool } from '../../../apps/refund/tools/refund-tools.js';
+import { OutputReasonCodes, checkOutput, type EvidenceInvocation } from '../../../src/core/guardrails/index.js';
 import { makeCall, recordingContext, seededStore, tempDir } from '../examples/refund/refund-test-support.js';
 
 /**
  * The output guardrail on evidence the real refund tools record (a real SQLite business store), with
- * the response the refund graph composes (`compose_response` in src/examples/refund/graph/refund-nodes.ts).
+ * the response the refund graph composes (`compose_response` in apps/refund/graph/refund-nodes.ts).
  */
 describe('output guardrail on the refund story', () => {
   let cleanup: () => void;

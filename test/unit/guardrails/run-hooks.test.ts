@@ -9,7 +9,7 @@ import {
   inputCheckedEvent,
   mergeObligations,
   outputCheckedEvent,
-} from '../../../src/guardrails/index.js';
+} from '../../../src/core/guardrails/index.js';
 import { emptyRun } from './refund-evidence.js';
 
 describe('guardrail run hooks', () => {

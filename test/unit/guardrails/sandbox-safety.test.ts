@@ -30,13 +30,13 @@ const NO_CLOCK = `
 `;
 
 /**
- * src/guardrails and src/migration run inside the Temporal workflow sandbox: they import only zod,
- * ajv, src/domain, runner types, the completion evidence rules and each other; they bundle with no Node builtins; and they work in
+ * src/core/guardrails and src/core/migration run inside the Temporal workflow sandbox: they import only zod,
+ * ajv, src/contract, runner types, the completion evidence rules and each other; they bundle with no Node builtins; and they work in
  * a fresh vm context where reading the clock or randomness throws.
  */
 describe('guardrails and migration in the workflow sandbox', () => {
-  it('import only zod, ajv, src/domain, runner types and each other', () => {
-    for (const dir of ['src/guardrails', 'src/migration']) {
+  it('import only zod, ajv, src/contract, runner types and each other', () => {
+    for (const dir of ['src/core/guardrails', 'src/core/migration']) {
       for (const file of readdirSync(root(dir))) {
         const source = readFileSync(root(`${dir}/${file}`), 'utf8');
         for (const m of source.matchAll(/^import\s+(type\s+)?[^'"]*from\s+'([^']+)'/gm)) {
@@ -47,9 +47,9 @@ describe('guardrails and migration in the workflow sandbox', () => {
             from.startsWith('./') ||
             from.startsWith('../domain/') ||
             (from.startsWith('../runner/') && typeOnly !== undefined) ||
-            (dir === 'src/migration' && from.startsWith('../guardrails/')) ||
+            (dir === 'src/core/migration' && from.startsWith('../guardrails/')) ||
             // the completion evidence rules (domain imports only; the vm test below bundles them too)
-            (dir === 'src/guardrails' && from === '../completion/evidence.js');
+            (dir === 'src/core/guardrails' && from === '../completion/evidence.js');
           expect(ok, `${dir}/${file} imports ${from}`).toBe(true);
         }
       }
@@ -57,8 +57,8 @@ describe('guardrails and migration in the workflow sandbox', () => {
   });
 
   it('run in a vm context with no Node, no clock and no randomness', async () => {
-    const guardrails = await bundleNeutral('src/guardrails/index.ts', 'guardrails');
-    const migration = await bundleNeutral('src/migration/index.ts', 'migration');
+    const guardrails = await bundleNeutral('src/core/guardrails/index.ts', 'guardrails');
+    const migration = await bundleNeutral('src/core/migration/index.ts', 'migration');
     const script = `${NO_CLOCK}
       ${guardrails}
       ${migration}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Artifact } from '../../../src/domain/artifact.js';
-import { checkOutput, type EvidenceInvocation } from '../../../src/guardrails/index.js';
+import type { Artifact } from '../../../src/contract/artifact.js';
+import { checkOutput, type EvidenceInvocation } from '../../../src/core/guardrails/index.js';
 
 /** 4111111111111111 passes the Luhn check: as free text it reads as a card number. */
 const NUMERIC_ORDER_ID = '4111111111111111';

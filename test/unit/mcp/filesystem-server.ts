@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync } from 'no
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { McpStdioServer } from '../../../src/mcp/index.js';
+import type { McpStdioServer } from '../../../src/worker/mcp/index.js';
 
 /** Absolute path of the filesystem server's bin script, read from its package.json. */
 export function filesystemServerScript(): string {

@@ -1,11 +1,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isHarnessError } from '../../../src/domain/errors.js';
-import type { JsonSchema, ToolContext, ToolExecution } from '../../../src/domain/tool.js';
-import type { McpToolMapping, McpToolSet } from '../../../src/mcp/index.js';
-import { connectMcpTools } from '../../../src/mcp/index.js';
-import { ToolRegistry } from '../../../src/registry/index.js';
+import { isHarnessError } from '../../../src/contract/errors.js';
+import type { JsonSchema, ToolContext, ToolExecution } from '../../../src/contract/tool.js';
+import type { McpToolMapping, McpToolSet } from '../../../src/worker/mcp/index.js';
+import { connectMcpTools } from '../../../src/worker/mcp/index.js';
+import { ToolRegistry } from '../../../src/worker/tools/index.js';
 import {
   filesystemServer,
   freshRoot,

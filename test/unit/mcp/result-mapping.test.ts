@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isHarnessError } from '../../../src/domain/errors.js';
-import { mapMcpResult } from '../../../src/mcp/index.js';
+import { isHarnessError } from '../../../src/contract/errors.js';
+import { mapMcpResult } from '../../../src/worker/mcp/index.js';
 
 describe('mapMcpResult', () => {
   it('joins text blocks and embedded text resources, and describes other blocks without their data', () => {

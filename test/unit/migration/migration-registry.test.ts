@@ -6,7 +6,7 @@ import {
   MigrationErrorCodes,
   MigrationRegistry,
   type MigrationStep,
-} from '../../../src/migration/index.js';
+} from '../../../src/core/migration/index.js';
 
 /** A toy shape `note`: v1 {text}, v2 {text, tags}, v3 {body, tags}, v4 {body, tags, lang}. */
 const V1 = z.strictObject({ schemaVersion: z.literal(1), text: z.string() });

@@ -1,4 +1,4 @@
-import type { RunStateV1 } from '../../../src/migration/index.js';
+import type { RunStateV1 } from '../../../src/core/migration/index.js';
 
 /** A version-1 run state of the refund story, waiting for confirmation of a refund above the auto limit. */
 export function runStateV1(): RunStateV1 {

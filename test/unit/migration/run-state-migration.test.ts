@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { appendFindingRecords, checkInput } from '../../../src/guardrails/index.js';
+import { appendFindingRecords, checkInput } from '../../../src/core/guardrails/index.js';
 import {
   MigrationError,
   MigrationErrorCodes,
@@ -7,8 +7,8 @@ import {
   createHarnessMigrations,
   migrate,
   type RunStateV2,
-} from '../../../src/migration/index.js';
-import { runStateV1ToV2 } from '../../../src/migration/run-state-v2.js';
+} from '../../../src/core/migration/index.js';
+import { runStateV1ToV2 } from '../../../src/core/migration/run-state-v2.js';
 import { runStateV1 } from './run-state-fixture.js';
 
 function caught(fn: () => unknown): MigrationError {

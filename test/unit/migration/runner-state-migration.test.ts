@@ -4,9 +4,9 @@ import {
   RunStateV2Schema,
   migrate,
   type RunStateV2,
-} from '../../../src/migration/index.js';
-import type { RunState } from '../../../src/runner/run-state.js';
-import { RulesPolicy } from '../../../src/policy/index.js';
+} from '../../../src/core/migration/index.js';
+import type { RunState } from '../../../src/core/runner/run-state.js';
+import { RulesPolicy } from '../../../src/core/policy/index.js';
 import { fakeRun } from '../runner/fake-run.js';
 
 /** The policy of these runs: reads carry `mask.phone`, writes `limit.refund_amount=50`. */

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ModelError } from '../../../src/model/errors.js';
-import { ModelBlockedError } from '../../../src/model/errors.js';
-import { AnthropicProvider } from '../../../src/model/providers/anthropic-provider.js';
-import type { ModelEvent } from '../../../src/model/events.js';
-import type { ModelRequest } from '../../../src/model/types.js';
+import type { ModelError } from '../../../src/worker/model/errors.js';
+import { ModelBlockedError } from '../../../src/worker/model/errors.js';
+import { AnthropicProvider } from '../../../src/worker/model/providers/anthropic-provider.js';
+import type { ModelEvent } from '../../../src/worker/model/events.js';
+import type { ModelRequest } from '../../../src/worker/model/types.js';
 import { jsonError, startFakeServer, startSse, tick } from './support/fake-http-server.js';
 import type { FakeServer } from './support/fake-http-server.js';
 import { messageEnd, messageStart, send, textBlock, toolJson, toolStart } from './support/anthropic-wire.js';

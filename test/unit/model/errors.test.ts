@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ApplicationFailure } from '@temporalio/common';
-import { HarnessError } from '../../../src/domain/errors.js';
-import { MODEL_ERROR_CODES, ModelBlockedError, ModelError } from '../../../src/model/errors.js';
+import { HarnessError } from '../../../src/contract/errors.js';
+import { MODEL_ERROR_CODES, ModelBlockedError, ModelError } from '../../../src/worker/model/errors.js';
 import {
   modelErrorFromHttp,
   parseRetryAfterMs,
   redactProviderMessage,
-} from '../../../src/model/http-errors.js';
-import { toApplicationFailure } from '../../../src/model/to-application-failure.js';
+} from '../../../src/worker/model/http-errors.js';
+import { toApplicationFailure } from '../../../src/worker/model/to-application-failure.js';
 
 describe('Retry-After parsing', () => {
   const now = Date.parse('2026-01-01T00:00:00Z');

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ModelBlockedError, ModelError } from '../../../src/model/errors.js';
-import { OpenAiProvider } from '../../../src/model/providers/openai-provider.js';
-import type { ModelEvent } from '../../../src/model/events.js';
-import type { ModelRequest } from '../../../src/model/types.js';
+import { ModelBlockedError, ModelError } from '../../../src/worker/model/errors.js';
+import { OpenAiProvider } from '../../../src/worker/model/providers/openai-provider.js';
+import type { ModelEvent } from '../../../src/worker/model/events.js';
+import type { ModelRequest } from '../../../src/worker/model/types.js';
 import { jsonError, startFakeServer, startSse, tick, writeSse } from './support/fake-http-server.js';
 import type { FakeServer } from './support/fake-http-server.js';
 import { chunk, done, toolDelta, usageChunk } from './support/openai-wire.js';

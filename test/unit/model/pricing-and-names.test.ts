@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { costUsd, priceFor } from '../../../src/model/pricing.js';
-import { PROVIDER_TOOL_NAME, ToolNameCodec, encodeToolName } from '../../../src/model/tool-names.js';
+import { costUsd, priceFor } from '../../../src/worker/model/pricing.js';
+import { PROVIDER_TOOL_NAME, ToolNameCodec, encodeToolName } from '../../../src/worker/model/tool-names.js';
 
 describe('pricing', () => {
   it('prices a route, falls back to *, and refuses unpriced routes', () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { providerFromEnv } from '../../../src/model/provider-from-env.js';
+import { providerFromEnv } from '../../../src/worker/model/provider-from-env.js';
 
 describe('providerFromEnv', () => {
   it('builds each provider', () => {

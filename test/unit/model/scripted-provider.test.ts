@@ -2,11 +2,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { countTokens } from '../../../src/context/tokenizer.js';
-import { ScriptedProvider } from '../../../src/model/scripted-provider.js';
-import { loadModelScriptFile, parseModelScript } from '../../../src/model/scripted-script.js';
-import type { ModelEvent } from '../../../src/model/events.js';
-import type { ModelRequest } from '../../../src/model/types.js';
+import { countTokens } from '../../../src/worker/context/tokenizer.js';
+import { ScriptedProvider } from '../../../src/worker/model/scripted-provider.js';
+import { loadModelScriptFile, parseModelScript } from '../../../src/worker/model/scripted-script.js';
+import type { ModelEvent } from '../../../src/worker/model/events.js';
+import type { ModelRequest } from '../../../src/worker/model/types.js';
 
 const tools = [
   { name: 'order.read', version: 'v1', description: 'Read an order', parameters: { type: 'object' } },

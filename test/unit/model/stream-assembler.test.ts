@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ModelError } from '../../../src/model/errors.js';
-import { StreamAssembler } from '../../../src/model/stream-assembler.js';
-import { ToolNameCodec } from '../../../src/model/tool-names.js';
-import type { ModelEvent } from '../../../src/model/events.js';
-import type { ModelRequest } from '../../../src/model/types.js';
+import { ModelError } from '../../../src/worker/model/errors.js';
+import { StreamAssembler } from '../../../src/worker/model/stream-assembler.js';
+import { ToolNameCodec } from '../../../src/worker/model/tool-names.js';
+import type { ModelEvent } from '../../../src/worker/model/events.js';
+import type { ModelRequest } from '../../../src/worker/model/types.js';
 
 const tools = [
   { name: 'order.read', version: 'v1', description: '', parameters: { type: 'object' } },

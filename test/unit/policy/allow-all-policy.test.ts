@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AllowAllPolicy } from '../../../src/policy/allow-all-policy.js';
+import { AllowAllPolicy } from '../../../src/core/policy/allow-all-policy.js';
 import { dispatch, presentation } from './fixtures.js';
 
 describe('AllowAllPolicy', () => {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { isHarnessError } from '../../../src/domain/errors.js';
-import type { DecisionKind, PolicyDecision } from '../../../src/domain/policy-decision.js';
-import { AllowAllPolicy } from '../../../src/policy/allow-all-policy.js';
-import { composePolicies } from '../../../src/policy/compose-policies.js';
-import { DECISION_STRICTNESS } from '../../../src/policy/decision-merge.js';
-import type { Policy } from '../../../src/policy/policy.js';
-import { RestrictionPolicy } from '../../../src/policy/restriction-policy.js';
-import { RulesPolicy } from '../../../src/policy/rules-policy.js';
+import { isHarnessError } from '../../../src/contract/errors.js';
+import type { DecisionKind, PolicyDecision } from '../../../src/contract/policy-decision.js';
+import { AllowAllPolicy } from '../../../src/core/policy/allow-all-policy.js';
+import { composePolicies } from '../../../src/core/policy/compose-policies.js';
+import { DECISION_STRICTNESS } from '../../../src/core/policy/decision-merge.js';
+import type { Policy } from '../../../src/core/policy/policy.js';
+import { RestrictionPolicy } from '../../../src/core/policy/restriction-policy.js';
+import { RulesPolicy } from '../../../src/core/policy/rules-policy.js';
 import { dispatch, presentation, thrownBy } from './fixtures.js';
 import { refundRules } from './refund-rules.js';
 

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isHarnessError } from '../../../src/domain/errors.js';
-import type { PolicyDecision } from '../../../src/domain/policy-decision.js';
-import { PolicyDecisionSchema } from '../../../src/domain/policy-decision.js';
-import { decodeDecision, encodeDecision, parseDecision } from '../../../src/policy/decision-codec.js';
-import { RulesPolicy } from '../../../src/policy/rules-policy.js';
+import { isHarnessError } from '../../../src/contract/errors.js';
+import type { PolicyDecision } from '../../../src/contract/policy-decision.js';
+import { PolicyDecisionSchema } from '../../../src/contract/policy-decision.js';
+import { decodeDecision, encodeDecision, parseDecision } from '../../../src/core/policy/decision-codec.js';
+import { RulesPolicy } from '../../../src/core/policy/rules-policy.js';
 import { dispatch, thrownBy } from './fixtures.js';
 import { refundRules } from './refund-rules.js';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RulesPolicy } from '../../../src/policy/rules-policy.js';
+import { RulesPolicy } from '../../../src/core/policy/rules-policy.js';
 import { refundRules } from './refund-rules.js';
 
 const doc = readFileSync(path.resolve(import.meta.dirname, '../../../docs/policies.md'), 'utf8');

@@ -1,5 +1,5 @@
-import type { ToolDefinition } from '../../../src/domain/tool.js';
-import type { PolicyRequest } from '../../../src/policy/policy.js';
+import type { ToolDefinition } from '../../../src/contract/tool.js';
+import type { PolicyRequest } from '../../../src/core/policy/policy.js';
 
 export const NOW = '2026-07-15T12:00:00.000Z';
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { PolicyDecision } from '../../../src/domain/policy-decision.js';
-import { AllowAllPolicy } from '../../../src/policy/allow-all-policy.js';
-import type { Policy, PolicyRequest } from '../../../src/policy/policy.js';
-import { authorizeDispatch, presentTools, recheckDecision } from '../../../src/policy/present-tools.js';
-import { RestrictionPolicy } from '../../../src/policy/restriction-policy.js';
-import { RulesPolicy } from '../../../src/policy/rules-policy.js';
+import type { PolicyDecision } from '../../../src/contract/policy-decision.js';
+import { AllowAllPolicy } from '../../../src/core/policy/allow-all-policy.js';
+import type { Policy, PolicyRequest } from '../../../src/core/policy/policy.js';
+import { authorizeDispatch, presentTools, recheckDecision } from '../../../src/core/policy/present-tools.js';
+import { RestrictionPolicy } from '../../../src/core/policy/restriction-policy.js';
+import { RulesPolicy } from '../../../src/core/policy/rules-policy.js';
 import { NOW, tool } from './fixtures.js';
 import { refundRules } from './refund-rules.js';
 

@@ -4,7 +4,7 @@ import {
   isValidObligation,
   isValidReasonCode,
   ReasonCodes,
-} from '../../../src/policy/reason-codes.js';
+} from '../../../src/core/policy/reason-codes.js';
 
 describe('reason code catalogue', () => {
   it('holds unique, stable, policy.-namespaced codes', () => {

@@ -1,4 +1,4 @@
-import type { RulesPolicyConfig } from '../../../src/policy/rules-schema.js';
+import type { RulesPolicyConfig } from '../../../src/core/policy/rules-schema.js';
 
 /** The refund rules of docs/policies.md (kept identical to the document). */
 export const refundRules: RulesPolicyConfig = {

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { confinePath, normalizeRelativePath, normalizeRoot } from '../../../src/policy/relative-path.js';
-import { isHarnessError } from '../../../src/domain/errors.js';
+import { confinePath, normalizeRelativePath, normalizeRoot } from '../../../src/core/policy/relative-path.js';
+import { isHarnessError } from '../../../src/contract/errors.js';
 
 const ROOT_SETS: string[][] = [['.'], ['data'], ['data', 'src/lib'], ['reports/2026']];
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isHarnessError } from '../../../src/domain/errors.js';
-import { RestrictionPolicy } from '../../../src/policy/restriction-policy.js';
+import { isHarnessError } from '../../../src/contract/errors.js';
+import { RestrictionPolicy } from '../../../src/core/policy/restriction-policy.js';
 import { dispatch, presentation, thrownBy } from './fixtures.js';
 
 const policy = new RestrictionPolicy({

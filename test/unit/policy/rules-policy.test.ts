@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { isHarnessError } from '../../../src/domain/errors.js';
-import { RulesPolicy } from '../../../src/policy/rules-policy.js';
-import type { RulesPolicyConfig } from '../../../src/policy/rules-schema.js';
+import { isHarnessError } from '../../../src/contract/errors.js';
+import { RulesPolicy } from '../../../src/core/policy/rules-policy.js';
+import type { RulesPolicyConfig } from '../../../src/core/policy/rules-schema.js';
 import { dispatch, NOW, presentation, thrownBy } from './fixtures.js';
 import { refundRules } from './refund-rules.js';
 

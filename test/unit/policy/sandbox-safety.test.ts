@@ -8,8 +8,8 @@ import { describe, expect, it } from 'vitest';
  * process state or do anything asynchronous.
  */
 const repo = path.resolve(import.meta.dirname, '../../..');
-const allowedDirs = ['src/domain', 'src/policy', 'src/completion'].map((d) => path.join(repo, d));
-const allowedFiles = [path.join(repo, 'src/registry/named-registry.ts')];
+const allowedDirs = ['src/contract', 'src/core/policy', 'src/core/completion'].map((d) => path.join(repo, d));
+const allowedFiles = [path.join(repo, 'src/core/tools/named-registry.ts')];
 
 function files(dir: string): string[] {
   return readdirSync(path.join(repo, dir), { recursive: true, encoding: 'utf8' })
@@ -17,7 +17,7 @@ function files(dir: string): string[] {
     .map((f) => path.join(repo, dir, f));
 }
 
-const sources = [...files('src/policy'), ...files('src/completion'), ...allowedFiles];
+const sources = [...files('src/core/policy'), ...files('src/core/completion'), ...allowedFiles];
 
 const forbidden: [RegExp, string][] = [
   [/\bDate\.now\s*\(/, 'Date.now()'],

@@ -1,4 +1,4 @@
-import type { JsonSchema, ToolDefinition, ToolExecutor } from '../../../src/domain/tool.js';
+import type { JsonSchema, ToolDefinition, ToolExecutor } from '../../../src/contract/tool.js';
 
 /** A closed object schema with the given properties, all optional unless listed in `required`. */
 export function closed(properties: Record<string, JsonSchema> = {}, required?: string[]): JsonSchema {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { isHarnessError } from '../../../src/domain/errors.js';
-import { HarnessError } from '../../../src/domain/errors.js';
-import { NamedRegistry } from '../../../src/registry/named-registry.js';
+import { isHarnessError } from '../../../src/contract/errors.js';
+import { HarnessError } from '../../../src/contract/errors.js';
+import { NamedRegistry } from '../../../src/core/tools/named-registry.js';
 
 interface Item {
   name: string;

@@ -4,8 +4,8 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 
-const SANDBOX_ENTRY = fileURLToPath(new URL('../../../src/registry/sandbox.ts', import.meta.url));
-const FULL_ENTRY = fileURLToPath(new URL('../../../src/registry/index.ts', import.meta.url));
+const SANDBOX_ENTRY = fileURLToPath(new URL('../../../src/core/tools/sandbox.ts', import.meta.url));
+const FULL_ENTRY = fileURLToPath(new URL('../../../src/worker/tools/index.ts', import.meta.url));
 
 /** Bundles an entry for a platform without Node builtins; fails on any `node:` import. */
 async function bundleNeutral(entry: string): Promise<string> {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { isHarnessError } from '../../../src/domain/errors.js';
-import type { ToolDefinition } from '../../../src/domain/tool.js';
-import { ToolNotFoundError, ToolRegistry, sha256Digest } from '../../../src/registry/index.js';
+import { isHarnessError } from '../../../src/contract/errors.js';
+import type { ToolDefinition } from '../../../src/contract/tool.js';
+import { ToolNotFoundError, ToolRegistry, sha256Digest } from '../../../src/worker/tools/index.js';
 import { closed, definition, executor } from './helpers.js';
 
 function codeOf(fn: () => unknown): string {

@@ -7,8 +7,8 @@ import {
   checkToolCall,
   DEFAULT_LIMITS,
   emptyUsage,
-} from '../../../src/runner/budget.js';
-import type { RunContext } from '../../../src/runner/run-context.js';
+} from '../../../src/core/runner/budget.js';
+import type { RunContext } from '../../../src/core/runner/run-context.js';
 import { decision, fakeRun } from './fake-run.js';
 
 /** A profile that keeps asking the model and calling what it proposes, forever. */

@@ -1,10 +1,10 @@
-import { createInputGuardrail, createOutputGuardrail } from '../../../src/guardrails/index.js';
-import { createInitialRunState } from '../../../src/runner/initial-state.js';
-import { createDefaultEvaluatorRegistry, type CompletionContract } from '../../../src/completion/index.js';
-import type { ToolDefinition } from '../../../src/domain/tool.js';
-import { AllowAllPolicy, type Policy } from '../../../src/policy/index.js';
-import type { AgentEvent } from '../../../src/runner/agent-event.js';
-import { DEFAULT_LIMITS, type BudgetLimits } from '../../../src/runner/budget.js';
+import { createInputGuardrail, createOutputGuardrail } from '../../../src/core/guardrails/index.js';
+import { createInitialRunState } from '../../../src/core/runner/initial-state.js';
+import { createDefaultEvaluatorRegistry, type CompletionContract } from '../../../src/core/completion/index.js';
+import type { ToolDefinition } from '../../../src/contract/tool.js';
+import { AllowAllPolicy, type Policy } from '../../../src/core/policy/index.js';
+import type { AgentEvent } from '../../../src/core/runner/agent-event.js';
+import { DEFAULT_LIMITS, type BudgetLimits } from '../../../src/core/runner/budget.js';
 import type {
   ModelCallInput,
   ModelDecision,
@@ -13,11 +13,11 @@ import type {
   ToolCallInput,
   ToolCallResult,
   WriteResolution,
-} from '../../../src/runner/ports.js';
-import type { Profile, ProfileResult } from '../../../src/runner/profile.js';
-import type { RunContext } from '../../../src/runner/run-context.js';
-import type { RunState } from '../../../src/runner/run-state.js';
-import { Runner } from '../../../src/runner/runner.js';
+} from '../../../src/core/runner/ports.js';
+import type { Profile, ProfileResult } from '../../../src/core/runner/profile.js';
+import type { RunContext } from '../../../src/core/runner/run-context.js';
+import type { RunState } from '../../../src/core/runner/run-state.js';
+import { Runner } from '../../../src/core/runner/runner.js';
 
 /** Two tools for the runner's unit tests: one read, one write (closed schemas). */
 export const READ_TOOL: ToolDefinition = {

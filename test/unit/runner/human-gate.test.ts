@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Observation } from '../../../src/domain/observation.js';
-import { RulesPolicy } from '../../../src/policy/index.js';
-import type { RunContext } from '../../../src/runner/run-context.js';
+import type { Observation } from '../../../src/contract/observation.js';
+import { RulesPolicy } from '../../../src/core/policy/index.js';
+import type { RunContext } from '../../../src/core/runner/run-context.js';
 import { fakeRun } from './fake-run.js';
 
 /** demo.write needs a confirmation at dispatch; reads are allowed. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Observation } from '../../../src/domain/observation.js';
-import type { OperatorResolutionInput, OperatorResolutionOutcome } from '../../../src/runner/ports.js';
-import type { RunContext } from '../../../src/runner/run-context.js';
+import type { Observation } from '../../../src/contract/observation.js';
+import type { OperatorResolutionInput, OperatorResolutionOutcome } from '../../../src/core/runner/ports.js';
+import type { RunContext } from '../../../src/core/runner/run-context.js';
 import { fakeRun, succeeded } from './fake-run.js';
 
 /** A lost demo.write whose outcome nobody but a person can tell; `host` records the person's decision. */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createGoalProfile } from '../../../src/runner/goal-profile.js';
-import { OUTPUT_FEEDBACK_KEY, createGraphProfile } from '../../../src/runner/graph-profile.js';
-import type { ModelCallInput } from '../../../src/runner/ports.js';
-import type { BlockedOutputChoice, BlockedOutputFeedback } from '../../../src/runner/profile.js';
+import { createGoalProfile } from '../../../src/core/runner/goal-profile.js';
+import { OUTPUT_FEEDBACK_KEY, createGraphProfile } from '../../../src/core/runner/graph-profile.js';
+import type { ModelCallInput } from '../../../src/core/runner/ports.js';
+import type { BlockedOutputChoice, BlockedOutputFeedback } from '../../../src/core/runner/profile.js';
 import { decision, fakeRun } from './fake-run.js';
 
 const CLAIM = 'Your refund has been created.';

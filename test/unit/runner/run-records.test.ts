@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Artifact } from '../../../src/domain/artifact.js';
-import type { AgentEvent } from '../../../src/runner/agent-event.js';
-import type { RunContext } from '../../../src/runner/run-context.js';
+import type { Artifact } from '../../../src/contract/artifact.js';
+import type { AgentEvent } from '../../../src/core/runner/agent-event.js';
+import type { RunContext } from '../../../src/core/runner/run-context.js';
 import { decision, fakeRun, succeeded } from './fake-run.js';
 
 /** Stored events are unique by sequence and, sorted, are exactly 1..n. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { sha256Hex } from '../../../src/domain/sha256.js';
+import { sha256Hex } from '../../../src/contract/sha256.js';
 
 describe('sandbox sha256', () => {
   it('matches node:crypto for known and random inputs', () => {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { HarnessError } from '../../../src/domain/errors.js';
+import { HarnessError } from '../../../src/contract/errors.js';
 import {
   RunStatusSchema,
   TRANSITIONS,
   assertTransition,
   isTerminal,
   type RunStatus,
-} from '../../../src/runner/statuses.js';
+} from '../../../src/core/runner/statuses.js';
 import { fakeRun } from './fake-run.js';
 
 const ALL: RunStatus[] = RunStatusSchema.options;

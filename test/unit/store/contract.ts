@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256Digest } from '../../../src/registry/digest.js';
-import { openEvidenceStore, SCHEMA_VERSION } from '../../../src/store/index.js';
-import type { EvidenceStore } from '../../../src/store/index.js';
+import { sha256Digest } from '../../../src/worker/tools/digest.js';
+import { openEvidenceStore, SCHEMA_VERSION } from '../../../src/worker/store/index.js';
+import type { EvidenceStore } from '../../../src/worker/store/index.js';
 import { event, expectCode, intent, modelArtifact, newRunId, observed, result } from './fixtures.js';
 
 /** What the contract needs from a backend. */

@@ -1,6 +1,6 @@
-import type { Artifact } from '../../../src/domain/artifact.js';
-import type { InvocationIntent, InvocationResult, StoredEvent } from '../../../src/store/index.js';
-import { isHarnessError } from '../../../src/domain/errors.js';
+import type { Artifact } from '../../../src/contract/artifact.js';
+import type { InvocationIntent, InvocationResult, StoredEvent } from '../../../src/worker/store/index.js';
+import { isHarnessError } from '../../../src/contract/errors.js';
 import { expect } from 'vitest';
 
 let counter = 0;

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openEvidenceStore, parseStoreUrl } from '../../../src/store/index.js';
+import { openEvidenceStore, parseStoreUrl } from '../../../src/worker/store/index.js';
 import { startTestPostgres } from '../../support/postgres.js';
 import type { TestPostgres } from '../../support/postgres.js';
 import { describeEvidenceStoreContract } from './contract.js';

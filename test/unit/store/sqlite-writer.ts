@@ -3,7 +3,7 @@
  * children on migrations), then interleaves writes with them: its own events and intents, and
  * shared records every child writes identically. Children wait for each other before writing. Prints one JSON line and exits 0 on success.
  */
-import { openEvidenceStore } from '../../../src/store/index.js';
+import { openEvidenceStore } from '../../../src/worker/store/index.js';
 
 const [url, name, countText] = process.argv.slice(2);
 if (url === undefined || name === undefined || countText === undefined)

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openEvidenceStore, parseStoreUrl } from '../../../src/store/index.js';
+import { openEvidenceStore, parseStoreUrl } from '../../../src/worker/store/index.js';
 import { describeEvidenceStoreContract } from './contract.js';
 import { event, expectCode } from './fixtures.js';
 

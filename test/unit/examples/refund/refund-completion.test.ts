@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { actionWithVerification } from '../../../../src/completion/action-with-verification.js';
-import type { InvocationRecord } from '../../../../src/completion/completion.js';
-import type { Artifact } from '../../../../src/domain/artifact.js';
-import type { ToolExecution } from '../../../../src/domain/tool.js';
-import type { RefundStore } from '../../../../src/examples/refund/business/refund-store.js';
-import { SEED_ORDERS } from '../../../../src/examples/refund/business/seed-data.js';
-import { createRefundTools } from '../../../../src/examples/refund/tools/refund-tools.js';
-import type { RefundTool } from '../../../../src/examples/refund/tools/refund-tools.js';
+import { actionWithVerification } from '../../../../src/core/completion/action-with-verification.js';
+import type { InvocationRecord } from '../../../../src/core/completion/completion.js';
+import type { Artifact } from '../../../../src/contract/artifact.js';
+import type { ToolExecution } from '../../../../src/contract/tool.js';
+import type { RefundStore } from '../../../../apps/refund/business/refund-store.js';
+import { SEED_ORDERS } from '../../../../apps/refund/business/seed-data.js';
+import { createRefundTools } from '../../../../apps/refund/tools/refund-tools.js';
+import type { RefundTool } from '../../../../apps/refund/tools/refund-tools.js';
 import { makeCall, recordingContext, seededStore, tempDir } from './refund-test-support.js';
 
 const PARAMS = { actionTool: 'refund.create', actionType: 'refund', verificationType: 'refund.verification' };

@@ -3,8 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RefundStore } from '../../../../src/examples/refund/business/refund-store.js';
-import { SEED_ORDERS } from '../../../../src/examples/refund/business/seed-data.js';
+import type { RefundStore } from '../../../../apps/refund/business/refund-store.js';
+import { SEED_ORDERS } from '../../../../apps/refund/business/seed-data.js';
 import { seededStore, tempDir } from './refund-test-support.js';
 
 const run = promisify(execFile);

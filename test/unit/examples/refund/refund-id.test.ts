@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { newRefundId } from '../../../../src/examples/refund/business/refund-store.js';
-import { checkOutput } from '../../../../src/guardrails/index.js';
+import { newRefundId } from '../../../../apps/refund/business/refund-store.js';
+import { checkOutput } from '../../../../src/core/guardrails/index.js';
 
 describe('refund ids', () => {
   it('never look like personal data to the output guardrail (no digits), and do not repeat', () => {

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isHarnessError } from '../../../../src/domain/errors.js';
-import { openRefundStore } from '../../../../src/examples/refund/business/refund-store.js';
-import type { RefundStore } from '../../../../src/examples/refund/business/refund-store.js';
-import { defaultSeedData, SEED_ORDERS } from '../../../../src/examples/refund/business/seed-data.js';
-import { NO_LATENCY } from '../../../../src/examples/refund/business/store-latency.js';
+import { isHarnessError } from '../../../../src/contract/errors.js';
+import { openRefundStore } from '../../../../apps/refund/business/refund-store.js';
+import type { RefundStore } from '../../../../apps/refund/business/refund-store.js';
+import { defaultSeedData, SEED_ORDERS } from '../../../../apps/refund/business/seed-data.js';
+import { NO_LATENCY } from '../../../../apps/refund/business/store-latency.js';
 import { NOW, seededStore, tempDir } from './refund-test-support.js';
 
 const HOUR = 3_600_000;

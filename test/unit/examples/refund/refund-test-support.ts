@@ -1,13 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ToolCall, ToolContext } from '../../../../src/domain/tool.js';
-import { openRefundStore } from '../../../../src/examples/refund/business/refund-store.js';
+import type { ToolCall, ToolContext } from '../../../../src/contract/tool.js';
+import { openRefundStore } from '../../../../apps/refund/business/refund-store.js';
 import type {
   RefundStore,
   RefundStoreOptions,
-} from '../../../../src/examples/refund/business/refund-store.js';
-import { NO_LATENCY } from '../../../../src/examples/refund/business/store-latency.js';
+} from '../../../../apps/refund/business/refund-store.js';
+import { NO_LATENCY } from '../../../../apps/refund/business/store-latency.js';
 
 /** Fixed clock of the tests. */
 export const NOW = new Date('2026-07-15T12:00:00.000Z');

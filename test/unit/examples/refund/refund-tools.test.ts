@@ -1,17 +1,17 @@
 import { Ajv } from 'ajv';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ArtifactSchema } from '../../../../src/domain/artifact.js';
-import type { Artifact } from '../../../../src/domain/artifact.js';
-import { isHarnessError } from '../../../../src/domain/errors.js';
-import type { ToolExecution, ToolExecutor } from '../../../../src/domain/tool.js';
-import { ToolRegistry } from '../../../../src/registry/tool-registry.js';
-import type { RefundStore } from '../../../../src/examples/refund/business/refund-store.js';
-import { SEED_ORDERS } from '../../../../src/examples/refund/business/seed-data.js';
+import { ArtifactSchema } from '../../../../src/contract/artifact.js';
+import type { Artifact } from '../../../../src/contract/artifact.js';
+import { isHarnessError } from '../../../../src/contract/errors.js';
+import type { ToolExecution, ToolExecutor } from '../../../../src/contract/tool.js';
+import { ToolRegistry } from '../../../../src/worker/tools/tool-registry.js';
+import type { RefundStore } from '../../../../apps/refund/business/refund-store.js';
+import { SEED_ORDERS } from '../../../../apps/refund/business/seed-data.js';
 import {
   createRefundTools,
   registerRefundTools,
-} from '../../../../src/examples/refund/tools/refund-tools.js';
-import type { RefundTool } from '../../../../src/examples/refund/tools/refund-tools.js';
+} from '../../../../apps/refund/tools/refund-tools.js';
+import type { RefundTool } from '../../../../apps/refund/tools/refund-tools.js';
 import { makeCall, recordingContext, seededStore, tempDir } from './refund-test-support.js';
 
 const ALLOWED_KEYWORDS = new Set([

@@ -1,15 +1,15 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { isHarnessError } from '../../../../src/domain/errors.js';
-import { openRefundStore } from '../../../../src/examples/refund/business/refund-store.js';
-import type { RefundStore } from '../../../../src/examples/refund/business/refund-store.js';
-import { SEED_ORDERS } from '../../../../src/examples/refund/business/seed-data.js';
+import { isHarnessError } from '../../../../src/contract/errors.js';
+import { openRefundStore } from '../../../../apps/refund/business/refund-store.js';
+import type { RefundStore } from '../../../../apps/refund/business/refund-store.js';
+import { SEED_ORDERS } from '../../../../apps/refund/business/seed-data.js';
 import {
   parseStoreLatency,
   sleepWithHeartbeat,
   storeLatencyFromEnv,
-} from '../../../../src/examples/refund/business/store-latency.js';
-import { createRefundCreateTool } from '../../../../src/examples/refund/tools/refund-create.js';
+} from '../../../../apps/refund/business/store-latency.js';
+import { createRefundCreateTool } from '../../../../apps/refund/tools/refund-create.js';
 import { makeCall, recordingContext, seededStore, tempDir } from './refund-test-support.js';
 
 const codeOf = (fn: () => unknown): string | undefined => {

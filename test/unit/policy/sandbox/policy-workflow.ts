@@ -2,13 +2,13 @@
  * A workflow that uses the policy engine, completion evaluators and NamedRegistry, bundled by
  * sandbox-bundle.test.ts with Temporal's workflow bundler (which refuses Node builtins).
  */
-import { createDefaultEvaluatorRegistry } from '../../../../src/completion/index.js';
+import { createDefaultEvaluatorRegistry } from '../../../../src/core/completion/index.js';
 import {
   authorizeDispatch,
   composePolicies,
   RestrictionPolicy,
   RulesPolicy,
-} from '../../../../src/policy/index.js';
+} from '../../../../src/core/policy/index.js';
 
 export function policySandboxCheck(now: string): Promise<string> {
   const rules = new RulesPolicy({

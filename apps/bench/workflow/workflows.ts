@@ -1,0 +1,8 @@
+// The benchmark's workflow bundle entry: the showcase and bench profiles, and the bare arm's workflows.
+import { combineDefinitions, defineAgentRun } from '../../../src/core/index.js';
+import { showcaseDefinition } from '../../showcase/workflow/definition.js';
+import { benchDefinition } from './definition.js';
+
+export const agentRun = defineAgentRun(combineDefinitions(showcaseDefinition, benchDefinition));
+export { plumbingWorkflow } from './plumbing-workflow.js';
+export { bareSteps } from './bare-steps.js';

@@ -1,0 +1,15 @@
+import { fileURLToPath } from 'node:url';
+import type { HarnessApp } from '../../src/worker/index.js';
+import { createHarnessComposition } from './composition.js';
+import { refundDefinition } from './workflow/definition.js';
+import { refundSettings } from './settings.js';
+
+/** The refund app alone (seed 004's refund story): what `npm start` runs. */
+export const app: HarnessApp = {
+  name: 'refund',
+  workflowsPath: fileURLToPath(new URL('./workflow/workflows.ts', import.meta.url)),
+  definition: refundDefinition,
+  defaultPolicy: (profile) => (profile === 'refund.graph' ? 'refund.rules@v1' : 'allow_all@v1'),
+  createComposition: (o) =>
+    createHarnessComposition({ ...o, refundStorePath: refundSettings(o.env).refundStorePath }),
+};

@@ -1,0 +1,91 @@
+import { hostname } from 'node:os';
+import {
+  ModelRouter,
+  openEvidenceStore,
+  parseModelScript,
+  providerFromEnv,
+  ScriptedProvider,
+  sha256Digest,
+  ToolRegistry,
+  type AppCompositionOptions,
+  type WorkerComposition,
+} from '../../src/worker/index.js';
+import { openRefundStore, type RefundStore } from './business/refund-store.js';
+import { storeLatencyFromEnv } from './business/store-latency.js';
+import { REFUND_SCRIPT } from './refund-script.js';
+import { registerRefundTools } from './tools/refund-tools.js';
+
+/** Adds an app part's tools and routes to a composition; returns what to close with it. */
+export type CompositionExtension = (
+  registry: ToolRegistry,
+  models: ModelRouter,
+) => Promise<(() => Promise<void>) | void> | (() => Promise<void>) | void;
+
+export interface HarnessCompositionOptions extends AppCompositionOptions {
+  /** The refund app's business store (SQLite file; default `HARNESS_REFUND_DB` or `.data/refund.db`). */
+  readonly refundStorePath: string;
+  /** Extra scripted routes: route name -> script (validated; defaults applied). */
+  readonly scripts?: Readonly<Record<string, unknown>>;
+  /** More tools and routes in the same worker (other apps' parts, bench tools in the bench rig). */
+  readonly extend?: readonly CompositionExtension[];
+}
+
+/** The refund app's worker composition: the refund tools bound to its business store, and its routes. */
+export interface HarnessComposition extends WorkerComposition {
+  readonly refundStore: RefundStore;
+}
+
+/**
+ * Build the refund app's worker composition. Credentials for real model providers come from the
+ * environment here and stay in the worker process. Drill knobs of the refund store (latency,
+ * `HARNESS_REFUND_RECONCILE=off`) are read from `env` (docs/refund-example.md).
+ * @throws the store's errors (bad URL, schema too new) and provider configuration errors.
+ */
+export async function createHarnessComposition(
+  options: HarnessCompositionOptions,
+): Promise<HarnessComposition> {
+  const env = options.env ?? process.env;
+  const refundStore = openRefundStore(options.refundStorePath, { latency: storeLatencyFromEnv(env) });
+  refundStore.seedIfEmpty();
+  const registry = new ToolRegistry();
+  // Drill knob: `off` simulates a connector whose outcome cannot be checked automatically.
+  registerRefundTools(registry, refundStore, { reconcile: env.HARNESS_REFUND_RECONCILE !== 'off' });
+  const models = new ModelRouter();
+  const closers: (() => Promise<void>)[] = [];
+  for (const extend of options.extend ?? []) {
+    const close = await extend(registry, models);
+    if (close) closers.push(close);
+  }
+  const store = await openEvidenceStore(options.storeUrl);
+  models.register(
+    'scripted/refund',
+    new ScriptedProvider(parseModelScript(REFUND_SCRIPT, 'scripted/refund')),
+    'scripted',
+  );
+  for (const [route, script] of Object.entries(options.scripts ?? {})) {
+    models.register(route, new ScriptedProvider(parseModelScript(script, route)), 'scripted');
+  }
+  let defaultModelRoute = 'scripted/refund';
+  if (env.HARNESS_MODEL_PROVIDER && env.HARNESS_MODEL_PROVIDER !== 'scripted') {
+    models.register('env', providerFromEnv(env), env.HARNESS_MODEL ?? 'default');
+    defaultModelRoute = 'env';
+  }
+  const configDigest = sha256Digest({
+    tools: registry.snapshot().digest,
+    routes: models.routeNames().sort(),
+  });
+  return {
+    registry,
+    store,
+    models,
+    refundStore,
+    identity: options.identity ?? `${hostname()}:${process.pid}`,
+    configDigest,
+    defaultModelRoute,
+    close: async () => {
+      for (const close of closers.reverse()) await close();
+      await store.close();
+      refundStore.close();
+    },
+  };
+}

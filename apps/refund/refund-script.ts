@@ -1,0 +1,19 @@
+import type { ModelScript } from '../../src/worker/model/scripted-script.js';
+
+/**
+ * The scripted stand-in model for the refund examples (offline default). It is not a model: it
+ * answers the refund graph's routing question and plays a fixed tool sequence for the goal profile.
+ */
+export const REFUND_SCRIPT: ModelScript = {
+  entries: [
+    {
+      match: { purpose: 'route' },
+      response: { text: 'refund', toolCalls: [], usage: { inputTokens: 40, outputTokens: 1 } },
+    },
+  ],
+  fallback: {
+    text: 'I can only help with refunds.',
+    toolCalls: [],
+    usage: { inputTokens: 20, outputTokens: 8 },
+  },
+};

@@ -1,0 +1,70 @@
+import type { ToolDefinition, ToolExecutor } from '../../../src/contract/tool.js';
+import type { RefundStore } from '../business/refund-store.js';
+import { createLogisticsReadTool } from './logistics-read.js';
+import { createOrderReadTool } from './order-read.js';
+import { createPolicySearchRefundTool } from './policy-search-refund.js';
+import { createRefundCreateTool } from './refund-create.js';
+import { createRefundVerifyTool } from './refund-verify.js';
+import type { RefundTool } from './tool-support.js';
+
+/** Names of the refund tools, all at version `v1`. */
+export const REFUND_TOOL_NAMES = {
+  orderRead: 'order.read',
+  logisticsRead: 'logistics.read',
+  policySearch: 'policy.search.refund',
+  refundCreate: 'refund.create',
+  refundVerify: 'refund.verify',
+} as const;
+
+/** Anything tools can be registered with (the harness tool registry, a test double of it). */
+export interface ToolRegistrar {
+  register(definition: ToolDefinition, executor: ToolExecutor): unknown;
+}
+
+/** Switches of the refund tools. */
+export interface RefundToolsOptions {
+  /**
+   * `false` registers refund.create without its `reconcile` method (drill: a connector whose outcome
+   * cannot be checked automatically, so a lost write waits for a person). The definition, and so the
+   * registry digest, stay the same. Default `true`.
+   */
+  readonly reconcile?: boolean;
+}
+
+/** `tool` without its executor's `reconcile` method. */
+function withoutReconcile(tool: RefundTool): RefundTool {
+  const { executor } = tool;
+  return { definition: tool.definition, executor: { execute: (ctx, call) => executor.execute(ctx, call) } };
+}
+
+/**
+ * The five refund tools bound to `store`, in graph order: order.read, logistics.read,
+ * policy.search.refund, refund.create (the only write), refund.verify.
+ */
+export function createRefundTools(store: RefundStore, options: RefundToolsOptions = {}): RefundTool[] {
+  const create = createRefundCreateTool(store);
+  return [
+    createOrderReadTool(store),
+    createLogisticsReadTool(store),
+    createPolicySearchRefundTool(store),
+    options.reconcile === false ? withoutReconcile(create) : create,
+    createRefundVerifyTool(store),
+  ];
+}
+
+/**
+ * Register the refund tools bound to `store` with `registry`, in the order of {@link createRefundTools}.
+ *
+ * @returns the registered tools.
+ * @throws whatever `registry.register` throws (e.g. a conflict); tools before the failing one stay registered.
+ */
+export function registerRefundTools(
+  registry: ToolRegistrar,
+  store: RefundStore,
+  options: RefundToolsOptions = {},
+): RefundTool[] {
+  const tools = createRefundTools(store, options);
+  for (const tool of tools) registry.register(tool.definition, tool.executor);
+  return tools;
+}
+export type { RefundTool } from './tool-support.js';

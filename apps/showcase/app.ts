@@ -1,0 +1,18 @@
+import { fileURLToPath } from 'node:url';
+import type { HarnessApp } from '../../src/worker/index.js';
+import { refundSettings } from '../refund/settings.js';
+import { createShowcaseComposition } from './composition.js';
+import { showcaseDefinition } from './workflow/definition.js';
+
+/**
+ * The showcase app (this repository's default for `harness`, `harness worker` and `harness dev`): the
+ * refund, coding and MCP filesystem examples in one worker.
+ */
+export const app: HarnessApp = {
+  name: 'showcase',
+  workflowsPath: fileURLToPath(new URL('./workflow/workflows.ts', import.meta.url)),
+  definition: showcaseDefinition,
+  defaultPolicy: (profile) => (profile === 'refund.graph' ? 'refund.rules@v1' : 'allow_all@v1'),
+  createComposition: (o) =>
+    createShowcaseComposition({ ...o, refundStorePath: refundSettings(o.env).refundStorePath }),
+};

@@ -1,0 +1,94 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { historyFromJSON, historyToJSON } from '@temporalio/common/lib/proto-utils.js';
+import type { temporal } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
+import { bundleWorkflows } from '../../../worker/bundle.js';
+import { installWorkerRuntime } from '../../../worker/runtime.js';
+import { connectTemporal, describeRun } from '../connect.js';
+import { CliError, EXIT, notFoundError, usageError } from '../errors.js';
+import type { Output } from '../output.js';
+import type { HarnessApp } from '../../../worker/app.js';
+
+/** Fetch a workflow's full history (all pages). @throws CliError exit 3 when no workflow has the id. */
+async function fetchHistory(id: string): Promise<temporal.api.history.v1.IHistory> {
+  const t = await connectTemporal();
+  try {
+    const handle = t.client.workflow.getHandle(id);
+    await describeRun(handle);
+    return await handle.fetchHistory();
+  } finally {
+    await t.close();
+  }
+}
+
+function readHistoryFile(file: string): temporal.api.history.v1.IHistory {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw notFoundError(
+      `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      { file },
+    );
+  }
+  try {
+    return historyFromJSON(JSON.parse(text));
+  } catch (err) {
+    throw usageError(
+      `${file} is not a workflow history in JSON (as written by \`harness history\` or \`temporal workflow show --output json\`): ${(err as Error).message}`,
+      { file },
+    );
+  }
+}
+
+/** `name.json` or anything with a path separator is a file; otherwise a workflow id. */
+function isFileArgument(arg: string): boolean {
+  return arg.endsWith('.json') || arg.includes('/') || existsSync(arg);
+}
+
+/**
+ * `harness replay <id | history.json>`: replay a history against the current workflow code (the bundle
+ * of `HARNESS_WORKFLOW_BUNDLE`, or bundled now). Exit 0 "replayed OK", exit 1 with the
+ * non-determinism error.
+ */
+export async function replayCommand(app: HarnessApp, arg: string, out: Output): Promise<number> {
+  const fromFile = isFileArgument(arg);
+  const history = fromFile ? readHistoryFile(arg) : await fetchHistory(arg);
+  const events = history.events?.length ?? 0;
+  if (events === 0) throw usageError(`${arg}: the history has no events`);
+  installWorkerRuntime();
+  const bundlePath = process.env.HARNESS_WORKFLOW_BUNDLE;
+  if (!bundlePath) out.progress('bundling the workflow code…');
+  const workflowBundle = bundlePath ? { codePath: bundlePath } : await bundleWorkflows({ workflowsPath: app.workflowsPath });
+  out.progress(`replaying ${events} events of ${arg}…`);
+  const workflowId = fromFile ? arg.replace(/^.*\//, '').replace(/\.json$/, '') : arg;
+  try {
+    await Worker.runReplayHistory({ workflowBundle, replayName: workflowId }, history, workflowId);
+  } catch (err) {
+    const e = err as Error;
+    out.data({ source: arg, events, ok: false, error: { name: e.name, message: e.message } });
+    throw new CliError(
+      'cli.replay_failed',
+      `replay of ${arg} failed: ${e.name}: ${e.message}`,
+      EXIT.runtime,
+      { name: e.name },
+    );
+  }
+  out.data({ source: arg, events, ok: true });
+  out.line(`replayed OK: ${arg} (${events} events)`);
+  return EXIT.ok;
+}
+
+/** `harness history <id> [--out file]`: export a workflow history as JSON (the input of `replay`). */
+export async function historyCommand(id: string, o: { out?: string }, out: Output): Promise<number> {
+  const history = await fetchHistory(id);
+  const text = `${JSON.stringify(JSON.parse(historyToJSON(history)), null, 1)}\n`;
+  if (!o.out) {
+    process.stdout.write(text);
+    return EXIT.ok;
+  }
+  writeFileSync(o.out, text);
+  out.data({ workflowId: id, file: o.out, events: history.events?.length ?? 0 });
+  out.line(`wrote ${history.events?.length ?? 0} events of ${id} to ${o.out}`);
+  return EXIT.ok;
+}

@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError } from '@temporalio/client';
+import { startAgentRun } from '../../start-run.js';
+import type { HarnessApp } from '../../../worker/app.js';
+import { isHarnessError } from '../../../contract/errors.js';
+import { TERMINAL_STATUSES } from '../../../core/runner/statuses.js';
+import type { AgentRunResult } from '../../../core/workflow/agent-run.js';
+import type { RunView } from '../../../core/workflow/run-view.js';
+import { harnessSettings } from '../../../worker/settings.js';
+import { appComposition, buildRunInput, resolvePolicy, resolveProfile } from '../build-run-input.js';
+import { connectTemporal } from '../connect.js';
+import { CliError, EXIT, usageError } from '../errors.js';
+import type { Output } from '../output.js';
+import { parsePositiveInt, readJsonObject } from '../read-json.js';
+import { sleep } from '../run-access.js';
+
+export interface StartOptions {
+  readonly version?: string;
+  readonly policy?: string;
+  readonly input: string;
+  readonly id?: string;
+  readonly modelRoute?: string;
+  readonly budget?: string;
+  readonly approvalTimeout?: string;
+  readonly thread?: string;
+  readonly tenant?: string;
+  readonly user?: string;
+  readonly wait?: boolean;
+}
+
+/**
+ * `harness start <profile>`: validate everything first (exit 2, nothing started), pin the digests of
+ * the worker composition, start `agentRun`; with `--wait`, follow the status until the run ends.
+ */
+export async function startCommand(
+  app: HarnessApp,
+  profileSpec: string,
+  o: StartOptions,
+  out: Output,
+): Promise<number> {
+  const definition = appComposition(app);
+  const profile = resolveProfile(definition, profileSpec, o.version);
+  const policy = resolvePolicy(app, definition, o.policy, profile.name);
+  const task = readJsonObject('--input', o.input);
+  const budget = o.budget === undefined ? undefined : readJsonObject('--budget', o.budget);
+  const approvalTimeoutSeconds =
+    o.approvalTimeout === undefined ? undefined : parsePositiveInt('--approval-timeout', o.approvalTimeout);
+  const settings = harnessSettings();
+  const composition = await app.createComposition({ storeUrl: settings.storeUrl });
+  let input;
+  try {
+    input = buildRunInput(
+      {
+        profile,
+        policy,
+        task,
+        budget,
+        approvalTimeoutSeconds,
+        modelRoute: o.modelRoute,
+        threadId: o.thread,
+        tenantId: o.tenant,
+        userId: o.user,
+      },
+      {
+        toolRegistryDigest: composition.registry.snapshot().digest,
+        configDigest: composition.configDigest,
+        defaultModelRoute: composition.defaultModelRoute,
+      },
+    );
+  } finally {
+    await composition.close();
+  }
+  const workflowId =
+    o.id ??
+    `${profile.name}-${new Date()
+      .toISOString()
+      .replace(/[-:.TZ]/g, '')
+      .slice(0, 14)}-${randomUUID().slice(0, 8)}`;
+  const t = await connectTemporal();
+  try {
+    let handle;
+    try {
+      handle = await startAgentRun(t.client, { taskQueue: settings.taskQueue, workflowId, input });
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError)
+        throw usageError(`--id: a workflow with id ${workflowId} is already running or kept with that id`, {
+          field: 'id',
+        });
+      if (isHarnessError(err, 'run.invalid_input')) throw usageError(err.message);
+      throw err;
+    }
+    const runId = handle.firstExecutionRunId;
+    if (!o.wait) {
+      out.data({ workflowId, runId, status: 'started' });
+      out.line(`started ${workflowId} (run id ${runId})`);
+      out.line(
+        `  profile ${profile.name}@${profile.version}, policy ${policy.name}@${policy.version}, model route ${input.modelRoute}, task queue ${settings.taskQueue}`,
+      );
+      out.line(`  follow with: harness show ${workflowId}  |  harness events ${workflowId} --follow`);
+      return EXIT.ok;
+    }
+    out.progress(`started ${workflowId}; waiting for it to end`);
+    const watcher = watchStatus(handle, out, workflowId);
+    let result: AgentRunResult;
+    try {
+      result = await handle.result();
+    } catch (err) {
+      if (err instanceof WorkflowFailedError) {
+        const cause = err.cause?.message ?? err.message;
+        out.data({ workflowId, runId, status: 'workflow_failed', error: cause });
+        throw new CliError('cli.run_failed', `workflow ${workflowId} failed: ${cause}`, EXIT.runtime);
+      }
+      throw err;
+    } finally {
+      watcher.stop();
+    }
+    out.data({
+      workflowId,
+      runId,
+      status: result.status,
+      output: result.output,
+      terminalReason: result.terminalReason,
+    });
+    out.line(`${workflowId} ended: ${result.status}`);
+    if (result.terminalReason)
+      out.line(`  reason: ${result.terminalReason.code}: ${result.terminalReason.message}`);
+    out.line(`  output: ${JSON.stringify(result.output)}`);
+    return result.status === 'succeeded' ? EXIT.ok : EXIT.runtime;
+  } finally {
+    await t.close();
+  }
+}
+
+/** Print each status change (and how to decide when the run waits) to stderr while `--wait` blocks. */
+function watchStatus(
+  handle: { query<T>(name: string): Promise<T> },
+  out: Output,
+  id: string,
+): { stop(): void } {
+  let running = true;
+  void (async () => {
+    let last = '';
+    while (running) {
+      try {
+        const v = await handle.query<RunView>('state');
+        const key = `${v.status}|${v.waitingReason ?? ''}`;
+        if (key !== last && running) {
+          last = key;
+          out.progress(`  status ${v.status}${v.waitingReason ? ` (waiting: ${v.waitingReason})` : ''}`);
+          if (v.pendingAction && v.humanRequest)
+            out.progress(
+              `  ${v.humanRequest.requestSummary}\n  decide with: harness approve ${id}  |  harness reject ${id} --reason "..."`,
+            );
+        }
+        if (TERMINAL_STATUSES.includes(v.status)) return;
+      } catch {
+        /* not started yet */
+      }
+      await sleep(500);
+    }
+  })();
+  return { stop: () => (running = false) };
+}

@@ -1,0 +1,167 @@
+import { Command, Option } from 'commander';
+import type { CancelOptions } from './commands/cancel.js';
+import type { DecideOptions, ProvideInputOptions, ReconcileOptions } from './commands/decide.js';
+import type { EventsOptions } from './commands/events.js';
+import type { StartOptions } from './commands/start.js';
+import { createOutput, type Output } from './output.js';
+import { loadHarnessApp, type HarnessApp } from '../../worker/app.js';
+
+/** The exit code of the command that ran, set by the action. */
+export interface ProgramResult {
+  exitCode: number;
+}
+
+/**
+ * The `harness` command tree (command modules load on use, so `--help` and light verbs start fast) (docs/cli.md). Each action sets `result.exitCode`; errors propagate to
+ * the caller (src/client/cli/main.ts maps them to exit codes).
+ */
+export function buildProgram(result: ProgramResult): Command {
+  const program = new Command('harness')
+    .description('Operate agent-harness runs on Temporal')
+    .option('--json', 'machine-readable output on stdout (errors as JSON on stderr)')
+    .option(
+      '--app <module>',
+      'the app module (default: HARNESS_APP, else "agentHarness.app" in the nearest package.json)',
+    )
+    .showHelpAfterError()
+    .exitOverride();
+  const out = (cmd: Command): Output => createOutput(Boolean(cmd.optsWithGlobals<{ json?: boolean }>().json));
+  const appOf = (cmd: Command): Promise<HarnessApp> =>
+    loadHarnessApp(cmd.optsWithGlobals<{ app?: string }>().app);
+  const run = (fn: () => Promise<number>): Promise<void> =>
+    fn().then((code) => void (result.exitCode = code));
+
+  program
+    .command('worker')
+    .description('run a worker process (TEMPORAL_ADDRESS or the dev server; it starts no server)')
+    .action((_o, cmd: Command) =>
+      run(async () => (await import('./commands/serve.js')).workerCommand(await appOf(cmd))),
+    );
+
+  program
+    .command('dev')
+    .description('start (or reuse) the dev server and run a worker in this process; Ctrl-C stops both')
+    .option('--config <file>', 'dev server config (default: temporal-dev.yml)')
+    .action((o: { config?: string }, cmd: Command) =>
+      run(async () => (await import('./commands/serve.js')).devCommand(await appOf(cmd), o, out(cmd))),
+    );
+
+  program
+    .command('start <profile>')
+    .description('start an agentRun; <profile> is name or name@vN (e.g. refund.graph)')
+    .requiredOption('--input <json|@file>', 'the task: a JSON object, inline or @file')
+    .option('--version <vN>', 'profile version (default: the highest registered)')
+    .option('--policy <name@vN>', "policy (default: the app's default policy for the profile)")
+    .option('--id <workflowId>', 'workflow id (default: <profile>-<time>-<random>)')
+    .option('--model-route <route>', "model route (default: the composition's default route)")
+    .option('--budget <json|@file>', 'budget overrides, e.g. {"maxSteps":10}')
+    .option('--approval-timeout <seconds>', 'how long an approval request stays open')
+    .option('--thread <id>', 'thread id')
+    .option('--tenant <id>', 'tenant id')
+    .option('--user <id>', 'user id')
+    .option('--wait', 'wait until the run ends (status changes on stderr)')
+    .action((profile: string, o: StartOptions, cmd: Command) =>
+      run(async () => (await import('./commands/start.js')).startCommand(await appOf(cmd), profile, o, out(cmd))),
+    );
+
+  program
+    .command('list')
+    .description('list agentRun workflows (newest first)')
+    .option('--status <status>', 'only runs with this AgentStatus, e.g. awaiting_confirmation')
+    .option('--limit <n>', 'at most n rows', '50')
+    .action((o: { status?: string; limit: string }, cmd: Command) =>
+      run(async () => (await import('./commands/list.js')).listCommand(o, out(cmd))),
+    );
+
+  program
+    .command('show <id>')
+    .description("a run's state: status, pending action, invocations, artifacts, budget, versions")
+    .action((id: string, _o, cmd: Command) =>
+      run(async () => (await import('./commands/show.js')).showCommand(id, out(cmd))),
+    );
+
+  program
+    .command('events <id>')
+    .description("a run's events from the evidence store")
+    .option('--follow', 'keep polling until the run is closed')
+    .option('--after <seq>', 'only events after this sequence number', '0')
+    .option('--interval <ms>', 'poll interval with --follow', '500')
+    .action((id: string, o: EventsOptions, cmd: Command) =>
+      run(async () => (await import('./commands/events.js')).eventsCommand(id, o, out(cmd))),
+    );
+
+  program
+    .command('approve <id>')
+    .description('approve the pending action (exit 5 when the run rejects the signal)')
+    .option('--action <actionId>', 'action to approve (default: the pending action)')
+    .option('--reason <text>', 'why')
+    .option('--actor <name>', 'who decides (default: cli:<os user>)')
+    .action((id: string, o: DecideOptions, cmd: Command) =>
+      run(async () => (await import('./commands/decide.js')).approveCommand(id, o, out(cmd))),
+    );
+
+  program
+    .command('reject <id>')
+    .description('reject the pending action (exit 5 when the run rejects the signal)')
+    .option('--action <actionId>', 'action to reject (default: the pending action)')
+    .option('--reason <text>', 'why (required)')
+    .option('--actor <name>', 'who decides (default: cli:<os user>)')
+    .action((id: string, o: DecideOptions, cmd: Command) =>
+      run(async () => (await import('./commands/decide.js')).rejectCommand(id, o, out(cmd))),
+    );
+
+  program
+    .command('reconcile <id>')
+    .description('settle an invocation whose outcome is unknown (exit 5 when the run rejects it)')
+    .requiredOption('--invocation <seq>', 'invocation sequence number')
+    .addOption(
+      new Option('--outcome <outcome>', 'what happened in the external system')
+        .choices(['succeeded', 'failed', 'not_applied'])
+        .makeOptionMandatory(),
+    )
+    .option('--external-id <id>', "the effect's id in the external system (only with --outcome succeeded)")
+    .option('--evidence <json|@file>', 'what the decision rests on (JSON object)')
+    .option('--actor <name>', 'who decides (default: cli:<os user>)')
+    .action((id: string, o: ReconcileOptions, cmd: Command) =>
+      run(async () => (await import('./commands/decide.js')).reconcileCommand(id, o, out(cmd))),
+    );
+
+  program
+    .command('input <id>')
+    .description('answer a run waiting in awaiting_input with the provideInput signal (exit 5 when refused)')
+    .option('--slot <slot>', 'slot to fill (default: the slot the run waits for)')
+    .requiredOption('--value <text>', 'the value')
+    .option('--actor <name>', 'who answers (default: cli:<os user>)')
+    .action((id: string, o: ProvideInputOptions, cmd: Command) =>
+      run(async () => (await import('./commands/decide.js')).provideInputCommand(id, o, out(cmd))),
+    );
+
+  program
+    .command('cancel <id>')
+    .description('cancel a run with the cancelRun signal (or Temporal cancellation) and wait for it to close')
+    .option('--reason <text>', 'why (default: "cancelled from the harness CLI")')
+    .option('--actor <name>', 'who cancels (default: cli:<os user>)')
+    .option('--temporal', 'use Temporal cancellation instead of the cancelRun signal')
+    .option('--no-wait', 'do not wait for the run to close')
+    .option('--timeout <seconds>', 'how long to wait for the run to close', '60')
+    .action((id: string, o: CancelOptions, cmd: Command) =>
+      run(async () => (await import('./commands/cancel.js')).cancelCommand(id, o, out(cmd))),
+    );
+
+  program
+    .command('replay <idOrFile>')
+    .description('replay a history (workflow id, or a history .json file) against the current workflow code')
+    .action((arg: string, _o, cmd: Command) =>
+      run(async () => (await import('./commands/replay.js')).replayCommand(await appOf(cmd), arg, out(cmd))),
+    );
+
+  program
+    .command('history <id>')
+    .description('export a workflow history as JSON (stdout, or --out file) for replay')
+    .option('--out <file>', 'write to this file')
+    .action((id: string, o: { out?: string }, cmd: Command) =>
+      run(async () => (await import('./commands/replay.js')).historyCommand(id, o, out(cmd))),
+    );
+
+  return program;
+}

@@ -1,0 +1,11 @@
+/**
+ * `agent-harness/client`: start runs, read their state and events, send decisions. Needs only a
+ * Temporal connection: no worker composition, no model credentials.
+ */
+export * from '../contract/index.js';
+export { startAgentRun, type StartRunOptions } from './start-run.js';
+export { createHarnessClient, type HarnessClientOptions } from './harness-client.js';
+export { projectPublic } from './evidence/public-projection.js';
+export { resolveTemporal, type TemporalTarget } from '../devserver/temporal-target.js';
+export type { RunView } from '../core/workflow/run-view.js';
+export type { AgentRunResult, AgentRunWorkflow } from '../core/workflow/agent-run.js';

@@ -1,0 +1,20 @@
+/**
+ * The contract every side shares (workflow, worker, client): run input, signal names and payload
+ * schemas, tool and artifact shapes, policy decisions, errors. Sandbox-safe: no Node builtins, no I/O.
+ */
+export * from './errors.js';
+export type {
+  ToolDefinition,
+  ToolExecutor,
+  ToolCall,
+  ToolContext,
+  ToolExecution,
+  ToolEffect,
+  ReconcileOutcome,
+  JsonSchema,
+} from './tool.js';
+export { ArtifactSchema, type Artifact, type ArtifactProvenance } from './artifact.js';
+export { ObservationSchema, type Observation } from './observation.js';
+export { PolicyDecisionSchema, type PolicyDecision } from './policy-decision.js';
+export { AgentRunInputSchema, describeInputIssues, type AgentRunInput } from './run-input.js';
+export * from './signals.js';

@@ -1,0 +1,79 @@
+import type { AgentEvent, DataClassification } from '../core/runner/agent-event.js';
+import type { RunVersions } from '../core/runner/run-state.js';
+
+/**
+ * Events in transit from the workflow to an activity (the outbox), in a compact form: the envelope
+ * fields every event of a run shares (run, thread, trace, pinned versions) are sent once per batch,
+ * not once per event. This keeps history bytes per step small; the activity restores the full
+ * AgentEvent envelope before storing it, so what is stored is identical.
+ */
+export interface PackedEvents {
+  readonly run: { readonly runId: string; readonly threadId: string; readonly versions: RunVersions } | null;
+  readonly items: readonly PackedEvent[];
+}
+
+export interface PackedEvent {
+  readonly q: number;
+  readonly t: string;
+  readonly at: string;
+  readonly s: string | null;
+  readonly a: string | null;
+  readonly p: string;
+  readonly c: DataClassification;
+  readonly d: Readonly<Record<string, unknown>>;
+}
+
+export const NO_EVENTS: PackedEvents = { run: null, items: [] };
+
+/** Pack a batch of one run's events. */
+export function packEvents(events: readonly AgentEvent[]): PackedEvents {
+  const first = events[0];
+  if (!first) return NO_EVENTS;
+  return {
+    run: { runId: first.runId, threadId: first.threadId, versions: first.versions },
+    items: events.map((e) => ({
+      q: e.sequence,
+      t: e.type,
+      at: e.occurredAt,
+      s: e.stepId,
+      a: e.attemptId,
+      p: e.producer,
+      c: e.dataClassification,
+      d: e.data,
+    })),
+  };
+}
+
+/** Restore full envelopes (inverse of {@link packEvents}). */
+export function unpackEvents(packed: PackedEvents): AgentEvent[] {
+  const run = packed.run;
+  if (!run) return [];
+  return packed.items.map((i) => ({
+    schemaVersion: '1',
+    eventId: `${run.runId}:${i.q}`,
+    traceId: run.runId,
+    runId: run.runId,
+    threadId: run.threadId,
+    stepId: i.s,
+    attemptId: i.a,
+    sequence: i.q,
+    type: i.t,
+    occurredAt: i.at,
+    producer: i.p,
+    data: i.d,
+    dataClassification: i.c,
+    versions: run.versions,
+  }));
+}
+
+/** An activity input whose outbox events travel packed. */
+export type WithPackedEvents<T extends { readonly events: readonly AgentEvent[] }> = Omit<T, 'events'> & {
+  readonly events: PackedEvents;
+};
+
+/** Replace an input's events with their packed form. */
+export function withPackedEvents<T extends { readonly events: readonly AgentEvent[] }>(
+  input: T,
+): WithPackedEvents<T> {
+  return { ...input, events: packEvents(input.events) };
+}

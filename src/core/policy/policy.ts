@@ -1,0 +1,37 @@
+import type { PolicyDecision } from '../../contract/policy-decision.js';
+import type { ToolEffect } from '../../contract/tool.js';
+
+/** When a policy is asked: before a tool is shown to the model, or before a call is dispatched. */
+export type PolicyStage = 'presentation' | 'dispatch';
+
+/** Verified facts the runner holds, e.g. `{ 'order.owner_verified': true }`. Never model text. */
+export type PolicyFacts = Readonly<Record<string, string | number | boolean>>;
+
+/** What a policy decides on. Everything in it is trusted: the tool identity and effect come from the registry. */
+export interface PolicyRequest {
+  stage: PolicyStage;
+  tool: { name: string; version: string; effect: ToolEffect };
+  /** Schema-validated model arguments; absent at presentation. */
+  args?: Readonly<Record<string, unknown>>;
+  /** ISO time from the workflow clock; policies never read a clock themselves. */
+  now: string;
+  facts?: PolicyFacts;
+}
+
+/**
+ * A policy: a pure, synchronous, deterministic function of the request. It runs inside the
+ * Temporal workflow sandbox, so it does no I/O and reads no clock or randomness.
+ *
+ * A policy may throw on a broken request (for example an unparsable `now`); callers such as
+ * {@link authorizeDispatch} turn a throw into a `deny` with `policy.evaluation_failed`.
+ */
+export interface Policy {
+  readonly name: string;
+  readonly version: string;
+  evaluate(req: PolicyRequest): PolicyDecision;
+}
+
+/** The `policyVersion` string a policy writes into its decisions: `name@version`. */
+export function policyVersionOf(policy: Pick<Policy, 'name' | 'version'>): string {
+  return `${policy.name}@${policy.version}`;
+}

@@ -1,0 +1,121 @@
+import type { CompletionContract } from '../completion/index.js';
+import type { Observation } from '../../contract/observation.js';
+import { observationText } from './observations.js';
+import type { ModelMessageInput } from './ports.js';
+import {
+  checkBlockedOutputChoice,
+  type BlockedOutputChoice,
+  type BlockedOutputFeedback,
+  type Profile,
+  type ProfileResult,
+} from './profile.js';
+import type { RunContext } from './run-context.js';
+
+export interface GoalProfileConfig {
+  readonly name: string;
+  readonly version: string;
+  /** The system instructions (trusted, from the composition). */
+  readonly instructions: string;
+  /** Tools the model may be offered (`name` or `name@version`); the policy narrows further. */
+  readonly tools: readonly string[];
+  readonly completion: CompletionContract;
+  /** Which task field holds the user's goal; default `message`. */
+  readonly goalField?: string;
+  /** Turn the model's final text into the run's output (default: the text itself). */
+  readonly interpret?: (text: string) => unknown;
+  /** When the output guardrail blocks the final output (default fail); see {@link BlockedOutputChoice}. */
+  readonly onBlockedOutput?: BlockedOutputChoice;
+}
+
+/**
+ * The message that tells the model its answer was blocked: the reason codes and rule ids, never the
+ * blocked text. Trusted (it comes from the harness), so it is not fenced as data.
+ */
+export function blockedOutputMessage(feedback: BlockedOutputFeedback): ModelMessageInput {
+  const rules = [...new Set(feedback.findings.map((f) => `${f.ruleId} at ${f.path || '/'}`))];
+  return {
+    role: 'user',
+    trust: 'system',
+    content:
+      `Your previous answer was not sent: the output guardrail blocked it ` +
+      `(${feedback.reasonCodes.join(', ')}; ${rules.join('; ')}). ` +
+      'Answer again. State only what the tool results show: claim no action that was not observed and verified, ' +
+      'no amount or date that was not approved, and no secrets or card numbers.',
+  };
+}
+
+/** What the model reads of an observation: bounded, structured, never raw executor internals. */
+export function observationForModel(o: Observation): string {
+  return observationText({
+    status: o.status,
+    tool: `${o.toolName}@${o.toolVersion}`,
+    seq: o.seq,
+    output: o.output,
+    artifactIds: o.artifactIds,
+    errorCode: o.errorCode,
+    errorMessage: o.errorMessage,
+  });
+}
+
+/** The conversation message of an observation: a reference when its result is in the evidence store. */
+export function observationMessage(toolCallId: string, o: Observation): ModelMessageInput {
+  return o.resultRef
+    ? { role: 'tool', toolCallId, content: '', trust: 'untrusted', resultOf: o.seq }
+    : { role: 'tool', toolCallId, content: observationForModel(o), trust: 'untrusted' };
+}
+
+/**
+ * The built-in goal profile: model -> tool calls -> observations -> ... -> final output, interpreted by
+ * the profile, then gated by its CompletionContract. Tool outputs are untrusted data for the model.
+ * When the output guardrail blocks the answer and the profile retries, the model gets
+ * {@link blockedOutputMessage} in the same conversation and answers again (it may call tools first).
+ * @throws ProfileConfigError (`profile.invalid`) for an unusable `onBlockedOutput`.
+ */
+export function createGoalProfile(config: GoalProfileConfig): Profile {
+  checkBlockedOutputChoice(`${config.name}@${config.version}`, config.onBlockedOutput);
+  return {
+    name: config.name,
+    version: config.version,
+    kind: 'goal',
+    completion: config.completion,
+    tools: config.tools,
+    ...(config.onBlockedOutput ? { onBlockedOutput: config.onBlockedOutput } : {}),
+    run(ctx: RunContext): Promise<ProfileResult> {
+      const goal = ctx.task[config.goalField ?? 'message'];
+      // After a continue-as-new the pending messages come from the checkpoint; earlier turns are in
+      // the evidence store and reach the model through the model activity.
+      const messages: ModelMessageInput[] = (ctx.resume?.messages as ModelMessageInput[] | undefined) ?? [
+        { role: 'system', content: config.instructions, trust: 'system' },
+        {
+          role: 'user',
+          content: typeof goal === 'string' ? goal : JSON.stringify(goal ?? ''),
+          trust: 'untrusted',
+        },
+      ];
+      return converse(ctx, messages);
+    },
+  };
+
+  /** The model/tool loop from `first`; a blocked answer continues the same conversation. */
+  async function converse(ctx: RunContext, first: ModelMessageInput[]): Promise<ProfileResult> {
+    let messages = first;
+    for (;;) {
+      const decision = await ctx.model('decide', { messages, tools: ctx.visibleTools() });
+      if (decision.toolCalls.length === 0) {
+        return {
+          output: config.interpret ? config.interpret(decision.text) : decision.text,
+          recompose: (feedback) => converse(ctx, [blockedOutputMessage(feedback)]),
+        };
+      }
+      messages = [];
+      for (const call of decision.toolCalls) {
+        const observation = await ctx.tool(call.name, call.args, {
+          version: call.version,
+          proposalId: call.id,
+        });
+        messages.push(observationMessage(call.id, observation));
+      }
+      await ctx.checkpoint({ messages });
+    }
+  }
+}

@@ -1,0 +1,263 @@
+import type { CompletionContract } from '../completion/index.js';
+import { HarnessError } from '../../contract/errors.js';
+import {
+  checkBlockedOutputChoice,
+  type BlockedOutputChoice,
+  type BlockedOutputFeedback,
+  type Profile,
+  type ProfileResult,
+} from './profile.js';
+import type { ConfirmRequest, RunContext } from './run-context.js';
+
+/** Outcome of one node (seed 004 NodeResult). */
+export interface NodeResult<S> {
+  readonly outcome:
+    'completed' | 'retry' | 'pause_for_input' | 'pause_for_confirmation' | 'pause_for_human' | 'failed';
+  readonly statePatch?: Partial<S>;
+  readonly nextNode?: string;
+  readonly retryAfterSeconds?: number;
+  /** For pause_for_confirmation / pause_for_human: what to ask. */
+  readonly confirmation?: ConfirmRequest;
+  /** For pause_for_input: the slot and the question. */
+  readonly input?: { readonly slot: string; readonly prompt: string };
+  /** For failed: a stable code and message. */
+  readonly failure?: { readonly code: string; readonly message: string };
+  /** For a terminal node: the run's output. */
+  readonly output?: unknown;
+}
+
+/** A route decision (seed 004): which capabilities a node may use and which it may not, and why. */
+export interface RouteDecision {
+  readonly route: string;
+  readonly candidateCapabilities: readonly string[];
+  readonly excludedCapabilities: readonly string[];
+  readonly reasonCode: string;
+}
+
+export interface GraphNode<S> {
+  readonly id: string;
+  /** Tools this node may call; every other tool of the profile is excluded here. */
+  readonly capabilities?: readonly string[];
+  run(state: S, ctx: RunContext): Promise<NodeResult<S>>;
+}
+
+/** An edge; `when` names a condition that must hold (and can be blocked in static checks). */
+export interface GraphEdge {
+  readonly from: string;
+  readonly to: string;
+  readonly when?: string;
+}
+
+export interface GraphDefinition<S> {
+  readonly name: string;
+  readonly version: string;
+  readonly start: string;
+  /** Nodes that end the run when they complete. */
+  readonly terminal: readonly string[];
+  readonly nodes: readonly GraphNode<S>[];
+  readonly edges: readonly GraphEdge[];
+  readonly conditions: Readonly<Record<string, (state: S) => boolean>>;
+  readonly initialState: (task: Readonly<Record<string, unknown>>) => S;
+  readonly tools: readonly string[];
+  readonly completion: CompletionContract;
+  /** Maximum node executions (guards against cycles); the runner's step budget applies too. */
+  readonly maxNodeRuns?: number;
+  /**
+   * When the output guardrail blocks the final output (default fail). On `retry` the terminal node
+   * that produced it runs again with the block's feedback in its state under {@link OUTPUT_FEEDBACK_KEY}.
+   */
+  readonly onBlockedOutput?: BlockedOutputChoice;
+}
+
+/** The state key under which a terminal node that runs again finds the {@link BlockedOutputFeedback}. */
+export const OUTPUT_FEEDBACK_KEY = 'outputFeedback';
+
+/**
+ * Static reachability: every node reachable from `start` when the edges guarded by
+ * `blockedConditions` can never be taken. Used to prove, e.g., that `create_refund` is unreachable
+ * before `confirmation_granted`.
+ */
+export function reachableNodes(
+  graph: Pick<GraphDefinition<unknown>, 'edges'>,
+  start: string,
+  blockedConditions: ReadonlySet<string> | readonly string[],
+): Set<string> {
+  const blocked = new Set(blockedConditions);
+  const seen = new Set([start]);
+  const queue = [start];
+  while (queue.length) {
+    const node = queue.shift()!;
+    for (const e of graph.edges) {
+      if (e.from !== node || (e.when !== undefined && blocked.has(e.when)) || seen.has(e.to)) continue;
+      seen.add(e.to);
+      queue.push(e.to);
+    }
+  }
+  return seen;
+}
+
+/** Checks a graph's shape at composition time. @throws HarnessError `graph.invalid`. */
+export function validateGraph<S>(g: GraphDefinition<S>): void {
+  const ids = new Set(g.nodes.map((n) => n.id));
+  const problems: string[] = [];
+  if (ids.size !== g.nodes.length) problems.push('duplicate node ids');
+  if (!ids.has(g.start)) problems.push(`start node ${g.start} is not defined`);
+  for (const e of g.edges) {
+    if (!ids.has(e.from)) problems.push(`edge from unknown node ${e.from}`);
+    if (!ids.has(e.to)) problems.push(`edge to unknown node ${e.to}`);
+    if (e.when !== undefined && !g.conditions[e.when])
+      problems.push(`edge ${e.from}->${e.to} uses unknown condition ${e.when}`);
+  }
+  for (const t of g.terminal) if (!ids.has(t)) problems.push(`terminal node ${t} is not defined`);
+  if (problems.length)
+    throw new HarnessError('graph.invalid', `graph ${g.name}@${g.version}: ${problems.join('; ')}`, {
+      problems,
+    });
+}
+
+/** Wrap a RunContext so a node can only call its own capabilities. */
+function scopedContext(ctx: RunContext, node: GraphNode<unknown>): RunContext {
+  if (!node.capabilities) return ctx;
+  const allowed = node.capabilities;
+  return Object.create(ctx, {
+    tool: {
+      value: async (name: string, args: unknown, options?: Parameters<RunContext['tool']>[2]) => {
+        if (!allowed.includes(name)) {
+          ctx.emit('route.capability_excluded', {
+            node: node.id,
+            tool: name,
+            reasonCode: 'route.capability_excluded',
+          });
+          return {
+            toolCallId: `${ctx.runId}:-1`,
+            seq: -1,
+            toolName: name,
+            toolVersion: options?.version ?? '',
+            status: 'rejected' as const,
+            artifactIds: [],
+            errorCode: 'route.capability_excluded',
+            errorMessage: `${name} is not a capability of node ${node.id}`,
+            startedAt: '',
+            finishedAt: '',
+          };
+        }
+        return ctx.tool(name, args, options);
+      },
+    },
+  }) as RunContext;
+}
+
+/**
+ * A graph profile: typed state, nodes, conditional edges, route decisions. The runner records each
+ * node as a step; state patches are kept in the run's profile state. A blocked output is composed
+ * again by the terminal node (see {@link GraphDefinition.onBlockedOutput}); a terminal node that does
+ * not complete then fails the run with `graph.recompose_failed`.
+ * @throws HarnessError `graph.invalid`, ProfileConfigError `profile.invalid` for an unusable definition.
+ */
+export function createGraphProfile<S extends Record<string, unknown>>(g: GraphDefinition<S>): Profile {
+  validateGraph(g);
+  checkBlockedOutputChoice(`${g.name}@${g.version}`, g.onBlockedOutput);
+  const byId = new Map(g.nodes.map((n) => [n.id, n]));
+  const toolNames = g.tools;
+  /** Run terminal `node` again with the feedback in its state; it must complete again. */
+  const recomposer =
+    (ctx: RunContext, node: GraphNode<S>, state: S) =>
+    async (feedback: BlockedOutputFeedback): Promise<ProfileResult> => {
+      const withFeedback = { ...state, [OUTPUT_FEEDBACK_KEY]: feedback };
+      ctx.enterStep(node.id);
+      const result = await node.run(withFeedback, scopedContext(ctx, node));
+      if (result.outcome !== 'completed') {
+        throw new HarnessError(
+          'graph.recompose_failed',
+          `terminal node ${node.id} did not complete when composing again (${result.outcome})`,
+        );
+      }
+      const next = { ...withFeedback, ...result.statePatch };
+      ctx.completeStep(node.id);
+      return { output: result.output ?? next, recompose: recomposer(ctx, node, next) };
+    };
+  return {
+    name: g.name,
+    version: g.version,
+    kind: 'graph',
+    completion: g.completion,
+    tools: g.tools,
+    ...(g.onBlockedOutput ? { onBlockedOutput: g.onBlockedOutput } : {}),
+    async run(ctx: RunContext): Promise<ProfileResult> {
+      const resumed = ctx.resume as { state: S; node: string } | undefined;
+      let state = resumed?.state ?? g.initialState(ctx.task);
+      let current = resumed?.node ?? g.start;
+      const limit = g.maxNodeRuns ?? 100;
+      for (let runs = 0; runs < limit; runs++) {
+        const node = byId.get(current)!;
+        const capabilities = node.capabilities ?? [];
+        const route: RouteDecision = {
+          route: `${g.name}:${node.id}`,
+          candidateCapabilities: capabilities,
+          excludedCapabilities: toolNames.filter((t) => !capabilities.includes(t)),
+          reasonCode: capabilities.length ? 'route.node_capabilities' : 'route.no_tools',
+        };
+        ctx.enterStep(node.id);
+        ctx.emit('route.decided', { ...route });
+        const result = await node.run(state, scopedContext(ctx, node));
+        if (result.statePatch) state = { ...state, ...result.statePatch };
+        switch (result.outcome) {
+          case 'retry':
+            await ctx.sleep(result.retryAfterSeconds ?? 1);
+            continue;
+          case 'failed':
+            throw new HarnessError(
+              result.failure?.code ?? 'graph.node_failed',
+              result.failure?.message ?? `node ${node.id} failed`,
+            );
+          case 'pause_for_input': {
+            const slot = result.input?.slot ?? 'input';
+            const value = await ctx.askInput(slot, result.input?.prompt ?? `please provide ${slot}`);
+            state = { ...state, [slot]: value };
+            continue; // run the same node again with the new input
+          }
+          case 'pause_for_confirmation':
+          case 'pause_for_human': {
+            const request = result.confirmation ?? {
+              decisionType: 'confirmation_required',
+              summary: `confirm ${node.id}`,
+            };
+            const decision =
+              result.outcome === 'pause_for_confirmation'
+                ? await ctx.confirm(request)
+                : await ctx.askHuman(request);
+            state = {
+              ...state,
+              confirmation_granted: decision.decision === 'approved',
+              confirmation_actor: decision.actor,
+            };
+            break;
+          }
+          case 'completed':
+            break;
+        }
+        ctx.completeStep(node.id);
+        if (g.terminal.includes(node.id))
+          return { output: result.output ?? state, recompose: recomposer(ctx, node, state) };
+        const next = pickEdge(g, node.id, result.nextNode, state);
+        if (!next) throw new HarnessError('graph.no_route', `no edge from ${node.id} matches the state`);
+        current = next;
+        await ctx.checkpoint({ state, node: current });
+      }
+      throw new HarnessError('graph.too_many_node_runs', `graph ${g.name} ran more than ${limit} nodes`);
+    },
+  };
+}
+
+function pickEdge<S>(
+  g: GraphDefinition<S>,
+  from: string,
+  requested: string | undefined,
+  state: S,
+): string | undefined {
+  const open = g.edges.filter(
+    (e) => e.from === from && (e.when === undefined || g.conditions[e.when]!(state)),
+  );
+  if (requested !== undefined) return open.find((e) => e.to === requested)?.to;
+  return open[0]?.to;
+}

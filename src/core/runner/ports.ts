@@ -1,0 +1,160 @@
+import type { Artifact } from '../../contract/artifact.js';
+import type { ToolDefinition, ToolEffect } from '../../contract/tool.js';
+import type { AgentEvent } from './agent-event.js';
+import type { RunState } from './run-state.js';
+
+/** A message a profile adds to the conversation for the next model call. */
+export interface ModelMessageInput {
+  readonly role: 'system' | 'user' | 'tool';
+  readonly content: string;
+  /** For `tool` messages: the id of the tool call this answers. */
+  readonly toolCallId?: string;
+  /** Trust of the content; `untrusted` content is fenced as data by the model activity. */
+  readonly trust?: 'system' | 'verified' | 'untrusted';
+  /**
+   * For `tool` messages: the invocation whose stored result is the content. The request then carries
+   * this reference, not the body; the model activity reads the result from the evidence store.
+   */
+  readonly resultOf?: number;
+}
+
+export type ModelPurpose = 'route' | 'extract' | 'plan' | 'decide' | 'verify' | 'respond';
+
+/** Input of the model activity: references and a compact request, never the transcript. */
+export interface ModelCallInput {
+  readonly runId: string;
+  /** Model call number in the run: the message-group key, so a retried call is answered once. */
+  readonly callSeq: number;
+  readonly purpose: ModelPurpose;
+  readonly modelRoute: string;
+  /** Messages new since the previous call (bounded). Earlier groups are loaded from the store. */
+  readonly newMessages: readonly ModelMessageInput[];
+  /** Tools the model may see (`name@version`), already filtered by policy at presentation. */
+  readonly toolKeys: readonly string[];
+  readonly outputSchema?: Readonly<Record<string, unknown>>;
+  /** Events of the run not yet stored (the outbox), written before the call. */
+  readonly events: readonly AgentEvent[];
+}
+
+/** A tool call as the model proposed it, parsed (not yet validated against the schema). */
+export interface ToolProposal {
+  readonly id: string;
+  readonly name: string;
+  readonly version: string;
+  readonly args: unknown;
+}
+
+/** Compact decision returned by the model activity. */
+export interface ModelDecision {
+  readonly text: string;
+  readonly toolCalls: readonly ToolProposal[];
+  readonly stopReason: string;
+  readonly usage: { readonly inputTokens: number; readonly outputTokens: number };
+  readonly costUsd: number;
+  readonly providerModel: string;
+  /** True when the answer was served from the store (a retry after the call had completed). */
+  readonly replayed: boolean;
+  /** The context package of this call, stored by reference in the evidence store. */
+  readonly context?: { readonly packageId: string; readonly digest: string };
+}
+
+/** Input of the tool activity. */
+export interface ToolCallInput {
+  readonly runId: string;
+  readonly seq: number;
+  readonly tool: string;
+  readonly version: string;
+  readonly effect: ToolEffect;
+  readonly args: Readonly<Record<string, unknown>>;
+  readonly argsDigest: string;
+  readonly idempotencyKey: string;
+  readonly events: readonly AgentEvent[];
+}
+
+/** Bounded result of a tool activity. Artifacts carry observed/verified provenance from executors. */
+export interface ToolCallResult {
+  readonly status: 'succeeded' | 'failed_terminal';
+  readonly output?: Readonly<Record<string, unknown>>;
+  readonly artifacts: readonly Artifact[];
+  readonly externalId?: string;
+  readonly errorCode?: string;
+  readonly errorMessage?: string;
+  readonly startedAt: string;
+  readonly finishedAt: string;
+}
+
+/** How a tool activity ended, from the workflow's point of view. */
+export type ToolActivityOutcome =
+  | { readonly kind: 'completed'; readonly result: ToolCallResult }
+  /** Failed for good (non-retryable, or retries of a read exhausted). */
+  | { readonly kind: 'failed'; readonly code: string; readonly message: string }
+  /** Timed out or lost its worker: the effect may or may not have happened. */
+  | { readonly kind: 'lost'; readonly message: string }
+  | { readonly kind: 'cancelled' };
+
+/** What the evidence store (and the tool's reconciler) says about an invocation whose activity was lost. */
+export type WriteResolution =
+  | { readonly kind: 'result_recorded'; readonly result: ToolCallResult }
+  | { readonly kind: 'no_intent' }
+  | { readonly kind: 'reconciled_succeeded'; readonly result: ToolCallResult }
+  | { readonly kind: 'reconciled_not_applied' }
+  | { readonly kind: 'unknown' };
+
+/** A person's decision on a write whose outcome was unknown, to be recorded in the evidence store. */
+export interface OperatorResolutionInput {
+  readonly call: ToolCallInput;
+  readonly outcome: 'succeeded' | 'failed' | 'not_applied';
+  readonly actor: string;
+  readonly externalId?: string;
+  readonly evidence: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * What the evidence store made of an operator's decision: `recorded` (it is the invocation's result
+ * now), or `result_recorded` when the store already held a result (the lost activity's executor
+ * finished after all): that result stands and the person's decision is not recorded.
+ */
+export type OperatorResolutionOutcome =
+  { readonly kind: 'recorded' } | { readonly kind: 'result_recorded'; readonly result: ToolCallResult };
+
+/** Records an operator's decision (see {@link RunnerPorts.operatorResolutionRecorder}). */
+export type OperatorResolutionRecorder = (
+  input: OperatorResolutionInput,
+) => Promise<OperatorResolutionOutcome>;
+
+/**
+ * Everything the runner needs from its host. The workflow implements it with Temporal APIs
+ * (activities, timers, conditions); unit tests implement it in memory.
+ */
+export interface RunnerPorts {
+  /** Current time from the workflow clock (ISO). */
+  now(): string;
+  callModel(input: ModelCallInput): Promise<ModelDecision>;
+  callTool(input: ToolCallInput, options: { summary: string }): Promise<ToolActivityOutcome>;
+  resolveLostInvocation(input: ToolCallInput): Promise<WriteResolution>;
+  /**
+   * How this run records an operator's reconciliation in the evidence store, or undefined when it
+   * does not (a run whose history predates the recording, a host without a store): the runner then
+   * keeps the decision in its own state and events only. Asked once, before the run waits for the
+   * decision. Optional for in-memory hosts.
+   */
+  operatorResolutionRecorder?(): OperatorResolutionRecorder | undefined;
+  /**
+   * Store the outbox now. `last`: nothing follows in this workflow execution (the run ended, or it
+   * continues as new), so a Temporal host may use a local activity; a flush before a wait may not
+   * (a decision asked after a local activity is fragile on replay).
+   */
+  flushEvents(events: readonly AgentEvent[], options?: { readonly last?: boolean }): Promise<void>;
+  /** Wait until `ready()` is true or `timeoutMs` passes; resolves false on timeout. */
+  waitUntil(ready: () => boolean, timeoutMs?: number): Promise<boolean>;
+  sleep(ms: number): Promise<void>;
+  /** Called after every state change: search attributes, current details. */
+  publish(state: RunState): void;
+  /** The pinned tool definitions (model-visible). */
+  readonly tools: readonly ToolDefinition[];
+  /**
+   * Should the run continue as new at this checkpoint (history long enough)? Optional: hosts without
+   * history limits (unit tests) leave it out and checkpoints never continue as new.
+   */
+  shouldContinueAsNew?(): boolean;
+}

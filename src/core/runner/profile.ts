@@ -1,0 +1,75 @@
+import type { CompletionContract } from '../completion/index.js';
+import { HarnessError } from '../../contract/errors.js';
+import type { RunContext } from './run-context.js';
+
+/** What a profile is told when the output guardrail blocked its final output (no output text in it). */
+export interface BlockedOutputFeedback {
+  /** Which retry this is: 1 for the first. */
+  readonly attempt: number;
+  /** The guardrail's reason codes (e.g. `guardrail.output.unsupported_claim`). */
+  readonly reasonCodes: readonly string[];
+  /** Rule ids and JSON pointers of the blocking findings (e.g. `claim.refund_created` at `/message`). */
+  readonly findings: readonly { readonly code: string; readonly ruleId: string; readonly path: string }[];
+}
+
+/** What a profile's run returns: the final output it interpreted (not yet judged). */
+export interface ProfileResult {
+  readonly output: unknown;
+  /**
+   * Compose the output again after the output guardrail blocked it, with the block's feedback in
+   * context. Used only when the profile's {@link Profile.onBlockedOutput} is `retry`.
+   */
+  readonly recompose?: (feedback: BlockedOutputFeedback) => Promise<ProfileResult>;
+}
+
+/** Most retries a profile may ask for after a blocked output. */
+export const MAX_OUTPUT_RETRIES = 5;
+
+/**
+ * What the runner does when the output guardrail blocks a profile's final output:
+ * - `fail` (the default): the run ends `failed` with `guardrail.output_blocked`;
+ * - `retry`: the profile composes again with the block's reason codes in context, at most
+ *   `maxRetries` times (1..{@link MAX_OUTPUT_RETRIES}); each retry is a step and its model calls count
+ *   against the run's budgets; when retries run out the run ends `failed` with `guardrail.output_blocked`.
+ */
+export type BlockedOutputChoice =
+  { readonly action: 'fail' } | { readonly action: 'retry'; readonly maxRetries: number };
+
+/**
+ * A profile owns prompt preparation and interpretation of non-tool model output (seed 000 §3). It is
+ * registered by exact name and version in the trusted workflow composition; runs pin it.
+ * Profile code runs in the workflow sandbox: deterministic, no I/O (use the RunContext).
+ */
+export interface Profile {
+  readonly name: string;
+  readonly version: string;
+  readonly kind: 'goal' | 'graph';
+  readonly completion: CompletionContract;
+  /** Tool names (or `name@version`) this profile may use; the policy narrows further. */
+  readonly tools: readonly string[];
+  /** When the output guardrail blocks the final output; default `{ action: 'fail' }`. */
+  readonly onBlockedOutput?: BlockedOutputChoice;
+  run(ctx: RunContext): Promise<ProfileResult>;
+}
+
+/**
+ * Check a profile's {@link BlockedOutputChoice} at composition time.
+ * @throws ProfileConfigError (`profile.invalid`) when `maxRetries` is not an
+ *   integer in 1..{@link MAX_OUTPUT_RETRIES}.
+ */
+export function checkBlockedOutputChoice(profile: string, choice: BlockedOutputChoice | undefined): void {
+  if (choice?.action !== 'retry') return;
+  const n = choice.maxRetries;
+  if (!Number.isInteger(n) || n < 1 || n > MAX_OUTPUT_RETRIES) {
+    throw new ProfileConfigError(
+      `profile ${profile}: onBlockedOutput.maxRetries must be an integer in 1..${MAX_OUTPUT_RETRIES}`,
+    );
+  }
+}
+
+/** A profile definition that cannot be used (code `profile.invalid`). */
+export class ProfileConfigError extends HarnessError {
+  constructor(message: string) {
+    super('profile.invalid', message);
+  }
+}

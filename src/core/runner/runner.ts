@@ -1,0 +1,417 @@
+import {
+  GuardrailStopCodes,
+  appendFindingRecords,
+  inputCheckedEvent,
+  mergeObligations,
+  type GuardrailFinding,
+  type InputGuardrail,
+  type InputGuardrailResult,
+  type OutputGuardrail,
+} from '../guardrails/index.js';
+import { ArtifactSchema, type Artifact } from '../../contract/artifact.js';
+import type { Observation } from '../../contract/observation.js';
+import type { ToolDefinition } from '../../contract/tool.js';
+import type { EvaluatorRegistry } from '../completion/index.js';
+import { presentTools, type Policy } from '../policy/index.js';
+import type { AgentEvent, DataClassification } from './agent-event.js';
+import { budgetWarnings, checkModelCall, checkSpend, checkStep } from './budget.js';
+import { HumanGate } from './human-gate.js';
+import type { ModelDecision, ModelPurpose, RunnerPorts } from './ports.js';
+import type { Profile } from './profile.js';
+import type { RunCore, TransitionPatch } from './run-core.js';
+import type { ConfirmRequest, HumanDecision, ModelRequest, RunContext, ToolOptions } from './run-context.js';
+import type { RunState } from './run-state.js';
+import { ContinueAsNewRequested } from './continue-as-new.js';
+import { RunStop, stopIfExhausted } from './run-stop.js';
+import { assertTransition, isTerminal, type RunStatus } from './statuses.js';
+import { RunFinish } from './run-finish.js';
+import { ToolPipeline } from './tool-pipeline.js';
+
+const MAX_RECENT_TRANSITIONS = 20;
+
+export interface RunnerOptions {
+  readonly state: RunState;
+  readonly ports: RunnerPorts;
+  readonly policy: Policy;
+  readonly profile: Profile;
+  readonly evaluators: EvaluatorRegistry;
+  readonly task: Readonly<Record<string, unknown>>;
+  readonly approvalTimeoutSeconds: number;
+  /** Tells a cancellation (Temporal's CancelledFailure) apart from other errors. */
+  readonly isCancellation: (err: unknown) => boolean;
+  /** True once the wall-clock deadline timer fired (its cancellation then means budget exhaustion). */
+  readonly deadlineReached?: () => boolean;
+  /** Input and output guardrails; absent: none (histories from before them replay unchanged). */
+  readonly guardrails?: { readonly input: InputGuardrail; readonly output: OutputGuardrail };
+  /** True when this runner continues a run carried over by continue-as-new. */
+  readonly resumed?: boolean;
+  /**
+   * Asked once a blocked output would be retried (the profile retries and retries remain): true lets
+   * the retry happen. The workflow answers with a `patched()` id, so it is asked only on that path.
+   * Absent: blocked outputs are never retried.
+   */
+  readonly outputRetryEnabled?: () => boolean;
+  /** Passed to the output guardrail (see `OutputCheckInput.exemptTrustedIdentifiers`); absent = yes. */
+  readonly exemptTrustedIdentifiers?: () => boolean;
+}
+
+/**
+ * The Runner state machine (seed 000/004): owns the run's state, the transition table, budgets and
+ * guards, the tool pipeline, human gates, events and completion. Pure: it reaches Temporal only through
+ * {@link RunnerPorts}, so it runs in the workflow sandbox and in unit tests alike.
+ */
+export class Runner implements RunContext, RunCore {
+  readonly state: RunState;
+  readonly ports: RunnerPorts;
+  readonly policy: Policy;
+  readonly profileTools: readonly string[];
+  readonly gate: HumanGate;
+  private readonly tools: ToolPipeline;
+  private readonly finish: RunFinish;
+  private outbox: AgentEvent[] = [];
+  /**
+   * Budgets already warned about. A carried run (continue-as-new) starts with the budgets its usage
+   * has already crossed: the previous generation warned when they crossed, so they do not warn again.
+   */
+  private readonly warned: Set<string>;
+
+  constructor(private readonly options: RunnerOptions) {
+    this.state = options.state;
+    this.warned = new Set(budgetWarnings(options.state.limits, options.state.budget));
+    this.ports = options.ports;
+    this.policy = options.policy;
+    this.profileTools = options.profile.tools;
+    this.gate = new HumanGate(this, options.approvalTimeoutSeconds);
+    this.tools = new ToolPipeline(this, this.gate);
+    this.finish = new RunFinish(this, {
+      evaluators: options.evaluators,
+      outputGuardrail: options.guardrails?.output,
+      outputRetryEnabled: options.outputRetryEnabled,
+      exemptTrustedIdentifiers: options.exemptTrustedIdentifiers,
+    });
+  }
+
+  get runId(): string {
+    return this.state.runId;
+  }
+
+  get task(): Readonly<Record<string, unknown>> {
+    return this.options.task;
+  }
+
+  get resume(): Readonly<Record<string, unknown>> | undefined {
+    return this.options.resumed ? this.state.profileState : undefined;
+  }
+
+  checkpoint(resumeState: Record<string, unknown>): Promise<void> {
+    if (!this.ports.shouldContinueAsNew?.()) return Promise.resolve();
+    this.state.profileState = resumeState;
+    this.emit('checkpoint.saved', { reason: 'continue_as_new', stateVersion: this.state.stateVersion });
+    throw new ContinueAsNewRequested();
+  }
+
+  // ---- RunCore ----
+
+  noteObligations(obligations: readonly string[]): void {
+    this.state.obligations = mergeObligations(this.state.obligations, obligations);
+  }
+
+  guardInput(source: string, value: unknown): InputGuardrailResult | undefined {
+    const guard = this.options.guardrails?.input;
+    if (!guard) return undefined;
+    const result = guard.check(value);
+    const e = inputCheckedEvent(source, result);
+    this.emit(e.type, e.data, e.classification);
+    this.recordFindings('input', source, result.findings);
+    return result;
+  }
+
+  recordFindings(stage: 'input' | 'output', source: string, findings: readonly GuardrailFinding[]): void {
+    if (findings.length === 0) return;
+    const s = this.state;
+    s.guardrailFindings = appendFindingRecords(
+      s.guardrailFindings,
+      stage,
+      source,
+      this.ports.now(),
+      findings,
+    );
+  }
+
+  emit(type: string, data: Record<string, unknown>, classification: DataClassification = 'internal'): void {
+    const s = this.state;
+    const sequence = s.nextEventSeq;
+    s.nextEventSeq += 1;
+    this.outbox.push({
+      schemaVersion: '1',
+      eventId: `${s.runId}:${sequence}`,
+      traceId: s.runId,
+      runId: s.runId,
+      threadId: s.threadId,
+      stepId: s.currentNode,
+      attemptId: null,
+      sequence,
+      type,
+      occurredAt: this.ports.now(),
+      producer: 'runner',
+      data,
+      dataClassification: classification,
+      versions: s.versions,
+    });
+  }
+
+  takeOutbox(): AgentEvent[] {
+    const out = this.outbox;
+    this.outbox = [];
+    return out;
+  }
+
+  requeue(events: readonly AgentEvent[]): void {
+    this.outbox = [...events, ...this.outbox];
+  }
+
+  warnBudgets(): void {
+    for (const w of budgetWarnings(this.state.limits, this.state.budget)) {
+      if (!this.warned.has(w)) {
+        this.warned.add(w);
+        this.emit('budget.warning', { budget: w });
+      }
+    }
+  }
+
+  isCancelRequested(): boolean {
+    return this.gate.cancelRequest !== undefined;
+  }
+
+  transition(to: RunStatus, patch: TransitionPatch = {}): void {
+    const s = this.state;
+    assertTransition(s.status, to);
+    const record = {
+      fromVersion: s.stateVersion,
+      fromStatus: s.status,
+      toStatus: to,
+      node: s.currentNode,
+      patch: { ...patch },
+      occurredAt: this.ports.now(),
+    };
+    s.status = to;
+    s.stateVersion += 1;
+    if (patch.waitingReason !== undefined) s.waitingReason = patch.waitingReason;
+    if (patch.currentNode !== undefined) s.currentNode = patch.currentNode;
+    s.recentTransitions.push(record);
+    if (s.recentTransitions.length > MAX_RECENT_TRANSITIONS) s.recentTransitions.shift();
+    this.emit('state.transitioned', { ...record, toVersion: s.stateVersion });
+    this.ports.publish(s);
+  }
+
+  // ---- RunContext ----
+
+  visibleTools(names?: readonly string[]): ToolDefinition[] {
+    const mine = this.ports.tools.filter(
+      (d) => this.profileTools.includes(d.name) || this.profileTools.includes(`${d.name}@${d.version}`),
+    );
+    const wanted = names ? mine.filter((d) => names.includes(d.name)) : mine;
+    return presentTools(wanted, this.policy, this.ports.now(), this.state.facts).visible;
+  }
+
+  async model(purpose: ModelPurpose, request: ModelRequest): Promise<ModelDecision> {
+    const s = this.state;
+    stopIfExhausted(checkStep(s.limits, s.budget) ?? checkModelCall(s.limits, s.budget), (t, d) =>
+      this.emit(t, d),
+    );
+    s.budget.steps += 1;
+    s.budget.stepsWithoutProgress += 1;
+    // Presentation point: the model never sees a tool the policy excludes, whatever the profile asked.
+    const allowed = new Set(this.visibleTools().map((d) => `${d.name}@${d.version}`));
+    const toolKeys = (request.tools ?? []).map((d) => `${d.name}@${d.version}`).filter((k) => allowed.has(k));
+    const callSeq = s.nextModelCall;
+    s.nextModelCall += 1;
+    this.emit('model.requested', { callSeq, purpose, modelRoute: s.versions.modelRoute, toolKeys });
+    const events = this.takeOutbox();
+    let decision: ModelDecision;
+    try {
+      decision = await this.ports.callModel({
+        runId: s.runId,
+        callSeq,
+        purpose,
+        modelRoute: s.versions.modelRoute,
+        newMessages: request.messages,
+        toolKeys,
+        outputSchema: request.outputSchema,
+        events,
+      });
+    } catch (err) {
+      this.requeue(events); // the activity may never have stored them
+      throw err;
+    }
+    s.budget.modelCalls += 1;
+    s.budget.inputTokens += decision.usage.inputTokens;
+    s.budget.outputTokens += decision.usage.outputTokens;
+    s.budget.costUsd += decision.costUsd;
+    this.emit('model.completed', {
+      callSeq,
+      purpose,
+      stopReason: decision.stopReason,
+      usage: decision.usage,
+      costUsd: decision.costUsd,
+      toolCalls: decision.toolCalls.map((c) => `${c.name}@${c.version}`),
+      replayed: decision.replayed,
+    });
+    this.warnBudgets();
+    stopIfExhausted(checkSpend(s.limits, s.budget), (t, d) => this.emit(t, d));
+    this.ports.publish(s);
+    return decision;
+  }
+
+  tool(name: string, args: unknown, options?: ToolOptions): Promise<Observation> {
+    return this.tools.call(name, args, options);
+  }
+
+  confirm(request: ConfirmRequest): Promise<HumanDecision> {
+    return this.gate.decide('confirmation', request);
+  }
+
+  askHuman(request: ConfirmRequest): Promise<HumanDecision> {
+    return this.gate.decide('human', request);
+  }
+
+  askInput(slot: string, prompt: string): Promise<string> {
+    return this.gate.awaitInput(slot, prompt);
+  }
+
+  recordFact(name: string, value: string | number | boolean, evidenceArtifactId: string): void {
+    const evidence = this.state.artifacts.find((a) => a.id === evidenceArtifactId);
+    if (!evidence || evidence.provenance === 'model') {
+      this.emit('fact.rejected', { name, evidenceArtifactId, code: 'fact.unverified_evidence' });
+      return;
+    }
+    this.state.facts[name] = value;
+    this.state.budget.stepsWithoutProgress = 0;
+    this.emit('fact.recorded', { name, value, evidenceArtifactId });
+  }
+
+  addModelArtifact(artifact: Omit<Artifact, 'provenance'> & { provenance?: string }): Artifact {
+    if (artifact.provenance !== undefined && artifact.provenance !== 'model') {
+      this.emit('artifact.rejected', { id: artifact.id, code: 'artifact.forged_provenance' });
+      throw new RunStop('failed', {
+        code: 'artifact.forged_provenance',
+        message: `a profile tried to create a ${artifact.provenance} artifact; profiles create only model artifacts`,
+      });
+    }
+    const parsed = ArtifactSchema.parse({ ...artifact, provenance: 'model' });
+    this.state.artifacts.push(parsed);
+    this.emit('artifact.recorded', { id: parsed.id, type: parsed.type, provenance: 'model' });
+    return parsed;
+  }
+
+  artifact(id: string): Artifact | undefined {
+    return this.state.artifacts.find((a) => a.id === id);
+  }
+
+  enterStep(stepId: string): void {
+    this.state.currentNode = stepId;
+    this.emit('step.started', { stepId });
+    this.ports.publish(this.state);
+  }
+
+  completeStep(stepId: string): void {
+    if (!this.state.completedSteps.includes(stepId)) this.state.completedSteps.push(stepId);
+    this.emit('step.completed', { stepId });
+  }
+
+  async sleep(seconds: number): Promise<void> {
+    this.transition('retry_scheduled', { waitingReason: `retry_after:${seconds}s` });
+    await this.ports.flushEvents(this.takeOutbox());
+    await this.ports.sleep(seconds * 1000);
+    this.transition('running', { waitingReason: null });
+  }
+
+  // ---- lifecycle ----
+
+  /** Move a freshly created state to `running` and record the start. */
+  start(): void {
+    this.emit('run.created', { versions: this.state.versions });
+    this.transition('queued');
+    this.transition('running');
+    this.emit('run.started', {});
+    this.emit('checkpoint.saved', { reason: 'run_created', stateVersion: this.state.stateVersion });
+  }
+
+  /**
+   * Drive the profile to a terminal status. Never throws for run-level outcomes: budgets, cancellation,
+   * failed completion, and tool failures end in typed states. A bug in the profile or runner ends the
+   * run as `failed` with code `run.internal_error`.
+   */
+  async execute(profile: Profile): Promise<RunState> {
+    if (this.state.status === 'created') this.start();
+    try {
+      const input = this.guardInput('task', this.options.task);
+      if (input?.verdict === 'block') {
+        throw new RunStop('failed', {
+          code: GuardrailStopCodes.inputBlocked,
+          message: `the input guardrail blocked the task: ${input.reasonCodes.join(', ')}`,
+          details: { reasonCodes: input.reasonCodes },
+        });
+      }
+      let result = await profile.run(this);
+      for (;;) {
+        this.state.output = result.output;
+        const blocked = this.finish.guardOutput();
+        if (!blocked) break;
+        result = await this.finish.retryBlocked(profile, result, blocked);
+      }
+      this.finish.complete(profile);
+    } catch (err) {
+      if (err instanceof ContinueAsNewRequested) throw err;
+      this.stop(err);
+    }
+    await this.ports.flushEvents(this.takeOutbox(), { last: true });
+    return this.state;
+  }
+
+  /** Cancellation requested by signal or by Temporal. */
+  get cancelReason(): string {
+    const c = this.gate.cancelRequest;
+    return c ? `cancelled by ${c.actor}: ${c.reason}` : 'cancelled by a Temporal cancellation request';
+  }
+
+  /** End a run that was interrupted before the runner could record a terminal status. */
+  async finishCancelled(): Promise<void> {
+    this.stop(new RunStop('cancelled', { code: 'run.cancelled', message: this.cancelReason }));
+    await this.ports.flushEvents(this.takeOutbox(), { last: true });
+  }
+
+  private stop(err: unknown): void {
+    const s = this.state;
+    let stop: RunStop;
+    const cancelled =
+      this.options.isCancellation(err) || (err instanceof RunStop && err.status === 'cancelled');
+    if (cancelled && this.options.deadlineReached?.()) {
+      stop = new RunStop('budget_exhausted', {
+        code: 'budget.wall_clock_deadline',
+        message: `budget wall_clock_deadline exhausted (limit ${s.limits.deadlineSeconds} s)`,
+        details: { budget: 'wall_clock_deadline', limit: s.limits.deadlineSeconds },
+      });
+      this.emit('budget.exhausted', { budget: 'wall_clock_deadline', limit: s.limits.deadlineSeconds });
+    } else if (err instanceof RunStop) stop = err;
+    else if (this.options.isCancellation(err) || this.isCancelRequested()) {
+      stop = new RunStop('cancelled', { code: 'run.cancelled', message: this.cancelReason });
+    } else {
+      const e = err as { message?: string; code?: string };
+      stop = new RunStop('failed', {
+        code: e.code ?? 'run.internal_error',
+        message: e.message ?? String(err),
+      });
+    }
+    if (isTerminal(s.status)) return;
+    s.pendingAction = null;
+    s.humanRequest = null;
+    s.terminalReason = stop.reason;
+    this.transition(stop.status, { waitingReason: null });
+    this.emit(stop.status === 'cancelled' ? 'run.cancelled' : 'run.failed', {
+      status: stop.status,
+      reason: stop.reason,
+      budget: { ...s.budget },
+    });
+  }
+}

@@ -1,0 +1,261 @@
+import type { Observation } from '../../contract/observation.js';
+import { sha256Hex } from '../../contract/sha256.js';
+import type { ToolDefinition } from '../../contract/tool.js';
+import { authorizeDispatch, recheckDecision } from '../policy/index.js';
+import { ArgumentValidator, canonicalJson, unknownToolRejection } from '../tools/sandbox.js';
+import { checkStep, checkToolCall } from './budget.js';
+import type { HumanGate } from './human-gate.js';
+import { rejectedObservation, statusObservation, type ObservationBase } from './observations.js';
+import { LostWriteResolver } from './lost-write.js';
+import type { ToolCallInput } from './ports.js';
+import type { RunCore } from './run-core.js';
+import type { ToolOptions } from './run-context.js';
+import type { InvocationSummary } from './run-state.js';
+import { RunStop, stopIfExhausted } from './run-stop.js';
+import { settleResult } from './settle-result.js';
+
+/** `sha256:<hex>` of the canonical JSON of `value`, computed in the sandbox. */
+export function argsDigestOf(value: unknown): string {
+  return `sha256:${sha256Hex(canonicalJson(value))}`;
+}
+
+/**
+ * What a person is asked to decide: the policy's first own reason code, not the generic `policy.*`
+ * catalogue codes (such as `policy.rule_matched`) a rules policy adds in front.
+ */
+function decisionTypeOf(reasonCodes: readonly string[]): string {
+  return reasonCodes.find((c) => !c.startsWith('policy.')) ?? reasonCodes[0] ?? 'confirmation_required';
+}
+
+/** Does the profile's tool list allow this name/version? Entries are `name` or `name@version`. */
+function profileAllows(list: readonly string[], def: ToolDefinition): boolean {
+  return list.includes(def.name) || list.includes(`${def.name}@${def.version}`);
+}
+
+/**
+ * The tool pipeline (seed 004): proposal -> schema check -> policy (dispatch point) -> budgets ->
+ * confirmation -> durable invocation (activity) -> observation. A rejected or denied call never
+ * schedules an activity. A lost write is resolved through the evidence store, the tool's reconciler,
+ * or a person; it is never dispatched again.
+ */
+export class ToolPipeline {
+  private readonly validator = new ArgumentValidator();
+  private readonly lostWrites: LostWriteResolver;
+
+  constructor(
+    private readonly core: RunCore,
+    private readonly gate: HumanGate,
+  ) {
+    this.lostWrites = new LostWriteResolver(core, gate);
+  }
+
+  /** Resolve a tool by name and optional version against the pinned snapshot (highest version by default). */
+  resolve(name: string, version?: string): ToolDefinition | undefined {
+    const candidates = this.core.ports.tools.filter(
+      (d) => d.name === name && (version === undefined || d.version === version),
+    );
+    return candidates.sort((a, b) => Number(b.version.slice(1)) - Number(a.version.slice(1)))[0];
+  }
+
+  private countStep(): void {
+    const { state } = this.core;
+    stopIfExhausted(checkStep(state.limits, state.budget), (t, d) => this.core.emit(t, d));
+    state.budget.steps += 1;
+    state.budget.stepsWithoutProgress += 1;
+  }
+
+  private reject(
+    base: ObservationBase,
+    code: string,
+    message: string,
+    details?: Record<string, unknown>,
+  ): Observation {
+    this.core.emit('tool.failed', {
+      tool: base.tool,
+      version: base.version,
+      status: 'rejected',
+      errorCode: code,
+      message,
+      details,
+    });
+    return rejectedObservation(base, code, message, details);
+  }
+
+  async call(name: string, rawArgs: unknown, options: ToolOptions = {}): Promise<Observation> {
+    const { state, ports } = this.core;
+    this.countStep();
+    const at = ports.now();
+    const nameText = typeof name === 'string' ? name : String(name);
+    this.core.emit('tool.proposed', {
+      tool: nameText,
+      version: options.version ?? null,
+      proposalId: options.proposalId ?? null,
+    });
+    const def = this.resolve(nameText, options.version);
+    const base: ObservationBase = {
+      runId: state.runId,
+      seq: -1,
+      tool: nameText,
+      version: options.version ?? def?.version ?? '',
+      at,
+    };
+    if (!def) {
+      const r = unknownToolRejection(nameText, options.version ?? '');
+      return this.reject(base, r.rejection.code, r.rejection.message, { errors: r.rejection.errors });
+    }
+    if (!profileAllows(this.core.profileTools, def)) {
+      return this.reject(
+        base,
+        'tool.not_in_profile',
+        `${def.name}@${def.version} is not a tool of this profile`,
+      );
+    }
+    const validation = this.validator.validate(def, rawArgs);
+    if (!validation.ok) {
+      const r = validation.rejection;
+      return this.reject(base, r.code, r.message, { errors: r.errors, omittedErrors: r.omittedErrors });
+    }
+    const args = validation.args;
+    const argsDigest = argsDigestOf(args);
+    const decision = authorizeDispatch(this.core.policy, def, args, ports.now(), state.facts);
+    this.core.emit('policy.decided', {
+      stage: 'dispatch',
+      tool: def.name,
+      version: def.version,
+      argsDigest,
+      ...decision,
+    });
+    if (decision.decision === 'deny') {
+      return this.reject(base, 'policy.denied', `policy ${decision.policyVersion} denied ${def.name}`, {
+        reasonCodes: decision.reasonCodes,
+      });
+    }
+    const callKey = `${def.name}@${def.version}#${argsDigest}`;
+    stopIfExhausted(checkToolCall(state.limits, state.budget, def.name, callKey), (t, d) =>
+      this.core.emit(t, d),
+    );
+    if (decision.decision === 'require_confirmation' || decision.decision === 'require_human') {
+      const human = await this.gate.decide(
+        decision.decision === 'require_confirmation' ? 'confirmation' : 'human',
+        {
+          decisionType: decisionTypeOf(decision.reasonCodes),
+          summary: `${def.name}@${def.version} ${canonicalJson(args).slice(0, 300)}`,
+          policyEvidence: decision.reasonCodes.map((c) => `policy://${decision.policyVersion}#${c}`),
+          verifiedFacts: Object.keys(state.facts).map((k) => `fact://${k}=${String(state.facts[k])}`),
+          riskReasons: decision.obligations,
+          action: { tool: def.name, version: def.version, args },
+        },
+        argsDigest,
+        decision.obligations,
+        decision.expiresAt,
+      );
+      if (human.decision === 'rejected')
+        return this.reject(base, human.code, human.reason, { actor: human.actor });
+      // The approval settles the confirmation, not the policy: a decision that expired meanwhile no longer holds.
+      const still = recheckDecision(decision, ports.now());
+      if (still.decision === 'deny') {
+        return this.reject(
+          base,
+          'policy.denied',
+          `policy ${still.policyVersion} decision expired before dispatch`,
+          {
+            reasonCodes: still.reasonCodes,
+          },
+        );
+      }
+    }
+    this.core.noteObligations(decision.obligations);
+    return this.dispatch(def, args, argsDigest, callKey, at);
+  }
+
+  private async dispatch(
+    def: ToolDefinition,
+    args: Readonly<Record<string, unknown>>,
+    argsDigest: string,
+    callKey: string,
+    at: string,
+  ): Promise<Observation> {
+    const { state, ports } = this.core;
+    const seq = state.nextSeq;
+    state.nextSeq += 1;
+    state.budget.toolCalls += 1;
+    state.budget.perTool[def.name] = (state.budget.perTool[def.name] ?? 0) + 1;
+    const firstOfItsKind = state.budget.callDigests[callKey] === undefined;
+    state.budget.callDigests[callKey] = (state.budget.callDigests[callKey] ?? 0) + 1;
+    this.core.warnBudgets();
+    const invocation: InvocationSummary = {
+      seq,
+      tool: def.name,
+      version: def.version,
+      effect: def.effect,
+      argsDigest,
+      status: 'pending',
+      artifactIds: [],
+    };
+    state.invocations.push(invocation);
+    this.core.emit('tool.authorized', {
+      seq,
+      tool: def.name,
+      version: def.version,
+      effect: def.effect,
+      argsDigest,
+    });
+    ports.publish(state);
+    const base: ObservationBase = { runId: state.runId, seq, tool: def.name, version: def.version, at };
+    const input: ToolCallInput = {
+      runId: state.runId,
+      seq,
+      tool: def.name,
+      version: def.version,
+      effect: def.effect,
+      args,
+      argsDigest,
+      idempotencyKey: `${state.runId}/${seq}`,
+      events: this.core.takeOutbox(),
+    };
+    const outcome = await ports.callTool(input, { summary: `${def.name}@${def.version} #${seq}` });
+    if (outcome.kind !== 'completed') this.core.requeue(input.events); // the activity may not have stored them
+    switch (outcome.kind) {
+      case 'completed':
+        return settleResult(this.core, invocation, base, outcome.result, firstOfItsKind, undefined);
+      case 'failed':
+        invocation.status = 'failed_terminal';
+        invocation.errorCode = outcome.code;
+        this.core.emit('tool.failed', {
+          seq,
+          tool: def.name,
+          status: 'failed_terminal',
+          errorCode: outcome.code,
+          message: outcome.message,
+        });
+        return statusObservation(base, 'failed_terminal', outcome.code, outcome.message);
+      case 'cancelled':
+        if (def.effect === 'read') invocation.status = 'interrupted';
+        else await this.lostWrites.settleCancelledWrite(invocation, base, input, firstOfItsKind);
+        throw new RunStop('cancelled', {
+          code: 'run.cancelled',
+          message: 'cancelled while a tool was running',
+        });
+      case 'lost':
+        return def.effect === 'read'
+          ? this.interrupted(invocation, base, outcome.message)
+          : this.lostWrites.resolveLostWrite(invocation, base, input, firstOfItsKind);
+    }
+  }
+
+  private interrupted(invocation: InvocationSummary, base: ObservationBase, message: string): Observation {
+    invocation.status = 'interrupted';
+    this.core.emit('tool.failed', {
+      seq: invocation.seq,
+      tool: invocation.tool,
+      status: 'interrupted',
+      message,
+    });
+    return statusObservation(
+      base,
+      'interrupted',
+      'tool.interrupted',
+      `${message}; the read may be requested again`,
+    );
+  }
+}

@@ -1,0 +1,62 @@
+import { createDefaultEvaluatorRegistry, type EvaluatorRegistry } from '../completion/evaluator-registry.js';
+import type { CompletionEvaluator } from '../completion/completion.js';
+import type { Policy } from '../policy/policy.js';
+import type { Profile } from '../runner/profile.js';
+import { NamedRegistry } from '../tools/named-registry.js';
+
+/**
+ * An app's trusted workflow-side composition, the parameter of `defineAgentRun`. Everything here runs
+ * in the workflow sandbox and is pinned by name and version: a change in behaviour ships as a new
+ * version (or behind `patched()`).
+ */
+export interface AgentRunDefinition {
+  /** The profiles runs may name (exact name and version). */
+  readonly profiles: readonly Profile[];
+  /** The policies runs may name. */
+  readonly policies: readonly Policy[];
+  /** Completion evaluators beyond the defaults (solution_delivered, action_with_verification, ...). */
+  readonly evaluators?: readonly CompletionEvaluator[];
+}
+
+/** The looked-up form of an {@link AgentRunDefinition}. */
+export interface AgentRunComposition {
+  readonly profiles: NamedRegistry<Profile>;
+  readonly policies: NamedRegistry<Policy>;
+  readonly evaluators: EvaluatorRegistry;
+}
+
+function registryOf<T extends { readonly name: string; readonly version: string }>(
+  kind: string,
+  items: readonly T[],
+): NamedRegistry<T> {
+  const registry = new NamedRegistry<T>({ kind });
+  for (const item of items) registry.register(item);
+  return registry;
+}
+
+/**
+ * Build the registries of a definition: exact name/version lookup, default evaluators included.
+ * @throws HarnessError `registry.conflict` when two items share a name and version, or an evaluator
+ *   name/version is invalid.
+ */
+export function composeAgentRun(definition: AgentRunDefinition): AgentRunComposition {
+  const evaluators = createDefaultEvaluatorRegistry();
+  for (const e of definition.evaluators ?? []) evaluators.register(e);
+  return {
+    profiles: registryOf<Profile>('profile', definition.profiles),
+    policies: registryOf<Policy>('policy', definition.policies),
+    evaluators,
+  };
+}
+
+/**
+ * One definition from several (an app made of parts, a test or bench composition). Items keep their
+ * order; a name and version that appears twice fails when the run composes (`registry.conflict`).
+ */
+export function combineDefinitions(...definitions: readonly AgentRunDefinition[]): AgentRunDefinition {
+  return {
+    profiles: definitions.flatMap((d) => d.profiles),
+    policies: definitions.flatMap((d) => d.policies),
+    evaluators: definitions.flatMap((d) => d.evaluators ?? []),
+  };
+}

@@ -1,0 +1,259 @@
+import { createInputGuardrail, createOutputGuardrail } from '../guardrails/index.js';
+import {
+  allHandlersFinished,
+  patched,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineSignal,
+  isCancellation,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  setWorkflowOptions,
+  sleep,
+  upsertMemo,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { createRunActivities } from '../../worker/activities/run-activities.js';
+import { AgentRunInputSchema, describeInputIssues, type AgentRunInput } from '../../contract/run-input.js';
+import { SIGNAL_NAMES } from '../../contract/signals.js';
+import { BudgetLimitsSchema, DEFAULT_LIMITS } from '../runner/budget.js';
+import { ContinueAsNewRequested } from '../runner/continue-as-new.js';
+import { createInitialRunState } from '../runner/initial-state.js';
+import {
+  CONTINUE_AS_NEW_PATCH,
+  DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS,
+  restoreCarriedState,
+  type CarriedRun,
+} from './carried-run.js';
+import type { RunState } from '../runner/run-state.js';
+import { Runner } from '../runner/runner.js';
+import { BOOKKEEPING_OPTIONS, DEFAULT_TIMEOUTS, LOCAL_BOOKKEEPING_OPTIONS } from './activity-options.js';
+import { composeAgentRun, type AgentRunDefinition } from './agent-run-definition.js';
+import { toRunView, type RunView } from './run-view.js';
+import { RunVisibility } from './run-visibility.js';
+import { createTemporalPorts, elapsedSince } from './temporal-ports.js';
+
+export const approveSignal = defineSignal<[unknown]>(SIGNAL_NAMES.approve);
+export const rejectSignal = defineSignal<[unknown]>(SIGNAL_NAMES.reject);
+export const reconcileSignal = defineSignal<[unknown]>(SIGNAL_NAMES.reconcile);
+export const provideInputSignal = defineSignal<[unknown]>(SIGNAL_NAMES.provideInput);
+export const cancelRunSignal = defineSignal<[unknown]>(SIGNAL_NAMES.cancelRun);
+const GUARDRAILS_PATCH = 'agent-run-guardrails-v1';
+/** Guards the model calls and events of composing a blocked output again (asked only on that path). */
+const OUTPUT_RETRY_PATCH = 'agent-run-output-retry-v1';
+/** Exempts observed object ids from the output's personal-data checks (asked only when it matters). */
+const TRUSTED_IDS_PATCH = 'agent-run-trusted-identifiers-v1';
+export const stateQuery = defineQuery<RunView>('state');
+
+/** What an `agentRun` workflow returns: its terminal status and output (business outcome, not an error). */
+export interface AgentRunResult {
+  readonly runId: string;
+  readonly status: RunState['status'];
+  readonly output: unknown;
+  readonly terminalReason: RunState['terminalReason'];
+  readonly versions: RunState['versions'];
+  readonly artifactIds: string[];
+}
+
+const bookkeeping = proxyActivities<ReturnType<typeof createRunActivities>>(BOOKKEEPING_OPTIONS);
+const localBookkeeping =
+  proxyLocalActivities<ReturnType<typeof createRunActivities>>(LOCAL_BOOKKEEPING_OPTIONS);
+/**
+ * The tool snapshot at the start and the last event flush run as local activities: two activity
+ * round trips and their workflow tasks less per run. Decided once at the start; older histories
+ * replay on the activity path.
+ */
+const LOCAL_BOOKKEEPING_PATCH = 'agent-run-local-bookkeeping-v1';
+
+/** The patches a run decides once at its start (one marker each for runs that take them). */
+interface StartPatches {
+  readonly continueAsNew: boolean;
+  readonly guardrails: boolean;
+}
+
+/** In this order: recorded histories have the continue-as-new marker before the guardrails one. */
+function decideStartPatches(): StartPatches {
+  const continueAsNew = patched(CONTINUE_AS_NEW_PATCH);
+  const guardrails = patched(GUARDRAILS_PATCH);
+  return { continueAsNew, guardrails };
+}
+
+function fail(code: string, message: string): never {
+  throw ApplicationFailure.create({ type: code, message, nonRetryable: true });
+}
+
+function parseInput(raw: unknown): AgentRunInput {
+  const parsed = AgentRunInputSchema.safeParse(raw);
+  if (!parsed.success)
+    fail('run.invalid_input', `invalid agentRun input: ${describeInputIssues(parsed.error)}`);
+  return parsed.data;
+}
+
+/** The workflow function {@link defineAgentRun} returns: export it as `agentRun` from your workflows file. */
+export type AgentRunWorkflow = (rawInput: unknown, carried?: CarriedRun) => Promise<AgentRunResult>;
+
+/**
+ * The `agentRun` workflow for an app's trusted composition: the profiles and policies runs may name and
+ * the completion evaluators beyond the defaults. Call it once in the app's workflows file (the worker's
+ * `workflowsPath`) and export the result as `agentRun`:
+ *
+ * ```ts
+ * export const agentRun = defineAgentRun({ profiles: [myProfile], policies: [myPolicy] });
+ * ```
+ *
+ * One agent run is a deterministic workflow holding the Runner state machine. Model calls and tools run
+ * as activities; approvals, reconciliation, input and cancellation arrive as signals; the `state`
+ * query, search attributes and current details show where it is.
+ *
+ * Failure semantics: a definition that does not compose (two profiles with the same name and version,
+ * a completion contract naming an unknown evaluator) throws at the first run of this worker. Invalid
+ * input, an unknown profile or policy, or a worker whose tool registry does not match the pinned
+ * digest fail the workflow at once (non-retryable). Everything after the start ends in a typed run
+ * status returned as the result.
+ */
+export function defineAgentRun(definition: AgentRunDefinition): AgentRunWorkflow {
+  let composed: ReturnType<typeof composeAgentRun> | undefined;
+  const agentRun: AgentRunWorkflow = (rawInput, carried) =>
+    runAgent((composed ??= composeAgentRun(definition)), rawInput, carried);
+  setWorkflowOptions({ failureExceptionTypes: [TypeError, ReferenceError, RangeError] }, agentRun);
+  return agentRun;
+}
+
+async function runAgent(
+  composition: ReturnType<typeof composeAgentRun>,
+  rawInput: unknown,
+  carried: CarriedRun | undefined,
+): Promise<AgentRunResult> {
+  const input = parseInput(rawInput);
+  const profile = composition.profiles.find(input.profile.name, input.profile.version);
+  if (!profile)
+    fail('run.unknown_profile', `profile ${input.profile.name}@${input.profile.version} is not registered`);
+  const policy = composition.policies.find(input.policy.name, input.policy.version);
+  if (!policy)
+    fail('run.unknown_policy', `policy ${input.policy.name}@${input.policy.version} is not registered`);
+  const limitsParsed = BudgetLimitsSchema.partial().safeParse(input.budget ?? {});
+  if (!limitsParsed.success)
+    fail('run.invalid_input', `invalid budget: ${describeInputIssues(limitsParsed.error)}`);
+  const limits = { ...DEFAULT_LIMITS, ...limitsParsed.data };
+
+  const snapshotRequest = { expectedDigest: input.toolRegistryDigest, names: profile.tools };
+  const local = patched(LOCAL_BOOKKEEPING_PATCH);
+  let patches: StartPatches | undefined;
+  let snapshot: Awaited<ReturnType<typeof bookkeeping.loadToolSnapshot>>;
+  if (local) {
+    // Every start-time patch is decided before the local activity: on replay, a patch asked after a
+    // local activity whose workflow task was heartbeated would be asked a task too early.
+    patches = decideStartPatches();
+    snapshot = await localBookkeeping.loadToolSnapshot(snapshotRequest);
+  } else {
+    snapshot = await bookkeeping.loadToolSnapshot(snapshotRequest);
+  }
+  const info = workflowInfo();
+  const runId = info.workflowId;
+  const state: RunState = carried
+    ? restoreCarriedState(carried, runId)
+    : createInitialRunState({
+        runId,
+        threadId: input.threadId,
+        versions: {
+          profile: `${profile.name}@${profile.version}`,
+          policy: `${policy.name}@${policy.version}`,
+          toolRegistryDigest: snapshot.digest,
+          modelRoute: input.modelRoute,
+          configDigest: input.configDigest,
+        },
+        limits,
+        startedAt: new Date().toISOString(),
+      });
+  if (!carried) upsertMemo({ versions: state.versions });
+  // Histories from before the local bookkeeping asked these here, after the memo: same order on replay.
+  patches ??= decideStartPatches();
+
+  const visibility = new RunVisibility();
+  const t = input.activityTimeouts;
+  const timeouts = {
+    writeHeartbeatSeconds: t?.writeHeartbeatSeconds ?? DEFAULT_TIMEOUTS.writeHeartbeatSeconds,
+    readHeartbeatSeconds: t?.readHeartbeatSeconds ?? DEFAULT_TIMEOUTS.readHeartbeatSeconds,
+    modelHeartbeatSeconds: t?.modelHeartbeatSeconds ?? DEFAULT_TIMEOUTS.modelHeartbeatSeconds,
+  };
+  const ports = createTemporalPorts(
+    snapshot.definitions,
+    timeouts,
+    visibility,
+    {
+      // Decided once at the start (a one-off marker), so histories from before it replay unchanged.
+      enabled: patches.continueAsNew,
+      afterEvents: input.continueAsNewAfterEvents ?? DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS,
+    },
+    local,
+  );
+  let deadlineReached = false;
+  const runner = new Runner({
+    state,
+    ports,
+    policy,
+    profile,
+    evaluators: composition.evaluators,
+    task: input.task,
+    approvalTimeoutSeconds: input.approvalTimeoutSeconds ?? 3600,
+    isCancellation: (err) => isCancellation(err),
+    deadlineReached: () => deadlineReached,
+    resumed: carried !== undefined,
+    outputRetryEnabled: () => patched(OUTPUT_RETRY_PATCH),
+    exemptTrustedIdentifiers: () => patched(TRUSTED_IDS_PATCH),
+    ...(patches.guardrails
+      ? { guardrails: { input: createInputGuardrail(), output: createOutputGuardrail() } }
+      : {}),
+  });
+
+  const scope = new CancellationScope();
+  setHandler(approveSignal, (p) => runner.gate.onApprove(p));
+  setHandler(rejectSignal, (p) => runner.gate.onReject(p));
+  setHandler(reconcileSignal, (p) => runner.gate.onReconcile(p));
+  setHandler(provideInputSignal, (p) => runner.gate.onProvideInput(p));
+  setHandler(cancelRunSignal, (p) => {
+    runner.gate.onCancel(p);
+    if (runner.gate.cancelRequest) scope.cancel();
+  });
+  setHandler(stateQuery, () => toRunView(state));
+
+  const deadlineMs = Math.max(0, limits.deadlineSeconds * 1000 - elapsedSince(state.startedAt));
+  void CancellationScope.cancellable(async () => {
+    await sleep(deadlineMs);
+    deadlineReached = true;
+    scope.cancel();
+  }).catch(() => undefined);
+
+  try {
+    await scope.run(() => runner.execute(profile));
+  } catch (err) {
+    if (err instanceof ContinueAsNewRequested) {
+      // Between steps, nothing pending: store the outbox, let handlers finish, carry compact state.
+      await CancellationScope.nonCancellable(() => ports.flushEvents(runner.takeOutbox(), { last: true }));
+      await condition(allHandlersFinished);
+      await continueAsNew<AgentRunWorkflow>(input, { schemaVersion: 1, state });
+    }
+    if (!isCancellation(err)) throw err;
+  }
+  if (
+    state.status !== 'succeeded' &&
+    state.status !== 'failed' &&
+    state.status !== 'cancelled' &&
+    state.status !== 'budget_exhausted'
+  ) {
+    await CancellationScope.nonCancellable(() => runner.finishCancelled());
+  }
+  return {
+    runId,
+    status: state.status,
+    output: state.output,
+    terminalReason: state.terminalReason,
+    versions: state.versions,
+    artifactIds: state.artifacts.map((a) => a.id),
+  };
+}
+

@@ -1,0 +1,162 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  isCancellation,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  sleep,
+  TimeoutFailure,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { createModelActivities } from '../../worker/activities/model-activities.js';
+import type { createRunActivities } from '../../worker/activities/run-activities.js';
+import type { createToolActivities } from '../../worker/activities/tool-activities.js';
+import { TOOL_OUTCOME_UNKNOWN } from '../../contract/failure-types.js';
+import { packEvents, withPackedEvents } from '../../contract/packed-events.js';
+import type { ToolDefinition } from '../../contract/tool.js';
+import type { AgentEvent } from '../runner/agent-event.js';
+import type { RunnerPorts, ToolActivityOutcome, ToolCallInput } from '../runner/ports.js';
+import type { RunState } from '../runner/run-state.js';
+import {
+  BOOKKEEPING_OPTIONS,
+  LOCAL_BOOKKEEPING_OPTIONS,
+  RESOLVE_OPTIONS,
+  modelOptions,
+  readToolOptions,
+  writeToolOptions,
+  type ActivityTimeouts,
+} from './activity-options.js';
+import { DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS } from './carried-run.js';
+import type { RunVisibility } from './run-visibility.js';
+
+type ToolActivities = ReturnType<typeof createToolActivities>;
+type ModelActivities = ReturnType<typeof createModelActivities>;
+type RunActivities = ReturnType<typeof createRunActivities>;
+
+/**
+ * Operator reconciliations are recorded in the evidence store by a bookkeeping activity. Histories
+ * from before (no marker where the decision was taken) replay without it.
+ */
+export const OPERATOR_RESOLUTION_PATCH = 'agent-run-operator-resolution-v1';
+
+/** Turn a failed tool activity into what the runner understands. */
+export function classifyToolFailure(err: unknown): ToolActivityOutcome {
+  if (isCancellation(err)) return { kind: 'cancelled' };
+  if (err instanceof ActivityFailure) {
+    const cause = err.cause;
+    if (cause instanceof TimeoutFailure)
+      return { kind: 'lost', message: `activity timed out (${cause.timeoutType})` };
+    if (cause instanceof ApplicationFailure) {
+      if (cause.type === TOOL_OUTCOME_UNKNOWN) return { kind: 'lost', message: cause.message };
+      return { kind: 'failed', code: cause.type ?? 'tool.failed', message: cause.message };
+    }
+    return { kind: 'failed', code: 'tool.failed', message: cause?.message ?? err.message };
+  }
+  throw err;
+}
+
+/** The Temporal implementation of {@link RunnerPorts}: activities, timers, conditions. */
+export function createTemporalPorts(
+  tools: readonly ToolDefinition[],
+  timeouts: ActivityTimeouts,
+  visibility: RunVisibility,
+  continueAsNew: { readonly enabled: boolean; readonly afterEvents: number } = {
+    enabled: false,
+    afterEvents: DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS,
+  },
+  /** The last event flush runs as a local activity (decided once per run by the workflow, behind a patch). */
+  localBookkeeping = false,
+): RunnerPorts {
+  const write = proxyActivities<ToolActivities>(writeToolOptions(timeouts));
+  const read = proxyActivities<ToolActivities>(readToolOptions(timeouts));
+  const model = proxyActivities<ModelActivities>(modelOptions(timeouts));
+  const run = proxyActivities<RunActivities & ToolActivities>(BOOKKEEPING_OPTIONS);
+  const local = proxyLocalActivities<RunActivities>(LOCAL_BOOKKEEPING_OPTIONS);
+
+  return {
+    tools,
+    now: () => new Date().toISOString(), // the workflow clock: deterministic inside the sandbox
+    async callModel(input) {
+      try {
+        return await model.callModel.executeWithOptions(
+          { ...modelOptions(timeouts), summary: `model ${input.purpose} #${input.callSeq}` },
+          [withPackedEvents(input)],
+        );
+      } catch (err) {
+        if (isCancellation(err)) throw err;
+        // A model call that failed for good ends the run with the provider's stable code.
+        const cause = err instanceof ActivityFailure ? err.cause : undefined;
+        const code =
+          cause instanceof ApplicationFailure
+            ? (cause.type ?? 'model.failed')
+            : cause instanceof TimeoutFailure
+              ? 'model.timeout'
+              : 'model.failed';
+        throw Object.assign(
+          new Error(`model call #${input.callSeq} failed: ${cause?.message ?? (err as Error).message}`),
+          { code },
+        );
+      }
+    },
+    async callTool(input: ToolCallInput, { summary }): Promise<ToolActivityOutcome> {
+      const act = input.effect === 'write' ? write : read;
+      const options = input.effect === 'write' ? writeToolOptions(timeouts) : readToolOptions(timeouts);
+      try {
+        const result = await act.runTool.executeWithOptions({ ...options, summary }, [
+          withPackedEvents(input),
+        ]);
+        return { kind: 'completed', result };
+      } catch (err) {
+        return classifyToolFailure(err);
+      }
+    },
+    resolveLostInvocation: (input) =>
+      CancellationScope.nonCancellable(() =>
+        run.resolveLostInvocation.executeWithOptions(
+          { ...RESOLVE_OPTIONS, summary: `resolve ${input.tool}@${input.version} #${input.seq}` },
+          [withPackedEvents(input)],
+        ),
+      ),
+    operatorResolutionRecorder() {
+      if (!patched(OPERATOR_RESOLUTION_PATCH)) return undefined;
+      return (input) =>
+        CancellationScope.nonCancellable(() =>
+          run.recordOperatorResolution.executeWithOptions(
+            {
+              ...RESOLVE_OPTIONS,
+              summary: `record ${input.outcome} by ${input.actor} for ${input.call.tool}@${input.call.version} #${input.call.seq}`,
+            },
+            [{ ...input, call: withPackedEvents(input.call) }],
+          ),
+        );
+    },
+    async flushEvents(events: readonly AgentEvent[], options?: { readonly last?: boolean }): Promise<void> {
+      if (events.length === 0) return;
+      // Only the last flush of an execution is local: after a local activity nothing asks a patch.
+      const recordEvents = localBookkeeping && options?.last ? local.recordEvents : run.recordEvents;
+      await CancellationScope.nonCancellable(() => recordEvents(packEvents(events)));
+    },
+    async waitUntil(ready: () => boolean, timeoutMs?: number): Promise<boolean> {
+      if (timeoutMs === undefined) {
+        await condition(ready);
+        return true;
+      }
+      return condition(ready, timeoutMs);
+    },
+    sleep: (ms) => sleep(ms),
+    publish: (state: RunState) => visibility.publish(state),
+    shouldContinueAsNew(): boolean {
+      if (!continueAsNew.enabled) return false;
+      const info = workflowInfo();
+      return info.continueAsNewSuggested || info.historyLength >= continueAsNew.afterEvents;
+    },
+  };
+}
+
+/** Elapsed milliseconds since the run (first generation) started, from the workflow clock. */
+export function elapsedSince(startedAt: string): number {
+  return Date.now() - Date.parse(startedAt);
+}

@@ -1,0 +1,255 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { isHarnessError } from '../../contract/errors.js';
+import { buildContext } from '../context/build-context.js';
+import { DATA_NOTICE, renderDataBlock } from '../context/render.js';
+import type { ContextItem } from '../context/types.js';
+import type { ModelEvent } from '../model/events.js';
+import { toApplicationFailure } from '../model/to-application-failure.js';
+import type { ModelMessage, ModelToolSpec } from '../model/types.js';
+import type { ToolRegistry } from '../tools/index.js';
+import type { WithPackedEvents } from '../../contract/packed-events.js';
+import type {
+  ModelCallInput as RunnerModelCallInput,
+  ModelDecision,
+  ModelMessageInput,
+} from '../../core/runner/ports.js';
+import { observationText } from '../../core/runner/observations.js';
+import type { EvidenceStore } from '../store/index.js';
+import type { ModelRouter } from './model-router.js';
+import { storeEvents } from './store-events.js';
+
+/** The model activity's input: the runner's request with its outbox events packed. */
+export type ModelCallInput = WithPackedEvents<RunnerModelCallInput>;
+
+export interface ModelActivityDeps {
+  readonly registry: ToolRegistry;
+  readonly store: EvidenceStore;
+  readonly models: ModelRouter;
+}
+
+/** One stored message group: what the call added, its context package ref, and what the model answered. */
+interface MessageGroupBody {
+  readonly input: readonly ModelMessageInput[];
+  readonly context?: ContextRef;
+  readonly output: Omit<ModelDecision, 'replayed'>;
+}
+
+/** Where the context package of a call is stored (the history carries only this reference). */
+interface ContextRef {
+  readonly packageId: string;
+  readonly ref: string;
+  readonly digest: string;
+  readonly totalTokens: number;
+  readonly omitted: readonly string[];
+}
+
+const DELTA_FLUSH_EVERY = 16;
+/** Token budget of one call's new context (the model's window is the provider's concern). */
+const CONTEXT_TOKEN_BUDGET = 200_000;
+
+/**
+ * Replace references (`resultOf`) by the stored invocation results, rendered exactly as the workflow
+ * would render the observation. The request carried only the reference.
+ * @throws ApplicationFailure `model.reference_missing` (non-retryable) when a referenced result is not stored.
+ */
+export async function resolveReferences(
+  store: EvidenceStore,
+  runId: string,
+  messages: readonly ModelMessageInput[],
+): Promise<ModelMessageInput[]> {
+  const out: ModelMessageInput[] = [];
+  for (const m of messages) {
+    if (m.resultOf === undefined) {
+      out.push(m);
+      continue;
+    }
+    const record = await store.getInvocation(runId, m.resultOf);
+    const result = record?.result;
+    const intent = record?.intents[0];
+    if (!result || !intent) {
+      throw ApplicationFailure.create({
+        type: 'model.reference_missing',
+        nonRetryable: true,
+        message: `invocation ${m.resultOf} of ${runId} has no stored result to show the model`,
+      });
+    }
+    out.push({
+      ...m,
+      content: observationText({
+        status: result.status === 'succeeded' ? 'succeeded' : 'failed_terminal',
+        tool: `${intent.tool}@${intent.version}`,
+        seq: m.resultOf,
+        output: result.output,
+        artifactIds: result.artifactIds,
+        errorCode: result.errorCode ?? null,
+        errorMessage: result.errorMessage ?? null,
+      }),
+    });
+  }
+  return out;
+}
+
+/** The context items of one call's new messages: kind and trust come from the runner, never from content. */
+export function contextItems(
+  runId: string,
+  callSeq: number,
+  input: readonly ModelMessageInput[],
+): ContextItem[] {
+  return input.map((m, i) => ({
+    itemId: `${runId}:m${callSeq}:${i}`,
+    kind: m.role === 'system' ? 'instruction' : m.role === 'tool' ? 'tool_fact' : 'conversation',
+    trust: m.trust ?? (m.role === 'system' ? 'system' : 'untrusted'),
+    sourceRef:
+      m.role === 'tool' ? `tool-call://${m.toolCallId ?? 'unknown'}` : `message://${runId}/${callSeq}/${i}`,
+    content: m.content,
+  }));
+}
+
+/** The provider messages of one call's new messages: untrusted content fenced as data. */
+export function toProviderMessages(
+  runId: string,
+  callSeq: number,
+  input: readonly ModelMessageInput[],
+): ModelMessage[] {
+  const items = contextItems(runId, callSeq, input);
+  return input.map((m, i): ModelMessage => {
+    const item = items[i]!;
+    // Untrusted content is fenced as data (escaped so it cannot close its fence), never an instruction.
+    const content = item.trust === 'untrusted' ? `${renderDataBlock(item)}\n${DATA_NOTICE}` : m.content;
+    if (m.role === 'tool') return { role: 'tool', toolCallId: m.toolCallId ?? 'unknown', content };
+    if (m.role === 'system' && m.trust === 'untrusted') return { role: 'user', content };
+    return { role: m.role, content };
+  });
+}
+
+function groupMessages(runId: string, seq: number, group: MessageGroupBody): ModelMessage[] {
+  const out = toProviderMessages(runId, seq, group.input);
+  out.push({
+    role: 'assistant',
+    content: group.output.text,
+    toolCalls: group.output.toolCalls.map((c) => ({
+      id: c.id,
+      name: c.name,
+      version: c.version,
+      args: (c.args ?? {}) as Record<string, unknown>,
+    })),
+  });
+  return out;
+}
+
+/**
+ * The model activity: loads earlier message groups from the evidence store (history carries only
+ * references), streams the provider's answer with deltas to the store (live, outside history), stores
+ * the new group idempotently by (run, call number) and returns a compact decision. A retry after a
+ * completed call returns the stored answer, so usage is counted once.
+ */
+export function createModelActivities(deps: ModelActivityDeps) {
+  const { registry, store, models } = deps;
+  return {
+    async callModel(input: ModelCallInput): Promise<ModelDecision> {
+      await storeEvents(store, input.events);
+      const previous = await store.listMessageGroups(input.runId, { toSeq: input.callSeq });
+      const same = previous.find((g) => g.seq === input.callSeq);
+      if (same) return { ...(same.messages[0] as MessageGroupBody).output, replayed: true };
+      const resolve = (ms: readonly ModelMessageInput[]): Promise<ModelMessageInput[]> =>
+        resolveReferences(store, input.runId, ms);
+      const messages: ModelMessage[] = [];
+      for (const g of previous) {
+        const body = g.messages[0] as MessageGroupBody;
+        messages.push(...groupMessages(input.runId, g.seq, { ...body, input: await resolve(body.input) }));
+      }
+      const newMessages = await resolve(input.newMessages);
+      messages.push(...toProviderMessages(input.runId, input.callSeq, newMessages));
+      const pkg = buildContext({
+        items: contextItems(input.runId, input.callSeq, newMessages),
+        now: new Date(),
+        tokenBudget: CONTEXT_TOKEN_BUDGET,
+        reserveOutputTokens: 4_096,
+        reserveToolTokens: 4_096,
+        policyVersion: 'context/v1',
+        packageId: `${input.runId}:ctx${input.callSeq}`,
+      });
+      const blob = await store.putBlob(pkg);
+      const context: ContextRef = {
+        packageId: pkg.packageId,
+        ref: blob.ref,
+        digest: blob.digest,
+        totalTokens: pkg.totalTokenEstimate,
+        omitted: pkg.omittedItemRefs,
+      };
+      const tools: ModelToolSpec[] = input.toolKeys.map((key) => {
+        const at = key.lastIndexOf('@');
+        const { definition } = registry.get(key.slice(0, at), key.slice(at + 1));
+        return {
+          name: definition.name,
+          version: definition.version,
+          description: definition.description,
+          parameters: definition.parameters,
+        };
+      });
+      const ctx = Context.current();
+      const route = models.resolve(input.modelRoute);
+      const callId = `${input.runId}:m${input.callSeq}:a${ctx.info.attempt}`;
+      let pending: { index: number; type: string; data: unknown }[] = [];
+      let index = 0;
+      const flush = async (): Promise<void> => {
+        if (pending.length === 0) return;
+        const batch = pending;
+        pending = [];
+        await store.appendModelDeltas(input.runId, callId, batch);
+      };
+      let flushing = Promise.resolve();
+      const onEvent = (e: ModelEvent): void => {
+        pending.push({ index: index++, type: e.type, data: e });
+        if (pending.length >= DELTA_FLUSH_EVERY) {
+          ctx.heartbeat({ deltas: index });
+          flushing = flushing.then(flush);
+        }
+      };
+      try {
+        const output = await route.provider.stream(
+          {
+            callId,
+            purpose: input.purpose,
+            model: route.model,
+            messages,
+            tools: tools.length ? tools : undefined,
+            outputSchema: input.outputSchema ? { ...input.outputSchema } : undefined,
+          },
+          { signal: ctx.cancellationSignal, onEvent },
+        );
+        await flushing;
+        await flush();
+        const decision: Omit<ModelDecision, 'replayed'> = {
+          text: output.text,
+          toolCalls: output.toolCalls.map((c) => ({
+            id: c.id,
+            name: c.name,
+            version: c.version,
+            args: c.args,
+          })),
+          stopReason: output.stopReason,
+          usage: output.usage,
+          costUsd: output.costUsd,
+          providerModel: output.providerModel,
+        };
+        const body: MessageGroupBody = { input: input.newMessages, context, output: decision };
+        await store.appendMessageGroup(input.runId, input.callSeq, [body]);
+        return {
+          ...decision,
+          replayed: false,
+          context: { packageId: context.packageId, digest: context.digest },
+        };
+      } catch (err) {
+        await flushing.catch(() => undefined);
+        await flush().catch(() => undefined);
+        if (err instanceof ApplicationFailure) throw err;
+        if (isHarnessError(err) && err.code === 'model.unknown_route') {
+          throw ApplicationFailure.create({ type: err.code, message: err.message, nonRetryable: true });
+        }
+        throw toApplicationFailure(err);
+      }
+    },
+  };
+}

@@ -1,0 +1,278 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { isHarnessError } from '../../contract/errors.js';
+import { TOOL_OUTCOME_UNKNOWN } from '../../contract/failure-types.js';
+import type { ToolCall, ToolContext, ToolExecution } from '../../contract/tool.js';
+import type { ToolRegistry } from '../tools/index.js';
+import type { WithPackedEvents } from '../../contract/packed-events.js';
+import type {
+  OperatorResolutionInput as RunnerOperatorResolutionInput,
+  OperatorResolutionOutcome,
+  ToolCallInput as RunnerToolCallInput,
+  ToolCallResult,
+  WriteResolution,
+} from '../../core/runner/ports.js';
+import {
+  StoreError,
+  type EvidenceStore,
+  type InvocationRecord,
+  type InvocationResult,
+} from '../store/index.js';
+import { storeEvents } from './store-events.js';
+
+export interface ToolActivityDeps {
+  readonly registry: ToolRegistry;
+  readonly store: EvidenceStore;
+  readonly identity: string;
+}
+
+/** The tool activity's input: the runner's call with its outbox events packed. */
+export type ToolCallInput = WithPackedEvents<RunnerToolCallInput>;
+
+/** The operator-resolution activity's input: the decision, with the call's outbox events packed. */
+export type OperatorResolutionInput = Omit<RunnerOperatorResolutionInput, 'call'> & {
+  readonly call: ToolCallInput;
+};
+
+const OPERATOR_STATUS = {
+  succeeded: 'succeeded',
+  failed: 'failed_terminal',
+  not_applied: 'not_applied',
+} as const;
+
+function toolContext(): ToolContext {
+  const ctx = Context.current();
+  return { signal: ctx.cancellationSignal, heartbeat: (d?: unknown) => ctx.heartbeat(d) };
+}
+
+function toCall(input: ToolCallInput): ToolCall {
+  return {
+    runId: input.runId,
+    seq: input.seq,
+    tool: input.tool,
+    version: input.version,
+    args: input.args,
+    idempotencyKey: input.idempotencyKey,
+  };
+}
+
+function fromStored(
+  result: InvocationResult,
+  startedAt: string,
+  artifacts: ToolCallResult['artifacts'],
+): ToolCallResult {
+  return {
+    status: result.status === 'succeeded' ? 'succeeded' : 'failed_terminal',
+    output: result.output,
+    artifacts,
+    externalId: result.externalId,
+    errorCode: result.errorCode ?? (result.status === 'succeeded' ? undefined : `tool.${result.status}`),
+    errorMessage: result.errorMessage,
+    startedAt,
+    finishedAt: result.recordedAt,
+  };
+}
+
+async function storedResult(
+  store: EvidenceStore,
+  runId: string,
+  seq: number,
+): Promise<ToolCallResult | undefined> {
+  return storedResultOf(store, await store.getInvocation(runId, seq));
+}
+
+/** The stored result of an invocation already read, with its artifacts; undefined without a result. */
+async function storedResultOf(
+  store: EvidenceStore,
+  record: InvocationRecord | undefined,
+): Promise<ToolCallResult | undefined> {
+  if (!record?.result) return undefined;
+  const ids = new Set(record.result.artifactIds);
+  const artifacts = (await store.listArtifacts(record.runId)).filter((a) => ids.has(a.id));
+  const plain = artifacts.map(({ runId: _r, seq: _s, attempt: _a, digest: _d, recordedAt: _t, ...a }) => a);
+  return fromStored(record.result, record.intents[0]?.recordedAt ?? record.result.recordedAt, plain);
+}
+
+/**
+ * The tool activities. `runTool` follows the durable order of seed 000 §5: the intent is durable before
+ * the executor runs; result and artifacts are written in one transaction; only a bounded result goes
+ * back to the workflow. `resolveLostInvocation` settles a write whose activity was lost.
+ */
+export function createToolActivities(deps: ToolActivityDeps) {
+  const { registry, store, identity } = deps;
+
+  async function execute(input: ToolCallInput, attempt: number): Promise<ToolCallResult> {
+    const { executor } = registry.get(input.tool, input.version);
+    const startedAt = new Date().toISOString();
+    await store.recordIntent({
+      runId: input.runId,
+      seq: input.seq,
+      attempt,
+      tool: input.tool,
+      version: input.version,
+      effect: input.effect,
+      argsDigest: input.argsDigest,
+      args: { ...input.args },
+      idempotencyKey: input.idempotencyKey,
+      workerIdentity: identity,
+      recordedAt: startedAt,
+    });
+    let execution: ToolExecution;
+    try {
+      execution = await executor.execute(toolContext(), toCall(input));
+    } catch (err) {
+      if (Context.current().cancellationSignal.aborted) throw err;
+      if (isHarnessError(err)) {
+        const result: InvocationResult = {
+          runId: input.runId,
+          seq: input.seq,
+          attempt,
+          status: 'failed_terminal',
+          errorCode: err.code,
+          errorMessage: err.message.slice(0, 2000),
+          artifactIds: [],
+          recordedAt: new Date().toISOString(),
+          source: 'executor',
+        };
+        await store.recordResult(result, []);
+        return fromStored(result, startedAt, []);
+      }
+      if (input.effect === 'write') {
+        throw ApplicationFailure.create({
+          type: TOOL_OUTCOME_UNKNOWN,
+          nonRetryable: true,
+          message: `${input.tool}@${input.version} #${input.seq} threw after its intent was recorded: ${(err as Error).message}`,
+        });
+      }
+      throw err; // a read: retried with backoff by its retry policy
+    }
+    const artifacts = (execution.artifacts ?? []).map((a) => ({ ...a }));
+    const result: InvocationResult = {
+      runId: input.runId,
+      seq: input.seq,
+      attempt,
+      status: 'succeeded',
+      output: { ...execution.output },
+      externalId: execution.externalId,
+      artifactIds: artifacts.map((a) => a.id),
+      recordedAt: new Date().toISOString(),
+      source: 'executor',
+    };
+    await store.recordResult(result, artifacts);
+    return fromStored(result, startedAt, artifacts);
+  }
+
+  return {
+    /** Run one tool invocation (one attempt). */
+    async runTool(input: ToolCallInput): Promise<ToolCallResult> {
+      await storeEvents(store, input.events);
+      const existing = await storedResult(store, input.runId, input.seq);
+      if (existing) return existing; // an earlier attempt finished but its completion was lost
+      return execute(input, Context.current().info.attempt);
+    },
+
+    /**
+     * Settle a write whose activity was lost: ask the store, then the tool's reconciler. Never runs the
+     * executor again.
+     */
+    async resolveLostInvocation(input: ToolCallInput): Promise<WriteResolution> {
+      await storeEvents(store, input.events);
+      const record = await store.getInvocation(input.runId, input.seq);
+      const known = await storedResultOf(store, record);
+      if (known) return { kind: 'result_recorded', result: known };
+      if (!record || record.intents.length === 0) return { kind: 'no_intent' };
+      const { executor } = registry.get(input.tool, input.version);
+      if (!executor.reconcile) return { kind: 'unknown' };
+      let outcome: Awaited<ReturnType<NonNullable<typeof executor.reconcile>>>;
+      try {
+        outcome = await executor.reconcile(toolContext(), toCall(input));
+      } catch (err) {
+        if (Context.current().cancellationSignal.aborted) throw err;
+        // A reconciler that cannot tell (its system is down, it threw): a person decides.
+        Context.current().log.warn('reconciler failed; the outcome stays unknown', {
+          error: (err as Error).message,
+        });
+        return { kind: 'unknown' };
+      }
+      const attempt = record.intents[record.intents.length - 1]!.attempt;
+      const recordedAt = new Date().toISOString();
+      if (outcome.outcome === 'succeeded') {
+        const artifacts = (outcome.execution.artifacts ?? []).map((a) => ({ ...a }));
+        const result = {
+          runId: input.runId,
+          seq: input.seq,
+          attempt,
+          status: 'succeeded' as const,
+          output: { ...outcome.execution.output },
+          externalId: outcome.execution.externalId,
+          artifactIds: artifacts.map((a) => a.id),
+          recordedAt,
+          source: 'reconciler' as const,
+          evidence: { check: 'reconcile', tool: input.tool },
+        };
+        await store.recordResolution(result, artifacts);
+        return { kind: 'reconciled_succeeded', result: fromStored(result, recordedAt, artifacts) };
+      }
+      if (outcome.outcome === 'not_applied') {
+        await store.recordResolution({
+          runId: input.runId,
+          seq: input.seq,
+          attempt,
+          status: 'not_applied',
+          artifactIds: [],
+          recordedAt,
+          source: 'reconciler',
+          evidence: { check: 'reconcile', tool: input.tool },
+        });
+        return { kind: 'reconciled_not_applied' };
+      }
+      return { kind: 'unknown' };
+    },
+
+    /**
+     * Record a person's reconciliation of a write whose outcome was unknown as the invocation's result
+     * (source `operator`, the actor and evidence kept). When the store already holds a result (the
+     * executor finished after all, or a reconciler answered), that result stands and is returned.
+     * Idempotent: a retry after a lost completion finds its own record and answers `recorded`.
+     * @throws `store.no_intent` (non-retryable) when the invocation has no recorded intent.
+     */
+    async recordOperatorResolution(input: OperatorResolutionInput): Promise<OperatorResolutionOutcome> {
+      const { call } = input;
+      await storeEvents(store, call.events);
+      const record = await store.getInvocation(call.runId, call.seq);
+      const last = record?.intents[record.intents.length - 1];
+      if (!record || !last)
+        throw ApplicationFailure.create({
+          type: 'store.no_intent',
+          nonRetryable: true,
+          message: `${call.tool}@${call.version} #${call.seq} has no recorded intent to reconcile`,
+        });
+      if (record.result !== undefined)
+        return record.result.source === 'operator'
+          ? { kind: 'recorded' }
+          : storedOrRecorded(await storedResultOf(store, record));
+      try {
+        await store.recordResolution({
+          runId: call.runId,
+          seq: call.seq,
+          attempt: last.attempt,
+          status: OPERATOR_STATUS[input.outcome],
+          ...(input.externalId !== undefined ? { externalId: input.externalId } : {}),
+          artifactIds: [],
+          recordedAt: new Date().toISOString(),
+          source: 'operator',
+          evidence: { actor: input.actor, ...input.evidence },
+        });
+        return { kind: 'recorded' };
+      } catch (err) {
+        if (!(err instanceof StoreError) || err.code !== 'store.conflict') throw err;
+        // Another result landed between the read and the write: it stands.
+        return storedOrRecorded(await storedResult(store, call.runId, call.seq));
+      }
+    },
+  };
+}
+
+function storedOrRecorded(result: ToolCallResult | undefined): OperatorResolutionOutcome {
+  return result === undefined ? { kind: 'recorded' } : { kind: 'result_recorded', result };
+}

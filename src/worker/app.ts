@@ -1,0 +1,98 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { HarnessError } from '../contract/errors.js';
+import type { AgentRunDefinition } from '../core/workflow/agent-run-definition.js';
+import type { ModelRouter } from './activities/model-router.js';
+import type { EvidenceStore } from './store/evidence-store.js';
+import type { ToolRegistry } from './tools/tool-registry.js';
+
+/** The trusted worker-side composition of an app: tools with executors, evidence store, model routes. */
+export interface WorkerComposition {
+  readonly registry: ToolRegistry;
+  readonly store: EvidenceStore;
+  readonly models: ModelRouter;
+  /** Worker identity shown in Temporal (default `host:pid`). */
+  readonly identity: string;
+  /** Digest of what a run pins from this composition (tools and model routes). */
+  readonly configDigest: string;
+  /** The model route runs use when the starter names none. */
+  readonly defaultModelRoute: string;
+  /** Close what the composition opened (stores, MCP servers). */
+  close(): Promise<void>;
+}
+
+/** What the harness hands an app when it builds the worker composition. */
+export interface AppCompositionOptions {
+  /** Evidence store URL (`sqlite:<path>` or `postgres://...`). */
+  readonly storeUrl: string;
+  /** Environment for credentials and the app's own settings (default process.env). */
+  readonly env?: NodeJS.ProcessEnv;
+  readonly identity?: string;
+}
+
+/**
+ * An app built on the harness, as the `harness` CLI, `harness worker` and `harness dev` load it: its
+ * workflows module, the same workflow-side definition (so clients can check profile and policy names
+ * without a worker), and how to build its worker composition.
+ */
+export interface HarnessApp {
+  readonly name: string;
+  /** Absolute path of the workflows module that exports `agentRun = defineAgentRun(definition)`. */
+  readonly workflowsPath: string;
+  readonly definition: AgentRunDefinition;
+  /** The policy a run of `profile` gets when the starter names none (`name@vN`). */
+  defaultPolicy?(profile: string): string | undefined;
+  createComposition(options: AppCompositionOptions): Promise<WorkerComposition>;
+}
+
+function isHarnessApp(value: unknown): value is HarnessApp {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Partial<HarnessApp>;
+  return (
+    typeof v.name === 'string' &&
+    typeof v.workflowsPath === 'string' &&
+    typeof v.createComposition === 'function' &&
+    typeof v.definition === 'object'
+  );
+}
+
+/** The `agentHarness.app` entry of the nearest package.json above `dir`, resolved against it. */
+function appFromPackageJson(dir: string): string | undefined {
+  for (let d = resolve(dir); ; d = dirname(d)) {
+    const file = join(d, 'package.json');
+    if (existsSync(file)) {
+      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { agentHarness?: { app?: unknown } };
+      const app = pkg.agentHarness?.app;
+      if (typeof app === 'string') return resolve(d, app);
+    }
+    if (dirname(d) === d) return undefined;
+  }
+}
+
+/**
+ * Load the app module named by `spec`, else `HARNESS_APP`, else the `agentHarness.app` field of the
+ * nearest package.json above the working directory. The module exports the app as `default` or `app`.
+ * @throws HarnessError `app.not_configured` when nothing names an app, `app.invalid` when the module
+ *   does not export a {@link HarnessApp}; the module's own import errors as they are.
+ */
+export async function loadHarnessApp(
+  spec?: string,
+  env: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
+): Promise<HarnessApp> {
+  const named = spec ?? env.HARNESS_APP;
+  const path = named ? (isAbsolute(named) ? named : resolve(cwd, named)) : appFromPackageJson(cwd);
+  if (!path) {
+    throw new HarnessError(
+      'app.not_configured',
+      'no app: pass --app <module>, set HARNESS_APP, or add "agentHarness": { "app": "<module>" } to package.json',
+    );
+  }
+  const mod = (await import(pathToFileURL(path).href)) as { default?: unknown; app?: unknown };
+  const app = mod.app ?? mod.default;
+  if (!isHarnessApp(app)) {
+    throw new HarnessError('app.invalid', `${path} does not export a HarnessApp as "app" or default`, { path });
+  }
+  return app;
+}

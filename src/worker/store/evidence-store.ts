@@ -1,0 +1,148 @@
+import type { Artifact } from '../../contract/artifact.js';
+import type {
+  BlobRef,
+  InvocationIntent,
+  InvocationRecord,
+  InvocationResolution,
+  InvocationResult,
+  MessageGroup,
+  ModelArtifactInput,
+  ModelDelta,
+  StoredArtifact,
+  StoredEvent,
+} from './records.js';
+import type { RunRecord } from './run-record.js';
+
+/**
+ * The evidence store (seed 000 section 5, the RunStore): what tools were about to do, what they did,
+ * the artifacts they produced, the message groups and events of a run, live model deltas and large
+ * payloads by digest. Activities call it from worker processes; workflow code never does.
+ *
+ * Failure semantics shared by every method:
+ * - A method that resolves has made its write durable (SQLite: committed in WAL with
+ *   `synchronous=FULL`; PostgreSQL: committed). A method that rejects has written nothing.
+ * - Invalid input rejects with `store.invalid_record` or `store.payload_too_large` before any I/O.
+ * - Writes are idempotent: repeating a write with the same content is a no-op; a different record
+ *   under an existing key rejects with `store.conflict` and the first record stands.
+ * - `store.unavailable` (busy, locked, unreachable) is the only retryable code; `store.closed`
+ *   after {@link EvidenceStore.close}.
+ * - Every error is a `StoreError` (a `HarnessError`) with one of the codes in `STORE_ERROR_CODES`.
+ */
+export interface EvidenceStore {
+  /** `sqlite` or `postgres`. */
+  readonly backend: 'sqlite' | 'postgres';
+
+  /**
+   * Record the intent of an invocation attempt before its executor runs. Idempotent by
+   * (runId, seq, attempt); `recordedAt` is ignored when comparing.
+   * @throws `store.conflict` when another intent is recorded under the same key.
+   */
+  recordIntent(intent: InvocationIntent): Promise<void>;
+
+  /**
+   * Record the result of an invocation attempt and its artifacts in one transaction: either all are
+   * written or none. Artifacts get the result's runId, seq and attempt. Ids in `result.artifactIds`
+   * must be the ids of `artifacts` or of artifacts already stored.
+   * @throws `store.no_intent` when (runId, seq, attempt) has no intent.
+   * @throws `store.conflict` when the attempt already has a different result (the first result wins),
+   *   or an artifact id is taken by a different artifact.
+   * @throws `store.invalid_record` for an invalid artifact, an artifact id given twice or missing from
+   *   `result.artifactIds`, or a listed id that is neither given nor stored.
+   */
+  recordResult(result: InvocationResult, artifacts: readonly Artifact[]): Promise<void>;
+
+  /**
+   * Record a reconciler's or an operator's decision on an invocation whose outcome was unknown. It is
+   * {@link EvidenceStore.recordResult} with `source` `reconciler` or `operator` and the `evidence`
+   * the decision rests on, with the same semantics: it conflicts with any different result already
+   * recorded for the attempt, including one from the executor.
+   * @throws `store.invalid_record` when `source` is `executor` or `evidence` is missing.
+   */
+  recordResolution(resolution: InvocationResolution, artifacts?: readonly Artifact[]): Promise<void>;
+
+  /** Intents and results of one invocation sequence number, or undefined when it has no intent. */
+  getInvocation(runId: string, seq: number): Promise<InvocationRecord | undefined>;
+
+  /** Every invocation of a run, ordered by seq. */
+  listInvocations(runId: string): Promise<InvocationRecord[]>;
+
+  /**
+   * Append the messages of one group. Idempotent by (runId, seq).
+   * @throws `store.conflict` when the group exists with other messages.
+   */
+  appendMessageGroup(runId: string, seq: number, messages: readonly unknown[]): Promise<void>;
+
+  /** Message groups of a run ordered by seq; `fromSeq` and `toSeq` are inclusive bounds. */
+  listMessageGroups(runId: string, opts?: { fromSeq?: number; toSeq?: number }): Promise<MessageGroup[]>;
+
+  /**
+   * Store a model-provenance artifact produced outside a tool result (a plan, a summary).
+   * Idempotent by artifact id (`recordedAt` ignored when comparing).
+   * @throws `store.invalid_record` when the provenance is not `model` or the artifact is invalid.
+   * @throws `store.conflict` when the id is taken by a different artifact.
+   */
+  putArtifact(input: ModelArtifactInput): Promise<StoredArtifact>;
+
+  /** One artifact by id, or undefined. */
+  getArtifact(id: string): Promise<StoredArtifact | undefined>;
+
+  /** Artifacts of a run ordered by seq (nulls first) then id. */
+  listArtifacts(runId: string): Promise<StoredArtifact[]>;
+
+  /**
+   * Append one run event. Idempotent by (runId, seq); `eventId` is unique across the store.
+   * @throws `store.conflict` when (runId, seq) holds another event or `eventId` is used elsewhere.
+   */
+  appendEvent(event: StoredEvent): Promise<void>;
+
+  /**
+   * Append a batch of events in one transaction (one commit, one fsync), each with the semantics of
+   * {@link EvidenceStore.appendEvent}: all are written, or none (an invalid or conflicting event
+   * rejects the whole batch). An empty batch writes nothing.
+   * @throws `store.conflict` as appendEvent; `store.invalid_record` for an event given twice with
+   *   different content in the batch.
+   */
+  appendEvents(events: readonly StoredEvent[]): Promise<void>;
+
+  /**
+   * The run's record (pinned versions, latest status, and at the end its terminal reason, response and
+   * budget usage): a projection of its events kept in the transaction that appends them. Undefined
+   * for a run without events, or whose events carry no pinned versions.
+   */
+  getRun(runId: string): Promise<RunRecord | undefined>;
+
+  /** Run records, most recently updated first, optionally of one status; `limit` default 100, max 5000. */
+  listRuns(opts?: { status?: string; limit?: number }): Promise<RunRecord[]>;
+
+  /**
+   * Events of a run with seq greater than `afterSeq` (default: all), ordered by seq, at most `limit`
+   * (default 500, capped at 5000). An index range scan on (run_id, seq): cheap to poll.
+   */
+  listEvents(runId: string, opts?: { afterSeq?: number; limit?: number }): Promise<StoredEvent[]>;
+
+  /**
+   * Append deltas of a live model stream, all or none. Idempotent by (runId, callId, index).
+   * @throws `store.conflict` when an index holds a different delta.
+   */
+  appendModelDeltas(runId: string, callId: string, deltas: readonly ModelDelta[]): Promise<void>;
+
+  /** Deltas of one model call with index greater than `afterIndex`, ordered by index. */
+  listModelDeltas(runId: string, callId: string, afterIndex?: number): Promise<ModelDelta[]>;
+
+  /**
+   * Store a JSON value by the digest of its canonical JSON. Idempotent; returns
+   * `{ ref: 'blob://sha256:<hex>', digest: 'sha256:<hex>' }`.
+   * @throws `store.payload_too_large` over `MAX_BLOB_BYTES`; `store.invalid_record` when not JSON.
+   */
+  putBlob(data: unknown): Promise<BlobRef>;
+
+  /**
+   * Load a blob and check its bytes against the digest in the reference.
+   * @throws `store.invalid_ref` for a malformed reference; `store.not_found` when absent;
+   *   `store.digest_mismatch` when the stored bytes do not hash to the digest (corruption).
+   */
+  getBlob(ref: string): Promise<unknown>;
+
+  /** Release connections. Idempotent; later calls reject with `store.closed`. */
+  close(): Promise<void>;
+}
