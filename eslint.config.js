@@ -4,6 +4,19 @@ import tseslint from 'typescript-eslint';
 import { importX } from 'eslint-plugin-import-x';
 import { builtinModules } from 'node:module';
 
+/**
+ * Everything that can end up in a workflow bundle: the core, the contract, each app's `workflow/`
+ * folder, and the tests' bundle entries. One glob per place; test/unit/docs/sandbox-coverage.test.ts
+ * checks that every module of every bundle is covered.
+ */
+export const SANDBOX_FILES = [
+  'src/core/**/*.ts',
+  'src/contract/**/*.ts',
+  'apps/*/workflow/**/*.ts',
+  'test/support/workflows.ts',
+  'test/faults/fixtures/*-workflows.ts',
+];
+
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
 export default tseslint.config(
@@ -26,32 +39,40 @@ export default tseslint.config(
     },
   },
   {
+    // Who may import whom: the core and the contract stand alone, and nothing in src/ names an app.
+    files: ['src/**/*.ts'],
+    rules: {
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            {
+              target: './src/core',
+              from: './src',
+              // Activities as types only (proxyActivities); the sandbox rules below refuse value imports.
+              except: ['./core', './contract', './worker/activities'],
+              message: 'The core (workflow sandbox) imports only the core and the contract.',
+            },
+            {
+              target: './src/contract',
+              from: './src',
+              except: ['./contract'],
+              message: 'The contract imports only the contract.',
+            },
+            { target: './src', from: './apps', message: 'Nothing in src/ names an app.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js'],
     ...tseslint.configs.disableTypeChecked,
   },
   {
     // The workflow sandbox (and everything bundled into it): deterministic code only. No Node builtins, no value imports of activities
     // or of modules that do I/O; activities are reached through proxyActivities with type-only imports.
-    files: [
-      'src/core/workflow/**/*.ts',
-      'src/core/runner/**/*.ts',
-      'src/core/policy/**/*.ts',
-      'src/core/completion/**/*.ts',
-      'src/contract/**/*.ts',
-      'apps/refund/graph/**/*.ts',
-      'src/core/guardrails/**/*.ts',
-      'src/core/migration/**/*.ts',
-      'apps/refund/refund-policy.ts',
-      'src/core/tools/sandbox.ts',
-      'src/core/tools/argument-validator.ts',
-      'src/core/tools/canonical-json.ts',
-      'src/core/tools/named-registry.ts',
-      'src/core/tools/schema-subset.ts',
-      'src/core/tools/tool-definition.ts',
-      'src/core/tools/tool-identity.ts',
-      'src/core/tools/formats.ts',
-      'src/core/tools/errors.ts',
-    ],
+    files: SANDBOX_FILES,
     rules: {
       'no-restricted-imports': [
         'error',

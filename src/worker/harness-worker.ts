@@ -6,7 +6,7 @@ import { createRunActivities } from './activities/run-activities.js';
 import { createToolActivities } from './activities/tool-activities.js';
 import type { WorkerComposition } from './app.js';
 import { HarnessError } from '../contract/errors.js';
-import { TRACED_BUNDLE_MARKER } from './telemetry/traced-bundle.js';
+import { TRACED_BUNDLE_MARKER } from '../core/workflow/traced-bundle.js';
 import type { HarnessTracing } from './telemetry/tracing.js';
 
 export interface HarnessWorkerOptions {

@@ -14,7 +14,7 @@ export { installWorkerRuntime } from './runtime.js';
 export { harnessSettings, redactUrl, type HarnessSettings } from './settings.js';
 export { ModelRouter } from './activities/model-router.js';
 export { createTracing, tracingFromEnv, type HarnessTracing } from './telemetry/tracing.js';
-export { otelTraceIdForRun } from './telemetry/run-trace.js';
+export { otelTraceIdForRun } from '../core/workflow/run-trace.js';
 export {
   openEvidenceStore,
   parseStoreUrl,

@@ -9,7 +9,7 @@ import { createHarnessClient } from '../../src/client/harness-client.js';
 import { startAgentRun } from '../../src/client/start-run.js';
 import { projectRoot } from '../../src/devserver/config.js';
 import type { SpanRecord } from '../../src/worker/telemetry/jsonl-exporter.js';
-import { otelTraceIdForRun, rootSpanIdForRun } from '../../src/worker/telemetry/run-trace.js';
+import { otelTraceIdForRun, rootSpanIdForRun } from '../../src/core/workflow/run-trace.js';
 import { createTracing, tracingFromEnv } from '../../src/worker/telemetry/tracing.js';
 import { bundleWorkflows } from '../../src/worker/bundle.js';
 import { createHarnessWorker } from '../../src/worker/harness-worker.js';

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelScript } from '../../src/worker/model/scripted-script.js';
 import { ScriptedProvider } from '../../src/worker/model/scripted-provider.js';
-import { NO_EVENTS } from '../../src/contract/packed-events.js';
+import { NO_EVENTS } from '../../src/core/runner/packed-events.js';
 import { harnessActivities } from '../../src/worker/harness-worker.js';
 import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
 import { createHarnessFixture, historyEventTypes, type HarnessFixture } from '../support/harness.js';

@@ -1,7 +1,7 @@
 import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { createModelActivities } from '../../../src/worker/activities/model-activities.js';
 import type { createToolActivities } from '../../../src/worker/activities/tool-activities.js';
-import { NO_EVENTS } from '../../../src/contract/packed-events.js';
+import { NO_EVENTS } from '../../../src/core/runner/packed-events.js';
 import { sha256Hex } from '../../../src/contract/sha256.js';
 import type { ModelMessageInput } from '../../../src/core/runner/ports.js';
 import { DEFAULT_TIMEOUTS, modelOptions, readToolOptions } from '../../../src/core/workflow/activity-options.js';

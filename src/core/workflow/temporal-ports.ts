@@ -15,7 +15,7 @@ import type { createModelActivities } from '../../worker/activities/model-activi
 import type { createRunActivities } from '../../worker/activities/run-activities.js';
 import type { createToolActivities } from '../../worker/activities/tool-activities.js';
 import { TOOL_OUTCOME_UNKNOWN } from '../../contract/failure-types.js';
-import { packEvents, withPackedEvents } from '../../contract/packed-events.js';
+import { packEvents, withPackedEvents } from '../runner/packed-events.js';
 import type { ToolDefinition } from '../../contract/tool.js';
 import type { AgentEvent } from '../runner/agent-event.js';
 import type { RunnerPorts, ToolActivityOutcome, ToolCallInput } from '../runner/ports.js';

@@ -27,9 +27,9 @@ import type {
   WorkflowInterceptors,
 } from '@temporalio/workflow';
 import { workflowInfo } from '@temporalio/workflow';
-import { TRACEPARENT, traceparentForRun } from '../../worker/telemetry/run-trace.js';
+import { TRACEPARENT, traceparentForRun } from './run-trace.js';
 // brings TRACED_BUNDLE_MARKER into the bundle: the worker checks a prebuilt bundle for it
-import '../../worker/telemetry/traced-bundle.js';
+import './traced-bundle.js';
 
 function withRunTrace(headers: Headers): Headers {
   if (headers[TRACE_HEADER] !== undefined) return headers;

@@ -8,7 +8,7 @@ import type { ModelEvent } from '../model/events.js';
 import { toApplicationFailure } from '../model/to-application-failure.js';
 import type { ModelMessage, ModelToolSpec } from '../model/types.js';
 import type { ToolRegistry } from '../tools/index.js';
-import type { WithPackedEvents } from '../../contract/packed-events.js';
+import type { WithPackedEvents } from '../../core/runner/packed-events.js';
 import type {
   ModelCallInput as RunnerModelCallInput,
   ModelDecision,

@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { ToolDefinition } from '../../contract/tool.js';
 import type { ToolRegistry } from '../tools/index.js';
-import type { PackedEvents } from '../../contract/packed-events.js';
+import type { PackedEvents } from '../../core/runner/packed-events.js';
 import type { EvidenceStore } from '../store/index.js';
 import { storeEvents } from './store-events.js';
 

@@ -1,4 +1,4 @@
-import { unpackEvents, type PackedEvents } from '../../contract/packed-events.js';
+import { unpackEvents, type PackedEvents } from '../../core/runner/packed-events.js';
 import type { EvidenceStore } from '../store/index.js';
 
 /**

@@ -4,7 +4,7 @@ import { isHarnessError } from '../../contract/errors.js';
 import { TOOL_OUTCOME_UNKNOWN } from '../../contract/failure-types.js';
 import type { ToolCall, ToolContext, ToolExecution } from '../../contract/tool.js';
 import type { ToolRegistry } from '../tools/index.js';
-import type { WithPackedEvents } from '../../contract/packed-events.js';
+import type { WithPackedEvents } from '../../core/runner/packed-events.js';
 import type {
   OperatorResolutionInput as RunnerOperatorResolutionInput,
   OperatorResolutionOutcome,

@@ -10,7 +10,7 @@ import type {
   WorkflowTerminateInput,
 } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
-import { otelTraceIdForRun, rootSpanIdForRun } from './run-trace.js';
+import { otelTraceIdForRun, rootSpanIdForRun } from '../../core/workflow/run-trace.js';
 
 /** The context of a run's virtual root span: spans started in it belong to the run's trace. */
 export function runTraceContext(runId: string): Context {

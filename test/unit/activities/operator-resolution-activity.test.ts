@@ -6,7 +6,7 @@ import {
   createToolActivities,
   type OperatorResolutionInput,
 } from '../../../src/worker/activities/tool-activities.js';
-import { NO_EVENTS } from '../../../src/contract/packed-events.js';
+import { NO_EVENTS } from '../../../src/core/runner/packed-events.js';
 import { ToolRegistry } from '../../../src/worker/tools/index.js';
 import { openEvidenceStore, type EvidenceStore } from '../../../src/worker/store/index.js';
 import { intent, newRunId, result } from '../store/fixtures.js';

@@ -1,5 +1,5 @@
-import type { AgentEvent, DataClassification } from '../core/runner/agent-event.js';
-import type { RunVersions } from '../core/runner/run-state.js';
+import type { AgentEvent, DataClassification } from './agent-event.js';
+import type { RunVersions } from './run-state.js';
 
 /**
  * Events in transit from the workflow to an activity (the outbox), in a compact form: the envelope
