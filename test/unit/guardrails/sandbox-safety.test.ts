@@ -45,7 +45,7 @@ describe('guardrails and migration in the workflow sandbox', () => {
             from === 'zod' ||
             from === 'ajv' ||
             from.startsWith('./') ||
-            from.startsWith('../domain/') ||
+            from.startsWith('../../contract/') ||
             (from.startsWith('../runner/') && typeOnly !== undefined) ||
             (dir === 'src/core/migration' && from.startsWith('../guardrails/')) ||
             // the completion evidence rules (domain imports only; the vm test below bundles them too)
