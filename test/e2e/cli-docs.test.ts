@@ -26,7 +26,6 @@ describe('docs/cli.md', () => {
         'cancel',
         'replay',
         'history',
-        'eval',
       ]),
     );
     for (const command of program.commands) {

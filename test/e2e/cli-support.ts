@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
 import { projectRoot } from '../../src/devserver/config.js';
@@ -11,11 +12,14 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** Environment of CLI child processes: the test's, without a real model provider, plus `env`. */
+/** The tests' app module (test/support/test-app.ts), which CLI and worker processes load. */
+export const testAppPath = fileURLToPath(new URL('../support/test-app.ts', import.meta.url));
+
+/** Environment of CLI child processes: the tests' app, the test's env without a real model provider, plus `env`. */
 export function cliEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const base = { ...process.env };
   delete base.HARNESS_MODEL_PROVIDER;
-  return { ...base, ...env };
+  return { HARNESS_APP: testAppPath, ...base, ...env };
 }
 
 /** Spawn `harness <args>` with output captured. */

@@ -67,6 +67,7 @@ export async function startWorkerProcess(o: WorkerProcessOptions): Promise<Worke
     HARNESS_STORE_URL: `sqlite:${join(o.dir, 'evidence.db')}`,
     HARNESS_REFUND_DB: join(o.dir, 'refund.db'),
     HARNESS_WORKFLOW_BUNDLE: o.bundlePath ?? inject('workflowBundlePath'),
+    HARNESS_APP: join(projectRoot, 'test', 'support', 'test-app.ts'),
     ...o.env,
   });
   const child = spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'src', 'worker', 'main.ts')], {
