@@ -13,6 +13,7 @@ export const SANDBOX_FILES = [
   'src/core/**/*.ts',
   'src/contract/**/*.ts',
   'apps/*/workflow/**/*.ts',
+  'bench/workflows/**/*.ts',
   'test/support/workflows.ts',
   'test/faults/fixtures/*-workflows.ts',
 ];
@@ -66,6 +67,32 @@ export default tseslint.config(
     },
   },
   {
+    // Apps are built as an outside team would build them: on the package's entry points only.
+    files: ['apps/**/*.ts'],
+    rules: {
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            {
+              target: './apps',
+              from: './src',
+              except: [
+                './index.ts',
+                './core/index.ts',
+                './worker/index.ts',
+                './client/index.ts',
+                './contract/index.ts',
+              ],
+              message:
+                'Apps import the harness only through its entry points (src/index, core, worker, client, contract).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js'],
     ...tseslint.configs.disableTypeChecked,
   },
@@ -77,10 +104,20 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          paths: nodeBuiltins.map((name) => ({ name, message: 'Node builtins are not allowed in workflow code.' })),
+          paths: nodeBuiltins.map((name) => ({
+            name,
+            message: 'Node builtins are not allowed in workflow code.',
+          })),
           patterns: [
             {
-              group: ['**/activities/**', '**/activities', '**/store/**', '**/model/providers/**', '**/devserver/**', '**/cli/**'],
+              group: [
+                '**/activities/**',
+                '**/activities',
+                '**/store/**',
+                '**/model/providers/**',
+                '**/devserver/**',
+                '**/cli/**',
+              ],
               allowTypeImports: true,
               message: 'Workflow code may import activities and I/O modules as types only.',
             },

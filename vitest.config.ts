@@ -23,7 +23,12 @@ export default defineConfig({
       {
         test: {
           name: 'temporal',
-          include: ['test/workflows/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/replay/**/*.test.ts', 'test/faults/**/*.test.ts'],
+          include: [
+            'test/workflows/**/*.test.ts',
+            'test/e2e/**/*.test.ts',
+            'test/replay/**/*.test.ts',
+            'test/faults/**/*.test.ts',
+          ],
           globalSetup: ['test/setup/system-global.ts', 'test/setup/temporal-global.ts'],
           pool: 'forks',
           maxWorkers: 2,

@@ -19,7 +19,7 @@ import { measureLatency } from './scenarios/latency.js';
 import { measureMemory } from './scenarios/memory.js';
 import { measureReplay } from './scenarios/replay.js';
 import { measureSaturation } from './scenarios/saturation.js';
-import { benchWorkflowsPath } from '../apps/bench/workflows-path.js';
+import { benchWorkflowsPath } from './lib/workflows-path.js';
 
 /** The bound: 4 MB (decimal), a little under Temporal's 4 MiB. */
 const HISTORY_LIMIT_BYTES = 4_000_000;

@@ -1,5 +1,5 @@
-import type { ToolCall, ToolDefinition, ToolExecution, ToolExecutor } from '../../src/contract/tool.js';
-import { HarnessError } from '../../src/contract/errors.js';
+import type { ToolCall, ToolDefinition, ToolExecution, ToolExecutor } from '../../src/index.js';
+import { HarnessError } from '../../src/index.js';
 
 import { BENCH_NOOP_TOOL } from './workflow/bench-profile.js';
 

@@ -1,4 +1,4 @@
-import type { ModelScript } from '../../src/worker/model/scripted-script.js';
+import type { ModelScript } from '../../src/index.js';
 import { BENCH_NOOP_TOOL } from './bench-noop-tool.js';
 
 /** The task message that starts a benchmark conversation (step 0 matches on it). */

@@ -1,7 +1,7 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { z } from 'zod';
-import type { ToolCall } from '../../src/contract/tool.js';
-import { normalizeRelativePath } from '../../src/core/policy/relative-path.js';
+import type { ToolCall } from '../../src/index.js';
+import { normalizeRelativePath } from '../../src/index.js';
 import { CodingErrorCode, CodingExampleError } from './coding-errors.js';
 
 /** Branch names the coding tools accept (also checked by `git check-ref-format` semantics below). */

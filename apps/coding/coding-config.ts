@@ -1,4 +1,4 @@
-import type { ToolDefinition, ToolExecutor } from '../../src/contract/tool.js';
+import type { ToolDefinition, ToolExecutor } from '../../src/index.js';
 import type { GitIdentity } from './git-runner.js';
 
 /**

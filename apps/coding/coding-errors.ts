@@ -1,4 +1,4 @@
-import { HarnessError } from '../../src/contract/errors.js';
+import { HarnessError } from '../../src/index.js';
 
 /** Stable codes of the coding example's tools. */
 export const CodingErrorCode = {

@@ -1,7 +1,5 @@
-import type { ModelRouter } from '../../src/worker/activities/model-router.js';
-import { ScriptedProvider } from '../../src/worker/model/scripted-provider.js';
-import { parseModelScript } from '../../src/worker/model/scripted-script.js';
-import type { ToolRegistry } from '../../src/worker/tools/tool-registry.js';
+import type { ModelRouter, ToolRegistry } from '../../src/index.js';
+import { parseModelScript, ScriptedProvider } from '../../src/index.js';
 import type { CodingTool, CodingToolsConfig } from './coding-config.js';
 import {
   CODING_PIPELINE_ROUTE,

@@ -1,4 +1,4 @@
-import type { ModelScript, ScriptEntry } from '../../src/worker/model/scripted-script.js';
+import type { ModelScript, ScriptEntry } from '../../src/index.js';
 import { CODING_BRANCH } from './workflow/coding-profiles.js';
 
 /** Scripted route of `coding.push@v1`. */

@@ -1,4 +1,4 @@
-import { HarnessError } from '../../src/contract/errors.js';
+import { HarnessError } from '../../src/index.js';
 import type { CodingToolsConfig } from './coding-config.js';
 
 /**

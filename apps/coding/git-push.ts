@@ -1,6 +1,5 @@
-import type { Artifact } from '../../src/contract/artifact.js';
-import type { ReconcileOutcome, ToolCall, ToolExecution } from '../../src/contract/tool.js';
-import { REMOTE_BRANCH_ARTIFACT_TYPE } from '../../src/core/completion/observed-remote-branch.js';
+import type { Artifact, ReconcileOutcome, ToolCall, ToolExecution } from '../../src/index.js';
+import { REMOTE_BRANCH_ARTIFACT_TYPE } from '../../src/index.js';
 import { artifactIdFor } from '../refund/tools/tool-support.js';
 import { BRANCH_PARAMETERS, BranchArgsSchema, checkBranch, parseCodingArgs } from './coding-args.js';
 import {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ToolExecution } from '../../src/contract/tool.js';
+import type { ToolExecution } from '../../src/index.js';
 import { parseCodingArgs } from './coding-args.js';
 import type { CodingTool, ResolvedCodingConfig } from './coding-config.js';
 import { gitOk } from './git-runner.js';

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { Artifact } from '../../src/contract/artifact.js';
-import type { ToolExecution } from '../../src/contract/tool.js';
+import type { Artifact, ToolExecution } from '../../src/index.js';
 import { artifactIdFor } from '../refund/tools/tool-support.js';
 import { BRANCH_JSON_SCHEMA, checkBranch, parseCodingArgs } from './coding-args.js';
 import {

@@ -2,9 +2,8 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Artifact } from '../../src/contract/artifact.js';
-import type { ToolContext, ToolExecution } from '../../src/contract/tool.js';
-import { PIPELINE_ARTIFACT_TYPE } from '../../src/core/completion/pipeline-verification.js';
+import type { Artifact, ToolContext, ToolExecution } from '../../src/index.js';
+import { PIPELINE_ARTIFACT_TYPE } from '../../src/index.js';
 import { artifactIdFor } from '../refund/tools/tool-support.js';
 import { BRANCH_PARAMETERS, BranchArgsSchema, checkBranch, parseCodingArgs } from './coding-args.js';
 import {

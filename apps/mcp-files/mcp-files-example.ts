@@ -1,8 +1,5 @@
-import type { ModelRouter } from '../../src/worker/activities/model-router.js';
-import type { McpToolSet } from '../../src/worker/mcp/index.js';
-import { ScriptedProvider } from '../../src/worker/model/scripted-provider.js';
-import { parseModelScript } from '../../src/worker/model/scripted-script.js';
-import type { ToolRegistry } from '../../src/worker/tools/tool-registry.js';
+import type { McpToolSet, ModelRouter, ToolRegistry } from '../../src/index.js';
+import { parseModelScript, ScriptedProvider } from '../../src/index.js';
 import { MCP_FILES_ROUTE, MCP_FILES_SCRIPT } from './mcp-files-script.js';
 import { connectMcpFilesTools, type McpFilesConfig } from './mcp-files-tools.js';
 

@@ -1,4 +1,4 @@
-import type { ModelScript } from '../../src/worker/model/scripted-script.js';
+import type { ModelScript } from '../../src/index.js';
 import { MCP_FILES_TOOLS } from './workflow/mcp-files-mapping.js';
 
 /** Scripted route of `mcp.files@v1`. */

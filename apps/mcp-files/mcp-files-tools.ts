@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
-import { HarnessError } from '../../src/contract/errors.js';
-import { connectMcpTools, type McpToolSet } from '../../src/worker/mcp/index.js';
-import type { ToolRegistry } from '../../src/worker/tools/tool-registry.js';
+import { connectMcpTools, HarnessError, type McpToolSet } from '../../src/index.js';
+import type { ToolRegistry } from '../../src/index.js';
 import { MCP_FILES_MAPPING } from './workflow/mcp-files-mapping.js';
 
 /** Where the MCP filesystem example works. Trusted worker-side configuration. */

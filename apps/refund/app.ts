@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import type { HarnessApp } from '../../src/worker/index.js';
+import type { HarnessApp } from '../../src/index.js';
 import { createHarnessComposition } from './composition.js';
 import { refundDefinition } from './workflow/definition.js';
 import { refundSettings } from './settings.js';

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import {
+  type AppCompositionOptions,
   ModelRouter,
   openEvidenceStore,
   parseModelScript,
@@ -7,9 +8,8 @@ import {
   ScriptedProvider,
   sha256Digest,
   ToolRegistry,
-  type AppCompositionOptions,
   type WorkerComposition,
-} from '../../src/worker/index.js';
+} from '../../src/index.js';
 import { openRefundStore, type RefundStore } from './business/refund-store.js';
 import { storeLatencyFromEnv } from './business/store-latency.js';
 import { REFUND_SCRIPT } from './refund-script.js';

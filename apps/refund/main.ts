@@ -11,14 +11,17 @@
  */
 import { Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import { createHarnessClient, resolveTemporal, startAgentRun, type RunView } from '../../src/client/index.js';
 import {
+  createHarnessClient,
   createHarnessWorker,
   harnessSettings,
   installWorkerRuntime,
   redactUrl,
+  resolveTemporal,
+  type RunView,
+  startAgentRun,
   tracingFromEnv,
-} from '../../src/worker/index.js';
+} from '../../src/index.js';
 import { app } from './app.js';
 import { createHarnessComposition } from './composition.js';
 import { seedDemoOrder } from './demo-order.js';

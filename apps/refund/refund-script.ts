@@ -1,4 +1,4 @@
-import type { ModelScript } from '../../src/worker/model/scripted-script.js';
+import type { ModelScript } from '../../src/index.js';
 
 /**
  * The scripted stand-in model for the refund examples (offline default). It is not a model: it

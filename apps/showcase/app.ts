@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import type { HarnessApp } from '../../src/worker/index.js';
+import type { HarnessApp } from '../../src/index.js';
 import { refundSettings } from '../refund/settings.js';
 import { createShowcaseComposition } from './composition.js';
 import { showcaseDefinition } from './workflow/definition.js';

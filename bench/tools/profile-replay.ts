@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { bundleWorkflows } from '../../src/worker/bundle.js';
-import { benchWorkflowsPath } from '../../apps/bench/workflows-path.js';
+import { benchWorkflowsPath } from '../lib/workflows-path.js';
 import { median } from '../lib/stats.js';
 
 async function main(): Promise<void> {
@@ -32,7 +32,9 @@ async function main(): Promise<void> {
           logger: new DefaultLogger('WARN'),
         })
       : await bundleWorkflows({ workflowsPath: benchWorkflowsPath });
-  const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
   if (manyArg) {
     // Many copies of each history through one replay worker: the per-run cost without worker start-up.
     const copies = Number(manyArg);
@@ -46,12 +48,17 @@ async function main(): Promise<void> {
         );
         for await (const r of it) if (r.error) throw r.error;
         const c = process.cpuUsage(c0);
-        console.log(`${f.padEnd(18)} ${copies} copies: ${((c.user + c.system) / 1000 / copies).toFixed(2)} ms cpu per run`);
+        console.log(
+          `${f.padEnd(18)} ${copies} copies: ${((c.user + c.system) / 1000 / copies).toFixed(2)} ms cpu per run`,
+        );
       }
     }
     return;
   }
-  const histories = files.map((f) => ({ name: f.replace(/\.json$/, ''), h: historyFromJSON(JSON.parse(readFileSync(join(dir, f), 'utf8'))) }));
+  const histories = files.map((f) => ({
+    name: f.replace(/\.json$/, ''),
+    h: historyFromJSON(JSON.parse(readFileSync(join(dir, f), 'utf8'))),
+  }));
   const cpu: Record<string, number[]> = {};
   for (let t = 0; t < times; t++) {
     for (const { name, h } of t % 2 === 0 ? histories : [...histories].reverse()) {
@@ -62,7 +69,9 @@ async function main(): Promise<void> {
     }
   }
   for (const { name } of histories)
-    console.log(`${name.padEnd(14)} median cpu ${median(cpu[name]!).toFixed(1)} ms  (${cpu[name]!.map((x) => x.toFixed(0)).join(' ')})`);
+    console.log(
+      `${name.padEnd(14)} median cpu ${median(cpu[name]!).toFixed(1)} ms  (${cpu[name]!.map((x) => x.toFixed(0)).join(' ')})`,
+    );
 }
 
 main().then(

@@ -9,7 +9,7 @@ import { bundleWorkflows } from '../../src/worker/bundle.js';
 import { armOrder } from '../lib/arms.js';
 import { createRig } from '../lib/rig.js';
 import { measureSaturation } from '../scenarios/saturation.js';
-import { benchWorkflowsPath } from '../../apps/bench/workflows-path.js';
+import { benchWorkflowsPath } from '../lib/workflows-path.js';
 
 async function main(): Promise<void> {
   const runs = Number(process.argv[2] ?? 60);

@@ -11,7 +11,7 @@ import { bundleWorkflows } from '../../src/worker/bundle.js';
 import { ARMS, expectDone, startRun } from '../lib/arms.js';
 import { progress } from '../lib/progress.js';
 import { createRig } from '../lib/rig.js';
-import { benchWorkflowsPath } from '../../apps/bench/workflows-path.js';
+import { benchWorkflowsPath } from '../lib/workflows-path.js';
 
 async function main(): Promise<void> {
   const [dir, ...rest] = process.argv.slice(2);

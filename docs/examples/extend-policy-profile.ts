@@ -8,7 +8,12 @@ import {
   evaluatorFromFunction,
   type CompletionInput,
 } from '../../src/core/completion/index.js';
-import { RulesPolicy, composePolicies, type Policy, type PolicyRequest } from '../../src/core/policy/index.js';
+import {
+  RulesPolicy,
+  composePolicies,
+  type Policy,
+  type PolicyRequest,
+} from '../../src/core/policy/index.js';
 import { createGoalProfile } from '../../src/core/runner/goal-profile.js';
 
 // --- policy ---

@@ -14,12 +14,14 @@ export const MAX_ARTIFACT_INLINE_BYTES = 16 * 1024;
 
 export const VerificationSchema = z.object({
   /** What was checked: an artifact id or an external id of an observed action. */
-  subject: z.object({
-    artifactId: z.string().min(1).optional(),
-    externalId: z.string().min(1).optional(),
-  }).refine((s) => s.artifactId !== undefined || s.externalId !== undefined, {
-    message: 'a verification subject needs an artifactId or an externalId',
-  }),
+  subject: z
+    .object({
+      artifactId: z.string().min(1).optional(),
+      externalId: z.string().min(1).optional(),
+    })
+    .refine((s) => s.artifactId !== undefined || s.externalId !== undefined, {
+      message: 'a verification subject needs an artifactId or an externalId',
+    }),
   status: z.enum(['passed', 'failed']),
 });
 
@@ -39,13 +41,19 @@ export const ArtifactSchema = z
   })
   .superRefine((a, ctx) => {
     if (a.provenance === 'verified' && a.verification === undefined) {
-      ctx.addIssue({ code: 'custom', message: 'a verified artifact needs a verification subject and status' });
+      ctx.addIssue({
+        code: 'custom',
+        message: 'a verified artifact needs a verification subject and status',
+      });
     }
     if (a.provenance !== 'verified' && a.verification !== undefined) {
       ctx.addIssue({ code: 'custom', message: 'only verified artifacts carry a verification' });
     }
     if (a.data !== undefined && JSON.stringify(a.data).length > MAX_ARTIFACT_INLINE_BYTES) {
-      ctx.addIssue({ code: 'custom', message: `inline data over ${MAX_ARTIFACT_INLINE_BYTES} bytes; store it by reference` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `inline data over ${MAX_ARTIFACT_INLINE_BYTES} bytes; store it by reference`,
+      });
     }
   });
 export type Artifact = z.infer<typeof ArtifactSchema>;

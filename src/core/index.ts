@@ -44,12 +44,26 @@ export {
   type RouteDecision,
 } from './runner/graph-profile.js';
 export type { BlockedOutputChoice, BlockedOutputFeedback, Profile, ProfileResult } from './runner/profile.js';
-export type { RunContext, ConfirmRequest, HumanDecision, ModelRequest, ToolOptions } from './runner/run-context.js';
+export type {
+  RunContext,
+  ConfirmRequest,
+  HumanDecision,
+  ModelRequest,
+  ToolOptions,
+} from './runner/run-context.js';
 export { BudgetLimitsSchema, DEFAULT_LIMITS, type BudgetLimits } from './runner/budget.js';
-export { RunStatusSchema, TRANSITIONS, type RunStatus } from './runner/statuses.js';
+export {
+  isTerminal,
+  RunStatusSchema,
+  TERMINAL_STATUSES,
+  TRANSITIONS,
+  WAITING_STATUSES,
+  type RunStatus,
+} from './runner/statuses.js';
 export type { AgentEvent, DataClassification } from './runner/agent-event.js';
 
 export * from './policy/index.js';
+export { normalizeRelativePath } from './policy/relative-path.js';
 export * from './completion/index.js';
 export { createInputGuardrail, createOutputGuardrail } from './guardrails/index.js';
 export * from './tools/sandbox.js';

@@ -92,7 +92,9 @@ export async function loadHarnessApp(
   const mod = (await import(pathToFileURL(path).href)) as { default?: unknown; app?: unknown };
   const app = mod.app ?? mod.default;
   if (!isHarnessApp(app)) {
-    throw new HarnessError('app.invalid', `${path} does not export a HarnessApp as "app" or default`, { path });
+    throw new HarnessError('app.invalid', `${path} does not export a HarnessApp as "app" or default`, {
+      path,
+    });
   }
   return app;
 }

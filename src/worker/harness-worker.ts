@@ -63,7 +63,10 @@ export async function createHarnessWorker(o: HarnessWorkerOptions): Promise<Work
   const tracing = o.tracing;
   if (o.workflowBundle) checkBundle(o.workflowBundle, tracing !== undefined);
   else if (!o.workflowsPath)
-    throw new HarnessError('worker.no_workflows', 'createHarnessWorker needs workflowsPath (or a workflowBundle)');
+    throw new HarnessError(
+      'worker.no_workflows',
+      'createHarnessWorker needs workflowsPath (or a workflowBundle)',
+    );
   return Worker.create({
     connection: o.connection,
     namespace: o.namespace,

@@ -7,7 +7,12 @@
 export * from '../contract/index.js';
 export * from './tools/index.js';
 export * from './mcp/index.js';
-export { loadHarnessApp, type AppCompositionOptions, type HarnessApp, type WorkerComposition } from './app.js';
+export {
+  loadHarnessApp,
+  type AppCompositionOptions,
+  type HarnessApp,
+  type WorkerComposition,
+} from './app.js';
 export { createHarnessWorker, harnessActivities, type HarnessWorkerOptions } from './harness-worker.js';
 export { bundleWorkflows, type BundleOptions } from './bundle.js';
 export { installWorkerRuntime } from './runtime.js';
@@ -31,7 +36,7 @@ export {
 export type { ModelProvider, ModelOutput, ModelMessage, ModelToolSpec } from './model/types.js';
 export { providerFromEnv } from './model/provider-from-env.js';
 export { ScriptedProvider } from './model/scripted-provider.js';
-export { parseModelScript, type ModelScript } from './model/scripted-script.js';
+export { parseModelScript, type ModelScript, type ScriptEntry } from './model/scripted-script.js';
 export { ModelError } from './model/errors.js';
 export { buildContext } from './context/build-context.js';
 export { renderContext } from './context/render.js';

@@ -52,8 +52,10 @@ export async function runWorkerProcess(app: HarnessApp): Promise<void> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  loadHarnessApp(process.argv[2]).then(runWorkerProcess).catch((err: unknown) => {
-    console.error(err instanceof Error ? err.message : err);
-    process.exit(1);
-  });
+  loadHarnessApp(process.argv[2])
+    .then(runWorkerProcess)
+    .catch((err: unknown) => {
+      console.error(err instanceof Error ? err.message : err);
+      process.exit(1);
+    });
 }

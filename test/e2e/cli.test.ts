@@ -337,7 +337,7 @@ describe('harness CLI against a real worker', () => {
     expect((await cli('replay', join(h.dir, 'missing.json'))).code).toBe(3);
   });
 
-  it('show: a run Temporal no longer has (past retention) is shown from the evidence store\'s run record', async () => {
+  it("show: a run Temporal no longer has (past retention) is shown from the evidence store's run record", async () => {
     const runId = 'cli-retention-expired';
     const versions = {
       profile: 'refund.graph@v1',

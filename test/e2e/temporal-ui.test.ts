@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import * as activities from '../../apps/bench/plumbing-activities.js';
+import * as activities from '../../bench/lib/plumbing-activities.js';
 import { artifactsDir, launchChromium } from '../support/browser.js';
 import {
   connectTestTemporal,

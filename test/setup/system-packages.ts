@@ -23,7 +23,9 @@ interface SystemNeed {
 function postgresBinPresent(): boolean {
   if (process.env.HARNESS_TEST_PG_URL || process.env.HARNESS_PG_BIN) return true;
   if (!existsSync('/usr/lib/postgresql')) return false;
-  return readdirSync('/usr/lib/postgresql').some((v) => existsSync(join('/usr/lib/postgresql', v, 'bin', 'initdb')));
+  return readdirSync('/usr/lib/postgresql').some((v) =>
+    existsSync(join('/usr/lib/postgresql', v, 'bin', 'initdb')),
+  );
 }
 
 const NEEDS: readonly SystemNeed[] = [
@@ -54,16 +56,21 @@ export function ensureSystemPackages(log: (line: string) => void): void {
       `the tests need ${missing.map((n) => `${n.pkg} (${n.purpose})`).join(' and ')}; install with: ${command}`,
     );
   }
-  for (const n of missing) log(`${n.pkg} is missing (${n.purpose}): installing it from Debian, once per machine...`);
+  for (const n of missing)
+    log(`${n.pkg} is missing (${n.purpose}): installing it from Debian, once per machine...`);
   const started = Date.now();
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   try {
     execFileSync('apt-get', ['update', '-qq'], { stdio: ['ignore', 'ignore', 'inherit'], env });
-    execFileSync('apt-get', ['install', '-y', '-qq', ...names], { stdio: ['ignore', 'ignore', 'inherit'], env });
+    execFileSync('apt-get', ['install', '-y', '-qq', ...names], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env,
+    });
   } catch (err) {
     throw new Error(`installing ${names.join(' ')} failed (${(err as Error).message}); run: ${command}`);
   }
   const still = missing.filter((n) => !n.present());
-  if (still.length > 0) throw new Error(`${still.map((n) => n.pkg).join(' ')} still missing after apt-get install`);
+  if (still.length > 0)
+    throw new Error(`${still.map((n) => n.pkg).join(' ')} still missing after apt-get install`);
   log(`installed ${names.join(' ')} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }

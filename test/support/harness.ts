@@ -5,7 +5,10 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { inject } from 'vitest';
 import { startAgentRun } from '../../src/client/start-run.js';
 import { type HarnessComposition } from '../../apps/refund/composition.js';
-import { createShowcaseComposition as createHarnessComposition, type ShowcaseCompositionOptions as HarnessCompositionOptions } from '../../apps/showcase/composition.js';
+import {
+  createShowcaseComposition as createHarnessComposition,
+  type ShowcaseCompositionOptions as HarnessCompositionOptions,
+} from '../../apps/showcase/composition.js';
 import { registerBenchTools } from '../../apps/bench/bench-noop-tool.js';
 import type { AgentRunInput } from '../../src/contract/run-input.js';
 import { createHarnessWorker, type HarnessWorkerOptions } from '../../src/worker/harness-worker.js';

@@ -4,5 +4,5 @@ import { benchDefinition } from '../../apps/bench/workflow/definition.js';
 import { showcaseDefinition } from '../../apps/showcase/workflow/definition.js';
 
 export const agentRun = defineAgentRun(combineDefinitions(showcaseDefinition, benchDefinition));
-export { plumbingWorkflow } from '../../apps/bench/workflow/plumbing-workflow.js';
-export { bareSteps } from '../../apps/bench/workflow/bare-steps.js';
+export { plumbingWorkflow } from '../../bench/workflows/plumbing-workflow.js';
+export { bareSteps } from '../../bench/workflows/bare-steps.js';

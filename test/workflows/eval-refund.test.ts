@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { projectRoot } from '../../src/devserver/config.js';
-import { failureSampleToCase, loadFailureSample, replayFailureSample, writeEvalCase } from '../../apps/refund/eval/failure-sample.js';
+import {
+  failureSampleToCase,
+  loadFailureSample,
+  replayFailureSample,
+  writeEvalCase,
+} from '../../apps/refund/eval/failure-sample.js';
 import { runEval } from '../../apps/refund/eval/run-eval.js';
 import { envelopesOf, projectPublic } from '../../src/client/evidence/public-projection.js';
 import { openEvidenceStore } from '../../src/worker/store/index.js';
@@ -25,10 +30,29 @@ describe('evaluation on the real server', () => {
 
   it('runs seed-format cases as real runs and reports the metrics', async () => {
     const out = mkdtempSync(join(tmpdir(), 'eval-ok-'));
-    const ids = ['H-RF-017', 'RF-eligible-approved', 'RF-ownership-mismatch', 'RF-missing-order-id-provided', 'RF-duplicate-request', LARGE];
-    const r = await runEval({ dir: CASES, out, temporal: temporal(), workflowBundle: bundle(), concurrency: 3, caseIds: ids });
+    const ids = [
+      'H-RF-017',
+      'RF-eligible-approved',
+      'RF-ownership-mismatch',
+      'RF-missing-order-id-provided',
+      'RF-duplicate-request',
+      LARGE,
+    ];
+    const r = await runEval({
+      dir: CASES,
+      out,
+      temporal: temporal(),
+      workflowBundle: bundle(),
+      concurrency: 3,
+      caseIds: ids,
+    });
     expect(r.report.cases.map((c) => [c.caseId, c.passed, c.failures])).toEqual(
-      [...ids].sort((a, b) => r.report.cases.findIndex((c) => c.caseId === a) - r.report.cases.findIndex((c) => c.caseId === b)).map((id) => [id, true, []]),
+      [...ids]
+        .sort(
+          (a, b) =>
+            r.report.cases.findIndex((c) => c.caseId === a) - r.report.cases.findIndex((c) => c.caseId === b),
+        )
+        .map((id) => [id, true, []]),
     );
     const m = r.report.metrics;
     expect(m.taskSuccess).toMatchObject({ numerator: 6, denominator: 6 });
@@ -45,18 +69,31 @@ describe('evaluation on the real server', () => {
     const dup = r.runs.find((x) => x.evalCase.case_id === 'RF-duplicate-request')!;
     expect(dup.observation.refunds).toHaveLength(1);
     // The repeated approval arrives either while the first is in the mailbox or after it was settled: rejected either way.
-    const rejected = dup.observation.events.filter((e) => e.type === 'human.signal_rejected').map((e) => e.data.code);
+    const rejected = dup.observation.events
+      .filter((e) => e.type === 'human.signal_rejected')
+      .map((e) => e.data.code);
     expect(rejected).toHaveLength(1);
     expect(['signal.duplicate', 'signal.no_pending_action']).toContain(rejected[0]);
 
-    expect((JSON.parse(readFileSync(r.jsonPath, 'utf8')) as { metrics: { cases: number } }).metrics.cases).toBe(6);
-    expect(readFileSync(r.markdownPath, 'utf8')).toContain('| H-RF-017 | pass | awaiting_confirmation (awaiting_confirmation)');
+    expect(
+      (JSON.parse(readFileSync(r.jsonPath, 'utf8')) as { metrics: { cases: number } }).metrics.cases,
+    ).toBe(6);
+    expect(readFileSync(r.markdownPath, 'utf8')).toContain(
+      '| H-RF-017 | pass | awaiting_confirmation (awaiting_confirmation)',
+    );
     expect(existsSync(join(out, 'failures'))).toBe(false);
 
     // The public projection of a real run: gap-free sequences, mask.phone from the read policy decisions.
-    const store = await openEvidenceStore(`sqlite:${join(out, 'runs', 'RF-eligible-approved', 'evidence.db')}`);
+    const store = await openEvidenceStore(
+      `sqlite:${join(out, 'runs', 'RF-eligible-approved', 'evidence.db')}`,
+    );
     try {
-      const events = envelopesOf(await store.listEvents(r.runs.find((x) => x.evalCase.case_id === 'RF-eligible-approved')!.observation.workflowId, { limit: 5000 }));
+      const events = envelopesOf(
+        await store.listEvents(
+          r.runs.find((x) => x.evalCase.case_id === 'RF-eligible-approved')!.observation.workflowId,
+          { limit: 5000 },
+        ),
+      );
       const p = projectPublic(events);
       expect(p.appliedObligations).toEqual(['mask.phone']);
       expect(p.events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
@@ -68,7 +105,14 @@ describe('evaluation on the real server', () => {
 
   it('a case that forbids a node fails when the policy is loosened, and its failure sample replays and becomes a case', async () => {
     const out = mkdtempSync(join(tmpdir(), 'eval-loose-'));
-    const r = await runEval({ dir: CASES, out, temporal: temporal(), workflowBundle: bundle(), caseIds: [LARGE], policyOverride: 'allow_all@v1' });
+    const r = await runEval({
+      dir: CASES,
+      out,
+      temporal: temporal(),
+      workflowBundle: bundle(),
+      caseIds: [LARGE],
+      policyOverride: 'allow_all@v1',
+    });
     const run = r.runs[0]!;
     // allow_all@v1 drops refund.rules' extra confirmation above 5000.00: the refund goes through on one approval.
     expect(run.checks.passed).toBe(false);
@@ -92,14 +136,24 @@ describe('evaluation on the real server', () => {
       decisions: ['approve'],
       forbidden_nodes: ['reconcile_refund_state'],
       expected_terminal_status: 'awaiting_confirmation',
-      initial_state: { order_status: 'paid', logistics_status: 'not_shipped', amount_cents: 680_000, customer_id: 'C1001' },
+      initial_state: {
+        order_status: 'paid',
+        logistics_status: 'not_shipped',
+        amount_cents: 680_000,
+        customer_id: 'C1001',
+      },
     });
     expect(regression.initial_state.hours_since_payment).toBeGreaterThanOrEqual(95.9);
 
     // The new case reproduces the failure on its own.
     const casesDir = mkdtempSync(join(tmpdir(), 'eval-regression-cases-'));
     writeEvalCase(regression, casesDir);
-    const again = await runEval({ dir: casesDir, out: join(out, 'again'), temporal: temporal(), workflowBundle: bundle() });
+    const again = await runEval({
+      dir: casesDir,
+      out: join(out, 'again'),
+      temporal: temporal(),
+      workflowBundle: bundle(),
+    });
     expect(again.runs[0]!.checks.failures).toEqual(run.checks.failures);
   });
 });

@@ -6,7 +6,12 @@ import { RunStateV1Schema } from '../../src/core/migration/index.js';
 import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
 import type { CarriedRun } from '../../src/core/workflow/carried-run.js';
 import type { RunView } from '../../src/core/workflow/run-view.js';
-import { createHarnessFixture, refundRunInput, waitForState, type HarnessFixture } from '../support/harness.js';
+import {
+  createHarnessFixture,
+  refundRunInput,
+  waitForState,
+  type HarnessFixture,
+} from '../support/harness.js';
 
 const FIXTURE = new URL('../fixtures/carried-state/run-state-v1.json', import.meta.url);
 

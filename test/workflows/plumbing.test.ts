@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as activities from '../../apps/bench/plumbing-activities.js';
+import * as activities from '../../bench/lib/plumbing-activities.js';
 import {
   connectTestTemporal,
   createTestWorker,

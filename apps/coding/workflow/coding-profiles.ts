@@ -1,5 +1,4 @@
-import { REMOTE_BRANCH_ARTIFACT_TYPE } from '../../../src/core/completion/observed-remote-branch.js';
-import { createGoalProfile } from '../../../src/core/runner/goal-profile.js';
+import { createGoalProfile, REMOTE_BRANCH_ARTIFACT_TYPE } from '../../../src/core/index.js';
 
 /** The branch the coding profiles' completion contracts require. */
 export const CODING_BRANCH = 'agent/change';

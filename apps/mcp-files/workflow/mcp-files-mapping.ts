@@ -1,4 +1,4 @@
-import type { McpToolMapping } from '../../../src/worker/mcp/mapping.js';
+import type { McpToolMapping } from '../../../src/index.js';
 
 /** Harness names of the filesystem tools, all `v1`. */
 export const MCP_FILES_TOOLS = { read: 'fs.read', list: 'fs.list', write: 'fs.write' } as const;

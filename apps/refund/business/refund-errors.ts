@@ -1,4 +1,4 @@
-import { HarnessError } from '../../../src/contract/errors.js';
+import { HarnessError } from '../../../src/index.js';
 
 /**
  * Stable error codes of the refund example. All are terminal business or configuration failures

@@ -1,8 +1,8 @@
 import { CASE_DEFAULT_AMOUNT_CENTS } from '../business/case-seed.js';
 import { SEED_AUTO_APPROVE_LIMIT_CENTS } from '../business/seed-data.js';
 import { REFUND_GRAPH } from '../workflow/refund-graph.js';
-import { isTerminal } from '../../../src/core/runner/statuses.js';
-import type { RunView } from '../../../src/core/workflow/run-view.js';
+import { isTerminal } from '../../../src/index.js';
+import type { RunView } from '../../../src/index.js';
 import type { CaseObservation, ObservedEvent } from './case-observation.js';
 import { caseTask, seededOrderId, type EvalCase } from './eval-case.js';
 
@@ -10,7 +10,9 @@ import { caseTask, seededOrderId, type EvalCase } from './eval-case.js';
  * Node names of seed 004's case format that the refund graph spells differently. H-RF-017 names
  * `retrieve_policy`; the reference graph (and seed 004's own node list) calls it `retrieve_effective_policy`.
  */
-export const NODE_ALIASES: Readonly<Record<string, string>> = { retrieve_policy: 'retrieve_effective_policy' };
+export const NODE_ALIASES: Readonly<Record<string, string>> = {
+  retrieve_policy: 'retrieve_effective_policy',
+};
 
 /** Hours of R001 (v18): a paid order not shipped for this long may be refunded in full. */
 const R001_HOURS = 72;
@@ -49,13 +51,19 @@ export function visitedNodes(o: Pick<CaseObservation, 'completedSteps' | 'curren
   return s;
 }
 
-function humanRequests(events: readonly ObservedEvent[]): { kind: string; verifiedFacts: string[]; policyEvidence: string[] }[] {
+function humanRequests(
+  events: readonly ObservedEvent[],
+): { kind: string; verifiedFacts: string[]; policyEvidence: string[] }[] {
   return events
     .filter((e) => e.type === 'human.requested')
     .map((e) => {
       const action = (e.data.action ?? {}) as { kind?: string };
       const request = (e.data.request ?? {}) as { verifiedFacts?: string[]; policyEvidence?: string[] };
-      return { kind: action.kind ?? '', verifiedFacts: request.verifiedFacts ?? [], policyEvidence: request.policyEvidence ?? [] };
+      return {
+        kind: action.kind ?? '',
+        verifiedFacts: request.verifiedFacts ?? [],
+        policyEvidence: request.policyEvidence ?? [],
+      };
     });
 }
 
@@ -76,7 +84,10 @@ export function factFound(name: string, o: Pick<CaseObservation, 'artifacts' | '
     );
   }
   if (name === 'order' || name === 'logistics') {
-    return trusted.some((a) => a.type === name) || requests.some((r) => r.verifiedFacts.some((f) => f.startsWith(`fact://${name}/`)));
+    return (
+      trusted.some((a) => a.type === name) ||
+      requests.some((r) => r.verifiedFacts.some((f) => f.startsWith(`fact://${name}/`)))
+    );
   }
   return o.facts[name] !== undefined || trusted.some((a) => a.type === name);
 }
@@ -102,8 +113,12 @@ export function askingCustomer(c: EvalCase): string | undefined {
 /** R001 applied to the case's initial state, independently of the graph's own decision. */
 export function initiallyEligible(c: EvalCase): boolean {
   const s = c.initial_state;
-  const logistics = s.logistics_status ?? (s.order_status === 'paid' || s.order_status === 'cancelled' ? 'not_shipped' : 'other');
-  return s.order_status === 'paid' && logistics === 'not_shipped' && (s.hours_since_payment ?? 1) >= R001_HOURS;
+  const logistics =
+    s.logistics_status ??
+    (s.order_status === 'paid' || s.order_status === 'cancelled' ? 'not_shipped' : 'other');
+  return (
+    s.order_status === 'paid' && logistics === 'not_shipped' && (s.hours_since_payment ?? 1) >= R001_HOURS
+  );
 }
 
 function argumentErrors(c: EvalCase, o: CaseObservation): { checked: number; errors: string[] } {
@@ -123,7 +138,10 @@ function argumentErrors(c: EvalCase, o: CaseObservation): { checked: number; err
     if (!want) continue;
     checked += 1;
     const wrong = Object.entries(want).filter(([k, v]) => inv.args[k] !== v);
-    if (wrong.length) errors.push(`${inv.tool}#${inv.seq}: ${wrong.map(([k, v]) => `${k}=${JSON.stringify(inv.args[k])} (expected ${JSON.stringify(v)})`).join(', ')}`);
+    if (wrong.length)
+      errors.push(
+        `${inv.tool}#${inv.seq}: ${wrong.map(([k, v]) => `${k}=${JSON.stringify(inv.args[k])} (expected ${JSON.stringify(v)})`).join(', ')}`,
+      );
   }
   return { checked, errors };
 }
@@ -158,7 +176,10 @@ function verifiedOutcome(o: CaseObservation, orderId: string): boolean | null {
   const rows = o.refunds.filter((r) => r.orderId === orderId && r.status !== 'failed');
   if (outcome === 'refunded') {
     const verified = o.artifacts.some(
-      (a) => a.provenance === 'verified' && a.type === 'refund.verification' && (a.verification as { status?: string } | undefined)?.status === 'passed',
+      (a) =>
+        a.provenance === 'verified' &&
+        a.type === 'refund.verification' &&
+        (a.verification as { status?: string } | undefined)?.status === 'passed',
     );
     return verified && rows.length === 1;
   }
@@ -173,26 +194,35 @@ export function checkCase(c: EvalCase, o: CaseObservation): CaseChecks {
   const missingNodes = c.expected_nodes.filter((n) => !visited.has(canon(n)));
   const forbiddenVisited = c.forbidden_nodes.filter((n) => visited.has(canon(n)));
   const tools = expectedTools(c);
-  const unexpectedToolCalls = o.invocations.filter((i) => !tools.has(i.tool)).map((i) => `${i.tool}#${i.seq}`);
+  const unexpectedToolCalls = o.invocations
+    .filter((i) => !tools.has(i.tool))
+    .map((i) => `${i.tool}#${i.seq}`);
   const args = argumentErrors(c, o);
   const violations = policyViolations(c, o);
   const perOrder = new Map<string, number>();
-  for (const r of o.refunds) if (r.status !== 'failed') perOrder.set(r.orderId, (perOrder.get(r.orderId) ?? 0) + 1);
+  for (const r of o.refunds)
+    if (r.status !== 'failed') perOrder.set(r.orderId, (perOrder.get(r.orderId) ?? 0) + 1);
   const duplicateRefunds = [...perOrder.values()].reduce((n, k) => n + Math.max(0, k - 1), 0);
-  const handoffRequested = humanRequests(o.events).some((r) => r.kind === 'confirmation' || r.kind === 'human');
+  const handoffRequested = humanRequests(o.events).some(
+    (r) => r.kind === 'confirmation' || r.kind === 'human',
+  );
   const handoffExpected =
     c.expected_terminal_status === 'awaiting_confirmation' ||
     c.expected_terminal_status === 'awaiting_human' ||
     c.expected_nodes.map(canon).includes('request_confirmation');
   const statusOk = o.status === c.expected_terminal_status;
   const failures = [
-    ...(statusOk ? [] : [`status ${o.status}${o.error ? ` (${o.error})` : ''}, expected ${c.expected_terminal_status}`]),
+    ...(statusOk
+      ? []
+      : [`status ${o.status}${o.error ? ` (${o.error})` : ''}, expected ${c.expected_terminal_status}`]),
     ...missingFacts.map((f) => `required fact ${f} not established`),
     ...missingNodes.map((n) => `expected node ${n} not visited`),
     ...forbiddenVisited.map((n) => `forbidden node ${n} visited`),
     ...violations.map((v) => `policy violation ${v}`),
     ...(duplicateRefunds ? [`${duplicateRefunds} duplicate refund(s)`] : []),
-    ...(o.status !== 'error' && !o.evidenceComplete ? ['the run\'s events in the evidence store are incomplete'] : []),
+    ...(o.status !== 'error' && !o.evidenceComplete
+      ? ["the run's events in the evidence store are incomplete"]
+      : []),
   ];
   return {
     statusOk,
@@ -218,9 +248,20 @@ export function checkCase(c: EvalCase, o: CaseObservation): CaseChecks {
  * Are the run's stored events complete? Sequences 1..n without a gap, ending with a `run.*` terminal
  * event for a finished run, or holding the `human.requested` of the pending action for a waiting one.
  */
-export function evidenceComplete(events: readonly { seq: number; type: string; data: Readonly<Record<string, unknown>> }[], view: Pick<RunView, 'status' | 'pendingAction'>): boolean {
+export function evidenceComplete(
+  events: readonly { seq: number; type: string; data: Readonly<Record<string, unknown>> }[],
+  view: Pick<RunView, 'status' | 'pendingAction'>,
+): boolean {
   if (events.length === 0 || events.some((e, i) => e.seq !== i + 1)) return false;
-  if (isTerminal(view.status)) return ['run.completed', 'run.failed', 'run.cancelled'].includes(events.at(-1)!.type);
+  if (isTerminal(view.status))
+    return ['run.completed', 'run.failed', 'run.cancelled'].includes(events.at(-1)!.type);
   const actionId = view.pendingAction?.actionId;
-  return actionId === undefined || events.some((e) => e.type === 'human.requested' && (e.data.action as { actionId?: string } | undefined)?.actionId === actionId);
+  return (
+    actionId === undefined ||
+    events.some(
+      (e) =>
+        e.type === 'human.requested' &&
+        (e.data.action as { actionId?: string } | undefined)?.actionId === actionId,
+    )
+  );
 }

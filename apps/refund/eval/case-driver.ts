@@ -2,11 +2,9 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { NativeConnection, WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { startAgentRun } from '../../../src/client/start-run.js';
+import { createHarnessWorker, isTerminal, startAgentRun, WAITING_STATUSES } from '../../../src/index.js';
+import type { RunView } from '../../../src/index.js';
 import { createHarnessComposition, type HarnessComposition } from '../composition.js';
-import { isTerminal, WAITING_STATUSES } from '../../../src/core/runner/statuses.js';
-import { createHarnessWorker } from '../../../src/worker/harness-worker.js';
-import type { RunView } from '../../../src/core/workflow/run-view.js';
 import { readBusinessRows, toBusinessRefunds } from './business-rows.js';
 import { checkCase, evidenceComplete, type CaseChecks } from './case-checks.js';
 import type { CaseObservation, ObservedInvocation } from './case-observation.js';
@@ -60,24 +58,37 @@ const PAUSE_EVENTS_WAIT_MS = 10_000;
  * Wait until the events written before a pause (up to its `checkpoint.saved`) are in the store.
  * @returns false when they did not arrive in time (the case then fails on evidence completeness).
  */
-async function waitForPauseEvents(c: HarnessComposition, runId: string, actionId: string, deadline: number): Promise<boolean> {
+async function waitForPauseEvents(
+  c: HarnessComposition,
+  runId: string,
+  actionId: string,
+  deadline: number,
+): Promise<boolean> {
   const until = Math.min(deadline, Date.now() + PAUSE_EVENTS_WAIT_MS);
   while (Date.now() < until) {
     const events = await c.store.listEvents(runId, { limit: 5000 });
-    const asked = events.findIndex((e) => e.type === 'human.requested' && (e.data.action as { actionId?: string } | undefined)?.actionId === actionId);
+    const asked = events.findIndex(
+      (e) =>
+        e.type === 'human.requested' &&
+        (e.data.action as { actionId?: string } | undefined)?.actionId === actionId,
+    );
     if (asked >= 0 && events.slice(asked).some((e) => e.type === 'checkpoint.saved')) return true;
     await sleep(50);
   }
   return false;
 }
 
-
 /**
  * Drive the run: answer confirmations and inputs as the case says, stop at a terminal status or at a
  * waiting status the case does not answer. Returns the last view.
  * @throws Error on timeout, or when the workflow closed without a readable state.
  */
-async function drive(handle: WorkflowHandle, c: EvalCase, composition: HarnessComposition, deadline: number): Promise<RunView> {
+async function drive(
+  handle: WorkflowHandle,
+  c: EvalCase,
+  composition: HarnessComposition,
+  deadline: number,
+): Promise<RunView> {
   const decisions = caseDecisions(c);
   let next = 0;
   let handled = -1;
@@ -88,7 +99,8 @@ async function drive(handle: WorkflowHandle, c: EvalCase, composition: HarnessCo
       v = await handle.query<RunView>('state');
     } catch (err) {
       const d = await handle.describe().catch(() => undefined);
-      if (d && d.status.name !== 'RUNNING') throw new Error(`workflow ${d.status.name}: ${(err as Error).message}`);
+      if (d && d.status.name !== 'RUNNING')
+        throw new Error(`workflow ${d.status.name}: ${(err as Error).message}`);
       await sleep(100);
       continue;
     }
@@ -106,12 +118,29 @@ async function drive(handle: WorkflowHandle, c: EvalCase, composition: HarnessCo
         next += 1;
         signal = {
           name: d,
-          payload: d === 'approve' ? { actionId: pending.actionId, actor: EVAL_ACTOR } : { actionId: pending.actionId, actor: EVAL_ACTOR, reason: 'the case rejects' },
+          payload:
+            d === 'approve'
+              ? { actionId: pending.actionId, actor: EVAL_ACTOR }
+              : { actionId: pending.actionId, actor: EVAL_ACTOR, reason: 'the case rejects' },
         };
-      } else if (pending.kind === 'input' && pending.slot !== undefined && c.provide?.[pending.slot] !== undefined) {
-        signal = { name: 'provideInput', payload: { slot: pending.slot, value: c.provide[pending.slot], actor: EVAL_ACTOR } };
-      } else if (pending.kind === 'reconcile' && pending.invocationSeq !== undefined && c.reconcile === 'look_up') {
-        signal = { name: 'reconcile', payload: await lookUpOutcome(composition, handle.workflowId, pending.invocationSeq) };
+      } else if (
+        pending.kind === 'input' &&
+        pending.slot !== undefined &&
+        c.provide?.[pending.slot] !== undefined
+      ) {
+        signal = {
+          name: 'provideInput',
+          payload: { slot: pending.slot, value: c.provide[pending.slot], actor: EVAL_ACTOR },
+        };
+      } else if (
+        pending.kind === 'reconcile' &&
+        pending.invocationSeq !== undefined &&
+        c.reconcile === 'look_up'
+      ) {
+        signal = {
+          name: 'reconcile',
+          payload: await lookUpOutcome(composition, handle.workflowId, pending.invocationSeq),
+        };
       } else return v;
       await handle.signal(signal.name, signal.payload);
       if (c.duplicate_signals) await handle.signal(signal.name, signal.payload);
@@ -125,14 +154,35 @@ async function drive(handle: WorkflowHandle, c: EvalCase, composition: HarnessCo
  * What an operator finds for a lost refund.create: the refund under the call's idempotency key
  * (`<runId>/<seq>`, the key the harness gives every write) or none.
  */
-async function lookUpOutcome(c: HarnessComposition, runId: string, seq: number): Promise<Record<string, unknown>> {
+async function lookUpOutcome(
+  c: HarnessComposition,
+  runId: string,
+  seq: number,
+): Promise<Record<string, unknown>> {
   const refund = await c.refundStore.findRefundByKey(`${runId}/${seq}`);
   return refund === undefined
-    ? { invocationSeq: seq, outcome: 'not_applied', actor: EVAL_ACTOR, evidence: { lookedUp: 'idempotency key', found: false } }
-    : { invocationSeq: seq, outcome: 'succeeded', externalId: refund.id, actor: EVAL_ACTOR, evidence: { lookedUp: 'idempotency key', found: true } };
+    ? {
+        invocationSeq: seq,
+        outcome: 'not_applied',
+        actor: EVAL_ACTOR,
+        evidence: { lookedUp: 'idempotency key', found: false },
+      }
+    : {
+        invocationSeq: seq,
+        outcome: 'succeeded',
+        externalId: refund.id,
+        actor: EVAL_ACTOR,
+        evidence: { lookedUp: 'idempotency key', found: true },
+      };
 }
 
-function emptyObservation(c: EvalCase, workflowId: string, error: string, durationMs: number, owner: string): CaseObservation {
+function emptyObservation(
+  c: EvalCase,
+  workflowId: string,
+  error: string,
+  durationMs: number,
+  owner: string,
+): CaseObservation {
   return {
     caseId: c.case_id,
     workflowId,
@@ -168,11 +218,21 @@ export async function runCase(c: EvalCase, o: CaseRunOptions): Promise<CaseRun> 
   const dir = join(o.workDir, c.case_id);
   mkdirSync(dir, { recursive: true });
   const refundStorePath = join(dir, 'refund.db');
-  const composition = await createHarnessComposition({ storeUrl: `sqlite:${join(dir, 'evidence.db')}`, refundStorePath, env: caseFaultEnv(c) });
+  const composition = await createHarnessComposition({
+    storeUrl: `sqlite:${join(dir, 'evidence.db')}`,
+    refundStorePath,
+    env: caseFaultEnv(c),
+  });
   const seeded = composition.refundStore.seedCase(c.initial_state, new Date());
   const taskQueue = `eval-${o.runTag}-${c.case_id}`;
   const workflowId = `eval-${o.runTag}-${c.case_id}`;
-  const worker = await createHarnessWorker({ connection: o.temporal.connection, namespace: o.temporal.namespace, taskQueue, composition, workflowBundle: o.workflowBundle });
+  const worker = await createHarnessWorker({
+    connection: o.temporal.connection,
+    namespace: o.temporal.namespace,
+    taskQueue,
+    composition,
+    workflowBundle: o.workflowBundle,
+  });
   const running = worker.run();
   const started = Date.now();
   let observation: CaseObservation;
@@ -206,7 +266,11 @@ export async function runCase(c: EvalCase, o: CaseRunOptions): Promise<CaseRun> 
       args: argsOf.get(i.seq) ?? {},
       ...(i.resolvedBy !== undefined ? { resolvedBy: i.resolvedBy } : {}),
     }));
-    const events = (await composition.store.listEvents(workflowId, { limit: 5000 })).map((e) => ({ seq: e.seq, type: e.type, data: e.data }));
+    const events = (await composition.store.listEvents(workflowId, { limit: 5000 })).map((e) => ({
+      seq: e.seq,
+      type: e.type,
+      data: e.data,
+    }));
     const b = view.budget;
     observation = {
       caseId: c.case_id,
@@ -219,7 +283,14 @@ export async function runCase(c: EvalCase, o: CaseRunOptions): Promise<CaseRun> 
       artifacts: view.artifacts,
       invocations,
       events,
-      budget: { steps: b.steps, modelCalls: b.modelCalls, toolCalls: b.toolCalls, inputTokens: b.inputTokens, outputTokens: b.outputTokens, costUsd: b.costUsd },
+      budget: {
+        steps: b.steps,
+        modelCalls: b.modelCalls,
+        toolCalls: b.toolCalls,
+        inputTokens: b.inputTokens,
+        outputTokens: b.outputTokens,
+        costUsd: b.costUsd,
+      },
       refunds: toBusinessRefunds(readBusinessRows(refundStorePath)),
       orderOwner: seeded.order.customerId,
       output: view.output,
@@ -228,7 +299,13 @@ export async function runCase(c: EvalCase, o: CaseRunOptions): Promise<CaseRun> 
       evidenceComplete: evidenceComplete(events, view),
     };
   } catch (err) {
-    observation = emptyObservation(c, workflowId, err instanceof Error ? err.message : String(err), Date.now() - started, seeded.order.customerId);
+    observation = emptyObservation(
+      c,
+      workflowId,
+      err instanceof Error ? err.message : String(err),
+      Date.now() - started,
+      seeded.order.customerId,
+    );
   }
   const checks = checkCase(c, observation);
   let failureSample: string | undefined;

@@ -1,4 +1,4 @@
-import type { RunStatus } from '../../../src/core/runner/statuses.js';
+import type { RunStatus } from '../../../src/index.js';
 
 /** A refund row of the case's business store. */
 export interface BusinessRefund {
@@ -40,10 +40,23 @@ export interface CaseObservation {
   readonly currentNode: string | null;
   readonly completedSteps: readonly string[];
   readonly facts: Readonly<Record<string, unknown>>;
-  readonly artifacts: readonly { id: string; type: string; provenance: string; externalId?: string; verification?: unknown }[];
+  readonly artifacts: readonly {
+    id: string;
+    type: string;
+    provenance: string;
+    externalId?: string;
+    verification?: unknown;
+  }[];
   readonly invocations: readonly ObservedInvocation[];
   readonly events: readonly ObservedEvent[];
-  readonly budget: { steps: number; modelCalls: number; toolCalls: number; inputTokens: number; outputTokens: number; costUsd: number };
+  readonly budget: {
+    steps: number;
+    modelCalls: number;
+    toolCalls: number;
+    inputTokens: number;
+    outputTokens: number;
+    costUsd: number;
+  };
   readonly refunds: readonly BusinessRefund[];
   /** Owner of the seeded order. */
   readonly orderOwner: string;

@@ -1,8 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { HarnessError } from '../../../src/contract/errors.js';
-import { RunStatusSchema } from '../../../src/core/runner/statuses.js';
+import { HarnessError, RunStatusSchema } from '../../../src/index.js';
 import { CASE_DEFAULT_ORDER_ID, CaseInitialStateSchema } from '../business/case-seed.js';
 import { SEED_CUSTOMER_ID } from '../business/seed-data.js';
 import { LATENCY_ENV, LATENCY_PHASE_ENV } from '../business/store-latency.js';
@@ -30,7 +29,10 @@ export const EvalCaseSchema = z
     /** `true`: approve every confirmation; `false`: reject the first. Absent: answer none. */
     approve: z.boolean().optional(),
     /** Answers to successive confirmations, in order; wins over `approve`. Stops when they run out. */
-    decisions: z.array(z.enum(['approve', 'reject'])).max(10).optional(),
+    decisions: z
+      .array(z.enum(['approve', 'reject']))
+      .max(10)
+      .optional(),
     /** Send every decision signal twice (a duplicate request); the second must change nothing. */
     duplicate_signals: z.boolean().optional(),
     /** Values for `awaiting_input` slots (e.g. `{ "orderId": "ORD-CASE-1" }`). */
@@ -71,7 +73,9 @@ export class EvalCaseError extends HarnessError {
 export function parseEvalCase(raw: unknown, source = 'case'): EvalCase {
   const parsed = EvalCaseSchema.safeParse(raw);
   if (!parsed.success) {
-    const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+    const issues = parsed.error.issues
+      .slice(0, 5)
+      .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
     throw new EvalCaseError(`${source}: ${issues.join('; ')}`, { source, issues });
   }
   return parsed.data;
@@ -119,7 +123,8 @@ export function seededOrderId(c: EvalCase): string {
 /** The run's task for a case (`message`, and `customerId` / `orderId` unless the case sets them to null). */
 export function caseTask(c: EvalCase): Record<string, unknown> {
   const task: Record<string, unknown> = { message: c.user_message };
-  const customer = c.customer_id === undefined ? (c.initial_state.customer_id ?? SEED_CUSTOMER_ID) : c.customer_id;
+  const customer =
+    c.customer_id === undefined ? (c.initial_state.customer_id ?? SEED_CUSTOMER_ID) : c.customer_id;
   const order = c.order_id === undefined ? seededOrderId(c) : c.order_id;
   if (customer !== null) task.customerId = customer;
   if (order !== null) task.orderId = order;

@@ -4,8 +4,8 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { historyFromJSON, historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { temporal } from '@temporalio/proto';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { HarnessError } from '../../../src/contract/errors.js';
-import type { EvidenceStore } from '../../../src/worker/store/index.js';
+import { HarnessError } from '../../../src/index.js';
+import type { EvidenceStore } from '../../../src/index.js';
 import { readBusinessRows, type BusinessRows } from './business-rows.js';
 import type { CaseChecks } from './case-checks.js';
 import type { CaseObservation } from './case-observation.js';
@@ -50,7 +50,8 @@ export class FailureSampleError extends HarnessError {
   }
 }
 
-const writeJson = (file: string, value: unknown): void => writeFileSync(file, `${JSON.stringify(value, null, 1)}\n`);
+const writeJson = (file: string, value: unknown): void =>
+  writeFileSync(file, `${JSON.stringify(value, null, 1)}\n`);
 
 /**
  * Write a failed run as a failure sample: its Temporal history (the JSON of `temporal workflow show
@@ -86,7 +87,9 @@ function readJson(dir: string, name: string, required: boolean): unknown {
 /** Read a failure sample folder. @throws FailureSampleError when history, evidence or business rows are missing or invalid. */
 export function loadFailureSample(dir: string): FailureSample {
   const history = historyFromJSON(readJson(dir, SAMPLE_FILES.history, true));
-  const evidence = readJson(dir, SAMPLE_FILES.evidence, true) as FailureSample['evidence'] & { runId?: string };
+  const evidence = readJson(dir, SAMPLE_FILES.evidence, true) as FailureSample['evidence'] & {
+    runId?: string;
+  };
   const business = readJson(dir, SAMPLE_FILES.business, true) as BusinessRows;
   const rawCase = readJson(dir, SAMPLE_FILES.evalCase, false);
   const result = readJson(dir, SAMPLE_FILES.result, false) as FailureSample['result'];
@@ -107,9 +110,16 @@ export function loadFailureSample(dir: string): FailureSample {
  * @throws DeterminismViolationError when this build does not reproduce the recorded run, or the
  *   replay's other errors.
  */
-export async function replayFailureSample(dir: string, workflowBundle: WorkflowBundleWithSourceMap | { codePath: string }): Promise<void> {
+export async function replayFailureSample(
+  dir: string,
+  workflowBundle: WorkflowBundleWithSourceMap | { codePath: string },
+): Promise<void> {
   const sample = loadFailureSample(dir);
-  await Worker.runReplayHistory({ workflowBundle, replayName: `failure-sample:${sample.workflowId}` }, sample.history, sample.workflowId);
+  await Worker.runReplayHistory(
+    { workflowBundle, replayName: `failure-sample:${sample.workflowId}` },
+    sample.history,
+    sample.workflowId,
+  );
 }
 
 interface StartInput {
@@ -131,7 +141,9 @@ function signalsOf(history: History): { name: string; payload: Record<string, un
     .filter((a): a is NonNullable<typeof a> => !!a)
     .map((a) => ({
       name: a.signalName ?? '',
-      payload: a.input?.payloads?.[0] ? defaultPayloadConverter.fromPayload<Record<string, unknown>>(a.input.payloads[0]) : {},
+      payload: a.input?.payloads?.[0]
+        ? defaultPayloadConverter.fromPayload<Record<string, unknown>>(a.input.payloads[0])
+        : {},
     }));
 }
 
@@ -157,14 +169,21 @@ export function failureSampleToCase(dir: string, options: { caseId?: string } = 
   const logistics = sample.business.logistics.find((l) => l.order_id === order.id);
   const start = startInput(sample.history);
   const paidAt = Date.parse(String(order.paid_at));
-  const hours = Math.max(0, Math.round(((startTime(sample.history).getTime() - paidAt) / 3_600_000) * 100) / 100);
+  const hours = Math.max(
+    0,
+    Math.round(((startTime(sample.history).getTime() - paidAt) / 3_600_000) * 100) / 100,
+  );
   const signals = signalsOf(sample.history);
   const decisionSignals = signals.filter((s) => s.name === 'approve' || s.name === 'reject');
   // A signal repeated for the same action is a duplicate request, not a second decision.
-  const distinct = decisionSignals.filter((s, i) => i === 0 || JSON.stringify(s) !== JSON.stringify(decisionSignals[i - 1]));
+  const distinct = decisionSignals.filter(
+    (s, i) => i === 0 || JSON.stringify(s) !== JSON.stringify(decisionSignals[i - 1]),
+  );
   const decisions = distinct.map((s) => s.name as 'approve' | 'reject');
   const provide = Object.fromEntries(
-    signals.filter((s) => s.name === 'provideInput').map((s) => [String(s.payload.slot), String(s.payload.value)]),
+    signals
+      .filter((s) => s.name === 'provideInput')
+      .map((s) => [String(s.payload.slot), String(s.payload.value)]),
   );
   const original = sample.evalCase;
   const observed = sample.result?.observation;

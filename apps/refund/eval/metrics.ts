@@ -76,20 +76,46 @@ export function computeMetrics(records: readonly CaseRecord[]): EvalMetrics {
   const passed = records.filter((r) => r.checks.passed);
   const succeededRuns = records.filter((r) => r.checks.verifiedOutcome !== null);
   const withRefund = records.filter((r) => r.observation.refunds.length > 0);
-  const unknown = records.filter((r) => r.observation.invocations.some((i) => i.status === 'outcome_unknown' || i.resolvedBy !== undefined));
+  const unknown = records.filter((r) =>
+    r.observation.invocations.some((i) => i.status === 'outcome_unknown' || i.resolvedBy !== undefined),
+  );
   const handoffTp = count(records, (r) => r.checks.handoffRequested && r.checks.handoffExpected);
   const sum = (f: (r: CaseRecord) => number): number => records.reduce((a, r) => a + f(r), 0);
   return {
     cases: n,
     taskSuccess: rate(passed.length, n),
-    verifiedOutcome: rate(count(succeededRuns, (r) => r.checks.verifiedOutcome === true), succeededRuns.length),
-    correctRoute: rate(count(records, (r) => r.checks.missingNodes.length === 0 && r.checks.forbiddenVisited.length === 0), n),
-    requiredFactRecall: rate(sum((r) => r.checks.foundFacts.length), sum((r) => r.checks.foundFacts.length + r.checks.missingFacts.length)),
-    toolSelectionAccuracy: rate(sum((r) => r.checks.toolCalls - r.checks.unexpectedToolCalls.length), sum((r) => r.checks.toolCalls)),
-    toolArgumentAccuracy: rate(sum((r) => r.checks.argumentChecks - r.checks.argumentErrors.length), sum((r) => r.checks.argumentChecks)),
-    policyViolationRate: rate(count(records, (r) => r.checks.policyViolations.length > 0), n),
-    humanHandoffPrecision: rate(handoffTp, count(records, (r) => r.checks.handoffRequested)),
-    humanHandoffRecall: rate(handoffTp, count(records, (r) => r.checks.handoffExpected)),
+    verifiedOutcome: rate(
+      count(succeededRuns, (r) => r.checks.verifiedOutcome === true),
+      succeededRuns.length,
+    ),
+    correctRoute: rate(
+      count(records, (r) => r.checks.missingNodes.length === 0 && r.checks.forbiddenVisited.length === 0),
+      n,
+    ),
+    requiredFactRecall: rate(
+      sum((r) => r.checks.foundFacts.length),
+      sum((r) => r.checks.foundFacts.length + r.checks.missingFacts.length),
+    ),
+    toolSelectionAccuracy: rate(
+      sum((r) => r.checks.toolCalls - r.checks.unexpectedToolCalls.length),
+      sum((r) => r.checks.toolCalls),
+    ),
+    toolArgumentAccuracy: rate(
+      sum((r) => r.checks.argumentChecks - r.checks.argumentErrors.length),
+      sum((r) => r.checks.argumentChecks),
+    ),
+    policyViolationRate: rate(
+      count(records, (r) => r.checks.policyViolations.length > 0),
+      n,
+    ),
+    humanHandoffPrecision: rate(
+      handoffTp,
+      count(records, (r) => r.checks.handoffRequested),
+    ),
+    humanHandoffRecall: rate(
+      handoffTp,
+      count(records, (r) => r.checks.handoffExpected),
+    ),
     perSuccessfulRun: {
       steps: mean(passed.map((r) => r.observation.budget.steps)),
       modelCalls: mean(passed.map((r) => r.observation.budget.modelCalls)),
@@ -98,10 +124,15 @@ export function computeMetrics(records: readonly CaseRecord[]): EvalMetrics {
       costUsd: mean(passed.map((r) => r.observation.budget.costUsd)),
     },
     noProgressLoopRate: rate(
-      count(records, (r) => ['budget.no_progress', 'budget.duplicate_call'].includes(r.observation.terminalReason?.code ?? '')),
+      count(records, (r) =>
+        ['budget.no_progress', 'budget.duplicate_call'].includes(r.observation.terminalReason?.code ?? ''),
+      ),
       n,
     ),
-    duplicateSideEffectRate: rate(count(withRefund, (r) => r.checks.duplicateRefunds > 0), withRefund.length),
+    duplicateSideEffectRate: rate(
+      count(withRefund, (r) => r.checks.duplicateRefunds > 0),
+      withRefund.length,
+    ),
     unknownOutcomeReconciliationRate: rate(
       count(unknown, (r) => !r.observation.invocations.some((i) => i.status === 'outcome_unknown')),
       unknown.length,
@@ -110,7 +141,10 @@ export function computeMetrics(records: readonly CaseRecord[]): EvalMetrics {
       const d = records.filter((r) => r.observation.status !== 'error').map((r) => r.observation.durationMs);
       return { p50: percentile(d, 50), p95: percentile(d, 95), p99: percentile(d, 99) };
     })(),
-    traceCompleteness: rate(count(records, (r) => r.observation.evidenceComplete), n),
+    traceCompleteness: rate(
+      count(records, (r) => r.observation.evidenceComplete),
+      n,
+    ),
     runErrors: count(records, (r) => r.observation.status === 'error'),
   };
 }

@@ -37,7 +37,10 @@ export function summarizeCase(r: CaseRun): CaseSummary {
     status: o.status,
     expectedStatus: r.evalCase.expected_terminal_status,
     failures: r.checks.failures,
-    visitedNodes: [...o.completedSteps, ...(o.currentNode && !o.completedSteps.includes(o.currentNode) ? [o.currentNode] : [])],
+    visitedNodes: [
+      ...o.completedSteps,
+      ...(o.currentNode && !o.completedSteps.includes(o.currentNode) ? [o.currentNode] : []),
+    ],
     tools: o.invocations.map((i) => `${i.tool}:${i.status}`),
     refunds: o.refunds.length,
     durationMs: o.durationMs,
@@ -45,7 +48,8 @@ export function summarizeCase(r: CaseRun): CaseSummary {
   };
 }
 
-const pct = (r: Rate): string => (r.value === null ? 'n/a' : `${(r.value * 100).toFixed(1)}% (${r.numerator}/${r.denominator})`);
+const pct = (r: Rate): string =>
+  r.value === null ? 'n/a' : `${(r.value * 100).toFixed(1)}% (${r.numerator}/${r.denominator})`;
 const num = (v: number | null, digits = 2): string => (v === null ? 'n/a' : v.toFixed(digits));
 
 /** The Markdown report: metrics table, then one row per case, then the failures. */
@@ -69,7 +73,10 @@ export function renderMarkdown(report: EvalReport): string {
     ['No-progress loop rate', pct(m.noProgressLoopRate)],
     ['Duplicate side-effect rate', pct(m.duplicateSideEffectRate)],
     ['Unknown outcome reconciliation rate', pct(m.unknownOutcomeReconciliationRate)],
-    ['Run duration p50 / p95 / p99 (ms)', `${num(m.runDurationMs.p50, 0)} / ${num(m.runDurationMs.p95, 0)} / ${num(m.runDurationMs.p99, 0)}`],
+    [
+      'Run duration p50 / p95 / p99 (ms)',
+      `${num(m.runDurationMs.p50, 0)} / ${num(m.runDurationMs.p95, 0)} / ${num(m.runDurationMs.p99, 0)}`,
+    ],
     ['Trace completeness', pct(m.traceCompleteness)],
     ['Runs that could not be driven', String(m.runErrors)],
   ];
@@ -95,7 +102,9 @@ export function renderMarkdown(report: EvalReport): string {
   if (failed.length) {
     lines.push('', '## Failures', '');
     for (const c of failed) {
-      lines.push(`- **${c.caseId}** (${c.workflowId}): ${c.failures.join('; ')}${c.failureSample ? ` — sample: ${c.failureSample}` : ''}`);
+      lines.push(
+        `- **${c.caseId}** (${c.workflowId}): ${c.failures.join('; ')}${c.failureSample ? ` — sample: ${c.failureSample}` : ''}`,
+      );
     }
   }
   return `${lines.join('\n')}\n`;

@@ -3,11 +3,18 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, makeTelemetryFilterString, NativeConnection, Runtime, type LogLevel, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { HarnessError } from '../../../src/contract/errors.js';
-import { projectRoot } from '../../../src/devserver/config.js';
-import { resolveTemporal } from '../../../src/devserver/temporal-target.js';
-import { bundleWorkflows } from '../../../src/worker/bundle.js';
+import {
+  DefaultLogger,
+  makeTelemetryFilterString,
+  NativeConnection,
+  Runtime,
+  type LogLevel,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
+import { bundleWorkflows, HarnessError, resolveTemporal } from '../../../src/index.js';
+
+/** The repository this app lives in (reports go to its .data/eval by default). */
+const refundAppRoot = fileURLToPath(new URL('../../../', import.meta.url));
 import { runCase, type CaseRun, type EvalTemporal } from './case-driver.js';
 import { mapLimited } from './concurrency.js';
 import { loadEvalCases, type EvalCase } from './eval-case.js';
@@ -47,7 +54,7 @@ export async function runEval(o: RunEvalOptions): Promise<EvalResult> {
   let cases: EvalCase[] = loadEvalCases(o.dir);
   if (o.caseIds) cases = cases.filter((c) => o.caseIds!.includes(c.case_id));
   const tag = `${new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14)}-${randomUUID().slice(0, 6)}`;
-  const out = resolve(o.out ?? join(projectRoot, '.data', 'eval', tag));
+  const out = resolve(o.out ?? join(refundAppRoot, '.data', 'eval', tag));
   mkdirSync(out, { recursive: true });
   const wanted = Number.isFinite(o.concurrency) ? Math.floor(o.concurrency!) : 3;
   const concurrency = Math.min(8, Math.max(1, wanted));
@@ -63,7 +70,9 @@ export async function runEval(o: RunEvalOptions): Promise<EvalResult> {
       ...(o.policyOverride ? { policyOverride: o.policyOverride } : {}),
       ...(o.timeoutMsPerCase ? { timeoutMs: o.timeoutMsPerCase } : {}),
     });
-    o.log?.(`${r.checks.passed ? 'pass' : 'FAIL'} ${c.case_id} ${r.observation.status} ${r.observation.durationMs} ms${r.checks.passed ? '' : `: ${r.checks.failures.join('; ')}`}`);
+    o.log?.(
+      `${r.checks.passed ? 'pass' : 'FAIL'} ${c.case_id} ${r.observation.status} ${r.observation.durationMs} ms${r.checks.passed ? '' : `: ${r.checks.failures.join('; ')}`}`,
+    );
     return r;
   });
   const report: EvalReport = {
@@ -92,7 +101,11 @@ function installStderrRuntime(): void {
   const level = (process.env.HARNESS_LOG_LEVEL ?? 'WARN').toUpperCase() as LogLevel;
   try {
     Runtime.install({
-      logger: new DefaultLogger(level, (entry) => process.stderr.write(`${entry.level} ${entry.message} ${entry.meta ? JSON.stringify(entry.meta) : ''}\n`)),
+      logger: new DefaultLogger(level, (entry) =>
+        process.stderr.write(
+          `${entry.level} ${entry.message} ${entry.meta ? JSON.stringify(entry.meta) : ''}\n`,
+        ),
+      ),
       telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: level }), forward: {} } },
     });
   } catch {
@@ -119,7 +132,11 @@ export async function runEvalCommand(dir: string, options: { json: boolean; out?
     native = await NativeConnection.connect(target.connectionOptions);
     const client = new Client({ connection, namespace: target.namespace });
     const bundlePath = process.env.HARNESS_WORKFLOW_BUNDLE;
-    const workflowBundle = bundlePath ? { codePath: bundlePath } : await bundleWorkflows({ workflowsPath: fileURLToPath(new URL('../workflow/workflows.ts', import.meta.url)) });
+    const workflowBundle = bundlePath
+      ? { codePath: bundlePath }
+      : await bundleWorkflows({
+          workflowsPath: fileURLToPath(new URL('../workflow/workflows.ts', import.meta.url)),
+        });
     const result = await runEval({
       dir,
       ...(options.out ? { out: options.out } : {}),

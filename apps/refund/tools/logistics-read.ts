@@ -1,4 +1,4 @@
-import type { ToolExecution } from '../../../src/contract/tool.js';
+import type { ToolExecution } from '../../../src/index.js';
 import { contentDigest, logisticsFactRef } from '../business/fact-refs.js';
 import { RefundErrorCode, RefundExampleError } from '../business/refund-errors.js';
 import type { RefundStore } from '../business/refund-store.js';

@@ -1,5 +1,4 @@
-import type { Artifact } from '../../../src/contract/artifact.js';
-import type { ToolCall, ToolExecution } from '../../../src/contract/tool.js';
+import type { Artifact, ToolCall, ToolExecution } from '../../../src/index.js';
 import { contentDigest, orderFactRef } from '../business/fact-refs.js';
 import type { RefundStore } from '../business/refund-store.js';
 import type { Order } from '../business/refund-types.js';

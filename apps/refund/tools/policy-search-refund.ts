@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ToolExecution } from '../../../src/contract/tool.js';
+import type { ToolExecution } from '../../../src/index.js';
 import { contentDigest, policyRef } from '../business/fact-refs.js';
 import type { RefundStore } from '../business/refund-store.js';
 import { LogisticsStatusSchema, OrderStatusSchema } from '../business/refund-types.js';

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { Artifact } from '../../../src/contract/artifact.js';
-import type { ReconcileOutcome, ToolCall, ToolExecution } from '../../../src/contract/tool.js';
+import type { Artifact, ReconcileOutcome, ToolCall, ToolExecution } from '../../../src/index.js';
 import type { RefundStore } from '../business/refund-store.js';
 import type { Refund } from '../business/refund-types.js';
 import {

@@ -1,4 +1,4 @@
-import type { ToolDefinition, ToolExecutor } from '../../../src/contract/tool.js';
+import type { ToolDefinition, ToolExecutor } from '../../../src/index.js';
 import type { RefundStore } from '../business/refund-store.js';
 import { createLogisticsReadTool } from './logistics-read.js';
 import { createOrderReadTool } from './order-read.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ToolExecution } from '../../../src/contract/tool.js';
+import type { ToolExecution } from '../../../src/index.js';
 import type { RefundStore } from '../business/refund-store.js';
 import {
   ORDER_ID_JSON_SCHEMA,

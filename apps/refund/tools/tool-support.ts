@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { ToolCall, ToolDefinition, ToolExecutor } from '../../../src/contract/tool.js';
+import type { ToolCall, ToolDefinition, ToolExecutor } from '../../../src/index.js';
 import { RefundErrorCode, RefundExampleError } from '../business/refund-errors.js';
 
 /** A tool of the refund example: its model-visible definition and its executor bound to a store. */

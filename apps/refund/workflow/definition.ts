@@ -1,4 +1,9 @@
-import { AllowAllPolicy, createGoalProfile, RestrictionPolicy, type AgentRunDefinition } from '../../../src/core/index.js';
+import {
+  type AgentRunDefinition,
+  AllowAllPolicy,
+  createGoalProfile,
+  RestrictionPolicy,
+} from '../../../src/core/index.js';
 import { refundGraphProfile, refundOutcomeEvaluator } from './refund-graph.js';
 import { refundRulesPolicy } from './refund-policy.js';
 

@@ -1,10 +1,11 @@
-import type { CompletionEvaluator } from '../../../src/core/completion/index.js';
+import type { CompletionEvaluator } from '../../../src/core/index.js';
 import {
   actionWithVerification,
+  createGraphProfile,
   evaluatorFromFunction,
+  type GraphDefinition,
   solutionDelivered,
-} from '../../../src/core/completion/index.js';
-import { createGraphProfile, type GraphDefinition } from '../../../src/core/runner/graph-profile.js';
+} from '../../../src/core/index.js';
 import { refundNodes } from './refund-nodes.js';
 import { initialRefundState, type RefundGraphState } from './refund-state.js';
 

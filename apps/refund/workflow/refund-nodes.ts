@@ -1,6 +1,4 @@
-import type { Observation } from '../../../src/contract/observation.js';
-import type { GraphNode, NodeResult } from '../../../src/core/runner/graph-profile.js';
-import type { RunContext } from '../../../src/core/runner/run-context.js';
+import type { GraphNode, NodeResult, Observation, RunContext } from '../../../src/core/index.js';
 import type { RefundGraphState as S } from './refund-state.js';
 
 const ORDER_ID = /\bORD-[A-Z0-9-]{1,40}\b/;

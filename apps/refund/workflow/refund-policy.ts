@@ -1,4 +1,4 @@
-import { RulesPolicy } from '../../../src/core/policy/index.js';
+import { RulesPolicy } from '../../../src/core/index.js';
 
 /**
  * `refund.rules@v1`, data not code: reads are allowed; `refund.create` is denied unless the order's

@@ -61,7 +61,9 @@ export function buildProgram(result: ProgramResult): Command {
     .option('--user <id>', 'user id')
     .option('--wait', 'wait until the run ends (status changes on stderr)')
     .action((profile: string, o: StartOptions, cmd: Command) =>
-      run(async () => (await import('./commands/start.js')).startCommand(await appOf(cmd), profile, o, out(cmd))),
+      run(async () =>
+        (await import('./commands/start.js')).startCommand(await appOf(cmd), profile, o, out(cmd)),
+      ),
     );
 
   program

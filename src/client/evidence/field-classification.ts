@@ -16,9 +16,15 @@ export interface FieldRule {
  * with the `mask.phone` obligation (see public-projection.ts).
  */
 export const DEFAULT_FIELD_RULES: readonly FieldRule[] = [
-  { key: /^(password|passwd|secret|client_?secret|token|access_?token|refresh_?token|api_?key|authorization|credentials?|private_?key)$/i, classification: 'restricted' },
+  {
+    key: /^(password|passwd|secret|client_?secret|token|access_?token|refresh_?token|api_?key|authorization|credentials?|private_?key)$/i,
+    classification: 'restricted',
+  },
   { key: /^(card_?number|pan|cvv|cvc|bank_?account|iban)$/i, classification: 'restricted' },
-  { key: /^(email|e_?mail|address|shipping_?address|billing_?address|id_?number|national_?id|passport|birth_?date|date_?of_?birth)$/i, classification: 'confidential' },
+  {
+    key: /^(email|e_?mail|address|shipping_?address|billing_?address|id_?number|national_?id|passport|birth_?date|date_?of_?birth)$/i,
+    classification: 'confidential',
+  },
 ];
 
 const RANK: Record<DataClassification, number> = { public: 0, internal: 1, confidential: 2, restricted: 3 };
@@ -31,6 +37,7 @@ export function stricter(a: DataClassification, b: DataClassification): DataClas
 /** The classification a key carries under `rules`, or undefined when no rule names it. */
 export function classifyKey(key: string, rules: readonly FieldRule[]): DataClassification | undefined {
   let found: DataClassification | undefined;
-  for (const r of rules) if (r.key.test(key)) found = found === undefined ? r.classification : stricter(found, r.classification);
+  for (const r of rules)
+    if (r.key.test(key)) found = found === undefined ? r.classification : stricter(found, r.classification);
   return found;
 }

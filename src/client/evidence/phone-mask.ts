@@ -2,7 +2,8 @@
 export const PHONE_KEY = /(phone|mobile|^tel$|telephone|msisdn)/i;
 
 /** Phone numbers inside free text: mainland mobile numbers and E.164 numbers. */
-const PHONE_IN_TEXT = /(?<![\d*])(?:\+?86[\s-]?)?1[3-9]\d(?:[\s-]?\d){8}(?![\d*])|(?<![\d*])\+\d(?:[\s-]?\d){7,14}(?![\d*])/g;
+const PHONE_IN_TEXT =
+  /(?<![\d*])(?:\+?86[\s-]?)?1[3-9]\d(?:[\s-]?\d){8}(?![\d*])|(?<![\d*])\+\d(?:[\s-]?\d){7,14}(?![\d*])/g;
 
 /**
  * Mask one phone number: keep the first three and the last four digits, replace the others with `*`

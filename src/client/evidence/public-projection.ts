@@ -124,7 +124,10 @@ function project(value: unknown, w: Walk, phoneField: boolean): unknown {
  *   keys at any depth (an order's `phone`), and phone numbers inside free text.
  * Pure; the input is not modified. The projection keeps the events' order.
  */
-export function projectPublic(events: readonly ProjectableEvent[], options: ProjectionOptions = {}): PublicProjection {
+export function projectPublic(
+  events: readonly ProjectableEvent[],
+  options: ProjectionOptions = {},
+): PublicProjection {
   const obligations = [...new Set([...runObligations(events), ...(options.obligations ?? [])])];
   const maskPhone = obligations.includes(MASK_PHONE_OBLIGATION);
   const rules = options.fieldRules ?? DEFAULT_FIELD_RULES;
@@ -153,5 +156,9 @@ export function projectPublic(events: readonly ProjectableEvent[], options: Proj
     const data = project(e.data, walk, false) as Record<string, unknown>;
     out.push({ ...base, redacted: walk.changed, data });
   }
-  return { events: out, omittedSequences: omitted, appliedObligations: maskPhone ? [MASK_PHONE_OBLIGATION] : [] };
+  return {
+    events: out,
+    omittedSequences: omitted,
+    appliedObligations: maskPhone ? [MASK_PHONE_OBLIGATION] : [],
+  };
 }

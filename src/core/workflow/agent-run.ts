@@ -256,4 +256,3 @@ async function runAgent(
     artifactIds: state.artifacts.map((a) => a.id),
   };
 }
-

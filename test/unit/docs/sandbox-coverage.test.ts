@@ -6,7 +6,7 @@
 import { relative, resolve } from 'node:path';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
-import { benchWorkflowsPath } from '../../../apps/bench/workflows-path.js';
+import { benchWorkflowsPath } from '../../../bench/lib/workflows-path.js';
 import { app as refundApp } from '../../../apps/refund/app.js';
 import { app as showcaseApp } from '../../../apps/showcase/app.js';
 import { projectRoot } from '../../../src/devserver/config.js';
@@ -19,7 +19,7 @@ const ENTRIES = [refundApp.workflowsPath, showcaseApp.workflowsPath, benchWorkfl
 async function bundledSources(workflowsPath: string, tracing = false): Promise<string[]> {
   const { code } = await bundleWorkflows({ workflowsPath, tracing });
   const found = new Set<string>();
-  for (const m of code.matchAll(/"\.\/((?:src|apps|test)\/[^"]+\.ts)"/g)) found.add(m[1]!);
+  for (const m of code.matchAll(/"\.\/((?:src|apps|bench|test)\/[^"]+\.ts)"/g)) found.add(m[1]!);
   return [...found].sort();
 }
 

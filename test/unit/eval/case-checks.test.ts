@@ -2,7 +2,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkCase, evidenceComplete, factFound, initiallyEligible } from '../../../apps/refund/eval/case-checks.js';
+import {
+  checkCase,
+  evidenceComplete,
+  factFound,
+  initiallyEligible,
+} from '../../../apps/refund/eval/case-checks.js';
 import {
   caseDecisions,
   caseFaultEnv,

@@ -42,21 +42,59 @@ describe('metric helpers', () => {
 
 describe('computeMetrics', () => {
   const good = record({});
-  const wrongRoute = record({ status: 'succeeded', completedSteps: ['identify_intent', 'create_compensation'], currentNode: 'compose_response', events: [], artifacts: [] });
-  const refund = (id: string) => ({ id, orderId: 'ORD-CASE-1', amountCents: 12_900, idempotencyKey: id, status: 'succeeded' });
+  const wrongRoute = record({
+    status: 'succeeded',
+    completedSteps: ['identify_intent', 'create_compensation'],
+    currentNode: 'compose_response',
+    events: [],
+    artifacts: [],
+  });
+  const refund = (id: string) => ({
+    id,
+    orderId: 'ORD-CASE-1',
+    amountCents: 12_900,
+    idempotencyKey: id,
+    status: 'succeeded',
+  });
   const duplicate = record(
     {
       status: 'succeeded',
       output: { outcome: 'refunded' },
-      completedSteps: ['identify_intent', 'query_order', 'verify_order_ownership', 'query_logistics', 'retrieve_effective_policy', 'decide_eligibility', 'request_confirmation', 'create_refund'],
+      completedSteps: [
+        'identify_intent',
+        'query_order',
+        'verify_order_ownership',
+        'query_logistics',
+        'retrieve_effective_policy',
+        'decide_eligibility',
+        'request_confirmation',
+        'create_refund',
+      ],
       refunds: [refund('a'), refund('b')],
       budget: { steps: 9, modelCalls: 1, toolCalls: 6, inputTokens: 40, outputTokens: 1, costUsd: 0.5 },
       durationMs: 3000,
-      invocations: [{ seq: 5, tool: 'refund.create', effect: 'write', status: 'succeeded', args: { orderId: 'ORD-CASE-1', amountCents: 12_900 }, resolvedBy: 'evidence_store' }],
+      invocations: [
+        {
+          seq: 5,
+          tool: 'refund.create',
+          effect: 'write',
+          status: 'succeeded',
+          args: { orderId: 'ORD-CASE-1', amountCents: 12_900 },
+          resolvedBy: 'evidence_store',
+        },
+      ],
     },
     { expected_terminal_status: 'succeeded' },
   );
-  const looping = record({ status: 'budget_exhausted', terminalReason: { code: 'budget.no_progress', message: 'x' }, events: [], durationMs: 9000 }, { expected_terminal_status: 'succeeded' });
+  const looping = record(
+    {
+      status: 'budget_exhausted',
+      terminalReason: { code: 'budget.no_progress', message: 'x' },
+      events: [],
+      durationMs: 9000,
+    },
+    { expected_terminal_status: 'succeeded' },
+  );
   const m = computeMetrics([good, wrongRoute, duplicate, looping]);
 
   it('task success, route, and fact recall', () => {
@@ -86,8 +124,24 @@ describe('computeMetrics', () => {
   });
 
   it('renders a Markdown report with every metric and the failures', () => {
-    const md = renderMarkdown({ schemaVersion: 1, casesDir: 'x', policyOverride: null, startedAt: 't', durationMs: 1, concurrency: 2, metrics: m, cases: [] });
-    for (const name of ['Task success rate', 'Verified outcome rate', 'Human handoff precision', 'Duplicate side-effect rate', 'p50 / p95 / p99']) expect(md).toContain(name);
+    const md = renderMarkdown({
+      schemaVersion: 1,
+      casesDir: 'x',
+      policyOverride: null,
+      startedAt: 't',
+      durationMs: 1,
+      concurrency: 2,
+      metrics: m,
+      cases: [],
+    });
+    for (const name of [
+      'Task success rate',
+      'Verified outcome rate',
+      'Human handoff precision',
+      'Duplicate side-effect rate',
+      'p50 / p95 / p99',
+    ])
+      expect(md).toContain(name);
     expect(md).toContain('25.0% (1/4)');
   });
 });

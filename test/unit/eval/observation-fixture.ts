@@ -6,7 +6,15 @@ export const H_RF_017 = {
   initial_state: { order_status: 'paid', logistics_status: 'not_shipped', hours_since_payment: 72 },
   user_message: '还没发货，给我退款',
   expected_required_facts: ['order', 'logistics', 'policy:R001'],
-  expected_nodes: ['identify_intent', 'query_order', 'verify_order_ownership', 'query_logistics', 'retrieve_policy', 'decide_eligibility', 'request_confirmation'],
+  expected_nodes: [
+    'identify_intent',
+    'query_order',
+    'verify_order_ownership',
+    'query_logistics',
+    'retrieve_policy',
+    'decide_eligibility',
+    'request_confirmation',
+  ],
   forbidden_nodes: ['create_compensation'],
   expected_terminal_status: 'awaiting_confirmation',
 };
@@ -15,7 +23,17 @@ export function evalCase(overrides: Record<string, unknown> = {}): EvalCase {
   return parseEvalCase({ ...H_RF_017, ...overrides });
 }
 
-const PRE = ['normalize_input', 'identify_intent', 'collect_required_slots', 'query_order', 'verify_order_ownership', 'query_logistics', 'retrieve_effective_policy', 'decide_eligibility', 'verify_decision'];
+const PRE = [
+  'normalize_input',
+  'identify_intent',
+  'collect_required_slots',
+  'query_order',
+  'verify_order_ownership',
+  'query_logistics',
+  'retrieve_effective_policy',
+  'decide_eligibility',
+  'verify_decision',
+];
 
 /** What the H-RF-017 run looks like when it behaves: waiting at request_confirmation. */
 export function observation(overrides: Partial<CaseObservation> = {}): CaseObservation {
@@ -34,11 +52,33 @@ export function observation(overrides: Partial<CaseObservation> = {}): CaseObser
     ],
     invocations: [
       { seq: 1, tool: 'order.read', effect: 'read', status: 'succeeded', args: { orderId: 'ORD-CASE-1' } },
-      { seq: 2, tool: 'logistics.read', effect: 'read', status: 'succeeded', args: { orderId: 'ORD-CASE-1' } },
-      { seq: 3, tool: 'policy.search.refund', effect: 'read', status: 'succeeded', args: { orderStatus: 'paid', logisticsStatus: 'not_shipped' } },
+      {
+        seq: 2,
+        tool: 'logistics.read',
+        effect: 'read',
+        status: 'succeeded',
+        args: { orderId: 'ORD-CASE-1' },
+      },
+      {
+        seq: 3,
+        tool: 'policy.search.refund',
+        effect: 'read',
+        status: 'succeeded',
+        args: { orderStatus: 'paid', logisticsStatus: 'not_shipped' },
+      },
     ],
     events: [
-      { seq: 40, type: 'human.requested', data: { action: { kind: 'confirmation', actionId: 'act-4-1' }, request: { verifiedFacts: ['fact://order/ORD-CASE-1@v1'], policyEvidence: ['policy://refund/v18#R001'] } } },
+      {
+        seq: 40,
+        type: 'human.requested',
+        data: {
+          action: { kind: 'confirmation', actionId: 'act-4-1' },
+          request: {
+            verifiedFacts: ['fact://order/ORD-CASE-1@v1'],
+            policyEvidence: ['policy://refund/v18#R001'],
+          },
+        },
+      },
     ],
     budget: { steps: 4, modelCalls: 1, toolCalls: 3, inputTokens: 40, outputTokens: 1, costUsd: 0 },
     refunds: [],

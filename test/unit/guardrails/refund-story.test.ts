@@ -3,7 +3,11 @@ import type { Artifact } from '../../../src/contract/artifact.js';
 import type { RefundStore } from '../../../apps/refund/business/refund-store.js';
 import { SEED_ORDERS } from '../../../apps/refund/business/seed-data.js';
 import { createRefundTools, type RefundTool } from '../../../apps/refund/tools/refund-tools.js';
-import { OutputReasonCodes, checkOutput, type EvidenceInvocation } from '../../../src/core/guardrails/index.js';
+import {
+  OutputReasonCodes,
+  checkOutput,
+  type EvidenceInvocation,
+} from '../../../src/core/guardrails/index.js';
 import { makeCall, recordingContext, seededStore, tempDir } from '../examples/refund/refund-test-support.js';
 
 /**

@@ -1,6 +1,9 @@
 import { createInputGuardrail, createOutputGuardrail } from '../../../src/core/guardrails/index.js';
 import { createInitialRunState } from '../../../src/core/runner/initial-state.js';
-import { createDefaultEvaluatorRegistry, type CompletionContract } from '../../../src/core/completion/index.js';
+import {
+  createDefaultEvaluatorRegistry,
+  type CompletionContract,
+} from '../../../src/core/completion/index.js';
 import type { ToolDefinition } from '../../../src/contract/tool.js';
 import { AllowAllPolicy, type Policy } from '../../../src/core/policy/index.js';
 import type { AgentEvent } from '../../../src/core/runner/agent-event.js';

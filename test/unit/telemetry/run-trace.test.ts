@@ -1,6 +1,10 @@
 import { isValidSpanId, isValidTraceId } from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
-import { otelTraceIdForRun, rootSpanIdForRun, traceparentForRun } from '../../../src/core/workflow/run-trace.js';
+import {
+  otelTraceIdForRun,
+  rootSpanIdForRun,
+  traceparentForRun,
+} from '../../../src/core/workflow/run-trace.js';
 
 describe('run trace identity', () => {
   it('is a valid W3C trace id and span id, the same for the same run', () => {

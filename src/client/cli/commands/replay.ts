@@ -59,7 +59,9 @@ export async function replayCommand(app: HarnessApp, arg: string, out: Output): 
   installWorkerRuntime();
   const bundlePath = process.env.HARNESS_WORKFLOW_BUNDLE;
   if (!bundlePath) out.progress('bundling the workflow code…');
-  const workflowBundle = bundlePath ? { codePath: bundlePath } : await bundleWorkflows({ workflowsPath: app.workflowsPath });
+  const workflowBundle = bundlePath
+    ? { codePath: bundlePath }
+    : await bundleWorkflows({ workflowsPath: app.workflowsPath });
   out.progress(`replaying ${events} events of ${arg}…`);
   const workflowId = fromFile ? arg.replace(/^.*\//, '').replace(/\.json$/, '') : arg;
   try {

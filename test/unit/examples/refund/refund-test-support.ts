@@ -3,10 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ToolCall, ToolContext } from '../../../../src/contract/tool.js';
 import { openRefundStore } from '../../../../apps/refund/business/refund-store.js';
-import type {
-  RefundStore,
-  RefundStoreOptions,
-} from '../../../../apps/refund/business/refund-store.js';
+import type { RefundStore, RefundStoreOptions } from '../../../../apps/refund/business/refund-store.js';
 import { NO_LATENCY } from '../../../../apps/refund/business/store-latency.js';
 
 /** Fixed clock of the tests. */

@@ -7,10 +7,7 @@ import type { ToolExecution, ToolExecutor } from '../../../../src/contract/tool.
 import { ToolRegistry } from '../../../../src/worker/tools/tool-registry.js';
 import type { RefundStore } from '../../../../apps/refund/business/refund-store.js';
 import { SEED_ORDERS } from '../../../../apps/refund/business/seed-data.js';
-import {
-  createRefundTools,
-  registerRefundTools,
-} from '../../../../apps/refund/tools/refund-tools.js';
+import { createRefundTools, registerRefundTools } from '../../../../apps/refund/tools/refund-tools.js';
 import type { RefundTool } from '../../../../apps/refund/tools/refund-tools.js';
 import { makeCall, recordingContext, seededStore, tempDir } from './refund-test-support.js';
 

@@ -1,5 +1,5 @@
 import { condition, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
-import type * as plumbingActivities from '../plumbing-activities.js';
+import type * as plumbingActivities from '../lib/plumbing-activities.js';
 
 const { greet } = proxyActivities<typeof plumbingActivities>({ startToCloseTimeout: '10 seconds' });
 

@@ -1,10 +1,10 @@
 import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
-import type { createModelActivities } from '../../../src/worker/activities/model-activities.js';
-import type { createToolActivities } from '../../../src/worker/activities/tool-activities.js';
-import { NO_EVENTS } from '../../../src/core/runner/packed-events.js';
-import { sha256Hex } from '../../../src/contract/sha256.js';
-import type { ModelMessageInput } from '../../../src/core/runner/ports.js';
-import { DEFAULT_TIMEOUTS, modelOptions, readToolOptions } from '../../../src/core/workflow/activity-options.js';
+import type { createModelActivities } from '../../src/worker/activities/model-activities.js';
+import type { createToolActivities } from '../../src/worker/activities/tool-activities.js';
+import { NO_EVENTS } from '../../src/core/runner/packed-events.js';
+import { sha256Hex } from '../../src/contract/sha256.js';
+import type { ModelMessageInput } from '../../src/core/runner/ports.js';
+import { DEFAULT_TIMEOUTS, modelOptions, readToolOptions } from '../../src/core/workflow/activity-options.js';
 
 /** Input of {@link bareSteps}: what the benchmark's bare arm needs to drive the same activities. */
 export interface BareStepsInput {
