@@ -105,9 +105,6 @@ try {
       schemaVersion: 1,
       profile: { name: 'refund.graph', version: 'v1' },
       policy: { name: 'refund.rules', version: 'v1' },
-      toolRegistryDigest: composition.registry.snapshot().digest,
-      modelRoute: composition.defaultModelRoute,
-      configDigest: composition.configDigest,
       task: { message, customerId },
     },
   });

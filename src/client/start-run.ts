@@ -27,7 +27,11 @@ export async function startAgentRun(
     taskQueue: o.taskQueue,
     workflowId: o.workflowId,
     args: [input],
-    memo: { profile, policy: `${input.policy.name}@${input.policy.version}`, modelRoute: input.modelRoute },
+    memo: {
+      profile,
+      policy: `${input.policy.name}@${input.policy.version}`,
+      ...(input.modelRoute !== undefined ? { modelRoute: input.modelRoute } : {}),
+    },
     searchAttributes: { AgentStatus: ['created'], AgentProfile: [profile], AgentWaitingReason: ['none'] },
     staticSummary: `${profile} with ${input.policy.name}@${input.policy.version}`,
   });

@@ -9,20 +9,33 @@ const NameVersion = z
 
 /**
  * The input of one `agentRun` workflow. Validated at the client and again in the workflow. It names
- * only things the trusted composition registered (profile, policy by name and version; tools by the
- * registry digest the worker must match); it never carries code, credentials or effects.
+ * only things the trusted composition registered (profile, policy by name and version); it never
+ * carries code, credentials or effects. A starter needs no worker composition: what the run uses is
+ * pinned by the run itself from the worker that serves its start (docs/rolling-deploys.md).
  */
 export const AgentRunInputSchema = z
   .object({
     schemaVersion: z.literal(1),
     profile: NameVersion,
     policy: NameVersion,
-    /** Pinned digest of the tool registry snapshot the run may use; the worker must serve the same. */
-    toolRegistryDigest: z.string().regex(/^sha256:[0-9a-f]{64}$/),
-    /** Model route name, e.g. `scripted/refund` or `openai/gpt-4o-mini`; the worker maps it to a provider. */
-    modelRoute: z.string().min(1).max(200),
-    /** Digest of the worker configuration the client composed with. */
-    configDigest: z.string().regex(/^sha256:[0-9a-f]{64}$/),
+    /**
+     * Legacy whole-registry pin: every worker that serves the run must have exactly this registry.
+     * Omit it (the default): the run pins the definitions of its profile's tools at its start.
+     */
+    toolRegistryDigest: z
+      .string()
+      .regex(/^sha256:[0-9a-f]{64}$/)
+      .optional(),
+    /**
+     * Model route name, e.g. `scripted/refund` or `openai/gpt-4o-mini`; the worker maps it to a
+     * provider. Default: the route of the worker that serves the start, pinned for the run.
+     */
+    modelRoute: z.string().min(1).max(200).optional(),
+    /** Digest of the worker configuration, when the starter composed with one; default: the worker's. */
+    configDigest: z
+      .string()
+      .regex(/^sha256:[0-9a-f]{64}$/)
+      .optional(),
     threadId: z.string().min(1).max(200).optional(),
     tenantId: z.string().min(1).max(200).optional(),
     userId: z.string().min(1).max(200).optional(),

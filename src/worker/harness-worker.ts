@@ -29,7 +29,12 @@ export interface HarnessWorkerOptions {
 /** All activities of the harness, bound to a composition. */
 export function harnessActivities(c: WorkerComposition) {
   return {
-    ...createRunActivities({ registry: c.registry, store: c.store }),
+    ...createRunActivities({
+      registry: c.registry,
+      store: c.store,
+      defaultModelRoute: c.defaultModelRoute,
+      configDigest: c.configDigest,
+    }),
     ...createToolActivities({ registry: c.registry, store: c.store, identity: c.identity }),
     ...createModelActivities({ registry: c.registry, store: c.store, models: c.models }),
   };

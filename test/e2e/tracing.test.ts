@@ -113,7 +113,7 @@ describe('OpenTelemetry tracing (one trace per run)', { timeout: 240_000 }, () =
       const handle = await startAgentRun(client, {
         taskQueue: traced.taskQueue,
         workflowId,
-        input: refundRunInput(traced.composition, { task: REFUND }),
+        input: refundRunInput({ task: REFUND }),
       });
       await refundToTheEnd(handle);
       await expect

@@ -99,7 +99,7 @@ export async function createFaultRig(name: string, options: FaultRigOptions = {}
       startAgentRun(client, {
         taskQueue,
         workflowId: workflowId ?? `fault-${name}-${Date.now()}-${++counter}`,
-        input: refundRunInput(composition, input),
+        input: refundRunInput(input),
       }),
     refundRows: () => {
       const db = new Database(join(dir, 'refund.db'), { readonly: true, fileMustExist: true });

@@ -30,18 +30,16 @@ export interface HarnessFixture {
 
 let counter = 0;
 
-/** The input of a `refund.graph@v1` run on `composition`'s pinned tools and config, with `input` on top. */
-export function refundRunInput(
-  composition: HarnessComposition,
-  input: Partial<AgentRunInput> & Pick<AgentRunInput, 'task'>,
-): AgentRunInput {
+/**
+ * The input of a `refund.graph@v1` run on the scripted refund route, with `input` on top. It pins no
+ * tools or config: the run pins them from the worker that serves its start.
+ */
+export function refundRunInput(input: Partial<AgentRunInput> & Pick<AgentRunInput, 'task'>): AgentRunInput {
   return {
     schemaVersion: 1,
     profile: { name: 'refund.graph', version: 'v1' },
     policy: { name: 'refund.rules', version: 'v1' },
-    toolRegistryDigest: composition.registry.snapshot().digest,
     modelRoute: 'scripted/refund',
-    configDigest: composition.configDigest,
     ...input,
   };
 }
@@ -81,7 +79,7 @@ export async function createHarnessFixture(
       startAgentRun(t.client, {
         taskQueue,
         workflowId: workflowId ?? `${name}-${Date.now()}-${++counter}`,
-        input: refundRunInput(composition, input),
+        input: refundRunInput(input),
       }),
     close: async () => {
       await stop();

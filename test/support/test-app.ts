@@ -1,11 +1,48 @@
-import type { HarnessApp } from '../../src/worker/index.js';
-import { registerBenchTools } from '../../apps/bench/bench-noop-tool.js';
+import type { CompositionExtension } from '../../apps/refund/composition.js';
+import { refundSettings } from '../../apps/refund/settings.js';
+import { benchScripts } from '../../apps/bench/bench-script.js';
+import {
+  benchNoopDefinition,
+  benchNoopExecutor,
+  registerBenchTools,
+} from '../../apps/bench/bench-noop-tool.js';
+import { benchDefinition } from '../../apps/bench/workflow/definition.js';
 import { app as showcase } from '../../apps/showcase/app.js';
 import { createShowcaseComposition } from '../../apps/showcase/composition.js';
-import { refundSettings } from '../../apps/refund/settings.js';
 import { combineDefinitions } from '../../src/core/index.js';
-import { benchDefinition } from '../../apps/bench/workflow/definition.js';
+import type { HarnessApp } from '../../src/worker/index.js';
+import { orderReadV2Definition, rolloutExecutor, rolloutExtraDefinition } from './rollout-tools.js';
 import { testWorkflowsPath } from './workflows-path.js';
+
+/** Bench runs the tests' worker processes can serve (scripted routes `scripted/bench-<n>`). */
+export const TEST_APP_BENCH_SIZES = [40];
+
+/**
+ * The tool set of a worker process, by `HARNESS_TEST_TOOLS`:
+ * - unset: the showcase's tools and `bench.noop@v1`;
+ * - `rollout`: the next build, with `rollout.extra@v1` and `order.read@v2` as well;
+ * - `changed-bench`: `bench.noop@v1` with another definition (a worker that must not serve bench runs).
+ */
+function toolsFor(mode: string | undefined): CompositionExtension[] {
+  const extend: CompositionExtension[] = [];
+  if (mode === 'changed-bench') {
+    extend.push((registry) =>
+      registry.register(
+        { ...benchNoopDefinition, description: 'Changed without a new version.' },
+        benchNoopExecutor,
+      ),
+    );
+  } else {
+    extend.push((registry) => registerBenchTools(registry));
+  }
+  if (mode === 'rollout') {
+    extend.push((registry) => {
+      registry.register(rolloutExtraDefinition, rolloutExecutor);
+      registry.register(orderReadV2Definition, rolloutExecutor);
+    });
+  }
+  return extend;
+}
 
 /**
  * The tests' app: the showcase plus the bench profile and tool, on the tests' workflow bundle entry.
@@ -21,6 +58,7 @@ export const app: HarnessApp = {
     createShowcaseComposition({
       ...o,
       refundStorePath: refundSettings(o.env).refundStorePath,
-      extend: [(registry) => registerBenchTools(registry)],
+      scripts: benchScripts(TEST_APP_BENCH_SIZES),
+      extend: toolsFor((o.env ?? process.env).HARNESS_TEST_TOOLS),
     }),
 };

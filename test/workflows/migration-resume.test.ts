@@ -44,8 +44,13 @@ describe('a run carried with run state version 1 resumes on this build (version 
     await h?.close();
   });
 
+  // A run from before per-tool pins: its input pins the whole registry, as its carried state does.
   const input = (): AgentRunInput =>
-    refundRunInput(h.composition, { task: { message: 'refund ORD-1001', customerId: 'C1001' } });
+    refundRunInput({
+      task: { message: 'refund ORD-1001', customerId: 'C1001' },
+      toolRegistryDigest: h.composition.registry.snapshot().digest,
+      configDigest: h.composition.configDigest,
+    });
   const start = (workflowId: string, carried: unknown) =>
     h.t.client.workflow.start('agentRun', {
       taskQueue: h.taskQueue,

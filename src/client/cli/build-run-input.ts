@@ -63,13 +63,11 @@ function highestVersion(versions: string[]): string | undefined {
 }
 
 /**
- * The full AgentRunInput (schemaVersion 1) with the digests pinned from the composition.
+ * The AgentRunInput (schemaVersion 1). It pins no tool or config digest and names a model route only
+ * when asked: the run pins those from the worker that serves its start.
  * @throws CliError `cli.usage` (exit 2) naming the first invalid field.
  */
-export function buildRunInput(
-  req: StartRequest,
-  pinned: { toolRegistryDigest: string; configDigest: string; defaultModelRoute: string },
-): AgentRunInput {
+export function buildRunInput(req: StartRequest): AgentRunInput {
   if (req.budget) {
     const b = BudgetLimitsSchema.partial().safeParse(req.budget);
     if (!b.success) {
@@ -83,9 +81,7 @@ export function buildRunInput(
     schemaVersion: 1 as const,
     profile: req.profile,
     policy: req.policy,
-    toolRegistryDigest: pinned.toolRegistryDigest,
-    modelRoute: req.modelRoute ?? pinned.defaultModelRoute,
-    configDigest: pinned.configDigest,
+    ...(req.modelRoute !== undefined ? { modelRoute: req.modelRoute } : {}),
     task: req.task,
     ...(req.budget ? { budget: req.budget } : {}),
     ...(req.approvalTimeoutSeconds !== undefined

@@ -1,5 +1,6 @@
 import { createInputGuardrail, createOutputGuardrail } from '../guardrails/index.js';
 import {
+  ActivityFailure,
   allHandlersFinished,
   patched,
   ApplicationFailure,
@@ -17,7 +18,12 @@ import {
   upsertMemo,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { createRunActivities } from '../../worker/activities/run-activities.js';
+import type {
+  createRunActivities,
+  ToolSnapshot,
+  ToolSnapshotRequest,
+} from '../../worker/activities/run-activities.js';
+import { TOOLS_UNAVAILABLE } from '../../contract/failure-types.js';
 import { AgentRunInputSchema, describeInputIssues, type AgentRunInput } from '../../contract/run-input.js';
 import { SIGNAL_NAMES } from '../../contract/signals.js';
 import { BudgetLimitsSchema, DEFAULT_LIMITS } from '../runner/budget.js';
@@ -86,6 +92,42 @@ function fail(code: string, message: string): never {
   throw ApplicationFailure.create({ type: code, message, nonRetryable: true });
 }
 
+/**
+ * What the tool snapshot must match: the legacy whole-registry digest when the starter pinned one;
+ * else, after continue-as-new, the profile-tool digest the first generation pinned (read from the
+ * carried state before it is migrated: every state version has it); else nothing (first start).
+ */
+function toolSnapshotRequest(
+  input: AgentRunInput,
+  names: readonly string[],
+  carried: CarriedRun | undefined,
+): ToolSnapshotRequest {
+  if (input.toolRegistryDigest !== undefined) return { expectedDigest: input.toolRegistryDigest, names };
+  const pinned = (carried?.state as { versions?: { toolRegistryDigest?: unknown } } | undefined)?.versions
+    ?.toolRegistryDigest;
+  return typeof pinned === 'string' ? { toolsDigest: pinned, names } : { names };
+}
+
+/**
+ * A worker that cannot serve the run's pinned tools fails this workflow task (a plain Error, not a
+ * workflow failure): Temporal retries the task, and a worker that has the tools takes it. The run's
+ * history shows the failed task with this message until then.
+ */
+async function refuseUnservedTools(snapshot: Promise<ToolSnapshot>): Promise<ToolSnapshot> {
+  try {
+    return await snapshot;
+  } catch (err) {
+    if (
+      err instanceof ActivityFailure &&
+      err.cause instanceof ApplicationFailure &&
+      err.cause.type === TOOLS_UNAVAILABLE
+    ) {
+      throw new Error(`${TOOLS_UNAVAILABLE}: ${err.cause.message}`);
+    }
+    throw err;
+  }
+}
+
 function parseInput(raw: unknown): AgentRunInput {
   const parsed = AgentRunInputSchema.safeParse(raw);
   if (!parsed.success)
@@ -140,7 +182,7 @@ async function runAgent(
     fail('run.invalid_input', `invalid budget: ${describeInputIssues(limitsParsed.error)}`);
   const limits = { ...DEFAULT_LIMITS, ...limitsParsed.data };
 
-  const snapshotRequest = { expectedDigest: input.toolRegistryDigest, names: profile.tools };
+  const snapshotRequest = toolSnapshotRequest(input, profile.tools, carried);
   const local = patched(LOCAL_BOOKKEEPING_PATCH);
   let patches: StartPatches | undefined;
   let snapshot: Awaited<ReturnType<typeof bookkeeping.loadToolSnapshot>>;
@@ -148,9 +190,9 @@ async function runAgent(
     // Every start-time patch is decided before the local activity: on replay, a patch asked after a
     // local activity whose workflow task was heartbeated would be asked a task too early.
     patches = decideStartPatches();
-    snapshot = await localBookkeeping.loadToolSnapshot(snapshotRequest);
+    snapshot = await refuseUnservedTools(localBookkeeping.loadToolSnapshot(snapshotRequest));
   } else {
-    snapshot = await bookkeeping.loadToolSnapshot(snapshotRequest);
+    snapshot = await refuseUnservedTools(bookkeeping.loadToolSnapshot(snapshotRequest));
   }
   const info = workflowInfo();
   const runId = info.workflowId;
@@ -163,8 +205,11 @@ async function runAgent(
           profile: `${profile.name}@${profile.version}`,
           policy: `${policy.name}@${policy.version}`,
           toolRegistryDigest: snapshot.digest,
-          modelRoute: input.modelRoute,
-          configDigest: input.configDigest,
+          // Pinned from the worker that served the start unless the starter pinned them.
+          modelRoute:
+            input.modelRoute ?? snapshot.defaultModelRoute ?? fail('run.no_model_route', 'no model route'),
+          configDigest:
+            input.configDigest ?? snapshot.configDigest ?? fail('run.no_config_digest', 'no config digest'),
         },
         limits,
         startedAt: new Date().toISOString(),

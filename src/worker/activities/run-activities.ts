@@ -1,4 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
+import { TOOLS_UNAVAILABLE } from '../../contract/failure-types.js';
 import type { ToolDefinition } from '../../contract/tool.js';
 import type { ToolRegistry } from '../tools/index.js';
 import type { PackedEvents } from '../../core/runner/packed-events.js';
@@ -8,36 +9,88 @@ import { storeEvents } from './store-events.js';
 export interface RunActivityDeps {
   readonly registry: ToolRegistry;
   readonly store: EvidenceStore;
+  /** What a run that names no model route pins (the worker composition's default route). */
+  readonly defaultModelRoute: string;
+  /** The worker composition's config digest, pinned by runs whose starter did not pin one. */
+  readonly configDigest: string;
 }
 
 export interface ToolSnapshotRequest {
-  readonly expectedDigest: string;
+  /**
+   * Runs started with a whole-registry pin (older clients): this worker's whole registry must have
+   * exactly this digest.
+   */
+  readonly expectedDigest?: string;
+  /**
+   * Per-tool pin: the digest of the profile's tool definitions the run pinned at its first start.
+   * Absent at the first start (the run pins what this worker serves).
+   */
+  readonly toolsDigest?: string;
   /** The profile's tools (`name` or `name@version`). */
   readonly names: readonly string[];
+}
+
+/** What a run pins from the worker that serves its start. */
+export interface ToolSnapshot {
+  readonly definitions: readonly ToolDefinition[];
+  /** The pinned tool digest: of the whole registry (with `expectedDigest`), else of the profile's tools. */
+  readonly digest: string;
+  readonly defaultModelRoute?: string;
+  readonly configDigest?: string;
 }
 
 /** Activities that serve the run itself: the pinned tool snapshot and event writes. */
 export function createRunActivities(deps: RunActivityDeps) {
   return {
     /**
-     * The model-visible definitions of the profile's tools, from this worker's registry. Fails
-     * (non-retryable `run.registry_mismatch`) when the worker's registry digest is not the one the run
-     * pinned: a run never silently uses different tools than it started with.
+     * The model-visible definitions of the profile's tools, from this worker's registry, and what the
+     * run pins: the digest of exactly those definitions (name, version, effect, description, schema),
+     * this worker's default model route and config digest. Tools outside the profile do not count, so
+     * a worker with more tools, or other versions of tools the profile does not name, serves the run.
+     *
+     * Fails non-retryable `worker.tools_unavailable` when this worker lacks one of the profile's tools
+     * or serves a different definition than the run pinned (`toolsDigest`); the workflow turns that
+     * into a workflow task failure, so another worker takes the task (never a failed run). With
+     * `expectedDigest` (runs from older clients) the whole registry must match: `run.registry_mismatch`.
      */
-    loadToolSnapshot(
-      req: ToolSnapshotRequest,
-    ): Promise<{ definitions: readonly ToolDefinition[]; digest: string }> {
-      const full = deps.registry.snapshot();
-      if (full.digest !== req.expectedDigest) {
+    loadToolSnapshot(req: ToolSnapshotRequest): Promise<ToolSnapshot> {
+      if (req.expectedDigest !== undefined) {
+        const full = deps.registry.snapshot();
+        if (full.digest !== req.expectedDigest) {
+          throw ApplicationFailure.create({
+            type: 'run.registry_mismatch',
+            nonRetryable: true,
+            message: `this worker's tool registry is ${full.digest}, the run pinned ${req.expectedDigest}`,
+          });
+        }
+        return Promise.resolve({
+          definitions: deps.registry.snapshot(req.names).definitions,
+          digest: full.digest,
+        });
+      }
+      let selected;
+      try {
+        selected = deps.registry.snapshot(req.names);
+      } catch (err) {
         throw ApplicationFailure.create({
-          type: 'run.registry_mismatch',
+          type: TOOLS_UNAVAILABLE,
           nonRetryable: true,
-          message: `this worker's tool registry is ${full.digest}, the run pinned ${req.expectedDigest}`,
+          message: `this worker cannot serve the profile's tools: ${(err as Error).message}`,
+        });
+      }
+      if (req.toolsDigest !== undefined && selected.digest !== req.toolsDigest) {
+        const served = selected.definitions.map((d) => `${d.name}@${d.version}`).join(', ');
+        throw ApplicationFailure.create({
+          type: TOOLS_UNAVAILABLE,
+          nonRetryable: true,
+          message: `this worker serves other definitions of the run's tools (${served}: ${selected.digest}); the run pinned ${req.toolsDigest}`,
         });
       }
       return Promise.resolve({
-        definitions: deps.registry.snapshot(req.names).definitions,
-        digest: full.digest,
+        definitions: selected.definitions,
+        digest: selected.digest,
+        defaultModelRoute: deps.defaultModelRoute,
+        configDigest: deps.configDigest,
       });
     },
 

@@ -29,8 +29,9 @@ export interface StartOptions {
 }
 
 /**
- * `harness start <profile>`: validate everything first (exit 2, nothing started), pin the digests of
- * the worker composition, start `agentRun`; with `--wait`, follow the status until the run ends.
+ * `harness start <profile>`: validate everything first against the app's definition (exit 2, nothing
+ * started), start `agentRun`; with `--wait`, follow the status until the run ends. Needs no worker
+ * composition: the run pins its tools, model route and config from the worker that serves its start.
  */
 export async function startCommand(
   app: HarnessApp,
@@ -46,30 +47,19 @@ export async function startCommand(
   const approvalTimeoutSeconds =
     o.approvalTimeout === undefined ? undefined : parsePositiveInt('--approval-timeout', o.approvalTimeout);
   const settings = harnessSettings();
-  const composition = await app.createComposition({ storeUrl: settings.storeUrl });
-  let input;
-  try {
-    input = buildRunInput(
-      {
-        profile,
-        policy,
-        task,
-        budget,
-        approvalTimeoutSeconds,
-        modelRoute: o.modelRoute,
-        threadId: o.thread,
-        tenantId: o.tenant,
-        userId: o.user,
-      },
-      {
-        toolRegistryDigest: composition.registry.snapshot().digest,
-        configDigest: composition.configDigest,
-        defaultModelRoute: composition.defaultModelRoute,
-      },
-    );
-  } finally {
-    await composition.close();
-  }
+  // No worker composition here: no model credentials, no stores. The run pins its tools, model route
+  // and config from the worker that serves its start.
+  const input = buildRunInput({
+    profile,
+    policy,
+    task,
+    budget,
+    approvalTimeoutSeconds,
+    modelRoute: o.modelRoute,
+    threadId: o.thread,
+    tenantId: o.tenant,
+    userId: o.user,
+  });
   const workflowId =
     o.id ??
     `${profile.name}-${new Date()
@@ -94,7 +84,7 @@ export async function startCommand(
       out.data({ workflowId, runId, status: 'started' });
       out.line(`started ${workflowId} (run id ${runId})`);
       out.line(
-        `  profile ${profile.name}@${profile.version}, policy ${policy.name}@${policy.version}, model route ${input.modelRoute}, task queue ${settings.taskQueue}`,
+        `  profile ${profile.name}@${profile.version}, policy ${policy.name}@${policy.version}, model route ${input.modelRoute ?? "the worker's default"}, task queue ${settings.taskQueue}`,
       );
       out.line(`  follow with: harness show ${workflowId}  |  harness events ${workflowId} --follow`);
       return EXIT.ok;
