@@ -1,10 +1,19 @@
 #!/usr/bin/env node
-// The `harness` operator CLI (docs/cli.md). Runs the TypeScript entry src/client/cli/main.ts in this process
-// through tsx's ESM loader, so `npx harness ...` works in a clone without a build.
+// The `harness` operator CLI (docs/cli.md). In a clone it runs the TypeScript entry
+// src/client/cli/main.ts through tsx's ESM loader (no build needed); in the installed package it runs
+// the built dist/src/client/cli/main.js. With tsx available, an app module (--app) may be TypeScript.
+import { existsSync } from 'node:fs';
 import process from 'node:process';
-import { URL } from 'node:url';
-import { register } from 'tsx/esm/api';
+import { fileURLToPath, URL } from 'node:url';
 
-register();
-const { main, exitAfterFlush } = await import(new URL('../src/client/cli/main.ts', import.meta.url).href);
+const source = new URL('../src/client/cli/main.ts', import.meta.url);
+const built = new URL('../dist/src/client/cli/main.js', import.meta.url);
+const fromSource = existsSync(fileURLToPath(source));
+try {
+  const { register } = await import('tsx/esm/api');
+  register();
+} catch (err) {
+  if (fromSource) throw err;
+}
+const { main, exitAfterFlush } = await import((fromSource ? source : built).href);
 await exitAfterFlush(await main(process.argv.slice(2)));

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
@@ -36,8 +36,18 @@ export class DevServerConfigError extends HarnessError {
   }
 }
 
-/** The repository root (where temporal-dev.yml lives). */
-export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/**
+ * The package root (where package.json and temporal-dev.yml live): the repository in a clone, the
+ * installed package's folder when it runs from `dist/` (no package.json in between).
+ */
+export const projectRoot = packageRootAbove(dirname(fileURLToPath(import.meta.url)));
+
+function packageRootAbove(dir: string): string {
+  for (let d = dir; ; d = dirname(d)) {
+    if (existsSync(join(d, 'package.json'))) return d;
+    if (dirname(d) === d) return resolve(dir, '..', '..');
+  }
+}
 
 /** Default location of the config file. */
 export const defaultConfigPath = resolve(projectRoot, 'temporal-dev.yml');

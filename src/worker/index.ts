@@ -14,6 +14,7 @@ export {
   type WorkerComposition,
 } from './app.js';
 export { createHarnessWorker, harnessActivities, type HarnessWorkerOptions } from './harness-worker.js';
+export { composeWorker, type ComposeWorkerOptions, type ModelRouteSpec } from './compose-worker.js';
 export { bundleWorkflows, type BundleOptions } from './bundle.js';
 export { installWorkerRuntime } from './runtime.js';
 export { harnessSettings, redactUrl, type HarnessSettings } from './settings.js';

@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
-import { projectRoot } from '../devserver/config.js';
 
 /**
  * Settings shared by the worker, the CLI and the main job, from the environment:
  * - `HARNESS_TASK_QUEUE` (default `agent-harness`)
- * - `HARNESS_STORE_URL` evidence store (default `sqlite:<repo>/.data/evidence.db`; `postgres://...` for many hosts)
+ * - `HARNESS_STORE_URL` evidence store (default `sqlite:.data/evidence.db` in the working directory;
+ *   `postgres://...` for many hosts)
  */
 export interface HarnessSettings {
   readonly taskQueue: string;
@@ -12,7 +12,7 @@ export interface HarnessSettings {
 }
 
 export function harnessSettings(env: NodeJS.ProcessEnv = process.env): HarnessSettings {
-  const data = resolve(projectRoot, '.data');
+  const data = resolve(process.cwd(), '.data');
   return {
     taskQueue: env.HARNESS_TASK_QUEUE ?? 'agent-harness',
     storeUrl: env.HARNESS_STORE_URL ?? `sqlite:${resolve(data, 'evidence.db')}`,

@@ -137,7 +137,11 @@ describe('rolling deploy: per-tool pins', { timeout: 240_000 }, () => {
     const refusal = Date.now() + 90_000;
     let failures: string[] = [];
     while (failures.length === 0) {
-      if (Date.now() > refusal) throw new Error('no refused workflow task was recorded');
+      if (Date.now() > refusal) {
+        const latest = await rig.client.workflow.getHandle(handle.workflowId).fetchHistory();
+        const last = (latest.events ?? []).slice(-5).map((e) => EventType[e.eventType ?? 0]);
+        throw new Error(`no refused workflow task was recorded; the last events: ${last.join(', ')}`);
+      }
       failures = (await executionsOf(rig, handle.workflowId)).flatMap((e) => e.taskFailures);
       await new Promise((r) => setTimeout(r, 250));
     }

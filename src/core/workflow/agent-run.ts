@@ -117,12 +117,10 @@ async function refuseUnservedTools(snapshot: Promise<ToolSnapshot>): Promise<Too
   try {
     return await snapshot;
   } catch (err) {
-    if (
-      err instanceof ActivityFailure &&
-      err.cause instanceof ApplicationFailure &&
-      err.cause.type === TOOLS_UNAVAILABLE
-    ) {
-      throw new Error(`${TOOLS_UNAVAILABLE}: ${err.cause.message}`);
+    // A local activity's failure arrives as the ApplicationFailure itself, an activity's wrapped.
+    const failure = err instanceof ActivityFailure ? err.cause : err;
+    if (failure instanceof ApplicationFailure && failure.type === TOOLS_UNAVAILABLE) {
+      throw new Error(`${TOOLS_UNAVAILABLE}: ${failure.message}`);
     }
     throw err;
   }

@@ -53,7 +53,8 @@ export function createRunActivities(deps: RunActivityDeps) {
      * into a workflow task failure, so another worker takes the task (never a failed run). With
      * `expectedDigest` (runs from older clients) the whole registry must match: `run.registry_mismatch`.
      */
-    loadToolSnapshot(req: ToolSnapshotRequest): Promise<ToolSnapshot> {
+    // eslint-disable-next-line @typescript-eslint/require-await -- async: every refusal is a rejection
+    async loadToolSnapshot(req: ToolSnapshotRequest): Promise<ToolSnapshot> {
       if (req.expectedDigest !== undefined) {
         const full = deps.registry.snapshot();
         if (full.digest !== req.expectedDigest) {
@@ -63,10 +64,7 @@ export function createRunActivities(deps: RunActivityDeps) {
             message: `this worker's tool registry is ${full.digest}, the run pinned ${req.expectedDigest}`,
           });
         }
-        return Promise.resolve({
-          definitions: deps.registry.snapshot(req.names).definitions,
-          digest: full.digest,
-        });
+        return { definitions: deps.registry.snapshot(req.names).definitions, digest: full.digest };
       }
       let selected;
       try {
@@ -86,12 +84,12 @@ export function createRunActivities(deps: RunActivityDeps) {
           message: `this worker serves other definitions of the run's tools (${served}: ${selected.digest}); the run pinned ${req.toolsDigest}`,
         });
       }
-      return Promise.resolve({
+      return {
         definitions: selected.definitions,
         digest: selected.digest,
         defaultModelRoute: deps.defaultModelRoute,
         configDigest: deps.configDigest,
-      });
+      };
     },
 
     /** Store events exactly once (unique by run and sequence). */

@@ -1,0 +1,78 @@
+import { hostname } from 'node:os';
+import { HarnessError } from '../contract/errors.js';
+import type { ToolDefinition, ToolExecutor } from '../contract/tool.js';
+import { ModelRouter } from './activities/model-router.js';
+import type { WorkerComposition } from './app.js';
+import type { ModelProvider } from './model/types.js';
+import { openEvidenceStore } from './store/open-evidence-store.js';
+import type { EvidenceStore } from './store/evidence-store.js';
+import { sha256Digest } from './tools/digest.js';
+import { ToolRegistry } from './tools/tool-registry.js';
+
+/** A model route: the provider and the model name it is asked for. */
+export interface ModelRouteSpec {
+  readonly provider: ModelProvider;
+  readonly model: string;
+}
+
+export interface ComposeWorkerOptions {
+  /** The app's tools: a registry, or definitions with their executors (registered here). */
+  readonly tools: ToolRegistry | readonly { definition: ToolDefinition; executor: ToolExecutor }[];
+  /** Model routes by name (a run pins one), or a router. */
+  readonly models: ModelRouter | Readonly<Record<string, ModelRouteSpec>>;
+  /** The evidence store, or its URL (`sqlite:<path>`, `postgres://...`). */
+  readonly store: EvidenceStore | string;
+  /** The route of runs that name none (default: the only route, when there is one). */
+  readonly defaultModelRoute?: string;
+  /** Worker identity (default `host:pid`). */
+  readonly identity?: string;
+  /** Closed with the composition after the store (MCP servers, business stores). */
+  readonly onClose?: () => Promise<void> | void;
+}
+
+/**
+ * A worker composition from an app's parts: registers the tools (with every registration rule), maps
+ * the model routes, opens the store when given a URL, and computes the config digest runs pin.
+ * @throws the registry's errors (`registry.*`) for a bad or conflicting tool, `worker.no_model_route`
+ *   when no default route can be chosen or it is not registered, and the store's errors.
+ */
+export async function composeWorker(o: ComposeWorkerOptions): Promise<WorkerComposition> {
+  let registry: ToolRegistry;
+  if (o.tools instanceof ToolRegistry) {
+    registry = o.tools;
+  } else {
+    registry = new ToolRegistry();
+    for (const t of o.tools) registry.register(t.definition, t.executor);
+  }
+  let models: ModelRouter;
+  if (o.models instanceof ModelRouter) {
+    models = o.models;
+  } else {
+    models = new ModelRouter();
+    for (const [route, spec] of Object.entries(o.models)) models.register(route, spec.provider, spec.model);
+  }
+  const routes = models.routeNames().sort();
+  const defaultModelRoute = o.defaultModelRoute ?? (routes.length === 1 ? routes[0] : undefined);
+  if (defaultModelRoute === undefined || !routes.includes(defaultModelRoute)) {
+    throw new HarnessError(
+      'worker.no_model_route',
+      defaultModelRoute === undefined
+        ? `name a defaultModelRoute (routes: ${routes.join(', ') || 'none'})`
+        : `the default model route ${defaultModelRoute} is not registered (routes: ${routes.join(', ')})`,
+      { routes },
+    );
+  }
+  const store = typeof o.store === 'string' ? await openEvidenceStore(o.store) : o.store;
+  return {
+    registry,
+    store,
+    models,
+    identity: o.identity ?? `${hostname()}:${process.pid}`,
+    configDigest: sha256Digest({ tools: registry.snapshot().digest, routes }),
+    defaultModelRoute,
+    close: async () => {
+      await store.close();
+      await o.onClose?.();
+    },
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * docs/quickstart.md, as an outside team would run it: `npm pack` this package, install the tarball
+ * into an empty folder, write exactly the files of the quickstart, and run them against the test
+ * server to `succeeded`. The files come from the doc itself, so the doc cannot drift from what works.
+ */
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, inject, it } from 'vitest';
+import { projectRoot } from '../../src/devserver/config.js';
+import { uniqueTaskQueue } from '../support/temporal.js';
+
+const run = promisify(execFile);
+
+/** The quickstart's files: each fenced block that follows a `<!-- file: NAME -->` line. */
+function quickstartFiles(): Map<string, string> {
+  const doc = readFileSync(join(projectRoot, 'docs', 'quickstart.md'), 'utf8');
+  const files = new Map<string, string>();
+  for (const m of doc.matchAll(/<!-- file: (\S+) -->\n```js\n([\s\S]*?)```/g)) files.set(m[1]!, m[2]!);
+  return files;
+}
+
+describe('the quickstart, from the packed tarball', () => {
+  it(
+    'installs into an empty project and runs the quickstart to succeeded',
+    { timeout: 900_000 },
+    async () => {
+      const files = quickstartFiles();
+      expect([...files.keys()]).toEqual(['workflows.mjs', 'tools.mjs', 'main.mjs']);
+      const lines = [...files.values()].reduce((n, text) => n + text.trimEnd().split('\n').length, 0);
+      expect(lines, 'the quickstart stays under 60 lines').toBeLessThan(60);
+
+      const dir = mkdtempSync(join(tmpdir(), 'harness-quickstart-'));
+      const packDir = join(dir, 'pack');
+      mkdirSync(packDir);
+      // prepack builds dist/ first
+      await run('npm', ['pack', '--pack-destination', packDir], {
+        cwd: projectRoot,
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      const tarball = readdirSync(packDir).find((f) => f.endsWith('.tgz'));
+      expect(tarball).toBeDefined();
+      const listing = await run('tar', ['-tzf', join(packDir, tarball!)], { maxBuffer: 64 * 1024 * 1024 });
+      const packed = listing.stdout.split('\n');
+      for (const entry of ['core', 'worker', 'client', 'contract']) {
+        expect(packed).toContain(`package/dist/src/${entry}/index.js`);
+        expect(packed).toContain(`package/dist/src/${entry}/index.d.ts`);
+      }
+      expect(packed.filter((f) => f.startsWith('package/apps/') || /^package\/src\/.*\.ts$/.test(f))).toEqual(
+        [],
+      );
+
+      const project = join(dir, 'shop-agent');
+      mkdirSync(project);
+      writeFileSync(
+        join(project, 'package.json'),
+        JSON.stringify({ name: 'shop-agent', private: true, type: 'module' }),
+      );
+      await run('npm', ['install', join(packDir, tarball!), '--no-audit', '--no-fund', '--prefer-offline'], {
+        cwd: project,
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      for (const [name, text] of files) writeFileSync(join(project, name), text);
+      const result = await run(process.execPath, ['main.mjs'], {
+        cwd: project,
+        env: {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          TEMPORAL_ADDRESS: inject('temporalAddress'),
+          TASK_QUEUE: uniqueTaskQueue('quickstart'),
+        },
+        timeout: 180_000,
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      expect(result.stdout).toContain('awaiting_confirmation');
+      expect(result.stdout).toContain('run succeeded');
+    },
+  );
+});
