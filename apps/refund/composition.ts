@@ -11,7 +11,7 @@ import {
   type WorkerComposition,
 } from '../../src/index.js';
 import { openRefundStore, type RefundStore } from './business/refund-store.js';
-import { storeLatencyFromEnv } from './business/store-latency.js';
+import type { StoreLatency } from './business/store-latency.js';
 import { REFUND_SCRIPT } from './refund-script.js';
 import { registerRefundTools } from './tools/refund-tools.js';
 
@@ -21,6 +21,17 @@ export type CompositionExtension = (
   models: ModelRouter,
 ) => Promise<(() => Promise<void>) | void> | (() => Promise<void>) | void;
 
+/**
+ * Fault-drill knobs of the refund store, for test and evaluation compositions only (the app itself
+ * never reads them from its environment): injected store latency, and a connector whose outcome
+ * cannot be checked automatically (no reconciler).
+ */
+export interface RefundDrills {
+  readonly latency?: StoreLatency;
+  /** `false`: refund.create has no reconciler. Default true. */
+  readonly reconcile?: boolean;
+}
+
 export interface HarnessCompositionOptions extends AppCompositionOptions {
   /** The refund app's business store (SQLite file; default `HARNESS_REFUND_DB` or `.data/refund.db`). */
   readonly refundStorePath: string;
@@ -28,6 +39,8 @@ export interface HarnessCompositionOptions extends AppCompositionOptions {
   readonly scripts?: Readonly<Record<string, unknown>>;
   /** More tools and routes in the same worker (other apps' parts, bench tools in the bench rig). */
   readonly extend?: readonly CompositionExtension[];
+  /** Fault drills (tests, evaluation); none by default. */
+  readonly drills?: RefundDrills;
 }
 
 /** The refund app's worker composition: the refund tools bound to its business store, and its routes. */
@@ -37,19 +50,20 @@ export interface HarnessComposition extends WorkerComposition {
 
 /**
  * Build the refund app's worker composition. Credentials for real model providers come from the
- * environment here and stay in the worker process. Drill knobs of the refund store (latency,
- * `HARNESS_REFUND_RECONCILE=off`) are read from `env` (docs/refund-example.md).
+ * environment here and stay in the worker process. Fault drills come only from `drills`.
  * @throws the store's errors (bad URL, schema too new) and provider configuration errors.
  */
 export async function createHarnessComposition(
   options: HarnessCompositionOptions,
 ): Promise<HarnessComposition> {
   const env = options.env ?? process.env;
-  const refundStore = openRefundStore(options.refundStorePath, { latency: storeLatencyFromEnv(env) });
+  const refundStore = openRefundStore(
+    options.refundStorePath,
+    options.drills?.latency ? { latency: options.drills.latency } : {},
+  );
   refundStore.seedIfEmpty();
   const registry = new ToolRegistry();
-  // Drill knob: `off` simulates a connector whose outcome cannot be checked automatically.
-  registerRefundTools(registry, refundStore, { reconcile: env.HARNESS_REFUND_RECONCILE !== 'off' });
+  registerRefundTools(registry, refundStore, { reconcile: options.drills?.reconcile ?? true });
   const models = new ModelRouter();
   const closers: (() => Promise<void>)[] = [];
   for (const extend of options.extend ?? []) {

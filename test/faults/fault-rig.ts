@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { expect, inject } from 'vitest';
+import { refundDrillsFromEnv } from '../support/refund-drills.js';
 import { startAgentRun } from '../../src/client/start-run.js';
 import { type HarnessComposition } from '../../apps/refund/composition.js';
 import { createShowcaseComposition as createHarnessComposition } from '../../apps/showcase/composition.js';
@@ -81,6 +82,7 @@ export async function createFaultRig(name: string, options: FaultRigOptions = {}
     storeUrl: `sqlite:${join(dir, 'evidence.db')}`,
     refundStorePath: join(dir, 'refund.db'),
     env: { ...options.compositionEnv },
+    drills: refundDrillsFromEnv({ ...options.compositionEnv }),
   });
   return {
     taskQueue,

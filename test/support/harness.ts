@@ -10,6 +10,7 @@ import {
   type ShowcaseCompositionOptions as HarnessCompositionOptions,
 } from '../../apps/showcase/composition.js';
 import { registerBenchTools } from '../../apps/bench/bench-noop-tool.js';
+import { refundDrillsFromEnv } from './refund-drills.js';
 import type { AgentRunInput } from '../../src/contract/run-input.js';
 import { createHarnessWorker, type HarnessWorkerOptions } from '../../src/worker/harness-worker.js';
 import type { RunView } from '../../src/core/workflow/run-view.js';
@@ -56,6 +57,8 @@ export async function createHarnessFixture(
     refundStorePath: join(dir, 'refund.db'),
     env: {},
     ...options,
+    // Drill knobs (store latency, no reconciler) come from the test's env, as for worker processes.
+    drills: options.drills ?? refundDrillsFromEnv(options.env ?? {}),
     // The tests' bundle has the bench profile too; its tool lives in test and bench compositions only.
     extend: [(registry) => registerBenchTools(registry), ...(options.extend ?? [])],
   });

@@ -17,7 +17,7 @@ import type {
   RefundSeedData,
 } from './refund-types.js';
 import { defaultSeedData } from './seed-data.js';
-import { sleepWithHeartbeat, storeLatencyFromEnv } from './store-latency.js';
+import { NO_LATENCY, sleepWithHeartbeat } from './store-latency.js';
 import type { StoreCallContext, StoreLatency, StoreOperation } from './store-latency.js';
 
 /** Letters for refund ids, one per hex digit of a random UUID (no I or O: they read as 1 and 0). */
@@ -34,7 +34,7 @@ export function newRefundId(): string {
 }
 /** Options of {@link openRefundStore}. */
 export interface RefundStoreOptions {
-  /** Injected latency for fault drills; default read from the environment ({@link storeLatencyFromEnv}). */
+  /** Injected latency for fault drills (test and eval compositions only); default none. */
   readonly latency?: StoreLatency;
   /** The store's clock (refund creation times, policy effectiveness, default seed); default wall clock. */
   readonly clock?: () => Date;
@@ -84,7 +84,7 @@ export class RefundStore {
     readonly path: string,
     options: RefundStoreOptions = {},
   ) {
-    this.latency = options.latency ?? storeLatencyFromEnv();
+    this.latency = options.latency ?? NO_LATENCY;
     this.#clock = options.clock ?? (() => new Date());
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.#db = new Database(path);

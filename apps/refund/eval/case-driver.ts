@@ -10,7 +10,7 @@ import { checkCase, evidenceComplete, type CaseChecks } from './case-checks.js';
 import type { CaseObservation, ObservedInvocation } from './case-observation.js';
 import {
   caseDecisions,
-  caseFaultEnv,
+  caseDrills,
   caseTask,
   LOST_WRITE_HEARTBEAT_SECONDS,
   splitNameVersion,
@@ -221,7 +221,8 @@ export async function runCase(c: EvalCase, o: CaseRunOptions): Promise<CaseRun> 
   const composition = await createHarnessComposition({
     storeUrl: `sqlite:${join(dir, 'evidence.db')}`,
     refundStorePath,
-    env: caseFaultEnv(c),
+    env: {},
+    drills: caseDrills(c),
   });
   const seeded = composition.refundStore.seedCase(c.initial_state, new Date());
   const taskQueue = `eval-${o.runTag}-${c.case_id}`;

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { HarnessError, RunStatusSchema } from '../../../src/index.js';
 import { CASE_DEFAULT_ORDER_ID, CaseInitialStateSchema } from '../business/case-seed.js';
 import { SEED_CUSTOMER_ID } from '../business/seed-data.js';
-import { LATENCY_ENV, LATENCY_PHASE_ENV } from '../business/store-latency.js';
+import type { RefundDrills } from '../composition.js';
 
 const NameVersionText = z.string().regex(/^[a-z][a-z0-9_.-]{0,63}@v[1-9][0-9]*$/, 'expected name@vN');
 
@@ -135,13 +135,12 @@ export function caseTask(c: EvalCase): Record<string, unknown> {
 export const LOST_WRITE_HANG_MS = 6_000;
 export const LOST_WRITE_HEARTBEAT_SECONDS = 2;
 
-/** The worker environment a case's fault needs (the refund store's drill knobs); empty without one. */
-export function caseFaultEnv(c: EvalCase): NodeJS.ProcessEnv {
+/** The refund store drills a case's fault needs (a hang after the commit; no reconciler); none without one. */
+export function caseDrills(c: EvalCase): RefundDrills {
   if (c.fault === undefined) return {};
   return {
-    [LATENCY_ENV]: `createRefund=${LOST_WRITE_HANG_MS}`,
-    [LATENCY_PHASE_ENV]: 'after_commit_hang',
-    ...(c.fault.reconciler ? {} : { HARNESS_REFUND_RECONCILE: 'off' }),
+    latency: { perOperationMs: { createRefund: LOST_WRITE_HANG_MS }, phase: 'after_commit_hang' },
+    reconcile: c.fault.reconciler,
   };
 }
 

@@ -10,7 +10,7 @@ import {
 } from '../../../apps/refund/eval/case-checks.js';
 import {
   caseDecisions,
-  caseFaultEnv,
+  caseDrills,
   caseTask,
   loadEvalCases,
   parseEvalCase,
@@ -43,14 +43,14 @@ describe('case format', () => {
     expect(() => loadEvalCases(dir)).toThrow(/duplicate case_id H-RF-017/);
   });
   it('turns a fault into the refund store drill knobs, and rejects faults it cannot inject', () => {
-    expect(caseFaultEnv(parseEvalCase(H_RF_017))).toEqual({});
-    expect(caseFaultEnv(parseEvalCase({ ...H_RF_017, fault: { lost_write: 'refund.create' } }))).toEqual({
-      HARNESS_REFUND_STORE_LATENCY_MS: 'createRefund=6000',
-      HARNESS_REFUND_STORE_LATENCY_PHASE: 'after_commit_hang',
+    expect(caseDrills(parseEvalCase(H_RF_017))).toEqual({});
+    expect(caseDrills(parseEvalCase({ ...H_RF_017, fault: { lost_write: 'refund.create' } }))).toEqual({
+      latency: { perOperationMs: { createRefund: 6000 }, phase: 'after_commit_hang' },
+      reconcile: true,
     });
     expect(
-      caseFaultEnv(parseEvalCase({ ...H_RF_017, fault: { lost_write: 'refund.create', reconciler: false } })),
-    ).toMatchObject({ HARNESS_REFUND_RECONCILE: 'off' });
+      caseDrills(parseEvalCase({ ...H_RF_017, fault: { lost_write: 'refund.create', reconciler: false } })),
+    ).toMatchObject({ reconcile: false });
     expect(() => parseEvalCase({ ...H_RF_017, fault: { lost_write: 'order.read' } })).toThrow(
       /fault\.lost_write/,
     );

@@ -73,7 +73,7 @@ describe('latency configuration', () => {
     expect(codeOf(() => parseStoreLatency('10', 'during'))).toBe('refund.latency_config_invalid');
   });
 
-  it('reads the environment variables, also when a store is opened', () => {
+  it('reads the environment variables; a store opened without latency ignores them', () => {
     expect(
       storeLatencyFromEnv({
         HARNESS_REFUND_STORE_LATENCY_MS: 'createRefund=5',
@@ -83,11 +83,12 @@ describe('latency configuration', () => {
     const { dir, cleanup } = tempDir();
     vi.stubEnv('HARNESS_REFUND_STORE_LATENCY_MS', 'readRefund=7');
     try {
+      // Drills come from test and evaluation compositions, never from the store's own environment.
       const store = openRefundStore(`${dir}/env.db`);
-      expect(store.latency).toEqual({ perOperationMs: { readRefund: 7 }, phase: 'before' });
+      expect(store.latency).toEqual({ perOperationMs: {}, phase: 'before' });
       store.close();
       vi.stubEnv('HARNESS_REFUND_STORE_LATENCY_MS', 'nonsense=7');
-      expect(codeOf(() => openRefundStore(`${dir}/env2.db`))).toBe('refund.latency_config_invalid');
+      expect(codeOf(() => storeLatencyFromEnv())).toBe('refund.latency_config_invalid');
     } finally {
       vi.unstubAllEnvs();
       cleanup();
