@@ -15,7 +15,8 @@ export const SANDBOX_FILES = [
   'apps/*/workflow/**/*.ts',
   'bench/workflows/**/*.ts',
   'test/support/workflows.ts',
-  'test/faults/fixtures/*-workflows.ts',
+  'test/**/*-workflow.ts',
+  'test/**/*-workflows.ts',
 ];
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
@@ -50,8 +51,7 @@ export default tseslint.config(
             {
               target: './src/core',
               from: './src',
-              // Activities as types only (proxyActivities); the sandbox rules below refuse value imports.
-              except: ['./core', './contract', './worker/activities'],
+              except: ['./core', './contract'],
               message: 'The core (workflow sandbox) imports only the core and the contract.',
             },
             {

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { HarnessApp } from '../../src/index.js';
-import { createHarnessComposition } from './composition.js';
+import { createRefundComposition } from './composition.js';
 import { refundDefinition } from './workflow/definition.js';
 import { refundSettings } from './settings.js';
 
@@ -11,5 +11,5 @@ export const app: HarnessApp = {
   definition: refundDefinition,
   defaultPolicy: (profile) => (profile === 'refund.graph' ? 'refund.rules@v1' : 'allow_all@v1'),
   createComposition: (o) =>
-    createHarnessComposition({ ...o, refundStorePath: refundSettings(o.env).refundStorePath }),
+    createRefundComposition({ ...o, refundStorePath: refundSettings(o.env).refundStorePath }),
 };

@@ -1,12 +1,10 @@
-import { hostname } from 'node:os';
 import {
   type AppCompositionOptions,
+  composeWorker,
   ModelRouter,
-  openEvidenceStore,
   parseModelScript,
   providerFromEnv,
   ScriptedProvider,
-  sha256Digest,
   ToolRegistry,
   type WorkerComposition,
 } from '../../src/index.js';
@@ -32,7 +30,7 @@ export interface RefundDrills {
   readonly reconcile?: boolean;
 }
 
-export interface HarnessCompositionOptions extends AppCompositionOptions {
+export interface RefundCompositionOptions extends AppCompositionOptions {
   /** The refund app's business store (SQLite file; default `HARNESS_REFUND_DB` or `.data/refund.db`). */
   readonly refundStorePath: string;
   /** Extra scripted routes: route name -> script (validated; defaults applied). */
@@ -44,7 +42,7 @@ export interface HarnessCompositionOptions extends AppCompositionOptions {
 }
 
 /** The refund app's worker composition: the refund tools bound to its business store, and its routes. */
-export interface HarnessComposition extends WorkerComposition {
+export interface RefundComposition extends WorkerComposition {
   readonly refundStore: RefundStore;
 }
 
@@ -53,9 +51,7 @@ export interface HarnessComposition extends WorkerComposition {
  * environment here and stay in the worker process. Fault drills come only from `drills`.
  * @throws the store's errors (bad URL, schema too new) and provider configuration errors.
  */
-export async function createHarnessComposition(
-  options: HarnessCompositionOptions,
-): Promise<HarnessComposition> {
+export async function createRefundComposition(options: RefundCompositionOptions): Promise<RefundComposition> {
   const env = options.env ?? process.env;
   const refundStore = openRefundStore(
     options.refundStorePath,
@@ -70,7 +66,6 @@ export async function createHarnessComposition(
     const close = await extend(registry, models);
     if (close) closers.push(close);
   }
-  const store = await openEvidenceStore(options.storeUrl);
   models.register(
     'scripted/refund',
     new ScriptedProvider(parseModelScript(REFUND_SCRIPT, 'scripted/refund')),
@@ -84,22 +79,23 @@ export async function createHarnessComposition(
     models.register('env', providerFromEnv(env), env.HARNESS_MODEL ?? 'default');
     defaultModelRoute = 'env';
   }
-  const configDigest = sha256Digest({
-    tools: registry.snapshot().digest,
-    routes: models.routeNames().sort(),
-  });
-  return {
-    registry,
-    store,
-    models,
-    refundStore,
-    identity: options.identity ?? `${hostname()}:${process.pid}`,
-    configDigest,
-    defaultModelRoute,
-    close: async () => {
-      for (const close of closers.reverse()) await close();
-      await store.close();
-      refundStore.close();
-    },
+  const closeParts = async (): Promise<void> => {
+    for (const close of closers.reverse()) await close();
+    refundStore.close();
   };
+  try {
+    const worker = await composeWorker({
+      tools: registry,
+      models,
+      store: options.storeUrl,
+      defaultModelRoute,
+      ...(options.identity !== undefined ? { identity: options.identity } : {}),
+      onClose: closeParts,
+    });
+    return { ...worker, refundStore };
+  } catch (err) {
+    // The evidence store did not open: close what was opened for it (MCP servers, the business store).
+    await closeParts();
+    throw err;
+  }
 }

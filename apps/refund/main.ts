@@ -23,7 +23,7 @@ import {
   tracingFromEnv,
 } from '../../src/index.js';
 import { app } from './app.js';
-import { createHarnessComposition } from './composition.js';
+import { createRefundComposition } from './composition.js';
 import { seedDemoOrder } from './demo-order.js';
 import { refundSettings } from './settings.js';
 
@@ -49,7 +49,7 @@ installWorkerRuntime();
 const settings = harnessSettings();
 const target = await resolveTemporal({ log: (l) => say(l) });
 say(`Temporal: ${target.mode} server at ${target.connectionOptions.address} (namespace ${target.namespace})`);
-const composition = await createHarnessComposition({
+const composition = await createRefundComposition({
   storeUrl: settings.storeUrl,
   refundStorePath: refundSettings().refundStorePath,
 });

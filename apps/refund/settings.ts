@@ -1,9 +1,9 @@
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 
-/** The refund app's settings: `HARNESS_REFUND_DB`, its business store (default `.data/refund.db` in this repository). */
+/**
+ * The refund app's settings: `HARNESS_REFUND_DB`, its business store (default `.data/refund.db` in the
+ * working directory, beside the evidence store's default).
+ */
 export function refundSettings(env: NodeJS.ProcessEnv = process.env): { refundStorePath: string } {
-  return {
-    refundStorePath:
-      env.HARNESS_REFUND_DB ?? fileURLToPath(new URL('../../.data/refund.db', import.meta.url)),
-  };
+  return { refundStorePath: env.HARNESS_REFUND_DB ?? resolve(process.cwd(), '.data', 'refund.db') };
 }

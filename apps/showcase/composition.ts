@@ -4,13 +4,13 @@ import { codingConfigFromEnv } from '../coding/coding-settings.js';
 import { enableMcpFilesExample } from '../mcp-files/mcp-files-example.js';
 import { mcpFilesConfigFromEnv, type McpFilesConfig } from '../mcp-files/mcp-files-tools.js';
 import {
-  createHarnessComposition,
+  createRefundComposition,
   type CompositionExtension,
-  type HarnessComposition,
-  type HarnessCompositionOptions,
+  type RefundComposition,
+  type RefundCompositionOptions,
 } from '../refund/composition.js';
 
-export interface ShowcaseCompositionOptions extends HarnessCompositionOptions {
+export interface ShowcaseCompositionOptions extends RefundCompositionOptions {
   /** Enable the coding example's git tools and routes (default: `HARNESS_CODING_REPO`/`_REMOTE` in env). */
   readonly coding?: CodingToolsConfig;
   /** Enable the MCP filesystem example (default: `HARNESS_MCP_ROOT` in env); closed with the composition. */
@@ -20,9 +20,9 @@ export interface ShowcaseCompositionOptions extends HarnessCompositionOptions {
 /**
  * Every example app in one worker: the refund app's composition, plus the coding (git) and MCP
  * filesystem examples when they are configured.
- * @throws as createHarnessComposition, and the MCP server's connection errors.
+ * @throws as createRefundComposition, and the MCP server's connection errors.
  */
-export function createShowcaseComposition(options: ShowcaseCompositionOptions): Promise<HarnessComposition> {
+export function createShowcaseComposition(options: ShowcaseCompositionOptions): Promise<RefundComposition> {
   const env = options.env ?? process.env;
   const coding = options.coding ?? codingConfigFromEnv(env);
   const mcp = options.mcp ?? mcpFilesConfigFromEnv(env);
@@ -34,5 +34,5 @@ export function createShowcaseComposition(options: ShowcaseCompositionOptions): 
       return () => set.close();
     });
   }
-  return createHarnessComposition({ ...options, extend });
+  return createRefundComposition({ ...options, extend });
 }

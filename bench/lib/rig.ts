@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { type HarnessComposition } from '../../apps/refund/composition.js';
-import { createShowcaseComposition as createHarnessComposition } from '../../apps/showcase/composition.js';
+import { type RefundComposition } from '../../apps/refund/composition.js';
+import { createShowcaseComposition } from '../../apps/showcase/composition.js';
 import { benchScripts } from '../../apps/bench/bench-script.js';
 import { harnessActivities } from '../../src/worker/harness-worker.js';
 import { startPrivateServer, type PrivateServer } from './server.js';
@@ -64,7 +64,7 @@ export interface RunningWorker {
 export interface Rig {
   readonly server: PrivateServer;
   readonly client: Client;
-  readonly composition: HarnessComposition;
+  readonly composition: RefundComposition;
   readonly bundle: WorkflowBundleWithSourceMap;
   startWorker(taskQueue: string, options?: { gate?: ToolGate; debugMode?: boolean }): Promise<RunningWorker>;
   close(): Promise<void>;
@@ -80,7 +80,7 @@ export async function createRig(
   const connection = await Connection.connect({ address: server.address });
   const native = await NativeConnection.connect({ address: server.address });
   const client = new Client({ connection, namespace: server.namespace });
-  const composition = await createHarnessComposition({
+  const composition = await createShowcaseComposition({
     storeUrl: `sqlite:${join(server.dir, 'evidence.db')}`,
     refundStorePath: join(server.dir, 'refund.db'),
     scripts: benchScripts(sizes),

@@ -1,6 +1,5 @@
 import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
-import type { createModelActivities } from '../../src/worker/activities/model-activities.js';
-import type { createToolActivities } from '../../src/worker/activities/tool-activities.js';
+import type { ModelActivities, ToolActivities } from '../../src/core/workflow/activity-interfaces.js';
 import { NO_EVENTS } from '../../src/core/runner/packed-events.js';
 import { sha256Hex } from '../../src/contract/sha256.js';
 import type { ModelMessageInput } from '../../src/core/runner/ports.js';
@@ -24,9 +23,6 @@ export interface BareStepsResult {
   readonly toolCalls: number;
   readonly text: string;
 }
-
-type ModelActivities = ReturnType<typeof createModelActivities>;
-type ToolActivities = ReturnType<typeof createToolActivities>;
 
 const { callModel } = proxyActivities<ModelActivities>(modelOptions(DEFAULT_TIMEOUTS));
 const { runTool } = proxyActivities<ToolActivities>(readToolOptions(DEFAULT_TIMEOUTS));

@@ -18,3 +18,4 @@ export { ObservationSchema, type Observation } from './observation.js';
 export { PolicyDecisionSchema, type PolicyDecision } from './policy-decision.js';
 export { AgentRunInputSchema, describeInputIssues, type AgentRunInput } from './run-input.js';
 export * from './signals.js';
+export { AgentProfileKey, AgentStatusKey, AgentWaitingReasonKey, QUERY_NAMES } from './visibility.js';

@@ -57,7 +57,7 @@ function isHarnessApp(value: unknown): value is HarnessApp {
   );
 }
 
-/** The `agentHarness.app` entry of the nearest package.json above `dir`, resolved against it. */
+/** The `agentHarness.app` entry of the nearest package.json above `dir` that has one, resolved against it. */
 function appFromPackageJson(dir: string): string | undefined {
   for (let d = resolve(dir); ; d = dirname(d)) {
     const file = join(d, 'package.json');
@@ -72,7 +72,7 @@ function appFromPackageJson(dir: string): string | undefined {
 
 /**
  * Load the app module named by `spec`, else `HARNESS_APP`, else the `agentHarness.app` field of the
- * nearest package.json above the working directory. The module exports the app as `default` or `app`.
+ * nearest package.json above the working directory that has that field. The module exports the app as `default` or `app`.
  * @throws HarnessError `app.not_configured` when nothing names an app, `app.invalid` when the module
  *   does not export a {@link HarnessApp}; the module's own import errors as they are.
  */

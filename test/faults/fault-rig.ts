@@ -7,8 +7,8 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { expect, inject } from 'vitest';
 import { refundDrillsFromEnv } from '../support/refund-drills.js';
 import { startAgentRun } from '../../src/client/start-run.js';
-import { type HarnessComposition } from '../../apps/refund/composition.js';
-import { createShowcaseComposition as createHarnessComposition } from '../../apps/showcase/composition.js';
+import { type RefundComposition } from '../../apps/refund/composition.js';
+import { createShowcaseComposition } from '../../apps/showcase/composition.js';
 import type { AgentRunInput } from '../../src/contract/run-input.js';
 import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
 import type { RunView } from '../../src/core/workflow/run-view.js';
@@ -39,7 +39,7 @@ export interface FaultRig {
   readonly taskQueue: string;
   readonly dir: string;
   readonly client: Client;
-  readonly composition: HarnessComposition;
+  readonly composition: RefundComposition;
   worker(options?: Partial<Omit<WorkerProcessOptions, 'taskQueue' | 'dir'>>): Promise<WorkerProcess>;
   start(
     input: Partial<AgentRunInput> & Pick<AgentRunInput, 'task'>,
@@ -78,7 +78,7 @@ export async function createFaultRig(name: string, options: FaultRigOptions = {}
   const address = options.temporalAddress ?? inject('temporalAddress');
   const connection = await Connection.connect({ address });
   const client = new Client({ connection, namespace: inject('temporalNamespace') });
-  const composition = await createHarnessComposition({
+  const composition = await createShowcaseComposition({
     storeUrl: `sqlite:${join(dir, 'evidence.db')}`,
     refundStorePath: join(dir, 'refund.db'),
     env: { ...options.compositionEnv },

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { inject } from 'vitest';
 import { startAgentRun } from '../../src/client/start-run.js';
-import { type HarnessComposition } from '../../apps/refund/composition.js';
+import { type RefundComposition } from '../../apps/refund/composition.js';
 import {
-  createShowcaseComposition as createHarnessComposition,
-  type ShowcaseCompositionOptions as HarnessCompositionOptions,
+  createShowcaseComposition,
+  type ShowcaseCompositionOptions,
 } from '../../apps/showcase/composition.js';
 import { registerBenchTools } from '../../apps/bench/bench-noop-tool.js';
 import { refundDrillsFromEnv } from './refund-drills.js';
@@ -19,7 +19,7 @@ import { connectTestTemporal, startWorker, uniqueTaskQueue, type TestTemporal } 
 /** A real worker with a fresh composition (temp SQLite evidence + business stores) on the shared server. */
 export interface HarnessFixture {
   readonly t: TestTemporal;
-  readonly composition: HarnessComposition;
+  readonly composition: RefundComposition;
   readonly taskQueue: string;
   readonly dir: string;
   start(
@@ -47,12 +47,12 @@ export function refundRunInput(input: Partial<AgentRunInput> & Pick<AgentRunInpu
 
 export async function createHarnessFixture(
   name: string,
-  options: Partial<Omit<HarnessCompositionOptions, 'refundStorePath'>> = {},
+  options: Partial<Omit<ShowcaseCompositionOptions, 'refundStorePath'>> = {},
   worker: Pick<HarnessWorkerOptions, 'workflowBundle' | 'tracing'> = {},
 ): Promise<HarnessFixture> {
   const dir = mkdtempSync(join(tmpdir(), `harness-${name}-`));
   const t = await connectTestTemporal();
-  const composition = await createHarnessComposition({
+  const composition = await createShowcaseComposition({
     storeUrl: `sqlite:${join(dir, 'evidence.db')}`,
     refundStorePath: join(dir, 'refund.db'),
     env: {},

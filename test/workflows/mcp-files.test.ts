@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createShowcaseComposition as createHarnessComposition } from '../../apps/showcase/composition.js';
+import { createShowcaseComposition } from '../../apps/showcase/composition.js';
 import {
   MCP_FILES_ROUTE,
   MCP_FILES_SCRIPT_CONTENT,
@@ -134,7 +134,7 @@ describe('MCP filesystem example on the real server and the real MCP server', ()
 
   it('closing the composition stops the MCP server', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mcp-close-'));
-    const composition = await createHarnessComposition({
+    const composition = await createShowcaseComposition({
       storeUrl: `sqlite:${join(dir, 'evidence.db')}`,
       refundStorePath: join(dir, 'refund.db'),
       env: {},
@@ -155,7 +155,7 @@ describe('MCP filesystem example on the real server and the real MCP server', ()
 
   it('the default composition registers neither the MCP nor the coding tools', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mcp-default-'));
-    const plain = await createHarnessComposition({
+    const plain = await createShowcaseComposition({
       storeUrl: `sqlite:${join(dir, 'evidence.db')}`,
       refundStorePath: join(dir, 'refund.db'),
       env: {},

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { type HarnessComposition } from '../../apps/refund/composition.js';
-import { createShowcaseComposition as createHarnessComposition } from '../../apps/showcase/composition.js';
+import { type RefundComposition } from '../../apps/refund/composition.js';
+import { createShowcaseComposition } from '../../apps/showcase/composition.js';
 import { seedDemoOrder } from '../../apps/refund/demo-order.js';
 import { createHarnessWorker } from '../../src/worker/harness-worker.js';
 import type { RunView } from '../../src/core/workflow/run-view.js';
@@ -14,7 +14,7 @@ import { startWorker } from '../support/temporal.js';
 describe('refund runs with a PostgreSQL evidence store and two workers', () => {
   let pgServer: TestPostgres;
   let h: HarnessFixture;
-  let second: HarnessComposition;
+  let second: RefundComposition;
   let stopSecond: () => Promise<void>;
   let secondConnection: NativeConnection;
 
@@ -22,7 +22,7 @@ describe('refund runs with a PostgreSQL evidence store and two workers', () => {
     pgServer = await startTestPostgres();
     const storeUrl = pgServer.freshUrl();
     h = await createHarnessFixture('refund-pg', { storeUrl, identity: 'host-a' });
-    second = await createHarnessComposition({
+    second = await createShowcaseComposition({
       storeUrl,
       refundStorePath: join(h.dir, 'refund.db'),
       identity: 'host-b',

@@ -4,7 +4,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { NativeConnection, WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createHarnessWorker, isTerminal, startAgentRun, WAITING_STATUSES } from '../../../src/index.js';
 import type { RunView } from '../../../src/index.js';
-import { createHarnessComposition, type HarnessComposition } from '../composition.js';
+import { createRefundComposition, type RefundComposition } from '../composition.js';
 import { readBusinessRows, toBusinessRefunds } from './business-rows.js';
 import { checkCase, evidenceComplete, type CaseChecks } from './case-checks.js';
 import type { CaseObservation, ObservedInvocation } from './case-observation.js';
@@ -59,7 +59,7 @@ const PAUSE_EVENTS_WAIT_MS = 10_000;
  * @returns false when they did not arrive in time (the case then fails on evidence completeness).
  */
 async function waitForPauseEvents(
-  c: HarnessComposition,
+  c: RefundComposition,
   runId: string,
   actionId: string,
   deadline: number,
@@ -86,7 +86,7 @@ async function waitForPauseEvents(
 async function drive(
   handle: WorkflowHandle,
   c: EvalCase,
-  composition: HarnessComposition,
+  composition: RefundComposition,
   deadline: number,
 ): Promise<RunView> {
   const decisions = caseDecisions(c);
@@ -155,7 +155,7 @@ async function drive(
  * (`<runId>/<seq>`, the key the harness gives every write) or none.
  */
 async function lookUpOutcome(
-  c: HarnessComposition,
+  c: RefundComposition,
   runId: string,
   seq: number,
 ): Promise<Record<string, unknown>> {
@@ -218,7 +218,7 @@ export async function runCase(c: EvalCase, o: CaseRunOptions): Promise<CaseRun> 
   const dir = join(o.workDir, c.case_id);
   mkdirSync(dir, { recursive: true });
   const refundStorePath = join(dir, 'refund.db');
-  const composition = await createHarnessComposition({
+  const composition = await createRefundComposition({
     storeUrl: `sqlite:${join(dir, 'evidence.db')}`,
     refundStorePath,
     env: {},

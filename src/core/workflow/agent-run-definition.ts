@@ -35,18 +35,19 @@ function registryOf<T extends { readonly name: string; readonly version: string 
 }
 
 /**
- * Build the registries of a definition: exact name/version lookup, default evaluators included.
- * @throws HarnessError `registry.conflict` when two items share a name and version, or an evaluator
- *   name/version is invalid.
+ * Build the registries of a definition: exact name/version lookup, default evaluators included, and
+ * every profile's completion contract checked against them (its evaluator registered, its params
+ * accepted), so a bad definition is refused before a run does anything.
+ * @throws HarnessError `registry.conflict` when two items share a name and version, `registry.*` for an
+ *   invalid evaluator name/version or a contract naming an unregistered evaluator; CompletionError
+ *   `completion.contract_invalid` / `completion.params_invalid` for a malformed contract.
  */
 export function composeAgentRun(definition: AgentRunDefinition): AgentRunComposition {
   const evaluators = createDefaultEvaluatorRegistry();
   for (const e of definition.evaluators ?? []) evaluators.register(e);
-  return {
-    profiles: registryOf<Profile>('profile', definition.profiles),
-    policies: registryOf<Policy>('policy', definition.policies),
-    evaluators,
-  };
+  const profiles = registryOf<Profile>('profile', definition.profiles);
+  for (const p of definition.profiles) evaluators.checkContract(p.completion);
+  return { profiles, policies: registryOf<Policy>('policy', definition.policies), evaluators };
 }
 
 /**

@@ -18,14 +18,11 @@ import {
   upsertMemo,
   workflowInfo,
 } from '@temporalio/workflow';
-import type {
-  createRunActivities,
-  ToolSnapshot,
-  ToolSnapshotRequest,
-} from '../../worker/activities/run-activities.js';
+import type { RunActivities, ToolSnapshot, ToolSnapshotRequest } from './activity-interfaces.js';
 import { TOOLS_UNAVAILABLE } from '../../contract/failure-types.js';
 import { AgentRunInputSchema, describeInputIssues, type AgentRunInput } from '../../contract/run-input.js';
 import { SIGNAL_NAMES } from '../../contract/signals.js';
+import { QUERY_NAMES } from '../../contract/visibility.js';
 import { BudgetLimitsSchema, DEFAULT_LIMITS } from '../runner/budget.js';
 import { ContinueAsNewRequested } from '../runner/continue-as-new.js';
 import { createInitialRunState } from '../runner/initial-state.js';
@@ -53,7 +50,7 @@ const GUARDRAILS_PATCH = 'agent-run-guardrails-v1';
 const OUTPUT_RETRY_PATCH = 'agent-run-output-retry-v1';
 /** Exempts observed object ids from the output's personal-data checks (asked only when it matters). */
 const TRUSTED_IDS_PATCH = 'agent-run-trusted-identifiers-v1';
-export const stateQuery = defineQuery<RunView>('state');
+export const stateQuery = defineQuery<RunView>(QUERY_NAMES.state);
 
 /** What an `agentRun` workflow returns: its terminal status and output (business outcome, not an error). */
 export interface AgentRunResult {
@@ -65,9 +62,8 @@ export interface AgentRunResult {
   readonly artifactIds: string[];
 }
 
-const bookkeeping = proxyActivities<ReturnType<typeof createRunActivities>>(BOOKKEEPING_OPTIONS);
-const localBookkeeping =
-  proxyLocalActivities<ReturnType<typeof createRunActivities>>(LOCAL_BOOKKEEPING_OPTIONS);
+const bookkeeping = proxyActivities<RunActivities>(BOOKKEEPING_OPTIONS);
+const localBookkeeping = proxyLocalActivities<RunActivities>(LOCAL_BOOKKEEPING_OPTIONS);
 /**
  * The tool snapshot at the start and the last event flush run as local activities: two activity
  * round trips and their workflow tasks less per run. Decided once at the start; older histories
@@ -150,10 +146,13 @@ export type AgentRunWorkflow = (rawInput: unknown, carried?: CarriedRun) => Prom
  * query, search attributes and current details show where it is.
  *
  * Failure semantics: a definition that does not compose (two profiles with the same name and version,
- * a completion contract naming an unknown evaluator) throws at the first run of this worker. Invalid
- * input, an unknown profile or policy, or a worker whose tool registry does not match the pinned
- * digest fail the workflow at once (non-retryable). Everything after the start ends in a typed run
- * status returned as the result.
+ * a completion contract naming an unknown evaluator) throws in the first workflow task of a run: the
+ * task fails and is retried (the run does nothing until a worker with a good definition takes it);
+ * `harness start` and `composeAgentRun` report the same error before anything starts. Invalid input,
+ * an unknown profile or policy fail the workflow at once (non-retryable), as does a legacy
+ * whole-registry pin the worker does not match (`run.registry_mismatch`). A worker that cannot serve
+ * the run's pinned tools fails the workflow task (`worker.tools_unavailable`), never the run.
+ * Everything after the start ends in a typed run status returned as the result.
  */
 export function defineAgentRun(definition: AgentRunDefinition): AgentRunWorkflow {
   let composed: ReturnType<typeof composeAgentRun> | undefined;
@@ -190,6 +189,7 @@ async function runAgent(
     patches = decideStartPatches();
     snapshot = await refuseUnservedTools(localBookkeeping.loadToolSnapshot(snapshotRequest));
   } else {
+    // Only histories from before the local bookkeeping take this path; their snapshot had completed.
     snapshot = await refuseUnservedTools(bookkeeping.loadToolSnapshot(snapshotRequest));
   }
   const info = workflowInfo();

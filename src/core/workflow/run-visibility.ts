@@ -1,10 +1,8 @@
-import { defineSearchAttributeKey } from '@temporalio/common';
 import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
+import { AgentProfileKey, AgentStatusKey, AgentWaitingReasonKey } from '../../contract/visibility.js';
 import type { RunState } from '../runner/run-state.js';
 
-export const AgentStatusKey = defineSearchAttributeKey('AgentStatus', 'KEYWORD');
-export const AgentWaitingReasonKey = defineSearchAttributeKey('AgentWaitingReason', 'KEYWORD');
-export const AgentProfileKey = defineSearchAttributeKey('AgentProfile', 'KEYWORD');
+export { AgentProfileKey, AgentStatusKey, AgentWaitingReasonKey };
 
 /**
  * Publishes what a person sees in the Temporal UI: search attributes (only when status or waiting

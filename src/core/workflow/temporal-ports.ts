@@ -11,9 +11,7 @@ import {
   TimeoutFailure,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { createModelActivities } from '../../worker/activities/model-activities.js';
-import type { createRunActivities } from '../../worker/activities/run-activities.js';
-import type { createToolActivities } from '../../worker/activities/tool-activities.js';
+import type { ModelActivities, RunActivities, ToolActivities } from './activity-interfaces.js';
 import { TOOL_OUTCOME_UNKNOWN } from '../../contract/failure-types.js';
 import { packEvents, withPackedEvents } from '../runner/packed-events.js';
 import type { ToolDefinition } from '../../contract/tool.js';
@@ -31,10 +29,6 @@ import {
 } from './activity-options.js';
 import { DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS } from './carried-run.js';
 import type { RunVisibility } from './run-visibility.js';
-
-type ToolActivities = ReturnType<typeof createToolActivities>;
-type ModelActivities = ReturnType<typeof createModelActivities>;
-type RunActivities = ReturnType<typeof createRunActivities>;
 
 /**
  * Operator reconciliations are recorded in the evidence store by a bookkeeping activity. Histories

@@ -8,19 +8,14 @@ import type { ModelEvent } from '../model/events.js';
 import { toApplicationFailure } from '../model/to-application-failure.js';
 import type { ModelMessage, ModelToolSpec } from '../model/types.js';
 import type { ToolRegistry } from '../tools/index.js';
-import type { WithPackedEvents } from '../../core/runner/packed-events.js';
-import type {
-  ModelCallInput as RunnerModelCallInput,
-  ModelDecision,
-  ModelMessageInput,
-} from '../../core/runner/ports.js';
+import type { ModelDecision, ModelMessageInput } from '../../core/runner/ports.js';
+import type { ModelActivities, ModelCallActivityInput } from '../../core/workflow/activity-interfaces.js';
 import { observationText } from '../../core/runner/observations.js';
 import type { EvidenceStore } from '../store/index.js';
 import type { ModelRouter } from './model-router.js';
 import { storeEvents } from './store-events.js';
 
-/** The model activity's input: the runner's request with its outbox events packed. */
-export type ModelCallInput = WithPackedEvents<RunnerModelCallInput>;
+export type ModelCallInput = ModelCallActivityInput;
 
 export interface ModelActivityDeps {
   readonly registry: ToolRegistry;
@@ -144,7 +139,7 @@ function groupMessages(runId: string, seq: number, group: MessageGroupBody): Mod
  * the new group idempotently by (run, call number) and returns a compact decision. A retry after a
  * completed call returns the stored answer, so usage is counted once.
  */
-export function createModelActivities(deps: ModelActivityDeps) {
+export function createModelActivities(deps: ModelActivityDeps): ModelActivities {
   const { registry, store, models } = deps;
   return {
     async callModel(input: ModelCallInput): Promise<ModelDecision> {

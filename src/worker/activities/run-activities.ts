@@ -1,9 +1,13 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { TOOLS_UNAVAILABLE } from '../../contract/failure-types.js';
-import type { ToolDefinition } from '../../contract/tool.js';
 import type { ToolRegistry } from '../tools/index.js';
 import type { PackedEvents } from '../../core/runner/packed-events.js';
 import type { EvidenceStore } from '../store/index.js';
+import type {
+  RunActivities,
+  ToolSnapshot,
+  ToolSnapshotRequest,
+} from '../../core/workflow/activity-interfaces.js';
 import { storeEvents } from './store-events.js';
 
 export interface RunActivityDeps {
@@ -15,32 +19,8 @@ export interface RunActivityDeps {
   readonly configDigest: string;
 }
 
-export interface ToolSnapshotRequest {
-  /**
-   * Runs started with a whole-registry pin (older clients): this worker's whole registry must have
-   * exactly this digest.
-   */
-  readonly expectedDigest?: string;
-  /**
-   * Per-tool pin: the digest of the profile's tool definitions the run pinned at its first start.
-   * Absent at the first start (the run pins what this worker serves).
-   */
-  readonly toolsDigest?: string;
-  /** The profile's tools (`name` or `name@version`). */
-  readonly names: readonly string[];
-}
-
-/** What a run pins from the worker that serves its start. */
-export interface ToolSnapshot {
-  readonly definitions: readonly ToolDefinition[];
-  /** The pinned tool digest: of the whole registry (with `expectedDigest`), else of the profile's tools. */
-  readonly digest: string;
-  readonly defaultModelRoute?: string;
-  readonly configDigest?: string;
-}
-
 /** Activities that serve the run itself: the pinned tool snapshot and event writes. */
-export function createRunActivities(deps: RunActivityDeps) {
+export function createRunActivities(deps: RunActivityDeps): RunActivities {
   return {
     /**
      * The model-visible definitions of the profile's tools, from this worker's registry, and what the
@@ -64,7 +44,12 @@ export function createRunActivities(deps: RunActivityDeps) {
             message: `this worker's tool registry is ${full.digest}, the run pinned ${req.expectedDigest}`,
           });
         }
-        return { definitions: deps.registry.snapshot(req.names).definitions, digest: full.digest };
+        return {
+          definitions: deps.registry.snapshot(req.names).definitions,
+          digest: full.digest,
+          defaultModelRoute: deps.defaultModelRoute,
+          configDigest: deps.configDigest,
+        };
       }
       let selected;
       try {

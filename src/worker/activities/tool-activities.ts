@@ -4,14 +4,12 @@ import { isHarnessError } from '../../contract/errors.js';
 import { TOOL_OUTCOME_UNKNOWN } from '../../contract/failure-types.js';
 import type { ToolCall, ToolContext, ToolExecution } from '../../contract/tool.js';
 import type { ToolRegistry } from '../tools/index.js';
-import type { WithPackedEvents } from '../../core/runner/packed-events.js';
+import type { OperatorResolutionOutcome, ToolCallResult, WriteResolution } from '../../core/runner/ports.js';
 import type {
-  OperatorResolutionInput as RunnerOperatorResolutionInput,
-  OperatorResolutionOutcome,
-  ToolCallInput as RunnerToolCallInput,
-  ToolCallResult,
-  WriteResolution,
-} from '../../core/runner/ports.js';
+  OperatorResolutionActivityInput,
+  ToolActivities,
+  ToolCallActivityInput,
+} from '../../core/workflow/activity-interfaces.js';
 import {
   StoreError,
   type EvidenceStore,
@@ -26,13 +24,8 @@ export interface ToolActivityDeps {
   readonly identity: string;
 }
 
-/** The tool activity's input: the runner's call with its outbox events packed. */
-export type ToolCallInput = WithPackedEvents<RunnerToolCallInput>;
-
-/** The operator-resolution activity's input: the decision, with the call's outbox events packed. */
-export type OperatorResolutionInput = Omit<RunnerOperatorResolutionInput, 'call'> & {
-  readonly call: ToolCallInput;
-};
+export type ToolCallInput = ToolCallActivityInput;
+export type OperatorResolutionInput = OperatorResolutionActivityInput;
 
 const OPERATOR_STATUS = {
   succeeded: 'succeeded',
@@ -98,7 +91,7 @@ async function storedResultOf(
  * the executor runs; result and artifacts are written in one transaction; only a bounded result goes
  * back to the workflow. `resolveLostInvocation` settles a write whose activity was lost.
  */
-export function createToolActivities(deps: ToolActivityDeps) {
+export function createToolActivities(deps: ToolActivityDeps): ToolActivities {
   const { registry, store, identity } = deps;
 
   async function execute(input: ToolCallInput, attempt: number): Promise<ToolCallResult> {

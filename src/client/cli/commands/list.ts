@@ -1,13 +1,13 @@
-import { defineSearchAttributeKey } from '@temporalio/common';
+import {
+  AgentProfileKey as AgentProfile,
+  AgentStatusKey as AgentStatus,
+  AgentWaitingReasonKey as AgentWaitingReason,
+} from '../../../contract/visibility.js';
 import { RunStatusSchema } from '../../../core/runner/statuses.js';
 import { connectTemporal } from '../connect.js';
 import { EXIT, usageError } from '../errors.js';
 import { table, type Output } from '../output.js';
 import { parsePositiveInt } from '../read-json.js';
-
-const AgentStatus = defineSearchAttributeKey('AgentStatus', 'KEYWORD');
-const AgentWaitingReason = defineSearchAttributeKey('AgentWaitingReason', 'KEYWORD');
-const AgentProfile = defineSearchAttributeKey('AgentProfile', 'KEYWORD');
 
 export interface ListOptions {
   readonly status?: string;

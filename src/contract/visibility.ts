@@ -1,0 +1,13 @@
+import { defineSearchAttributeKey } from '@temporalio/common';
+
+/**
+ * What a run publishes for people and tools to find and read it: its search attributes (registered
+ * on the server, see temporal-dev.yml) and its query. Shared by the workflow (which sets them), the
+ * client and the CLI (which filter and query). Sandbox-safe.
+ */
+export const AgentStatusKey = defineSearchAttributeKey('AgentStatus', 'KEYWORD');
+export const AgentWaitingReasonKey = defineSearchAttributeKey('AgentWaitingReason', 'KEYWORD');
+export const AgentProfileKey = defineSearchAttributeKey('AgentProfile', 'KEYWORD');
+
+/** Query names of `agentRun`: `state` answers the RunView (once the run has pinned its tools). */
+export const QUERY_NAMES = { state: 'state' } as const;

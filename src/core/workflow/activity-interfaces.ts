@@ -1,0 +1,70 @@
+/**
+ * The activities the workflow calls, as the workflow sees them: names, inputs and results. The worker
+ * implements them (src/worker/activities: `createRunActivities`, `createToolActivities`,
+ * `createModelActivities` return these interfaces); the workflow reaches them only through
+ * `proxyActivities` / `proxyLocalActivities` with these types, so it never imports worker code.
+ */
+import type { ToolDefinition } from '../../contract/tool.js';
+import type { PackedEvents, WithPackedEvents } from '../runner/packed-events.js';
+import type {
+  ModelCallInput as RunnerModelCallInput,
+  ModelDecision,
+  OperatorResolutionInput as RunnerOperatorResolutionInput,
+  OperatorResolutionOutcome,
+  ToolCallInput as RunnerToolCallInput,
+  ToolCallResult,
+  WriteResolution,
+} from '../runner/ports.js';
+
+/** The tool activity's input: the runner's call with its outbox events packed. */
+export type ToolCallActivityInput = WithPackedEvents<RunnerToolCallInput>;
+
+/** The operator-resolution activity's input: the decision, with the call's outbox events packed. */
+export type OperatorResolutionActivityInput = Omit<RunnerOperatorResolutionInput, 'call'> & {
+  readonly call: ToolCallActivityInput;
+};
+
+/** The model activity's input: the runner's request with its outbox events packed. */
+export type ModelCallActivityInput = WithPackedEvents<RunnerModelCallInput>;
+
+export interface ToolSnapshotRequest {
+  /**
+   * Runs started with a whole-registry pin (older clients): this worker's whole registry must have
+   * exactly this digest.
+   */
+  readonly expectedDigest?: string;
+  /**
+   * Per-tool pin: the digest of the profile's tool definitions the run pinned at its first start.
+   * Absent at the first start (the run pins what this worker serves).
+   */
+  readonly toolsDigest?: string;
+  /** The profile's tools (`name` or `name@version`). */
+  readonly names: readonly string[];
+}
+
+/** What a run pins from the worker that serves its start. */
+export interface ToolSnapshot {
+  readonly definitions: readonly ToolDefinition[];
+  /** The pinned tool digest: of the whole registry (with `expectedDigest`), else of the profile's tools. */
+  readonly digest: string;
+  readonly defaultModelRoute?: string;
+  readonly configDigest?: string;
+}
+
+/** Activities that serve the run itself. */
+export interface RunActivities {
+  loadToolSnapshot(req: ToolSnapshotRequest): Promise<ToolSnapshot>;
+  recordEvents(events: PackedEvents): Promise<void>;
+}
+
+/** Tool invocations: intent, effect, result; settling lost writes. */
+export interface ToolActivities {
+  runTool(input: ToolCallActivityInput): Promise<ToolCallResult>;
+  resolveLostInvocation(input: ToolCallActivityInput): Promise<WriteResolution>;
+  recordOperatorResolution(input: OperatorResolutionActivityInput): Promise<OperatorResolutionOutcome>;
+}
+
+/** Model calls through the gateway. */
+export interface ModelActivities {
+  callModel(input: ModelCallActivityInput): Promise<ModelDecision>;
+}
