@@ -1,5 +1,8 @@
+import { HarnessError } from '../../contract/errors.js';
 import { createDefaultEvaluatorRegistry, type EvaluatorRegistry } from '../completion/evaluator-registry.js';
 import type { CompletionEvaluator } from '../completion/completion.js';
+import { createInputGuardrail, type InputGuardrailConfig } from '../guardrails/input-guardrail.js';
+import { createOutputGuardrail, type OutputGuardrailConfig } from '../guardrails/output-guardrail.js';
 import type { Policy } from '../policy/policy.js';
 import type { Profile } from '../runner/profile.js';
 import { NamedRegistry } from '../tools/named-registry.js';
@@ -16,6 +19,14 @@ export interface AgentRunDefinition {
   readonly policies: readonly Policy[];
   /** Completion evaluators beyond the defaults (solution_delivered, action_with_verification, ...). */
   readonly evaluators?: readonly CompletionEvaluator[];
+  /**
+   * Settings of the input and output guardrails (docs/guardrails.md): claim kinds, verified dates,
+   * allowed promises, actions. Default: the built-in configuration. Validated when a run starts.
+   */
+  readonly guardrails?: {
+    readonly input?: InputGuardrailConfig;
+    readonly output?: OutputGuardrailConfig;
+  };
 }
 
 /** The looked-up form of an {@link AgentRunDefinition}. */
@@ -23,6 +34,7 @@ export interface AgentRunComposition {
   readonly profiles: NamedRegistry<Profile>;
   readonly policies: NamedRegistry<Policy>;
   readonly evaluators: EvaluatorRegistry;
+  readonly guardrails: NonNullable<AgentRunDefinition['guardrails']>;
 }
 
 function registryOf<T extends { readonly name: string; readonly version: string }>(
@@ -40,24 +52,39 @@ function registryOf<T extends { readonly name: string; readonly version: string 
  * accepted), so a bad definition is refused before a run does anything.
  * @throws HarnessError `registry.conflict` when two items share a name and version, `registry.*` for an
  *   invalid evaluator name/version or a contract naming an unregistered evaluator; CompletionError
- *   `completion.contract_invalid` / `completion.params_invalid` for a malformed contract.
+ *   `completion.contract_invalid` / `completion.params_invalid` for a malformed contract;
+ *   GuardrailConfigError for invalid guardrail settings.
  */
 export function composeAgentRun(definition: AgentRunDefinition): AgentRunComposition {
   const evaluators = createDefaultEvaluatorRegistry();
   for (const e of definition.evaluators ?? []) evaluators.register(e);
   const profiles = registryOf<Profile>('profile', definition.profiles);
   for (const p of definition.profiles) evaluators.checkContract(p.completion);
-  return { profiles, policies: registryOf<Policy>('policy', definition.policies), evaluators };
+  // Built once here only to validate the settings (each run builds its own).
+  createInputGuardrail(definition.guardrails?.input);
+  createOutputGuardrail(definition.guardrails?.output);
+  return {
+    profiles,
+    policies: registryOf<Policy>('policy', definition.policies),
+    evaluators,
+    guardrails: definition.guardrails ?? {},
+  };
 }
 
 /**
  * One definition from several (an app made of parts, a test or bench composition). Items keep their
  * order; a name and version that appears twice fails when the run composes (`registry.conflict`).
+ * Guardrail settings apply to a whole workflow, so at most one part may set them.
+ * @throws HarnessError `registry.conflict` when more than one part sets guardrails.
  */
 export function combineDefinitions(...definitions: readonly AgentRunDefinition[]): AgentRunDefinition {
+  const withGuardrails = definitions.filter((d) => d.guardrails !== undefined);
+  if (withGuardrails.length > 1)
+    throw new HarnessError('registry.conflict', 'more than one combined definition sets guardrails');
   return {
     profiles: definitions.flatMap((d) => d.profiles),
     policies: definitions.flatMap((d) => d.policies),
     evaluators: definitions.flatMap((d) => d.evaluators ?? []),
+    ...(withGuardrails[0]?.guardrails ? { guardrails: withGuardrails[0].guardrails } : {}),
   };
 }

@@ -249,7 +249,12 @@ async function runAgent(
     outputRetryEnabled: () => patched(OUTPUT_RETRY_PATCH),
     exemptTrustedIdentifiers: () => patched(TRUSTED_IDS_PATCH),
     ...(patches.guardrails
-      ? { guardrails: { input: createInputGuardrail(), output: createOutputGuardrail() } }
+      ? {
+          guardrails: {
+            input: createInputGuardrail(composition.guardrails.input),
+            output: createOutputGuardrail(composition.guardrails.output),
+          },
+        }
       : {}),
   });
 
