@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RunView } from '../../src/core/workflow/run-view.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
 import { collect, runCli, spawnCli, until, type CliResult } from './cli-support.js';
+import { refundGraphProfile } from '../../apps/refund/workflow/refund-graph.js';
 
 const REFUND_TASK = JSON.stringify({
   message: 'My order ORD-1001 has not shipped for days, please refund',
@@ -76,6 +77,34 @@ describe('harness CLI against a real worker', () => {
     expect(result.versions).toMatchObject({ policy: 'refund.rules@v1', modelRoute: 'scripted/refund' });
     const desc = await h.t.client.workflow.getHandle(jsonId).describe();
     expect(desc.runId).toBe(started.runId);
+  });
+
+  it('start needs no worker composition: no model key, no evidence or business store', async () => {
+    // A real provider without its key, an evidence store that cannot open, a business store that
+    // cannot be created: a worker would refuse all three; the starter never touches them.
+    const noWorkerSide = {
+      ...env,
+      HARNESS_MODEL_PROVIDER: 'openai',
+      OPENAI_API_KEY: '',
+      HARNESS_STORE_URL: 'nosuchdb://nowhere',
+      HARNESS_REFUND_DB: '/proc/no/such/dir/refund.db',
+    };
+    const startedId = id('start-bare');
+    const r = await runCli(
+      ['start', 'refund.graph', '--input', REFUSED_TASK, '--id', startedId],
+      noWorkerSide,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    // The run pinned the route of the worker that served its start (the test worker's scripted route).
+    const result = (await h.t.client.workflow.getHandle(startedId).result()) as {
+      status: string;
+      versions: { modelRoute: string; toolRegistryDigest: string };
+    };
+    expect(result.status).toBe('succeeded');
+    expect(result.versions.modelRoute).toBe('scripted/refund');
+    expect(result.versions.toolRegistryDigest).toBe(
+      h.composition.registry.snapshot(refundGraphProfile.tools).digest,
+    );
   });
 
   it('start --wait waits for the end and reports the run status', async () => {
