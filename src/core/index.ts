@@ -65,7 +65,14 @@ export type { AgentEvent, DataClassification } from './runner/agent-event.js';
 export * from './policy/index.js';
 export { normalizeRelativePath } from './policy/relative-path.js';
 export * from './completion/index.js';
-export { createInputGuardrail, createOutputGuardrail } from './guardrails/index.js';
+export {
+  createInputGuardrail,
+  createOutputGuardrail,
+  DEFAULT_CLAIM_KINDS,
+  type ClaimKind,
+  type InputGuardrailConfig,
+  type OutputGuardrailConfig,
+} from './guardrails/index.js';
 export * from './tools/sandbox.js';
 export { NamedRegistry } from './tools/named-registry.js';
 export * from '../contract/index.js';

@@ -5,6 +5,7 @@ import {
   RestrictionPolicy,
 } from '../../../src/core/index.js';
 import { refundGraphProfile, refundOutcomeEvaluator } from './refund-graph.js';
+import { refundGuardrails } from './refund-guardrails.js';
 import { refundRulesPolicy } from './refund-policy.js';
 
 const REFUND_TOOLS = [
@@ -61,4 +62,5 @@ export const refundDefinition: AgentRunDefinition = {
     new RestrictionPolicy({ name: 'read_only', version: 'v1', allowedEffects: ['read'] }),
   ],
   evaluators: [refundOutcomeEvaluator],
+  guardrails: refundGuardrails,
 };

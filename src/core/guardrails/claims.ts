@@ -43,7 +43,7 @@ export const DEFAULT_CLAIM_KINDS: readonly ClaimKind[] = [
       /退款成功|成功退款/g,
     ],
     artifactTypes: ['refund'],
-    actionTools: ['refund.create'],
+    // An app names its own write tools here (the refund app: refund.create, apps/refund/workflow).
     requirement: 'verified',
     rewrite: {
       en: {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkOutput, type EvidenceInvocation } from '../../../src/core/guardrails/index.js';
 import { backingOf, trustedEvidence } from '../../../src/core/guardrails/run-evidence.js';
+import { refundGuardrails } from '../../../apps/refund/workflow/refund-guardrails.js';
 import { verification, verifyInvocation } from './refund-evidence.js';
 
 /** refund.create #2 was lost; a person settled it as succeeded naming RF-1; refund.verify #3 checked RF-1. */
@@ -17,13 +18,17 @@ const claim = { outcome: 'refunded', message: 'Your refund RF-1 has been created
 
 describe('output guardrail: a refund a person settled and a later check verified', () => {
   it('backs the refund claim with the verification of the external id the person named', () => {
-    const result = checkOutput({
+    const input = {
       output: claim,
       artifacts: [verification('passed')],
       invocations: [settledCreate, verifyInvocation],
-    });
+    };
+    // The refund app names refund.create as the write behind a refund claim (its guardrail settings).
+    const result = checkOutput(input, refundGuardrails.output);
     expect(result.verdict).toBe('pass');
     expect(result.output).toEqual(claim);
+    // The core's defaults name no app tool: there, a settled write does not stand for the claim.
+    expect(checkOutput(input).verdict).not.toBe('pass');
   });
 
   it("blocks or rewrites the claim on the person's word alone, a failed check, or a check of another id", () => {
@@ -44,7 +49,7 @@ describe('output guardrail: a refund a person settled and a later check verified
       },
     ];
     for (const c of cases) {
-      const result = checkOutput({ output: claim, ...c });
+      const result = checkOutput({ output: claim, ...c }, refundGuardrails.output);
       expect(result.verdict, JSON.stringify(c.invocations)).not.toBe('pass');
       expect(result.reasonCodes).toContain('guardrail.output.unsupported_claim');
     }
