@@ -121,6 +121,12 @@ export default tseslint.config(
               allowTypeImports: true,
               message: 'Workflow code may import activities and I/O modules as types only.',
             },
+            {
+              // An app's workflow side imports agent-harness/workflow (src/core/index) and the contract.
+              group: ['**/src/index.js', '**/src/worker/**', '**/src/client/**'],
+              allowTypeImports: true,
+              message: 'Workflow code imports the worker and client sides (and the package root) as types only.',
+            },
           ],
         },
       ],
