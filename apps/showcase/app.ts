@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { HarnessApp } from '../../src/index.js';
 import { refundSettings } from '../refund/settings.js';
+import { refundDefaultPolicy } from '../refund/workflow/definition.js';
 import { createShowcaseComposition } from './composition.js';
 import { showcaseDefinition } from './workflow/definition.js';
 
@@ -12,7 +13,7 @@ export const app: HarnessApp = {
   name: 'showcase',
   workflowsPath: fileURLToPath(new URL('./workflow/workflows.ts', import.meta.url)),
   definition: showcaseDefinition,
-  defaultPolicy: (profile) => (profile === 'refund.graph' ? 'refund.rules@v1' : 'allow_all@v1'),
+  defaultPolicy: refundDefaultPolicy,
   createComposition: (o) =>
     createShowcaseComposition({ ...o, refundStorePath: refundSettings(o.env).refundStorePath }),
 };

@@ -6,10 +6,9 @@ import {
   benchNoopExecutor,
   registerBenchTools,
 } from '../../apps/bench/bench-noop-tool.js';
-import { benchDefinition } from '../../apps/bench/workflow/definition.js';
+import { benchBundleDefinition } from '../../bench/workflows/definition.js';
 import { app as showcase } from '../../apps/showcase/app.js';
 import { createShowcaseComposition } from '../../apps/showcase/composition.js';
-import { combineDefinitions } from '../../src/core/index.js';
 import type { HarnessApp } from '../../src/worker/index.js';
 import { orderReadV2Definition, rolloutExecutor, rolloutExtraDefinition } from './rollout-tools.js';
 import { refundDrillsFromEnv } from './refund-drills.js';
@@ -54,7 +53,7 @@ export const app: HarnessApp = {
   ...showcase,
   name: 'test',
   workflowsPath: testWorkflowsPath,
-  definition: combineDefinitions(showcase.definition, benchDefinition),
+  definition: benchBundleDefinition,
   createComposition: (o) =>
     createShowcaseComposition({
       ...o,

@@ -54,6 +54,14 @@ export const supportAnswerRetryProfile = createGoalProfile({
  * The refund app's trusted workflow-side composition (seed 004's refund story): the refund graph, the
  * refund assistant and support profiles, the refund rules, and the refund outcome evaluator.
  */
+/**
+ * The policy a run gets when its starter names none: the refund rules for the refund graph, allow-all
+ * otherwise (client side: `harness start`).
+ */
+export function refundDefaultPolicy(profile: string): string {
+  return profile === 'refund.graph' ? 'refund.rules@v1' : 'allow_all@v1';
+}
+
 export const refundDefinition: AgentRunDefinition = {
   profiles: [refundGraphProfile, refundAssistantProfile, supportAnswerProfile, supportAnswerRetryProfile],
   policies: [

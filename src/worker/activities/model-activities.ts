@@ -15,8 +15,6 @@ import type { EvidenceStore } from '../store/index.js';
 import type { ModelRouter } from './model-router.js';
 import { storeEvents } from './store-events.js';
 
-export type ModelCallInput = ModelCallActivityInput;
-
 export interface ModelActivityDeps {
   readonly registry: ToolRegistry;
   readonly store: EvidenceStore;
@@ -142,7 +140,7 @@ function groupMessages(runId: string, seq: number, group: MessageGroupBody): Mod
 export function createModelActivities(deps: ModelActivityDeps): ModelActivities {
   const { registry, store, models } = deps;
   return {
-    async callModel(input: ModelCallInput): Promise<ModelDecision> {
+    async callModel(input: ModelCallActivityInput): Promise<ModelDecision> {
       await storeEvents(store, input.events);
       const previous = await store.listMessageGroups(input.runId, { toSeq: input.callSeq });
       const same = previous.find((g) => g.seq === input.callSeq);

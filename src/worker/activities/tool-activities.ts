@@ -24,9 +24,6 @@ export interface ToolActivityDeps {
   readonly identity: string;
 }
 
-export type ToolCallInput = ToolCallActivityInput;
-export type OperatorResolutionInput = OperatorResolutionActivityInput;
-
 const OPERATOR_STATUS = {
   succeeded: 'succeeded',
   failed: 'failed_terminal',
@@ -38,7 +35,7 @@ function toolContext(): ToolContext {
   return { signal: ctx.cancellationSignal, heartbeat: (d?: unknown) => ctx.heartbeat(d) };
 }
 
-function toCall(input: ToolCallInput): ToolCall {
+function toCall(input: ToolCallActivityInput): ToolCall {
   return {
     runId: input.runId,
     seq: input.seq,
@@ -94,7 +91,7 @@ async function storedResultOf(
 export function createToolActivities(deps: ToolActivityDeps): ToolActivities {
   const { registry, store, identity } = deps;
 
-  async function execute(input: ToolCallInput, attempt: number): Promise<ToolCallResult> {
+  async function execute(input: ToolCallActivityInput, attempt: number): Promise<ToolCallResult> {
     const { executor } = registry.get(input.tool, input.version);
     const startedAt = new Date().toISOString();
     await store.recordIntent({
@@ -157,7 +154,7 @@ export function createToolActivities(deps: ToolActivityDeps): ToolActivities {
 
   return {
     /** Run one tool invocation (one attempt). */
-    async runTool(input: ToolCallInput): Promise<ToolCallResult> {
+    async runTool(input: ToolCallActivityInput): Promise<ToolCallResult> {
       await storeEvents(store, input.events);
       const existing = await storedResult(store, input.runId, input.seq);
       if (existing) return existing; // an earlier attempt finished but its completion was lost
@@ -168,7 +165,7 @@ export function createToolActivities(deps: ToolActivityDeps): ToolActivities {
      * Settle a write whose activity was lost: ask the store, then the tool's reconciler. Never runs the
      * executor again.
      */
-    async resolveLostInvocation(input: ToolCallInput): Promise<WriteResolution> {
+    async resolveLostInvocation(input: ToolCallActivityInput): Promise<WriteResolution> {
       await storeEvents(store, input.events);
       const record = await store.getInvocation(input.runId, input.seq);
       const known = await storedResultOf(store, record);
@@ -229,7 +226,9 @@ export function createToolActivities(deps: ToolActivityDeps): ToolActivities {
      * Idempotent: a retry after a lost completion finds its own record and answers `recorded`.
      * @throws `store.no_intent` (non-retryable) when the invocation has no recorded intent.
      */
-    async recordOperatorResolution(input: OperatorResolutionInput): Promise<OperatorResolutionOutcome> {
+    async recordOperatorResolution(
+      input: OperatorResolutionActivityInput,
+    ): Promise<OperatorResolutionOutcome> {
       const { call } = input;
       await storeEvents(store, call.events);
       const record = await store.getInvocation(call.runId, call.seq);

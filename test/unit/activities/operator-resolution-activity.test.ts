@@ -2,10 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createToolActivities,
-  type OperatorResolutionInput,
-} from '../../../src/worker/activities/tool-activities.js';
+import { createToolActivities } from '../../../src/worker/activities/tool-activities.js';
+import type { OperatorResolutionActivityInput as OperatorResolutionInput } from '../../../src/core/workflow/activity-interfaces.js';
 import { NO_EVENTS } from '../../../src/core/runner/packed-events.js';
 import { ToolRegistry } from '../../../src/worker/tools/index.js';
 import { openEvidenceStore, type EvidenceStore } from '../../../src/worker/store/index.js';
