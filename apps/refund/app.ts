@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { HarnessApp } from '../../src/index.js';
 import { createRefundComposition } from './composition.js';
-import { refundDefaultPolicy, refundDefinition } from './workflow/definition.js';
+import { refundDefinition } from './workflow/definition.js';
 import { refundSettings } from './settings.js';
 
 /** The refund app alone (seed 004's refund story): what `npm start` runs. */
@@ -9,7 +9,6 @@ export const app: HarnessApp = {
   name: 'refund',
   workflowsPath: fileURLToPath(new URL('./workflow/workflows.ts', import.meta.url)),
   definition: refundDefinition,
-  defaultPolicy: refundDefaultPolicy,
   createComposition: (o) =>
     createRefundComposition({ ...o, refundStorePath: refundSettings(o.env).refundStorePath }),
 };

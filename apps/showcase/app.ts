@@ -1,7 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { HarnessApp } from '../../src/index.js';
 import { refundSettings } from '../refund/settings.js';
-import { refundDefaultPolicy } from '../refund/workflow/definition.js';
 import { createShowcaseComposition } from './composition.js';
 import { showcaseDefinition } from './workflow/definition.js';
 
@@ -13,7 +12,6 @@ export const app: HarnessApp = {
   name: 'showcase',
   workflowsPath: fileURLToPath(new URL('./workflow/workflows.ts', import.meta.url)),
   definition: showcaseDefinition,
-  defaultPolicy: refundDefaultPolicy,
   createComposition: (o) =>
     createShowcaseComposition({ ...o, refundStorePath: refundSettings(o.env).refundStorePath }),
 };

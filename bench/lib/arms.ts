@@ -42,7 +42,6 @@ export async function startRun(
       input: {
         schemaVersion: 1,
         profile: { name: 'bench.steps', version: 'v1' },
-        policy: { name: 'allow_all', version: 'v1' },
         toolRegistryDigest: rig.composition.registry.snapshot().digest,
         modelRoute: benchRoute(steps),
         configDigest: rig.composition.configDigest,

@@ -10,7 +10,8 @@ export interface StartRunOptions {
 }
 
 /**
- * Validate the input at the client (the workflow validates again) and start `agentRun` with its pinned
+ * Validate the input at the client (the workflow validates again, and refuses a policy the profile
+ * does not list with `run.policy_not_allowed`) and start `agentRun` with its pinned
  * versions as memo and initial search attributes.
  * @throws HarnessError `run.invalid_input` naming the bad fields; nothing is started.
  */
@@ -23,16 +24,17 @@ export async function startAgentRun(
     throw new HarnessError('run.invalid_input', `invalid run input: ${describeInputIssues(parsed.error)}`);
   const input = parsed.data;
   const profile = `${input.profile.name}@${input.profile.version}`;
+  const policy = input.policy ? `${input.policy.name}@${input.policy.version}` : undefined;
   return client.workflow.start<AgentRunWorkflow>('agentRun', {
     taskQueue: o.taskQueue,
     workflowId: o.workflowId,
     args: [input],
     memo: {
       profile,
-      policy: `${input.policy.name}@${input.policy.version}`,
+      ...(policy !== undefined ? { policy } : {}),
       ...(input.modelRoute !== undefined ? { modelRoute: input.modelRoute } : {}),
     },
     searchAttributes: { AgentStatus: ['created'], AgentProfile: [profile], AgentWaitingReason: ['none'] },
-    staticSummary: `${profile} with ${input.policy.name}@${input.policy.version}`,
+    staticSummary: `${profile} with ${policy ?? 'its default policy'}`,
   });
 }

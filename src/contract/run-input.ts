@@ -17,7 +17,11 @@ export const AgentRunInputSchema = z
   .object({
     schemaVersion: z.literal(1),
     profile: NameVersion,
-    policy: NameVersion,
+    /**
+     * The policy, when not the profile's default. Only a policy the profile lists may be named
+     * (`run.policy_not_allowed` otherwise): the composition, not the caller, decides what binds a run.
+     */
+    policy: NameVersion.optional(),
     /**
      * Legacy whole-registry pin: every worker that serves the run must have exactly this registry.
      * Omit it (the default): the run pins the definitions of its profile's tools at its start.

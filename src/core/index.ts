@@ -43,7 +43,14 @@ export {
   type NodeResult,
   type RouteDecision,
 } from './runner/graph-profile.js';
-export type { BlockedOutputChoice, BlockedOutputFeedback, Profile, ProfileResult } from './runner/profile.js';
+export type {
+  BlockedOutputChoice,
+  BlockedOutputFeedback,
+  Profile,
+  ProfilePolicies,
+  ProfileResult,
+} from './runner/profile.js';
+export { allowedPolicies } from './runner/profile.js';
 export type {
   RunContext,
   ConfirmRequest,

@@ -41,8 +41,6 @@ export interface HarnessApp {
   /** Absolute path of the workflows module that exports `agentRun = defineAgentRun(definition)`. */
   readonly workflowsPath: string;
   readonly definition: AgentRunDefinition;
-  /** The policy a run of `profile` gets when the starter names none (`name@vN`). */
-  defaultPolicy?(profile: string): string | undefined;
   createComposition(options: AppCompositionOptions): Promise<WorkerComposition>;
 }
 

@@ -133,6 +133,10 @@ describe('harness CLI against a real worker', () => {
       [['--input', '{"message":'], /--input: not valid JSON/],
       [['--input', '[1,2]'], /--input: expected a JSON object/],
       [['--input', REFUND_TASK, '--policy', 'nope@v1'], /policy: nope@v1 is not registered/],
+      [
+        ['--input', REFUND_TASK, '--policy', 'coding.tools@v1'],
+        /refund\.graph@v1 may not run under coding\.tools@v1 \(allowed: refund\.rules@v1, read_only@v1\)/,
+      ],
       [['--input', REFUND_TASK, '--budget', '{"maxSteps":-1}'], /budget\.maxSteps/],
       [['--input', REFUND_TASK, '--model-route', ''], /modelRoute/],
       [['--input', REFUND_TASK, '--approval-timeout', 'soon'], /--approval-timeout/],

@@ -45,7 +45,6 @@ describe('faults: the worker dies during a model call', { timeout: 240_000 }, ()
     const first = await rig.worker();
     handle = await rig.start({
       profile: { name: 'support.answer', version: 'v1' },
-      policy: { name: 'allow_all', version: 'v1' },
       modelRoute: 'env',
       task: { message: 'When will my order ORD-1001 ship?' },
       activityTimeouts: { modelHeartbeatSeconds: 10 },

@@ -18,7 +18,6 @@ function benchInput(): AgentRunInput {
   return {
     schemaVersion: 1,
     profile: { name: 'bench.steps', version: 'v1' },
-    policy: { name: 'allow_all', version: 'v1' },
     modelRoute: benchRoute(STEPS),
     task: { message: BENCH_TASK_MESSAGE },
     continueAsNewAfterEvents: 40,

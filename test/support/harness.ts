@@ -32,14 +32,13 @@ export interface HarnessFixture {
 let counter = 0;
 
 /**
- * The input of a `refund.graph@v1` run on the scripted refund route, with `input` on top. It pins no
- * tools or config: the run pins them from the worker that serves its start.
+ * The input of a `refund.graph@v1` run on the scripted refund route, with `input` on top. It names no
+ * policy (each profile's default applies) and pins no tools or config: the run pins them from the worker that serves its start.
  */
 export function refundRunInput(input: Partial<AgentRunInput> & Pick<AgentRunInput, 'task'>): AgentRunInput {
   return {
     schemaVersion: 1,
     profile: { name: 'refund.graph', version: 'v1' },
-    policy: { name: 'refund.rules', version: 'v1' },
     modelRoute: 'scripted/refund',
     ...input,
   };

@@ -17,7 +17,6 @@ import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
 import type { RunView } from '../../src/core/workflow/run-view.js';
 import { createHarnessFixture, type HarnessFixture } from '../support/harness.js';
 
-const ALLOW_ALL = { name: 'allow_all', version: 'v1' };
 const PUSH = { name: 'coding.push', version: 'v1' };
 const PIPELINE = { name: 'coding.pipeline', version: 'v1' };
 
@@ -64,7 +63,6 @@ describe('coding example on real git and the real server', () => {
     const { h, demo } = await codingFixture('push');
     const handle = await h.start({
       profile: PUSH,
-      policy: ALLOW_ALL,
       modelRoute: CODING_PUSH_ROUTE,
       task: { message: 'Commit the README change and push it' },
     });
@@ -108,7 +106,6 @@ describe('coding example on real git and the real server', () => {
     const { h, demo } = await codingFixture('forged');
     const handle = await h.start({
       profile: PUSH,
-      policy: ALLOW_ALL,
       modelRoute: FORGED_ROUTE,
       task: { message: 'Commit the README change and push it' },
     });
@@ -127,7 +124,6 @@ describe('coding example on real git and the real server', () => {
     const { h, demo } = await codingFixture('pipeline-pass');
     const handle = await h.start({
       profile: PIPELINE,
-      policy: ALLOW_ALL,
       modelRoute: CODING_PIPELINE_ROUTE,
       task: { message: 'Commit, push and test the README change' },
     });
@@ -149,7 +145,6 @@ describe('coding example on real git and the real server', () => {
     const { h, demo } = await codingFixture('pipeline-fail', '# Demo\n\nBROKEN\n');
     const handle = await h.start({
       profile: PIPELINE,
-      policy: ALLOW_ALL,
       modelRoute: CODING_PIPELINE_ROUTE,
       task: { message: 'Commit, push and test the README change' },
     });

@@ -23,7 +23,6 @@ describe('long runs continue as new, carrying compact state', () => {
   it('a goal run crosses more than three generations; sequences continue, budgets carry over', async () => {
     const handle = await h.start({
       profile: { name: 'support.answer', version: 'v1' },
-      policy: { name: 'allow_all', version: 'v1' },
       modelRoute: 'scripted/endless',
       task: { message: 'keep reading' },
       continueAsNewAfterEvents: 100,

@@ -32,7 +32,6 @@ describe('support.answer@v2 composes a blocked answer again, within its retries'
   const start = (modelRoute: string) =>
     h.start({
       profile: { name: 'support.answer', version: 'v2' },
-      policy: { name: 'allow_all', version: 'v1' },
       modelRoute,
       task: { message: 'Was my refund for ORD-1001 made?' },
     });

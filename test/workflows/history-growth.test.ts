@@ -25,7 +25,6 @@ describe('history size per model step does not grow with the conversation', () =
   it('200 model steps: bytes per step stay flat (transcript lives in the evidence store)', async () => {
     const handle = await h.start({
       profile: { name: 'support.answer', version: 'v1' },
-      policy: { name: 'allow_all', version: 'v1' },
       modelRoute: 'scripted/endless',
       task: { message: 'keep reading' },
       budget: {

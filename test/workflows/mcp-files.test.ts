@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ApplicationFailure } from '@temporalio/common';
+import { WorkflowFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createShowcaseComposition } from '../../apps/showcase/composition.js';
 import {
@@ -117,18 +119,32 @@ describe('MCP filesystem example on the real server and the real MCP server', ()
     });
   });
 
-  it('without the policy the server itself still refuses the escape (mcp.tool_error)', async () => {
-    const handle = await h.start({
+  it('a run cannot name a looser policy; called past the policy, the server itself refuses the escape', async () => {
+    const loose = await h.start({
       profile: PROFILE,
       policy: { name: 'allow_all', version: 'v1' },
       modelRoute: MCP_FILES_ROUTE,
       task: { message: 'please escape the workspace' },
     });
-    await handle.result();
-    const first = await h.composition.store.getInvocation(handle.workflowId, 1);
-    expect(first?.intents[0]?.tool).toBe('fs.write');
-    expect(first?.result).toMatchObject({ status: 'failed_terminal', errorCode: 'mcp.tool_error' });
-    expect(first?.result?.errorMessage).toContain('Access denied');
+    const refused: unknown = await loose.result().catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(WorkflowFailedError);
+    expect(((refused as WorkflowFailedError).cause as ApplicationFailure).type).toBe('run.policy_not_allowed');
+    expect(await h.composition.store.getInvocation(loose.workflowId, 1)).toBeUndefined();
+    // Defence in depth: the executor called directly (no policy in the way) is refused by the server.
+    const write = h.composition.registry.get('fs.write', 'v1');
+    const call = write.executor.execute(
+      { signal: new AbortController().signal, heartbeat: () => undefined },
+      {
+        runId: 'direct',
+        seq: 1,
+        tool: 'fs.write',
+        version: 'v1',
+        args: { path: '../escaped.txt', content: 'outside' },
+        idempotencyKey: 'direct-1',
+      },
+    );
+    await expect(call).rejects.toMatchObject({ code: 'mcp.tool_error' });
+    await expect(call).rejects.toThrow(/Access denied/);
     expect(existsSync(join(base, 'escaped.txt'))).toBe(false);
   });
 

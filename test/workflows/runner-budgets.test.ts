@@ -11,7 +11,6 @@ import {
 import { endlessSearch, scheduledActivities } from './runner-support.js';
 
 const SUPPORT = { name: 'support.answer', version: 'v1' };
-const ALLOW_ALL = { name: 'allow_all', version: 'v1' };
 const USAGE = { inputTokens: 100, outputTokens: 40 };
 
 describe('each budget ends an agentRun as budget_exhausted naming it (real server)', () => {
@@ -37,7 +36,6 @@ describe('each budget ends an agentRun as budget_exhausted naming it (real serve
   async function exhaust(budget: Record<string, unknown>, modelRoute = 'scripted/test') {
     const handle = await h.start({
       profile: SUPPORT,
-      policy: ALLOW_ALL,
       modelRoute,
       task: { message: 'search the refund policy' },
       budget,

@@ -5,10 +5,10 @@ import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
 import type { RunView } from '../../src/core/workflow/run-view.js';
 import { createHarnessFixture, historyEventTypes, type HarnessFixture } from '../support/harness.js';
 import { callAt, scheduledActivities, textAt } from './runner-support.js';
+import { approvePending } from '../support/decisions.js';
 
 const ASSISTANT = { name: 'refund.assistant', version: 'v1' };
 const SUPPORT = { name: 'support.answer', version: 'v1' };
-const ALLOW_ALL = { name: 'allow_all', version: 'v1' };
 const RULES = { name: 'refund.rules', version: 'v1' };
 
 /** order.read, logistics.read, policy.search.refund, refund.create (steps 0..3). */
@@ -83,7 +83,7 @@ describe('agentRun with a goal profile on the real server', () => {
     await h?.close();
   });
 
-  it('runs the refund tool sequence to a verified success (refund.assistant@v1, allow_all@v1)', async () => {
+  it('runs the refund tool sequence to a verified success after a person approves (refund.assistant@v1, its default refund.assisted@v1)', async () => {
     const workflowId = `runner-goal-success-${Date.now()}`;
     // refund.create is idempotent by `${runId}/${seq}`: pre-create the refund it will return so the
     // script can name its id in refund.verify (a scripted model cannot read ids).
@@ -112,12 +112,14 @@ describe('agentRun with a goal profile on the real server', () => {
     const handle = await h.start(
       {
         profile: ASSISTANT,
-        policy: ALLOW_ALL,
         modelRoute: route,
         task: { message: 'Refund ORD-1001 please' },
       },
       workflowId,
     );
+    // refund.assisted@v1: the refund the model proposed waits for a person.
+    const asked = await approvePending(handle);
+    expect(asked.pendingAction).toMatchObject({ kind: 'human', tool: 'refund.create' });
     const result = (await handle.result()) as AgentRunResult;
     expect(result.status).toBe('succeeded');
     expect(result.output).toBe(`refund ${refund.id} done and verified`);
@@ -182,7 +184,6 @@ describe('agentRun with a goal profile on the real server', () => {
   it('invalid arguments reach the model as a rejection and the run goes on to success', async () => {
     const handle = await h.start({
       profile: SUPPORT,
-      policy: ALLOW_ALL,
       modelRoute: 'scripted/test',
       task: { message: 'INVALID-CASE where is my order' },
     });
@@ -201,7 +202,6 @@ describe('agentRun with a goal profile on the real server', () => {
   it('the duplicate-call detector ends the run as budget_exhausted (duplicate_call)', async () => {
     const handle = await h.start({
       profile: SUPPORT,
-      policy: ALLOW_ALL,
       modelRoute: 'scripted/test',
       task: { message: 'DUP-CASE' },
     });
@@ -215,10 +215,10 @@ describe('agentRun with a goal profile on the real server', () => {
   it('"refund done" without refund.verify is blocked by the output guardrail; the run fails', async () => {
     const handle = await h.start({
       profile: ASSISTANT,
-      policy: ALLOW_ALL,
       modelRoute: 'scripted/test',
       task: { message: 'Refund ORD-1001' },
     });
+    await approvePending(handle);
     const result = (await handle.result()) as AgentRunResult;
     // The claim never leaves: the output guardrail blocks it before completion is judged.
     expect(result.output).toBeNull();

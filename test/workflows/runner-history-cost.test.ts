@@ -120,7 +120,6 @@ describe('history cost of agentRun versus a bare workflow running the same activ
     for (const tools of [0, 1, 2]) {
       const handle = await h.start({
         profile: { name: 'support.answer', version: 'v1' },
-        policy: { name: 'allow_all', version: 'v1' },
         modelRoute: `scripted/cost-${tools}`,
         task: { message: 'q' },
       });

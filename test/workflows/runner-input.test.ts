@@ -1,6 +1,11 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarnessFixture, historyEventTypes, type HarnessFixture } from '../support/harness.js';
+import {
+  createHarnessFixture,
+  historyEventTypes,
+  waitForState,
+  type HarnessFixture,
+} from '../support/harness.js';
 import { failureOf } from './runner-support.js';
 
 describe('agentRun refuses bad input at once (real server)', () => {
@@ -46,7 +51,6 @@ describe('agentRun refuses bad input at once (real server)', () => {
     const input = {
       schemaVersion: 1,
       profile: { name: 'support.answer', version: 'v1' },
-      policy: { name: 'allow_all', version: 'v1' },
       toolRegistryDigest: digest,
       modelRoute: 'scripted/refund',
       configDigest: h.composition.configDigest,
@@ -66,12 +70,33 @@ describe('agentRun refuses bad input at once (real server)', () => {
     expect(failure.message).toContain('no.such.profile@v1');
   });
 
-  it('an unknown policy fails with run.unknown_policy', async () => {
+  it('a policy the profile does not list fails with run.policy_not_allowed before anything runs', async () => {
+    for (const policy of [
+      { name: 'allow_all', version: 'v1' }, // registered (the bench profile's), not the refund assistant's
+      { name: 'no.such.policy', version: 'v9' },
+    ]) {
+      const handle = await h.start({
+        profile: { name: 'refund.assistant', version: 'v1' },
+        policy,
+        task: { message: 'Refund ORD-1001' },
+      });
+      const failure = await expectFailedAtOnce(handle, 'run.policy_not_allowed');
+      expect(failure.message).toContain(`may not run under ${policy.name}@${policy.version}`);
+      expect(failure.message).toContain('allowed: refund.assisted@v1, refund.rules@v1, read_only@v1');
+      const types = await historyEventTypes(handle);
+      expect(types).not.toContain('EVENT_TYPE_ACTIVITY_TASK_SCHEDULED');
+      expect(types).toContain('EVENT_TYPE_MARKER_RECORDED');
+    }
+  });
+
+  it('a run that names no policy runs under its profile\'s default', async () => {
     const handle = await h.start({
-      profile: { name: 'support.answer', version: 'v1' },
-      policy: { name: 'no.such.policy', version: 'v9' },
-      task: { message: 'hi' },
+      profile: { name: 'refund.assistant', version: 'v1' },
+      modelRoute: 'scripted/refund',
+      task: { message: 'Refund ORD-1001' },
     });
-    await expectFailedAtOnce(handle, 'run.unknown_policy');
+    const view = await waitForState(handle, (v) => v.versions.policy !== undefined);
+    expect(view.versions.policy).toBe('refund.assisted@v1');
+    await handle.terminate('test done');
   });
 });

@@ -13,5 +13,7 @@ export const benchStepsProfile = createGoalProfile({
   version: 'v1',
   instructions: 'Benchmark: call bench.noop with the step number until told to stop.',
   tools: [BENCH_NOOP_TOOL],
+  // One read tool and nothing else: allow-all is what the benchmark measures against.
+  policies: { default: 'allow_all@v1' },
   completion: { evaluator: { name: 'solution_delivered', version: 'v1' } },
 });

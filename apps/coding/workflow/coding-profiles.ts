@@ -1,4 +1,4 @@
-import { createGoalProfile, REMOTE_BRANCH_ARTIFACT_TYPE } from '../../../src/core/index.js';
+import { createGoalProfile, REMOTE_BRANCH_ARTIFACT_TYPE, RestrictionPolicy } from '../../../src/core/index.js';
 
 /** The branch the coding profiles' completion contracts require. */
 export const CODING_BRANCH = 'agent/change';
@@ -12,6 +12,19 @@ export const CODING_PUSH_TOOLS = [
   'git.push',
   'git.verify_remote_branch',
 ] as const;
+
+/**
+ * `coding.tools@v1`: the coding profiles' policy. Only the git and pipeline tools, both effects; it asks
+ * nobody (the repository and branch are fixed by the tools' own configuration).
+ */
+export const codingToolsPolicy = new RestrictionPolicy({
+  name: 'coding.tools',
+  version: 'v1',
+  allowedTools: [...CODING_PUSH_TOOLS, 'pipeline.run'],
+  allowedEffects: ['read', 'write'],
+});
+
+const CODING_POLICIES = { default: 'coding.tools@v1' } as const;
 
 const INSTRUCTIONS =
   `You are a coding agent working in a git repository. Look at the changes with git.status, commit the ` +
@@ -28,6 +41,7 @@ export const codingPushProfile = createGoalProfile({
   version: 'v1',
   instructions: INSTRUCTIONS,
   tools: CODING_PUSH_TOOLS,
+  policies: CODING_POLICIES,
   completion: {
     evaluator: { name: 'observed_remote_branch', version: 'v1' },
     params: { branch: CODING_BRANCH, remote: CODING_REMOTE },
@@ -44,6 +58,7 @@ export const codingPipelineProfile = createGoalProfile({
   version: 'v1',
   instructions: `${INSTRUCTIONS} Finally run the test pipeline on the pushed branch with pipeline.run.`,
   tools: [...CODING_PUSH_TOOLS, 'pipeline.run'],
+  policies: CODING_POLICIES,
   completion: {
     evaluator: { name: 'pipeline_verification', version: 'v1' },
     params: { requireLinkedChange: true, changeType: REMOTE_BRANCH_ARTIFACT_TYPE },

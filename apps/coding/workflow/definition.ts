@@ -1,8 +1,8 @@
 import type { AgentRunDefinition } from '../../../src/core/index.js';
-import { codingPipelineProfile, codingPushProfile } from './coding-profiles.js';
+import { codingPipelineProfile, codingPushProfile, codingToolsPolicy } from './coding-profiles.js';
 
 /** The coding app's workflow-side composition: commit and push, and the pipeline profile (real git). */
 export const codingDefinition: AgentRunDefinition = {
   profiles: [codingPushProfile, codingPipelineProfile],
-  policies: [],
+  policies: [codingToolsPolicy],
 };

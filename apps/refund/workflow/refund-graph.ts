@@ -52,6 +52,8 @@ export const REFUND_GRAPH: GraphDefinition<RefundGraphState> = {
   terminal: ['compose_response'],
   nodes: refundNodes,
   tools: ['order.read', 'logistics.read', 'policy.search.refund', 'refund.create', 'refund.verify'],
+  // The refund rules by default; read_only (no refund at all) may be chosen, nothing looser.
+  policies: { default: 'refund.rules@v1', allowed: ['read_only@v1'] },
   completion: { evaluator: { name: 'refund_outcome', version: 'v1' } },
   initialState: initialRefundState,
   conditions: {

@@ -55,3 +55,45 @@ export const refundRulesPolicy = new RulesPolicy({
   ],
   default: { decision: 'deny', reasonCodes: ['policy.no_rule_matched'] },
 });
+
+/**
+ * `refund.assisted@v1`, the refund assistant's policy. A goal profile cannot prove the order's owner
+ * the way the refund graph does (no verified ownership fact), so every `refund.create` it proposes,
+ * whether the model thought of it or a tool result told it to, waits for a person's approval; above
+ * 5000.00 the approval also carries the high-risk obligations. Reads are allowed with phones masked;
+ * everything else is denied.
+ */
+export const refundAssistedPolicy = new RulesPolicy({
+  name: 'refund.assisted',
+  version: 'v1',
+  customReasonCodes: ['refund.amount_over_auto_limit', 'refund.needs_approval', 'refund.read_allowed'],
+  rules: [
+    {
+      id: 'over-auto-limit',
+      when: {
+        tool: 'refund.create',
+        stage: 'dispatch',
+        args: [{ pointer: '/amountCents', op: 'gt', value: 500_000 }],
+      },
+      decision: 'require_human',
+      reasonCodes: ['refund.amount_over_auto_limit'],
+      obligations: ['limit.refund_amount=5000', 'log.audit.high_risk'],
+      expiresInSeconds: 3600,
+    },
+    {
+      id: 'refund-needs-approval',
+      when: { tool: 'refund.create' },
+      decision: 'require_human',
+      reasonCodes: ['refund.needs_approval'],
+      obligations: ['mask.phone'],
+    },
+    {
+      id: 'reads',
+      when: { effect: 'read' },
+      decision: 'allow',
+      reasonCodes: ['refund.read_allowed'],
+      obligations: ['mask.phone'],
+    },
+  ],
+  default: { decision: 'deny', reasonCodes: ['policy.no_rule_matched'] },
+});

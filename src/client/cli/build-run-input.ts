@@ -1,13 +1,14 @@
 import { describeInputIssues, AgentRunInputSchema, type AgentRunInput } from '../../contract/run-input.js';
 import { BudgetLimitsSchema } from '../../core/runner/budget.js';
 import type { HarnessApp } from '../../worker/app.js';
+import { allowedPolicies } from '../../core/runner/profile.js';
 import { composeAgentRun, type AgentRunComposition } from '../../core/workflow/agent-run-definition.js';
-import { usageError } from './errors.js';
+import { CliError, EXIT, usageError } from './errors.js';
 
 /** What `harness start` was given, before the composition's digests are known. */
 export interface StartRequest {
   readonly profile: { name: string; version: string };
-  readonly policy: { name: string; version: string };
+  readonly policy?: { name: string; version: string };
   readonly task: Record<string, unknown>;
   readonly modelRoute?: string;
   readonly budget?: Record<string, unknown>;
@@ -35,26 +36,35 @@ export function resolveProfile(
   return { name, version: v };
 }
 
-/** `name@vN`; default: the app's default policy for the profile. */
+/**
+ * `name@vN`, checked against the profile's policy binding; default: the profile's default policy.
+ * @throws CliError `cli.usage` (exit 2) for a policy that is not registered; `run.policy_not_allowed`
+ *   (exit 2) for one the profile does not list (the workflow would refuse it the same way).
+ */
 export function resolvePolicy(
-  app: Pick<HarnessApp, 'defaultPolicy'>,
   composition: AgentRunComposition,
   spec: string | undefined,
-  profileName: string,
+  profile: { name: string; version: string },
 ): { name: string; version: string } {
-  const value = spec ?? app.defaultPolicy?.(profileName);
-  if (value === undefined)
-    throw usageError(`policy: the app names no default policy for ${profileName}; pass --policy name@vN`, {
-      field: 'policy',
-    });
+  const found = composition.profiles.find(profile.name, profile.version);
+  if (!found) throw usageError(`profile: ${profile.name}@${profile.version} is not registered`, { field: 'profile' });
+  const allowed = allowedPolicies(found);
+  const value = spec ?? found.policies.default;
   const [name = '', version] = value.split('@');
-  const known = composition.policies.list();
   if (!version || !composition.policies.find(name, version)) {
+    const known = composition.policies.list();
     throw usageError(
       `policy: ${value} is not registered; use name@vN (known: ${known.map((p) => `${p.name}@${p.version}`).join(', ')})`,
       { field: 'policy' },
     );
   }
+  if (!allowed.includes(`${name}@${version}`))
+    throw new CliError(
+      'run.policy_not_allowed',
+      `policy: ${profile.name}@${profile.version} may not run under ${value} (allowed: ${allowed.join(', ')})`,
+      EXIT.usage,
+      { field: 'policy', allowed },
+    );
   return { name, version };
 }
 
@@ -80,7 +90,7 @@ export function buildRunInput(req: StartRequest): AgentRunInput {
   const raw = {
     schemaVersion: 1 as const,
     profile: req.profile,
-    policy: req.policy,
+    ...(req.policy ? { policy: req.policy } : {}),
     ...(req.modelRoute !== undefined ? { modelRoute: req.modelRoute } : {}),
     task: req.task,
     ...(req.budget ? { budget: req.budget } : {}),

@@ -7,6 +7,7 @@ import {
   type BlockedOutputChoice,
   type BlockedOutputFeedback,
   type Profile,
+  type ProfilePolicies,
   type ProfileResult,
 } from './profile.js';
 import type { RunContext } from './run-context.js';
@@ -18,6 +19,8 @@ export interface GoalProfileConfig {
   readonly instructions: string;
   /** Tools the model may be offered (`name` or `name@version`); the policy narrows further. */
   readonly tools: readonly string[];
+  /** The policies runs of this profile may use, and the default (see {@link ProfilePolicies}). */
+  readonly policies: ProfilePolicies;
   readonly completion: CompletionContract;
   /** Which task field holds the user's goal; default `message`. */
   readonly goalField?: string;
@@ -79,6 +82,7 @@ export function createGoalProfile(config: GoalProfileConfig): Profile {
     kind: 'goal',
     completion: config.completion,
     tools: config.tools,
+    policies: config.policies,
     ...(config.onBlockedOutput ? { onBlockedOutput: config.onBlockedOutput } : {}),
     run(ctx: RunContext): Promise<ProfileResult> {
       const goal = ctx.task[config.goalField ?? 'message'];

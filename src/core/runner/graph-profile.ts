@@ -5,6 +5,7 @@ import {
   type BlockedOutputChoice,
   type BlockedOutputFeedback,
   type Profile,
+  type ProfilePolicies,
   type ProfileResult,
 } from './profile.js';
 import type { ConfirmRequest, RunContext } from './run-context.js';
@@ -59,6 +60,8 @@ export interface GraphDefinition<S> {
   readonly conditions: Readonly<Record<string, (state: S) => boolean>>;
   readonly initialState: (task: Readonly<Record<string, unknown>>) => S;
   readonly tools: readonly string[];
+  /** The policies runs of this graph may use, and the default (see {@link ProfilePolicies}). */
+  readonly policies: ProfilePolicies;
   readonly completion: CompletionContract;
   /** Maximum node executions (guards against cycles); the runner's step budget applies too. */
   readonly maxNodeRuns?: number;
@@ -182,6 +185,7 @@ export function createGraphProfile<S extends Record<string, unknown>>(g: GraphDe
     kind: 'graph',
     completion: g.completion,
     tools: g.tools,
+    policies: g.policies,
     ...(g.onBlockedOutput ? { onBlockedOutput: g.onBlockedOutput } : {}),
     async run(ctx: RunContext): Promise<ProfileResult> {
       const resumed = ctx.resume as { state: S; node: string } | undefined;

@@ -47,9 +47,27 @@ export interface Profile {
   readonly completion: CompletionContract;
   /** Tool names (or `name@version`) this profile may use; the policy narrows further. */
   readonly tools: readonly string[];
+  /** The policies this profile may run under; a run that names none gets the default. */
+  readonly policies: ProfilePolicies;
   /** When the output guardrail blocks the final output; default `{ action: 'fail' }`. */
   readonly onBlockedOutput?: BlockedOutputChoice;
   run(ctx: RunContext): Promise<ProfileResult>;
+}
+
+/**
+ * The policy binding of a profile, part of the trusted composition (docs/authorization.md): a caller
+ * cannot choose a policy the profile does not list. Policies are named `name@vN`.
+ */
+export interface ProfilePolicies {
+  /** The policy of a run that names none. */
+  readonly default: string;
+  /** Further policies a starter may name (the default is always allowed). */
+  readonly allowed?: readonly string[];
+}
+
+/** Every policy (`name@vN`) a profile may run under: its default first. */
+export function allowedPolicies(profile: Pick<Profile, 'policies'>): readonly string[] {
+  return [profile.policies.default, ...(profile.policies.allowed ?? []).filter((p) => p !== profile.policies.default)];
 }
 
 /**

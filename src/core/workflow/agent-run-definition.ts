@@ -4,7 +4,7 @@ import type { CompletionEvaluator } from '../completion/completion.js';
 import { createInputGuardrail, type InputGuardrailConfig } from '../guardrails/input-guardrail.js';
 import { createOutputGuardrail, type OutputGuardrailConfig } from '../guardrails/output-guardrail.js';
 import type { Policy } from '../policy/policy.js';
-import type { Profile } from '../runner/profile.js';
+import { allowedPolicies, type Profile } from '../runner/profile.js';
 import { NamedRegistry } from '../tools/named-registry.js';
 
 /**
@@ -53,19 +53,22 @@ function registryOf<T extends { readonly name: string; readonly version: string 
  * @throws HarnessError `registry.conflict` when two items share a name and version, `registry.*` for an
  *   invalid evaluator name/version or a contract naming an unregistered evaluator; CompletionError
  *   `completion.contract_invalid` / `completion.params_invalid` for a malformed contract;
- *   GuardrailConfigError for invalid guardrail settings.
+ *   GuardrailConfigError for invalid guardrail settings; HarnessError `profile.invalid` when a profile's
+ *   default or allowed policy is not `name@vN` of a registered policy.
  */
 export function composeAgentRun(definition: AgentRunDefinition): AgentRunComposition {
   const evaluators = createDefaultEvaluatorRegistry();
   for (const e of definition.evaluators ?? []) evaluators.register(e);
   const profiles = registryOf<Profile>('profile', definition.profiles);
   for (const p of definition.profiles) evaluators.checkContract(p.completion);
+  const policies = registryOf<Policy>('policy', definition.policies);
+  for (const p of definition.profiles) checkPolicyBinding(p, policies);
   // Built once here only to validate the settings (each run builds its own).
   createInputGuardrail(definition.guardrails?.input);
   createOutputGuardrail(definition.guardrails?.output);
   return {
     profiles,
-    policies: registryOf<Policy>('policy', definition.policies),
+    policies,
     evaluators,
     guardrails: definition.guardrails ?? {},
   };
@@ -87,4 +90,37 @@ export function combineDefinitions(...definitions: readonly AgentRunDefinition[]
     evaluators: definitions.flatMap((d) => d.evaluators ?? []),
     ...(withGuardrails[0]?.guardrails ? { guardrails: withGuardrails[0].guardrails } : {}),
   };
+}
+
+/**
+ * A profile's policy binding names only registered policies.
+ * @throws HarnessError `profile.invalid` naming the profile and the policy.
+ */
+function checkPolicyBinding(profile: Profile, policies: NamedRegistry<Policy>): void {
+  const label = `${profile.name}@${profile.version}`;
+  if (typeof profile.policies?.default !== 'string')
+    throw new HarnessError('profile.invalid', `profile ${label} names no default policy (policies.default)`);
+  for (const spec of allowedPolicies(profile)) {
+    const [name = '', version = ''] = spec.split('@');
+    if (!policies.find(name, version))
+      throw new HarnessError(
+        'profile.invalid',
+        `profile ${label} may run under ${spec}, which is not a registered policy (name@vN)`,
+      );
+  }
+}
+
+/**
+ * The policy a run of `profile` gets: the one the input names, else the profile's default.
+ * `allowed` is false when the input names a policy the profile does not list.
+ */
+export function bindPolicy(
+  profile: Profile,
+  named: { readonly name: string; readonly version: string } | undefined,
+): { readonly name: string; readonly version: string; readonly allowed: boolean } {
+  if (named === undefined) {
+    const [name = '', version = ''] = profile.policies.default.split('@');
+    return { name, version, allowed: true };
+  }
+  return { ...named, allowed: allowedPolicies(profile).includes(`${named.name}@${named.version}`) };
 }

@@ -35,7 +35,8 @@ import {
 import type { RunState } from '../runner/run-state.js';
 import { Runner } from '../runner/runner.js';
 import { BOOKKEEPING_OPTIONS, DEFAULT_TIMEOUTS, LOCAL_BOOKKEEPING_OPTIONS } from './activity-options.js';
-import { composeAgentRun, type AgentRunDefinition } from './agent-run-definition.js';
+import { bindPolicy, composeAgentRun, type AgentRunDefinition } from './agent-run-definition.js';
+import { allowedPolicies } from '../runner/profile.js';
 import { toRunView, type RunView } from './run-view.js';
 import { RunVisibility } from './run-visibility.js';
 import { createTemporalPorts, elapsedSince } from './temporal-ports.js';
@@ -50,6 +51,8 @@ const GUARDRAILS_PATCH = 'agent-run-guardrails-v1';
 const OUTPUT_RETRY_PATCH = 'agent-run-output-retry-v1';
 /** Exempts observed object ids from the output's personal-data checks (asked only when it matters). */
 const TRUSTED_IDS_PATCH = 'agent-run-trusted-identifiers-v1';
+/** Refuses a run whose input names a policy its profile does not list (asked only on that path). */
+const POLICY_BINDING_PATCH = 'agent-run-policy-binding-v1';
 export const stateQuery = defineQuery<RunView>(QUERY_NAMES.state);
 
 /** What an `agentRun` workflow returns: its terminal status and output (business outcome, not an error). */
@@ -149,7 +152,8 @@ export type AgentRunWorkflow = (rawInput: unknown, carried?: CarriedRun) => Prom
  * a completion contract naming an unknown evaluator) throws in the first workflow task of a run: the
  * task fails and is retried (the run does nothing until a worker with a good definition takes it);
  * `harness start` and `composeAgentRun` report the same error before anything starts. Invalid input,
- * an unknown profile or policy fail the workflow at once (non-retryable), as does a legacy
+ * an unknown profile or policy, a policy the profile does not list
+ * (`run.policy_not_allowed`) fail the workflow at once (non-retryable), as does a legacy
  * whole-registry pin the worker does not match (`run.registry_mismatch`). A worker that cannot serve
  * the run's pinned tools fails the workflow task (`worker.tools_unavailable`), never the run.
  * Everything after the start ends in a typed run status returned as the result.
@@ -171,9 +175,16 @@ async function runAgent(
   const profile = composition.profiles.find(input.profile.name, input.profile.version);
   if (!profile)
     fail('run.unknown_profile', `profile ${input.profile.name}@${input.profile.version} is not registered`);
-  const policy = composition.policies.find(input.policy.name, input.policy.version);
-  if (!policy)
-    fail('run.unknown_policy', `policy ${input.policy.name}@${input.policy.version} is not registered`);
+  const bound = bindPolicy(profile, input.policy);
+  // A carried run keeps the policy its first generation started under. Asked only on the refusal path,
+  // so histories from before the binding (a profile run under any registered policy) replay unchanged.
+  if (!bound.allowed && !carried && patched(POLICY_BINDING_PATCH))
+    fail(
+      'run.policy_not_allowed',
+      `profile ${profile.name}@${profile.version} may not run under ${bound.name}@${bound.version} (allowed: ${allowedPolicies(profile).join(', ')})`,
+    );
+  const policy = composition.policies.find(bound.name, bound.version);
+  if (!policy) fail('run.unknown_policy', `policy ${bound.name}@${bound.version} is not registered`);
   const limitsParsed = BudgetLimitsSchema.partial().safeParse(input.budget ?? {});
   if (!limitsParsed.success)
     fail('run.invalid_input', `invalid budget: ${describeInputIssues(limitsParsed.error)}`);

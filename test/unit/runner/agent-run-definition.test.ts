@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { refundDefinition } from '../../../apps/refund/workflow/definition.js';
+import { benchBundleDefinition } from '../../../bench/workflows/definition.js';
 import { isHarnessError } from '../../../src/contract/errors.js';
 import {
+  AllowAllPolicy,
   combineDefinitions,
   composeAgentRun,
   createGoalProfile,
+  RestrictionPolicy,
   type AgentRunDefinition,
 } from '../../../src/core/index.js';
+import { bindPolicy } from '../../../src/core/workflow/agent-run-definition.js';
 
 function errorOf(f: () => unknown): unknown {
   try {
@@ -23,6 +27,7 @@ const answer = (version: string, evaluator = 'solution_delivered') =>
     version,
     instructions: 'Answer.',
     tools: [],
+    policies: { default: 'allow_all@v1' },
     completion: { evaluator: { name: evaluator, version: 'v1' } },
   });
 
@@ -39,7 +44,7 @@ describe('defineAgentRun definitions', () => {
   });
 
   it('refuse what does not compose, before any run: duplicates, unknown evaluators, bad guardrail settings', () => {
-    const base: AgentRunDefinition = { profiles: [answer('v1')], policies: [] };
+    const base: AgentRunDefinition = { profiles: [answer('v1')], policies: [new AllowAllPolicy()] };
     const dup = errorOf(() => composeAgentRun({ ...base, profiles: [answer('v1'), answer('v1')] }));
     expect(isHarnessError(dup) && dup.code).toBe('registry.conflict');
     const unknown = errorOf(() =>
@@ -50,10 +55,50 @@ describe('defineAgentRun definitions', () => {
       composeAgentRun({ ...base, guardrails: { output: { mode: 'shout' as 'block' } } }),
     );
     expect(isHarnessError(badGuardrails)).toBe(true);
+    const noPolicy = errorOf(() => composeAgentRun({ ...base, policies: [] }));
+    expect(isHarnessError(noPolicy) && noPolicy.code).toBe('profile.invalid');
+    expect((noPolicy as Error).message).toContain('allow_all@v1, which is not a registered policy');
+    const badAllowed = errorOf(() =>
+      composeAgentRun({
+        ...base,
+        profiles: [{ ...answer('v1'), policies: { default: 'allow_all@v1', allowed: ['loose'] } }],
+      }),
+    );
+    expect(isHarnessError(badAllowed) && badAllowed.code).toBe('profile.invalid');
+  });
+
+  it('bind a policy: the default when none is named, only listed ones otherwise', () => {
+    const profile = {
+      ...answer('v1'),
+      policies: { default: 'read_only@v1', allowed: ['allow_all@v1'] },
+    };
+    composeAgentRun({
+      profiles: [profile],
+      policies: [new AllowAllPolicy(), new RestrictionPolicy({ name: 'read_only', version: 'v1' })],
+    });
+    expect(bindPolicy(profile, undefined)).toEqual({ name: 'read_only', version: 'v1', allowed: true });
+    expect(bindPolicy(profile, { name: 'allow_all', version: 'v1' }).allowed).toBe(true);
+    expect(bindPolicy(profile, { name: 'read_only', version: 'v2' }).allowed).toBe(false);
+    expect(bindPolicy(answer('v1'), { name: 'read_only', version: 'v1' }).allowed).toBe(false);
+  });
+
+  it('no built-in profile that can reach a write tool defaults to allow-all', () => {
+    const c = composeAgentRun(benchBundleDefinition);
+    const writes = new Set(['refund.create', 'git.commit', 'git.push', 'fs.write', 'pipeline.run']);
+    for (const p of c.profiles.list()) {
+      const full = c.profiles.find(p.name, p.version)!;
+      if (!full.tools.some((t) => writes.has(t.split('@')[0]!))) continue;
+      for (const spec of [full.policies.default, ...(full.policies.allowed ?? [])])
+        expect(`${p.name}@${p.version} ${spec}`).not.toMatch(/allow_all/);
+    }
   });
 
   it('combine parts; at most one part may set the guardrails', () => {
-    const a: AgentRunDefinition = { profiles: [answer('v1')], policies: [], guardrails: { output: {} } };
+    const a: AgentRunDefinition = {
+      profiles: [answer('v1')],
+      policies: [new AllowAllPolicy()],
+      guardrails: { output: {} },
+    };
     const b: AgentRunDefinition = { profiles: [answer('v2')], policies: [] };
     expect(combineDefinitions(a, b).profiles).toHaveLength(2);
     expect(combineDefinitions(a, b).guardrails).toEqual({ output: {} });

@@ -266,6 +266,7 @@ export function fakeRun(o: FakeRunOptions): FakeRun {
     kind: 'goal',
     completion: o.completion ?? { evaluator: { name: 'solution_delivered', version: 'v1' } },
     tools: o.profileTools ?? tools.map((t) => t.name),
+    policies: { default: 'allow_all@v1' },
     run: o.run ?? (() => Promise.reject(new Error('fakeRun: give `run` or `profile`'))),
   };
   const state = freshState(o.limits);

@@ -15,6 +15,7 @@ function goal(onBlockedOutput?: BlockedOutputChoice) {
     version: 'v1',
     instructions: 'answer',
     tools: [],
+    policies: { default: 'allow_all@v1' },
     completion: DELIVERED,
     ...(onBlockedOutput ? { onBlockedOutput } : {}),
   });
@@ -117,6 +118,7 @@ describe('a blocked output is composed again when the profile retries', () => {
     const profile = createGraphProfile<{ [OUTPUT_FEEDBACK_KEY]?: BlockedOutputFeedback }>({
       name: 'test.graph',
       version: 'v1',
+      policies: { default: 'allow_all@v1' },
       start: 'compose',
       terminal: ['compose'],
       tools: [],

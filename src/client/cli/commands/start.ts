@@ -41,7 +41,7 @@ export async function startCommand(
 ): Promise<number> {
   const definition = appComposition(app);
   const profile = resolveProfile(definition, profileSpec, o.version);
-  const policy = resolvePolicy(app, definition, o.policy, profile.name);
+  const policy = resolvePolicy(definition, o.policy, profile);
   const task = readJsonObject('--input', o.input);
   const budget = o.budget === undefined ? undefined : readJsonObject('--budget', o.budget);
   const approvalTimeoutSeconds =
