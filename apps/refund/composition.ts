@@ -90,6 +90,8 @@ export async function createRefundComposition(options: RefundCompositionOptions)
       store: options.storeUrl,
       defaultModelRoute,
       ...(options.identity !== undefined ? { identity: options.identity } : {}),
+      ...(options.principals !== undefined ? { principals: options.principals } : {}),
+      env,
       onClose: closeParts,
     });
     return { ...worker, refundStore };

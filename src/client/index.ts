@@ -9,3 +9,13 @@ export { projectPublic } from './evidence/public-projection.js';
 export { resolveTemporal, type TemporalTarget } from '../devserver/temporal-target.js';
 export type { RunView } from '../core/workflow/run-view.js';
 export type { AgentRunResult, AgentRunWorkflow } from '../core/workflow/agent-run.js';
+export {
+  decisionKeyFrom,
+  generateDecisionKey,
+  loadDecisionKey,
+  publicKeyOf,
+  type DecisionKey,
+  type DecisionKeyFile,
+} from './decisions/decision-key.js';
+export { signDecision, DEFAULT_TOKEN_TTL_SECONDS, type DecisionTarget } from './decisions/sign-decision.js';
+export { sendDecision, signedPayload, type PendingTarget } from './decisions/send-decision.js';

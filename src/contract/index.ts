@@ -19,3 +19,11 @@ export { PolicyDecisionSchema, type PolicyDecision } from './policy-decision.js'
 export { AgentRunInputSchema, describeInputIssues, type AgentRunInput } from './run-input.js';
 export * from './signals.js';
 export { AgentProfileKey, AgentStatusKey, AgentWaitingReasonKey, QUERY_NAMES } from './visibility.js';
+export {
+  PRINCIPAL_KINDS,
+  PrincipalRegistrySchema,
+  type Principal,
+  type PrincipalKey,
+  type PrincipalKind,
+  type PrincipalRegistry,
+} from './principals.js';

@@ -11,16 +11,45 @@ export const SIGNAL_NAMES = {
   reconcile: 'reconcile',
   provideInput: 'provideInput',
   cancelRun: 'cancelRun',
+  /** A customer's own confirmation of an action (obligation `confirm.user.*`); never an approval. */
+  confirm: 'confirm',
 } as const;
 
+/** The decision signals by name. */
+export type DecisionSignalName = (typeof SIGNAL_NAMES)[keyof typeof SIGNAL_NAMES];
+
+/**
+ * The update that carries the same decisions as the signals, answered at once: `{ signal, payload }`
+ * in, a {@link DecisionOutcome} out (docs/signals.md).
+ */
+export const UPDATE_NAMES = { decide: 'decide' } as const;
+
 const Actor = z.string().min(1).max(200);
+/**
+ * A signed decision token (docs/authorization.md): a compact JWS (EdDSA) over the workflow id, the
+ * action id, the argument digest, the decision, the payload digest, the principal, issued-at and
+ * expiry. Required by runs that check decisions; ignored by runs started before them.
+ */
+const Token = z.string().min(1).max(4_096);
 
 export const ApproveSignalSchema = z
-  .object({ actionId: z.string().min(1).max(200), actor: Actor, reason: z.string().max(2000).optional() })
+  .object({
+    actionId: z.string().min(1).max(200),
+    actor: Actor,
+    reason: z.string().max(2000).optional(),
+    token: Token.optional(),
+  })
   .strict();
 export const RejectSignalSchema = z
-  .object({ actionId: z.string().min(1).max(200), actor: Actor, reason: z.string().min(1).max(2000) })
+  .object({
+    actionId: z.string().min(1).max(200),
+    actor: Actor,
+    reason: z.string().min(1).max(2000),
+    token: Token.optional(),
+  })
   .strict();
+/** A customer's confirmation: same shape as an approval, its own decision kind. */
+export const ConfirmSignalSchema = ApproveSignalSchema;
 export const ReconcileSignalSchema = z
   .object({
     invocationSeq: z.number().int().nonnegative(),
@@ -33,6 +62,7 @@ export const ReconcileSignalSchema = z
      */
     externalId: z.string().min(1).max(200).optional(),
     evidence: z.record(z.string(), z.unknown()).optional(),
+    token: Token.optional(),
   })
   .strict()
   .refine((s) => s.externalId === undefined || s.outcome === 'succeeded', {
@@ -40,12 +70,42 @@ export const ReconcileSignalSchema = z
     path: ['externalId'],
   });
 export const ProvideInputSignalSchema = z
-  .object({ slot: z.string().min(1).max(200), value: z.string().max(10_000), actor: Actor })
+  .object({
+    slot: z.string().min(1).max(200),
+    value: z.string().max(10_000),
+    actor: Actor,
+    token: Token.optional(),
+  })
   .strict();
-export const CancelRunSignalSchema = z.object({ actor: Actor, reason: z.string().min(1).max(2000) }).strict();
+export const CancelRunSignalSchema = z
+  .object({ actor: Actor, reason: z.string().min(1).max(2000), token: Token.optional() })
+  .strict();
+
+/** The payload of the `decide` update: which decision signal, and its payload. */
+export const DecideUpdateSchema = z
+  .object({
+    signal: z.enum(['approve', 'reject', 'confirm', 'reconcile', 'provideInput', 'cancelRun']),
+    payload: z.unknown(),
+  })
+  .strict();
+export type DecideUpdate = z.infer<typeof DecideUpdateSchema>;
+
+/** What the `decide` update answers: accepted, or refused with a reason code. */
+export interface DecisionOutcome {
+  readonly accepted: boolean;
+  /** `decision.accepted`, or the refusal's reason code (`decision.*`, `signal.*`). */
+  readonly code: string;
+  readonly message: string;
+  readonly actionId?: string;
+  /** The verified principal, when the token verified. */
+  readonly principal?: string;
+  /** Distinct approvals the action has and needs, for approvals. */
+  readonly approvals?: { readonly have: number; readonly need: number };
+}
 
 export type ApproveSignal = z.infer<typeof ApproveSignalSchema>;
 export type RejectSignal = z.infer<typeof RejectSignalSchema>;
 export type ReconcileSignal = z.infer<typeof ReconcileSignalSchema>;
 export type ProvideInputSignal = z.infer<typeof ProvideInputSignalSchema>;
 export type CancelRunSignal = z.infer<typeof CancelRunSignalSchema>;
+export type ConfirmSignal = z.infer<typeof ConfirmSignalSchema>;

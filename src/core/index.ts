@@ -83,3 +83,17 @@ export {
 export * from './tools/sandbox.js';
 export { NamedRegistry } from './tools/named-registry.js';
 export * from '../contract/index.js';
+export {
+  AuthorizationRulesSchema,
+  DEFAULT_AUTHORIZATION,
+  type ApprovalRule,
+  type AuthorizationRules,
+  type AuthorizationRulesInput,
+} from './authz/authorization-rules.js';
+export {
+  DECISION_TOKEN_TYPE,
+  decisionPayloadDigest,
+  type DecisionClaims,
+  type TokenDecision,
+} from './authz/decision-token.js';
+export type { AuthzCarried, DecisionRecord } from './authz/decision-authority.js';

@@ -6,6 +6,8 @@ import type { AgentRunDefinition } from '../core/workflow/agent-run-definition.j
 import type { ModelRouter } from './activities/model-router.js';
 import type { EvidenceStore } from './store/evidence-store.js';
 import type { ToolRegistry } from './tools/tool-registry.js';
+import type { LoadedPrincipals } from './authz/principal-registry.js';
+import type { PrincipalRegistry } from '../contract/principals.js';
 
 /** The trusted worker-side composition of an app: tools with executors, evidence store, model routes. */
 export interface WorkerComposition {
@@ -18,6 +20,8 @@ export interface WorkerComposition {
   readonly configDigest: string;
   /** The model route runs use when the starter names none. */
   readonly defaultModelRoute: string;
+  /** Who may decide (docs/authorization.md): the registry runs check signed decisions against. */
+  readonly principals: LoadedPrincipals;
   /** Close what the composition opened (stores, MCP servers). */
   close(): Promise<void>;
 }
@@ -29,6 +33,11 @@ export interface AppCompositionOptions {
   /** Environment for credentials and the app's own settings (default process.env). */
   readonly env?: NodeJS.ProcessEnv;
   readonly identity?: string;
+  /**
+   * The principal registry (an object or a file path); default `HARNESS_PRINCIPALS` from `env`
+   * (docs/authorization.md).
+   */
+  readonly principals?: PrincipalRegistry | string;
 }
 
 /**

@@ -8,6 +8,8 @@ import { openEvidenceStore } from './store/open-evidence-store.js';
 import type { EvidenceStore } from './store/evidence-store.js';
 import { sha256Digest } from './tools/digest.js';
 import { ToolRegistry } from './tools/tool-registry.js';
+import type { PrincipalRegistry } from '../contract/principals.js';
+import { resolvePrincipals } from './authz/principal-registry.js';
 
 /** A model route: the provider and the model name it is asked for. */
 export interface ModelRouteSpec {
@@ -28,13 +30,21 @@ export interface ComposeWorkerOptions {
   readonly identity?: string;
   /** Closed with the composition after the store (MCP servers, business stores). */
   readonly onClose?: () => Promise<void> | void;
+  /**
+   * The principal registry (docs/authorization.md): a registry object or a file path. Default: the file
+   * named by `HARNESS_PRINCIPALS`, else none (every decision is refused).
+   */
+  readonly principals?: PrincipalRegistry | string;
+  /** Environment for `HARNESS_PRINCIPALS` (default process.env). */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 /**
  * A worker composition from an app's parts: registers the tools (with every registration rule), maps
  * the model routes, opens the store when given a URL, and computes the config digest runs pin.
  * @throws the registry's errors (`registry.*`) for a bad or conflicting tool, `worker.no_model_route`
- *   when no default route can be chosen or it is not registered, and the store's errors.
+ *   when no default route can be chosen or it is not registered, `principals.*` for an unreadable or
+ *   invalid principal registry, and the store's errors.
  */
 export async function composeWorker(o: ComposeWorkerOptions): Promise<WorkerComposition> {
   let registry: ToolRegistry;
@@ -62,6 +72,7 @@ export async function composeWorker(o: ComposeWorkerOptions): Promise<WorkerComp
       { routes },
     );
   }
+  const principals = resolvePrincipals(o.principals, o.env ?? process.env);
   const store = typeof o.store === 'string' ? await openEvidenceStore(o.store) : o.store;
   return {
     registry,
@@ -70,6 +81,7 @@ export async function composeWorker(o: ComposeWorkerOptions): Promise<WorkerComp
     identity: o.identity ?? `${hostname()}:${process.pid}`,
     configDigest: sha256Digest({ tools: registry.snapshot().digest, routes }),
     defaultModelRoute,
+    principals,
     close: async () => {
       await store.close();
       await o.onClose?.();

@@ -34,6 +34,7 @@ export function harnessActivities(c: WorkerComposition) {
       store: c.store,
       defaultModelRoute: c.defaultModelRoute,
       configDigest: c.configDigest,
+      principals: c.principals,
     }),
     ...createToolActivities({ registry: c.registry, store: c.store, identity: c.identity }),
     ...createModelActivities({ registry: c.registry, store: c.store, models: c.models }),

@@ -15,6 +15,13 @@ export {
 } from './app.js';
 export { createHarnessWorker, harnessActivities, type HarnessWorkerOptions } from './harness-worker.js';
 export { composeWorker, type ComposeWorkerOptions, type ModelRouteSpec } from './compose-worker.js';
+export {
+  loadPrincipalRegistry,
+  principalsFrom,
+  resolvePrincipals,
+  NO_PRINCIPALS,
+  type LoadedPrincipals,
+} from './authz/principal-registry.js';
 export { bundleWorkflows, type BundleOptions } from './bundle.js';
 export { installWorkerRuntime } from './runtime.js';
 export { harnessSettings, redactUrl, type HarnessSettings } from './settings.js';

@@ -10,6 +10,7 @@ import {
   type ShowcaseCompositionOptions,
 } from '../../apps/showcase/composition.js';
 import { registerBenchTools } from '../../apps/bench/bench-noop-tool.js';
+import { TEST_PRINCIPALS } from './principals.js';
 import { refundDrillsFromEnv } from './refund-drills.js';
 import type { AgentRunInput } from '../../src/contract/run-input.js';
 import { createHarnessWorker, type HarnessWorkerOptions } from '../../src/worker/harness-worker.js';
@@ -55,6 +56,7 @@ export async function createHarnessFixture(
     storeUrl: `sqlite:${join(dir, 'evidence.db')}`,
     refundStorePath: join(dir, 'refund.db'),
     env: {},
+    principals: TEST_PRINCIPALS,
     ...options,
     // Drill knobs (store latency, no reconciler) come from the test's env, as for worker processes.
     drills: options.drills ?? refundDrillsFromEnv(options.env ?? {}),

@@ -12,6 +12,7 @@ import { createShowcaseComposition } from '../../apps/showcase/composition.js';
 import type { HarnessApp } from '../../src/worker/index.js';
 import { orderReadV2Definition, rolloutExecutor, rolloutExtraDefinition } from './rollout-tools.js';
 import { refundDrillsFromEnv } from './refund-drills.js';
+import { TEST_PRINCIPALS } from './principals.js';
 import { testWorkflowsPath } from './workflows-path.js';
 
 /** Bench runs the tests' worker processes can serve (scripted routes `scripted/bench-<n>`). */
@@ -61,5 +62,6 @@ export const app: HarnessApp = {
       scripts: benchScripts(TEST_APP_BENCH_SIZES),
       extend: toolsFor((o.env ?? process.env).HARNESS_TEST_TOOLS),
       drills: refundDrillsFromEnv(o.env ?? process.env),
+      principals: o.principals ?? TEST_PRINCIPALS,
     }),
 };

@@ -1,3 +1,6 @@
+import { signedPayload } from '../../src/client/decisions/send-decision.js';
+import { decide, TEST_APPROVER } from '../support/decisions.js';
+import { TEST_KEYS } from '../support/principals.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reachableNodes } from '../../src/core/runner/graph-profile.js';
 import type { RunView } from '../../src/core/workflow/run-view.js';
@@ -40,7 +43,9 @@ describe('refund graph on the real server', () => {
 
     await handle.signal('approve', { actionId: 'act-forged', actor: 'mallory' });
     await handle.signal('approve', { actor: 'no-action-id' });
+    // Right action, any actor, no token: a raw `temporal workflow signal` changes nothing.
     await handle.signal('approve', { actionId, actor: 'operator@example.com', reason: 'policy R001' });
+    await decide(handle, 'approve', { reason: 'policy R001' }, waiting);
     const result = (await handle.result()) as {
       status: string;
       output: { outcome: string; refundId: string };
@@ -53,7 +58,8 @@ describe('refund graph on the real server', () => {
       true,
     );
     expect(view.invocations.filter((i) => i.tool === 'refund.create')).toHaveLength(1);
-    expect(view.signalRejections.map((r) => r.code)).toEqual(['signal.action_mismatch', 'signal.malformed']);
+    const refusals = ['signal.action_mismatch', 'signal.malformed', 'decision.unsigned'];
+    expect(view.signalRejections.map((r) => r.code)).toEqual(refusals);
     const refunds = await h.composition.refundStore.findRefundByKey(`${handle.workflowId}/4`);
     expect(refunds?.orderId).toBe('ORD-1001');
 
@@ -61,7 +67,11 @@ describe('refund graph on the real server', () => {
     const rejected = events
       .filter((e) => e.type === 'human.signal_rejected')
       .map((e) => (e.data as { code: string }).code);
-    expect(rejected).toEqual(['signal.action_mismatch', 'signal.malformed']);
+    expect(rejected).toEqual(refusals);
+    expect(events.find((e) => e.type === 'human.decided')?.data).toMatchObject({
+      decision: 'approved',
+      actor: TEST_APPROVER,
+    });
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
 
     // the evidence store keeps the run record: pinned versions, the end, the response and the budget
@@ -98,25 +108,32 @@ describe('refund graph on the real server', () => {
   it('a rejected confirmation ends without a refund', async () => {
     const handle = await h.start({ task: { message: 'refund ORD-1001', customerId: 'C1001' } });
     const waiting = await waitForState(handle, (v) => v.status === 'awaiting_confirmation');
-    await handle.signal('reject', {
-      actionId: waiting.pendingAction!.actionId,
-      actor: 'customer',
-      reason: 'changed my mind',
-    });
+    await decide(handle, 'reject', { reason: 'changed my mind' }, waiting);
     const result = (await handle.result()) as { status: string; output: { outcome: string } };
     expect(result).toMatchObject({ status: 'succeeded', output: { outcome: 'declined_by_user' } });
     const view = await handle.query<RunView>('state');
     expect(view.invocations.some((i) => i.tool === 'refund.create')).toBe(false);
   });
 
-  it('accepts an approve signal sent with the Temporal CLI (`temporal workflow signal`)', async () => {
+  it('accepts a signed approve signal sent with the Temporal CLI (`temporal workflow signal`)', async () => {
     const { orderId, customerId } = seedDemoOrder(h.composition.refundStore);
     const handle = await h.start({ task: { message: `refund ${orderId}`, customerId } });
     const waiting = await waitForState(handle, (v) => v.status === 'awaiting_confirmation');
+    // Unsigned: refused, the run keeps waiting.
     signalWithTemporalCli(
       handle.workflowId,
       'approve',
       { actionId: waiting.pendingAction!.actionId, actor: 'cli-operator' },
+      h.t.namespace,
+    );
+    const refused = await waitForState(handle, (v) => v.signalRejections.length > 0);
+    expect(refused.signalRejections[0]?.code).toBe('decision.unsigned');
+    expect(refused.status).toBe('awaiting_confirmation');
+    // The same payload with a token signed by a registered approver (`harness approve --print` prints it).
+    signalWithTemporalCli(
+      handle.workflowId,
+      'approve',
+      signedPayload(TEST_KEYS.ops, handle.workflowId, 'approve', {}, waiting.pendingAction!),
       h.t.namespace,
     );
     const result = (await handle.result()) as { status: string; output: { outcome: string } };

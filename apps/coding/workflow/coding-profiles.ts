@@ -1,4 +1,8 @@
-import { createGoalProfile, REMOTE_BRANCH_ARTIFACT_TYPE, RestrictionPolicy } from '../../../src/core/index.js';
+import {
+  createGoalProfile,
+  REMOTE_BRANCH_ARTIFACT_TYPE,
+  RestrictionPolicy,
+} from '../../../src/core/index.js';
 
 /** The branch the coding profiles' completion contracts require. */
 export const CODING_BRANCH = 'agent/change';

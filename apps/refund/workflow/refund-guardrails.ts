@@ -6,6 +6,8 @@ import { DEFAULT_CLAIM_KINDS, type AgentRunDefinition } from '../../../src/core/
  */
 export const refundGuardrails: NonNullable<AgentRunDefinition['guardrails']> = {
   output: {
-    claims: DEFAULT_CLAIM_KINDS.map((k) => (k.id === 'refund' ? { ...k, actionTools: ['refund.create'] } : k)),
+    claims: DEFAULT_CLAIM_KINDS.map((k) =>
+      k.id === 'refund' ? { ...k, actionTools: ['refund.create'] } : k,
+    ),
   },
 };

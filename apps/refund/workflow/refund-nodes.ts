@@ -29,6 +29,11 @@ function refundIdOf(o: Observation): string | null {
   return typeof evidence?.refundId === 'string' ? evidence.refundId : null;
 }
 
+/** The arguments of the refund the graph proposes (confirmed, then created with exactly these). */
+function refundArgs(s: S): Record<string, unknown> {
+  return { orderId: s.orderId, amountCents: s.decision!.amountCents, reason: s.decision!.reasonCode };
+}
+
 export const refundNodes: GraphNode<S>[] = [
   {
     id: 'normalize_input',
@@ -197,6 +202,8 @@ export const refundNodes: GraphNode<S>[] = [
           verifiedFacts: [s.order!.factRef, s.logistics?.factRef ?? ''].filter(Boolean),
           policyEvidence: s.decision!.policyRef ? [s.decision!.policyRef] : [],
           riskReasons: s.decision!.amountCents > 500_000 ? ['amount_over_auto_limit'] : [],
+          // Bound to the refund create_refund will ask for: its approval counts for that call.
+          action: { tool: 'refund.create', version: 'v1', args: refundArgs(s) },
         },
       }),
   },
@@ -204,11 +211,7 @@ export const refundNodes: GraphNode<S>[] = [
     id: 'create_refund',
     capabilities: ['refund.create'],
     async run(s, ctx) {
-      const o = await ctx.tool('refund.create', {
-        orderId: s.orderId,
-        amountCents: s.decision!.amountCents,
-        reason: s.decision!.reasonCode,
-      });
+      const o = await ctx.tool('refund.create', refundArgs(s));
       if (o.status !== 'succeeded') return failedTool(o);
       return {
         outcome: 'completed',

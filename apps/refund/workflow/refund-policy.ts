@@ -1,9 +1,30 @@
-import { RulesPolicy } from '../../../src/core/index.js';
+import { RulesPolicy, type AuthorizationRulesInput } from '../../../src/core/index.js';
+
+/**
+ * Who may decide refunds (docs/authorization.md): refund approvers approve refunds, two distinct ones
+ * above 5000.00 (the profile's confirmation counts as one); the customer who asked never approves.
+ */
+const refundAuthorization: AuthorizationRulesInput = {
+  approve: [
+    {
+      id: 'large-refunds',
+      when: { tool: 'refund.create', args: [{ pointer: '/amountCents', op: 'gt', value: 500_000 }] },
+      roles: ['refund_approver'],
+      approvals: 2,
+    },
+    { id: 'refunds', when: { tool: 'refund.create' }, roles: ['refund_approver'] },
+    { id: 'other', roles: ['approver'] },
+  ],
+  reconcile: { roles: ['operator'] },
+  input: { roles: ['operator'], requester: true },
+  cancel: { roles: ['operator'], requester: true },
+};
 
 /**
  * `refund.rules@v1`, data not code: reads are allowed; `refund.create` is denied unless the order's
  * ownership was verified (a fact backed by an observed artifact); refunds above 5000.00 need an extra
- * confirmation with obligations recorded; everything else is denied.
+ * confirmation by a second refund approver, the customer's own confirmation and an audit record;
+ * everything else is denied. Refund approvers decide (`refundAuthorization`).
  */
 export const refundRulesPolicy = new RulesPolicy({
   name: 'refund.rules',
@@ -24,7 +45,7 @@ export const refundRulesPolicy = new RulesPolicy({
       },
       decision: 'deny',
       reasonCodes: ['refund.owner_not_verified'],
-      obligations: ['verify.order_owner'],
+      obligations: ['verify.order.owner_verified'],
     },
     {
       id: 'over-auto-limit',
@@ -43,7 +64,7 @@ export const refundRulesPolicy = new RulesPolicy({
       when: { tool: 'refund.create' },
       decision: 'allow',
       reasonCodes: ['refund.within_policy'],
-      obligations: ['verify.order_owner', 'mask.phone'],
+      obligations: ['verify.order.owner_verified', 'mask.phone'],
     },
     {
       id: 'reads',
@@ -54,6 +75,7 @@ export const refundRulesPolicy = new RulesPolicy({
     },
   ],
   default: { decision: 'deny', reasonCodes: ['policy.no_rule_matched'] },
+  authorization: refundAuthorization,
 });
 
 /**
@@ -96,4 +118,5 @@ export const refundAssistedPolicy = new RulesPolicy({
     },
   ],
   default: { decision: 'deny', reasonCodes: ['policy.no_rule_matched'] },
+  authorization: refundAuthorization,
 });

@@ -47,7 +47,8 @@ export function resolvePolicy(
   profile: { name: string; version: string },
 ): { name: string; version: string } {
   const found = composition.profiles.find(profile.name, profile.version);
-  if (!found) throw usageError(`profile: ${profile.name}@${profile.version} is not registered`, { field: 'profile' });
+  if (!found)
+    throw usageError(`profile: ${profile.name}@${profile.version} is not registered`, { field: 'profile' });
   const allowed = allowedPolicies(found);
   const value = spec ?? found.policies.default;
   const [name = '', version] = value.split('@');

@@ -37,9 +37,11 @@ export function composePolicies(name: string, version: string, policies: readonl
     seen.add(id);
   }
   const members = [...policies];
+  const authorization = members.find((p) => p.authorization !== undefined)?.authorization;
   return {
     name,
     version,
+    ...(authorization !== undefined ? { authorization } : {}),
     evaluate(req: PolicyRequest): PolicyDecision {
       const merged = mergeDecisions(members.map((p) => p.evaluate(req)));
       return { policyVersion: `${name}@${version}`, ...merged };

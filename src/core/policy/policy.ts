@@ -1,5 +1,6 @@
 import type { PolicyDecision } from '../../contract/policy-decision.js';
 import type { ToolEffect } from '../../contract/tool.js';
+import type { AuthorizationRules } from '../authz/authorization-rules.js';
 
 /** When a policy is asked: before a tool is shown to the model, or before a call is dispatched. */
 export type PolicyStage = 'presentation' | 'dispatch';
@@ -28,6 +29,11 @@ export interface PolicyRequest {
 export interface Policy {
   readonly name: string;
   readonly version: string;
+  /**
+   * Who may decide what under this policy (roles, distinct approvers, the requester), checked for runs
+   * that verify signed decisions. Absent: the default rules (`DEFAULT_AUTHORIZATION`).
+   */
+  readonly authorization?: AuthorizationRules;
   evaluate(req: PolicyRequest): PolicyDecision;
 }
 

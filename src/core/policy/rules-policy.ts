@@ -15,6 +15,12 @@ import type {
   RulesPolicyConfig,
 } from './rules-schema.js';
 import { RulesPolicyConfigSchema } from './rules-schema.js';
+import { globToRegExp, holds } from './predicates.js';
+import {
+  AuthorizationRulesSchema,
+  type AuthorizationRules,
+  type AuthorizationRulesInput,
+} from '../authz/authorization-rules.js';
 
 /** A decision with the ids of the rules that produced it, for audit evidence (`policy://name/version#id`). */
 export interface RulesExplanation {
@@ -47,14 +53,26 @@ export class RulesPolicy implements Policy {
   readonly version: string;
   private readonly config: ParsedRulesPolicyConfig;
   private readonly toolMatchers: ReadonlyMap<string, RegExp[]>;
+  readonly authorization?: AuthorizationRules;
 
-  constructor(config: RulesPolicyConfig) {
-    const parsed = RulesPolicyConfigSchema.safeParse(config);
+  constructor(config: RulesPolicyConfig & { readonly authorization?: AuthorizationRulesInput }) {
+    const { authorization, ...rules } = config;
+    const parsed = RulesPolicyConfigSchema.safeParse(rules);
     if (!parsed.success) {
       const issues = parsed.error.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`);
       throw new PolicyError('policy.config_invalid', `invalid rules policy: ${issues.join('; ')}`, {
         issues,
       });
+    }
+    if (authorization !== undefined) {
+      const auth = AuthorizationRulesSchema.safeParse(authorization);
+      if (!auth.success) {
+        const issues = auth.error.issues.map((i) => `authorization.${formatPath(i.path)}: ${i.message}`);
+        throw new PolicyError('policy.config_invalid', `invalid rules policy: ${issues.join('; ')}`, {
+          issues,
+        });
+      }
+      this.authorization = auth.data;
     }
     this.config = parsed.data;
     this.name = parsed.data.name;
@@ -113,30 +131,6 @@ export class RulesPolicy implements Policy {
   }
 }
 
-type Predicate = ArgPredicate | FactPredicate;
-
-function holds(p: Predicate, actual: { found: true; value: unknown } | { found: false }): boolean {
-  if (p.op === 'exists') return actual.found === p.value;
-  if (!actual.found) return p.op === 'neq';
-  const v = actual.value;
-  switch (p.op) {
-    case 'eq':
-      return v === p.value;
-    case 'neq':
-      return v !== p.value;
-    case 'in':
-      return p.value.some((candidate) => candidate === v);
-    case 'gt':
-      return typeof v === 'number' && v > p.value;
-    case 'gte':
-      return typeof v === 'number' && v >= p.value;
-    case 'lt':
-      return typeof v === 'number' && v < p.value;
-    case 'lte':
-      return typeof v === 'number' && v <= p.value;
-  }
-}
-
 function outcome(
   source: {
     decision: DecisionParts['decision'];
@@ -154,14 +148,6 @@ function outcome(
   };
   if (source.expiresInSeconds !== undefined) parts.expiresAt = addSeconds(now, source.expiresInSeconds);
   return parts;
-}
-
-function globToRegExp(glob: string): RegExp {
-  const body = glob
-    .split('*')
-    .map((literal) => literal.replace(/[.\\^$+?()[\]{}|-]/g, '\\$&'))
-    .join('.*');
-  return new RegExp(`^${body}$`);
 }
 
 function formatPath(path: readonly PropertyKey[]): string {

@@ -67,7 +67,10 @@ export interface ProfilePolicies {
 
 /** Every policy (`name@vN`) a profile may run under: its default first. */
 export function allowedPolicies(profile: Pick<Profile, 'policies'>): readonly string[] {
-  return [profile.policies.default, ...(profile.policies.allowed ?? []).filter((p) => p !== profile.policies.default)];
+  return [
+    profile.policies.default,
+    ...(profile.policies.allowed ?? []).filter((p) => p !== profile.policies.default),
+  ];
 }
 
 /**

@@ -15,7 +15,7 @@ import type { EvaluatorRegistry } from '../completion/index.js';
 import { presentTools, type Policy } from '../policy/index.js';
 import type { AgentEvent, DataClassification } from './agent-event.js';
 import { budgetWarnings, checkModelCall, checkSpend, checkStep } from './budget.js';
-import { HumanGate } from './human-gate.js';
+import { HumanGate, type GateAuthorization } from './human-gate.js';
 import type { ModelDecision, ModelPurpose, RunnerPorts } from './ports.js';
 import type { Profile } from './profile.js';
 import type { RunCore, TransitionPatch } from './run-core.js';
@@ -53,6 +53,11 @@ export interface RunnerOptions {
   readonly outputRetryEnabled?: () => boolean;
   /** Passed to the output guardrail (see `OutputCheckInput.exemptTrustedIdentifiers`); absent = yes. */
   readonly exemptTrustedIdentifiers?: () => boolean;
+  /**
+   * Signed decisions and authorization rules (docs/authorization.md); obligations are enforced before
+   * dispatch. Absent: histories from before them replay unchanged (decisions name a free actor).
+   */
+  readonly authorization?: GateAuthorization;
 }
 
 /**
@@ -81,7 +86,7 @@ export class Runner implements RunContext, RunCore {
     this.ports = options.ports;
     this.policy = options.policy;
     this.profileTools = options.profile.tools;
-    this.gate = new HumanGate(this, options.approvalTimeoutSeconds);
+    this.gate = new HumanGate(this, options.approvalTimeoutSeconds, options.authorization);
     this.tools = new ToolPipeline(this, this.gate);
     this.finish = new RunFinish(this, {
       evaluators: options.evaluators,

@@ -13,6 +13,7 @@ import type { ToolOptions } from './run-context.js';
 import type { InvocationSummary } from './run-state.js';
 import { RunStop, stopIfExhausted } from './run-stop.js';
 import { settleResult } from './settle-result.js';
+import { deniedByObligations, obligationKind } from './obligations.js';
 
 /** `sha256:<hex>` of the canonical JSON of `value`, computed in the sandbox. */
 export function argsDigestOf(value: unknown): string {
@@ -134,6 +135,12 @@ export class ToolPipeline {
     stopIfExhausted(checkToolCall(state.limits, state.budget, def.name, callKey), (t, d) =>
       this.core.emit(t, d),
     );
+    // Signed runs: an obligation the harness cannot meet denies the call before anyone is asked.
+    const denial = this.gate.signed ? deniedByObligations(decision.obligations, state.facts) : undefined;
+    if (denial) {
+      this.core.emit('obligation.denied', { tool: def.name, version: def.version, argsDigest, ...denial });
+      return this.reject(base, denial.code, denial.message, { obligation: denial.obligation });
+    }
     if (decision.decision === 'require_confirmation' || decision.decision === 'require_human') {
       const human = await this.gate.decide(
         decision.decision === 'require_confirmation' ? 'confirmation' : 'human',
@@ -164,8 +171,70 @@ export class ToolPipeline {
         );
       }
     }
+    if (this.gate.signed) {
+      const unmet = await this.meetObligations(
+        def,
+        args,
+        argsDigest,
+        decision.obligations,
+        decision.expiresAt,
+      );
+      if (unmet) return this.reject(base, unmet.code, unmet.message, unmet.details);
+    }
     this.core.noteObligations(decision.obligations);
     return this.dispatch(def, args, argsDigest, callKey, at);
+  }
+
+  /**
+   * Signed runs, after the approvals: the customer confirms (`confirm.user.*`), then the audit record
+   * naming every deciding principal is stored (`log.audit.*`) before the effect.
+   * @returns why the call may not go ahead, or undefined.
+   */
+  private async meetObligations(
+    def: ToolDefinition,
+    args: Readonly<Record<string, unknown>>,
+    argsDigest: string,
+    obligations: readonly string[],
+    expiresAt: string | undefined,
+  ): Promise<{ code: string; message: string; details?: Record<string, unknown> } | undefined> {
+    const confirmUser = obligations.filter((o) => obligationKind(o) === 'confirm_user');
+    let customer: string | undefined;
+    if (confirmUser.length > 0) {
+      if (this.gate.requester === undefined)
+        return {
+          code: 'obligation.no_customer',
+          message: `${confirmUser.join(', ')} needs the run's customer (start the run with a userId)`,
+        };
+      const c = await this.gate.decide(
+        'confirmation',
+        {
+          decisionType: 'customer_confirmation',
+          summary: `${def.name}@${def.version} ${canonicalJson(args).slice(0, 300)}`,
+          riskReasons: confirmUser,
+          action: { tool: def.name, version: def.version, args },
+        },
+        argsDigest,
+        confirmUser,
+        expiresAt,
+        { customer: true },
+      );
+      if (c.decision === 'rejected') return { code: c.code, message: c.reason, details: { actor: c.actor } };
+      customer = c.actor;
+    }
+    const audits = obligations.filter((o) => obligationKind(o) === 'audit');
+    if (audits.length > 0) {
+      this.core.emit('audit.recorded', {
+        obligations: audits,
+        tool: def.name,
+        version: def.version,
+        argsDigest,
+        approvers: this.gate.approversOf({ actionId: '', tool: def.name, version: def.version, argsDigest }),
+        customer: customer ?? null,
+      });
+      // Stored before the effect: the record exists even if the call is then lost.
+      await this.core.ports.flushEvents(this.core.takeOutbox());
+    }
+    return undefined;
   }
 
   private async dispatch(

@@ -4,6 +4,7 @@
  * `createModelActivities` return these interfaces); the workflow reaches them only through
  * `proxyActivities` / `proxyLocalActivities` with these types, so it never imports worker code.
  */
+import type { PrincipalRegistry } from '../../contract/principals.js';
 import type { ToolDefinition } from '../../contract/tool.js';
 import type { PackedEvents, WithPackedEvents } from '../runner/packed-events.js';
 import type {
@@ -51,9 +52,22 @@ export interface ToolSnapshot {
   readonly configDigest?: string;
 }
 
+/** What a run asks of the worker's principal registry: the digest it already holds, if any. */
+export interface PrincipalsRequest {
+  readonly knownDigest?: string;
+}
+
+/** The worker's principal registry: its digest, and the registry itself unless the run has it already. */
+export interface PrincipalsSnapshot {
+  readonly digest: string;
+  readonly registry?: PrincipalRegistry;
+}
+
 /** Activities that serve the run itself. */
 export interface RunActivities {
   loadToolSnapshot(req: ToolSnapshotRequest): Promise<ToolSnapshot>;
+  /** The principal registry decisions are checked against (a local activity at each wait). */
+  loadPrincipals(req: PrincipalsRequest): Promise<PrincipalsSnapshot>;
   recordEvents(events: PackedEvents): Promise<void>;
 }
 

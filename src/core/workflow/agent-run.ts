@@ -9,6 +9,7 @@ import {
   continueAsNew,
   defineQuery,
   defineSignal,
+  defineUpdate,
   isCancellation,
   proxyActivities,
   proxyLocalActivities,
@@ -21,7 +22,16 @@ import {
 import type { RunActivities, ToolSnapshot, ToolSnapshotRequest } from './activity-interfaces.js';
 import { TOOLS_UNAVAILABLE } from '../../contract/failure-types.js';
 import { AgentRunInputSchema, describeInputIssues, type AgentRunInput } from '../../contract/run-input.js';
-import { SIGNAL_NAMES } from '../../contract/signals.js';
+import {
+  DecideUpdateSchema,
+  SIGNAL_NAMES,
+  UPDATE_NAMES,
+  type DecideUpdate,
+  type DecisionOutcome,
+  type DecisionSignalName,
+} from '../../contract/signals.js';
+import { DEFAULT_AUTHORIZATION } from '../authz/authorization-rules.js';
+import { DecisionAuthority } from '../authz/decision-authority.js';
 import { QUERY_NAMES } from '../../contract/visibility.js';
 import { BudgetLimitsSchema, DEFAULT_LIMITS } from '../runner/budget.js';
 import { ContinueAsNewRequested } from '../runner/continue-as-new.js';
@@ -46,6 +56,8 @@ export const rejectSignal = defineSignal<[unknown]>(SIGNAL_NAMES.reject);
 export const reconcileSignal = defineSignal<[unknown]>(SIGNAL_NAMES.reconcile);
 export const provideInputSignal = defineSignal<[unknown]>(SIGNAL_NAMES.provideInput);
 export const cancelRunSignal = defineSignal<[unknown]>(SIGNAL_NAMES.cancelRun);
+export const confirmSignal = defineSignal<[unknown]>(SIGNAL_NAMES.confirm);
+export const decideUpdate = defineUpdate<DecisionOutcome, [DecideUpdate]>(UPDATE_NAMES.decide);
 const GUARDRAILS_PATCH = 'agent-run-guardrails-v1';
 /** Guards the model calls and events of composing a blocked output again (asked only on that path). */
 const OUTPUT_RETRY_PATCH = 'agent-run-output-retry-v1';
@@ -74,17 +86,25 @@ const localBookkeeping = proxyLocalActivities<RunActivities>(LOCAL_BOOKKEEPING_O
  */
 const LOCAL_BOOKKEEPING_PATCH = 'agent-run-local-bookkeeping-v1';
 
+/**
+ * Signed decisions, authorization rules and enforced obligations (docs/authorization.md). Runs from
+ * before it replay with free-actor decisions.
+ */
+const SIGNED_DECISIONS_PATCH = 'agent-run-signed-decisions-v1';
+
 /** The patches a run decides once at its start (one marker each for runs that take them). */
 interface StartPatches {
   readonly continueAsNew: boolean;
   readonly guardrails: boolean;
+  readonly signedDecisions: boolean;
 }
 
 /** In this order: recorded histories have the continue-as-new marker before the guardrails one. */
 function decideStartPatches(): StartPatches {
   const continueAsNew = patched(CONTINUE_AS_NEW_PATCH);
   const guardrails = patched(GUARDRAILS_PATCH);
-  return { continueAsNew, guardrails };
+  const signedDecisions = patched(SIGNED_DECISIONS_PATCH);
+  return { continueAsNew, guardrails, signedDecisions };
 }
 
 function fail(code: string, message: string): never {
@@ -246,6 +266,14 @@ async function runAgent(
     local,
   );
   let deadlineReached = false;
+  const authority = patches.signedDecisions
+    ? new DecisionAuthority({
+        workflowId: runId,
+        requester: input.userId,
+        rules: policy.authorization ?? DEFAULT_AUTHORIZATION,
+        ...(carried?.authz ? { carried: carried.authz } : {}),
+      })
+    : undefined;
   const runner = new Runner({
     state,
     ports,
@@ -259,6 +287,15 @@ async function runAgent(
     resumed: carried !== undefined,
     outputRetryEnabled: () => patched(OUTPUT_RETRY_PATCH),
     exemptTrustedIdentifiers: () => patched(TRUSTED_IDS_PATCH),
+    ...(authority
+      ? {
+          authorization: {
+            authority,
+            loadPrincipals: (knownDigest: string | undefined) =>
+              localBookkeeping.loadPrincipals(knownDigest !== undefined ? { knownDigest } : {}),
+          },
+        }
+      : {}),
     ...(patches.guardrails
       ? {
           guardrails: {
@@ -270,13 +307,24 @@ async function runAgent(
   });
 
   const scope = new CancellationScope();
-  setHandler(approveSignal, (p) => runner.gate.onApprove(p));
-  setHandler(rejectSignal, (p) => runner.gate.onReject(p));
-  setHandler(reconcileSignal, (p) => runner.gate.onReconcile(p));
-  setHandler(provideInputSignal, (p) => runner.gate.onProvideInput(p));
-  setHandler(cancelRunSignal, (p) => {
-    runner.gate.onCancel(p);
-    if (runner.gate.cancelRequest) scope.cancel();
+  const receive = (signal: DecisionSignalName, payload: unknown): DecisionOutcome => {
+    const outcome = runner.gate.receive(signal, payload);
+    if (signal === 'cancelRun' && runner.gate.cancelRequest) scope.cancel();
+    return outcome;
+  };
+  setHandler(approveSignal, (p) => void receive('approve', p));
+  setHandler(rejectSignal, (p) => void receive('reject', p));
+  setHandler(confirmSignal, (p) => void receive('confirm', p));
+  setHandler(reconcileSignal, (p) => void receive('reconcile', p));
+  setHandler(provideInputSignal, (p) => void receive('provideInput', p));
+  setHandler(cancelRunSignal, (p) => void receive('cancelRun', p));
+  // The same decisions, answered at once. The validator refuses only a malformed envelope (never in
+  // history); every other refusal is the update's answer, recorded like a refused signal.
+  setHandler(decideUpdate, (u) => receive(u.signal, u.payload), {
+    validator: (u) => {
+      const parsed = DecideUpdateSchema.safeParse(u);
+      if (!parsed.success) throw new Error(`signal.malformed: ${describeInputIssues(parsed.error)}`);
+    },
   });
   setHandler(stateQuery, () => toRunView(state));
 
@@ -294,7 +342,11 @@ async function runAgent(
       // Between steps, nothing pending: store the outbox, let handlers finish, carry compact state.
       await CancellationScope.nonCancellable(() => ports.flushEvents(runner.takeOutbox(), { last: true }));
       await condition(allHandlersFinished);
-      await continueAsNew<AgentRunWorkflow>(input, { schemaVersion: 1, state });
+      await continueAsNew<AgentRunWorkflow>(input, {
+        schemaVersion: 1,
+        state,
+        ...(authority ? { authz: authority.carry() } : {}),
+      });
     }
     if (!isCancellation(err)) throw err;
   }

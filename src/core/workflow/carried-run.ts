@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/workflow';
 import { DurableShapes, MigrationError, migrate, type RunStateV1 } from '../migration/index.js';
 import type { RunState } from '../runner/run-state.js';
+import type { AuthzCarried } from '../authz/decision-authority.js';
 
 /** History length (events) after which a run continues as new, unless the input says otherwise. */
 export const DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS = 5_000;
@@ -16,6 +17,8 @@ export const CONTINUE_AS_NEW_PATCH = 'agent-run-continue-as-new';
 export interface CarriedRun {
   readonly schemaVersion: 1;
   readonly state: RunState | RunStateV1;
+  /** Signed runs: decision counter, spent tokens, approvals by call, decision record. */
+  readonly authz?: AuthzCarried;
 }
 
 /**

@@ -3,7 +3,10 @@ import { TOOLS_UNAVAILABLE } from '../../contract/failure-types.js';
 import type { ToolRegistry } from '../tools/index.js';
 import type { PackedEvents } from '../../core/runner/packed-events.js';
 import type { EvidenceStore } from '../store/index.js';
+import type { LoadedPrincipals } from '../authz/principal-registry.js';
 import type {
+  PrincipalsRequest,
+  PrincipalsSnapshot,
   RunActivities,
   ToolSnapshot,
   ToolSnapshotRequest,
@@ -17,6 +20,8 @@ export interface RunActivityDeps {
   readonly defaultModelRoute: string;
   /** The worker composition's config digest, pinned by runs whose starter did not pin one. */
   readonly configDigest: string;
+  /** The principal registry decisions are checked against. */
+  readonly principals: LoadedPrincipals;
 }
 
 /** Activities that serve the run itself: the pinned tool snapshot and event writes. */
@@ -75,6 +80,16 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
         defaultModelRoute: deps.defaultModelRoute,
         configDigest: deps.configDigest,
       };
+    },
+
+    /**
+     * This worker's principal registry and its digest; the registry is left out when the run already
+     * holds that digest (history stays small across waits). Never fails.
+     */
+    // eslint-disable-next-line @typescript-eslint/require-await -- an activity is async
+    async loadPrincipals(req: PrincipalsRequest): Promise<PrincipalsSnapshot> {
+      const p = deps.principals;
+      return req.knownDigest === p.digest ? { digest: p.digest } : { digest: p.digest, registry: p.registry };
     },
 
     /** Store events exactly once (unique by run and sequence). */

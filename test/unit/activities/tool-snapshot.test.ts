@@ -1,3 +1,4 @@
+import { NO_PRINCIPALS } from '../../../src/worker/authz/principal-registry.js';
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { benchNoopDefinition, benchNoopExecutor } from '../../../apps/bench/bench-noop-tool.js';
@@ -19,7 +20,13 @@ function activitiesWith(register: (r: ToolRegistry) => void) {
   register(registry);
   // loadToolSnapshot never touches the store.
   const store = {} as EvidenceStore;
-  return createRunActivities({ registry, store, defaultModelRoute: ROUTE, configDigest: CONFIG });
+  return createRunActivities({
+    registry,
+    store,
+    defaultModelRoute: ROUTE,
+    configDigest: CONFIG,
+    principals: NO_PRINCIPALS,
+  });
 }
 
 async function failureOf(p: Promise<unknown>): Promise<ApplicationFailure> {

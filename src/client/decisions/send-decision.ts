@@ -1,0 +1,64 @@
+import type { WorkflowHandle } from '@temporalio/client';
+import type { TokenDecision } from '../../core/authz/decision-token.js';
+import { UPDATE_NAMES, type DecisionOutcome, type DecisionSignalName } from '../../contract/signals.js';
+import type { DecisionKey } from './decision-key.js';
+import { signDecision } from './sign-decision.js';
+
+/** The token decision each decision signal carries. */
+export const TOKEN_DECISION_OF: Readonly<Record<DecisionSignalName, TokenDecision>> = {
+  approve: 'approve',
+  reject: 'reject',
+  confirm: 'confirm',
+  reconcile: 'reconcile',
+  provideInput: 'input',
+  cancelRun: 'cancel',
+};
+
+/** The action a decision is about: the run's pending action as the `state` query shows it. */
+export interface PendingTarget {
+  readonly actionId: string;
+  readonly argsDigest?: string | null;
+}
+
+/**
+ * The signed payload of a decision: `fields` (reason, outcome, value...) with the actor set to the
+ * key's principal, the action id where the signal names one, and the token bound to the pending
+ * action (`pending` is ignored for `cancelRun`, which is bound to the run).
+ */
+export function signedPayload(
+  key: DecisionKey,
+  workflowId: string,
+  signal: DecisionSignalName,
+  fields: Readonly<Record<string, unknown>>,
+  pending: PendingTarget | undefined,
+  o: { readonly ttlSeconds?: number } = {},
+): Record<string, unknown> & { token: string } {
+  const namesAction = signal === 'approve' || signal === 'reject' || signal === 'confirm';
+  if (signal !== 'cancelRun' && pending === undefined)
+    throw new Error(`a ${signal} decision needs the pending action it decides`);
+  const payload: Record<string, unknown> = {
+    ...(namesAction ? { actionId: pending!.actionId } : {}),
+    ...fields,
+    actor: key.principal,
+  };
+  const target =
+    signal === 'cancelRun'
+      ? { workflowId, actionId: 'cancel', argsDigest: null }
+      : { workflowId, actionId: pending!.actionId, argsDigest: pending!.argsDigest ?? null };
+  return signDecision(key, target, TOKEN_DECISION_OF[signal], payload, o);
+}
+
+/**
+ * Send a decision by the `decide` update and return the run's answer: accepted, or refused with its
+ * reason code. A malformed envelope is refused by the update's validator (the promise rejects).
+ */
+export async function sendDecision(
+  handle: WorkflowHandle,
+  signal: DecisionSignalName,
+  payload: unknown,
+): Promise<DecisionOutcome> {
+  return handle.executeUpdate<DecisionOutcome, [{ signal: DecisionSignalName; payload: unknown }]>(
+    UPDATE_NAMES.decide,
+    { args: [{ signal, payload }] },
+  );
+}

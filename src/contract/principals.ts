@@ -1,0 +1,77 @@
+import { z } from 'zod';
+
+/**
+ * The trusted principal registry (docs/authorization.md): who may decide, with which roles, proven by
+ * which public keys. The worker loads it from a file; a run records the digest of the registry its
+ * decisions were checked against. Public keys only: the registry holds no secret.
+ */
+
+/** What a principal is. A `customer` confirms (its own decision kind) and never approves. */
+export const PRINCIPAL_KINDS = ['operator', 'approver', 'customer', 'service'] as const;
+export type PrincipalKind = (typeof PRINCIPAL_KINDS)[number];
+
+/** Most principals in one registry; most keys per principal. */
+export const MAX_PRINCIPALS = 1_000;
+export const MAX_KEYS_PER_PRINCIPAL = 5;
+
+export const PrincipalIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$/, 'must be 1-128 letters, digits or . _ @ + -');
+export const KeyIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1-64 letters, digits or . _ -');
+export const RoleSchema = z.string().regex(/^[a-z][a-z0-9_.-]{0,63}$/, 'must be a lowercase role name');
+
+export const PrincipalKeySchema = z
+  .object({
+    id: KeyIdSchema,
+    alg: z.literal('Ed25519'),
+    /** The raw 32-byte Ed25519 public key, base64url without padding (43 characters). */
+    publicKey: z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'must be a 32-byte key in base64url (43 characters)'),
+    /** The key is refused for tokens issued after this time (rotation); absent means no end. */
+    notAfter: z.iso.datetime({ offset: true }).optional(),
+  })
+  .strict();
+
+export const PrincipalSchema = z
+  .object({
+    id: PrincipalIdSchema,
+    kind: z.enum(PRINCIPAL_KINDS),
+    roles: z.array(RoleSchema).max(20).default([]),
+    keys: z.array(PrincipalKeySchema).min(1).max(MAX_KEYS_PER_PRINCIPAL),
+    displayName: z.string().max(200).optional(),
+  })
+  .strict();
+
+export const PrincipalRegistrySchema = z
+  .object({
+    version: z.literal(1),
+    principals: z.array(PrincipalSchema).max(MAX_PRINCIPALS),
+  })
+  .strict()
+  .superRefine((r, ctx) => {
+    const ids = new Set<string>();
+    const keys = new Set<string>();
+    r.principals.forEach((p, i) => {
+      if (ids.has(p.id))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['principals', i, 'id'],
+          message: `duplicate principal ${p.id}`,
+        });
+      ids.add(p.id);
+      p.keys.forEach((k, j) => {
+        if (keys.has(k.id))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['principals', i, 'keys', j, 'id'],
+            message: `key id ${k.id} is used twice (key ids are unique in a registry)`,
+          });
+        keys.add(k.id);
+      });
+    });
+  });
+
+export type PrincipalKey = z.infer<typeof PrincipalKeySchema>;
+export type Principal = z.infer<typeof PrincipalSchema>;
+export type PrincipalRegistry = z.infer<typeof PrincipalRegistrySchema>;

@@ -1,0 +1,53 @@
+import { createPrivateKey } from 'node:crypto';
+import type { PrincipalRegistry } from '../../src/contract/principals.js';
+import { publicKeyOf, type DecisionKey } from '../../src/client/decisions/decision-key.js';
+
+/** An Ed25519 private key from a fixed 32-byte seed (PKCS#8 DER): test keys are the same in every process. */
+function keyFromSeed(principal: string, keyId: string, seedByte: number): DecisionKey {
+  const der = Buffer.concat([
+    Buffer.from('302e020100300506032b657004220420', 'hex'),
+    Buffer.alloc(32, seedByte),
+  ]);
+  return { principal, keyId, privateKey: createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }) };
+}
+
+/** The tests' principals and their keys. */
+export const TEST_KEYS = {
+  /** Approves refunds, reconciles, cancels. */
+  ops: keyFromSeed('operator@example.com', 'ops-1', 1),
+  /** A second refund approver (four-eyes). */
+  lead: keyFromSeed('lead@example.com', 'lead-1', 2),
+  /** The customer of the test runs (`userId: 'C1001'`). */
+  customer: keyFromSeed('C1001', 'c1001-1', 3),
+  /** Registered, but with no role that decides anything. */
+  viewer: keyFromSeed('viewer@example.com', 'viewer-1', 4),
+  /** Not in the registry. */
+  mallory: keyFromSeed('mallory@example.com', 'mallory-1', 5),
+} as const;
+
+const entry = (k: DecisionKey) => ({
+  id: k.keyId,
+  alg: 'Ed25519' as const,
+  publicKey: publicKeyOf(k.privateKey),
+});
+
+/** The registry every test worker trusts (in-process fixtures and worker processes alike). */
+export const TEST_PRINCIPALS: PrincipalRegistry = {
+  version: 1,
+  principals: [
+    {
+      id: TEST_KEYS.ops.principal,
+      kind: 'operator',
+      roles: ['approver', 'refund_approver', 'operator'],
+      keys: [entry(TEST_KEYS.ops)],
+    },
+    {
+      id: TEST_KEYS.lead.principal,
+      kind: 'approver',
+      roles: ['approver', 'refund_approver'],
+      keys: [entry(TEST_KEYS.lead)],
+    },
+    { id: TEST_KEYS.customer.principal, kind: 'customer', roles: [], keys: [entry(TEST_KEYS.customer)] },
+    { id: TEST_KEYS.viewer.principal, kind: 'operator', roles: ['viewer'], keys: [entry(TEST_KEYS.viewer)] },
+  ],
+};
