@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { HarnessApp } from '../../src/index.js';
 import { createRefundComposition } from './composition.js';
 import { refundDefinition } from './workflow/definition.js';
-import { refundSettings } from './settings.js';
+import { refundPrincipals, refundSettings } from './settings.js';
 
 /** The refund app alone (seed 004's refund story): what `npm start` runs. */
 export const app: HarnessApp = {
@@ -10,5 +10,9 @@ export const app: HarnessApp = {
   workflowsPath: fileURLToPath(new URL('./workflow/workflows.ts', import.meta.url)),
   definition: refundDefinition,
   createComposition: (o) =>
-    createRefundComposition({ ...o, refundStorePath: refundSettings(o.env).refundStorePath }),
+    createRefundComposition({
+      ...o,
+      refundStorePath: refundSettings(o.env).refundStorePath,
+      principals: o.principals ?? refundPrincipals(o.env),
+    }),
 };

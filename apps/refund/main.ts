@@ -4,7 +4,8 @@
  * 2. run a worker in this process (SQLite evidence store, scripted model unless a real provider is
  *    configured in the environment, see docs/models.md);
  * 3. start a refund run for a sample request, show it waiting in `awaiting_confirmation` with the human
- *    request, approve it the way an operator would (an `approve` signal), wait for `succeeded` with a
+ *    request, approve it the way an operator would (a decision signed with the local demo approver's
+ *    key, created under .data on first run), wait for `succeeded` with a
  *    verified artifact, print the timeline and the Web UI link.
  * `--exit` stops everything when done (CI uses it); by default server and worker stay up for inspection.
  * HARNESS_OTEL traces the run (client, workflow, activities: docs/observability.md).
@@ -17,14 +18,18 @@ import {
   harnessSettings,
   installWorkerRuntime,
   redactUrl,
+  loadDecisionKey,
   resolveTemporal,
   type RunView,
+  sendDecision,
+  signedPayload,
   startAgentRun,
   tracingFromEnv,
 } from '../../src/index.js';
 import { app } from './app.js';
 import { createRefundComposition } from './composition.js';
 import { seedDemoOrder } from './demo-order.js';
+import { ensureDemoApprover } from './demo-principals.js';
 import { refundSettings } from './settings.js';
 
 const exitWhenDone = process.argv.includes('--exit');
@@ -49,9 +54,14 @@ installWorkerRuntime();
 const settings = harnessSettings();
 const target = await resolveTemporal({ log: (l) => say(l) });
 say(`Temporal: ${target.mode} server at ${target.connectionOptions.address} (namespace ${target.namespace})`);
+// Decisions are signed: the demo approver's key and the registry that trusts it, made on first run.
+const demo = ensureDemoApprover();
+if (demo.created) say(`Created a local demo approver key ${demo.keyPath} and registry ${demo.registryPath}`);
+const approverKey = loadDecisionKey(demo.keyPath);
 const composition = await createRefundComposition({
   storeUrl: settings.storeUrl,
   refundStorePath: refundSettings().refundStorePath,
+  principals: demo.registryPath,
 });
 const connection = await Connection.connect(target.connectionOptions);
 const nativeConnection = await NativeConnection.connect(target.connectionOptions);
@@ -104,11 +114,11 @@ try {
     input: {
       schemaVersion: 1,
       profile: { name: 'refund.graph', version: 'v1' },
-      policy: { name: 'refund.rules', version: 'v1' },
       task: { message, customerId },
+      userId: customerId,
     },
   });
-  say(`Started run ${workflowId} (refund.graph@v1, policy refund.rules@v1)`);
+  say(`Started run ${workflowId} (refund.graph@v1 under its policy refund.rules@v1)`);
   const waiting = await waitFor(
     handle,
     (v) => v.status === 'awaiting_confirmation' || v.status === 'failed' || v.status === 'succeeded',
@@ -127,8 +137,17 @@ try {
   say(`  allowed:          ${req.allowedDecisions.join(' | ')}   expires ${req.expiresAt}`);
   say();
   const actionId = waiting.pendingAction!.actionId;
-  say(`Operator approves: signal 'approve' { actionId: '${actionId}', actor: 'operator@main-job' }`);
-  await handle.signal('approve', { actionId, actor: 'operator@main-job', reason: 'main job demo' });
+  say(`Operator ${approverKey.principal} approves ${actionId}, signed with key ${approverKey.keyId}`);
+  const payload = signedPayload(
+    approverKey,
+    workflowId,
+    'approve',
+    { reason: 'main job demo' },
+    waiting.pendingAction!,
+  );
+  const answer = await sendDecision(handle, 'approve', payload);
+  say(`  the run answered: ${answer.accepted ? 'accepted' : `refused (${answer.code}: ${answer.message})`}`);
+  if (!answer.accepted) throw new Error(`the approval was refused: ${answer.code}`);
   const result = await handle.result();
   const view = await handle.query<RunView>('state');
   say();

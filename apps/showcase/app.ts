@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { HarnessApp } from '../../src/index.js';
-import { refundSettings } from '../refund/settings.js';
+import { refundPrincipals, refundSettings } from '../refund/settings.js';
 import { createShowcaseComposition } from './composition.js';
 import { showcaseDefinition } from './workflow/definition.js';
 
@@ -13,5 +13,9 @@ export const app: HarnessApp = {
   workflowsPath: fileURLToPath(new URL('./workflow/workflows.ts', import.meta.url)),
   definition: showcaseDefinition,
   createComposition: (o) =>
-    createShowcaseComposition({ ...o, refundStorePath: refundSettings(o.env).refundStorePath }),
+    createShowcaseComposition({
+      ...o,
+      refundStorePath: refundSettings(o.env).refundStorePath,
+      principals: o.principals ?? refundPrincipals(o.env),
+    }),
 };

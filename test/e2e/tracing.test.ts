@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { decide } from '../support/decisions.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
@@ -32,10 +33,7 @@ const REFUND = { message: 'My order ORD-1001 has not shipped for days, please re
 async function refundToTheEnd(handle: WorkflowHandle): Promise<void> {
   // a settled pause (no open activity), so the signal lands at the same point of every run's history
   const waiting = await waitForPause(handle, 'awaiting_confirmation');
-  await handle.signal('approve', {
-    actionId: waiting.pendingAction!.actionId,
-    actor: 'operator@example.com',
-  });
+  await decide(handle, 'approve', {}, waiting);
   const result = (await handle.result()) as { status: string; output: { outcome: string } };
   expect(result).toMatchObject({ status: 'succeeded', output: { outcome: 'refunded' } });
 }
@@ -190,10 +188,7 @@ describe('OpenTelemetry tracing (one trace per run)', { timeout: 240_000 }, () =
       await first.kill();
 
       const second = await tracedWorker(2);
-      await handle.signal('approve', {
-        actionId: waiting.pendingAction!.actionId,
-        actor: 'operator@example.com',
-      });
+      await decide(handle, 'approve', {}, waiting);
       expect((await resultOf(handle)).output.outcome).toBe('refunded');
       await expect
         .poll(() => readSpans(join(spansDir, 'worker-2.jsonl')).map((s) => s.name), { timeout: 15_000 })

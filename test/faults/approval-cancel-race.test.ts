@@ -1,13 +1,14 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { RunView } from '../../src/core/workflow/run-view.js';
+import { decide } from '../support/decisions.js';
 import { killAllWorkerProcesses } from '../support/worker-process.js';
 import { createFaultRig, resultOf, waitForPause, type FaultRig } from './fault-rig.js';
 import { historyOf } from '../support/history.js';
 
-type Signal = readonly [name: string, payload: (actionId: string) => Record<string, unknown>];
-const APPROVE: Signal = ['approve', (actionId) => ({ actionId, actor: 'operator@example.com' })];
-const CANCEL: Signal = ['cancelRun', () => ({ actor: 'customer', reason: 'changed my mind' })];
+type Signal = readonly [name: 'approve' | 'cancelRun', fields: Record<string, unknown>];
+const APPROVE: Signal = ['approve', {}];
+const CANCEL: Signal = ['cancelRun', { reason: 'changed my mind' }];
 
 /**
  * Scenario 5: approve and cancelRun for the same waiting run, in both orders. To make "in one go"
@@ -33,10 +34,9 @@ describe('faults: approval and cancellation race', { timeout: 240_000 }, () => {
     const handle = await rig.start({ task: { message: 'refund ORD-1001', customerId: 'C1001' } });
     handles.push(handle);
     const waiting = await waitForPause(handle, 'awaiting_confirmation');
-    const actionId = waiting.pendingAction!.actionId;
     await worker.kill();
-    await handle.signal(first[0], first[1](actionId));
-    await handle.signal(second[0], second[1](actionId));
+    await decide(handle, first[0], first[1], waiting);
+    await decide(handle, second[0], second[1], waiting);
     await rig.worker();
     return { handle, rig };
   }

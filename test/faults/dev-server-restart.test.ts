@@ -1,4 +1,5 @@
 import { privateDevConfig } from '../support/private-dev-config.js';
+import { decide } from '../support/decisions.js';
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDevServerConfig, type DevServerConfig } from '../../src/devserver/config.js';
@@ -50,10 +51,7 @@ describe('faults: the dev server restarts', { timeout: 240_000 }, () => {
     // The run is still there, waiting, served by the same worker process after it reconnected.
     const again = await waitForState(handle, (v) => v.status === 'awaiting_confirmation', 60_000);
     expect(again.pendingAction?.actionId).toBe(waiting.pendingAction!.actionId);
-    await handle.signal('approve', {
-      actionId: waiting.pendingAction!.actionId,
-      actor: 'operator@example.com',
-    });
+    await decide(handle, 'approve', {}, waiting);
     const result = await resultOf(handle);
     expect(result.status).toBe('succeeded');
     expect(result.output.outcome).toBe('refunded');

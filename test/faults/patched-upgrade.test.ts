@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { decide } from '../support/decisions.js';
 import { isAbsolute, join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
@@ -64,10 +65,7 @@ describe('faults: a waiting run resumes on a newer build', { timeout: 240_000 },
     const oldHistory = (await handle.fetchHistory()).events ?? [];
 
     const newWorker = await rig.worker({ bundlePath: patchedBundle });
-    await handle.signal('approve', {
-      actionId: waiting.pendingAction!.actionId,
-      actor: 'operator@example.com',
-    });
+    await decide(handle, 'approve', {}, waiting);
     const result = await resultOf(handle);
     expect(result.status).toBe('succeeded');
     expect(result.output.outcome).toBe('refunded');
@@ -84,11 +82,7 @@ describe('faults: a waiting run resumes on a newer build', { timeout: 240_000 },
     const fresh = await rig.start({ task: { message: 'refund ORD-1001', customerId: 'C1001' } });
     handles.push(fresh);
     const freshWaiting = await waitForPause(fresh, 'awaiting_confirmation');
-    await fresh.signal('reject', {
-      actionId: freshWaiting.pendingAction!.actionId,
-      actor: 'customer',
-      reason: 'already refunded',
-    });
+    await decide(fresh, 'reject', { reason: 'already refunded' }, freshWaiting);
     expect((await resultOf(fresh)).output.outcome).toBe('declined_by_user');
     const freshHistory = await historyOf(fresh);
     const freshTypes = freshHistory.map((e) => e.type);

@@ -1,4 +1,7 @@
+import { signedPayload } from '../../src/client/decisions/send-decision.js';
+import { TEST_KEYS } from '../support/principals.js';
 import { join } from 'node:path';
+import { decide } from '../support/decisions.js';
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { recordHistory } from '../../src/worker/history-fixtures.js';
@@ -76,7 +79,7 @@ describe('fault drill: a lost refund.create settled by a person', { timeout: 240
     handles.push(h);
     const key = `${h.workflowId}/${CREATE_SEQ}`;
     const waiting = await waitForState(h, (v) => v.status === 'awaiting_confirmation', 60_000);
-    await h.signal('approve', { actionId: waiting.pendingAction!.actionId, actor: 'operator@example.com' });
+    await decide(h, 'approve', {}, waiting);
     await expect
       .poll(async () => (await r.composition.refundStore.findRefundByKey(key)) !== undefined, {
         timeout: 30_000,
@@ -226,14 +229,16 @@ describe('fault drill: a lost refund.create settled by a person', { timeout: 240
   it('the same drill settled with `temporal workflow signal` (no harness CLI)', async () => {
     const d = await loseTheWrite('refund-drill-tcli');
     const { handle: h } = d;
-    await waitForState(h, (v) => v.status === 'awaiting_human', 60_000);
+    const waiting = await waitForState(h, (v) => v.status === 'awaiting_human', 60_000);
     const signal = (input: unknown): void => signalWithTemporalCli(h.workflowId, 'reconcile', input);
     // a malformed payload (externalId with a failure) is refused by the run and changes nothing
     signal({ invocationSeq: CREATE_SEQ, outcome: 'failed', externalId: d.refundId, actor: 'ops' });
     const refused = await waitForState(h, (v) => v.signalRejections.length > 0, 30_000);
     expect(refused.status).toBe('awaiting_human');
     expect(refused.invocations.find((i) => i.seq === CREATE_SEQ)?.status).toBe('outcome_unknown');
-    signal({ invocationSeq: CREATE_SEQ, outcome: 'succeeded', externalId: d.refundId, actor: 'ops-cli' });
-    await expectSettled(d, 'ops-cli');
+    // signed by a registered operator (what `harness reconcile --print` prints)
+    const fields = { invocationSeq: CREATE_SEQ, outcome: 'succeeded', externalId: d.refundId };
+    signal(signedPayload(TEST_KEYS.ops, h.workflowId, 'reconcile', fields, waiting.pendingAction!));
+    await expectSettled(d, TEST_KEYS.ops.principal);
   });
 });

@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { decide } from '../support/decisions.js';
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForState } from '../support/harness.js';
@@ -32,10 +33,7 @@ describe('faults: the only worker dies', { timeout: 240_000 }, () => {
     await first.kill();
 
     const second = await rig.worker();
-    await handle.signal('approve', {
-      actionId: waiting.pendingAction!.actionId,
-      actor: 'operator@example.com',
-    });
+    await decide(handle, 'approve', {}, waiting);
     const result = await resultOf(handle);
     expect(result.status).toBe('succeeded');
     expect(result.output.outcome).toBe('refunded');
@@ -98,11 +96,7 @@ describe('faults: the only worker dies', { timeout: 240_000 }, () => {
         .length,
     ).toBe(3);
 
-    await handle.signal('reject', {
-      actionId: waiting.pendingAction!.actionId,
-      actor: 'customer',
-      reason: 'not needed any more',
-    });
+    await decide(handle, 'reject', { reason: 'not needed any more' }, waiting);
     expect((await resultOf(handle)).output.outcome).toBe('declined_by_user');
     expect(
       rig.refundRows().filter((r) => r.idempotency_key.startsWith(`${handle.workflowId}/`)),

@@ -1,4 +1,6 @@
 import type { WorkflowHandle } from '@temporalio/client';
+import { decide } from '../support/decisions.js';
+import { TEST_KEYS } from '../support/principals.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { RunView } from '../../src/core/workflow/run-view.js';
 import { waitForState } from '../support/harness.js';
@@ -52,10 +54,7 @@ describe('faults: the worker dies during a write', { timeout: 240_000 }, () => {
     );
     handles.push(handle);
     const waiting = await waitForState(handle, (v) => v.status === 'awaiting_confirmation', 60_000);
-    await handle.signal('approve', {
-      actionId: waiting.pendingAction!.actionId,
-      actor: 'operator@example.com',
-    });
+    await decide(handle, 'approve', {}, waiting);
     await expect
       .poll(
         async () =>
@@ -170,19 +169,19 @@ describe('faults: the worker dies during a write', { timeout: 240_000 }, () => {
       outcome: 'succeeded',
       actor: 'mallory',
     });
-    await handle.signal('reconcile', {
-      invocationSeq: CREATE_SEQ,
-      outcome: 'not_applied',
-      actor: 'ops@example.com',
-      evidence: { checked: 'refunds table' },
-    });
+    await decide(
+      handle,
+      'reconcile',
+      { invocationSeq: CREATE_SEQ, outcome: 'not_applied', evidence: { checked: 'refunds table' } },
+      waiting,
+    );
     const result = await resultOf(handle);
     expect(result.status).toBe('succeeded');
     expect(result.output.outcome).toBe('refused');
     const view = await handle.query<RunView>('state');
     expect(view.invocations.find((i) => i.seq === CREATE_SEQ)).toMatchObject({
       status: 'not_applied',
-      resolvedBy: 'operator:ops@example.com',
+      resolvedBy: `operator:${TEST_KEYS.ops.principal}`,
     });
     // exactly one effect under the key: the pre-existing one; no refund of ORD-1001 was made
     expect(rowsOf(handle)).toEqual([expect.objectContaining({ order_id: 'ORD-1002', amount_cents: 4990 })]);

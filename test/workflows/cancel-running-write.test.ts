@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decide } from '../support/decisions.js';
 import { openRefundStore } from '../../apps/refund/business/refund-store.js';
 import type { RunView } from '../../src/core/workflow/run-view.js';
 import {
@@ -30,7 +31,7 @@ describe('cancelRun while a write tool is running', () => {
       activityTimeouts: { writeHeartbeatSeconds: 5 },
     });
     const waiting = await waitForState(handle, (v) => v.status === 'awaiting_confirmation');
-    await handle.signal('approve', { actionId: waiting.pendingAction!.actionId, actor: 'ops' });
+    await decide(handle, 'approve', {}, waiting);
     await waitForState(handle, (v) =>
       v.invocations.some((i) => i.tool === 'refund.create' && i.status === 'pending'),
     );
@@ -40,7 +41,7 @@ describe('cancelRun while a write tool is running', () => {
         timeout: 10_000,
       })
       .toBe(1);
-    await handle.signal('cancelRun', { actor: 'ops', reason: 'customer withdrew' });
+    await decide(handle, 'cancelRun', { reason: 'customer withdrew' }, undefined);
 
     const result = (await handle.result()) as { status: string; terminalReason: { code: string } };
     expect(result.status).toBe('cancelled');

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decide } from '../support/decisions.js';
 import type { RunView } from '../../src/core/workflow/run-view.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
 
@@ -69,7 +70,7 @@ describe('long runs continue as new, carrying compact state', () => {
     });
     const current = h.t.client.workflow.getHandle(handle.workflowId);
     const waiting = await waitForState(current, (v) => v.status === 'awaiting_confirmation');
-    await current.signal('approve', { actionId: waiting.pendingAction!.actionId, actor: 'ops' });
+    await decide(current, 'approve', {}, waiting);
     const result = (await current.result()) as { status: string; output: { outcome: string } };
     expect(result).toMatchObject({ status: 'succeeded', output: { outcome: 'refunded' } });
     const executions: string[] = [];

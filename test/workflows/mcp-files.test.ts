@@ -128,7 +128,9 @@ describe('MCP filesystem example on the real server and the real MCP server', ()
     });
     const refused: unknown = await loose.result().catch((err: unknown) => err);
     expect(refused).toBeInstanceOf(WorkflowFailedError);
-    expect(((refused as WorkflowFailedError).cause as ApplicationFailure).type).toBe('run.policy_not_allowed');
+    expect(((refused as WorkflowFailedError).cause as ApplicationFailure).type).toBe(
+      'run.policy_not_allowed',
+    );
     expect(await h.composition.store.getInvocation(loose.workflowId, 1)).toBeUndefined();
     // Defence in depth: the executor called directly (no policy in the way) is refused by the server.
     const write = h.composition.registry.get('fs.write', 'v1');

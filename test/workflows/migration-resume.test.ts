@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { decide } from '../support/decisions.js';
 import { WorkflowFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentRunInput } from '../../src/contract/run-input.js';
@@ -74,12 +75,12 @@ describe('a run carried with run state version 1 resumes on this build (version 
     expect(waiting.completedSteps.slice(0, 6)).toEqual(carried.state.completedSteps);
     // version 1 kept no obligations; the read after the resume (policy.search.refund) added mask.phone
     expect(waiting.obligations).toEqual(['mask.phone']);
-    await handle.signal('approve', { actionId: waiting.pendingAction!.actionId, actor: 'ops' });
+    await decide(handle, 'approve', {}, waiting);
     const result = (await handle.result()) as AgentRunResult;
     expect(result).toMatchObject({ status: 'succeeded', output: { outcome: 'refunded' } });
     const view = await handle.query<RunView>('state');
     expect(view.schemaVersion).toBe(2);
-    expect(view.obligations).toEqual(['mask.phone', 'verify.order_owner']);
+    expect(view.obligations).toEqual(['mask.phone', 'verify.order.owner_verified']);
     expect(view.invocations.map((i) => i.seq)).toEqual([1, 2, 3, 4, 5]);
     // Events continue the carried sequence: the first stored one is the carried nextEventSeq.
     const events = await h.composition.store.listEvents(workflowId);

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { decide } from '../support/decisions.js';
 import { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { type RefundComposition } from '../../apps/refund/composition.js';
@@ -58,7 +59,7 @@ describe('refund runs with a PostgreSQL evidence store and two workers', () => {
     );
     for (const handle of handles) {
       const waiting = await waitForState(handle, (v) => v.status === 'awaiting_confirmation');
-      await handle.signal('approve', { actionId: waiting.pendingAction!.actionId, actor: 'ops' });
+      await decide(handle, 'approve', {}, waiting);
     }
     for (const handle of handles) {
       const result = (await handle.result()) as { status: string };

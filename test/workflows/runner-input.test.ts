@@ -89,7 +89,7 @@ describe('agentRun refuses bad input at once (real server)', () => {
     }
   });
 
-  it('a run that names no policy runs under its profile\'s default', async () => {
+  it("a run that names no policy runs under its profile's default", async () => {
     const handle = await h.start({
       profile: { name: 'refund.assistant', version: 'v1' },
       modelRoute: 'scripted/refund',

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import type { CancelOptions } from './commands/cancel.js';
+import type { KeysCreateOptions } from './commands/keys.js';
 import type { DecideOptions, ProvideInputOptions, ReconcileOptions } from './commands/decide.js';
 import type { EventsOptions } from './commands/events.js';
 import type { StartOptions } from './commands/start.js';
@@ -94,20 +95,42 @@ export function buildProgram(result: ProgramResult): Command {
 
   program
     .command('approve <id>')
-    .description('approve the pending action (exit 5 when the run rejects the signal)')
-    .option('--action <actionId>', 'action to approve (default: the pending action)')
+    .description('approve the pending action, signed with your key (exit 5 when the run refuses it)')
+    .option('--action <actionId>', 'the pending action you approve (checked; default: the pending action)')
     .option('--reason <text>', 'why')
-    .option('--actor <name>', 'who decides (default: cli:<os user>)')
+    .option('--key <file>', 'your signing key file (default: HARNESS_KEY)')
+    .option(
+      '--print',
+      'print the signed payload (for `temporal workflow signal --input`) instead of sending it',
+    )
     .action((id: string, o: DecideOptions, cmd: Command) =>
       run(async () => (await import('./commands/decide.js')).approveCommand(id, o, out(cmd))),
     );
 
   program
+    .command('confirm <id>')
+    .description("the customer's own confirmation of the pending action (exit 5 when the run refuses it)")
+    .option('--action <actionId>', 'the pending action you confirm (checked; default: the pending action)')
+    .option('--reason <text>', 'why')
+    .option('--key <file>', 'your signing key file (default: HARNESS_KEY)')
+    .option(
+      '--print',
+      'print the signed payload (for `temporal workflow signal --input`) instead of sending it',
+    )
+    .action((id: string, o: DecideOptions, cmd: Command) =>
+      run(async () => (await import('./commands/decide.js')).confirmCommand(id, o, out(cmd))),
+    );
+
+  program
     .command('reject <id>')
-    .description('reject the pending action (exit 5 when the run rejects the signal)')
-    .option('--action <actionId>', 'action to reject (default: the pending action)')
+    .description('reject the pending action, signed with your key (exit 5 when the run refuses it)')
+    .option('--action <actionId>', 'the pending action you reject (checked; default: the pending action)')
     .option('--reason <text>', 'why (required)')
-    .option('--actor <name>', 'who decides (default: cli:<os user>)')
+    .option('--key <file>', 'your signing key file (default: HARNESS_KEY)')
+    .option(
+      '--print',
+      'print the signed payload (for `temporal workflow signal --input`) instead of sending it',
+    )
     .action((id: string, o: DecideOptions, cmd: Command) =>
       run(async () => (await import('./commands/decide.js')).rejectCommand(id, o, out(cmd))),
     );
@@ -123,7 +146,11 @@ export function buildProgram(result: ProgramResult): Command {
     )
     .option('--external-id <id>', "the effect's id in the external system (only with --outcome succeeded)")
     .option('--evidence <json|@file>', 'what the decision rests on (JSON object)')
-    .option('--actor <name>', 'who decides (default: cli:<os user>)')
+    .option('--key <file>', 'your signing key file (default: HARNESS_KEY)')
+    .option(
+      '--print',
+      'print the signed payload (for `temporal workflow signal --input`) instead of sending it',
+    )
     .action((id: string, o: ReconcileOptions, cmd: Command) =>
       run(async () => (await import('./commands/decide.js')).reconcileCommand(id, o, out(cmd))),
     );
@@ -133,7 +160,11 @@ export function buildProgram(result: ProgramResult): Command {
     .description('answer a run waiting in awaiting_input with the provideInput signal (exit 5 when refused)')
     .option('--slot <slot>', 'slot to fill (default: the slot the run waits for)')
     .requiredOption('--value <text>', 'the value')
-    .option('--actor <name>', 'who answers (default: cli:<os user>)')
+    .option('--key <file>', 'your signing key file (default: HARNESS_KEY)')
+    .option(
+      '--print',
+      'print the signed payload (for `temporal workflow signal --input`) instead of sending it',
+    )
     .action((id: string, o: ProvideInputOptions, cmd: Command) =>
       run(async () => (await import('./commands/decide.js')).provideInputCommand(id, o, out(cmd))),
     );
@@ -142,12 +173,27 @@ export function buildProgram(result: ProgramResult): Command {
     .command('cancel <id>')
     .description('cancel a run with the cancelRun signal (or Temporal cancellation) and wait for it to close')
     .option('--reason <text>', 'why (default: "cancelled from the harness CLI")')
-    .option('--actor <name>', 'who cancels (default: cli:<os user>)')
+    .option('--key <file>', 'your signing key file (default: HARNESS_KEY; not needed with --temporal)')
     .option('--temporal', 'use Temporal cancellation instead of the cancelRun signal')
     .option('--no-wait', 'do not wait for the run to close')
     .option('--timeout <seconds>', 'how long to wait for the run to close', '60')
     .action((id: string, o: CancelOptions, cmd: Command) =>
       run(async () => (await import('./commands/cancel.js')).cancelCommand(id, o, out(cmd))),
+    );
+
+  program
+    .command('keys')
+    .description('signing keys for decisions (docs/authorization.md)')
+    .command('create')
+    .description('create an Ed25519 key pair: the private key to --out, the registry entry printed or added')
+    .requiredOption('--principal <id>', 'who the key belongs to (e.g. alice@example.com)')
+    .requiredOption('--out <file>', 'where to write the private key file (never overwritten; mode 0600)')
+    .option('--key-id <id>', 'the key id (default <principal>-<date>)')
+    .option('--kind <kind>', 'operator, approver, customer or service', 'approver')
+    .option('--role <role...>', 'roles (default approver; none for a customer)')
+    .option('--registry <file>', 'add the entry to this registry file (created if missing)')
+    .action((o: KeysCreateOptions, cmd: Command) =>
+      run(async () => (await import('./commands/keys.js')).keysCreateCommand(o, out(cmd))),
     );
 
   program

@@ -1,21 +1,21 @@
-import { SIGNAL_NAMES } from '../../../contract/signals.js';
+import { sendDecision, signedPayload } from '../../decisions/send-decision.js';
 import { connectTemporal, describeRun } from '../connect.js';
 import { EXIT, refusedError } from '../errors.js';
 import type { Output } from '../output.js';
 import { parsePositiveInt } from '../read-json.js';
 import { isClosed, queryState, sleep } from '../run-access.js';
-import { defaultActor } from './decide.js';
+import { signingKey, type SigningOptions } from './decide.js';
 
-export interface CancelOptions {
+export interface CancelOptions extends SigningOptions {
   readonly reason?: string;
-  readonly actor?: string;
   readonly temporal?: boolean;
   readonly wait: boolean;
   readonly timeout: string;
 }
 
 /**
- * `harness cancel <id>`: send `cancelRun` (the run records who and why, settles and ends `cancelled`),
+ * `harness cancel <id>`: send a signed `cancelRun` by the `decide` update (the run records who and why,
+ * settles and ends `cancelled`),
  * or with `--temporal` request Temporal cancellation. Waits (progress on stderr) until the workflow is
  * closed unless `--no-wait`. Exit 5 when the run is already closed, 1 when it is still open after `--timeout`.
  */
@@ -32,7 +32,18 @@ export async function cancelCommand(id: string, o: CancelOptions, out: Output): 
       });
     const reason = o.reason ?? 'cancelled from the harness CLI';
     if (o.temporal) await handle.cancel();
-    else await handle.signal(SIGNAL_NAMES.cancelRun, { actor: o.actor ?? defaultActor(), reason });
+    else {
+      const outcome = await sendDecision(
+        handle,
+        'cancelRun',
+        signedPayload(signingKey(o), id, 'cancelRun', { reason }, undefined),
+      );
+      if (!outcome.accepted)
+        throw refusedError(`cancelRun refused by ${id}: ${outcome.code}: ${outcome.message}`, {
+          workflowId: id,
+          code: outcome.code,
+        });
+    }
     const via = o.temporal ? 'Temporal cancellation' : 'cancelRun signal';
     if (!o.wait) {
       out.data({ workflowId: id, requested: true, via, executionStatus: exec.status });

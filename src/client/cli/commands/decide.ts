@@ -1,190 +1,165 @@
-import { userInfo } from 'node:os';
 import type { WorkflowHandle } from '@temporalio/client';
-import { SIGNAL_NAMES } from '../../../contract/signals.js';
-import type { EvidenceStore } from '../../../worker/store/index.js';
+import { isHarnessError } from '../../../contract/errors.js';
+import type { DecisionOutcome, DecisionSignalName } from '../../../contract/signals.js';
 import type { RunView } from '../../../core/workflow/run-view.js';
-import { connectTemporal, describeRun, openCliStore, type CliTemporal } from '../connect.js';
+import { loadDecisionKey, type DecisionKey } from '../../decisions/decision-key.js';
+import { sendDecision, signedPayload, type PendingTarget } from '../../decisions/send-decision.js';
+import { connectTemporal, describeRun, type CliTemporal } from '../connect.js';
 import { EXIT, refusedError, usageError } from '../errors.js';
 import type { Output } from '../output.js';
 import { parsePositiveInt, readJsonObject } from '../read-json.js';
-import { isClosed, lastEventSeq, queryState, readEvents, sleep } from '../run-access.js';
+import { isClosed, queryState } from '../run-access.js';
 
-/** The default actor: the operating-system user running the CLI. */
-export function defaultActor(): string {
-  return `cli:${userInfo().username}`;
-}
-
-/** What happened to a decision signal. */
-export interface DecisionReport {
-  readonly workflowId: string;
-  readonly signal: string;
-  readonly payload: Record<string, unknown>;
-  readonly accepted: boolean;
-  readonly statusBefore: string;
-  readonly statusAfter: string;
-  /** Why the run rejected it: the `human.signal_rejected` event when stored, else what the CLI saw. */
-  readonly rejection?: { code: string; message: string };
+/** Options every decision command takes. */
+export interface SigningOptions {
+  /** The signing key file (default `HARNESS_KEY`). */
+  readonly key?: string;
+  /** Print the signed payload (for `temporal workflow signal --input`) instead of sending it. */
+  readonly print?: boolean;
 }
 
 /**
- * Send a decision signal and find out whether the run took it: the `state` query is consistent with
- * the signal (a query is answered after the workflow task that handled it), so a changed status or
- * pending action means accepted; otherwise the run rejected it and recorded a `human.signal_rejected`
- * event (stored with the run's next write; shown here when already stored).
+ * The operator's signing key: `--key`, else the file named by `HARNESS_KEY`.
+ * @throws CliError `cli.usage` (exit 2) when neither is given or the file is not a key.
  */
-async function sendDecision(
-  t: CliTemporal,
-  store: EvidenceStore,
-  handle: WorkflowHandle,
-  before: RunView,
-  signal: string,
-  payload: Record<string, unknown>,
-  expectedRejection: (v: RunView) => { code: string; message: string },
-): Promise<DecisionReport> {
-  const seq = await lastEventSeq(store, handle.workflowId);
-  await handle.signal(signal, payload);
-  let after = before;
-  for (let i = 0; i < 3; i++) {
-    after = await queryState(t, handle);
-    if (after.status !== before.status || after.pendingAction?.actionId !== before.pendingAction?.actionId) {
-      return {
-        workflowId: handle.workflowId,
-        signal,
-        payload,
-        accepted: true,
-        statusBefore: before.status,
-        statusAfter: after.status,
-      };
-    }
-    await sleep(300);
+export function signingKey(o: SigningOptions, env: NodeJS.ProcessEnv = process.env): DecisionKey {
+  const path = o.key ?? env.HARNESS_KEY;
+  if (!path)
+    throw usageError(
+      'a decision is signed: pass --key <file> or set HARNESS_KEY (create one with `harness keys create`)',
+      { option: '--key' },
+    );
+  try {
+    return loadDecisionKey(path);
+  } catch (err) {
+    if (isHarnessError(err)) throw usageError(`--key: ${err.message}`, { option: '--key', code: err.code });
+    throw err;
   }
-  const stored = (await readEvents(store, handle.workflowId, seq)).find(
-    (e) => e.type === 'human.signal_rejected' && e.data.signal === signal,
-  );
-  // The run lists refused signals in its state at once; the stored event may come later.
-  const seen = (after.signalRejections ?? [])
-    .slice((before.signalRejections ?? []).length)
-    .filter((r) => r.signal === signal)
-    .at(-1);
-  const rejection = seen
-    ? { code: seen.code, message: seen.message }
-    : stored
-      ? { code: String(stored.data.code), message: String(stored.data.message) }
-      : expectedRejection(before);
-  return {
-    workflowId: handle.workflowId,
-    signal,
-    payload,
-    accepted: false,
-    statusBefore: before.status,
-    statusAfter: after.status,
-    rejection,
-  };
 }
 
-function report(r: DecisionReport, out: Output): number {
-  out.data(r);
-  if (r.accepted) {
-    out.line(`${r.signal} accepted by ${r.workflowId}: ${r.statusBefore} -> ${r.statusAfter}`);
+function report(workflowId: string, signal: string, outcome: DecisionOutcome, out: Output): number {
+  out.data({ workflowId, signal, ...outcome });
+  if (outcome.accepted) {
+    const approvals = outcome.approvals
+      ? ` (${outcome.approvals.have} of ${outcome.approvals.need} approvals)`
+      : '';
+    out.line(`${signal} accepted by ${workflowId} from ${outcome.principal ?? 'the caller'}${approvals}`);
     return EXIT.ok;
   }
-  out.line(
-    `${r.signal} rejected by ${r.workflowId} (status still ${r.statusAfter}): ${r.rejection?.code}: ${r.rejection?.message}`,
-  );
+  out.line(`${signal} refused by ${workflowId}: ${outcome.code}: ${outcome.message}`);
   return EXIT.refused;
+}
+
+/**
+ * Sign `fields` for the pending action and send them by the `decide` update (the answer comes back at
+ * once), or print the signed payload with `--print`. Exit 5 when the run refuses it.
+ */
+async function signAndSend(
+  id: string,
+  o: SigningOptions,
+  signal: DecisionSignalName,
+  fields: Record<string, unknown>,
+  pending: (v: RunView) => PendingTarget | undefined,
+  out: Output,
+): Promise<number> {
+  const key = signingKey(o);
+  return withRun(id, async (_t, handle, before) => {
+    const target = pending(before);
+    const payload = signedPayload(key, id, signal, fields, target);
+    if (o.print) {
+      out.data({ workflowId: id, signal, payload });
+      out.line(JSON.stringify(payload));
+      return EXIT.ok;
+    }
+    return report(id, signal, await sendDecision(handle, signal, payload), out);
+  });
 }
 
 async function withRun<T>(
   id: string,
-  fn: (t: CliTemporal, store: EvidenceStore, handle: WorkflowHandle, before: RunView) => Promise<T>,
+  fn: (t: CliTemporal, handle: WorkflowHandle, before: RunView) => Promise<T>,
 ): Promise<T> {
   const t = await connectTemporal();
-  const store = await openCliStore();
   try {
     const handle = t.client.workflow.getHandle(id);
     const exec = await describeRun(handle);
     if (isClosed(exec.status))
-      throw refusedError(`run ${id} is closed (${exec.status}); it takes no more signals`, {
+      throw refusedError(`run ${id} is closed (${exec.status}); it takes no more decisions`, {
         workflowId: id,
         executionStatus: exec.status,
       });
-    return await fn(t, store, handle, await queryState(t, handle));
+    return await fn(t, handle, await queryState(t, handle));
   } finally {
-    await store.close();
     await t.close();
   }
 }
 
-function mismatch(action: string) {
-  return (v: RunView) =>
-    v.pendingAction && v.pendingAction.actionId !== action
-      ? {
-          code: 'signal.action_mismatch',
-          message: `pending action is ${v.pendingAction.actionId}, not ${action}`,
-        }
-      : {
-          code: 'signal.not_taken',
-          message: 'the run did not take the decision; see `harness events` for the recorded rejection',
-        };
-}
-
-function pendingActionOf(id: string, v: RunView, given: string | undefined): string {
-  if (given) return given;
-  if (!v.pendingAction || (v.pendingAction.kind !== 'confirmation' && v.pendingAction.kind !== 'human')) {
+/**
+ * The approval-like action to decide: `--action` must name the pending one (the token binds its id and
+ * argument digest, so a decision never lands on another action). Without `--action` the run must be
+ * waiting for exactly one such decision, which is printed.
+ */
+function decisionTarget(id: string, v: RunView, given: string | undefined): PendingTarget {
+  const p = v.pendingAction;
+  if (!p || (p.kind !== 'confirmation' && p.kind !== 'human')) {
     throw refusedError(`run ${id} is not waiting for a decision (status ${v.status}); nothing sent`, {
       workflowId: id,
       status: v.status,
     });
   }
-  return v.pendingAction.actionId;
+  if (given !== undefined && given !== p.actionId)
+    throw refusedError(`run ${id} waits on action ${p.actionId}, not ${given}; nothing sent`, {
+      workflowId: id,
+      pendingActionId: p.actionId,
+    });
+  return { actionId: p.actionId, ...(p.argsDigest !== undefined ? { argsDigest: p.argsDigest } : {}) };
 }
 
-export interface DecideOptions {
+export interface DecideOptions extends SigningOptions {
   readonly action?: string;
   readonly reason?: string;
-  readonly actor?: string;
 }
 
-/** `harness approve <id>`: approve the pending action (or `--action`). Exit 5 when the run rejects it. */
+/** `harness approve <id>`: approve the pending action, signed. Exit 5 when the run refuses it. */
 export async function approveCommand(id: string, o: DecideOptions, out: Output): Promise<number> {
-  return withRun(id, async (t, store, handle, before) => {
-    const actionId = pendingActionOf(id, before, o.action);
-    const payload = { actionId, actor: o.actor ?? defaultActor(), ...(o.reason ? { reason: o.reason } : {}) };
-    return report(
-      await sendDecision(t, store, handle, before, SIGNAL_NAMES.approve, payload, mismatch(actionId)),
-      out,
-    );
-  });
+  return signAndSend(
+    id,
+    o,
+    'approve',
+    o.reason ? { reason: o.reason } : {},
+    (v) => decisionTarget(id, v, o.action),
+    out,
+  );
 }
 
-/** `harness reject <id> --reason r`: reject the pending action (or `--action`). Exit 5 when the run rejects the signal. */
+/** `harness confirm <id>`: the customer's confirmation of the pending action, signed. */
+export async function confirmCommand(id: string, o: DecideOptions, out: Output): Promise<number> {
+  return signAndSend(
+    id,
+    o,
+    'confirm',
+    o.reason ? { reason: o.reason } : {},
+    (v) => decisionTarget(id, v, o.action),
+    out,
+  );
+}
+
+/** `harness reject <id> --reason r`: reject the pending action, signed. Exit 5 when the run refuses it. */
 export async function rejectCommand(id: string, o: DecideOptions, out: Output): Promise<number> {
   if (!o.reason) throw usageError('--reason: required for reject', { option: '--reason' });
-  const reason = o.reason;
-  return withRun(id, async (t, store, handle, before) => {
-    const actionId = pendingActionOf(id, before, o.action);
-    const payload = { actionId, actor: o.actor ?? defaultActor(), reason };
-    return report(
-      await sendDecision(t, store, handle, before, SIGNAL_NAMES.reject, payload, mismatch(actionId)),
-      out,
-    );
-  });
+  return signAndSend(id, o, 'reject', { reason: o.reason }, (v) => decisionTarget(id, v, o.action), out);
 }
 
-export interface ReconcileOptions {
+export interface ReconcileOptions extends SigningOptions {
   readonly invocation: string;
   readonly outcome: string;
   readonly externalId?: string;
   readonly evidence?: string;
-  readonly actor?: string;
 }
 
 const OUTCOMES = ['succeeded', 'failed', 'not_applied'];
 
-/**
- * `harness reconcile <id>`: settle an invocation whose outcome is unknown. The signal is sent even when
- * the run is not waiting for it (the run records the rejection); exit 5 when it is rejected.
- */
+/** `harness reconcile <id>`: settle an invocation whose outcome is unknown, signed. Exit 5 when refused. */
 export async function reconcileCommand(id: string, o: ReconcileOptions, out: Output): Promise<number> {
   const invocationSeq = parsePositiveInt('--invocation', o.invocation, true);
   if (!OUTCOMES.includes(o.outcome))
@@ -196,60 +171,50 @@ export async function reconcileCommand(id: string, o: ReconcileOptions, out: Out
       option: '--external-id',
     });
   const evidence = o.evidence === undefined ? undefined : readJsonObject('--evidence', o.evidence);
-  return withRun(id, async (t, store, handle, before) => {
-    const payload = {
-      invocationSeq,
-      outcome: o.outcome,
-      actor: o.actor ?? defaultActor(),
-      ...(o.externalId !== undefined ? { externalId: o.externalId } : {}),
-      ...(evidence ? { evidence } : {}),
-    };
-    const expected = (v: RunView) =>
-      v.pendingAction?.kind !== 'reconcile'
-        ? {
-            code: 'signal.no_pending_action',
-            message: `the run is not waiting for reconciliation (status ${v.status})`,
-          }
-        : v.pendingAction.invocationSeq !== invocationSeq
-          ? {
-              code: 'signal.action_mismatch',
-              message: `invocation ${invocationSeq} is not the one awaiting reconciliation (${v.pendingAction.invocationSeq})`,
-            }
-          : {
-              code: 'signal.not_taken',
-              message: 'the run did not take the reconciliation; see `harness events`',
-            };
-    return report(
-      await sendDecision(t, store, handle, before, SIGNAL_NAMES.reconcile, payload, expected),
-      out,
-    );
-  });
+  const fields = {
+    invocationSeq,
+    outcome: o.outcome,
+    ...(o.externalId !== undefined ? { externalId: o.externalId } : {}),
+    ...(evidence ? { evidence } : {}),
+  };
+  return signAndSend(
+    id,
+    o,
+    'reconcile',
+    fields,
+    (v) => {
+      if (v.pendingAction?.kind !== 'reconcile')
+        throw refusedError(`run ${id} is not waiting for reconciliation (status ${v.status}); nothing sent`, {
+          workflowId: id,
+          status: v.status,
+        });
+      return { actionId: v.pendingAction.actionId };
+    },
+    out,
+  );
 }
 
-export interface ProvideInputOptions {
+export interface ProvideInputOptions extends SigningOptions {
   readonly slot?: string;
   readonly value: string;
-  readonly actor?: string;
 }
 
-/** `harness input <id> --value v [--slot s]`: answer a run waiting in `awaiting_input` (default: its slot). */
+/** `harness input <id> --value v [--slot s]`: answer a run waiting in `awaiting_input`, signed. */
 export async function provideInputCommand(id: string, o: ProvideInputOptions, out: Output): Promise<number> {
-  return withRun(id, async (t, store, handle, before) => {
+  return withRun(id, async (_t, handle, before) => {
     const slot = o.slot ?? (before.pendingAction?.kind === 'input' ? before.pendingAction.slot : undefined);
-    if (!slot) {
+    if (!slot || before.pendingAction?.kind !== 'input')
       throw refusedError(`run ${id} is not waiting for input (status ${before.status}); nothing sent`, {
         workflowId: id,
         status: before.status,
       });
+    const key = signingKey(o);
+    const payload = signedPayload(key, id, 'provideInput', { slot, value: o.value }, before.pendingAction);
+    if (o.print) {
+      out.data({ workflowId: id, signal: 'provideInput', payload });
+      out.line(JSON.stringify(payload));
+      return EXIT.ok;
     }
-    const payload = { slot, value: o.value, actor: o.actor ?? defaultActor() };
-    const expected = (v: RunView) =>
-      v.pendingAction?.kind === 'input' && v.pendingAction.slot !== slot
-        ? { code: 'signal.action_mismatch', message: `waiting for slot ${v.pendingAction.slot}, not ${slot}` }
-        : { code: 'signal.not_taken', message: 'the run did not take the input; see `harness events`' };
-    return report(
-      await sendDecision(t, store, handle, before, SIGNAL_NAMES.provideInput, payload, expected),
-      out,
-    );
+    return report(id, 'provideInput', await sendDecision(handle, 'provideInput', payload), out);
   });
 }

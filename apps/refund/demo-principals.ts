@@ -1,0 +1,42 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { generateDecisionKey, type PrincipalRegistry } from '../../src/index.js';
+
+/** The main job's approver: decides the demo refund. */
+export const DEMO_APPROVER = 'demo-approver@main-job';
+
+/** Where the demo key and registry live (the git-ignored data folder). */
+export function demoPrincipalPaths(dataDir = resolve(process.cwd(), '.data')): {
+  keyPath: string;
+  registryPath: string;
+} {
+  return {
+    keyPath: join(dataDir, 'keys', 'demo-approver.json'),
+    registryPath: join(dataDir, 'principals.json'),
+  };
+}
+
+/**
+ * The local demo approver (docs/authorization.md): on first use, an Ed25519 key under
+ * `.data/keys/demo-approver.json` (mode 0600) and a registry `.data/principals.json` that trusts it as
+ * a refund approver and operator. Returns the paths and whether they were created now.
+ */
+export function ensureDemoApprover(dataDir?: string): {
+  keyPath: string;
+  registryPath: string;
+  created: boolean;
+} {
+  const paths = demoPrincipalPaths(dataDir);
+  if (existsSync(paths.keyPath) && existsSync(paths.registryPath)) return { ...paths, created: false };
+  const { keyFile, principal } = generateDecisionKey({
+    principal: DEMO_APPROVER,
+    keyId: `demo-approver-${Date.now().toString(36)}`,
+    kind: 'operator',
+    roles: ['approver', 'refund_approver', 'operator'],
+  });
+  mkdirSync(join(paths.keyPath, '..'), { recursive: true });
+  writeFileSync(paths.keyPath, `${JSON.stringify(keyFile, null, 2)}\n`, { mode: 0o600 });
+  const registry: PrincipalRegistry = { version: 1, principals: [principal] };
+  writeFileSync(paths.registryPath, `${JSON.stringify(registry, null, 2)}\n`);
+  return { ...paths, created: true };
+}
