@@ -2,7 +2,15 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { NativeConnection, WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { createHarnessWorker, isTerminal, startAgentRun, WAITING_STATUSES } from '../../../src/index.js';
+import {
+  createHarnessWorker,
+  isTerminal,
+  signedPayload,
+  startAgentRun,
+  WAITING_STATUSES,
+  type DecisionKey,
+  type DecisionSignalName,
+} from '../../../src/index.js';
 import type { RunView } from '../../../src/index.js';
 import { createRefundComposition, type RefundComposition } from '../composition.js';
 import { readBusinessRows, toBusinessRefunds } from './business-rows.js';
@@ -16,6 +24,7 @@ import {
   splitNameVersion,
   type EvalCase,
 } from './eval-case.js';
+import { evalSigners, type EvalSigners } from './eval-principals.js';
 import { writeFailureSample } from './failure-sample.js';
 
 /** Where the cases run: a client and a worker connection to one namespace. */
@@ -49,7 +58,6 @@ export interface CaseRun {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const EVAL_ACTOR = 'eval@harness';
 
 /** How long the driver waits for a pause's events to reach the evidence store. */
 const PAUSE_EVENTS_WAIT_MS = 10_000;
@@ -88,9 +96,11 @@ async function drive(
   c: EvalCase,
   composition: RefundComposition,
   deadline: number,
+  signers: EvalSigners,
 ): Promise<RunView> {
   const decisions = caseDecisions(c);
   let next = 0;
+  let approvals = 0;
   let handled = -1;
   for (;;) {
     if (Date.now() > deadline) throw new Error('timed out driving the run');
@@ -111,36 +121,41 @@ async function drive(
     const pending = v.pendingAction;
     if (WAITING_STATUSES.includes(v.status) && pending && v.stateVersion !== handled) {
       await waitForPauseEvents(composition, handle.workflowId, pending.actionId, deadline); // completeness is checked at the end
-      let signal: { name: string; payload: Record<string, unknown> } | undefined;
+      let signal: { name: DecisionSignalName; payload: Record<string, unknown> } | undefined;
+      const sign = (key: DecisionKey, name: DecisionSignalName, fields: Record<string, unknown>) => ({
+        name,
+        payload: signedPayload(key, handle.workflowId, name, fields, pending),
+      });
       if (pending.kind === 'confirmation' || pending.kind === 'human') {
         const d = decisions[next];
         if (d === undefined) return v;
         next += 1;
-        signal = {
-          name: d,
-          payload:
-            d === 'approve'
-              ? { actionId: pending.actionId, actor: EVAL_ACTOR }
-              : { actionId: pending.actionId, actor: EVAL_ACTOR, reason: 'the case rejects' },
-        };
+        const reason = d === 'approve' ? {} : { reason: 'the case rejects' };
+        if (v.humanRequest?.decisionType === 'customer_confirmation') {
+          // The customer's own confirmation (confirm.user.*), never an approver's.
+          if (!signers.customer) return v;
+          signal = sign(signers.customer, d === 'approve' ? 'confirm' : 'reject', reason);
+        } else {
+          // Successive approvals come from different approvers (four-eyes above the threshold).
+          signal = sign(signers.approvers[approvals % 2]!, d, reason);
+          if (d === 'approve') approvals += 1;
+        }
       } else if (
         pending.kind === 'input' &&
         pending.slot !== undefined &&
         c.provide?.[pending.slot] !== undefined
       ) {
-        signal = {
-          name: 'provideInput',
-          payload: { slot: pending.slot, value: c.provide[pending.slot], actor: EVAL_ACTOR },
-        };
+        signal = sign(signers.approvers[0], 'provideInput', { slot: pending.slot, value: c.provide[pending.slot] });
       } else if (
         pending.kind === 'reconcile' &&
         pending.invocationSeq !== undefined &&
         c.reconcile === 'look_up'
       ) {
-        signal = {
-          name: 'reconcile',
-          payload: await lookUpOutcome(composition, handle.workflowId, pending.invocationSeq),
-        };
+        signal = sign(
+          signers.approvers[0],
+          'reconcile',
+          await lookUpOutcome(composition, handle.workflowId, pending.invocationSeq),
+        );
       } else return v;
       await handle.signal(signal.name, signal.payload);
       if (c.duplicate_signals) await handle.signal(signal.name, signal.payload);
@@ -164,14 +179,12 @@ async function lookUpOutcome(
     ? {
         invocationSeq: seq,
         outcome: 'not_applied',
-        actor: EVAL_ACTOR,
         evidence: { lookedUp: 'idempotency key', found: false },
       }
     : {
         invocationSeq: seq,
         outcome: 'succeeded',
         externalId: refund.id,
-        actor: EVAL_ACTOR,
         evidence: { lookedUp: 'idempotency key', found: true },
       };
 }
@@ -218,11 +231,15 @@ export async function runCase(c: EvalCase, o: CaseRunOptions): Promise<CaseRun> 
   const dir = join(o.workDir, c.case_id);
   mkdirSync(dir, { recursive: true });
   const refundStorePath = join(dir, 'refund.db');
+  const task = caseTask(c);
+  const customerId = typeof task.customerId === 'string' ? task.customerId : undefined;
+  const signers = evalSigners(customerId);
   const composition = await createRefundComposition({
     storeUrl: `sqlite:${join(dir, 'evidence.db')}`,
     refundStorePath,
     env: {},
     drills: caseDrills(c),
+    principals: signers.registry,
   });
   const seeded = composition.refundStore.seedCase(c.initial_state, new Date());
   const taskQueue = `eval-${o.runTag}-${c.case_id}`;
@@ -251,11 +268,12 @@ export async function runCase(c: EvalCase, o: CaseRunOptions): Promise<CaseRun> 
         toolRegistryDigest: composition.registry.snapshot().digest,
         modelRoute: 'scripted/refund',
         configDigest: composition.configDigest,
-        task: caseTask(c),
+        task,
+        ...(customerId !== undefined ? { userId: customerId } : {}),
         ...(c.fault ? { activityTimeouts: { writeHeartbeatSeconds: LOST_WRITE_HEARTBEAT_SECONDS } } : {}),
       },
     });
-    const view = await drive(handle, c, composition, started + (o.timeoutMs ?? 60_000));
+    const view = await drive(handle, c, composition, started + (o.timeoutMs ?? 60_000), signers);
     const durationMs = Date.now() - started;
     const records = await composition.store.listInvocations(workflowId);
     const argsOf = new Map(records.map((r) => [r.seq, r.intents[0]?.args ?? {}]));

@@ -539,7 +539,11 @@ export class HumanGate {
             reason: 'the approval request expired',
             code: 'approval.expired',
           };
-    this.core.emit('human.decided', { actionId, ...decision });
+    this.core.emit('human.decided', {
+      actionId,
+      ...decision,
+      ...(this.authz ? { verified: true, kind: mode.customer ? 'customer_confirmation' : 'approval' } : {}),
+    });
     return decision;
   }
 
