@@ -1,4 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { TEST_KEYS, writeKeyFile } from '../support/principals.js';
 import { join } from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -51,6 +52,8 @@ describe('harness CLI against a real worker', () => {
       HARNESS_STORE_URL: `sqlite:${join(h.dir, 'evidence.db')}`,
       HARNESS_REFUND_DB: join(h.dir, 'refund.db'),
       HARNESS_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
+      // The operator's signing key (a registered refund approver and operator).
+      HARNESS_KEY: writeKeyFile(TEST_KEYS.ops, h.dir),
     };
   });
   afterAll(async () => {
@@ -205,10 +208,18 @@ describe('harness CLI against a real worker', () => {
       120_000,
     );
 
-    const forged = await cli('approve', workflowId, '--action', 'act-forged', '--actor', 'mallory');
+    // Another action than the pending one: the CLI sends nothing (a token binds one action).
+    const forged = await cli('approve', workflowId, '--action', 'act-forged');
     expect(forged.code, forged.stderr).toBe(5);
-    expect(forged.stdout).toContain('approve rejected');
-    expect(forged.stdout).toContain('signal.action_mismatch');
+    expect(forged.stderr).toContain(`waits on action ${actionId}, not act-forged; nothing sent`);
+    // A key the registry does not know: the run refuses it, and the answer comes back at once.
+    const unknown = await cli('approve', workflowId, '--key', writeKeyFile(TEST_KEYS.mallory, h.dir));
+    expect(unknown.code, unknown.stderr).toBe(5);
+    expect(unknown.stdout).toContain('approve refused by');
+    expect(unknown.stdout).toContain('decision.unknown_key');
+    // No key at all: a usage error, nothing sent.
+    const unsigned = await cli('approve', workflowId, '--key', join(h.dir, 'missing.json'));
+    expect(unsigned.code).toBe(2);
     expect((await state(workflowId)).status).toBe('awaiting_confirmation');
 
     const reconcile = await cli(
@@ -223,24 +234,14 @@ describe('harness CLI against a real worker', () => {
       '--json',
     );
     expect(reconcile.code, reconcile.stderr).toBe(5);
-    expect(json<{ accepted: boolean; rejection: { code: string } }>(reconcile)).toMatchObject({
-      accepted: false,
-      rejection: { code: 'signal.no_pending_action' },
-    });
+    expect(reconcile.stderr).toContain('not waiting for reconciliation');
 
-    const approve = await cli(
-      'approve',
-      workflowId,
-      '--reason',
-      'policy R001',
-      '--actor',
-      'operator@example.com',
-      '--json',
-    );
+    const approve = await cli('approve', workflowId, '--reason', 'policy R001', '--json');
     expect(approve.code, approve.stderr).toBe(0);
-    expect(json<{ accepted: boolean; payload: { actionId: string } }>(approve)).toMatchObject({
+    expect(json<{ accepted: boolean; actionId: string; principal: string }>(approve)).toMatchObject({
       accepted: true,
-      payload: { actionId },
+      actionId,
+      principal: TEST_KEYS.ops.principal,
     });
 
     const followed = await follow;
@@ -255,10 +256,7 @@ describe('harness CLI against a real worker', () => {
     const rejected = events
       .filter((e) => e.type === 'human.signal_rejected')
       .map((e) => [e.data.signal, e.data.code]);
-    expect(rejected).toEqual([
-      ['approve', 'signal.action_mismatch'],
-      ['reconcile', 'signal.no_pending_action'],
-    ]);
+    expect(rejected).toEqual([['approve', 'decision.unknown_key']]);
     expect(
       events.some(
         (e) =>
@@ -285,9 +283,9 @@ describe('harness CLI against a real worker', () => {
   it('reject takes the pending action by default and the run declines', async () => {
     const workflowId = await startWaiting('reject');
     expect((await cli('reject', workflowId)).code).toBe(2);
-    const r = await cli('reject', workflowId, '--reason', 'changed my mind', '--actor', 'customer');
+    const r = await cli('reject', workflowId, '--reason', 'changed my mind');
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('reject accepted');
+    expect(r.stdout).toContain(`reject accepted by ${workflowId} from ${TEST_KEYS.ops.principal}`);
     const result = (await h.t.client.workflow.getHandle(workflowId).result()) as {
       status: string;
       output: { outcome: string };
@@ -322,11 +320,11 @@ describe('harness CLI against a real worker', () => {
 
   it('cancel by signal and by Temporal cancellation; a closed run is refused', async () => {
     const bySignal = await startWaiting('cancel');
-    const r = await cli('cancel', bySignal, '--reason', 'operator stop', '--actor', 'ops', '--json');
+    const r = await cli('cancel', bySignal, '--reason', 'operator stop', '--json');
     expect(r.code, r.stderr).toBe(0);
     expect(json<{ status: string; terminalReason: { message: string } }>(r)).toMatchObject({
       status: 'cancelled',
-      terminalReason: { message: 'cancelled by ops: operator stop' },
+      terminalReason: { message: `cancelled by ${TEST_KEYS.ops.principal}: operator stop` },
     });
 
     const byTemporal = await startWaiting('cancel-temporal');

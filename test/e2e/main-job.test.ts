@@ -17,7 +17,10 @@ describe('the main job (npm start -- --exit)', () => {
     child.stderr.on('data', (b: Buffer) => (output += b.toString()));
     const code = await waitForExit(child);
     expect(output).toContain('Run is awaiting_confirmation (confirmation_required). Human request:');
-    expect(output).toContain("Operator approves: signal 'approve'");
+    expect(output).toMatch(
+      /Operator demo-approver@main-job approves a\d+\.refund\.create\.[0-9a-f]{12}, signed with key/,
+    );
+    expect(output).toContain('the run answered: accepted');
     expect(output).toMatch(/Run succeeded: .*"outcome":"refunded"/);
     expect(output).toMatch(/\[verified\] refund\.verification/);
     expect(output).toContain('Web UI: http://');

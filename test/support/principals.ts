@@ -1,4 +1,6 @@
 import { createPrivateKey } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { PrincipalRegistry } from '../../src/contract/principals.js';
 import { publicKeyOf, type DecisionKey } from '../../src/client/decisions/decision-key.js';
 
@@ -51,3 +53,15 @@ export const TEST_PRINCIPALS: PrincipalRegistry = {
     { id: TEST_KEYS.viewer.principal, kind: 'operator', roles: ['viewer'], keys: [entry(TEST_KEYS.viewer)] },
   ],
 };
+
+/** Write `key` as a key file (what `harness keys create` writes) into `dir`; returns its path. */
+export function writeKeyFile(key: DecisionKey, dir: string): string {
+  const path = join(dir, `${key.keyId}.json`);
+  const keyFile = {
+    principal: key.principal,
+    keyId: key.keyId,
+    privateKeyPem: key.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+  };
+  writeFileSync(path, JSON.stringify(keyFile), { mode: 0o600 });
+  return path;
+}

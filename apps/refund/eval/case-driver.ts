@@ -145,7 +145,10 @@ async function drive(
         pending.slot !== undefined &&
         c.provide?.[pending.slot] !== undefined
       ) {
-        signal = sign(signers.approvers[0], 'provideInput', { slot: pending.slot, value: c.provide[pending.slot] });
+        signal = sign(signers.approvers[0], 'provideInput', {
+          slot: pending.slot,
+          value: c.provide[pending.slot],
+        });
       } else if (
         pending.kind === 'reconcile' &&
         pending.invocationSeq !== undefined &&

@@ -1,4 +1,9 @@
-import { decisionKeyFrom, generateDecisionKey, type DecisionKey, type PrincipalRegistry } from '../../../src/index.js';
+import {
+  decisionKeyFrom,
+  generateDecisionKey,
+  type DecisionKey,
+  type PrincipalRegistry,
+} from '../../../src/index.js';
 
 /** Who decides in an evaluation: two refund approvers (four-eyes) and the case's customer. */
 export interface EvalSigners {

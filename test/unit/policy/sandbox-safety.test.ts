@@ -3,12 +3,20 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 /**
- * Policy, completion and NamedRegistry run inside the Temporal workflow sandbox: they may import
- * only zod, the domain types and each other, and must not read clocks, randomness, timers,
+ * Policy, completion, authorization and NamedRegistry run inside the Temporal workflow sandbox: they
+ * may import only zod, the Ed25519 verifier, the domain types, the sandbox tool helpers and each other, and must not read clocks, randomness, timers,
  * process state or do anything asynchronous.
  */
 const repo = path.resolve(import.meta.dirname, '../../..');
-const allowedDirs = ['src/contract', 'src/core/policy', 'src/core/completion'].map((d) => path.join(repo, d));
+const allowedDirs = [
+  'src/contract',
+  'src/core/policy',
+  'src/core/completion',
+  'src/core/authz',
+  'src/core/tools',
+].map((d) => path.join(repo, d));
+/** Packages besides zod: the audited Ed25519 verifier decision tokens are checked with. */
+const allowedPackages = ['zod', '@noble/curves/ed25519.js'];
 const allowedFiles = [path.join(repo, 'src/core/tools/named-registry.ts')];
 
 function files(dir: string): string[] {
@@ -17,7 +25,12 @@ function files(dir: string): string[] {
     .map((f) => path.join(repo, dir, f));
 }
 
-const sources = [...files('src/core/policy'), ...files('src/core/completion'), ...allowedFiles];
+const sources = [
+  ...files('src/core/policy'),
+  ...files('src/core/completion'),
+  ...files('src/core/authz'),
+  ...allowedFiles,
+];
 
 const forbidden: [RegExp, string][] = [
   [/\bDate\.now\s*\(/, 'Date.now()'],
@@ -38,11 +51,11 @@ describe('workflow sandbox safety', () => {
   });
 
   it.each(sources.map((f) => [path.relative(repo, f), f]))(
-    '%s imports only zod, domain, policy, completion and NamedRegistry',
+    '%s imports only zod, the verifier, domain, policy, completion, authz and sandbox tools',
     (_rel, file) => {
       const text = readFileSync(file, 'utf8');
       for (const [, spec] of text.matchAll(/(?:from|import)\s+'([^']+)'/g)) {
-        if (spec === undefined || spec === 'zod') continue;
+        if (spec === undefined || allowedPackages.includes(spec)) continue;
         expect(spec, `import ${spec}`).toMatch(/^\.\.?\//);
         const target = path.resolve(path.dirname(file), spec.replace(/\.js$/, '.ts'));
         const ok = allowedDirs.some((d) => target.startsWith(d + path.sep)) || allowedFiles.includes(target);
