@@ -31,7 +31,7 @@ export function signedPayload(
   signal: DecisionSignalName,
   fields: Readonly<Record<string, unknown>>,
   pending: PendingTarget | undefined,
-  o: { readonly ttlSeconds?: number } = {},
+  o: { readonly ttlSeconds?: number; readonly now?: Date } = {},
 ): Record<string, unknown> & { token: string } {
   const namesAction = signal === 'approve' || signal === 'reject' || signal === 'confirm';
   if (signal !== 'cancelRun' && pending === undefined)

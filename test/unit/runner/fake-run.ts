@@ -1,4 +1,5 @@
 import { createInputGuardrail, createOutputGuardrail } from '../../../src/core/guardrails/index.js';
+import type { GateAuthorization } from '../../../src/core/runner/human-gate.js';
 import { createInitialRunState } from '../../../src/core/runner/initial-state.js';
 import {
   createDefaultEvaluatorRegistry,
@@ -224,6 +225,8 @@ export interface FakeRunOptions {
   readonly outputRetryEnabled?: boolean;
   /** Change the fresh state before the Runner sees it (e.g. usage carried over a continue-as-new). */
   readonly prepareState?: (state: RunState) => void;
+  /** Signed decisions and enforced obligations (as `agentRun` does behind its patch). */
+  readonly authorization?: GateAuthorization;
 }
 
 export interface FakeRun {
@@ -281,6 +284,7 @@ export function fakeRun(o: FakeRunOptions): FakeRun {
     approvalTimeoutSeconds: o.approvalTimeoutSeconds ?? 600,
     isCancellation: () => false,
     outputRetryEnabled: () => o.outputRetryEnabled ?? true,
+    ...(o.authorization ? { authorization: o.authorization } : {}),
     ...(o.guardrails
       ? { guardrails: { input: createInputGuardrail(), output: createOutputGuardrail() } }
       : {}),

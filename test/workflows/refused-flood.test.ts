@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunView } from '../../src/core/workflow/run-view.js';
+import { MAX_REFUSAL_EVENTS_PER_WAIT } from '../../src/core/runner/human-gate.js';
+import { decide } from '../support/decisions.js';
+import { createHarnessFixture, historyEventTypes, waitForState, type HarnessFixture } from '../support/harness.js';
+
+const FLOOD = 10_000;
+const IN_FLIGHT = 64;
+
+/**
+ * A flood of refused decisions: 10,000 unsigned approvals sent to one waiting run. Each costs one
+ * history event (the signal) and nothing else: no activity, no growth of the run's state or of the next
+ * activity's input beyond the bounded refusal record. The approved action still runs afterwards.
+ */
+describe('10,000 refused signals to one waiting run', { timeout: 300_000 }, () => {
+  let h: HarnessFixture;
+  beforeAll(async () => {
+    h = await createHarnessFixture('refused-flood');
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('leave it waiting, its history within the bound, and the approved action still runs', async () => {
+    const handle = await h.start({ task: { message: 'refund ORD-1001 please', customerId: 'C1001' } });
+    const waiting = await waitForState(handle, (v) => v.status === 'awaiting_confirmation');
+    const before = (await handle.fetchHistory()).events?.length ?? 0;
+    const payload = { actionId: waiting.pendingAction!.actionId, actor: 'mallory@example.com', reason: 'x'.repeat(500) };
+    let sent = 0;
+    await Promise.all(
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (sent < FLOOD) {
+          sent += 1;
+          await handle.signal('approve', payload);
+        }
+      }),
+    );
+    const flooded = await waitForState(handle, (v) => v.signalRejections.length === 10, 120_000);
+    expect(flooded.status).toBe('awaiting_confirmation');
+    expect(flooded.pendingAction?.actionId).toBe(waiting.pendingAction!.actionId);
+    expect(flooded.signalRejections.every((r) => r.code === 'decision.unsigned')).toBe(true);
+    // The bound (docs/authorization.md): one event per refused signal, plus the workflow tasks that
+    // took them in batches (three events each, far fewer tasks than signals); no activity at all.
+    const afterFlood = await handle.fetchHistory();
+    const types = await historyEventTypes(handle);
+    const added = (afterFlood.events?.length ?? 0) - before;
+    const signals = types.filter((t) => t === 'EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED').length;
+    expect(signals).toBe(FLOOD);
+    expect(added).toBeLessThanOrEqual(FLOOD * 1.5);
+    expect(types.slice(before).filter((t) => t.startsWith('EVENT_TYPE_ACTIVITY_TASK'))).toEqual([]);
+    console.log(`history grew by ${added} events for ${FLOOD} refused signals`);
+
+    // The approved action still runs, and the refusals reached the store bounded.
+    await decide(handle, 'approve', {}, flooded);
+    const result = (await handle.result()) as { status: string; output: { outcome: string } };
+    expect(result).toMatchObject({ status: 'succeeded', output: { outcome: 'refunded' } });
+    const events = await h.composition.store.listEvents(handle.workflowId, { limit: 5000 });
+    expect(events.filter((e) => e.type === 'human.signal_rejected')).toHaveLength(MAX_REFUSAL_EVENTS_PER_WAIT);
+    expect(events.find((e) => e.type === 'human.signal_rejections_suppressed')?.data).toMatchObject({
+      count: FLOOD - MAX_REFUSAL_EVENTS_PER_WAIT,
+      recorded: MAX_REFUSAL_EVENTS_PER_WAIT,
+    });
+    const view = await handle.query<RunView>('state');
+    expect(view.invocations.filter((i) => i.tool === 'refund.create')).toHaveLength(1);
+  });
+});
