@@ -2,6 +2,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { RunView } from '../../src/core/workflow/run-view.js';
 import { decide } from '../support/decisions.js';
+import { TEST_KEYS } from '../support/principals.js';
 import { killAllWorkerProcesses } from '../support/worker-process.js';
 import { createFaultRig, resultOf, waitForPause, type FaultRig } from './fault-rig.js';
 import { historyOf } from '../support/history.js';
@@ -46,7 +47,7 @@ describe('faults: approval and cancellation race', { timeout: 240_000 }, () => {
     expect(result.status).toBe('cancelled');
     expect(result.terminalReason).toMatchObject({
       code: 'run.cancelled',
-      message: 'cancelled by customer: changed my mind',
+      message: `cancelled by ${TEST_KEYS.ops.principal}: changed my mind`,
     });
     const view = await handle.query<RunView>('state');
     expect(view.invocations.map((i) => i.tool)).toEqual([

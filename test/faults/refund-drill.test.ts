@@ -1,5 +1,5 @@
 import { signedPayload } from '../../src/client/decisions/send-decision.js';
-import { TEST_KEYS } from '../support/principals.js';
+import { TEST_KEYS, writeKeyFile } from '../support/principals.js';
 import { join } from 'node:path';
 import { decide } from '../support/decisions.js';
 import type { WorkflowHandle } from '@temporalio/client';
@@ -62,6 +62,8 @@ describe('fault drill: a lost refund.create settled by a person', { timeout: 240
       HARNESS_STORE_URL: `sqlite:${join(r.dir, 'evidence.db')}`,
       HARNESS_REFUND_DB: join(r.dir, 'refund.db'),
       HARNESS_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
+      // the operator's signing key (a registered operator)
+      HARNESS_KEY: writeKeyFile(TEST_KEYS.ops, r.dir),
     };
     // 1. worker A: no reconciler, createRefund commits and then sleeps 8 s
     const workerA = await r.worker({
@@ -219,11 +221,10 @@ describe('fault drill: a lost refund.create settled by a person', { timeout: 240
       d.refundId,
       '--evidence',
       JSON.stringify({ checkedIn: 'refund console', ticket: 'OPS-1' }),
-      '--actor',
-      'ops@example.com',
     );
     expect(reconciled.code, reconciled.stderr + reconciled.stdout).toBe(0);
-    await expectSettled(d, 'ops@example.com');
+    expect(reconciled.stdout).toContain(`reconcile accepted by ${h.workflowId} from ${TEST_KEYS.ops.principal}`);
+    await expectSettled(d, TEST_KEYS.ops.principal);
   });
 
   it('the same drill settled with `temporal workflow signal` (no harness CLI)', async () => {

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { TEST_PRINCIPALS } from '../support/principals.js';
 import { decide } from '../support/decisions.js';
 import { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
@@ -28,6 +29,8 @@ describe('refund runs with a PostgreSQL evidence store and two workers', () => {
       refundStorePath: join(h.dir, 'refund.db'),
       identity: 'host-b',
       env: {},
+      // Every worker of a fleet trusts the same principal registry.
+      principals: TEST_PRINCIPALS,
     });
     secondConnection = await NativeConnection.connect({ address: inject('temporalAddress') });
     const worker = await createHarnessWorker({
