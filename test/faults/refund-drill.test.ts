@@ -223,7 +223,9 @@ describe('fault drill: a lost refund.create settled by a person', { timeout: 240
       JSON.stringify({ checkedIn: 'refund console', ticket: 'OPS-1' }),
     );
     expect(reconciled.code, reconciled.stderr + reconciled.stdout).toBe(0);
-    expect(reconciled.stdout).toContain(`reconcile accepted by ${h.workflowId} from ${TEST_KEYS.ops.principal}`);
+    expect(reconciled.stdout).toContain(
+      `reconcile accepted by ${h.workflowId} from ${TEST_KEYS.ops.principal}`,
+    );
     await expectSettled(d, TEST_KEYS.ops.principal);
   });
 
