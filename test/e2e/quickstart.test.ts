@@ -75,6 +75,7 @@ describe('the quickstart, from the packed tarball', () => {
         maxBuffer: 64 * 1024 * 1024,
       });
       expect(result.stdout).toContain('awaiting_confirmation');
+      expect(result.stdout).toContain('approval decision.accepted');
       expect(result.stdout).toContain('run succeeded');
     },
   );

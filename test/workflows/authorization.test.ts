@@ -1,5 +1,6 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { defaultSeedData } from '../../apps/refund/business/seed-data.js';
+import { storeLatencyFromEnv } from '../../apps/refund/business/store-latency.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signDecision } from '../../src/client/decisions/sign-decision.js';
 import { sendDecision, signedPayload } from '../../src/client/decisions/send-decision.js';
@@ -32,7 +33,9 @@ const pendingIs = (kind: string, decisionType?: string) => (v: RunView) =>
 describe('who may decide: signed decisions and authorization rules on the real server', () => {
   let h: HarnessFixture;
   beforeAll(async () => {
-    h = await createHarnessFixture('authorization', { scripts: { 'scripted/eager': EAGER } });
+    h = await createHarnessFixture('authorization', {
+      scripts: { 'scripted/eager': EAGER },
+    });
     const store = h.composition.refundStore;
     const paidAt = new Date(store.now().getTime() - 96 * 3_600_000).toISOString();
     store.seed({
@@ -240,5 +243,38 @@ describe('who may decide: signed decisions and authorization rules on the real s
     const view = await handle.query<RunView>('state');
     expect(view.invocations.some((i) => i.tool === 'refund.create')).toBe(false);
     expect(await h.composition.refundStore.findRefundByKey(`${handle.workflowId}/1`)).toBeUndefined();
+  });
+
+  it('a signed cancellation is checked before the run ever waited; an unsigned or unauthorized one is refused', async () => {
+    // order.read takes 6 s: the run is inside its first tool call, it has never waited for anyone.
+    const slow = await createHarnessFixture('authorization-slow', {
+      drills: {
+        latency: storeLatencyFromEnv({ HARNESS_REFUND_STORE_LATENCY_MS: 'readOrder=6000' }),
+        reconcile: true,
+      },
+    });
+    try {
+      const handle = await slow.start({
+        task: { message: 'refund ORD-1001 please', customerId: CUSTOMER },
+        userId: CUSTOMER,
+      });
+      await waitForState(handle, (v) => v.invocations.some((i) => i.tool === 'order.read'));
+      expect(await sendDecision(handle, 'cancelRun', { actor: 'ops', reason: 'stop' })).toMatchObject({
+        code: 'decision.unsigned',
+      });
+      const byViewer = await decide(handle, 'cancelRun', { reason: 'stop' }, undefined, {
+        via: 'update',
+        key: TEST_KEYS.viewer,
+      });
+      expect(byViewer).toMatchObject({ code: 'decision.role_missing' });
+      const byOps = await decide(handle, 'cancelRun', { reason: 'enough' }, undefined, { via: 'update' });
+      expect(byOps).toMatchObject({ accepted: true, principal: TEST_KEYS.ops.principal });
+      const result = (await handle.result()) as { status: string; terminalReason: { message: string } };
+      expect(result.status).toBe('cancelled');
+      expect(result.terminalReason.message).toBe('cancelled while a tool was running');
+      expect(await slow.composition.refundStore.findRefundByKey(`${handle.workflowId}/4`)).toBeUndefined();
+    } finally {
+      await slow.close();
+    }
   });
 });

@@ -41,6 +41,8 @@ export interface ToolSnapshotRequest {
   readonly toolsDigest?: string;
   /** The profile's tools (`name` or `name@version`). */
   readonly names: readonly string[];
+  /** Runs that check signed decisions: the principal registry too (a cancellation may come before any wait). */
+  readonly withPrincipals?: boolean;
 }
 
 /** What a run pins from the worker that serves its start. */
@@ -50,6 +52,8 @@ export interface ToolSnapshot {
   readonly digest: string;
   readonly defaultModelRoute?: string;
   readonly configDigest?: string;
+  /** With `withPrincipals`: the worker's principal registry. */
+  readonly principals?: PrincipalsSnapshot;
 }
 
 /** What a run asks of the worker's principal registry: the digest it already holds, if any. */

@@ -32,6 +32,7 @@ import {
 } from '../../contract/signals.js';
 import { DEFAULT_AUTHORIZATION } from '../authz/authorization-rules.js';
 import { DecisionAuthority } from '../authz/decision-authority.js';
+import { PrincipalDirectory } from '../authz/principal-directory.js';
 import { QUERY_NAMES } from '../../contract/visibility.js';
 import { BudgetLimitsSchema, DEFAULT_LIMITS } from '../runner/budget.js';
 import { ContinueAsNewRequested } from '../runner/continue-as-new.js';
@@ -210,7 +211,6 @@ async function runAgent(
     fail('run.invalid_input', `invalid budget: ${describeInputIssues(limitsParsed.error)}`);
   const limits = { ...DEFAULT_LIMITS, ...limitsParsed.data };
 
-  const snapshotRequest = toolSnapshotRequest(input, profile.tools, carried);
   const local = patched(LOCAL_BOOKKEEPING_PATCH);
   let patches: StartPatches | undefined;
   let snapshot: Awaited<ReturnType<typeof bookkeeping.loadToolSnapshot>>;
@@ -218,10 +218,16 @@ async function runAgent(
     // Every start-time patch is decided before the local activity: on replay, a patch asked after a
     // local activity whose workflow task was heartbeated would be asked a task too early.
     patches = decideStartPatches();
+    const snapshotRequest = {
+      ...toolSnapshotRequest(input, profile.tools, carried),
+      ...(patches.signedDecisions ? { withPrincipals: true } : {}),
+    };
     snapshot = await refuseUnservedTools(localBookkeeping.loadToolSnapshot(snapshotRequest));
   } else {
     // Only histories from before the local bookkeeping take this path; their snapshot had completed.
-    snapshot = await refuseUnservedTools(bookkeeping.loadToolSnapshot(snapshotRequest));
+    snapshot = await refuseUnservedTools(
+      bookkeeping.loadToolSnapshot(toolSnapshotRequest(input, profile.tools, carried)),
+    );
   }
   const info = workflowInfo();
   const runId = info.workflowId;
@@ -274,6 +280,11 @@ async function runAgent(
         ...(carried?.authz ? { carried: carried.authz } : {}),
       })
     : undefined;
+  // The registry as of the start, so a decision that comes before any wait (a cancellation) can be
+  // checked; each wait loads it again.
+  const principals = snapshot.principals;
+  if (authority && principals?.registry)
+    authority.useDirectory(new PrincipalDirectory(principals.digest, principals.registry));
   const runner = new Runner({
     state,
     ports,

@@ -26,6 +26,8 @@ export interface RunActivityDeps {
 
 /** Activities that serve the run itself: the pinned tool snapshot and event writes. */
 export function createRunActivities(deps: RunActivityDeps): RunActivities {
+  const principalsFor = (req: ToolSnapshotRequest): { principals?: PrincipalsSnapshot } =>
+    req.withPrincipals ? { principals: { digest: deps.principals.digest, registry: deps.principals.registry } } : {};
   return {
     /**
      * The model-visible definitions of the profile's tools, from this worker's registry, and what the
@@ -54,6 +56,7 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
           digest: full.digest,
           defaultModelRoute: deps.defaultModelRoute,
           configDigest: deps.configDigest,
+          ...principalsFor(req),
         };
       }
       let selected;
@@ -79,6 +82,7 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
         digest: selected.digest,
         defaultModelRoute: deps.defaultModelRoute,
         configDigest: deps.configDigest,
+        ...principalsFor(req),
       };
     },
 
