@@ -1,42 +1,22 @@
-import { GuardrailStopCodes } from '../guardrails/index.js';
-import type { z } from 'zod';
-import {
-  ApproveSignalSchema,
-  CancelRunSignalSchema,
-  ConfirmSignalSchema,
-  ProvideInputSignalSchema,
-  ReconcileSignalSchema,
-  RejectSignalSchema,
-  type CancelRunSignal,
-  type DecisionOutcome,
-  type DecisionSignalName,
-  type ReconcileSignal,
+import type {
+  CancelRunSignal,
+  DecisionOutcome,
+  DecisionSignalName,
+  ReconcileSignal,
 } from '../../contract/signals.js';
-import type { DecidedAction, DecisionAuthority, Verdict } from '../authz/decision-authority.js';
-import type { TokenDecision } from '../authz/decision-token.js';
+import type { DecidedAction, DecisionAuthority } from '../authz/decision-authority.js';
 import { PrincipalDirectory } from '../authz/principal-directory.js';
 import type { PrincipalsSnapshot } from '../workflow/activity-interfaces.js';
 import { addSeconds } from '../policy/index.js';
 import { earliestExpiry } from '../policy/decision-time.js';
+import { DecisionIntake, type Mailbox } from './decision-intake.js';
 import type { RunCore } from './run-core.js';
 import type { ConfirmRequest, HumanDecision } from './run-context.js';
 import type { HumanRequest, PendingAction } from './pending-action.js';
 import { RunStop } from './run-stop.js';
 import { argsDigestOf } from './tool-pipeline.js';
 
-type Mailbox =
-  | { kind: 'decision'; decision: HumanDecision }
-  | { kind: 'reconcile'; signal: ReconcileSignal }
-  | { kind: 'input'; value: string; actor: string };
-
-/** Most characters of a rejected signal's payload kept in its event (payloads are untrusted input). */
-const MAX_REJECTED_PAYLOAD_CHARS = 2_000;
-/**
- * Most `human.signal_rejected` events per wait: a flood of bad decisions cannot grow the outbox (and
- * the next activity's input) without limit. Beyond it refusals are counted, and the count is recorded
- * once when the wait ends (`human.signal_rejections_suppressed`).
- */
-export const MAX_REFUSAL_EVENTS_PER_WAIT = 20;
+export { MAX_REFUSAL_EVENTS_PER_WAIT } from './refusal-record.js';
 
 /**
  * A run that checks signed decisions (docs/authorization.md): who decides, and how the registry is
@@ -47,52 +27,25 @@ export interface GateAuthorization {
   loadPrincipals(knownDigest: string | undefined): Promise<PrincipalsSnapshot>;
 }
 
-const accepted = (actionId: string, principal?: string, approvals?: DecisionOutcome['approvals']) => ({
-  accepted: true,
-  code: 'decision.accepted',
-  message: 'accepted',
-  actionId,
-  ...(principal !== undefined ? { principal } : {}),
-  ...(approvals !== undefined ? { approvals } : {}),
-});
-
-/** The payload of a rejected signal as JSON data of bounded size (a preview when too large). */
-function boundedPayload(payload: unknown): unknown {
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(payload);
-  } catch {
-    text = undefined;
-  }
-  if (text === undefined) return { unserializable: typeof payload };
-  if (text.length <= MAX_REJECTED_PAYLOAD_CHARS) return JSON.parse(text) as unknown;
-  return { truncated: true, preview: text.slice(0, MAX_REJECTED_PAYLOAD_CHARS) };
-}
-
 /**
- * Human-in-the-loop: the pending action, the signals that settle it, expiry. Every signal is
- * validated against the exact pending action; a malformed, stale, forged or repeated one changes
- * nothing and is recorded as a `human.signal_rejected` event.
+ * Human-in-the-loop: the pending action, the waits and their expiry. Decisions arrive through the
+ * {@link DecisionIntake} (signals and the `decide` update); a malformed, stale, forged, unsigned or
+ * unauthorized one changes nothing and is recorded, bounded.
  */
 export class HumanGate {
-  private mailbox: Mailbox | undefined;
-  private cancel: CancelRunSignal | undefined;
+  private readonly intake: DecisionIntake;
   private actionCounter = 0;
-  private last: DecisionOutcome | undefined;
-  private refusalEvents = 0;
-  private suppressed = 0;
-  private refusedTotal = 0;
-  /** Signed mode: the action waited on (with its arguments), and whether the customer must confirm it. */
-  private waiting: { action: DecidedAction; customer: boolean; dispatch: boolean } | undefined;
 
   constructor(
     private readonly core: RunCore,
     private readonly approvalTimeoutSeconds: number,
     private readonly authz?: GateAuthorization,
-  ) {}
+  ) {
+    this.intake = new DecisionIntake(core, authz?.authority);
+  }
 
   get cancelRequest(): CancelRunSignal | undefined {
-    return this.cancel;
+    return this.intake.cancel;
   }
 
   /** True when the run accepts signed decisions only. */
@@ -112,289 +65,12 @@ export class HumanGate {
 
   /** Decisions refused since the run (this generation) started. */
   get refusals(): number {
-    return this.refusedTotal;
+    return this.intake.refusals.count;
   }
 
-  private rejectSignal(
-    signal: string,
-    code: string,
-    message: string,
-    payload: unknown,
-    principal?: string,
-  ): void {
-    const state = this.core.state;
-    this.refusedTotal += 1;
-    this.last = { accepted: false, code, message, ...(principal !== undefined ? { principal } : {}) };
-    if (this.refusalEvents < MAX_REFUSAL_EVENTS_PER_WAIT) {
-      this.refusalEvents += 1;
-      this.core.emit('human.signal_rejected', {
-        signal,
-        code,
-        message,
-        pendingActionId: state.pendingAction?.actionId ?? null,
-        ...(principal !== undefined ? { principal } : {}),
-        payload: boundedPayload(payload),
-      });
-    } else {
-      this.suppressed += 1;
-    }
-    // Visible at once in the `state` query (the event reaches the store with the next write).
-    state.signalRejections = [
-      ...(state.signalRejections ?? []),
-      { signal, code, message: message.slice(0, 300), at: this.core.ports.now() },
-    ].slice(-10);
-    this.core.ports.publish(state);
-  }
-
-  /** Record, once, how many refusals were not recorded one by one. */
-  private flushSuppressed(): void {
-    if (this.suppressed > 0)
-      this.core.emit('human.signal_rejections_suppressed', {
-        count: this.suppressed,
-        recorded: this.refusalEvents,
-      });
-    this.suppressed = 0;
-    this.refusalEvents = 0;
-  }
-
-  private parse<T>(signal: string, schema: z.ZodType<T>, payload: unknown): T | undefined {
-    const parsed = schema.safeParse(payload);
-    if (parsed.success) return parsed.data;
-    const first = parsed.error.issues[0];
-    this.rejectSignal(
-      signal,
-      'signal.malformed',
-      `${first?.path.join('.') || '(payload)'}: ${first?.message ?? 'invalid'}`,
-      payload,
-    );
-    return undefined;
-  }
-
-  /**
-   * Take a decision by name (a signal, or the `decide` update): the answer says whether it was
-   * accepted and, if not, why. A refused decision changes nothing but the bounded refusal record.
-   */
+  /** Take a decision by name (a signal or the `decide` update); see {@link DecisionIntake.receive}. */
   receive(signal: DecisionSignalName, payload: unknown): DecisionOutcome {
-    this.last = undefined;
-    switch (signal) {
-      case 'approve':
-        this.onApprove(payload);
-        break;
-      case 'reject':
-        this.onReject(payload);
-        break;
-      case 'confirm':
-        this.onConfirm(payload);
-        break;
-      case 'reconcile':
-        this.onReconcile(payload);
-        break;
-      case 'provideInput':
-        this.onProvideInput(payload);
-        break;
-      case 'cancelRun':
-        this.onCancel(payload);
-        break;
-    }
-    return this.last ?? { accepted: false, code: 'signal.unknown', message: `unknown decision ${signal}` };
-  }
-
-  /** Signed mode: check a decision's token and the rules; refuse it (recorded) when either fails. */
-  private verify(
-    signal: string,
-    decision: TokenDecision,
-    payload: Readonly<Record<string, unknown>>,
-    action: DecidedAction | 'cancel',
-  ): Extract<Verdict, { ok: true }> | undefined {
-    const authority = this.authz!.authority;
-    const verdict = authority.check(decision, payload, action, Date.parse(this.core.ports.now()), {
-      customerWait: this.waiting?.customer === true,
-    });
-    if (!verdict.ok) {
-      this.rejectSignal(signal, verdict.code, verdict.message, payload, verdict.principal);
-      return undefined;
-    }
-    authority.accept(verdict, decision, action, this.core.ports.now());
-    return verdict;
-  }
-
-  private pendingFor(
-    signal: string,
-    kinds: PendingAction['kind'][],
-    actionId: string | undefined,
-    payload: unknown,
-  ): boolean {
-    const pending = this.core.state.pendingAction;
-    if (this.core.state.status === 'cancelled' || !pending || !kinds.includes(pending.kind)) {
-      this.rejectSignal(signal, 'signal.no_pending_action', 'nothing is waiting for this signal', payload);
-      return false;
-    }
-    if (actionId !== undefined && pending.actionId !== actionId) {
-      this.rejectSignal(
-        signal,
-        'signal.action_mismatch',
-        `pending action is ${pending.actionId}, not ${actionId}`,
-        payload,
-      );
-      return false;
-    }
-    if (this.mailbox !== undefined) {
-      this.rejectSignal(
-        signal,
-        'signal.duplicate',
-        'a decision for this action was already received',
-        payload,
-      );
-      return false;
-    }
-    return true;
-  }
-
-  onApprove(payload: unknown): void {
-    const s = this.parse('approve', ApproveSignalSchema, payload);
-    if (!s || !this.pendingFor('approve', ['confirmation', 'human'], s.actionId, payload)) return;
-    if (!this.authz) {
-      this.mailbox = {
-        kind: 'decision',
-        decision: { decision: 'approved', actor: s.actor, reason: s.reason },
-      };
-      this.last = accepted(s.actionId);
-      return;
-    }
-    const w = this.waiting!;
-    const v = this.verify('approve', 'approve', s, w.action);
-    if (!v) return;
-    const authority = this.authz.authority;
-    const have = authority.approversOf(w.action).length;
-    const need = w.dispatch ? authority.requiredApprovals(w.action) : 1;
-    this.core.emit('human.approval_recorded', {
-      actionId: s.actionId,
-      principal: v.principal.id,
-      keyId: v.keyId,
-      approvals: have,
-      required: need,
-    });
-    this.last = accepted(s.actionId, v.principal.id, { have, need });
-    if (have >= need)
-      this.mailbox = {
-        kind: 'decision',
-        decision: { decision: 'approved', actor: v.principal.id, reason: s.reason },
-      };
-  }
-
-  onReject(payload: unknown): void {
-    const s = this.parse('reject', RejectSignalSchema, payload);
-    if (!s || !this.pendingFor('reject', ['confirmation', 'human'], s.actionId, payload)) return;
-    let actor = s.actor;
-    if (this.authz) {
-      const v = this.verify('reject', 'reject', s, this.waiting!.action);
-      if (!v) return;
-      actor = v.principal.id;
-    }
-    this.mailbox = {
-      kind: 'decision',
-      decision: { decision: 'rejected', actor, reason: s.reason, code: 'approval.rejected' },
-    };
-    this.last = accepted(s.actionId, this.authz ? actor : undefined);
-  }
-
-  /** A customer's confirmation (signed runs only): its own decision kind, never an approval. */
-  onConfirm(payload: unknown): void {
-    const s = this.parse('confirm', ConfirmSignalSchema, payload);
-    if (!s) return;
-    if (!this.authz) {
-      this.rejectSignal(
-        'confirm',
-        'signal.not_supported',
-        'this run takes approvals, not confirmations',
-        payload,
-      );
-      return;
-    }
-    if (!this.pendingFor('confirm', ['confirmation', 'human'], s.actionId, payload)) return;
-    const v = this.verify('confirm', 'confirm', s, this.waiting!.action);
-    if (!v) return;
-    this.mailbox = {
-      kind: 'decision',
-      decision: { decision: 'approved', actor: v.principal.id, reason: s.reason },
-    };
-    this.last = accepted(s.actionId, v.principal.id);
-  }
-
-  onReconcile(payload: unknown): void {
-    const s = this.parse('reconcile', ReconcileSignalSchema, payload);
-    if (!s || !this.pendingFor('reconcile', ['reconcile'], undefined, payload)) return;
-    if (this.core.state.pendingAction?.invocationSeq !== s.invocationSeq) {
-      this.rejectSignal(
-        'reconcile',
-        'signal.action_mismatch',
-        `invocation ${s.invocationSeq} is not the one awaiting reconciliation (${this.core.state.pendingAction?.invocationSeq})`,
-        payload,
-      );
-      return;
-    }
-    if (this.authz) {
-      const v = this.verify('reconcile', 'reconcile', s, this.waiting!.action);
-      if (!v) return;
-      this.mailbox = { kind: 'reconcile', signal: { ...s, actor: v.principal.id } };
-      this.last = accepted(this.waiting!.action.actionId, v.principal.id);
-      return;
-    }
-    this.mailbox = { kind: 'reconcile', signal: s };
-    this.last = accepted(this.core.state.pendingAction?.actionId ?? '');
-  }
-
-  onProvideInput(payload: unknown): void {
-    const s = this.parse('provideInput', ProvideInputSignalSchema, payload);
-    if (!s || !this.pendingFor('provideInput', ['input'], undefined, payload)) return;
-    if (this.core.state.pendingAction?.slot !== s.slot) {
-      this.rejectSignal(
-        'provideInput',
-        'signal.action_mismatch',
-        `waiting for slot ${this.core.state.pendingAction?.slot}`,
-        payload,
-      );
-      return;
-    }
-    const guard = this.core.guardInput(`provideInput:${s.slot}`, s.value);
-    if (guard?.verdict === 'block') {
-      this.rejectSignal(
-        'provideInput',
-        GuardrailStopCodes.inputBlocked,
-        `input guardrail: ${guard.reasonCodes.join(', ')}`,
-        {
-          slot: s.slot,
-          actor: s.actor,
-        },
-      );
-      return;
-    }
-    let actor = s.actor;
-    if (this.authz) {
-      const v = this.verify('provideInput', 'input', s, this.waiting!.action);
-      if (!v) return;
-      actor = v.principal.id;
-    }
-    this.mailbox = { kind: 'input', value: s.value, actor };
-    this.last = accepted(this.core.state.pendingAction?.actionId ?? '', this.authz ? actor : undefined);
-  }
-
-  onCancel(payload: unknown): void {
-    const s = this.parse('cancelRun', CancelRunSignalSchema, payload);
-    if (!s) return;
-    if (this.cancel) {
-      this.rejectSignal('cancelRun', 'signal.duplicate', 'cancellation already requested', payload);
-      return;
-    }
-    if (this.authz) {
-      const v = this.verify('cancelRun', 'cancel', s, 'cancel');
-      if (!v) return;
-      this.cancel = { ...s, actor: v.principal.id };
-      this.last = accepted('cancel', v.principal.id);
-      return;
-    }
-    this.cancel = s;
-    this.last = accepted('cancel');
+    return this.intake.receive(signal, payload);
   }
 
   private nextActionId(suffix: string): string {
@@ -427,8 +103,7 @@ export class HumanGate {
   ): Promise<Mailbox | undefined> {
     const { state, ports } = this.core;
     if (this.authz) await this.loadPrincipals();
-    this.mailbox = undefined;
-    this.refusalEvents = 0;
+    this.intake.mailbox = undefined;
     state.pendingAction = action;
     state.humanRequest = request;
     this.core.transition(status, { waitingReason });
@@ -439,22 +114,25 @@ export class HumanGate {
       action.expiresAt === null
         ? undefined
         : Math.max(0, Date.parse(action.expiresAt) - Date.parse(ports.now()));
-    await ports.waitUntil(() => this.mailbox !== undefined || this.cancel !== undefined, timeoutMs);
-    const received = this.mailbox;
-    this.mailbox = undefined;
-    this.waiting = undefined;
+    await ports.waitUntil(
+      () => this.intake.mailbox !== undefined || this.intake.cancel !== undefined,
+      timeoutMs,
+    );
+    const received = this.intake.mailbox;
+    this.intake.mailbox = undefined;
+    this.intake.waiting = undefined;
     state.pendingAction = null;
     state.humanRequest = null;
-    this.flushSuppressed();
-    if (this.cancel) {
+    this.intake.refusals.endWait();
+    if (this.intake.cancel) {
       this.core.emit('human.decided', {
         actionId: action.actionId,
         decision: 'cancelled',
-        actor: this.cancel.actor,
+        actor: this.intake.cancel.actor,
       });
       throw new RunStop('cancelled', {
         code: 'run.cancelled',
-        message: `cancelled by ${this.cancel.actor}: ${this.cancel.reason}`,
+        message: `cancelled by ${this.intake.cancel.actor}: ${this.intake.cancel.reason}`,
       });
     }
     this.core.transition('running', { waitingReason: null });
@@ -489,7 +167,7 @@ export class HumanGate {
         request.action?.tool ?? kind,
         boundDigest ? boundDigest.slice(7, 19) : 'none',
       );
-      this.waiting = {
+      this.intake.waiting = {
         action: {
           actionId,
           tool: request.action?.tool,
@@ -552,7 +230,8 @@ export class HumanGate {
     const actionId = this.authz
       ? this.authz.authority.nextActionId('r', tool, String(seq))
       : `reconcile-${seq}`;
-    if (this.authz) this.waiting = { action: { actionId, tool, version }, customer: false, dispatch: false };
+    if (this.authz)
+      this.intake.waiting = { action: { actionId, tool, version }, customer: false, dispatch: false };
     const action: PendingAction = {
       actionId,
       kind: 'reconcile',
@@ -581,7 +260,7 @@ export class HumanGate {
   /** Wait for a `provideInput` signal for `slot`. */
   async awaitInput(slot: string, prompt: string): Promise<string> {
     const actionId = this.authz ? this.authz.authority.nextActionId('i', slot) : `input-${slot}`;
-    if (this.authz) this.waiting = { action: { actionId }, customer: false, dispatch: false };
+    if (this.authz) this.intake.waiting = { action: { actionId }, customer: false, dispatch: false };
     const action: PendingAction = { actionId, kind: 'input', slot, expiresAt: null };
     const request: HumanRequest = {
       runId: this.core.state.runId,

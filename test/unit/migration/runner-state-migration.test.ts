@@ -60,7 +60,7 @@ describe('run state version 2 in the Runner', () => {
     expect(waiting.value).toMatchObject({ schemaVersion: 2, status: 'awaiting_input' });
     expect(waiting.value.obligations).toEqual(['mask.phone', 'limit.refund_amount=50']);
 
-    run.runner.gate.onProvideInput({ slot: 'phone', value: '13800001001', actor: 'ops' });
+    run.runner.gate.receive('provideInput', { slot: 'phone', value: '13800001001', actor: 'ops' });
     const final = await done;
     expect(final.status).toBe('succeeded');
     // mask.phone, noted at dispatch and kept in state, was applied by the output guardrail
@@ -100,6 +100,6 @@ describe('run state version 2 in the Runner', () => {
       ...current
     } = JSON.parse(JSON.stringify(run.state)) as RunState;
     expect(rest).toEqual(current);
-    run.runner.gate.onProvideInput({ slot: 'slot', value: 'x', actor: 'ops' });
+    run.runner.gate.receive('provideInput', { slot: 'slot', value: 'x', actor: 'ops' });
   });
 });

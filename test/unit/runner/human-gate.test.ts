@@ -61,7 +61,7 @@ describe('human gate: require_confirmation', () => {
     // Events up to the pause are flushed before waiting (checkpoint before pause).
     expect(run.ports.typesOf()).toContain('human.requested');
     expect(run.ports.typesOf().at(-1)).toBe('checkpoint.saved');
-    run.runner.gate.onApprove({ actionId: s.pendingAction!.actionId, actor: 'ops' });
+    run.runner.gate.receive('approve', { actionId: s.pendingAction!.actionId, actor: 'ops' });
     const final = await done;
     expect(final.status).toBe('succeeded');
     expect(run.ports.toolCalls).toHaveLength(1);
@@ -71,7 +71,7 @@ describe('human gate: require_confirmation', () => {
 
   it('a reject turns into a rejection observation (approval.rejected); nothing dispatched; the run goes on', async () => {
     const { run, seen, done } = await waitingRun();
-    run.runner.gate.onReject({
+    run.runner.gate.receive('reject', {
       actionId: run.state.pendingAction!.actionId,
       actor: 'customer',
       reason: 'no thanks',
@@ -109,19 +109,19 @@ describe('human gate: require_confirmation', () => {
       action: run.state.pendingAction,
     };
     const gate = run.runner.gate;
-    gate.onApprove({ actionId: 'act-forged', actor: 'mallory' });
-    gate.onApprove({ actor: 'no-action-id' });
-    gate.onApprove('not an object');
-    gate.onReject({ actionId: before.action!.actionId, actor: 'x' }); // reason missing
-    gate.onReconcile({ invocationSeq: 1, outcome: 'succeeded', actor: 'ops' });
-    gate.onProvideInput({ slot: 'x', value: 'y', actor: 'ops' });
+    gate.receive('approve', { actionId: 'act-forged', actor: 'mallory' });
+    gate.receive('approve', { actor: 'no-action-id' });
+    gate.receive('approve', 'not an object');
+    gate.receive('reject', { actionId: before.action!.actionId, actor: 'x' }); // reason missing
+    gate.receive('reconcile', { invocationSeq: 1, outcome: 'succeeded', actor: 'ops' });
+    gate.receive('provideInput', { slot: 'x', value: 'y', actor: 'ops' });
     await run.ports.settle();
     expect(run.state.status).toBe(before.status);
     expect(run.state.stateVersion).toBe(before.version);
     expect(run.state.pendingAction).toEqual(before.action);
     expect(run.ports.toolCalls).toHaveLength(0);
-    gate.onApprove({ actionId: before.action!.actionId, actor: 'ops' });
-    gate.onReject({ actionId: before.action!.actionId, actor: 'ops2', reason: 'late' }); // duplicate decision
+    gate.receive('approve', { actionId: before.action!.actionId, actor: 'ops' });
+    gate.receive('reject', { actionId: before.action!.actionId, actor: 'ops2', reason: 'late' }); // duplicate decision
     const final = await done;
     expect(final.status).toBe('succeeded');
     expect(run.ports.toolCalls).toHaveLength(1);
@@ -141,16 +141,16 @@ describe('human gate: require_confirmation', () => {
   it('a stale approval (for an earlier action) does not approve the next one', async () => {
     const { run, seen, done } = await waitingRun([7, 8]);
     const first = run.state.pendingAction!.actionId;
-    run.runner.gate.onApprove({ actionId: first, actor: 'ops' });
+    run.runner.gate.receive('approve', { actionId: first, actor: 'ops' });
     for (let i = 0; i < 100 && run.state.pendingAction?.actionId === first; i++) await run.ports.settle();
     await run.ports.untilWaiting();
     const second = run.state.pendingAction!.actionId;
     expect(second).not.toBe(first);
-    run.runner.gate.onApprove({ actionId: first, actor: 'ops' });
+    run.runner.gate.receive('approve', { actionId: first, actor: 'ops' });
     await run.ports.settle();
     expect(run.state.status).toBe('awaiting_confirmation');
     expect(run.ports.toolCalls).toHaveLength(1);
-    run.runner.gate.onReject({ actionId: second, actor: 'ops', reason: 'not this one' });
+    run.runner.gate.receive('reject', { actionId: second, actor: 'ops', reason: 'not this one' });
     await done;
     expect(seen.map((o) => o.status)).toEqual(['succeeded', 'rejected']);
     expect(run.ports.ofType('human.signal_rejected').map((e) => e.data.code)).toEqual([
@@ -189,7 +189,7 @@ describe('human gate: require_confirmation', () => {
 
   it('a signal when nothing waits is rejected', async () => {
     const run = fakeRun({ run: () => Promise.resolve({ output: 'x' }) });
-    run.runner.gate.onApprove({ actionId: 'a', actor: 'b' });
+    run.runner.gate.receive('approve', { actionId: 'a', actor: 'b' });
     await run.execute();
     expect(run.ports.ofType('human.signal_rejected').map((e) => e.data.code)).toEqual([
       'signal.no_pending_action',
@@ -198,8 +198,8 @@ describe('human gate: require_confirmation', () => {
 
   it('a cancelRun signal while waiting ends the run as cancelled; a second one is a duplicate', async () => {
     const { run, done } = await waitingRun();
-    run.runner.gate.onCancel({ actor: 'ops', reason: 'stop' });
-    run.runner.gate.onCancel({ actor: 'ops', reason: 'stop again' });
+    run.runner.gate.receive('cancelRun', { actor: 'ops', reason: 'stop' });
+    run.runner.gate.receive('cancelRun', { actor: 'ops', reason: 'stop again' });
     const final = await done;
     expect(final.status).toBe('cancelled');
     expect(final.terminalReason?.message).toContain('cancelled by ops: stop');
@@ -214,8 +214,8 @@ describe('human gate: require_confirmation', () => {
     await run.ports.untilWaiting();
     expect(run.state.status).toBe('awaiting_input');
     expect(run.state.waitingReason).toBe('input_required:orderId');
-    run.runner.gate.onProvideInput({ slot: 'other', value: 'x', actor: 'u' });
-    run.runner.gate.onProvideInput({ slot: 'orderId', value: 'ORD-1', actor: 'u' });
+    run.runner.gate.receive('provideInput', { slot: 'other', value: 'x', actor: 'u' });
+    run.runner.gate.receive('provideInput', { slot: 'orderId', value: 'ORD-1', actor: 'u' });
     const final = await done;
     expect(final.output).toBe('ORD-1');
     expect(run.ports.ofType('human.signal_rejected').map((e) => e.data.code)).toEqual([

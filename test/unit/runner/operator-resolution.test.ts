@@ -38,7 +38,7 @@ describe("an operator's reconciliation of a lost write", () => {
     const { run, seen, recorded } = lostWrite(() => ({ kind: 'recorded' }));
     const done = run.execute();
     await run.ports.untilWaiting();
-    run.runner.gate.onReconcile({
+    run.runner.gate.receive('reconcile', {
       invocationSeq: 1,
       outcome: 'succeeded',
       actor: 'ops',
@@ -79,7 +79,7 @@ describe("an operator's reconciliation of a lost write", () => {
     });
     const done = run.execute();
     await run.ports.untilWaiting();
-    run.runner.gate.onReconcile({ invocationSeq: 1, outcome: 'not_applied', actor: 'ops' });
+    run.runner.gate.receive('reconcile', { invocationSeq: 1, outcome: 'not_applied', actor: 'ops' });
     const final = await done;
     expect(final.invocations[0]).toMatchObject({
       status: 'succeeded',
@@ -101,7 +101,7 @@ describe("an operator's reconciliation of a lost write", () => {
     await run.ports.untilWaiting();
     // asked once, before the wait (a Temporal host decides its patch there)
     expect(asked()).toBe(1);
-    run.runner.gate.onReconcile({ invocationSeq: 1, outcome: 'succeeded', actor: 'ops' });
+    run.runner.gate.receive('reconcile', { invocationSeq: 1, outcome: 'succeeded', actor: 'ops' });
     const final = await done;
     expect(asked()).toBe(1);
     expect(recorded).toHaveLength(0);
@@ -117,7 +117,12 @@ describe("an operator's reconciliation of a lost write", () => {
     const { run, recorded } = lostWrite(() => ({ kind: 'recorded' }));
     const done = run.execute();
     await run.ports.untilWaiting();
-    run.runner.gate.onReconcile({ invocationSeq: 1, outcome: 'failed', actor: 'ops', externalId: 'R-1' });
+    run.runner.gate.receive('reconcile', {
+      invocationSeq: 1,
+      outcome: 'failed',
+      actor: 'ops',
+      externalId: 'R-1',
+    });
     await run.ports.settle();
     expect(run.state.status).toBe('awaiting_human');
     expect(recorded).toHaveLength(0);
@@ -125,7 +130,7 @@ describe("an operator's reconciliation of a lost write", () => {
       signal: 'reconcile',
       code: 'signal.malformed',
     });
-    run.runner.gate.onReconcile({ invocationSeq: 1, outcome: 'failed', actor: 'ops' });
+    run.runner.gate.receive('reconcile', { invocationSeq: 1, outcome: 'failed', actor: 'ops' });
     const final = await done;
     expect(final.invocations[0]?.status).toBe('failed_terminal');
   });

@@ -256,12 +256,12 @@ describe('tool pipeline: tool activity outcomes', () => {
     expect(run.state.humanRequest?.decisionType).toBe('unknown_write_outcome');
     expect(run.state.invocations[0]?.status).toBe('outcome_unknown');
     expect(run.ports.waits.at(-1)?.timeoutMs).toBeUndefined();
-    run.runner.gate.onReconcile({ invocationSeq: 9, outcome: 'succeeded', actor: 'ops' });
-    run.runner.gate.onApprove({ actionId: 'reconcile-1', actor: 'ops' });
-    run.runner.gate.onReconcile({ invocationSeq: 1, outcome: 'maybe', actor: 'ops' });
+    run.runner.gate.receive('reconcile', { invocationSeq: 9, outcome: 'succeeded', actor: 'ops' });
+    run.runner.gate.receive('approve', { actionId: 'reconcile-1', actor: 'ops' });
+    run.runner.gate.receive('reconcile', { invocationSeq: 1, outcome: 'maybe', actor: 'ops' });
     await run.ports.settle();
     expect(run.state.status).toBe('awaiting_human');
-    run.runner.gate.onReconcile({
+    run.runner.gate.receive('reconcile', {
       invocationSeq: 1,
       outcome: 'succeeded',
       actor: 'ops',
@@ -292,7 +292,7 @@ describe('tool pipeline: tool activity outcomes', () => {
       });
       const done = run.execute();
       await run.ports.untilWaiting();
-      run.runner.gate.onReconcile({ invocationSeq: 1, outcome, actor: 'ops' });
+      run.runner.gate.receive('reconcile', { invocationSeq: 1, outcome, actor: 'ops' });
       const final = await done;
       expect(final.invocations[0]?.status).toBe(outcome === 'failed' ? 'failed_terminal' : 'not_applied');
       expect(seen[0]).toMatchObject({ status: 'failed_terminal', errorCode: `tool.${outcome}` });
