@@ -1,4 +1,6 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { loadDecisionKey, publicKeyOf } from '../../src/client/decisions/decision-key.js';
+import { loadPrincipalRegistry } from '../../src/worker/authz/principal-registry.js';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { TEST_KEYS, writeKeyFile } from '../support/principals.js';
 import { join } from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/client';
@@ -275,9 +277,76 @@ describe('harness CLI against a real worker', () => {
     expect(closedShow.stdout).toContain('status: succeeded');
     expect(closedShow.stdout).toMatch(/refund\.create@v1\s+write\s+succeeded/);
     expect(closedShow.stdout).toMatch(/verified/);
+    expect(closedShow.stdout).toContain('decisions (verified):');
+    expect(closedShow.stdout).toMatch(
+      new RegExp(`${actionId}\\s+approve\\s+${TEST_KEYS.ops.principal}\\s+${TEST_KEYS.ops.keyId}`),
+    );
     const late = await cli('approve', workflowId);
     expect(late.code).toBe(5);
     expect(late.stderr).toContain('is closed');
+  });
+
+  it('keys create: a private key file (0600, never overwritten) and the registry entry; a second key rotates', async () => {
+    const keyPath = join(h.dir, 'alice.json');
+    const registry = join(h.dir, 'principals.json');
+    const created = await cli(
+      'keys',
+      'create',
+      '--principal',
+      'alice@example.com',
+      '--key-id',
+      'alice-1',
+      '--role',
+      'approver',
+      'refund_approver',
+      '--out',
+      keyPath,
+      '--registry',
+      registry,
+      '--json',
+    );
+    expect(created.code, created.stderr).toBe(0);
+    expect(statSync(keyPath).mode & 0o777).toBe(0o600);
+    const key = loadDecisionKey(keyPath);
+    expect(key).toMatchObject({ principal: 'alice@example.com', keyId: 'alice-1' });
+    const loaded = loadPrincipalRegistry(registry);
+    expect(loaded.registry.principals).toEqual([
+      expect.objectContaining({
+        id: 'alice@example.com',
+        kind: 'approver',
+        roles: ['approver', 'refund_approver'],
+      }),
+    ]);
+    expect(loaded.registry.principals[0]!.keys[0]!.publicKey).toBe(publicKeyOf(key.privateKey));
+    const again = await cli('keys', 'create', '--principal', 'alice@example.com', '--out', keyPath);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('never overwritten');
+    const rotated = await cli(
+      'keys',
+      'create',
+      '--principal',
+      'alice@example.com',
+      '--key-id',
+      'alice-2',
+      '--out',
+      join(h.dir, 'alice-2.json'),
+      '--registry',
+      registry,
+    );
+    expect(rotated.code, rotated.stderr).toBe(0);
+    expect(loadPrincipalRegistry(registry).registry.principals[0]!.keys.map((k) => k.id)).toEqual([
+      'alice-1',
+      'alice-2',
+    ]);
+    const printed = await cli(
+      'keys',
+      'create',
+      '--principal',
+      'bob@example.com',
+      '--out',
+      join(h.dir, 'bob.json'),
+    );
+    expect(printed.stdout).toContain('add this entry to the principal registry');
   });
 
   it('reject takes the pending action by default and the run declines', async () => {

@@ -31,6 +31,17 @@ export function renderRun(exec: ExecutionInfo, v: RunView): string {
     }
     out.push(`  decide with: ${decideHint(exec.workflowId, v)}`);
   }
+  if (v.decisions?.length) {
+    out.push('', 'decisions (verified):');
+    out.push(
+      indent(
+        table(
+          ['ACTION', 'DECISION', 'PRINCIPAL', 'KEY', 'AT'],
+          v.decisions.map((d) => [d.actionId, d.decision, d.principal, d.keyId, d.at]),
+        ),
+      ),
+    );
+  }
   out.push('', 'invocations:');
   out.push(
     v.invocations.length
@@ -95,6 +106,8 @@ function decideHint(id: string, v: RunView): string {
   if (!p) return '-';
   if (p.kind === 'reconcile')
     return `harness reconcile ${id} --invocation ${p.invocationSeq ?? '?'} --outcome succeeded|failed|not_applied`;
-  if (p.kind === 'input') return `(provideInput signal for slot ${p.slot ?? '?'})`;
-  return `harness approve ${id}  |  harness reject ${id} --reason "..."`;
+  if (p.kind === 'input') return `harness input ${id} --value <text>`;
+  if (v.humanRequest?.decisionType === 'customer_confirmation')
+    return `harness confirm ${id}  |  harness reject ${id} --reason "..."  (the customer's key)`;
+  return `harness approve ${id}  |  harness reject ${id} --reason "..."  (HARNESS_KEY=<your key file>)`;
 }

@@ -337,7 +337,9 @@ async function runAgent(
       if (!parsed.success) throw new Error(`signal.malformed: ${describeInputIssues(parsed.error)}`);
     },
   });
-  setHandler(stateQuery, () => toRunView(state));
+  setHandler(stateQuery, () =>
+    authority ? { ...toRunView(state), decisions: [...authority.decisions] } : toRunView(state),
+  );
 
   const deadlineMs = Math.max(0, limits.deadlineSeconds * 1000 - elapsedSince(state.startedAt));
   void CancellationScope.cancellable(async () => {

@@ -1,4 +1,5 @@
 import type { RunState } from '../runner/run-state.js';
+import type { DecisionRecord } from '../authz/decision-authority.js';
 
 /** What the `state` query returns: a bounded view of the run for operators and tools. */
 export interface RunView {
@@ -34,6 +35,11 @@ export interface RunView {
   readonly facts: RunState['facts'];
   readonly terminalReason: RunState['terminalReason'];
   readonly output: unknown;
+  /**
+   * Signed runs: the verified decisions (action, decision, principal, key), newest last, bounded;
+   * absent for runs from before signed decisions.
+   */
+  readonly decisions?: readonly DecisionRecord[];
   /** The last signals refused (malformed, stale, forged, repeated), newest last. */
   readonly signalRejections: NonNullable<RunState['signalRejections']>;
   /** Policy obligations in force (`mask.phone`...), applied by the output guardrail. */
