@@ -6,6 +6,13 @@ import type { temporal } from '@temporalio/proto';
 
 /** A recorded workflow history kept in the repository and replayed against every new build. */
 export interface HistoryFixture {
+  /** The file name without `.json`: what the fixture is. */
+  readonly name: string;
+  /**
+   * The workflow id the history was recorded under (from its start event; the name for histories that
+   * do not carry it). Replay under this id: a run may depend on its own id (signed decisions are bound
+   * to it).
+   */
   readonly workflowId: string;
   readonly history: temporal.api.history.v1.IHistory;
   readonly file: string;
@@ -35,6 +42,8 @@ export function loadHistoryFixtures(dir: string): HistoryFixture[] {
     .map((f) => {
       const file = join(dir, f);
       const history = historyFromJSON(JSON.parse(readFileSync(file, 'utf8')));
-      return { workflowId: f.replace(/\.json$/, ''), history, file };
+      const name = f.replace(/\.json$/, '');
+      const recorded = history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowId;
+      return { name, workflowId: recorded || name, history, file };
     });
 }

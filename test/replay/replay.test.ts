@@ -18,9 +18,9 @@ describe('recorded histories replay against this build', () => {
   });
 
   for (const fixture of fixtures) {
-    it(`replays ${fixture.workflowId}`, async () => {
+    it(`replays ${fixture.name}`, async () => {
       await Worker.runReplayHistory(
-        { workflowBundle: { codePath: inject('workflowBundlePath') }, replayName: fixture.workflowId },
+        { workflowBundle: { codePath: inject('workflowBundlePath') }, replayName: fixture.name },
         fixture.history,
         fixture.workflowId,
       );
@@ -28,7 +28,7 @@ describe('recorded histories replay against this build', () => {
   }
 
   it('detects a non-deterministic change', async () => {
-    const plumbing = fixtures.find((f) => f.workflowId.startsWith('plumbing'));
+    const plumbing = fixtures.find((f) => f.name.startsWith('plumbing'));
     expect(plumbing).toBeDefined();
     const tampered = structuredClone(plumbing!.history);
     const scheduled = tampered.events?.find((e) => e.activityTaskScheduledEventAttributes);

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signDecision } from '../../src/client/decisions/sign-decision.js';
 import { sendDecision, signedPayload } from '../../src/client/decisions/send-decision.js';
 import type { DecisionOutcome } from '../../src/contract/signals.js';
+import { recordHistory } from '../../src/worker/history-fixtures.js';
 import type { RunView } from '../../src/core/workflow/run-view.js';
 import { decide } from '../support/decisions.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
@@ -57,6 +58,12 @@ describe('who may decide: signed decisions and authorization rules on the real s
   afterAll(async () => {
     await h?.close();
   });
+
+  /** HARNESS_RECORD_HISTORIES=<dir> keeps a history as a replay fixture (test/fixtures/histories). */
+  async function record(workflowId: string, name: string): Promise<void> {
+    const dir = process.env.HARNESS_RECORD_HISTORIES;
+    if (dir) await recordHistory(h.t.client, workflowId, dir, name);
+  }
 
   async function refusedWith(
     handle: WorkflowHandle,
@@ -189,6 +196,7 @@ describe('who may decide: signed decisions and authorization rules on the real s
       .filter((e) => e.type === 'human.signal_rejected')
       .map((e) => (e.data as { code: string }).code);
     expect(rejected).toEqual([...codes, 'decision.same_approver', 'decision.customer_confirmation_required']);
+    await record(handle.workflowId, 'refund-graph-signed-four-eyes-v1');
   });
 
   it('the refund assistant under its default policy: a refund the model proposes needs two approvers; a replayed token is refused', async () => {
@@ -221,6 +229,7 @@ describe('who may decide: signed decisions and authorization rules on the real s
     expect(view.invocations.filter((i) => i.tool === 'refund.create').map((i) => i.status)).toEqual([
       'succeeded',
     ]);
+    await record(handle.workflowId, 'refund-assistant-signed-updates-v1');
   });
 
   it('the requester never approves their own action; with nobody authorized to approve, nothing is paid', async () => {

@@ -63,7 +63,10 @@ export async function replayCommand(app: HarnessApp, arg: string, out: Output): 
     ? { codePath: bundlePath }
     : await bundleWorkflows({ workflowsPath: app.workflowsPath });
   out.progress(`replaying ${events} events of ${arg}…`);
-  const workflowId = fromFile ? arg.replace(/^.*\//, '').replace(/\.json$/, '') : arg;
+  // Replay under the id the history was recorded with: a run may depend on it (signed decisions are
+  // bound to their workflow id).
+  const recorded = history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowId;
+  const workflowId = fromFile ? recorded || arg.replace(/^.*\//, '').replace(/\.json$/, '') : arg;
   try {
     await Worker.runReplayHistory({ workflowBundle, replayName: workflowId }, history, workflowId);
   } catch (err) {
