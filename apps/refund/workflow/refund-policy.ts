@@ -1,4 +1,25 @@
-import { RulesPolicy, type AuthorizationRulesInput } from '../../../src/core/index.js';
+import {
+  RulesPolicy,
+  type AuthorizationRulesInput,
+  type RuleCondition,
+  type RulesPolicyConfig,
+} from '../../../src/core/index.js';
+
+/** A refund over the 5000.00 automatic limit, at dispatch. */
+const OVER_AUTO_LIMIT: RuleCondition = {
+  tool: 'refund.create',
+  stage: 'dispatch',
+  args: [{ pointer: '/amountCents', op: 'gt', value: 500_000 }],
+};
+
+/** Reads are allowed, phone numbers masked in the output. */
+const READS: RulesPolicyConfig['rules'][number] = {
+  id: 'reads',
+  when: { effect: 'read' },
+  decision: 'allow',
+  reasonCodes: ['refund.read_allowed'],
+  obligations: ['mask.phone'],
+};
 
 /**
  * Who may decide refunds (docs/authorization.md): refund approvers approve refunds, two distinct ones
@@ -49,11 +70,7 @@ export const refundRulesPolicy = new RulesPolicy({
     },
     {
       id: 'over-auto-limit',
-      when: {
-        tool: 'refund.create',
-        stage: 'dispatch',
-        args: [{ pointer: '/amountCents', op: 'gt', value: 500_000 }],
-      },
+      when: OVER_AUTO_LIMIT,
       decision: 'require_confirmation',
       reasonCodes: ['refund.amount_over_auto_limit'],
       obligations: ['limit.refund_amount=5000', 'confirm.user.v2', 'log.audit.high_risk'],
@@ -66,13 +83,7 @@ export const refundRulesPolicy = new RulesPolicy({
       reasonCodes: ['refund.within_policy'],
       obligations: ['verify.order.owner_verified', 'mask.phone'],
     },
-    {
-      id: 'reads',
-      when: { effect: 'read' },
-      decision: 'allow',
-      reasonCodes: ['refund.read_allowed'],
-      obligations: ['mask.phone'],
-    },
+    READS,
   ],
   default: { decision: 'deny', reasonCodes: ['policy.no_rule_matched'] },
   authorization: refundAuthorization,
@@ -92,11 +103,7 @@ export const refundAssistedPolicy = new RulesPolicy({
   rules: [
     {
       id: 'over-auto-limit',
-      when: {
-        tool: 'refund.create',
-        stage: 'dispatch',
-        args: [{ pointer: '/amountCents', op: 'gt', value: 500_000 }],
-      },
+      when: OVER_AUTO_LIMIT,
       decision: 'require_human',
       reasonCodes: ['refund.amount_over_auto_limit'],
       obligations: ['limit.refund_amount=5000', 'log.audit.high_risk'],
@@ -109,13 +116,7 @@ export const refundAssistedPolicy = new RulesPolicy({
       reasonCodes: ['refund.needs_approval'],
       obligations: ['mask.phone'],
     },
-    {
-      id: 'reads',
-      when: { effect: 'read' },
-      decision: 'allow',
-      reasonCodes: ['refund.read_allowed'],
-      obligations: ['mask.phone'],
-    },
+    READS,
   ],
   default: { decision: 'deny', reasonCodes: ['policy.no_rule_matched'] },
   authorization: refundAuthorization,

@@ -16,6 +16,10 @@ export interface ProgramResult {
  * The `harness` command tree (command modules load on use, so `--help` and light verbs start fast) (docs/cli.md). Each action sets `result.exitCode`; errors propagate to
  * the caller (src/client/cli/main.ts maps them to exit codes).
  */
+/** The signing options of every decision command (docs/authorization.md). */
+const KEY_HELP = 'your signing key file (default: HARNESS_KEY)';
+const PRINT_HELP = 'print the signed payload (for `temporal workflow signal --input`) instead of sending it';
+
 export function buildProgram(result: ProgramResult): Command {
   const program = new Command('harness')
     .description('Operate agent-harness runs on Temporal')
@@ -96,13 +100,10 @@ export function buildProgram(result: ProgramResult): Command {
   program
     .command('approve <id>')
     .description('approve the pending action, signed with your key (exit 5 when the run refuses it)')
+    .option('--key <file>', KEY_HELP)
+    .option('--print', PRINT_HELP)
     .option('--action <actionId>', 'the pending action you approve (checked; default: the pending action)')
     .option('--reason <text>', 'why')
-    .option('--key <file>', 'your signing key file (default: HARNESS_KEY)')
-    .option(
-      '--print',
-      'print the signed payload (for `temporal workflow signal --input`) instead of sending it',
-    )
     .action((id: string, o: DecideOptions, cmd: Command) =>
       run(async () => (await import('./commands/decide.js')).approveCommand(id, o, out(cmd))),
     );
@@ -110,13 +111,10 @@ export function buildProgram(result: ProgramResult): Command {
   program
     .command('confirm <id>')
     .description("the customer's own confirmation of the pending action (exit 5 when the run refuses it)")
+    .option('--key <file>', KEY_HELP)
+    .option('--print', PRINT_HELP)
     .option('--action <actionId>', 'the pending action you confirm (checked; default: the pending action)')
     .option('--reason <text>', 'why')
-    .option('--key <file>', 'your signing key file (default: HARNESS_KEY)')
-    .option(
-      '--print',
-      'print the signed payload (for `temporal workflow signal --input`) instead of sending it',
-    )
     .action((id: string, o: DecideOptions, cmd: Command) =>
       run(async () => (await import('./commands/decide.js')).confirmCommand(id, o, out(cmd))),
     );
@@ -124,13 +122,10 @@ export function buildProgram(result: ProgramResult): Command {
   program
     .command('reject <id>')
     .description('reject the pending action, signed with your key (exit 5 when the run refuses it)')
+    .option('--key <file>', KEY_HELP)
+    .option('--print', PRINT_HELP)
     .option('--action <actionId>', 'the pending action you reject (checked; default: the pending action)')
     .option('--reason <text>', 'why (required)')
-    .option('--key <file>', 'your signing key file (default: HARNESS_KEY)')
-    .option(
-      '--print',
-      'print the signed payload (for `temporal workflow signal --input`) instead of sending it',
-    )
     .action((id: string, o: DecideOptions, cmd: Command) =>
       run(async () => (await import('./commands/decide.js')).rejectCommand(id, o, out(cmd))),
     );
@@ -138,6 +133,8 @@ export function buildProgram(result: ProgramResult): Command {
   program
     .command('reconcile <id>')
     .description('settle an invocation whose outcome is unknown (exit 5 when the run rejects it)')
+    .option('--key <file>', KEY_HELP)
+    .option('--print', PRINT_HELP)
     .requiredOption('--invocation <seq>', 'invocation sequence number')
     .addOption(
       new Option('--outcome <outcome>', 'what happened in the external system')
@@ -146,11 +143,6 @@ export function buildProgram(result: ProgramResult): Command {
     )
     .option('--external-id <id>', "the effect's id in the external system (only with --outcome succeeded)")
     .option('--evidence <json|@file>', 'what the decision rests on (JSON object)')
-    .option('--key <file>', 'your signing key file (default: HARNESS_KEY)')
-    .option(
-      '--print',
-      'print the signed payload (for `temporal workflow signal --input`) instead of sending it',
-    )
     .action((id: string, o: ReconcileOptions, cmd: Command) =>
       run(async () => (await import('./commands/decide.js')).reconcileCommand(id, o, out(cmd))),
     );
@@ -158,13 +150,10 @@ export function buildProgram(result: ProgramResult): Command {
   program
     .command('input <id>')
     .description('answer a run waiting in awaiting_input with the provideInput signal (exit 5 when refused)')
+    .option('--key <file>', KEY_HELP)
+    .option('--print', PRINT_HELP)
     .option('--slot <slot>', 'slot to fill (default: the slot the run waits for)')
     .requiredOption('--value <text>', 'the value')
-    .option('--key <file>', 'your signing key file (default: HARNESS_KEY)')
-    .option(
-      '--print',
-      'print the signed payload (for `temporal workflow signal --input`) instead of sending it',
-    )
     .action((id: string, o: ProvideInputOptions, cmd: Command) =>
       run(async () => (await import('./commands/decide.js')).provideInputCommand(id, o, out(cmd))),
     );

@@ -19,7 +19,7 @@ export type { RestrictionConfig } from './restriction-policy.js';
 export { RestrictionPolicy } from './restriction-policy.js';
 export type { RulesExplanation } from './rules-policy.js';
 export { RulesPolicy } from './rules-policy.js';
-export type { ArgPredicate, FactPredicate, Rule, RulesPolicyConfig } from './rules-schema.js';
+export type { ArgPredicate, FactPredicate, Rule, RuleCondition, RulesPolicyConfig } from './rules-schema.js';
 export { RulesPolicyConfigSchema } from './rules-schema.js';
 export { composePolicies } from './compose-policies.js';
 export type { ExcludedTool, ToolPresentation } from './present-tools.js';

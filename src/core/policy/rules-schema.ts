@@ -89,6 +89,8 @@ export const RuleConditionSchema = z
   })
   .strict();
 
+export type RuleCondition = z.input<typeof RuleConditionSchema>;
+
 export const RuleSchema = z
   .object({
     id: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1-64 letters, digits, _ . -'),

@@ -27,7 +27,9 @@ export interface RunActivityDeps {
 /** Activities that serve the run itself: the pinned tool snapshot and event writes. */
 export function createRunActivities(deps: RunActivityDeps): RunActivities {
   const principalsFor = (req: ToolSnapshotRequest): { principals?: PrincipalsSnapshot } =>
-    req.withPrincipals ? { principals: { digest: deps.principals.digest, registry: deps.principals.registry } } : {};
+    req.withPrincipals
+      ? { principals: { digest: deps.principals.digest, registry: deps.principals.registry } }
+      : {};
   return {
     /**
      * The model-visible definitions of the profile's tools, from this worker's registry, and what the
