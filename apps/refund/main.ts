@@ -140,7 +140,7 @@ try {
   say(`Operator ${approverKey.principal} approves ${actionId}, signed with key ${approverKey.keyId}`);
   const payload = signedPayload(
     approverKey,
-    workflowId,
+    waiting,
     'approve',
     { reason: 'main job demo' },
     waiting.pendingAction!,

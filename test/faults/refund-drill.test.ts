@@ -241,7 +241,7 @@ describe('fault drill: a lost refund.create settled by a person', { timeout: 240
     expect(refused.invocations.find((i) => i.seq === CREATE_SEQ)?.status).toBe('outcome_unknown');
     // signed by a registered operator (what `harness reconcile --print` prints)
     const fields = { invocationSeq: CREATE_SEQ, outcome: 'succeeded', externalId: d.refundId };
-    signal(signedPayload(TEST_KEYS.ops, h.workflowId, 'reconcile', fields, waiting.pendingAction!));
+    signal(signedPayload(TEST_KEYS.ops, waiting, 'reconcile', fields, waiting.pendingAction!));
     await expectSettled(d, TEST_KEYS.ops.principal);
   });
 });

@@ -32,7 +32,9 @@ export async function decide(
   o: DecideOptions = {},
 ): Promise<DecisionOutcome | undefined> {
   const pending = view?.pendingAction ?? undefined;
-  const payload = signedPayload(o.key ?? TEST_KEYS.ops, handle.workflowId, signal, fields, pending);
+  // The token is bound to the run as its `state` query shows it.
+  const run = view ?? (await waitForState(handle, (v) => v.firstExecutionRunId !== undefined));
+  const payload = signedPayload(o.key ?? TEST_KEYS.ops, run, signal, fields, pending);
   if (o.via === 'update') return sendDecision(handle, signal, payload);
   await handle.signal(signal, payload);
   return undefined;

@@ -91,7 +91,7 @@ describe('who may decide: signed decisions and authorization rules on the real s
     codes.push(await refusedWith(handle, 'approve', { ...base, actor: 'operator@example.com' }));
     // A key the registry does not have.
     codes.push(
-      await refusedWith(handle, 'approve', signedPayload(TEST_KEYS.mallory, wf, 'approve', {}, pending)),
+      await refusedWith(handle, 'approve', signedPayload(TEST_KEYS.mallory, graph, 'approve', {}, pending)),
     );
     // Expired (signed ten minutes ago, for one minute).
     codes.push(
@@ -100,7 +100,7 @@ describe('who may decide: signed decisions and authorization rules on the real s
         'approve',
         signDecision(
           TEST_KEYS.ops,
-          { workflowId: wf, ...pending },
+          { workflowId: wf, firstExecutionRunId: graph.firstExecutionRunId!, ...pending },
           'approve',
           { ...base, actor: TEST_KEYS.ops.principal },
           {
@@ -111,27 +111,40 @@ describe('who may decide: signed decisions and authorization rules on the real s
       ),
     );
     // Signed for another action, for other arguments, for another run.
-    const sign = (target: { workflowId?: string; actionId?: string; argsDigest?: string }) =>
+    const sign = (target: {
+      workflowId?: string;
+      firstExecutionRunId?: string;
+      actionId?: string;
+      argsDigest?: string;
+    }) =>
       signDecision(
         TEST_KEYS.ops,
-        { workflowId: wf, actionId: pending.actionId, argsDigest: pending.argsDigest ?? null, ...target },
+        {
+          workflowId: wf,
+          firstExecutionRunId: graph.firstExecutionRunId!,
+          actionId: pending.actionId,
+          argsDigest: pending.argsDigest ?? null,
+          ...target,
+        },
         'approve',
         { ...base, actor: TEST_KEYS.ops.principal },
       );
     codes.push(await refusedWith(handle, 'approve', sign({ actionId: 'a99.refund.create.000000000000' })));
     codes.push(await refusedWith(handle, 'approve', sign({ argsDigest: `sha256:${'0'.repeat(64)}` })));
     codes.push(await refusedWith(handle, 'approve', sign({ workflowId: 'another-run' })));
+    // An earlier (or later) run under the same workflow id.
+    codes.push(await refusedWith(handle, 'approve', sign({ firstExecutionRunId: 'an-earlier-run' })));
     // A payload changed after signing.
     codes.push(await refusedWith(handle, 'approve', { ...sign({}), reason: 'added later' }));
     // A registered principal without the role; the customer approving; a confirmation where an approval is due.
     codes.push(
-      await refusedWith(handle, 'approve', signedPayload(TEST_KEYS.viewer, wf, 'approve', {}, pending)),
+      await refusedWith(handle, 'approve', signedPayload(TEST_KEYS.viewer, graph, 'approve', {}, pending)),
     );
     codes.push(
-      await refusedWith(handle, 'approve', signedPayload(TEST_KEYS.customer, wf, 'approve', {}, pending)),
+      await refusedWith(handle, 'approve', signedPayload(TEST_KEYS.customer, graph, 'approve', {}, pending)),
     );
     codes.push(
-      await refusedWith(handle, 'confirm', signedPayload(TEST_KEYS.customer, wf, 'confirm', {}, pending)),
+      await refusedWith(handle, 'confirm', signedPayload(TEST_KEYS.customer, graph, 'confirm', {}, pending)),
     );
     expect(codes).toEqual([
       'decision.unsigned',
@@ -140,6 +153,7 @@ describe('who may decide: signed decisions and authorization rules on the real s
       'decision.wrong_action',
       'decision.wrong_arguments',
       'decision.wrong_workflow',
+      'decision.wrong_run',
       'decision.payload_mismatch',
       'decision.role_missing',
       'decision.customer_cannot_approve',
@@ -208,7 +222,7 @@ describe('who may decide: signed decisions and authorization rules on the real s
     });
     const waiting = await waitForState(handle, pendingIs('human'));
     expect(waiting.versions.policy).toBe('refund.assisted@v1');
-    const payload = signedPayload(TEST_KEYS.ops, handle.workflowId, 'approve', {}, waiting.pendingAction!);
+    const payload = signedPayload(TEST_KEYS.ops, waiting, 'approve', {}, waiting.pendingAction!);
     expect(await sendDecision(handle, 'approve', payload)).toMatchObject({
       accepted: true,
       approvals: { have: 1, need: 2 },

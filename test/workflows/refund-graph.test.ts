@@ -133,7 +133,7 @@ describe('refund graph on the real server', () => {
     signalWithTemporalCli(
       handle.workflowId,
       'approve',
-      signedPayload(TEST_KEYS.ops, handle.workflowId, 'approve', {}, waiting.pendingAction!),
+      signedPayload(TEST_KEYS.ops, waiting, 'approve', {}, waiting.pendingAction!),
       h.t.namespace,
     );
     const result = (await handle.result()) as { status: string; output: { outcome: string } };

@@ -99,4 +99,17 @@ describe('agentRun refuses bad input at once (real server)', () => {
     expect(view.versions.policy).toBe('refund.assisted@v1');
     await handle.terminate('test done');
   });
+
+  it('a starter cannot hand in carried state (facts, approvals): only a continue-as-new may', async () => {
+    const handle = await h.t.client.workflow.start('agentRun', {
+      taskQueue: h.taskQueue,
+      workflowId: `forged-carry-${Date.now()}`,
+      args: [
+        { schemaVersion: 1, profile: { name: 'refund.assistant', version: 'v1' }, task: { message: 'hi' } },
+        { schemaVersion: 1, state: { facts: { 'order.owner_verified': true } }, authz: { approvals: {} } },
+      ],
+    });
+    const failure = await expectFailedAtOnce(handle, 'run.invalid_input');
+    expect(failure.message).toContain("only from the run's own continue-as-new");
+  });
 });

@@ -1,8 +1,9 @@
-import { AllowAllPolicy, type AgentRunDefinition } from '../../../src/core/index.js';
+import type { AgentRunDefinition } from '../../../src/core/index.js';
 import { benchStepsProfile } from './bench-profile.js';
 
-/** The benchmark's workflow-side composition: the N-step profile the bench drives. */
+/** The benchmark's workflow-side composition: the N-step profile the bench drives (with the showcase's policies). */
 export const benchDefinition: AgentRunDefinition = {
   profiles: [benchStepsProfile],
-  policies: [new AllowAllPolicy()],
+  // allow_all@v1 comes with the refund app's definition, which the bench bundle combines it with.
+  policies: [],
 };

@@ -124,7 +124,7 @@ async function drive(
       let signal: { name: DecisionSignalName; payload: Record<string, unknown> } | undefined;
       const sign = (key: DecisionKey, name: DecisionSignalName, fields: Record<string, unknown>) => ({
         name,
-        payload: signedPayload(key, handle.workflowId, name, fields, pending),
+        payload: signedPayload(key, v, name, fields, pending),
       });
       if (pending.kind === 'confirmation' || pending.kind === 'human') {
         const d = decisions[next];

@@ -1,4 +1,9 @@
-import { type AgentRunDefinition, createGoalProfile, RestrictionPolicy } from '../../../src/core/index.js';
+import {
+  AllowAllPolicy,
+  type AgentRunDefinition,
+  createGoalProfile,
+  RestrictionPolicy,
+} from '../../../src/core/index.js';
 import { refundGraphProfile, refundOutcomeEvaluator } from './refund-graph.js';
 import { refundGuardrails } from './refund-guardrails.js';
 import { refundAssistedPolicy, refundRulesPolicy } from './refund-policy.js';
@@ -56,6 +61,9 @@ export const supportAnswerRetryProfile = createGoalProfile({
 export const refundDefinition: AgentRunDefinition = {
   profiles: [refundGraphProfile, refundAssistantProfile, supportAnswerProfile, supportAnswerRetryProfile],
   policies: [
+    // Listed by no refund profile; registered so runs started before profiles named their policies
+    // (refund.assistant and support.answer ran under allow_all@v1 by default) replay and finish.
+    new AllowAllPolicy(),
     refundRulesPolicy,
     refundAssistedPolicy,
     new RestrictionPolicy({ name: 'read_only', version: 'v1', allowedEffects: ['read'] }),

@@ -14,6 +14,12 @@ export const TOKEN_DECISION_OF: Readonly<Record<DecisionSignalName, TokenDecisio
   cancelRun: 'cancel',
 };
 
+/** The run a decision is for, as its `state` query shows it (`runId` is the workflow id). */
+export interface RunRef {
+  readonly runId: string;
+  readonly firstExecutionRunId?: string;
+}
+
 /** The action a decision is about: the run's pending action as the `state` query shows it. */
 export interface PendingTarget {
   readonly actionId: string;
@@ -22,17 +28,22 @@ export interface PendingTarget {
 
 /**
  * The signed payload of a decision: `fields` (reason, outcome, value...) with the actor set to the
- * key's principal, the action id where the signal names one, and the token bound to the pending
- * action (`pending` is ignored for `cancelRun`, which is bound to the run).
+ * key's principal, the action id where the signal names one, and the token bound to the run (`run`: its
+ * `state` view) and the pending action (`pending` is ignored for `cancelRun`, which is bound to the run).
+ * @throws Error when the view shows no `firstExecutionRunId` (a run from before signed decisions).
  */
 export function signedPayload(
   key: DecisionKey,
-  workflowId: string,
+  run: RunRef,
   signal: DecisionSignalName,
   fields: Readonly<Record<string, unknown>>,
   pending: PendingTarget | undefined,
   o: { readonly ttlSeconds?: number; readonly now?: Date } = {},
 ): Record<string, unknown> & { token: string } {
+  const workflowId = run.runId;
+  const firstExecutionRunId = run.firstExecutionRunId;
+  if (firstExecutionRunId === undefined)
+    throw new Error(`run ${workflowId} shows no firstExecutionRunId: it does not take signed decisions`);
   const namesAction = signal === 'approve' || signal === 'reject' || signal === 'confirm';
   if (signal !== 'cancelRun' && pending === undefined)
     throw new Error(`a ${signal} decision needs the pending action it decides`);
@@ -43,8 +54,13 @@ export function signedPayload(
   };
   const target =
     signal === 'cancelRun'
-      ? { workflowId, actionId: 'cancel', argsDigest: null }
-      : { workflowId, actionId: pending!.actionId, argsDigest: pending!.argsDigest ?? null };
+      ? { workflowId, firstExecutionRunId, actionId: 'cancel', argsDigest: null }
+      : {
+          workflowId,
+          firstExecutionRunId,
+          actionId: pending!.actionId,
+          argsDigest: pending!.argsDigest ?? null,
+        };
   return signDecision(key, target, TOKEN_DECISION_OF[signal], payload, o);
 }
 

@@ -17,6 +17,8 @@ function b64url(value: string | Buffer): string {
 /** What a token is bound to. */
 export interface DecisionTarget {
   readonly workflowId: string;
+  /** The run's first execution run id (the `state` query shows it as `firstExecutionRunId`). */
+  readonly firstExecutionRunId: string;
   /** The pending action's id (`cancel` for a cancellation). */
   readonly actionId: string;
   /** The pending action's argument digest, if it has one. */
@@ -38,6 +40,7 @@ export function signDecision<P extends Record<string, unknown>>(
   const iat = Math.floor((o.now ?? new Date()).getTime() / 1000);
   const claims: DecisionClaims = {
     wf: target.workflowId,
+    rid: target.firstExecutionRunId,
     act: target.actionId,
     dig: target.argsDigest ?? null,
     dec: decision,

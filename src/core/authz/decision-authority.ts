@@ -1,4 +1,5 @@
-import type { Principal } from '../../contract/principals.js';
+import { z } from 'zod';
+import { PrincipalIdSchema, type Principal } from '../../contract/principals.js';
 import { approvalRuleFor, type AuthorizationRules } from './authorization-rules.js';
 import { checkDecisionToken, decisionPayloadDigest, type TokenDecision } from './decision-token.js';
 import type { PrincipalDirectory } from './principal-directory.js';
@@ -18,6 +19,33 @@ export interface DecisionRecord {
   readonly keyId: string;
   readonly at: string;
 }
+
+const Jti = z.string().regex(/^[A-Za-z0-9_-]{8,64}$/);
+const ActionId = z.string().min(1).max(200);
+/** The carried form, checked when a generation starts (bounded like the live one). */
+export const AuthzCarriedSchema = z
+  .object({
+    schemaVersion: z.literal(1),
+    decisionCounter: z.number().int().nonnegative(),
+    usedTokens: z.array(Jti).max(MAX_USED_TOKENS),
+    approvals: z
+      .record(z.string().max(400), z.array(PrincipalIdSchema).max(20))
+      .refine((r) => Object.keys(r).length <= MAX_APPROVAL_KEYS, 'too many approval keys'),
+    decisions: z
+      .array(
+        z
+          .object({
+            actionId: ActionId,
+            decision: z.enum(['approve', 'reject', 'confirm', 'reconcile', 'input', 'cancel']),
+            principal: PrincipalIdSchema,
+            keyId: z.string().max(64),
+            at: z.string().max(40),
+          })
+          .strict(),
+      )
+      .max(MAX_DECISION_RECORDS),
+  })
+  .strict();
 
 /** What a run that checks decisions carries across continue-as-new. */
 export interface AuthzCarried {
@@ -74,6 +102,8 @@ export class DecisionAuthority {
   constructor(
     private readonly o: {
       readonly workflowId: string;
+      /** The run's first execution run id (tokens are bound to it too). */
+      readonly firstExecutionRunId: string;
       /** The run's user (`userId`): never approves, is the customer who confirms. */
       readonly requester: string | undefined;
       readonly rules: AuthorizationRules;
@@ -124,6 +154,7 @@ export class DecisionAuthority {
       this.directory,
       {
         workflowId: this.o.workflowId,
+        firstExecutionRunId: this.o.firstExecutionRunId,
         actionId,
         argsDigest: action === 'cancel' ? null : (action.argsDigest ?? null),
         decision,
@@ -233,6 +264,14 @@ export class DecisionAuthority {
   /** Distinct approvers the call of `action` has so far. */
   approversOf(action: DecidedAction): readonly string[] {
     return this.approvals.get(callKeyOf(action)) ?? [];
+  }
+
+  /**
+   * The call's approvals are used up: it was dispatched, or a decision on it was rejected or expired.
+   * A later identical call needs its own approvals.
+   */
+  consume(action: DecidedAction): void {
+    this.approvals.delete(callKeyOf(action));
   }
 
   /** Record an accepted decision: its token is spent, an approval counts for its call. */

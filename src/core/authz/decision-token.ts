@@ -31,6 +31,8 @@ export const DecisionClaimsSchema = z
   .object({
     /** Workflow id of the run. */
     wf: z.string().min(1).max(400),
+    /** The run's first execution run id: a later run that reuses the workflow id is another run. */
+    rid: z.string().min(1).max(200),
     /** The action decided (`cancel` for a cancellation). */
     act: z.string().min(1).max(200),
     /** Argument digest of the action's tool call; null when the action has none. */
@@ -59,6 +61,7 @@ export function decisionPayloadDigest(payload: Readonly<Record<string, unknown>>
 /** What a token must be bound to, from the run's side. */
 export interface ExpectedDecision {
   readonly workflowId: string;
+  readonly firstExecutionRunId: string;
   readonly actionId: string;
   readonly argsDigest: string | null;
   readonly decision: TokenDecision;
@@ -89,13 +92,14 @@ function parseJson(segment: string): unknown {
 }
 
 /**
- * Check a decision token against the registry, the clock and what it must be bound to. The signature
- * is checked before any claim is trusted. Never throws: every refusal is a reason code.
+ * Check a decision token against the registry, the clock and what it must be bound to. What the token
+ * is bound to is compared first (cheap), then the signature, then everything that needs the verified
+ * principal; a token is accepted only when all hold. Never throws: every refusal is a reason code.
  *
  * Codes: `decision.unsigned`, `decision.token_malformed`, `decision.unknown_key`,
  * `decision.bad_signature`, `decision.principal_mismatch`, `decision.key_retired`,
  * `decision.token_not_yet_valid`, `decision.token_expired`, `decision.token_lifetime`,
- * `decision.wrong_workflow`, `decision.wrong_action`, `decision.wrong_arguments`,
+ * `decision.wrong_workflow`, `decision.wrong_run`, `decision.wrong_action`, `decision.wrong_arguments`,
  * `decision.wrong_decision`, `decision.payload_mismatch`, `decision.token_reused`.
  */
 export function checkDecisionToken(
@@ -123,6 +127,20 @@ export function checkDecisionToken(
   }
   const key = directory.key(header.data.kid);
   if (!key) return refuse('decision.unknown_key', `key ${header.data.kid} is not in the principal registry`);
+  // What the token is bound to first (cheap): a token for something else fails before any curve math.
+  const t = claims.data;
+  if (t.wf !== expected.workflowId)
+    return refuse('decision.wrong_workflow', `the token is for workflow ${t.wf.slice(0, 200)}`);
+  if (t.rid !== expected.firstExecutionRunId)
+    return refuse('decision.wrong_run', 'the token is for an earlier or later run under this workflow id');
+  if (t.act !== expected.actionId)
+    return refuse('decision.wrong_action', `the token is for action ${t.act}, not ${expected.actionId}`);
+  if (t.dig !== expected.argsDigest)
+    return refuse('decision.wrong_arguments', 'the token is for other arguments than the pending action');
+  if (t.dec !== expected.decision)
+    return refuse('decision.wrong_decision', `the token decides ${t.dec}, not ${expected.decision}`);
+  if (t.pd !== expected.payloadDigest)
+    return refuse('decision.payload_mismatch', 'the payload is not the one the token signed');
   const signature = base64UrlDecode(s);
   let verified = false;
   if (signature?.length === 64) {
@@ -134,38 +152,21 @@ export function checkDecisionToken(
   }
   if (!verified)
     return refuse('decision.bad_signature', `the signature does not verify with key ${key.keyId}`);
-  const t = claims.data;
   if (t.sub !== key.principal.id)
     return refuse(
       'decision.principal_mismatch',
       `key ${key.keyId} belongs to ${key.principal.id}, not ${t.sub}`,
     );
   const nowSeconds = Math.floor(nowMs / 1000);
-  if (key.notAfterMs !== undefined && t.iat * 1000 > key.notAfterMs)
-    return refuse('decision.key_retired', `key ${key.keyId} was retired before this token was issued`, t.sub);
+  // Retired when the token says it was issued after notAfter, or when it is used after notAfter (an
+  // issued-at is the signer's word).
+  if (key.notAfterMs !== undefined && (t.iat * 1000 > key.notAfterMs || nowMs > key.notAfterMs))
+    return refuse('decision.key_retired', `key ${key.keyId} is retired`, t.sub);
   if (t.iat > nowSeconds + MAX_CLOCK_SKEW_SECONDS)
     return refuse('decision.token_not_yet_valid', 'the token was issued in the future', t.sub);
   if (t.exp - t.iat > MAX_TOKEN_LIFETIME_SECONDS)
     return refuse('decision.token_lifetime', `a token lives at most ${MAX_TOKEN_LIFETIME_SECONDS} s`, t.sub);
   if (t.exp <= nowSeconds) return refuse('decision.token_expired', 'the token has expired', t.sub);
-  if (t.wf !== expected.workflowId)
-    return refuse('decision.wrong_workflow', `the token is for workflow ${t.wf.slice(0, 200)}`, t.sub);
-  if (t.act !== expected.actionId)
-    return refuse(
-      'decision.wrong_action',
-      `the token is for action ${t.act}, not ${expected.actionId}`,
-      t.sub,
-    );
-  if (t.dig !== expected.argsDigest)
-    return refuse(
-      'decision.wrong_arguments',
-      'the token is for other arguments than the pending action',
-      t.sub,
-    );
-  if (t.dec !== expected.decision)
-    return refuse('decision.wrong_decision', `the token decides ${t.dec}, not ${expected.decision}`, t.sub);
-  if (t.pd !== expected.payloadDigest)
-    return refuse('decision.payload_mismatch', 'the payload is not the one the token signed', t.sub);
   if (used(t.jti)) return refuse('decision.token_reused', `token ${t.jti} was already used`, t.sub);
   return { ok: true, principal: key.principal, keyId: key.keyId, claims: t };
 }

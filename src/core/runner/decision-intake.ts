@@ -59,7 +59,7 @@ export class DecisionIntake {
     private readonly core: RunCore,
     private readonly authority: DecisionAuthority | undefined,
   ) {
-    this.refusals = new RefusalRecord(core);
+    this.refusals = new RefusalRecord(core, authority !== undefined);
   }
 
   private rejectSignal(
@@ -188,6 +188,7 @@ export class DecisionIntake {
       keyId: v.keyId,
       approvals: have,
       required: need,
+      registryDigest: authority.registryDigest ?? null,
     });
     this.last = accepted(s.actionId, v.principal.id, { have, need });
     if (have >= need)
@@ -271,6 +272,12 @@ export class DecisionIntake {
       );
       return;
     }
+    let actor = s.actor;
+    if (this.authority) {
+      const v = this.verify('provideInput', 'input', s, this.waiting!.action);
+      if (!v) return;
+      actor = v.principal.id;
+    }
     const guard = this.core.guardInput(`provideInput:${s.slot}`, s.value);
     if (guard?.verdict === 'block') {
       this.rejectSignal(
@@ -283,12 +290,6 @@ export class DecisionIntake {
         },
       );
       return;
-    }
-    let actor = s.actor;
-    if (this.authority) {
-      const v = this.verify('provideInput', 'input', s, this.waiting!.action);
-      if (!v) return;
-      actor = v.principal.id;
     }
     this.mailbox = { kind: 'input', value: s.value, actor };
     this.last = accepted(this.core.state.pendingAction?.actionId ?? '', this.authority ? actor : undefined);

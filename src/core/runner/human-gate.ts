@@ -63,6 +63,11 @@ export class HumanGate {
     return this.authz?.authority.approversOf(action) ?? [];
   }
 
+  /** Signed runs: the call was dispatched; its approvals are used up (see DecisionAuthority.consume). */
+  consumeApprovals(action: DecidedAction): void {
+    this.authz?.authority.consume(action);
+  }
+
   /** Decisions refused since the run (this generation) started. */
   get refusals(): number {
     return this.intake.refusals.count;
@@ -220,8 +225,22 @@ export class HumanGate {
     this.core.emit('human.decided', {
       actionId,
       ...decision,
-      ...(this.authz ? { verified: true, kind: mode.customer ? 'customer_confirmation' : 'approval' } : {}),
+      ...(this.authz
+        ? {
+            verified: true,
+            kind: mode.customer ? 'customer_confirmation' : 'approval',
+            registryDigest: this.authz.authority.registryDigest ?? null,
+          }
+        : {}),
     });
+    // A rejected or expired decision ends the approvals of its call: a new proposal starts over.
+    if (this.authz && decision.decision === 'rejected' && boundDigest !== undefined)
+      this.authz.authority.consume({
+        actionId,
+        tool: request.action?.tool,
+        version: request.action?.version,
+        argsDigest: boundDigest,
+      });
     return decision;
   }
 

@@ -1,9 +1,10 @@
+import { SUPPORTED_MASKS } from '../guardrails/obligations.js';
 import type { PolicyFacts } from '../policy/policy.js';
 
 /**
  * Policy obligations the harness enforces for runs that check signed decisions (docs/authorization.md).
  * Every obligation a decision carries is one of these, or the call is denied (fail closed):
- * - `mask.*`: applied to the output by the output guardrail;
+ * - `mask.phone|email|id_number`: applied to the output by the output guardrail (another mask is unknown);
  * - `limit.refund_amount=<n>`: applied to the output by the output guardrail;
  * - `verify.<fact>`: the run must hold the verified fact `<fact>` with value `true`;
  * - `confirm.user.*`: the run's customer confirms the call (its own decision kind) before dispatch;
@@ -12,8 +13,9 @@ import type { PolicyFacts } from '../policy/policy.js';
 export type ObligationKind = 'output' | 'verify' | 'confirm_user' | 'audit' | 'unknown';
 
 export function obligationKind(obligation: string): ObligationKind {
-  if (obligation.startsWith('mask.')) return 'output';
-  if (/^limit\.refund_amount=\d+$/.test(obligation)) return 'output';
+  if (obligation.startsWith('mask.'))
+    return (SUPPORTED_MASKS as readonly string[]).includes(obligation.slice(5)) ? 'output' : 'unknown';
+  if (/^limit\.refund_amount=\d{1,12}(?:\.\d{1,2})?$/.test(obligation)) return 'output';
   if (obligation.startsWith('verify.')) return 'verify';
   if (obligation.startsWith('confirm.user.')) return 'confirm_user';
   if (obligation.startsWith('log.audit.')) return 'audit';

@@ -32,7 +32,14 @@ export class RefusalRecord {
   private suppressed = 0;
   private total = 0;
 
-  constructor(private readonly core: RunCore) {}
+  /**
+   * @param bounded signed runs only: runs from before keep one event per refusal, so their event
+   *   sequence numbers replay exactly as recorded.
+   */
+  constructor(
+    private readonly core: RunCore,
+    private readonly bounded: boolean,
+  ) {}
 
   /** Refusals since this generation of the run started. */
   get count(): number {
@@ -49,7 +56,7 @@ export class RefusalRecord {
   ): DecisionOutcome {
     const state = this.core.state;
     this.total += 1;
-    if (this.events < MAX_REFUSAL_EVENTS_PER_WAIT) {
+    if (!this.bounded || this.events < MAX_REFUSAL_EVENTS_PER_WAIT) {
       this.events += 1;
       this.core.emit('human.signal_rejected', {
         signal,

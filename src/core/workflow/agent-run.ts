@@ -31,7 +31,7 @@ import {
   type DecisionSignalName,
 } from '../../contract/signals.js';
 import { DEFAULT_AUTHORIZATION } from '../authz/authorization-rules.js';
-import { DecisionAuthority } from '../authz/decision-authority.js';
+import { AuthzCarriedSchema, DecisionAuthority, type AuthzCarried } from '../authz/decision-authority.js';
 import { PrincipalDirectory } from '../authz/principal-directory.js';
 import { QUERY_NAMES } from '../../contract/visibility.js';
 import { BudgetLimitsSchema, DEFAULT_LIMITS } from '../runner/budget.js';
@@ -64,6 +64,25 @@ const GUARDRAILS_PATCH = 'agent-run-guardrails-v1';
 const OUTPUT_RETRY_PATCH = 'agent-run-output-retry-v1';
 /** Exempts observed object ids from the output's personal-data checks (asked only when it matters). */
 const TRUSTED_IDS_PATCH = 'agent-run-trusted-identifiers-v1';
+/** Refuses carried state on a run that did not continue as new (asked only on that path). */
+const CARRIED_ONLY_PATCH = 'agent-run-carried-only-v1';
+
+function splitPolicy(spec: string): { name: string; version: string } {
+  const [name = '', version = ''] = spec.split('@');
+  return { name, version };
+}
+
+/**
+ * Carried decision state, checked like any input: bounded, well-formed.
+ * @throws ApplicationFailure `run.state_invalid` (non-retryable) when it is not.
+ */
+function checkedAuthz(value: unknown): AuthzCarried {
+  const parsed = AuthzCarriedSchema.safeParse(value);
+  if (!parsed.success)
+    fail('run.state_invalid', `carried decision state: ${describeInputIssues(parsed.error)}`);
+  return parsed.data;
+}
+
 /** Refuses a run whose input names a policy its profile does not list (asked only on that path). */
 const POLICY_BINDING_PATCH = 'agent-run-policy-binding-v1';
 export const stateQuery = defineQuery<RunView>(QUERY_NAMES.state);
@@ -196,7 +215,20 @@ async function runAgent(
   const profile = composition.profiles.find(input.profile.name, input.profile.version);
   if (!profile)
     fail('run.unknown_profile', `profile ${input.profile.name}@${input.profile.version} is not registered`);
-  const bound = bindPolicy(profile, input.policy);
+  // Carried state comes only from this run's own continue-as-new: a starter cannot hand in facts,
+  // approvals or spent tokens as the second argument.
+  if (
+    carried !== undefined &&
+    workflowInfo().continuedFromExecutionRunId === undefined &&
+    patched(CARRIED_ONLY_PATCH)
+  )
+    fail('run.invalid_input', "carried state is accepted only from the run's own continue-as-new");
+  // A carried run keeps the policy its first generation pinned, whatever the profile's default is now.
+  const pinnedPolicy = (carried?.state as { versions?: { policy?: unknown } } | undefined)?.versions?.policy;
+  const bound =
+    typeof pinnedPolicy === 'string' && input.policy === undefined
+      ? { ...splitPolicy(pinnedPolicy), allowed: true }
+      : bindPolicy(profile, input.policy);
   // A carried run keeps the policy its first generation started under. Asked only on the refusal path,
   // so histories from before the binding (a profile run under any registered policy) replay unchanged.
   if (!bound.allowed && !carried && patched(POLICY_BINDING_PATCH))
@@ -275,9 +307,10 @@ async function runAgent(
   const authority = patches.signedDecisions
     ? new DecisionAuthority({
         workflowId: runId,
+        firstExecutionRunId: info.firstExecutionRunId,
         requester: input.userId,
         rules: policy.authorization ?? DEFAULT_AUTHORIZATION,
-        ...(carried?.authz ? { carried: carried.authz } : {}),
+        ...(carried?.authz ? { carried: checkedAuthz(carried.authz) } : {}),
       })
     : undefined;
   // The registry as of the start, so a decision that comes before any wait (a cancellation) can be
@@ -338,7 +371,13 @@ async function runAgent(
     },
   });
   setHandler(stateQuery, () =>
-    authority ? { ...toRunView(state), decisions: [...authority.decisions] } : toRunView(state),
+    authority
+      ? {
+          ...toRunView(state),
+          firstExecutionRunId: info.firstExecutionRunId,
+          decisions: [...authority.decisions],
+        }
+      : toRunView(state),
   );
 
   const deadlineMs = Math.max(0, limits.deadlineSeconds * 1000 - elapsedSince(state.startedAt));

@@ -40,6 +40,8 @@ export interface RunView {
    * absent for runs from before signed decisions.
    */
   readonly decisions?: readonly DecisionRecord[];
+  /** Signed runs: the first execution run id, which decision tokens are bound to. */
+  readonly firstExecutionRunId?: string;
   /** The last signals refused (malformed, stale, forged, repeated), newest last. */
   readonly signalRejections: NonNullable<RunState['signalRejections']>;
   /** Policy obligations in force (`mask.phone`...), applied by the output guardrail. */

@@ -14,10 +14,20 @@ const action = {
   version: 'v1',
   argsDigest: `sha256:${'a'.repeat(64)}`,
 };
-const target = { workflowId: 'wf-1', actionId: action.actionId, argsDigest: action.argsDigest };
+const target = {
+  workflowId: 'wf-1',
+  firstExecutionRunId: 'first-1',
+  actionId: action.actionId,
+  argsDigest: action.argsDigest,
+};
 
 function authority(registry = TEST_PRINCIPALS, requester?: string) {
-  const a = new DecisionAuthority({ workflowId: 'wf-1', requester, rules: DEFAULT_AUTHORIZATION });
+  const a = new DecisionAuthority({
+    workflowId: 'wf-1',
+    firstExecutionRunId: 'first-1',
+    requester,
+    rules: DEFAULT_AUTHORIZATION,
+  });
   a.useDirectory(new PrincipalDirectory('sha256:x', registry));
   return a;
 }
@@ -100,5 +110,18 @@ describe('decision tokens', () => {
     ).toThrow(/principals\.0\.kind/);
     const dup = { version: 1, principals: [TEST_PRINCIPALS.principals[0], TEST_PRINCIPALS.principals[0]] };
     expect(() => principalsFrom(dup, 'dup')).toThrow(/duplicate principal/);
+  });
+
+  it('approvals of a call are used up when it is dispatched or rejected: an identical later call starts over', () => {
+    const a = authority();
+    for (const key of [TEST_KEYS.ops, TEST_KEYS.lead]) {
+      const v = a.check('approve', sign({ key }), action, NOW);
+      if (!v.ok) throw new Error(v.code);
+      a.accept(v, 'approve', action, new Date(NOW).toISOString());
+    }
+    expect(a.approversOf(action)).toEqual([TEST_KEYS.ops.principal, TEST_KEYS.lead.principal]);
+    a.consume(action);
+    expect(a.approversOf(action)).toEqual([]);
+    expect(a.carry().approvals).toEqual({});
   });
 });

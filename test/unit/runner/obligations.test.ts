@@ -9,6 +9,9 @@ import type { RunContext } from '../../../src/core/runner/run-context.js';
 import { TEST_KEYS, TEST_PRINCIPALS } from '../../support/principals.js';
 import { fakeRun } from './fake-run.js';
 
+/** The fake run as its `state` view names it. */
+const RUN = { runId: 'run-1', firstExecutionRunId: 'first-1' };
+
 /** `demo.write` is allowed, with the given obligations. */
 function allowWith(obligations: string[], decision: 'allow' | 'require_confirmation' = 'allow') {
   return new RulesPolicy({
@@ -26,7 +29,12 @@ function signedRun(
   requester?: string,
 ) {
   const seen: Observation[] = [];
-  const authority = new DecisionAuthority({ workflowId: 'run-1', requester, rules: DEFAULT_AUTHORIZATION });
+  const authority = new DecisionAuthority({
+    workflowId: 'run-1',
+    firstExecutionRunId: 'first-1',
+    requester,
+    rules: DEFAULT_AUTHORIZATION,
+  });
   const run = fakeRun({
     policy: allowWith(obligations, decision),
     run: async (ctx: RunContext) => {
@@ -83,7 +91,7 @@ describe('obligations: enforced before dispatch, or the call does not happen', (
     const done = run.execute();
     await run.ports.untilWaiting();
     const p = run.state.pendingAction!;
-    const payload = signedPayload(TEST_KEYS.ops, 'run-1', 'approve', {}, p, {
+    const payload = signedPayload(TEST_KEYS.ops, RUN, 'approve', {}, p, {
       now: new Date(run.ports.now()),
     });
     expect(run.runner.gate.receive('approve', payload)).toMatchObject({ accepted: true });
@@ -102,7 +110,7 @@ describe('obligations: enforced before dispatch, or the call does not happen', (
     const { run, seen } = signedRun(['confirm.user.v1'], 'require_confirmation');
     const done = run.execute();
     await run.ports.untilWaiting();
-    const payload = signedPayload(TEST_KEYS.ops, 'run-1', 'approve', {}, run.state.pendingAction!, {
+    const payload = signedPayload(TEST_KEYS.ops, RUN, 'approve', {}, run.state.pendingAction!, {
       now: new Date(run.ports.now()),
     });
     run.runner.gate.receive('approve', payload);
@@ -122,7 +130,7 @@ describe('obligations: enforced before dispatch, or the call does not happen', (
     const now = () => ({ now: new Date(run.ports.now()) });
     run.runner.gate.receive(
       'approve',
-      signedPayload(TEST_KEYS.ops, 'run-1', 'approve', {}, run.state.pendingAction!, now()),
+      signedPayload(TEST_KEYS.ops, RUN, 'approve', {}, run.state.pendingAction!, now()),
     );
     await run.ports.settle();
     await run.ports.untilWaiting();
@@ -132,7 +140,7 @@ describe('obligations: enforced before dispatch, or the call does not happen', (
     });
     const reject = signedPayload(
       TEST_KEYS.customer,
-      'run-1',
+      RUN,
       'reject',
       { reason: 'no' },
       run.state.pendingAction!,

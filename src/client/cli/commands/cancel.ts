@@ -36,7 +36,7 @@ export async function cancelCommand(id: string, o: CancelOptions, out: Output): 
       const outcome = await sendDecision(
         handle,
         'cancelRun',
-        signedPayload(signingKey(o), id, 'cancelRun', { reason }, undefined),
+        signedPayload(signingKey(o), await queryState(t, handle), 'cancelRun', { reason }, undefined),
       );
       if (!outcome.accepted)
         throw refusedError(`cancelRun refused by ${id}: ${outcome.code}: ${outcome.message}`, {

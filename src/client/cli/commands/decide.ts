@@ -65,7 +65,7 @@ async function signAndSend(
   const key = signingKey(o);
   return withRun(id, async (_t, handle, before) => {
     const target = pending(before);
-    const payload = signedPayload(key, id, signal, fields, target);
+    const payload = signedPayload(key, before, signal, fields, target);
     if (o.print) {
       out.data({ workflowId: id, signal, payload });
       out.line(JSON.stringify(payload));
@@ -209,7 +209,13 @@ export async function provideInputCommand(id: string, o: ProvideInputOptions, ou
         status: before.status,
       });
     const key = signingKey(o);
-    const payload = signedPayload(key, id, 'provideInput', { slot, value: o.value }, before.pendingAction);
+    const payload = signedPayload(
+      key,
+      before,
+      'provideInput',
+      { slot, value: o.value },
+      before.pendingAction,
+    );
     if (o.print) {
       out.data({ workflowId: id, signal: 'provideInput', payload });
       out.line(JSON.stringify(payload));
