@@ -1,6 +1,14 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { generateDecisionKey, type PrincipalRegistry } from '../../src/index.js';
+import {
+  generateDecisionKey,
+  loadDecisionKey,
+  publicKeyOf,
+  type PrincipalRegistry,
+} from '../../src/index.js';
+
+/** The demo approver's roles: approves refunds, reconciles, cancels. */
+const DEMO_ROLES = ['approver', 'refund_approver', 'operator'] as const;
 
 /** The main job's approver: decides the demo refund. */
 export const DEMO_APPROVER = 'demo-approver@main-job';
@@ -28,14 +36,31 @@ export function ensureDemoApprover(dataDir?: string): {
 } {
   const paths = demoPrincipalPaths(dataDir);
   if (existsSync(paths.keyPath) && existsSync(paths.registryPath)) return { ...paths, created: false };
+  if (existsSync(paths.keyPath)) {
+    // The key is there and the registry is not: trust the existing key again (never replace a key).
+    const key = loadDecisionKey(paths.keyPath);
+    const registry: PrincipalRegistry = {
+      version: 1,
+      principals: [
+        {
+          id: key.principal,
+          kind: 'operator',
+          roles: [...DEMO_ROLES],
+          keys: [{ id: key.keyId, alg: 'Ed25519', publicKey: publicKeyOf(key.privateKey) }],
+        },
+      ],
+    };
+    writeFileSync(paths.registryPath, `${JSON.stringify(registry, null, 2)}\n`);
+    return { ...paths, created: true };
+  }
   const { keyFile, principal } = generateDecisionKey({
     principal: DEMO_APPROVER,
     keyId: `demo-approver-${Date.now().toString(36)}`,
     kind: 'operator',
-    roles: ['approver', 'refund_approver', 'operator'],
+    roles: [...DEMO_ROLES],
   });
   mkdirSync(join(paths.keyPath, '..'), { recursive: true });
-  writeFileSync(paths.keyPath, `${JSON.stringify(keyFile, null, 2)}\n`, { mode: 0o600 });
+  writeFileSync(paths.keyPath, `${JSON.stringify(keyFile, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
   const registry: PrincipalRegistry = { version: 1, principals: [principal] };
   writeFileSync(paths.registryPath, `${JSON.stringify(registry, null, 2)}\n`);
   return { ...paths, created: true };
