@@ -210,6 +210,13 @@ describe('who may decide: signed decisions and authorization rules on the real s
       .filter((e) => e.type === 'human.signal_rejected')
       .map((e) => (e.data as { code: string }).code);
     expect(rejected).toEqual([...codes, 'decision.same_approver', 'decision.customer_confirmation_required']);
+    // The run record names the verified principal of every decision.
+    const runRecord = await h.composition.store.getRun(handle.workflowId);
+    expect(runRecord?.decisions?.map((d) => [d.principal, d.kind])).toEqual([
+      [TEST_KEYS.ops.principal, 'approval'],
+      [TEST_KEYS.lead.principal, 'approval'],
+      [CUSTOMER, 'customer_confirmation'],
+    ]);
     await record(handle.workflowId, 'refund-graph-signed-four-eyes-v1');
   });
 

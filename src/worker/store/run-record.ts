@@ -13,7 +13,8 @@ export const RunRecordVersionsSchema = z.strictObject({
 /**
  * What the store keeps of a run (seed 000 §5): pinned profile, policy, registry and config digests,
  * its latest status, waiting reason and node, and at the end its terminal reason, response and
- * budget usage. A projection of the run's events, so it says nothing the events do not.
+ * budget usage, and (signed runs) who decided. A projection of the run's events, so it says nothing
+ * the events do not.
  */
 export const RunRecordSchema = z.strictObject({
   runId: z.string().min(1),
@@ -31,10 +32,38 @@ export const RunRecordSchema = z.strictObject({
   budget: z.record(z.string(), z.unknown()).nullable(),
   /** Sequence of the last event applied. */
   lastSeq: z.number().int().min(0),
+  /**
+   * Signed runs: the verified decisions (newest last, at most {@link MAX_RECORDED_DECISIONS}), each
+   * naming the principal the run verified. Absent on records of runs without signed decisions.
+   */
+  decisions: z
+    .array(
+      z.strictObject({
+        actionId: z.string(),
+        decision: z.string(),
+        principal: z.string(),
+        kind: z.string().nullable(),
+        registryDigest: z.string().nullable(),
+        at: z.string(),
+      }),
+    )
+    .optional(),
 });
 export type RunRecord = z.infer<typeof RunRecordSchema>;
 
 const TERMINAL_EVENTS = new Set(['run.completed', 'run.failed', 'run.cancelled']);
+
+/** Most decisions a run record keeps (every decision is also an event). */
+export const MAX_RECORDED_DECISIONS = 50;
+
+const VerifiedDecisionSchema = z.looseObject({
+  actionId: z.string(),
+  decision: z.string(),
+  actor: z.string(),
+  verified: z.literal(true),
+  kind: z.string().optional(),
+  registryDigest: z.string().nullable().optional(),
+});
 
 const EnvelopeSchema = z.looseObject({ versions: RunRecordVersionsSchema });
 const TransitionSchema = z.looseObject({
@@ -75,7 +104,21 @@ export function applyEventToRun(current: RunRecord | undefined, event: StoredEve
       lastSeq: event.seq,
     };
   } else next = { ...current, updatedAt: event.occurredAt, lastSeq: event.seq };
-  if (event.type === 'state.transitioned') {
+  if (event.type === 'human.decided') {
+    const d = VerifiedDecisionSchema.safeParse(event.data);
+    if (d.success)
+      next.decisions = [
+        ...(next.decisions ?? []),
+        {
+          actionId: d.data.actionId,
+          decision: d.data.decision,
+          principal: d.data.actor,
+          kind: d.data.kind ?? null,
+          registryDigest: d.data.registryDigest ?? null,
+          at: event.occurredAt,
+        },
+      ].slice(-MAX_RECORDED_DECISIONS);
+  } else if (event.type === 'state.transitioned') {
     const t = TransitionSchema.safeParse(event.data);
     if (t.success) {
       next.status = t.data.toStatus;

@@ -56,6 +56,8 @@ function renderRecord(r: RunRecord): string {
   if (r.terminalReason !== null) lines.push(`reason      ${JSON.stringify(r.terminalReason)}`);
   if (r.output !== null && r.output !== undefined) lines.push(`response    ${JSON.stringify(r.output)}`);
   if (r.budget !== null) lines.push(`budget      ${JSON.stringify(r.budget)}`);
+  for (const d of r.decisions ?? [])
+    lines.push(`decision    ${d.actionId} ${d.decision} by ${d.principal} (verified) at ${d.at}`);
   lines.push(`events: harness events ${r.runId}`);
   return lines.join('\n');
 }
