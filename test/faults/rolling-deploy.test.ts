@@ -129,9 +129,10 @@ describe('rolling deploy: per-tool pins', { timeout: 240_000 }, () => {
       if (Date.now() > deadline) throw new Error('the run did not start');
       await new Promise((r) => setTimeout(r, 100));
     }
-    // ...then only a worker with another definition of bench.noop@v1 is left.
-    const changed = await rig.worker({ env: { HARNESS_TEST_TOOLS: 'changed-bench' } });
+    // ...then only a worker with another definition of bench.noop@v1 is left. The standard worker goes
+    // first: the run must not race ahead to its last generation while the changed one starts.
     await standard.kill();
+    const changed = await rig.worker({ env: { HARNESS_TEST_TOOLS: 'changed-bench' } });
     // At the next generation's start the changed worker checks the pin and refuses the task. History
     // keeps only a task's first failed attempt (later ones are transient), and that attempt may have
     // been the killed worker's (a timeout), so the refusal is read from the history or from the
@@ -142,7 +143,9 @@ describe('rolling deploy: per-tool pins', { timeout: 240_000 }, () => {
       if (Date.now() > refusal) {
         const latest = await rig.client.workflow.getHandle(handle.workflowId).fetchHistory();
         const last = (latest.events ?? []).slice(-5).map((e) => EventType[e.eventType ?? 0]);
-        throw new Error(`no refused workflow task was seen; the last events: ${last.join(', ')}`);
+        throw new Error(
+          `no refused workflow task was seen; the last events: ${last.join(', ')}; generations ${(await executionsOf(rig, handle.workflowId)).length}`,
+        );
       }
       const failures = (await executionsOf(rig, handle.workflowId)).flatMap((e) => e.taskFailures);
       const pending = (await handle.describe()).raw.pendingWorkflowTask;

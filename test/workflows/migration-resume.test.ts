@@ -52,8 +52,9 @@ describe('a run carried with run state version 1 resumes on this build (version 
       toolRegistryDigest: h.composition.registry.snapshot().digest,
       configDigest: h.composition.configDigest,
     });
+  // As an earlier generation would: continue as new into agentRun with the carried state.
   const start = (workflowId: string, carried: unknown) =>
-    h.t.client.workflow.start('agentRun', {
+    h.t.client.workflow.start('continueIntoAgentRun', {
       taskQueue: h.taskQueue,
       workflowId,
       args: [input(), carried],
