@@ -174,6 +174,11 @@ export class DecisionAuthority {
     const ok: Verdict = { ok: true, principal: p, keyId: t.keyId, jti: t.claims.jti };
     const isRequester = this.o.requester !== undefined && p.id === this.o.requester;
     const hasRole = (roles: readonly string[]) => p.roles.some((r) => roles.includes(r));
+    /** At a customer confirmation only the run's own customer decides. */
+    const customerOnly = (verb: string): Verdict =>
+      p.kind === 'customer' && isRequester
+        ? ok
+        : refused('decision.not_the_customer', `only the run's customer may ${verb} (${p.id} is not)`, p.id);
     switch (decision) {
       case 'confirm':
         if (!context.customerWait)
@@ -182,13 +187,7 @@ export class DecisionAuthority {
             'this action waits for an approval, not a customer confirmation',
             p.id,
           );
-        return p.kind === 'customer' && isRequester
-          ? ok
-          : refused(
-              'decision.not_the_customer',
-              `only the run's customer may confirm (${p.id} is not)`,
-              p.id,
-            );
+        return customerOnly('confirm');
       case 'approve':
       case 'reject': {
         if (action === 'cancel') return refused('decision.wrong_action', 'nothing to approve', p.id);
@@ -199,13 +198,7 @@ export class DecisionAuthority {
               'this action waits for the customer to confirm',
               p.id,
             );
-          return p.kind === 'customer' && isRequester
-            ? ok
-            : refused(
-                'decision.not_the_customer',
-                `only the run's customer may decline (${p.id} is not)`,
-                p.id,
-              );
+          return customerOnly('decline');
         }
         if (p.kind === 'customer')
           return refused('decision.customer_cannot_approve', 'a customer confirms; it never approves', p.id);

@@ -120,28 +120,20 @@ export interface DecideOptions extends SigningOptions {
   readonly reason?: string;
 }
 
+/** Approve or confirm the pending action (an optional reason), signed. */
+function decidePending(signal: 'approve' | 'confirm', id: string, o: DecideOptions, out: Output) {
+  const fields = o.reason ? { reason: o.reason } : {};
+  return signAndSend(id, o, signal, fields, (v) => decisionTarget(id, v, o.action), out);
+}
+
 /** `harness approve <id>`: approve the pending action, signed. Exit 5 when the run refuses it. */
 export async function approveCommand(id: string, o: DecideOptions, out: Output): Promise<number> {
-  return signAndSend(
-    id,
-    o,
-    'approve',
-    o.reason ? { reason: o.reason } : {},
-    (v) => decisionTarget(id, v, o.action),
-    out,
-  );
+  return decidePending('approve', id, o, out);
 }
 
 /** `harness confirm <id>`: the customer's confirmation of the pending action, signed. */
 export async function confirmCommand(id: string, o: DecideOptions, out: Output): Promise<number> {
-  return signAndSend(
-    id,
-    o,
-    'confirm',
-    o.reason ? { reason: o.reason } : {},
-    (v) => decisionTarget(id, v, o.action),
-    out,
-  );
+  return decidePending('confirm', id, o, out);
 }
 
 /** `harness reject <id> --reason r`: reject the pending action, signed. Exit 5 when the run refuses it. */
