@@ -7,6 +7,13 @@
 export const TOOL_OUTCOME_UNKNOWN = 'tool.outcome_unknown';
 
 /**
+ * A write attempt failed before its executor was called (the store could not take its events or its
+ * intent, the tool is not registered here): provably not applied, so the run may try it again under
+ * the same approval and idempotency key (non-retryable for the activity itself).
+ */
+export const TOOL_NOT_STARTED = 'tool.not_started';
+
+/**
  * This worker cannot serve a run's pinned tools: it lacks one of the profile's tools or has another
  * definition of it (non-retryable for the activity; the workflow fails its task so another worker
  * takes it).

@@ -1,6 +1,5 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { decide } from '../support/decisions.js';
-import { TEST_KEYS } from '../support/principals.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { RunView } from '../../src/core/workflow/run-view.js';
 import { waitForState } from '../support/harness.js';
@@ -67,7 +66,11 @@ describe('faults: the worker dies during a write', { timeout: 240_000 }, () => {
     return { handle, dead };
   }
 
-  async function expectWriteDispatchedOnce(handle: WorkflowHandle): Promise<void> {
+  /**
+   * The lost attempt was never dispatched blindly again: it was settled through resolveLostInvocation,
+   * and a new attempt (under the same idempotency key) ran only after it was settled not applied.
+   */
+  async function expectWriteAttempts(handle: WorkflowHandle, attempts: number): Promise<void> {
     const history = await historyOf(handle);
     const runTools = history.filter(
       (e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && e.activityType === 'runTool',
@@ -75,10 +78,10 @@ describe('faults: the worker dies during a write', { timeout: 240_000 }, () => {
     const timedOut = history.filter((e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT');
     expect(timedOut).toEqual([expect.objectContaining({ timeoutType: 'TIMEOUT_TYPE_HEARTBEAT' })]);
     expect(history.some((e) => e.activityType === 'resolveLostInvocation')).toBe(true);
-    // order.read, logistics.read, policy.search.refund, refund.create (once), and refund.verify when it got that far
-    expect(runTools.length).toBeLessThanOrEqual(5);
+    // order.read, logistics.read, policy.search.refund, refund.create (each attempt), and refund.verify when it got that far
+    expect(runTools.length).toBeLessThanOrEqual(4 + attempts);
     const record = await rig.composition.store.getInvocation(handle.workflowId, CREATE_SEQ);
-    expect(record?.intents).toHaveLength(1);
+    expect(record?.intents.map((i) => i.attempt)).toEqual([...Array(attempts).keys()].map((i) => i + 1));
   }
 
   it('scenario 3: the row was committed but the worker died before completing the activity: the reconciler settles it, one refund, no human', async () => {
@@ -109,33 +112,44 @@ describe('faults: the worker dies during a write', { timeout: 240_000 }, () => {
       source: 'reconciler',
       externalId: rows[0]!.id,
     });
-    await expectWriteDispatchedOnce(handle);
+    await expectWriteAttempts(handle, 1);
     await healthy.kill();
   });
 
-  it('scenario 2 (refund.create has a reconciler): the worker died before the row was written: the reconciler reports not_applied, no refund, no human', async () => {
+  it('scenario 2 (refund.create has a reconciler): the worker died before the row was written: the reconciler reports not_applied, the approved refund runs again under the same key (effectively once), no human', async () => {
     const { handle } = await approveAndKillDuringCreate(SLOW_CREATE);
     const healthy = await rig.worker();
     const result = await resultOf(handle);
     expect(result.status).toBe('succeeded');
-    expect(result.output.outcome).toBe('refused');
+    expect(result.output.outcome).toBe('refunded');
     const view = await handle.query<RunView>('state');
-    expect(view.invocations.find((i) => i.seq === CREATE_SEQ)).toMatchObject({
-      tool: 'refund.create',
-      status: 'not_applied',
-      resolvedBy: 'reconciler',
-    });
-    expect(view.invocations.some((i) => i.tool === 'refund.verify')).toBe(false);
-    expect(rowsOf(handle)).toHaveLength(0);
+    expect(view.invocations.filter((i) => i.tool === 'refund.create')).toEqual([
+      expect.objectContaining({ seq: CREATE_SEQ, status: 'succeeded' }),
+    ]);
+    expect(view.invocations.find((i) => i.tool === 'refund.verify')?.status).toBe('succeeded');
+    const rows = rowsOf(handle);
+    expect(rows).toHaveLength(1);
+    expect(result.output.refundId).toBe(rows[0]!.id);
     const record = await rig.composition.store.getInvocation(handle.workflowId, CREATE_SEQ);
-    expect(record?.result).toMatchObject({ status: 'not_applied', source: 'reconciler' });
+    expect(record?.results.map((r) => [r.attempt, r.status, r.source])).toEqual([
+      [1, 'not_applied', 'reconciler'],
+      [2, 'succeeded', 'executor'],
+    ]);
     const events = await rig.composition.store.listEvents(handle.workflowId);
+    expect(
+      events
+        .filter((e) => e.type === 'recovery.decided')
+        .map((e) => [(e.data as { decision: string }).decision, (e.data as { reason: string }).reason]),
+    ).toEqual([
+      ['reconcile', 'tool.outcome_unknown'],
+      ['retry_attempt', 'not_applied:reconciler'],
+    ]);
     expect(
       events.some(
         (e) => e.type === 'human.requested' && JSON.stringify(e.data).includes('unknown_write_outcome'),
       ),
     ).toBe(false);
-    await expectWriteDispatchedOnce(handle);
+    await expectWriteAttempts(handle, 2);
     await healthy.kill();
   });
 
@@ -179,17 +193,24 @@ describe('faults: the worker dies during a write', { timeout: 240_000 }, () => {
     expect(result.status).toBe('succeeded');
     expect(result.output.outcome).toBe('refused');
     const view = await handle.query<RunView>('state');
+    // The person's not_applied gets the approved write run again under the same key; the business
+    // system refuses it (the key names another refund): a business failure, not a lost refund.
     expect(view.invocations.find((i) => i.seq === CREATE_SEQ)).toMatchObject({
-      status: 'not_applied',
-      resolvedBy: `operator:${TEST_KEYS.ops.principal}`,
+      status: 'failed_terminal',
+      errorCode: 'refund.idempotency_key_reused',
     });
+    const record = await rig.composition.store.getInvocation(handle.workflowId, CREATE_SEQ);
+    expect(record?.results.map((r) => [r.attempt, r.status, r.source])).toEqual([
+      [1, 'not_applied', 'operator'],
+      [2, 'failed_terminal', 'executor'],
+    ]);
     // exactly one effect under the key: the pre-existing one; no refund of ORD-1001 was made
     expect(rowsOf(handle)).toEqual([expect.objectContaining({ order_id: 'ORD-1002', amount_cents: 4990 })]);
     const events = await rig.composition.store.listEvents(handle.workflowId);
     expect(
       events.filter((e) => e.type === 'human.signal_rejected').map((e) => (e.data as { code: string }).code),
     ).toEqual(['signal.action_mismatch']);
-    await expectWriteDispatchedOnce(handle);
+    await expectWriteAttempts(handle, 2);
     await healthy.kill();
   });
 });

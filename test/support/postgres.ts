@@ -30,6 +30,12 @@ export interface TestPostgres {
   freshUrl(): string;
   /** Stop the server and remove its files (no-op for an external server). Idempotent. */
   stop(): Promise<void>;
+  /**
+   * Stop the server but keep its data (a database outage); {@link TestPostgres.resume} starts it
+   * again on the same port. @throws for an external server (HARNESS_TEST_PG_URL): it is not ours.
+   */
+  halt(): Promise<void>;
+  resume(): Promise<void>;
 }
 
 /** Append `schema=<name>` to a PostgreSQL URL. */
@@ -83,6 +89,8 @@ export async function startTestPostgres(): Promise<TestPostgres> {
       owned: false,
       freshUrl: () => freshSchemaUrl(external),
       stop: () => Promise.resolve(),
+      halt: () => Promise.reject(new Error('cannot stop an external PostgreSQL (HARNESS_TEST_PG_URL)')),
+      resume: () => Promise.reject(new Error('cannot start an external PostgreSQL (HARNESS_TEST_PG_URL)')),
     };
   }
   const bin = findPostgresBin();
@@ -125,8 +133,7 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     ]);
     await run(initCmd, initArgs);
     let port = 0;
-    for (let attempt = 1; ; attempt++) {
-      port = await freePort();
+    const startServer = async (): Promise<void> => {
       const opts = `-p ${port} -k ${sockets} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=200`;
       const [cmd, args] = asPostgres('pg_ctl', [
         'start',
@@ -140,8 +147,12 @@ export async function startTestPostgres(): Promise<TestPostgres> {
         '-o',
         opts,
       ]);
+      await run(cmd, args);
+    };
+    for (let attempt = 1; ; attempt++) {
+      port = await freePort();
       try {
-        await run(cmd, args);
+        await startServer();
         break;
       } catch (err) {
         if (attempt >= 3) throw err;
@@ -160,6 +171,11 @@ export async function startTestPostgres(): Promise<TestPostgres> {
       url,
       owned: true,
       freshUrl: () => freshSchemaUrl(url),
+      halt: async () => {
+        const [cmd, args] = asPostgres('pg_ctl', ['stop', '-D', data, '-m', 'fast', '-w']);
+        await run(cmd, args);
+      },
+      resume: startServer,
       stop: async () => {
         if (stopped) return;
         stopped = true;

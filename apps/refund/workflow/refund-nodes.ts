@@ -11,8 +11,17 @@ function refuse(reason: string): NodeResult<S> {
   };
 }
 
+/** A stable reason code: lower-case words joined by dots or underscores, at most 64 characters. */
+const REASON_CODE = /^[a-z][a-z0-9_]{0,30}(?:\.[a-z0-9_]{1,30}){0,3}$/;
+
+/**
+ * A failed tool call as the customer may read it: the tool, its status and its error code when that
+ * is a stable reason code. The error message (internal text: store errors, addresses, stack lines)
+ * stays in the events and the evidence store, never in the reply.
+ */
 function failedTool(o: Observation): NodeResult<S> {
-  return refuse(`${o.toolName} ${o.status}: ${o.errorCode ?? ''} ${o.errorMessage ?? ''}`.trim());
+  const code = typeof o.errorCode === 'string' && REASON_CODE.test(o.errorCode) ? o.errorCode : 'tool.failed';
+  return refuse(`${o.toolName} ${o.status}: ${code}`);
 }
 
 const out = (o: Observation): Record<string, unknown> => o.output ?? {};

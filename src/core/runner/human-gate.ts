@@ -276,6 +276,41 @@ export class HumanGate {
     return received.signal;
   }
 
+  /** True while the run waits for a person to settle a write whose outcome is unknown. */
+  get reconciling(): boolean {
+    return this.core.state.pendingAction?.kind === 'reconcile';
+  }
+
+  /**
+   * The run's wall-clock deadline passed during a reconciliation wait. An unresolved write is never
+   * dropped: the wait goes on, escalated. `human.escalated` is recorded (and stored at once), the
+   * human request says the answer is overdue (`riskReasons` gains `deadline_passed`), and the waiting
+   * reason, which is the `AgentWaitingReason` search attribute, becomes `unknown_write_outcome_overdue`
+   * so operators can filter for it. Does nothing when no reconciliation is pending.
+   */
+  async escalateReconciliation(deadlineSeconds: number): Promise<void> {
+    const { state, ports } = this.core;
+    const action = state.pendingAction;
+    const request = state.humanRequest;
+    if (action?.kind !== 'reconcile' || request === null) return;
+    state.humanRequest = {
+      ...request,
+      requestSummary: `OVERDUE: the run's deadline passed while this write was unresolved. ${request.requestSummary}`,
+      riskReasons: [...request.riskReasons, 'deadline_passed'],
+    };
+    state.waitingReason = 'unknown_write_outcome_overdue';
+    state.stateVersion += 1;
+    this.core.emit('human.escalated', {
+      actionId: action.actionId,
+      invocationSeq: action.invocationSeq ?? null,
+      tool: action.tool ?? null,
+      reason: 'deadline_passed',
+      deadlineSeconds,
+    });
+    ports.publish(state);
+    await ports.flushEvents(this.core.takeOutbox());
+  }
+
   /** Wait for a `provideInput` signal for `slot`. */
   async awaitInput(slot: string, prompt: string): Promise<string> {
     const actionId = this.authz ? this.authz.authority.nextActionId('i', slot) : `input-${slot}`;

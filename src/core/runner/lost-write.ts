@@ -11,6 +11,7 @@ import type {
 import type { RunCore } from './run-core.js';
 import type { InvocationSummary } from './run-state.js';
 import { settleResult } from './settle-result.js';
+import type { WriteRecovery } from './write-recovery.js';
 
 /**
  * Settling a write whose activity was lost or cancelled in flight (seed 000 §5): ask the evidence
@@ -49,22 +50,57 @@ export class LostWriteResolver {
       });
   }
 
+  /**
+   * Settle a write attempt that did not complete: the evidence store, then the tool's reconciler,
+   * then a person. Under recovery each step is a `recovery.decided` event, and a settling activity
+   * that fails for good (the store stays down past its retries) hands the question to a person
+   * instead of failing the run. Leaves the invocation `not_applied` when the attempt did not take
+   * effect (the caller may try again).
+   */
   async resolveLostWrite(
     invocation: InvocationSummary,
     base: ObservationBase,
     input: ToolCallInput,
     firstOfItsKind: boolean,
+    recovery: WriteRecovery,
+    attempt: number,
   ): Promise<Observation> {
     invocation.status = 'outcome_unknown';
     this.core.emit('tool.failed', { seq: invocation.seq, tool: invocation.tool, status: 'outcome_unknown' });
-    const resolution = await this.core.ports.resolveLostInvocation({
-      ...input,
-      events: this.core.takeOutbox(),
-    });
-    return (
-      this.settleKnown(invocation, base, resolution, firstOfItsKind) ??
-      this.askOperator(invocation, base, input, firstOfItsKind)
+    recovery.decide(attempt, 'reconcile', 'tool.outcome_unknown');
+    const resolution = await this.resolve(input, recovery);
+    const known = this.settleKnown(invocation, base, resolution, firstOfItsKind);
+    if (known !== undefined) {
+      const applied = resolution.kind === 'result_recorded' || resolution.kind === 'reconciled_succeeded';
+      if (applied) recovery.decide(attempt, 'resume', resolution.kind);
+      return known;
+    }
+    recovery.decide(
+      attempt,
+      'await_human',
+      resolution.kind === 'unknown' ? 'reconciler_unknown' : resolution.kind,
     );
+    return this.askOperator(invocation, base, input, firstOfItsKind);
+  }
+
+  /**
+   * Ask the evidence store and the reconciler. Under recovery, a resolution that fails for good
+   * (after its own retries) is `unknown`: a person decides. A cancellation always propagates.
+   */
+  private async resolve(input: ToolCallInput, recovery: WriteRecovery): Promise<WriteResolution> {
+    const events = this.core.takeOutbox();
+    try {
+      return await this.core.ports.resolveLostInvocation({ ...input, events });
+    } catch (err) {
+      if (!recovery.active || this.core.isCancellation(err)) throw err;
+      this.core.requeue(events); // the activity may not have stored them
+      this.core.emit('tool.resolution_failed', {
+        seq: input.seq,
+        tool: input.tool,
+        message: err instanceof Error ? err.message.slice(0, 500) : String(err).slice(0, 500),
+      });
+      return { kind: 'unknown' };
+    }
   }
 
   /**

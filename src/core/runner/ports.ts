@@ -68,6 +68,12 @@ export interface ToolCallInput {
   readonly args: Readonly<Record<string, unknown>>;
   readonly argsDigest: string;
   readonly idempotencyKey: string;
+  /**
+   * The attempt of a write the run tries again after an attempt was settled not applied (2, 3, ...,
+   * under the same idempotency key). Absent on the first attempt: the activity's own attempt number
+   * is used then.
+   */
+  readonly attempt?: number;
   readonly events: readonly AgentEvent[];
 }
 
@@ -139,6 +145,13 @@ export interface RunnerPorts {
    * decision. Optional for in-memory hosts.
    */
   operatorResolutionRecorder?(): OperatorResolutionRecorder | undefined;
+  /**
+   * May this run try a write again once an attempt is settled not applied (or failed before its
+   * executor ran), and record its recovery decisions as events? Asked when a write attempt does not
+   * complete; a Temporal host answers with `patched()`, so histories from before replay unchanged.
+   * Optional: in-memory hosts leave it out (no recovery).
+   */
+  writeRecovery?(): boolean;
   /**
    * Store the outbox now. `last`: nothing follows in this workflow execution (the run ended, or it
    * continues as new), so a Temporal host may use a local activity; a flush before a wait may not

@@ -36,4 +36,6 @@ export interface RunCore {
   warnBudgets(): void;
   /** True once a valid `cancelRun` signal was received. */
   isCancelRequested(): boolean;
+  /** Is `err` the host's cancellation (a cancelled scope or timer)? */
+  isCancellation(err: unknown): boolean;
 }

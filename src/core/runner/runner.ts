@@ -188,6 +188,10 @@ export class Runner implements RunContext, RunCore {
     return this.gate.cancelRequest !== undefined;
   }
 
+  isCancellation(err: unknown): boolean {
+    return this.options.isCancellation(err);
+  }
+
   transition(to: RunStatus, patch: TransitionPatch = {}): void {
     const s = this.state;
     assertTransition(s.status, to);

@@ -14,6 +14,8 @@ import type { InvocationSummary } from './run-state.js';
 import { RunStop, stopIfExhausted } from './run-stop.js';
 import { settleResult } from './settle-result.js';
 import { deniedByObligations, obligationKind } from './obligations.js';
+import { WriteRecovery } from './write-recovery.js';
+import { TOOL_NOT_STARTED } from '../../contract/failure-types.js';
 
 /** `sha256:<hex>` of the canonical JSON of `value`, computed in the sandbox. */
 export function argsDigestOf(value: unknown): string {
@@ -282,33 +284,69 @@ export class ToolPipeline {
       idempotencyKey: `${state.runId}/${seq}`,
       events: this.core.takeOutbox(),
     };
-    const outcome = await ports.callTool(input, { summary: `${def.name}@${def.version} #${seq}` });
-    if (outcome.kind !== 'completed') this.core.requeue(input.events); // the activity may not have stored them
-    switch (outcome.kind) {
-      case 'completed':
-        return settleResult(this.core, invocation, base, outcome.result, firstOfItsKind, undefined);
-      case 'failed':
-        invocation.status = 'failed_terminal';
-        invocation.errorCode = outcome.code;
-        this.core.emit('tool.failed', {
-          seq,
-          tool: def.name,
-          status: 'failed_terminal',
-          errorCode: outcome.code,
-          message: outcome.message,
-        });
-        return statusObservation(base, 'failed_terminal', outcome.code, outcome.message);
-      case 'cancelled':
-        if (def.effect === 'read') invocation.status = 'interrupted';
-        else await this.lostWrites.settleCancelledWrite(invocation, base, input, firstOfItsKind);
-        throw new RunStop('cancelled', {
-          code: 'run.cancelled',
-          message: 'cancelled while a tool was running',
-        });
-      case 'lost':
-        return def.effect === 'read'
-          ? this.interrupted(invocation, base, outcome.message)
-          : this.lostWrites.resolveLostWrite(invocation, base, input, firstOfItsKind);
+    return this.invoke(def, invocation, base, input, firstOfItsKind);
+  }
+
+  /**
+   * Run the invocation's attempts: the first, and for a write under recovery (seed 004) a new attempt
+   * under the same approval and idempotency key each time one is settled not applied or failed
+   * before its executor ran, up to {@link MAX_WRITE_ATTEMPTS}.
+   */
+  private async invoke(
+    def: ToolDefinition,
+    invocation: InvocationSummary,
+    base: ObservationBase,
+    first: ToolCallInput,
+    firstOfItsKind: boolean,
+  ): Promise<Observation> {
+    const recovery = new WriteRecovery(this.core, invocation);
+    const summary = `${def.name}@${def.version} #${invocation.seq}`;
+    for (let attempt = 1; ; attempt += 1) {
+      const input = attempt === 1 ? first : { ...first, attempt, events: this.core.takeOutbox() };
+      const outcome = await this.core.ports.callTool(input, {
+        summary: attempt === 1 ? summary : `${summary} attempt ${attempt}`,
+      });
+      if (outcome.kind !== 'completed') this.core.requeue(input.events); // the activity may not have stored them
+      switch (outcome.kind) {
+        case 'completed':
+          return settleResult(this.core, invocation, base, outcome.result, firstOfItsKind, undefined);
+        case 'failed': {
+          const notStarted = def.effect === 'write' && outcome.code === TOOL_NOT_STARTED;
+          if (notStarted && (await recovery.retryAfter(attempt, outcome.code))) continue;
+          invocation.status = 'failed_terminal';
+          invocation.errorCode = outcome.code;
+          this.core.emit('tool.failed', {
+            seq: invocation.seq,
+            tool: def.name,
+            status: 'failed_terminal',
+            errorCode: outcome.code,
+            message: outcome.message,
+          });
+          return statusObservation(base, 'failed_terminal', outcome.code, outcome.message);
+        }
+        case 'cancelled':
+          if (def.effect === 'read') invocation.status = 'interrupted';
+          else await this.lostWrites.settleCancelledWrite(invocation, base, input, firstOfItsKind);
+          throw new RunStop('cancelled', {
+            code: 'run.cancelled',
+            message: 'cancelled while a tool was running',
+          });
+        case 'lost': {
+          if (def.effect === 'read') return this.interrupted(invocation, base, outcome.message);
+          const observation = await this.lostWrites.resolveLostWrite(
+            invocation,
+            base,
+            input,
+            firstOfItsKind,
+            recovery,
+            attempt,
+          );
+          if (invocation.status !== 'not_applied') return observation;
+          if (await recovery.retryAfter(attempt, `not_applied:${invocation.resolvedBy ?? 'unknown'}`))
+            continue;
+          return observation;
+        }
+      }
     }
   }
 

@@ -64,6 +64,11 @@ const GUARDRAILS_PATCH = 'agent-run-guardrails-v1';
 const OUTPUT_RETRY_PATCH = 'agent-run-output-retry-v1';
 /** Exempts observed object ids from the output's personal-data checks (asked only when it matters). */
 const TRUSTED_IDS_PATCH = 'agent-run-trusted-identifiers-v1';
+/**
+ * The deadline during a reconciliation wait escalates and keeps waiting instead of ending the run
+ * with the write unresolved (asked only when the deadline fires during such a wait).
+ */
+const OVERDUE_WRITE_PATCH = 'agent-run-overdue-write-v1';
 /** Refuses carried state on a run that did not continue as new (asked only on that path). */
 const CARRIED_ONLY_PATCH = 'agent-run-carried-only-v1';
 
@@ -384,6 +389,11 @@ async function runAgent(
   void CancellationScope.cancellable(async () => {
     await sleep(deadlineMs);
     deadlineReached = true;
+    // An unresolved write is never dropped: escalate, wait for the person, then end the run.
+    if (runner.gate.reconciling && patched(OVERDUE_WRITE_PATCH)) {
+      await runner.gate.escalateReconciliation(limits.deadlineSeconds);
+      await condition(() => !runner.gate.reconciling);
+    }
     scope.cancel();
   }).catch(() => undefined);
 

@@ -36,6 +36,12 @@ import type { RunVisibility } from './run-visibility.js';
  */
 export const OPERATOR_RESOLUTION_PATCH = 'agent-run-operator-resolution-v1';
 
+/**
+ * Write recovery (retry_attempt after `not_applied`, recovery decisions as events). Asked only when a
+ * write attempt does not complete, so histories from before replay unchanged.
+ */
+export const WRITE_RECOVERY_PATCH = 'agent-run-write-recovery-v1';
+
 /** Turn a failed tool activity into what the runner understands. */
 export function classifyToolFailure(err: unknown): ToolActivityOutcome {
   if (isCancellation(err)) return { kind: 'cancelled' };
@@ -114,6 +120,7 @@ export function createTemporalPorts(
           [withPackedEvents(input)],
         ),
       ),
+    writeRecovery: () => patched(WRITE_RECOVERY_PATCH),
     operatorResolutionRecorder() {
       if (!patched(OPERATOR_RESOLUTION_PATCH)) return undefined;
       return (input) =>

@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { isHarnessError } from '../../contract/errors.js';
-import { TOOL_OUTCOME_UNKNOWN } from '../../contract/failure-types.js';
+import { TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN } from '../../contract/failure-types.js';
 import type { ToolCall, ToolContext, ToolExecution } from '../../contract/tool.js';
 import type { ToolRegistry } from '../tools/index.js';
 import type { OperatorResolutionOutcome, ToolCallResult, WriteResolution } from '../../core/runner/ports.js';
@@ -91,21 +91,34 @@ async function storedResultOf(
 export function createToolActivities(deps: ToolActivityDeps): ToolActivities {
   const { registry, store, identity } = deps;
 
+  /**
+   * One attempt of a call. Failure semantics (docs/durability.md "Which failures are which"):
+   * - before the executor runs (unknown tool, the intent cannot be recorded): nothing happened; a
+   *   write fails `tool.not_started` (the run may try it again), a read is retried;
+   * - the executor throws a harness error: its own business failure, recorded as `failed_terminal`;
+   * - anything else after the executor was called, for a write (it threw something else, or its
+   *   result or artifacts cannot be recorded: store down, record refused, oversized): the effect may
+   *   have happened, so the attempt ends `tool.outcome_unknown` and the run settles it through the
+   *   evidence store, the tool's reconciler, or a person. A read is simply retried.
+   */
   async function execute(input: ToolCallActivityInput, attempt: number): Promise<ToolCallResult> {
-    const { executor } = registry.get(input.tool, input.version);
     const startedAt = new Date().toISOString();
-    await store.recordIntent({
-      runId: input.runId,
-      seq: input.seq,
-      attempt,
-      tool: input.tool,
-      version: input.version,
-      effect: input.effect,
-      argsDigest: input.argsDigest,
-      args: { ...input.args },
-      idempotencyKey: input.idempotencyKey,
-      workerIdentity: identity,
-      recordedAt: startedAt,
+    const executor = await beforeEffect(input, async () => {
+      const found = registry.get(input.tool, input.version).executor;
+      await store.recordIntent({
+        runId: input.runId,
+        seq: input.seq,
+        attempt,
+        tool: input.tool,
+        version: input.version,
+        effect: input.effect,
+        argsDigest: input.argsDigest,
+        args: { ...input.args },
+        idempotencyKey: input.idempotencyKey,
+        workerIdentity: identity,
+        recordedAt: startedAt,
+      });
+      return found;
     });
     let execution: ToolExecution;
     try {
@@ -124,41 +137,46 @@ export function createToolActivities(deps: ToolActivityDeps): ToolActivities {
           recordedAt: new Date().toISOString(),
           source: 'executor',
         };
-        await store.recordResult(result, []);
+        await afterEffect(input, 'could not record its failure', () => store.recordResult(result, []));
         return fromStored(result, startedAt, []);
       }
-      if (input.effect === 'write') {
-        throw ApplicationFailure.create({
-          type: TOOL_OUTCOME_UNKNOWN,
-          nonRetryable: true,
-          message: `${input.tool}@${input.version} #${input.seq} threw after its intent was recorded: ${(err as Error).message}`,
-        });
-      }
+      if (input.effect === 'write') throw outcomeUnknown(input, 'threw after its intent was recorded', err);
       throw err; // a read: retried with backoff by its retry policy
     }
-    const artifacts = (execution.artifacts ?? []).map((a) => ({ ...a }));
-    const result: InvocationResult = {
-      runId: input.runId,
-      seq: input.seq,
-      attempt,
-      status: 'succeeded',
-      output: { ...execution.output },
-      externalId: execution.externalId,
-      artifactIds: artifacts.map((a) => a.id),
-      recordedAt: new Date().toISOString(),
-      source: 'executor',
-    };
-    await store.recordResult(result, artifacts);
-    return fromStored(result, startedAt, artifacts);
+    return afterEffect(input, 'could not record its result', async () => {
+      const artifacts = (execution.artifacts ?? []).map((a) => ({ ...a }));
+      const result: InvocationResult = {
+        runId: input.runId,
+        seq: input.seq,
+        attempt,
+        status: 'succeeded',
+        output: { ...execution.output },
+        externalId: execution.externalId,
+        artifactIds: artifacts.map((a) => a.id),
+        recordedAt: new Date().toISOString(),
+        source: 'executor',
+      };
+      await store.recordResult(result, artifacts);
+      return fromStored(result, startedAt, artifacts);
+    });
   }
 
   return {
-    /** Run one tool invocation (one attempt). */
+    /**
+     * Run one tool invocation (one attempt). A write that fails before its executor is called fails
+     * `tool.not_started` (nothing happened; the run may try it again).
+     */
     async runTool(input: ToolCallActivityInput): Promise<ToolCallResult> {
-      await storeEvents(store, input.events);
-      const existing = await storedResult(store, input.runId, input.seq);
-      if (existing) return existing; // an earlier attempt finished but its completion was lost
-      return execute(input, Context.current().info.attempt);
+      const attempt = input.attempt ?? Context.current().info.attempt;
+      const existing = await beforeEffect(input, async () => {
+        await storeEvents(store, input.events);
+        const record = await store.getInvocation(input.runId, input.seq);
+        // On a run's new attempt, the result of an earlier one is what made it try again (not applied).
+        if (input.attempt !== undefined && (record?.result?.attempt ?? 0) < input.attempt) return undefined;
+        return storedResultOf(store, record);
+      });
+      if (existing) return existing; // this attempt finished but its completion was lost
+      return execute(input, attempt);
     },
 
     /**
@@ -168,6 +186,9 @@ export function createToolActivities(deps: ToolActivityDeps): ToolActivities {
     async resolveLostInvocation(input: ToolCallActivityInput): Promise<WriteResolution> {
       await storeEvents(store, input.events);
       const record = await store.getInvocation(input.runId, input.seq);
+      const latest = record?.intents[record.intents.length - 1]?.attempt ?? 0;
+      // This attempt never recorded its intent (what the store holds belongs to earlier attempts).
+      if (latest < (input.attempt ?? 1)) return { kind: 'no_intent' };
       const known = await storedResultOf(store, record);
       if (known) return { kind: 'result_recorded', result: known };
       if (!record || record.intents.length === 0) return { kind: 'no_intent' };
@@ -263,6 +284,53 @@ export function createToolActivities(deps: ToolActivityDeps): ToolActivities {
       }
     },
   };
+}
+
+/**
+ * Run what precedes an executor call. For a write, a failure there is `tool.not_started`: the effect
+ * provably did not happen. For a read it propagates (and the read is retried).
+ */
+async function beforeEffect<T>(input: ToolCallActivityInput, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    if (input.effect !== 'write') throw err;
+    throw ApplicationFailure.create({
+      type: TOOL_NOT_STARTED,
+      nonRetryable: true,
+      message: `${input.tool}@${input.version} #${input.seq} did not start: ${errorText(err)}`,
+    });
+  }
+}
+
+/**
+ * Run what follows an executor call. For a write, any failure there leaves the outcome unknown (the
+ * effect may have happened); for a read it propagates (and the read is retried).
+ */
+async function afterEffect<T>(
+  input: ToolCallActivityInput,
+  stage: string,
+  step: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    if (input.effect !== 'write') throw err;
+    throw outcomeUnknown(input, stage, err);
+  }
+}
+
+/** The failure of a write attempt whose effect may have happened: never retried, settled by the run. */
+function outcomeUnknown(input: ToolCallActivityInput, stage: string, err: unknown): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: TOOL_OUTCOME_UNKNOWN,
+    nonRetryable: true,
+    message: `${input.tool}@${input.version} #${input.seq} ${stage}: ${errorText(err)}`,
+  });
+}
+
+function errorText(err: unknown): string {
+  return (err instanceof Error ? `${err.name}: ${err.message}` : String(err)).slice(0, 2000);
 }
 
 function storedOrRecorded(result: ToolCallResult | undefined): OperatorResolutionOutcome {

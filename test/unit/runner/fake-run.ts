@@ -106,6 +106,8 @@ export class FakePorts implements RunnerPorts {
   readonly sleeps: number[] = [];
   publishes = 0;
   waiting = false;
+  /** The answer to `writeRecovery` (the workflow's patch). */
+  recovery = false;
   private expire = false;
 
   constructor(
@@ -145,6 +147,10 @@ export class FakePorts implements RunnerPorts {
     this.resolutions.push(input);
     this.events.push(...input.events);
     return this.onResolve(input);
+  }
+
+  writeRecovery(): boolean {
+    return this.recovery;
   }
 
   flushEvents(events: readonly AgentEvent[]): Promise<void> {
@@ -227,6 +233,8 @@ export interface FakeRunOptions {
   readonly prepareState?: (state: RunState) => void;
   /** Signed decisions and enforced obligations (as `agentRun` does behind its patch). */
   readonly authorization?: GateAuthorization;
+  /** Write recovery (as `agentRun` does behind its patch); default false. */
+  readonly writeRecovery?: boolean;
 }
 
 export interface FakeRun {
@@ -263,6 +271,7 @@ export function fakeRun(o: FakeRunOptions): FakeRun {
     o.tool ?? ((input) => succeeded(input)),
     o.resolve ?? (() => ({ kind: 'unknown' })),
   );
+  ports.recovery = o.writeRecovery ?? false;
   const profile: Profile = o.profile ?? {
     name: 'test.profile',
     version: 'v1',

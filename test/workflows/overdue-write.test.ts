@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
+import type { RunView } from '../../src/core/workflow/run-view.js';
+import { decide } from '../support/decisions.js';
+import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
+
+/** refund.create is the 4th invocation of the refund graph. */
+const CREATE_SEQ = 4;
+const DEADLINE_SECONDS = 20;
+
+/**
+ * An unresolved write is never dropped: the run's deadline passes while it waits for a person to
+ * reconcile a write whose outcome nobody knows. The run escalates and keeps waiting; the person's
+ * decision is recorded; then the run ends on its deadline with the write settled.
+ */
+describe('the deadline during a reconciliation wait', { timeout: 180_000 }, () => {
+  let h: HarnessFixture;
+  beforeAll(async () => {
+    // refund.create without a reconciler: a lost outcome can only be settled by a person.
+    h = await createHarnessFixture('overdue-write', { env: { HARNESS_REFUND_RECONCILE: 'off' } });
+    const store = h.composition.refundStore;
+    const create = store.createRefund.bind(store);
+    // The connection breaks after the refund committed: the executor throws an unexpected error.
+    store.createRefund = async (...args) => {
+      await create(...args);
+      throw new Error('connection reset after commit');
+    };
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('escalates (event, request, AgentWaitingReason) and keeps waiting; ends budget_exhausted once the write is settled', async () => {
+    const handle = await h.start({
+      task: { message: 'refund ORD-1001 please, it has not shipped', customerId: 'C1001' },
+      budget: { deadlineSeconds: DEADLINE_SECONDS },
+    });
+    const confirm = await waitForState(handle, (v) => v.status === 'awaiting_confirmation', 60_000);
+    await decide(handle, 'approve', {}, confirm);
+    const waiting = await waitForState(handle, (v) => v.waitingReason === 'unknown_write_outcome', 60_000);
+    expect(waiting.pendingAction).toMatchObject({ kind: 'reconcile', invocationSeq: CREATE_SEQ });
+
+    const overdue = await waitForState(
+      handle,
+      (v) => v.waitingReason === 'unknown_write_outcome_overdue',
+      (DEADLINE_SECONDS + 30) * 1000,
+    );
+    expect(overdue.status).toBe('awaiting_human');
+    expect(overdue.pendingAction).toMatchObject({ kind: 'reconcile', invocationSeq: CREATE_SEQ });
+    expect(overdue.humanRequest?.riskReasons).toContain('deadline_passed');
+    expect(overdue.humanRequest?.requestSummary).toMatch(/^OVERDUE/);
+    expect(overdue.invocations.find((i) => i.seq === CREATE_SEQ)?.status).toBe('outcome_unknown');
+    // Operators find it by the search attribute.
+    await expect
+      .poll(
+        async () => {
+          const ids: string[] = [];
+          for await (const w of h.t.client.workflow.list({
+            query: `AgentWaitingReason = 'unknown_write_outcome_overdue' AND WorkflowId = '${handle.workflowId}'`,
+          }))
+            ids.push(w.workflowId);
+          return ids;
+        },
+        { timeout: 30_000, interval: 500 },
+      )
+      .toEqual([handle.workflowId]);
+    const escalated = (await h.composition.store.listEvents(handle.workflowId)).filter(
+      (e) => e.type === 'human.escalated',
+    );
+    expect(escalated.map((e) => e.data)).toEqual([
+      expect.objectContaining({
+        invocationSeq: CREATE_SEQ,
+        reason: 'deadline_passed',
+        deadlineSeconds: DEADLINE_SECONDS,
+      }),
+    ]);
+    // Still waiting well after the deadline.
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+
+    const refund = await h.composition.refundStore.findRefundByKey(`${handle.workflowId}/${CREATE_SEQ}`);
+    expect(refund).toBeDefined();
+    await decide(
+      handle,
+      'reconcile',
+      {
+        invocationSeq: CREATE_SEQ,
+        outcome: 'succeeded',
+        externalId: refund!.id,
+        evidence: { lookedUp: 'idempotency key' },
+      },
+      overdue,
+    );
+    const result = (await handle.result()) as AgentRunResult;
+    expect(result.status).toBe('budget_exhausted');
+    expect(result.terminalReason?.code).toBe('budget.wall_clock_deadline');
+    const view = await handle.query<RunView>('state');
+    const write = view.invocations.find((i) => i.seq === CREATE_SEQ);
+    expect(write?.status).toBe('succeeded');
+    expect(write?.resolvedBy).toMatch(/^operator:/);
+    const record = await h.composition.store.getInvocation(handle.workflowId, CREATE_SEQ);
+    expect(record?.result).toMatchObject({ status: 'succeeded', source: 'operator' });
+  });
+});
