@@ -9,7 +9,7 @@ import {
   type ResolvedCodingConfig,
 } from './coding-config.js';
 import { CodingErrorCode, CodingExampleError } from './coding-errors.js';
-import { git, remoteBranchSha } from './git-runner.js';
+import { git, remoteBranchSha, type GitOptions } from './git-runner.js';
 
 function pushExecution(
   call: ToolCall,
@@ -33,11 +33,9 @@ function pushExecution(
 async function localSha(
   config: ResolvedCodingConfig,
   branch: string,
-  signal: AbortSignal,
+  options: GitOptions,
 ): Promise<string | undefined> {
-  const r = await git(config.repoDir, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], {
-    signal,
-  });
+  const r = await git(config.repoDir, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], options);
   return r.code === 0 ? r.stdout.trim() : undefined;
 }
 
@@ -68,21 +66,20 @@ export function createGitPushTool(config: ResolvedCodingConfig): CodingTool {
     executor: {
       async execute(ctx, call): Promise<ToolExecution> {
         const branch = checkBranch(parseCodingArgs(BranchArgsSchema, call).branch);
-        const sha = await localSha(config, branch, ctx.signal);
+        const opts = { signal: ctx.signal, env: config.gitEnv };
+        const sha = await localSha(config, branch, opts);
         if (sha === undefined) {
           throw new CodingExampleError(CodingErrorCode.branchNotFound, `no local branch ${branch}`, {
             branch,
           });
         }
-        const before = await remoteBranchSha(config.repoDir, config.remoteDir, branch, ctx.signal);
+        const before = await remoteBranchSha(config.repoDir, config.remoteDir, branch, opts);
         if (before === sha) return pushExecution(call, config, branch, sha, false);
         const ref = `refs/heads/${branch}`;
         const pushed = await git(
           config.repoDir,
           ['push', '--porcelain', '--quiet', config.remoteDir, `${ref}:${ref}`],
-          {
-            signal: ctx.signal,
-          },
+          opts,
         );
         if (pushed.code !== 0) {
           const rejected = /^!/m.test(pushed.stdout) || pushed.stderr.includes('rejected');
@@ -92,7 +89,7 @@ export function createGitPushTool(config: ResolvedCodingConfig): CodingTool {
             { branch, stderr: pushed.stderr.slice(-2000) },
           );
         }
-        const after = await remoteBranchSha(config.repoDir, config.remoteDir, branch, ctx.signal);
+        const after = await remoteBranchSha(config.repoDir, config.remoteDir, branch, opts);
         if (after !== sha) {
           throw new CodingExampleError(
             CodingErrorCode.gitFailed,
@@ -110,9 +107,10 @@ export function createGitPushTool(config: ResolvedCodingConfig): CodingTool {
         const args = BranchArgsSchema.safeParse(call.args);
         if (!args.success) return { outcome: 'unknown' };
         const branch = checkBranch(args.data.branch);
-        const remote = await remoteBranchSha(config.repoDir, config.remoteDir, branch, ctx.signal);
+        const opts = { signal: ctx.signal, env: config.gitEnv };
+        const remote = await remoteBranchSha(config.repoDir, config.remoteDir, branch, opts);
         if (remote === undefined) return { outcome: 'not_applied' };
-        const local = await localSha(config, branch, ctx.signal);
+        const local = await localSha(config, branch, opts);
         if (local !== remote) return { outcome: 'unknown' };
         return { outcome: 'succeeded', execution: pushExecution(call, config, branch, remote, false) };
       },

@@ -59,7 +59,10 @@ export function createGitVerifyRemoteBranchTool(config: ResolvedCodingConfig): C
       async execute(ctx, call): Promise<ToolExecution> {
         const args = parseCodingArgs(ArgsSchema, call);
         const branch = checkBranch(args.branch);
-        const sha = await remoteBranchSha(config.repoDir, config.remoteDir, branch, ctx.signal);
+        const sha = await remoteBranchSha(config.repoDir, config.remoteDir, branch, {
+          signal: ctx.signal,
+          env: config.gitEnv,
+        });
         const matches = sha !== undefined && (args.expectedSha === undefined || args.expectedSha === sha);
         const subjectSha = matches ? sha : (args.expectedSha ?? 'absent');
         const status = matches ? 'passed' : 'failed';

@@ -12,6 +12,7 @@ import {
   type CodingTool,
   type ResolvedCodingConfig,
 } from './coding-config.js';
+import { childProcessEnv } from './child-env.js';
 import { CodingErrorCode, CodingExampleError } from './coding-errors.js';
 import { gitOk, remoteBranchSha } from './git-runner.js';
 
@@ -27,21 +28,21 @@ interface CommandOutcome {
 }
 
 /**
- * Run the test command in `cwd` without a shell, in its own process group, with a small
- * environment (PATH, HOME = a temp dir, CI=true: no worker credentials), a timeout (the group is
- * killed) and the tail of the combined output kept.
+ * Run the test command in `cwd` without a shell, in its own process group, with exactly `env` (see
+ * `childProcessEnv`: no worker credentials), a timeout (the group is killed) and the tail of the
+ * combined output kept.
  */
 function runCommand(
   command: readonly [string, ...string[]],
   cwd: string,
-  home: string,
+  env: Readonly<Record<string, string>>,
   timeoutMs: number,
   ctx: ToolContext,
 ): Promise<CommandOutcome> {
   return new Promise((resolve, reject) => {
     const child = spawn(command[0], command.slice(1), {
       cwd,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8', CI: 'true' },
+      env: { ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
@@ -94,7 +95,8 @@ function runCommand(
  * `pipeline.run` v1 (read: it changes neither the repository nor the remote): the repository's
  * test pipeline for what the remote holds. Resolves `refs/heads/<branch>` on the configured remote,
  * clones the remote into a temp directory, checks that sha out and runs the configured test command
- * there (timeout, bounded output, minimal environment), then removes the clone.
+ * there (timeout, bounded output, only the environment of `childProcessEnv` with HOME = the temp
+ * directory and CI=true), then removes the clone.
  *
  * Records a `verified` `pipeline.run` artifact whose subject is the external id
  * `<remote>/<branch>@<sha>` of the tested state (the id `git.push` gives it), `passed` when the
@@ -115,7 +117,8 @@ export function createPipelineRunTool(config: ResolvedCodingConfig): CodingTool 
     executor: {
       async execute(ctx, call): Promise<ToolExecution> {
         const branch = checkBranch(parseCodingArgs(BranchArgsSchema, call).branch);
-        const sha = await remoteBranchSha(config.repoDir, config.remoteDir, branch, ctx.signal);
+        const opts = { signal: ctx.signal, env: config.gitEnv };
+        const sha = await remoteBranchSha(config.repoDir, config.remoteDir, branch, opts);
         if (sha === undefined) {
           throw new CodingExampleError(
             CodingErrorCode.branchNotFound,
@@ -126,12 +129,11 @@ export function createPipelineRunTool(config: ResolvedCodingConfig): CodingTool 
         const work = await mkdtemp(join(tmpdir(), 'harness-pipeline-'));
         try {
           const src = join(work, 'src');
-          await gitOk(work, ['clone', '--quiet', '--no-checkout', config.remoteDir, src], {
-            signal: ctx.signal,
-          });
-          await gitOk(src, ['checkout', '--quiet', '--detach', sha], { signal: ctx.signal });
+          await gitOk(work, ['clone', '--quiet', '--no-checkout', config.remoteDir, src], opts);
+          await gitOk(src, ['checkout', '--quiet', '--detach', sha], opts);
           const started = Date.now();
-          const run = await runCommand(config.testCommand, src, work, config.pipelineTimeoutMs, ctx);
+          const env = childProcessEnv({ home: work, identity: config.identity, ci: true });
+          const run = await runCommand(config.testCommand, src, env, config.pipelineTimeoutMs, ctx);
           const status = run.exitCode === 0 && !run.timedOut ? 'passed' : 'failed';
           const artifact: Artifact = {
             id: artifactIdFor(call, PIPELINE_ARTIFACT_TYPE),
