@@ -1,6 +1,5 @@
 import type { Artifact, ReconcileOutcome, ToolCall, ToolExecution } from '../../src/index.js';
 import { REMOTE_BRANCH_ARTIFACT_TYPE } from '../../src/index.js';
-import { artifactIdFor } from '../refund/tools/tool-support.js';
 import { BRANCH_PARAMETERS, BranchArgsSchema, checkBranch, parseCodingArgs } from './coding-args.js';
 import {
   CODING_ARTIFACT_SCHEMA_VERSION,
@@ -10,6 +9,7 @@ import {
 } from './coding-config.js';
 import { CodingErrorCode, CodingExampleError } from './coding-errors.js';
 import { git, remoteBranchSha, type GitOptions } from './git-runner.js';
+import { listPushMarkers, markerOf, pushArtifactId, pushMarkerRef } from './push-markers.js';
 
 function pushExecution(
   call: ToolCall,
@@ -20,7 +20,7 @@ function pushExecution(
 ): ToolExecution {
   const externalId = remoteBranchExternalId(config.remoteName, branch, sha);
   const artifact: Artifact = {
-    id: artifactIdFor(call, REMOTE_BRANCH_ARTIFACT_TYPE),
+    id: pushArtifactId(call, call.seq),
     type: REMOTE_BRANCH_ARTIFACT_TYPE,
     schemaVersion: CODING_ARTIFACT_SCHEMA_VERSION,
     provenance: 'observed',
@@ -41,18 +41,23 @@ async function localSha(
 
 /**
  * `git.push` v1 (write): push the local `branch` to the same branch of the configured remote (a
- * fast-forward push by URL; the repository's own remote configuration is not used).
+ * fast-forward push by URL; the repository's own remote configuration is not used), together with
+ * the call's push marker (`push-markers.ts`: `refs/harness/push/<sha256(runId)>/<seq>/heads/<branch>`
+ * -> the pushed sha) in one atomic push: the branch and the marker change together or not at all.
  *
- * execute: when the remote branch already has the local sha nothing is pushed (`updated: false`):
- * pushing the same commit again, or replaying the call, is a no-op. After pushing, the remote ref
- * is read back with `git ls-remote`. Output `{ remote, branch, sha, updated }`; an observed
- * `git.remote_branch` artifact `{ remote, branch, sha }`; artifact and invocation externalId
- * `<remote>/<branch>@<sha>`. Fails with `coding.invalid_arguments`, `coding.branch_not_found` (no
- * such local branch), `coding.push_rejected` (e.g. not a fast-forward; the remote is unchanged) or
+ * execute: when this call's marker is already on the remote, nothing is pushed and the marked sha
+ * is returned (`updated: false`): a repeat under the same key never pushes twice. When the remote
+ * branch already has the local sha only the marker is pushed (`updated: false`). After pushing, the
+ * remote ref is read back with `git ls-remote`. Output `{ remote, branch, sha, updated }`; an
+ * observed `git.remote_branch` artifact `{ remote, branch, sha }` (id `<runId>/<seq>/git.remote_branch`);
+ * artifact and invocation externalId `<remote>/<branch>@<sha>`. Fails with
+ * `coding.invalid_arguments`, `coding.branch_not_found` (no such local branch),
+ * `coding.push_rejected` (e.g. not a fast-forward; the remote is unchanged, marker included) or
  * `coding.git_failed` (including a remote that does not show the pushed sha afterwards).
  *
- * reconcile: the remote shows the local sha -> `succeeded`; the remote branch is absent ->
- * `not_applied`; it shows another sha -> `unknown`.
+ * reconcile: by the call's own marker only: present -> `succeeded` with the marked sha; absent ->
+ * `not_applied` (the atomic push did not happen). Another run's push of the same commit, or the
+ * branch merely showing the local sha, never counts as this call's push.
  */
 export function createGitPushTool(config: ResolvedCodingConfig): CodingTool {
   return {
@@ -73,12 +78,15 @@ export function createGitPushTool(config: ResolvedCodingConfig): CodingTool {
             branch,
           });
         }
+        const mine = markerOf(await listPushMarkers(config, call.runId, opts), call.seq, branch);
+        if (mine !== undefined) return pushExecution(call, config, branch, mine.sha, false);
         const before = await remoteBranchSha(config.repoDir, config.remoteDir, branch, opts);
-        if (before === sha) return pushExecution(call, config, branch, sha, false);
         const ref = `refs/heads/${branch}`;
+        const marker = `${sha}:${pushMarkerRef(call, branch)}`;
+        const refspecs = before === sha ? [marker] : [`${ref}:${ref}`, marker];
         const pushed = await git(
           config.repoDir,
-          ['push', '--porcelain', '--quiet', config.remoteDir, `${ref}:${ref}`],
+          ['push', '--porcelain', '--quiet', '--atomic', config.remoteDir, ...refspecs],
           opts,
         );
         if (pushed.code !== 0) {
@@ -101,18 +109,16 @@ export function createGitPushTool(config: ResolvedCodingConfig): CodingTool {
             },
           );
         }
-        return pushExecution(call, config, branch, sha, true);
+        return pushExecution(call, config, branch, sha, before !== sha);
       },
       async reconcile(ctx, call): Promise<ReconcileOutcome> {
         const args = BranchArgsSchema.safeParse(call.args);
         if (!args.success) return { outcome: 'unknown' };
         const branch = checkBranch(args.data.branch);
         const opts = { signal: ctx.signal, env: config.gitEnv };
-        const remote = await remoteBranchSha(config.repoDir, config.remoteDir, branch, opts);
-        if (remote === undefined) return { outcome: 'not_applied' };
-        const local = await localSha(config, branch, opts);
-        if (local !== remote) return { outcome: 'unknown' };
-        return { outcome: 'succeeded', execution: pushExecution(call, config, branch, remote, false) };
+        const mine = markerOf(await listPushMarkers(config, call.runId, opts), call.seq, branch);
+        if (mine === undefined) return { outcome: 'not_applied' };
+        return { outcome: 'succeeded', execution: pushExecution(call, config, branch, mine.sha, false) };
       },
     },
   };
