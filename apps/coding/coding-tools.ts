@@ -30,7 +30,7 @@ export function resolveCodingConfig(config: CodingToolsConfig): ResolvedCodingCo
 
 /**
  * The coding tools over real git: git.status@v1 (read), git.commit@v1 (write), git.push@v1 (write),
- * git.verify_remote_branch@v1 (read), pipeline.run@v1 (read). Every child
+ * git.verify_remote_branch@v1 (read), pipeline.run@v2 (write: it runs repository code). Every child
  * process (git, hooks, the test command) gets only the environment of `childProcessEnv`.
  * Directories are not checked here: a missing repository makes each call fail with `coding.git_failed`.
  * @throws the `mkdtemp` error of the default HOME (see {@link resolveCodingConfig}).

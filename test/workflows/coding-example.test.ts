@@ -140,8 +140,20 @@ describe('coding example on real git and the real server', () => {
     const run = artifacts.find((a) => a.type === 'pipeline.run');
     expect(run).toMatchObject({
       provenance: 'verified',
-      verification: { subject: { externalId: `origin/${CODING_BRANCH}@${sha}` }, status: 'passed' },
-      data: { exitCode: 0, timedOut: false, sha },
+      verification: {
+        subject: {
+          externalId: `origin/${CODING_BRANCH}@${sha}`,
+          artifactId: `${handle.workflowId}/3/git.remote_branch`,
+        },
+        status: 'passed',
+      },
+      data: { exitCode: 0, timedOut: false, sha, pushSeq: 3 },
+    });
+    const view = await handle.query<RunView>('state');
+    expect(view.invocations.find((i) => i.tool === 'pipeline.run')).toMatchObject({
+      version: 'v2',
+      effect: 'write',
+      status: 'succeeded',
     });
     expect((run?.data as { outputTail: string }).outputTail).toContain('all checks passed');
   });
