@@ -1,5 +1,5 @@
 import type { ToolDefinition, ToolExecutor } from '../../src/index.js';
-import type { GitIdentity } from './git-runner.js';
+import type { GitIdentity } from './child-env.js';
 
 /**
  * Where the coding tools work. Trusted worker-side configuration: a model never names a directory,
@@ -18,6 +18,11 @@ export interface CodingToolsConfig {
   readonly pipelineTimeoutMs?: number;
   /** Author and committer of commits; default `Agent Harness <harness@example.invalid>`. */
   readonly identity?: GitIdentity;
+  /**
+   * HOME of git and the repository hooks; default one empty temp directory per worker process
+   * (`defaultChildHome`). Never the worker's own HOME: its git configuration and credentials stay out.
+   */
+  readonly homeDir?: string;
 }
 
 /** {@link CodingToolsConfig} with defaults applied and directories absolute. */
@@ -28,6 +33,9 @@ export interface ResolvedCodingConfig {
   readonly testCommand: readonly [string, ...string[]];
   readonly pipelineTimeoutMs: number;
   readonly identity: GitIdentity;
+  readonly homeDir: string;
+  /** The whole environment of every git command and hook (`childProcessEnv` of homeDir and identity). */
+  readonly gitEnv: Readonly<Record<string, string>>;
 }
 
 /** A coding tool: its model-visible definition and its executor bound to the configuration. */

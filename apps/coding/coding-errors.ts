@@ -8,6 +8,11 @@ export const CodingErrorCode = {
   nothingToCommit: 'coding.nothing_to_commit',
   /** The branch does not exist locally (`git.push`) or on the remote (`pipeline.run`). */
   branchNotFound: 'coding.branch_not_found',
+  /**
+   * `pipeline.run`: the remote branch is at a commit no `git.push` of this run put there (no push
+   * marker of the run for that branch and sha). Nothing was run.
+   */
+  notPushedByRun: 'coding.not_pushed_by_run',
   /** The remote refused the push (e.g. not a fast-forward). Nothing changed on the remote. */
   pushRejected: 'coding.push_rejected',
   /** A git command failed for another reason; `details.stderr` holds its bounded error output. */

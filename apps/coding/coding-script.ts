@@ -9,8 +9,8 @@ export const CODING_PIPELINE_ROUTE = 'scripted/coding-pipeline';
 /** The path the scripted agent commits (the demo repository's pending change). */
 export const CODING_SCRIPT_PATH = 'README.md';
 
-function call(step: number, name: string, args: Record<string, unknown>): ScriptEntry {
-  return { match: { step }, response: { text: '', toolCalls: [{ name, version: 'v1', args }] } };
+function call(step: number, name: string, args: Record<string, unknown>, version = 'v1'): ScriptEntry {
+  return { match: { step }, response: { text: '', toolCalls: [{ name, version, args }] } };
 }
 
 function text(step: number, value: string): ScriptEntry {
@@ -42,7 +42,7 @@ export const CODING_PIPELINE_SCRIPT: ModelScript = {
   entries: [
     ...CODING_CHANGE_STEPS,
     call(3, 'git.verify_remote_branch', { branch: CODING_BRANCH }),
-    call(4, 'pipeline.run', { branch: CODING_BRANCH }),
+    call(4, 'pipeline.run', { branch: CODING_BRANCH }, 'v2'),
     text(5, `Pushed ${CODING_BRANCH} and ran the pipeline on it.`),
   ],
   fallback: { text: 'I could not finish the change.', toolCalls: [] },

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { childProcessEnv, defaultChildHome } from './child-env.js';
 
 /** A working repository and the bare repository it pushes to. */
 export interface DemoRepo {
@@ -26,13 +27,10 @@ function run(cwd: string, args: string[]): void {
   execFileSync('git', args, {
     cwd,
     stdio: 'ignore',
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: 'Demo',
-      GIT_AUTHOR_EMAIL: 'demo@example.invalid',
-      GIT_COMMITTER_NAME: 'Demo',
-      GIT_COMMITTER_EMAIL: 'demo@example.invalid',
-    },
+    env: childProcessEnv({
+      home: defaultChildHome(),
+      identity: { name: 'Demo', email: 'demo@example.invalid' },
+    }),
   });
 }
 

@@ -8,7 +8,7 @@ import {
   type ResolvedCodingConfig,
 } from './coding-config.js';
 import { CodingErrorCode, CodingExampleError } from './coding-errors.js';
-import { git, gitOk } from './git-runner.js';
+import { git, gitOk, type GitOptions } from './git-runner.js';
 
 /** The commit trailer that carries the harness idempotency key. */
 export const IDEMPOTENCY_TRAILER = 'Harness-Idempotency-Key';
@@ -38,7 +38,7 @@ type CommitArgs = z.infer<typeof ArgsSchema>;
 export async function findCommitByKey(
   repoDir: string,
   key: string,
-  signal?: AbortSignal,
+  options: GitOptions,
 ): Promise<string | undefined> {
   const out = await gitOk(
     repoDir,
@@ -50,7 +50,7 @@ export async function findCommitByKey(
       `--grep=${key}`,
       `--format=%H%x01%(trailers:key=${IDEMPOTENCY_TRAILER},valueonly,separator=%x01)`,
     ],
-    signal ? { signal } : {},
+    options,
   );
   for (const record of out.split('\0')) {
     const [sha, ...values] = record.trim().split('\x01');
@@ -126,8 +126,8 @@ export function createGitCommitTool(config: ResolvedCodingConfig): CodingTool {
         const args = parseCodingArgs(ArgsSchema, call);
         const branch = checkBranch(args.branch);
         const paths = args.paths.map((p) => confineRepoPath(repo, p));
-        const opts = { signal: ctx.signal };
-        const existing = await findCommitByKey(repo, call.idempotencyKey, ctx.signal);
+        const opts = { signal: ctx.signal, env: config.gitEnv };
+        const existing = await findCommitByKey(repo, call.idempotencyKey, opts);
         if (existing !== undefined) return commitExecution(call, args, paths, existing);
         const current = await git(repo, ['symbolic-ref', '--quiet', '--short', 'HEAD'], opts);
         if (current.stdout.trim() !== branch) {
@@ -164,13 +164,16 @@ export function createGitCommitTool(config: ResolvedCodingConfig): CodingTool {
             '--',
             ...paths,
           ],
-          { ...opts, identity: config.identity },
+          opts,
         );
         const sha = (await gitOk(repo, ['rev-parse', 'HEAD'], opts)).trim();
         return commitExecution(call, args, paths, sha);
       },
       async reconcile(ctx, call): Promise<ReconcileOutcome> {
-        const sha = await findCommitByKey(repo, call.idempotencyKey, ctx.signal);
+        const sha = await findCommitByKey(repo, call.idempotencyKey, {
+          signal: ctx.signal,
+          env: config.gitEnv,
+        });
         if (sha === undefined) return { outcome: 'not_applied' };
         const args = ArgsSchema.safeParse(call.args);
         if (!args.success) return { outcome: 'unknown' };

@@ -8,12 +8,6 @@ const GIT_TIMEOUT_MS = 30_000;
 /** Error output kept in error details, in characters. */
 const MAX_STDERR_CHARS = 2000;
 
-/** Author and committer of the commits the harness makes. */
-export interface GitIdentity {
-  readonly name: string;
-  readonly email: string;
-}
-
 /** The result of a git command that ran to completion (any exit code). */
 export interface GitResult {
   readonly code: number;
@@ -22,28 +16,26 @@ export interface GitResult {
 }
 
 export interface GitOptions {
+  /**
+   * The complete environment of git and of the hooks it runs: `childProcessEnv` (child-env.ts), never
+   * `process.env` (see the coding configuration's `gitEnv`).
+   */
+  readonly env: Readonly<Record<string, string>>;
   /** Abort the command (it is killed). */
   readonly signal?: AbortSignal;
-  /** Author/committer for commands that create commits. */
-  readonly identity?: GitIdentity;
 }
 
 /**
- * Run `git <args>` in `cwd` without a shell (`execFile`), with a timeout, bounded output, no
- * terminal prompts and the C locale. Resolves for any exit code; the caller decides what a
- * non-zero code means.
+ * Run `git <args>` in `cwd` without a shell (`execFile`), with a timeout, bounded output and
+ * exactly `options.env` as its environment (no terminal prompts, the C locale, the configured
+ * identity; nothing of the worker's environment but PATH). Resolves for any exit code; the caller
+ * decides what a non-zero code means.
  *
  * @throws CodingExampleError `coding.git_failed` when git cannot be started, times out, is
  *   aborted, or writes more than 4 MiB to stdout.
  */
-export function git(cwd: string, args: readonly string[], options: GitOptions = {}): Promise<GitResult> {
-  const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
-  if (options.identity) {
-    env.GIT_AUTHOR_NAME = options.identity.name;
-    env.GIT_AUTHOR_EMAIL = options.identity.email;
-    env.GIT_COMMITTER_NAME = options.identity.name;
-    env.GIT_COMMITTER_EMAIL = options.identity.email;
-  }
+export function git(cwd: string, args: readonly string[], options: GitOptions): Promise<GitResult> {
+  const env = { ...options.env };
   return new Promise((resolve, reject) => {
     execFile(
       'git',
@@ -80,7 +72,7 @@ export function git(cwd: string, args: readonly string[], options: GitOptions = 
  * Like {@link git} but a non-zero exit code is an error.
  * @throws CodingExampleError `coding.git_failed` with the bounded stderr in details.
  */
-export async function gitOk(cwd: string, args: readonly string[], options: GitOptions = {}): Promise<string> {
+export async function gitOk(cwd: string, args: readonly string[], options: GitOptions): Promise<string> {
   const result = await git(cwd, args, options);
   if (result.code !== 0) {
     throw new CodingExampleError(
@@ -105,10 +97,10 @@ export async function remoteBranchSha(
   cwd: string,
   repo: string,
   branch: string,
-  signal?: AbortSignal,
+  options: GitOptions,
 ): Promise<string | undefined> {
   const ref = `refs/heads/${branch}`;
-  const out = await gitOk(cwd, ['ls-remote', '--heads', '--', repo, ref], signal ? { signal } : {});
+  const out = await gitOk(cwd, ['ls-remote', '--heads', '--', repo, ref], options);
   for (const line of out.split('\n')) {
     const [sha, name] = line.split('\t');
     if (name === ref && sha) return sha;

@@ -27,7 +27,7 @@ export function createGitStatusTool(config: ResolvedCodingConfig): CodingTool {
     executor: {
       async execute(ctx, call): Promise<ToolExecution> {
         parseCodingArgs(ArgsSchema, call);
-        const opts = { signal: ctx.signal };
+        const opts = { signal: ctx.signal, env: config.gitEnv };
         const branch = (await gitOk(config.repoDir, ['rev-parse', '--abbrev-ref', 'HEAD'], opts)).trim();
         const head = (await gitOk(config.repoDir, ['rev-parse', 'HEAD'], opts)).trim();
         const raw = await gitOk(

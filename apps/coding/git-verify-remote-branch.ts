@@ -4,11 +4,11 @@ import { artifactIdFor } from '../refund/tools/tool-support.js';
 import { BRANCH_JSON_SCHEMA, checkBranch, parseCodingArgs } from './coding-args.js';
 import {
   CODING_ARTIFACT_SCHEMA_VERSION,
-  remoteBranchExternalId,
   type CodingTool,
   type ResolvedCodingConfig,
 } from './coding-config.js';
 import { remoteBranchSha } from './git-runner.js';
+import { checkSubject, listPushMarkers, pushOfState } from './push-markers.js';
 
 /** Artifact type of a remote branch check. */
 export const REMOTE_BRANCH_CHECK_TYPE = 'git.remote_branch.check';
@@ -30,6 +30,12 @@ const ArgsSchema = z
  * - branch present (and equal to `expectedSha` when given) -> `passed`, subject = what it saw;
  * - present with another sha than `expectedSha` -> `failed`, subject = the expected state;
  * - absent -> `failed`, subject `<remote>/<branch>@absent` (links to no push).
+ *
+ * The subject is bound to a write: when a `git.push` of this run (an earlier seq) left its push
+ * marker on the remote for that branch and sha, the subject also names that push's artifact id
+ * (`<runId>/<pushSeq>/git.remote_branch`, the latest such push), and the check vouches for that push
+ * only, never for another run's push or an earlier push of this run (see push-markers.ts). Data
+ * `{ remote, branch, sha, expectedSha, pushSeq }` (pushSeq null when no push of this run matches).
  *
  * Output `{ remote, branch, sha, status }` (sha null when absent). Fails with
  * `coding.invalid_arguments` or `coding.git_failed` (remote unreadable).
@@ -59,9 +65,14 @@ export function createGitVerifyRemoteBranchTool(config: ResolvedCodingConfig): C
       async execute(ctx, call): Promise<ToolExecution> {
         const args = parseCodingArgs(ArgsSchema, call);
         const branch = checkBranch(args.branch);
-        const sha = await remoteBranchSha(config.repoDir, config.remoteDir, branch, ctx.signal);
+        const opts = { signal: ctx.signal, env: config.gitEnv };
+        const sha = await remoteBranchSha(config.repoDir, config.remoteDir, branch, opts);
         const matches = sha !== undefined && (args.expectedSha === undefined || args.expectedSha === sha);
-        const subjectSha = matches ? sha : (args.expectedSha ?? 'absent');
+        const subjectSha = matches ? sha : args.expectedSha;
+        const push =
+          subjectSha === undefined
+            ? undefined
+            : pushOfState(await listPushMarkers(config, call.runId, opts), branch, subjectSha, call.seq);
         const status = matches ? 'passed' : 'failed';
         const artifact: Artifact = {
           id: artifactIdFor(call, REMOTE_BRANCH_CHECK_TYPE),
@@ -73,9 +84,10 @@ export function createGitVerifyRemoteBranchTool(config: ResolvedCodingConfig): C
             branch,
             sha: sha ?? null,
             expectedSha: args.expectedSha ?? null,
+            pushSeq: push?.seq ?? null,
           },
           verification: {
-            subject: { externalId: remoteBranchExternalId(config.remoteName, branch, subjectSha) },
+            subject: checkSubject(config, call, branch, subjectSha ?? 'absent', push),
             status,
           },
         };

@@ -91,10 +91,15 @@ describe('coding example on real git and the real server', () => {
       data: { remote: 'origin', branch: CODING_BRANCH, sha: local },
     });
     const check = artifacts.find((a) => a.provenance === 'verified');
+    // bound to the push it verifies: its external id and the push's artifact id (run and seq 3)
     expect(check?.verification).toEqual({
-      subject: { externalId: `origin/${CODING_BRANCH}@${local}` },
+      subject: {
+        externalId: `origin/${CODING_BRANCH}@${local}`,
+        artifactId: `${handle.workflowId}/3/git.remote_branch`,
+      },
       status: 'passed',
     });
+    expect(push?.id).toBe(`${handle.workflowId}/3/git.remote_branch`);
     const events = await h.composition.store.listEvents(handle.workflowId);
     expect(events.find((e) => e.type === 'eval.completed')?.data).toMatchObject({
       passed: true,
@@ -135,8 +140,20 @@ describe('coding example on real git and the real server', () => {
     const run = artifacts.find((a) => a.type === 'pipeline.run');
     expect(run).toMatchObject({
       provenance: 'verified',
-      verification: { subject: { externalId: `origin/${CODING_BRANCH}@${sha}` }, status: 'passed' },
-      data: { exitCode: 0, timedOut: false, sha },
+      verification: {
+        subject: {
+          externalId: `origin/${CODING_BRANCH}@${sha}`,
+          artifactId: `${handle.workflowId}/3/git.remote_branch`,
+        },
+        status: 'passed',
+      },
+      data: { exitCode: 0, timedOut: false, sha, pushSeq: 3 },
+    });
+    const view = await handle.query<RunView>('state');
+    expect(view.invocations.find((i) => i.tool === 'pipeline.run')).toMatchObject({
+      version: 'v2',
+      effect: 'write',
+      status: 'succeeded',
     });
     expect((run?.data as { outputTail: string }).outputTail).toContain('all checks passed');
   });

@@ -19,7 +19,11 @@ export const CODING_PUSH_TOOLS = [
 
 /**
  * `coding.tools@v1`: the coding profiles' policy. Only the git and pipeline tools, both effects; it asks
- * nobody (the repository and branch are fixed by the tools' own configuration).
+ * nobody (the repository and branch are fixed by the tools' own configuration). `pipeline.run` is a
+ * write (it runs repository code), allowed here like `git.commit` and `git.push`: its executor runs
+ * only a commit a `git.push` of the same run put on the remote. A policy that allows only reads
+ * (e.g. `read_only@v1`) refuses it; a deployment that wants a person to approve each pipeline run
+ * composes a policy that asks for confirmation on it (see docs/examples.md).
  */
 export const codingToolsPolicy = new RestrictionPolicy({
   name: 'coding.tools',

@@ -62,6 +62,12 @@ export function collectEvidence<P extends Producer = InvocationRecord>(input: {
  * True when `check` verifies `subject`: every id the verification subject names matches (the
  * artifact id; the external id of the artifact or of its producing invocation), and the check was
  * recorded by a later invocation than the subject (an independent check after the action).
+ *
+ * A check whose subject names an artifact id is bound to that one write (executors derive artifact
+ * ids from the invocation's run and seq, its idempotency key): it vouches for no other write, even
+ * one that observed the same external id. A subject naming only an external id vouches for every
+ * earlier observation of that id; checks of a state that several writes can reach (a branch at a
+ * commit) should name the write.
  */
 export function verifies(check: TrustedArtifact<Producer>, subject: TrustedArtifact<Producer>): boolean {
   const target = check.artifact.verification?.subject;

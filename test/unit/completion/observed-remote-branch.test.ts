@@ -90,4 +90,23 @@ describe('observed_remote_branch/v1', () => {
       evidenceArtifactIds: ['b-2', 'v-2'],
     });
   });
+
+  it('a check bound to one push does not vouch for a later push of the same commit', () => {
+    // Both pushes observed SHA1; a check naming the first push by artifact id and external id is
+    // tied to that write, so it does not cover the second, even when it was recorded after it.
+    const repush = branch('b-2', 'agent/fix-1', SHA1);
+    const bound = check({ artifactId: 'b-1', externalId: SHA1 }, 'passed', 'v-3');
+    const invocations = [
+      push,
+      lsRemote,
+      inv(3, 'git.push', 'write', ['b-2']),
+      inv(4, 'git.ls_remote', 'read', ['v-3']),
+    ];
+    expect(run([pushed, repush, bound], invocations).reasonCodes).toEqual([
+      'completion.unlinked_verification',
+    ]);
+    // Matched by the external id alone, the same check would have vouched for the later push.
+    const unbound = check({ externalId: SHA1 }, 'passed', 'v-3');
+    expect(run([pushed, repush, unbound], invocations).passed).toBe(true);
+  });
 });
