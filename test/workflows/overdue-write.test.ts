@@ -64,10 +64,12 @@ describe('the deadline during a reconciliation wait', { timeout: 180_000 }, () =
         { timeout: 30_000, interval: 500 },
       )
       .toEqual([handle.workflowId]);
-    const escalated = (await h.composition.store.listEvents(handle.workflowId)).filter(
-      (e) => e.type === 'human.escalated',
-    );
-    expect(escalated.map((e) => e.data)).toEqual([
+    // Stored at once (the escalation flushes its event), not only with the next activity.
+    const escalated = async () =>
+      (await h.composition.store.listEvents(handle.workflowId))
+        .filter((e) => e.type === 'human.escalated')
+        .map((e) => e.data);
+    await expect.poll(escalated, { timeout: 30_000, interval: 300 }).toEqual([
       expect.objectContaining({
         invocationSeq: CREATE_SEQ,
         reason: 'deadline_passed',
