@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RefundStore } from '../../apps/refund/business/refund-store.js';
 import type { RunView } from '../../src/core/workflow/run-view.js';
+import { recordHistory } from '../../src/worker/history-fixtures.js';
 import { decide } from '../support/decisions.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
@@ -61,7 +62,7 @@ function refundRows(h: HarnessFixture, handle: WorkflowHandle): RefundRow[] {
 }
 
 /** Run a refund through approval; the outage strikes after the commit. Check the settled outcome. */
-async function refundThroughOutage(h: HarnessFixture): Promise<void> {
+async function refundThroughOutage(h: HarnessFixture, fixture?: string): Promise<void> {
   const handle = await h.start({
     task: { message: 'refund ORD-1001 please, it has not shipped', customerId: 'C1001' },
   });
@@ -101,6 +102,9 @@ async function refundThroughOutage(h: HarnessFixture): Promise<void> {
       (e) => e.type === 'tool.failed' && (e.data as { status: string }).status === 'failed_terminal',
     ),
   ).toBe(false);
+  // HARNESS_RECORD_HISTORIES=<dir> keeps the history as a replay fixture (test/fixtures/histories).
+  const dir = process.env.HARNESS_RECORD_HISTORIES;
+  if (dir && fixture) await recordHistory(h.t.client, handle.workflowId, dir, fixture);
 }
 
 describe('faults: the evidence store fails after the refund committed', { timeout: 240_000 }, () => {
@@ -118,7 +122,7 @@ describe('faults: the evidence store fails after the refund committed', { timeou
       await pgServer.halt();
       setTimeout(() => void pgServer.resume(), 6_000);
     });
-    await refundThroughOutage(h);
+    await refundThroughOutage(h, 'refund-graph-store-outage-v1');
   });
 
   it('SQLite locked by another process before the result is recorded, then released: reconciled, one refund', async () => {

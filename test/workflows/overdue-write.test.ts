@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
 import type { RunView } from '../../src/core/workflow/run-view.js';
+import { recordHistory } from '../../src/worker/history-fixtures.js';
 import { decide } from '../support/decisions.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
 
@@ -102,5 +103,8 @@ describe('the deadline during a reconciliation wait', { timeout: 180_000 }, () =
     expect(write?.resolvedBy).toMatch(/^operator:/);
     const record = await h.composition.store.getInvocation(handle.workflowId, CREATE_SEQ);
     expect(record?.result).toMatchObject({ status: 'succeeded', source: 'operator' });
+    // HARNESS_RECORD_HISTORIES=<dir> keeps the history as a replay fixture (test/fixtures/histories).
+    const dir = process.env.HARNESS_RECORD_HISTORIES;
+    if (dir) await recordHistory(h.t.client, handle.workflowId, dir, 'refund-graph-overdue-write-v1');
   });
 });

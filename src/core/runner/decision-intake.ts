@@ -15,6 +15,7 @@ import {
 import type { DecidedAction, DecisionAuthority, Verdict } from '../authz/decision-authority.js';
 import type { TokenDecision } from '../authz/decision-token.js';
 import type { RunCore } from './run-core.js';
+import { DECISION_PAYLOAD_BOUNDS, jsonBoundsProblem } from '../../contract/json-bounds.js';
 import type { HumanDecision } from './run-context.js';
 import type { PendingAction } from './pending-action.js';
 import { RefusalRecord } from './refusal-record.js';
@@ -73,6 +74,13 @@ export class DecisionIntake {
   }
 
   private parse<T>(signal: string, schema: z.ZodType<T>, payload: unknown): T | undefined {
+    // Before anything reads it (the schema, the payload digest of its token): a payload too large or
+    // too deep is refused, never serialized. Asked only then, so older histories replay unchanged.
+    const problem = jsonBoundsProblem(payload, DECISION_PAYLOAD_BOUNDS);
+    if (problem !== undefined && (this.core.ports.boundedDecisions?.() ?? false)) {
+      this.rejectSignal(signal, 'signal.too_large', `the payload ${problem}`, payload);
+      return undefined;
+    }
     const parsed = schema.safeParse(payload);
     if (parsed.success) return parsed.data;
     const first = parsed.error.issues[0];

@@ -2,6 +2,7 @@ import type { Artifact } from '../../contract/artifact.js';
 import type { ToolDefinition, ToolEffect } from '../../contract/tool.js';
 import type { AgentEvent } from './agent-event.js';
 import type { RunState } from './run-state.js';
+import type { DECISION_PAYLOAD_BOUNDS } from '../../contract/json-bounds.js';
 
 /** A message a profile adds to the conversation for the next model call. */
 export interface ModelMessageInput {
@@ -152,6 +153,12 @@ export interface RunnerPorts {
    * Optional: in-memory hosts leave it out (no recovery).
    */
   writeRecovery?(): boolean;
+  /**
+   * Are decision payloads over {@link DECISION_PAYLOAD_BOUNDS} refused (`signal.too_large`)? Asked
+   * only when one is; a Temporal host answers with `patched()`. Optional: in-memory hosts leave it
+   * out (not refused).
+   */
+  boundedDecisions?(): boolean;
   /**
    * Store the outbox now. `last`: nothing follows in this workflow execution (the run ended, or it
    * continues as new), so a Temporal host may use a local activity; a flush before a wait may not

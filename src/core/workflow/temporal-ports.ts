@@ -42,6 +42,9 @@ export const OPERATOR_RESOLUTION_PATCH = 'agent-run-operator-resolution-v1';
  */
 export const WRITE_RECOVERY_PATCH = 'agent-run-write-recovery-v1';
 
+/** Decision payloads over their bounds are refused (asked only when one is). */
+export const BOUNDED_DECISIONS_PATCH = 'agent-run-bounded-decisions-v1';
+
 /** Turn a failed tool activity into what the runner understands. */
 export function classifyToolFailure(err: unknown): ToolActivityOutcome {
   if (isCancellation(err)) return { kind: 'cancelled' };
@@ -121,6 +124,7 @@ export function createTemporalPorts(
         ),
       ),
     writeRecovery: () => patched(WRITE_RECOVERY_PATCH),
+    boundedDecisions: () => patched(BOUNDED_DECISIONS_PATCH),
     operatorResolutionRecorder() {
       if (!patched(OPERATOR_RESOLUTION_PATCH)) return undefined;
       return (input) =>

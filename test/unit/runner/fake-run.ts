@@ -153,6 +153,12 @@ export class FakePorts implements RunnerPorts {
     return this.recovery;
   }
 
+  /** The answer to `boundedDecisions` (the workflow's patch). */
+  boundedDecisionsOn = true;
+  boundedDecisions(): boolean {
+    return this.boundedDecisionsOn;
+  }
+
   flushEvents(events: readonly AgentEvent[]): Promise<void> {
     this.events.push(...events);
     return Promise.resolve();
