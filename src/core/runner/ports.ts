@@ -2,7 +2,6 @@ import type { Artifact } from '../../contract/artifact.js';
 import type { ToolDefinition, ToolEffect } from '../../contract/tool.js';
 import type { AgentEvent } from './agent-event.js';
 import type { RunState } from './run-state.js';
-import type { DECISION_PAYLOAD_BOUNDS } from '../../contract/json-bounds.js';
 
 /** A message a profile adds to the conversation for the next model call. */
 export interface ModelMessageInput {
@@ -154,7 +153,7 @@ export interface RunnerPorts {
    */
   writeRecovery?(): boolean;
   /**
-   * Are decision payloads over {@link DECISION_PAYLOAD_BOUNDS} refused (`signal.too_large`)? Asked
+   * Are decision payloads over `DECISION_PAYLOAD_BOUNDS` (contract/json-bounds.ts) refused (`signal.too_large`)? Asked
    * only when one is; a Temporal host answers with `patched()`. Optional: in-memory hosts leave it
    * out (not refused).
    */
