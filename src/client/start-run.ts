@@ -3,6 +3,14 @@ import { AgentRunInputSchema, describeInputIssues, type AgentRunInput } from '..
 import { HarnessError } from '../contract/errors.js';
 import type { AgentRunWorkflow } from '../core/workflow/agent-run.js';
 
+/**
+ * The workflow task timeout of a run. A burst of signals is taken in one workflow task: the server
+ * caps signals at 10,000 per execution, and taking that many costs about 10 s of the SDK's time on a
+ * small machine, so Temporal's default of 10 s would fail that task on every attempt (a wedged run).
+ * A worker that dies in the middle of a workflow task is noticed after this long.
+ */
+export const RUN_WORKFLOW_TASK_TIMEOUT = '30 seconds';
+
 export interface StartRunOptions {
   readonly taskQueue: string;
   readonly workflowId: string;
@@ -28,6 +36,7 @@ export async function startAgentRun(
   return client.workflow.start<AgentRunWorkflow>('agentRun', {
     taskQueue: o.taskQueue,
     workflowId: o.workflowId,
+    workflowTaskTimeout: RUN_WORKFLOW_TASK_TIMEOUT,
     args: [input],
     memo: {
       profile,
