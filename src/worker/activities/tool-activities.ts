@@ -46,6 +46,22 @@ function toCall(input: ToolCallActivityInput): ToolCall {
   };
 }
 
+/**
+ * Most characters of a tool's output (as JSON) returned to the workflow. Larger outputs stay whole in
+ * the evidence store (the model reads results from there by reference); the workflow, and so the
+ * history, gets `{ truncated: true, chars, preview }` with the first 8,000 characters.
+ */
+export const MAX_TOOL_RESULT_OUTPUT_CHARS = 64 * 1024;
+
+function boundedOutput(
+  output: Readonly<Record<string, unknown>> | undefined,
+): Readonly<Record<string, unknown>> | undefined {
+  if (output === undefined) return undefined;
+  const text = JSON.stringify(output);
+  if (text.length <= MAX_TOOL_RESULT_OUTPUT_CHARS) return output;
+  return { truncated: true, chars: text.length, preview: text.slice(0, 8_000) };
+}
+
 function fromStored(
   result: InvocationResult,
   startedAt: string,
@@ -53,7 +69,7 @@ function fromStored(
 ): ToolCallResult {
   return {
     status: result.status === 'succeeded' ? 'succeeded' : 'failed_terminal',
-    output: result.output,
+    output: boundedOutput(result.output),
     artifacts,
     externalId: result.externalId,
     errorCode: result.errorCode ?? (result.status === 'succeeded' ? undefined : `tool.${result.status}`),
