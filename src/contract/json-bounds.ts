@@ -10,6 +10,12 @@ export interface JsonBounds {
 export const DECISION_PAYLOAD_BOUNDS: JsonBounds = { maxChars: 32 * 1024, maxDepth: 8 };
 
 /**
+ * A tool call's arguments as the model proposed them: what the evidence store keeps of an intent
+ * (64 KiB), nested at most 16 levels.
+ */
+export const TOOL_ARGUMENT_BOUNDS: JsonBounds = { maxChars: 64 * 1024, maxDepth: 16 };
+
+/**
  * Why `value` exceeds `bounds` or is not plain JSON data, or undefined when it is within them. Walks
  * the value without recursion and stops at the first problem, so a value nested a million levels deep
  * or holding a million elements costs no more than the limit (a recursive serializer would overflow

@@ -77,7 +77,7 @@ export class DecisionIntake {
     // Before anything reads it (the schema, the payload digest of its token): a payload too large or
     // too deep is refused, never serialized. Asked only then, so older histories replay unchanged.
     const problem = jsonBoundsProblem(payload, DECISION_PAYLOAD_BOUNDS);
-    if (problem !== undefined && (this.core.ports.boundedDecisions?.() ?? false)) {
+    if (problem !== undefined && (this.core.ports.boundedValues?.() ?? false)) {
       this.rejectSignal(signal, 'signal.too_large', `the payload ${problem}`, payload);
       return undefined;
     }

@@ -153,11 +153,11 @@ export interface RunnerPorts {
    */
   writeRecovery?(): boolean;
   /**
-   * Are decision payloads over `DECISION_PAYLOAD_BOUNDS` (contract/json-bounds.ts) refused (`signal.too_large`)? Asked
-   * only when one is; a Temporal host answers with `patched()`. Optional: in-memory hosts leave it
-   * out (not refused).
+   * Are values from outside over their bounds (contract/json-bounds.ts) refused: decision payloads
+   * (`signal.too_large`) and tool arguments (`tool.arguments_too_large`)? Asked only when one is; a
+   * Temporal host answers with `patched()`. Optional: in-memory hosts leave it out (not refused).
    */
-  boundedDecisions?(): boolean;
+  boundedValues?(): boolean;
   /**
    * Store the outbox now. `last`: nothing follows in this workflow execution (the run ended, or it
    * continues as new), so a Temporal host may use a local activity; a flush before a wait may not

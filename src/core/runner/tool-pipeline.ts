@@ -16,6 +16,7 @@ import { settleResult } from './settle-result.js';
 import { deniedByObligations, obligationKind } from './obligations.js';
 import { WriteRecovery } from './write-recovery.js';
 import { TOOL_NOT_STARTED } from '../../contract/failure-types.js';
+import { TOOL_ARGUMENT_BOUNDS, jsonBoundsProblem } from '../../contract/json-bounds.js';
 
 /** `sha256:<hex>` of the canonical JSON of `value`, computed in the sandbox. */
 export function argsDigestOf(value: unknown): string {
@@ -113,6 +114,10 @@ export class ToolPipeline {
         `${def.name}@${def.version} is not a tool of this profile`,
       );
     }
+    // Before the schema walks them or anything serializes them (the digest, the intent).
+    const tooLarge = jsonBoundsProblem(rawArgs, TOOL_ARGUMENT_BOUNDS);
+    if (tooLarge !== undefined && (this.core.ports.boundedValues?.() ?? false))
+      return this.reject(base, 'tool.arguments_too_large', `the arguments ${tooLarge}`);
     const validation = this.validator.validate(def, rawArgs);
     if (!validation.ok) {
       const r = validation.rejection;

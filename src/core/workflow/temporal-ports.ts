@@ -43,7 +43,7 @@ export const OPERATOR_RESOLUTION_PATCH = 'agent-run-operator-resolution-v1';
 export const WRITE_RECOVERY_PATCH = 'agent-run-write-recovery-v1';
 
 /** Decision payloads over their bounds are refused (asked only when one is). */
-export const BOUNDED_DECISIONS_PATCH = 'agent-run-bounded-decisions-v1';
+export const BOUNDED_VALUES_PATCH = 'agent-run-bounded-values-v1';
 
 /** Turn a failed tool activity into what the runner understands. */
 export function classifyToolFailure(err: unknown): ToolActivityOutcome {
@@ -124,7 +124,7 @@ export function createTemporalPorts(
         ),
       ),
     writeRecovery: () => patched(WRITE_RECOVERY_PATCH),
-    boundedDecisions: () => patched(BOUNDED_DECISIONS_PATCH),
+    boundedValues: () => patched(BOUNDED_VALUES_PATCH),
     operatorResolutionRecorder() {
       if (!patched(OPERATOR_RESOLUTION_PATCH)) return undefined;
       return (input) =>

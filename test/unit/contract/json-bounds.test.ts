@@ -56,4 +56,22 @@ describe('JSON bounds of values from outside', () => {
       ['signal.too_large', 'the payload larger than 32768 characters as JSON'],
     ]);
   });
+
+  it('tool arguments over the bounds are a rejection the model reads; nothing is dispatched', async () => {
+    const seen: unknown[] = [];
+    const run = fakeRun({
+      run: async (ctx) => {
+        seen.push(await ctx.tool('demo.write', { amount: 5, note: 'x'.repeat(70_000) }));
+        seen.push(await ctx.tool('demo.write', nested(100_000)));
+        return { output: 'done' };
+      },
+    });
+    const final = await run.execute();
+    expect(final.status).toBe('succeeded');
+    expect(seen).toMatchObject([
+      { status: 'rejected', errorCode: 'tool.arguments_too_large' },
+      { status: 'rejected', errorCode: 'tool.arguments_too_large' },
+    ]);
+    expect(run.ports.toolCalls).toHaveLength(0);
+  });
 });

@@ -153,10 +153,10 @@ export class FakePorts implements RunnerPorts {
     return this.recovery;
   }
 
-  /** The answer to `boundedDecisions` (the workflow's patch). */
-  boundedDecisionsOn = true;
-  boundedDecisions(): boolean {
-    return this.boundedDecisionsOn;
+  /** The answer to `boundedValues` (the workflow's patch). */
+  boundedValuesOn = true;
+  boundedValues(): boolean {
+    return this.boundedValuesOn;
   }
 
   flushEvents(events: readonly AgentEvent[]): Promise<void> {
