@@ -10,6 +10,16 @@ import {
 } from '../../../src/codec/index.js';
 import { keyRing } from './keys.js';
 
+/** The error a promise rejects with (undefined when it resolves). */
+async function rejection(p: Promise<unknown>): Promise<CodecError> {
+  return p.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (e: unknown) => e as CodecError,
+  );
+}
+
 const text = (b: Uint8Array | null | undefined): string => Buffer.from(b ?? []).toString('utf8');
 const secret = { orderId: 'ORD-1001', customerId: 'C1001', amount: '129.00 EUR', note: 'ship it' };
 
@@ -62,7 +72,7 @@ describe('EncryptionCodec (AES-256-GCM)', () => {
     expect(defaultPayloadConverter.fromPayload(b!)).toBe('written under k1');
     // Retiring k0 too early: its payloads fail, naming the key id.
     const retired = new EncryptionCodec(CodecKeyRing.from({ keys: [k1] }));
-    const err = await retired.decode(old).catch((e: unknown) => e as CodecError);
+    const err = await rejection(retired.decode(old));
     expect(err).toMatchObject({ code: 'codec.unknown_key', details: { keyId: 'k0' } });
     expect(err.message).toContain('"k0"');
   });
@@ -72,7 +82,7 @@ describe('EncryptionCodec (AES-256-GCM)', () => {
     const encoded = await new EncryptionCodec(CodecKeyRing.from(other)).encode([
       defaultPayloadConverter.toPayload(secret),
     ]);
-    const err = await codec.decode(encoded).catch((e: unknown) => e as CodecError);
+    const err = await rejection(codec.decode(encoded));
     expect(err).toMatchObject({ code: 'codec.unknown_key' });
     expect(err.message).toMatch(/key id "other".*hold k1/);
     for (const k of [...ring.keys, ...other.keys])
@@ -92,7 +102,7 @@ describe('EncryptionCodec (AES-256-GCM)', () => {
       },
     );
     const impostor = new EncryptionCodec(CodecKeyRing.from(keyRing('k1')));
-    const swapped = await impostor.decode([p!]).catch((e: unknown) => e as CodecError);
+    const swapped = await rejection(impostor.decode([p!]));
     expect(swapped.code).toBe('codec.decrypt_failed');
     expect(swapped.message).toContain('key k1');
     const noId: Payload = { metadata: { encoding: p!.metadata!.encoding! }, data: p!.data! };
