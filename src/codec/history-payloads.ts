@@ -2,13 +2,12 @@ import type { Payload, PayloadCodec } from '@temporalio/common';
 import proto from '@temporalio/proto';
 
 type History = proto.temporal.api.history.v1.IHistory;
-const ProtoPayload = proto.temporal.api.common.v1.Payload;
 const ProtoHistory = proto.temporal.api.history.v1.History;
 
 const isBytes = (v: unknown): v is Uint8Array => v instanceof Uint8Array;
 
+/** A `temporal.api.common.v1.Payload` (the only message with a bytes `data` and a bytes map `metadata`). */
 function isPayload(v: object): v is Payload {
-  if (v instanceof ProtoPayload) return true;
   const p = v as { data?: unknown; metadata?: unknown };
   return (
     isBytes(p.data) &&
