@@ -1,8 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { cliCacheDir } from '../../src/devserver/cli-locator.js';
 import { loadDevServerConfig } from '../../src/devserver/config.js';
 import { startDevServer, type StartedDevServer } from '../../src/devserver/dev-server.js';
 import { artifactsDir, launchChromium } from '../support/browser.js';
@@ -52,6 +54,7 @@ describe.skipIf(Boolean(process.env.TEMPORAL_ADDRESS))(
     const children: ReturnType<typeof spawnCli>[] = [];
     let codecLog = '';
     let server: StartedDevServer | undefined;
+    let codecUrl = '';
     const workflowId = `ui-codec-${Date.now()}`;
 
     beforeAll(async () => {
@@ -59,8 +62,8 @@ describe.skipIf(Boolean(process.env.TEMPORAL_ADDRESS))(
       children.push(codecServer);
       codecServer.stderr.on('data', (b: Buffer) => (codecLog += b.toString()));
       const out = await waitForOutput(codecServer, /"url":"[^"]+"/, 60_000);
-      const { url } = JSON.parse(/\{.*"url".*\}/.exec(out)![0]) as { url: string };
-      const { path } = privateDevConfig(PORT, 'harness-ui-codec-', { uiCodecEndpoint: url });
+      codecUrl = (JSON.parse(/\{.*"url".*\}/.exec(out)![0]) as { url: string }).url;
+      const { path } = privateDevConfig(PORT, 'harness-ui-codec-', { uiCodecEndpoint: codecUrl });
       server = await startDevServer(loadDevServerConfig(path), (l) => console.error(`[ui-codec] ${l}`));
       const worker = spawnCli(['worker'], env);
       children.push(worker);
@@ -109,6 +112,33 @@ describe.skipIf(Boolean(process.env.TEMPORAL_ADDRESS))(
       const replay = await runCli(['replay', workflowId], env);
       expect(replay.code, replay.stderr).toBe(0);
       expect(replay.stdout).toContain('replayed OK');
+      // The Temporal CLI reads it through the same codec server (no Origin: not a browser request).
+      const temporal = join(cliCacheDir(loadDevServerConfig().cli.version), 'temporal');
+      const show = (codec: string[]): string =>
+        execFileSync(
+          temporal,
+          [
+            'workflow',
+            'show',
+            '--address',
+            `127.0.0.1:${PORT}`,
+            '-w',
+            workflowId,
+            '--output',
+            'json',
+            ...codec,
+          ],
+          { encoding: 'utf8' },
+        );
+      // Its JSON shows payload data in base64: read every `data` field.
+      const payloadText = (json: string): string =>
+        [...json.matchAll(/"data": "([A-Za-z0-9+/=]+)"/g)]
+          .map((m) => Buffer.from(m[1]!, 'base64').toString())
+          .join('\n');
+      expect(payloadText(show([]))).not.toContain(ORDER);
+      expect(payloadText(show(['--codec-endpoint', codecUrl]))).toContain(
+        `My order ${ORDER} has not shipped`,
+      );
 
       const browser = await launchChromium();
       try {
