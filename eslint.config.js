@@ -60,6 +60,13 @@ export default tseslint.config(
               except: ['./contract'],
               message: 'The contract imports only the contract.',
             },
+            {
+              target: './src/codec',
+              from: './src',
+              except: ['./codec', './contract'],
+              message:
+                'The payload codec imports only itself and the contract, so clients and workers both use it without the other side.',
+            },
             { target: './src', from: './apps', message: 'Nothing in src/ names an app.' },
           ],
         },
@@ -125,7 +132,8 @@ export default tseslint.config(
               // An app's workflow side imports agent-harness/workflow (src/core/index) and the contract.
               group: ['**/src/index.js', '**/src/worker/**', '**/src/client/**'],
               allowTypeImports: true,
-              message: 'Workflow code imports the worker and client sides (and the package root) as types only.',
+              message:
+                'Workflow code imports the worker and client sides (and the package root) as types only.',
             },
           ],
         },

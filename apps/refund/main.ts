@@ -9,16 +9,19 @@
  *    verified artifact, print the timeline and the Web UI link.
  * `--exit` stops everything when done (CI uses it); by default server and worker stay up for inspection.
  * HARNESS_OTEL traces the run (client, workflow, activities: docs/observability.md).
+ * HARNESS_CODEC_KEYS_FILE (or HARNESS_CODEC_KEYS) encrypts every payload in history (docs/security.md).
  */
 import { Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import {
   createHarnessClient,
   createHarnessWorker,
+  describePayloadCodec,
   harnessSettings,
   installWorkerRuntime,
   redactUrl,
   loadDecisionKey,
+  payloadCodecFromEnv,
   resolveTemporal,
   type RunView,
   sendDecision,
@@ -66,10 +69,13 @@ const composition = await createRefundComposition({
 const connection = await Connection.connect(target.connectionOptions);
 const nativeConnection = await NativeConnection.connect(target.connectionOptions);
 const tracing = tracingFromEnv('agent-harness');
+// The same codec for the client and the worker: on when HARNESS_CODEC_KEYS_FILE or HARNESS_CODEC_KEYS is set.
+const payloadCodec = payloadCodecFromEnv() ?? null;
 const client = createHarnessClient({
   connection,
   namespace: target.namespace,
   tracing,
+  payloadCodec,
 });
 say('Bundling workflows and starting a worker...');
 const worker = await createHarnessWorker({
@@ -79,10 +85,11 @@ const worker = await createHarnessWorker({
   composition,
   workflowsPath: app.workflowsPath,
   tracing,
+  payloadCodec,
 });
 const running = worker.run();
 say(
-  `Worker ${composition.identity} polling '${settings.taskQueue}'; evidence store ${redactUrl(settings.storeUrl)}; model route ${composition.defaultModelRoute}`,
+  `Worker ${composition.identity} polling '${settings.taskQueue}'; evidence store ${redactUrl(settings.storeUrl)}; model route ${composition.defaultModelRoute}; ${describePayloadCodec(payloadCodec ?? undefined)}`,
 );
 
 let stopping = false;

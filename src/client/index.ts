@@ -3,6 +3,7 @@
  * Temporal connection: no worker composition, no model credentials.
  */
 export * from '../contract/index.js';
+export * from '../codec/index.js';
 export { startAgentRun, type StartRunOptions } from './start-run.js';
 export { createHarnessClient, type HarnessClientOptions } from './harness-client.js';
 export { projectPublic } from './evidence/public-projection.js';

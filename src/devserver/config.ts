@@ -5,6 +5,16 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { HarnessError } from '../contract/errors.js';
 
+/** An http(s) URL without credentials: the codec server the Web UI calls (docs/security.md). */
+const CodecEndpoint = z.string().refine((s) => {
+  try {
+    const u = new URL(s);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && !u.username && !u.password;
+  } catch {
+    return false;
+  }
+}, 'expected an http(s) URL such as http://127.0.0.1:8888 (the `harness codec-server`)');
+
 const SearchAttributeType = z.enum(['Text', 'Keyword', 'Int', 'Double', 'Bool', 'Datetime', 'KeywordList']);
 
 /** Schema of `temporal-dev.yml`. Unknown keys are rejected so a typo cannot be silently ignored. */
@@ -20,6 +30,11 @@ export const DevServerConfigSchema = z
         dbFile: z.string().min(1),
         logLevel: z.enum(['debug', 'info', 'warn', 'error']),
         startTimeoutSeconds: z.number().positive().max(600),
+        /**
+         * Optional: the codec server the Web UI decodes payloads with (`--ui-codec-endpoint`). Absent by
+         * default: the codec is off on the dev server.
+         */
+        uiCodecEndpoint: CodecEndpoint.optional(),
       })
       .strict(),
     searchAttributes: z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/), SearchAttributeType),

@@ -113,6 +113,7 @@ function startArgs(config: DevServerConfig): string[] {
     '--log-level',
     s.logLevel,
   ];
+  if (s.uiCodecEndpoint !== undefined) args.push('--ui-codec-endpoint', s.uiCodecEndpoint);
   for (const [key, type] of Object.entries(config.searchAttributes))
     args.push('--search-attribute', `${key}=${type}`);
   for (const [key, value] of Object.entries(config.dynamicConfig)) {

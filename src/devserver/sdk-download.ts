@@ -17,6 +17,7 @@ export async function startWithSdkDownload(
     `No Temporal CLI v${config.cli.version} and no Go toolchain: trying the Temporal SDK's own CLI download...`,
   );
   const extraArgs: string[] = [];
+  if (s.uiCodecEndpoint !== undefined) extraArgs.push('--ui-codec-endpoint', s.uiCodecEndpoint);
   for (const [key, type] of Object.entries(config.searchAttributes))
     extraArgs.push('--search-attribute', `${key}=${type}`);
   for (const [key, value] of Object.entries(config.dynamicConfig))

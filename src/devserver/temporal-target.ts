@@ -51,6 +51,10 @@ export async function resolveTemporal(options: ResolveTemporalOptions = {}): Pro
   const address = `${ip}:${port}`;
   if (await isTemporalHealthy(address)) {
     await ensureSearchAttributes(address, namespace, config.searchAttributes, log);
+    if (config.server.uiCodecEndpoint !== undefined)
+      log(
+        `reusing the dev server at ${address}: its Web UI keeps the codec endpoint it was started with (server.uiCodecEndpoint applies when the harness starts the server)`,
+      );
     return {
       connectionOptions: { address },
       namespace,

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { PayloadCodec } from '@temporalio/common';
 import type { NativeConnection, WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { Worker } from '@temporalio/worker';
 import { createModelActivities } from './activities/model-activities.js';
@@ -8,6 +9,8 @@ import type { WorkerComposition } from './app.js';
 import { HarnessError } from '../contract/errors.js';
 import { TRACED_BUNDLE_MARKER } from '../core/workflow/traced-bundle.js';
 import type { HarnessTracing } from './telemetry/tracing.js';
+import { harnessDataConverter } from '../codec/data-converter.js';
+import { payloadCodecFromEnv } from '../codec/codec-from-env.js';
 
 export interface HarnessWorkerOptions {
   readonly connection: NativeConnection;
@@ -24,6 +27,12 @@ export interface HarnessWorkerOptions {
   readonly maxCachedWorkflows?: number;
   /** OpenTelemetry tracing (`tracingFromEnv`); absent means no interceptors, no sinks, no spans. */
   readonly tracing?: HarnessTracing;
+  /**
+   * The payload codec (docs/security.md). Default: the environment's (`HARNESS_CODEC_KEYS_FILE` or
+   * `HARNESS_CODEC_KEYS`), off when neither is set; `null` turns it off. Clients of the same runs need
+   * the same keys.
+   */
+  readonly payloadCodec?: PayloadCodec | null;
 }
 
 /** All activities of the harness, bound to a composition. */
@@ -62,7 +71,8 @@ function checkBundle(bundle: WorkflowBundleWithSourceMap | { codePath: string },
  * A worker running the app's workflows (`agentRun`) with the harness activities bound to the
  * composition's tools, evidence store and model routes.
  * @throws HarnessError `worker.no_workflows` when neither `workflowsPath` nor `workflowBundle` is given,
- *   `worker.bundle_tracing_mismatch` (see checkBundle), and the SDK's bundling and connection errors.
+ *   `worker.bundle_tracing_mismatch` (see checkBundle), CodecError `codec.keys_invalid` for bad codec
+ *   keys in the environment, and the SDK's bundling and connection errors.
  */
 export async function createHarnessWorker(o: HarnessWorkerOptions): Promise<Worker> {
   const { bundleWorkflows } = await import('./bundle.js');
@@ -73,6 +83,8 @@ export async function createHarnessWorker(o: HarnessWorkerOptions): Promise<Work
       'worker.no_workflows',
       'createHarnessWorker needs workflowsPath (or a workflowBundle)',
     );
+  const codec = o.payloadCodec === undefined ? payloadCodecFromEnv() : (o.payloadCodec ?? undefined);
+  const dataConverter = harnessDataConverter(codec);
   return Worker.create({
     connection: o.connection,
     namespace: o.namespace,
@@ -83,6 +95,7 @@ export async function createHarnessWorker(o: HarnessWorkerOptions): Promise<Work
       (await bundleWorkflows({ workflowsPath: o.workflowsPath!, tracing: tracing !== undefined })),
     activities: harnessActivities(o.composition),
     maxCachedWorkflows: o.maxCachedWorkflows,
+    ...(dataConverter ? { dataConverter } : {}),
     ...(tracing
       ? { interceptors: { activity: tracing.activityInterceptors() }, sinks: tracing.sinks() }
       : {}),

@@ -13,6 +13,7 @@ export {
   type HarnessApp,
   type WorkerComposition,
 } from './app.js';
+export * from '../codec/index.js';
 export { createHarnessWorker, harnessActivities, type HarnessWorkerOptions } from './harness-worker.js';
 export { composeWorker, type ComposeWorkerOptions, type ModelRouteSpec } from './compose-worker.js';
 export {

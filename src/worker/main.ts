@@ -4,6 +4,7 @@
  * task queue until SIGINT/SIGTERM. Run as many as you like, on as many hosts as you like (use a
  * PostgreSQL evidence store across hosts). HARNESS_OTEL turns on OpenTelemetry tracing
  * (docs/observability.md); a HARNESS_WORKFLOW_BUNDLE must then be a traced bundle.
+ * HARNESS_CODEC_KEYS_FILE (or HARNESS_CODEC_KEYS) turns on payload encryption (docs/security.md).
  */
 import { NativeConnection } from '@temporalio/worker';
 import { loadHarnessApp, type HarnessApp } from './app.js';
@@ -13,6 +14,7 @@ import { tracingFromConfig } from './telemetry/tracing.js';
 import { createHarnessWorker } from './harness-worker.js';
 import { installWorkerRuntime } from './runtime.js';
 import { harnessSettings, redactUrl } from './settings.js';
+import { describePayloadCodec, payloadCodecFromEnv } from '../codec/codec-from-env.js';
 
 /** Run a worker for `app` until SIGINT/SIGTERM. */
 export async function runWorkerProcess(app: HarnessApp): Promise<void> {
@@ -20,6 +22,7 @@ export async function runWorkerProcess(app: HarnessApp): Promise<void> {
   const settings = harnessSettings();
   const tracingConfig = tracingConfigFromEnv();
   const tracing = tracingFromConfig(tracingConfig, 'agent-harness-worker');
+  const payloadCodec = payloadCodecFromEnv();
   const dev = loadDevServerConfig();
   const address = process.env.TEMPORAL_ADDRESS ?? `${dev.server.ip}:${dev.server.port}`;
   const namespace = process.env.TEMPORAL_NAMESPACE ?? dev.server.namespace;
@@ -38,12 +41,13 @@ export async function runWorkerProcess(app: HarnessApp): Promise<void> {
     workflowsPath: app.workflowsPath,
     workflowBundle: bundlePath ? { codePath: bundlePath } : undefined,
     tracing,
+    payloadCodec: payloadCodec ?? null,
   });
   const stop = (): void => worker.shutdown();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   console.log(
-    `worker ${composition.identity} (app ${app.name}) polling ${settings.taskQueue} on ${address} (namespace ${namespace}); store ${redactUrl(settings.storeUrl)}; tracing ${tracingConfig.mode}`,
+    `worker ${composition.identity} (app ${app.name}) polling ${settings.taskQueue} on ${address} (namespace ${namespace}); store ${redactUrl(settings.storeUrl)}; tracing ${tracingConfig.mode}; ${describePayloadCodec(payloadCodec)}`,
   );
   await worker.run();
   await tracing?.shutdown();

@@ -48,7 +48,7 @@ export function refundRunInput(input: Partial<AgentRunInput> & Pick<AgentRunInpu
 export async function createHarnessFixture(
   name: string,
   options: Partial<Omit<ShowcaseCompositionOptions, 'refundStorePath'>> = {},
-  worker: Pick<HarnessWorkerOptions, 'workflowBundle' | 'tracing'> = {},
+  worker: Pick<HarnessWorkerOptions, 'workflowBundle' | 'tracing' | 'payloadCodec'> = {},
 ): Promise<HarnessFixture> {
   const dir = mkdtempSync(join(tmpdir(), `harness-${name}-`));
   const t = await connectTestTemporal();

@@ -4,7 +4,9 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { NativeConnection, WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import {
   createHarnessWorker,
+  decodeHistoryPayloads,
   isTerminal,
+  payloadCodecFromEnv,
   signedPayload,
   startAgentRun,
   WAITING_STATUSES,
@@ -26,6 +28,19 @@ import {
 } from './eval-case.js';
 import { evalSigners, type EvalSigners } from './eval-principals.js';
 import { writeFailureSample } from './failure-sample.js';
+
+/**
+ * The run's history for a failure sample. A sample is a plain-text debugging artifact (it holds the
+ * evidence and business rows too), so with the payload codec on its history is written decoded: it
+ * replays and reads without the keys.
+ */
+async function sampleHistory(
+  handle: WorkflowHandle,
+): Promise<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>> {
+  const history = await handle.fetchHistory();
+  const codec = payloadCodecFromEnv();
+  return codec ? decodeHistoryPayloads(history, codec) : history;
+}
 
 /** Where the cases run: a client and a worker connection to one namespace. */
 export interface EvalTemporal {
@@ -341,7 +356,7 @@ export async function runCase(c: EvalCase, o: CaseRunOptions): Promise<CaseRun> 
           evalCase: c,
           observation,
           checks,
-          history: await handle.fetchHistory(),
+          history: await sampleHistory(handle),
           store: composition.store,
           refundStorePath,
         });

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Connection } from '@temporalio/client';
 import {
   DefaultLogger,
   makeTelemetryFilterString,
@@ -11,7 +11,7 @@ import {
   type LogLevel,
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
-import { bundleWorkflows, HarnessError, resolveTemporal } from '../../../src/index.js';
+import { bundleWorkflows, createHarnessClient, HarnessError, resolveTemporal } from '../../../src/index.js';
 
 /** The repository this app lives in (reports go to its .data/eval by default). */
 const refundAppRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -130,7 +130,8 @@ export async function runEvalCommand(dir: string, options: { json: boolean; out?
     target = await resolveTemporal({ log: (l) => console.error(l) });
     connection = await Connection.connect(target.connectionOptions);
     native = await NativeConnection.connect(target.connectionOptions);
-    const client = new Client({ connection, namespace: target.namespace });
+    // With HARNESS_CODEC_KEYS_FILE (or HARNESS_CODEC_KEYS) the client and the cases' workers encrypt.
+    const client = createHarnessClient({ connection, namespace: target.namespace });
     const bundlePath = process.env.HARNESS_WORKFLOW_BUNDLE;
     const workflowBundle = bundlePath
       ? { codePath: bundlePath }

@@ -8,7 +8,12 @@ import { CliError, EXIT } from './errors.js';
 import { buildProgram } from './program.js';
 
 /** Validation failures raised by shared code that mean "bad input", not "broken system". */
-const USAGE_CODES = new Set(['run.invalid_input', 'devserver.config_invalid']);
+const USAGE_CODES = new Set([
+  'run.invalid_input',
+  'devserver.config_invalid',
+  'codec.keys_invalid',
+  'codec.not_configured',
+]);
 
 /** The exit code for an error thrown by a command. */
 export function exitCodeOf(err: unknown): number {

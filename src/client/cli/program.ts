@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import type { CancelOptions } from './commands/cancel.js';
+import type { CodecServerCommandOptions } from './commands/codec-server.js';
 import type { KeysCreateOptions } from './commands/keys.js';
 import type { DecideOptions, ProvideInputOptions, ReconcileOptions } from './commands/decide.js';
 import type { EventsOptions } from './commands/events.js';
@@ -183,6 +184,18 @@ export function buildProgram(result: ProgramResult): Command {
     .option('--registry <file>', 'add the entry to this registry file (created if missing)')
     .action((o: KeysCreateOptions, cmd: Command) =>
       run(async () => (await import('./commands/keys.js')).keysCreateCommand(o, out(cmd))),
+    );
+
+  program
+    .command('codec-server')
+    .description(
+      'serve the codec protocol so the Temporal Web UI shows decrypted payloads (docs/security.md)',
+    )
+    .option('--port <n>', 'port (0: any free port)', '8888')
+    .option('--host <ip>', 'interface to bind', '127.0.0.1')
+    .option('--origin <url...>', 'browser origins allowed (default: TEMPORAL_UI_URL, else the dev server UI)')
+    .action((o: CodecServerCommandOptions, cmd: Command) =>
+      run(async () => (await import('./commands/codec-server.js')).codecServerCommand(o, out(cmd))),
     );
 
   program

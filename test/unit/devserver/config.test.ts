@@ -34,6 +34,17 @@ describe('temporal-dev.yml', () => {
     expect(() => parseDevServerConfig(good.replace(from, to))).toThrow(message);
   });
 
+  it('the UI codec endpoint is optional and off by default; when set it must be an http(s) URL', () => {
+    expect(parseDevServerConfig(good).server.uiCodecEndpoint).toBeUndefined();
+    const withCodec = (url: string): string =>
+      good.replace('  startTimeoutSeconds: 60', `  startTimeoutSeconds: 60\n  uiCodecEndpoint: ${url}`);
+    expect(parseDevServerConfig(withCodec('http://127.0.0.1:8888')).server.uiCodecEndpoint).toBe(
+      'http://127.0.0.1:8888',
+    );
+    for (const bad of ['ftp://x', 'not a url', 'http://user:pw@host:8888'])
+      expect(() => parseDevServerConfig(withCodec(JSON.stringify(bad)))).toThrow(/server\.uiCodecEndpoint/);
+  });
+
   it('invalid YAML is a clear error', () => {
     expect(() => parseDevServerConfig('cli: [unclosed')).toThrow(/not valid YAML/);
   });

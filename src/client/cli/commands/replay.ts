@@ -8,6 +8,8 @@ import { connectTemporal, describeRun } from '../connect.js';
 import { CliError, EXIT, notFoundError, usageError } from '../errors.js';
 import type { Output } from '../output.js';
 import type { HarnessApp } from '../../../worker/app.js';
+import { harnessDataConverter } from '../../../codec/data-converter.js';
+import { payloadCodecFromEnv } from '../../../codec/codec-from-env.js';
 
 /** Fetch a workflow's full history (all pages). @throws CliError exit 3 when no workflow has the id. */
 async function fetchHistory(id: string): Promise<temporal.api.history.v1.IHistory> {
@@ -56,6 +58,8 @@ export async function replayCommand(app: HarnessApp, arg: string, out: Output): 
   const history = fromFile ? readHistoryFile(arg) : await fetchHistory(arg);
   const events = history.events?.length ?? 0;
   if (events === 0) throw usageError(`${arg}: the history has no events`);
+  // An encrypted history replays with the codec keys of the environment (docs/security.md).
+  const dataConverter = harnessDataConverter(payloadCodecFromEnv());
   installWorkerRuntime();
   const bundlePath = process.env.HARNESS_WORKFLOW_BUNDLE;
   if (!bundlePath) out.progress('bundling the workflow code…');
@@ -68,7 +72,11 @@ export async function replayCommand(app: HarnessApp, arg: string, out: Output): 
   const recorded = history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowId;
   const workflowId = fromFile ? recorded || arg.replace(/^.*\//, '').replace(/\.json$/, '') : arg;
   try {
-    await Worker.runReplayHistory({ workflowBundle, replayName: workflowId }, history, workflowId);
+    await Worker.runReplayHistory(
+      { workflowBundle, replayName: workflowId, ...(dataConverter ? { dataConverter } : {}) },
+      history,
+      workflowId,
+    );
   } catch (err) {
     const e = err as Error;
     out.data({ source: arg, events, ok: false, error: { name: e.name, message: e.message } });

@@ -7,6 +7,7 @@ import { createHarnessWorker } from '../../../worker/harness-worker.js';
 import { runWorkerProcess } from '../../../worker/main.js';
 import { installWorkerRuntime } from '../../../worker/runtime.js';
 import { harnessSettings } from '../../../worker/settings.js';
+import { describePayloadCodec, payloadCodecFromEnv } from '../../../codec/codec-from-env.js';
 import { EXIT } from '../errors.js';
 import type { Output } from '../output.js';
 
@@ -32,6 +33,7 @@ export async function devCommand(app: HarnessApp, o: { config?: string }, out: O
     const settings = harnessSettings();
     const composition = await app.createComposition({ storeUrl: settings.storeUrl });
     const tracing = tracingFromEnv('agent-harness-worker');
+    const payloadCodec = payloadCodecFromEnv();
     const connection = await NativeConnection.connect(target.connectionOptions);
     const bundlePath = process.env.HARNESS_WORKFLOW_BUNDLE;
     if (!bundlePath) out.progress('bundling the workflow code…');
@@ -43,6 +45,7 @@ export async function devCommand(app: HarnessApp, o: { config?: string }, out: O
       workflowsPath: app.workflowsPath,
       workflowBundle: bundlePath ? { codePath: bundlePath } : undefined,
       tracing,
+      payloadCodec: payloadCodec ?? null,
     });
     const stop = (): void => {
       out.progress('stopping…');
@@ -54,7 +57,9 @@ export async function devCommand(app: HarnessApp, o: { config?: string }, out: O
       `Temporal: ${target.mode} dev server at ${target.connectionOptions.address} (namespace ${target.namespace})`,
     );
     out.line(`Web UI: ${target.uiUrl ?? '(unknown; set TEMPORAL_UI_URL)'}`);
-    out.line(`worker ${composition.identity} polling ${settings.taskQueue}; Ctrl-C to stop`);
+    out.line(
+      `worker ${composition.identity} polling ${settings.taskQueue}; ${describePayloadCodec(payloadCodec)}; Ctrl-C to stop`,
+    );
     out.data({
       mode: target.mode,
       address: target.connectionOptions.address,
