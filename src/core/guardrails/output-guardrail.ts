@@ -1,13 +1,6 @@
 import { z } from 'zod';
 import type { Artifact } from '../../contract/artifact.js';
-import {
-  DEFAULT_CLAIM_KINDS,
-  findClaims,
-  rewriteFor,
-  sentencesOf,
-  unsupported,
-  type ClaimKind,
-} from './claims.js';
+import { DEFAULT_CLAIM_KINDS, findClaims, rewriteFor, unsupported, type ClaimKind } from './claims.js';
 import { findDates, findRefundAmounts, isVouched, observedRefundCents, vouchedDates } from './commitments.js';
 import { detectPersonalData } from './detect-personal-data.js';
 import { detectSecrets } from './detect-secrets.js';
@@ -19,6 +12,7 @@ import { readObligations } from './obligations.js';
 import { compileFormat, type FormatCheck, type OutputFormat } from './output-format.js';
 import { InputReasonCodes, OutputReasonCodes, type OutputReasonCode } from './reason-codes.js';
 import { backingOf, trustedEvidence, type Backing, type EvidenceInvocation } from './run-evidence.js';
+import { sentencesOf } from './sentences.js';
 import { identifierSpans, insideAny, trustedIdentifiers } from './trusted-identifiers.js';
 import { collectTextLeaves, mapTextLeaves, pointerToken } from './text-leaves.js';
 
