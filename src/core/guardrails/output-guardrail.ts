@@ -5,7 +5,6 @@ import { findDates, findRefundAmounts, isVouched, observedRefundCents, vouchedDa
 import { detectPersonalData } from './detect-personal-data.js';
 import { detectSecrets } from './detect-secrets.js';
 import type { FindingAction, GuardrailFinding, Span } from './finding.js';
-import { reasonCodesOf } from './finding.js';
 import { GuardrailConfigError } from './guardrail-error.js';
 import { maskEdits } from './masking.js';
 import { readObligations } from './obligations.js';
@@ -134,7 +133,12 @@ function check(
   format: FormatCheck | undefined,
   input: OutputCheckInput,
 ): OutputGuardrailResult {
+  // findings in order; only the first maxFindings are kept (a long response can hold a finding
+  // every few characters), the rest counted
   const findings: GuardrailFinding[] = [];
+  const codes = new Set<OutputReasonCode>();
+  let count = 0;
+  let blocked = false;
   const note = (
     code: OutputReasonCode,
     ruleId: string,
@@ -142,7 +146,12 @@ function check(
     action: FindingAction | 'rewrite',
     span?: Span,
   ): void => {
-    if (action !== 'ignore') findings.push({ code, ruleId, path, ...(span ? { span } : {}), action });
+    if (action === 'ignore') return;
+    count += 1;
+    codes.add(code);
+    blocked ||= action === 'block';
+    if (findings.length < cfg.maxFindings)
+      findings.push({ code, ruleId, path, ...(span ? { span } : {}), action });
   };
   const obligations = readObligations(input.obligations ?? []);
   for (const o of obligations.unsupportedMasks)
@@ -230,7 +239,6 @@ function check(
     if (edits.length > 0) editsByPath.set(path, edits);
   }
 
-  const blocked = findings.some((f) => f.action === 'block');
   let output = input.output;
   if (!blocked && editsByPath.size > 0) {
     output = mapTextLeaves(input.output, (path, text) => applyEdits(text, editsByPath.get(path) ?? []));
@@ -239,18 +247,13 @@ function check(
     for (const issue of format(output))
       note(OutputReasonCodes.formatInvalid, `format.${issue.keyword}`, issue.path, 'block');
   }
-  const verdict = findings.some((f) => f.action === 'block')
-    ? 'block'
-    : editsByPath.size > 0
-      ? 'rewritten'
-      : 'pass';
-  const kept = findings.slice(0, cfg.maxFindings);
+  const verdict = blocked ? 'block' : editsByPath.size > 0 ? 'rewritten' : 'pass';
   return {
     verdict,
     output: verdict === 'block' ? null : output,
-    reasonCodes: reasonCodesOf(findings) as OutputReasonCode[],
-    findings: kept,
-    omittedFindings: findings.length - kept.length,
+    reasonCodes: [...codes],
+    findings,
+    omittedFindings: count - findings.length,
   };
 }
 
