@@ -12,7 +12,8 @@ import { compileFormat, type FormatCheck, type OutputFormat } from './output-for
 import { InputReasonCodes, OutputReasonCodes, type OutputReasonCode } from './reason-codes.js';
 import { backingOf, trustedEvidence, type Backing, type EvidenceInvocation } from './run-evidence.js';
 import { sentencesOf } from './sentences.js';
-import { identifierSpans, insideAny, trustedIdentifiers } from './trusted-identifiers.js';
+import { TakenSpans } from './taken-spans.js';
+import { identifierCover, trustedIdentifiers } from './trusted-identifiers.js';
 import { collectTextLeaves, mapTextLeaves, pointerToken } from './text-leaves.js';
 
 const Action = z.enum(['block', 'flag', 'ignore']);
@@ -95,8 +96,8 @@ interface Edit {
  * - commitments: refund amounts within the observed refund or `limit.refund_amount`; dates and
  *   time promises stated by trusted data;
  * - format: the profile's output schema holds (checked on the response that would leave).
- * Pure and deterministic (workflow-sandbox safe). `check` never throws; an unknown `mask.*`
- * obligation or an over-large response blocks (fails closed).
+ * Pure and deterministic (workflow-sandbox safe). `check` never throws and runs in time linear in
+ * the response; an unknown `mask.*` obligation or an over-large response blocks (fails closed).
  * @throws GuardrailConfigError (`guardrail.config_invalid`) when `config` does not parse or the
  *   output schema does not compile.
  */
@@ -175,17 +176,17 @@ function check(
   const vouched = vouchedDates(evidence, cfg.verifiedDates, cfg.allowedPromises);
   const identifiers = trustedIdentifiers(evidence);
   let exempting: boolean | undefined;
-  const exempt = (span: Span, ids: readonly Span[]): boolean =>
-    insideAny(span, ids) && (exempting ??= input.exemptTrustedIdentifiers?.() ?? true);
   const editsByPath = new Map<string, Edit[]>();
 
   for (const { path, text } of walk.leaves) {
     // an observed object's own id (an order number, a refund id) is not personal data
-    const ids = identifierSpans(text, identifiers);
+    const insideId = identifierCover(text, identifiers);
+    const exempt = (span: Span): boolean =>
+      insideId(span) && (exempting ??= input.exemptTrustedIdentifiers?.() ?? true);
     for (const d of detectSecrets(text))
       note(OutputReasonCodes.restrictedData, d.ruleId, path, 'block', d.span);
     for (const d of detectPersonalData(text)) {
-      if (d.code !== InputReasonCodes.piiCardNumber || exempt(d.span, ids)) continue;
+      if (d.code !== InputReasonCodes.piiCardNumber || exempt(d.span)) continue;
       note(OutputReasonCodes.restrictedData, d.ruleId, path, 'block', d.span);
     }
     const replaced = new Map<number, { span: Span; replacements: string[] }>();
@@ -202,8 +203,9 @@ function check(
       entry.replacements.push(rewriteFor(hit.kind, b, text.slice(hit.sentence.start, hit.sentence.end)));
       replaced.set(hit.sentence.start, entry);
     }
-    const inReplaced = (s: Span): boolean =>
-      [...replaced.values()].some((r) => r.span.start < s.end && s.start < r.span.end);
+    const replacedSpans = new TakenSpans(text.length);
+    for (const r of replaced.values()) replacedSpans.take(r.span);
+    const inReplaced = (s: Span): boolean => replacedSpans.overlaps(s);
     for (const a of findRefundAmounts(text, sentencesOf(text))) {
       if (inReplaced(a.span)) continue;
       if (ceiling === undefined)
@@ -232,7 +234,7 @@ function check(
       replacement: r.replacements.join(' '),
     }));
     for (const m of maskEdits(text, obligations.masks)) {
-      if (inReplaced(m.span) || exempt(m.span, ids)) continue;
+      if (inReplaced(m.span) || exempt(m.span)) continue;
       note(OutputReasonCodes.masked, `mask.${m.kind}`, path, 'rewrite', m.span);
       edits.push({ span: m.span, replacement: m.replacement });
     }
@@ -262,12 +264,15 @@ function isToken(text: string): boolean {
   return text.length <= 40 && !/[\s.!?。！？，,]/.test(text.trim());
 }
 
+/** `text` with the (non-overlapping) edits applied, built in one pass in text order. */
 function applyEdits(text: string, edits: readonly Edit[]): string {
-  let out = text;
-  for (const e of [...edits].sort((a, b) => b.span.start - a.span.start)) {
-    out = out.slice(0, e.span.start) + e.replacement + out.slice(e.span.end);
+  let out = '';
+  let at = 0;
+  for (const e of [...edits].sort((a, b) => a.span.start - b.span.start)) {
+    out += text.slice(at, e.span.start) + e.replacement;
+    at = e.span.end;
   }
-  return out;
+  return out + text.slice(at);
 }
 
 function restrictedKeyPaths(value: unknown, maxDepth: number): string[] {
