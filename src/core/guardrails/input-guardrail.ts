@@ -8,6 +8,7 @@ import type { DataClassification, Detection, FindingAction, GuardrailFinding } f
 import { stricterClass } from './finding.js';
 import { GuardrailConfigError } from './guardrail-error.js';
 import { InputReasonCodes, type InputReasonCode } from './reason-codes.js';
+import { GUARDRAIL_MAX_SCAN_CHARS } from './scan-limit.js';
 import { collectTextLeaves } from './text-leaves.js';
 
 const INPUT_CODES = Object.values(InputReasonCodes) as [InputReasonCode, ...InputReasonCode[]];
@@ -51,14 +52,21 @@ export const InputGuardrailConfigSchema = z
     actions: z.partialRecord(z.enum(INPUT_CODES), ActionSchema).default({}),
     /** Block when this many distinct injection/jailbreak/tool-call rules match in one value. */
     injectionBlockThreshold: z.number().int().positive().default(3),
-    /** Longest string examined; longer strings are an `oversize` finding and only their head is scanned. */
-    maxStringChars: z.number().int().positive().default(10_000),
-    /** Most characters over all strings; the rest is an `oversize` finding and is not scanned. */
+    /**
+     * Longest string examined, at most {@link GUARDRAIL_MAX_SCAN_CHARS}; longer strings are an
+     * `oversize` finding and only their head is scanned.
+     */
+    maxStringChars: z.number().int().positive().max(GUARDRAIL_MAX_SCAN_CHARS).default(10_000),
+    /**
+     * Most characters over all strings, at most {@link GUARDRAIL_MAX_SCAN_CHARS} (the default); the
+     * rest is an `oversize` finding and is not scanned.
+     */
     maxTotalChars: z
       .number()
       .int()
       .positive()
-      .default(64 * 1024),
+      .max(GUARDRAIL_MAX_SCAN_CHARS)
+      .default(GUARDRAIL_MAX_SCAN_CHARS),
     maxStrings: z.number().int().positive().default(1_000),
     maxDepth: z.number().int().positive().default(32),
     /** Optional language check; off when absent. */
@@ -95,8 +103,9 @@ export interface InputGuardrail {
  * `pass` is not permission; policy still decides every action.
  *
  * Pure and deterministic (workflow-sandbox safe). `check` never throws and runs in time linear in
- * the text it reads, at most `maxTotalChars` characters.
- * @throws GuardrailConfigError (`guardrail.config_invalid`) when `config` does not parse.
+ * the text it reads, at most `maxTotalChars` ({@link GUARDRAIL_MAX_SCAN_CHARS}) characters.
+ * @throws GuardrailConfigError (`guardrail.config_invalid`) when `config` does not parse (a limit
+ *   above {@link GUARDRAIL_MAX_SCAN_CHARS} included).
  */
 export function createInputGuardrail(config: InputGuardrailConfig = {}): InputGuardrail {
   const parsed = InputGuardrailConfigSchema.safeParse(config);

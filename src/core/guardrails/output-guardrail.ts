@@ -11,10 +11,11 @@ import { readObligations } from './obligations.js';
 import { compileFormat, type FormatCheck, type OutputFormat } from './output-format.js';
 import { InputReasonCodes, OutputReasonCodes, type OutputReasonCode } from './reason-codes.js';
 import { backingOf, trustedEvidence, type Backing, type EvidenceInvocation } from './run-evidence.js';
+import { GUARDRAIL_MAX_SCAN_CHARS } from './scan-limit.js';
 import { sentencesOf } from './sentences.js';
 import { TakenSpans } from './taken-spans.js';
 import { identifierCover, trustedIdentifiers } from './trusted-identifiers.js';
-import { collectTextLeaves, mapTextLeaves, pointerToken } from './text-leaves.js';
+import { collectTextLeaves, mapTextLeaves, pointerToken, type TextLeaf } from './text-leaves.js';
 
 const Action = z.enum(['block', 'flag', 'ignore']);
 
@@ -63,6 +64,13 @@ export interface OutputCheckInput {
    * from before the exemption replay unchanged). Absent: yes.
    */
   readonly exemptTrustedIdentifiers?: () => boolean;
+  /**
+   * Whether a response whose strings hold more than {@link GUARDRAIL_MAX_SCAN_CHARS} characters is
+   * blocked (`guardrail.output.oversize`, rule `oversize.total_chars`; only the strings within the
+   * limit are scanned); asked only when it holds more (a workflow answers it with a `patched()` so
+   * runs from before the limit replay unchanged: they scan all of it, in linear time). Absent: yes.
+   */
+  readonly limitText?: () => boolean;
 }
 
 export interface OutputGuardrailResult {
@@ -97,7 +105,9 @@ interface Edit {
  *   time promises stated by trusted data;
  * - format: the profile's output schema holds (checked on the response that would leave).
  * Pure and deterministic (workflow-sandbox safe). `check` never throws and runs in time linear in
- * the response; an unknown `mask.*` obligation or an over-large response blocks (fails closed).
+ * the response (each check reads at most {@link GUARDRAIL_MAX_SCAN_CHARS} characters); an unknown
+ * `mask.*` obligation or an over-large response (too deep, too many strings, too much text) blocks
+ * (fails closed).
  * @throws GuardrailConfigError (`guardrail.config_invalid`) when `config` does not parse or the
  *   output schema does not compile.
  */
@@ -163,6 +173,9 @@ function check(
   const walk = collectTextLeaves(input.output, { maxDepth: cfg.maxDepth, maxStrings: cfg.maxStrings });
   if (walk.truncated !== undefined)
     note(OutputReasonCodes.oversize, `oversize.${walk.truncated}`, walk.truncatedAt ?? '', 'block');
+  const leaves = withinScanLimit(walk.leaves, input.limitText);
+  if (leaves.length < walk.leaves.length)
+    note(OutputReasonCodes.oversize, 'oversize.total_chars', walk.leaves[leaves.length]?.path ?? '', 'block');
   for (const path of restrictedKeyPaths(input.output, cfg.maxDepth))
     note(OutputReasonCodes.restrictedData, 'restricted.field', path, 'block');
 
@@ -178,7 +191,7 @@ function check(
   let exempting: boolean | undefined;
   const editsByPath = new Map<string, Edit[]>();
 
-  for (const { path, text } of walk.leaves) {
+  for (const { path, text } of leaves) {
     // an observed object's own id (an order number, a refund id) is not personal data
     const insideId = identifierCover(text, identifiers);
     const exempt = (span: Span): boolean =>
@@ -262,6 +275,25 @@ function check(
 /** A short single-token value (an enum-like field such as `refunded`): it cannot be rewritten, only blocked. */
 function isToken(text: string): boolean {
   return text.length <= 40 && !/[\s.!?。！？，,]/.test(text.trim());
+}
+
+/**
+ * The strings a check reads: all of them when they hold at most {@link GUARDRAIL_MAX_SCAN_CHARS}
+ * characters or `limitText` says no (runs from before the limit); otherwise those that fit in the
+ * limit, in order (the caller blocks the response).
+ */
+function withinScanLimit(
+  leaves: readonly TextLeaf[],
+  limitText: (() => boolean) | undefined,
+): readonly TextLeaf[] {
+  let budget = GUARDRAIL_MAX_SCAN_CHARS;
+  let fit = 0;
+  while (fit < leaves.length && (leaves[fit]?.text.length ?? 0) <= budget) {
+    budget -= leaves[fit]?.text.length ?? 0;
+    fit += 1;
+  }
+  if (fit === leaves.length || !(limitText?.() ?? true)) return leaves;
+  return leaves.slice(0, fit);
 }
 
 /** `text` with the (non-overlapping) edits applied, built in one pass in text order. */
