@@ -64,6 +64,8 @@ const GUARDRAILS_PATCH = 'agent-run-guardrails-v1';
 const OUTPUT_RETRY_PATCH = 'agent-run-output-retry-v1';
 /** Exempts observed object ids from the output's personal-data checks (asked only when it matters). */
 const TRUSTED_IDS_PATCH = 'agent-run-trusted-identifiers-v1';
+/** Blocks a response over the guardrail scan limit (asked only for a response over it). */
+const OUTPUT_TEXT_LIMIT_PATCH = 'agent-run-output-text-limit-v1';
 /** Refuses carried state on a run that did not continue as new (asked only on that path). */
 const CARRIED_ONLY_PATCH = 'agent-run-carried-only-v1';
 
@@ -331,6 +333,7 @@ async function runAgent(
     resumed: carried !== undefined,
     outputRetryEnabled: () => patched(OUTPUT_RETRY_PATCH),
     exemptTrustedIdentifiers: () => patched(TRUSTED_IDS_PATCH),
+    limitOutputText: () => patched(OUTPUT_TEXT_LIMIT_PATCH),
     ...(authority
       ? {
           authorization: {
