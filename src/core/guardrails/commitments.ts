@@ -1,5 +1,6 @@
 import type { Span } from './finding.js';
 import type { RunEvidence } from './run-evidence.js';
+import { TakenSpans } from './taken-spans.js';
 import { collectTextLeaves } from './text-leaves.js';
 
 /** A money amount in a refund context, in cents. */
@@ -20,22 +21,23 @@ const toCents = (whole: string, frac: string | undefined): number =>
 
 /**
  * Money amounts in sentences that speak of a refund ("refund", "退款", "退还"...), with a currency
- * sign or word. `sentences` are the spans of the string's sentences. Never throws.
+ * sign or word. `sentences` are the spans of the string's sentences (disjoint, as `sentencesOf`
+ * gives them). Linear in the length of `text`; never throws.
  */
-export function findRefundAmounts(text: string, sentences: readonly Span[]): AmountHit[] {
-  const out: AmountHit[] = [];
+export function* findRefundAmounts(text: string, sentences: Iterable<Span>): Generator<AmountHit> {
+  const taken = new TakenSpans(text.length);
   for (const s of sentences) {
     const sentence = text.slice(s.start, s.end);
     if (!REFUND_CONTEXT.test(sentence)) continue;
     for (const re of AMOUNT_PATTERNS) {
       for (const m of sentence.matchAll(re)) {
         const span = { start: s.start + m.index, end: s.start + m.index + m[0].length };
-        if (out.some((h) => h.span.start < span.end && span.start < h.span.end)) continue;
-        out.push({ span, cents: toCents(m[1] ?? '0', m[2]) });
+        if (taken.overlaps(span)) continue;
+        taken.take(span);
+        yield { span, cents: toCents(m[1] ?? '0', m[2]) };
       }
     }
   }
-  return out;
 }
 
 /**
@@ -92,30 +94,34 @@ const ABSOLUTE: readonly { re: RegExp; read: (m: RegExpMatchArray) => DateHit['d
 const RELATIVE: readonly RegExp[] = [
   /\bwithin\s+\d+(?:\s*(?:-|to)\s*\d+)?\s+(?:business\s+|working\s+)?(?:days?|hours?|weeks?)\b/gi,
   /\bby\s+(?:tomorrow|tonight|next\s+(?:week|month|monday|tuesday|wednesday|thursday|friday)|(?:the\s+)?end\s+of\s+(?:the\s+)?(?:day|week|month))\b/gi,
-  /\d+(?:\s*[-~到至]\s*\d+)?\s*个?(?:工作日|自然日|天|小时|周)内?/g,
+  // starts only at the first digit of a run: a later start reaches the same end, so it matches only
+  // if the first did; without the lookbehind each start reads a long digit run to its end (O(n²))
+  /(?<!\d)\d+(?:\s*[-~到至]\s*\d+)?\s*个?(?:工作日|自然日|天|小时|周)内?/g,
   /明天|后天|下周[一二三四五六日天]?|本周内|今天内/g,
 ];
 
-/** Calendar dates and time promises in `text`. Never throws. */
-export function findDates(text: string): DateHit[] {
-  const out: DateHit[] = [];
-  const free = (span: Span): boolean => !out.some((h) => h.span.start < span.end && span.start < h.span.end);
+/** Calendar dates and time promises in `text`. Linear in the length of `text`; never throws. */
+export function* findDates(text: string): Generator<DateHit> {
+  const taken = new TakenSpans(text.length);
+  const valid = (d: DateHit['date']): boolean =>
+    d !== undefined && d.month >= 1 && d.month <= 12 && d.day >= 1 && d.day <= 31;
   for (const { re, read } of ABSOLUTE) {
     for (const m of text.matchAll(re)) {
       const span = { start: m.index, end: m.index + m[0].length };
       const date = read(m);
-      if (date && date.month >= 1 && date.month <= 12 && date.day >= 1 && date.day <= 31 && free(span)) {
-        out.push({ span, kind: 'absolute', date });
-      }
+      if (!valid(date) || taken.overlaps(span)) continue;
+      taken.take(span);
+      yield { span, kind: 'absolute', date };
     }
   }
   for (const re of RELATIVE) {
     for (const m of text.matchAll(re)) {
       const span = { start: m.index, end: m.index + m[0].length };
-      if (free(span)) out.push({ span, kind: 'relative' });
+      if (taken.overlaps(span)) continue;
+      taken.take(span);
+      yield { span, kind: 'relative' };
     }
   }
-  return out;
 }
 
 /** What the evidence vouches for: calendar dates (ISO `YYYY-MM-DD` in trusted data or configured) and texts. */

@@ -15,6 +15,11 @@ const RULES_NOUN = '(?:instructions?|prompts?|rules?|directions?|guidelines?|dir
 /**
  * Marker rules, matched on the folded text (lower-case, NFKC, invisible characters removed).
  * English and Chinese. A marker is evidence of an attempt, not proof: the default action is `flag`.
+ *
+ * Linear time: no rule has two adjacent quantifiers over the same characters; an open-ended run
+ * (`\s+`) follows a literal, so only the start before it reads it; windows are bounded (`{0,80}`);
+ * and where later starts would read again what an earlier start read to its end (line breaks in a
+ * whitespace run, names in a dotted chain), a lookbehind skips them.
  */
 const MARKER_RULES: readonly MarkerRule[] = [
   {
@@ -41,16 +46,20 @@ const MARKER_RULES: readonly MarkerRule[] = [
       /系统提示词?|系统指令|系统消息|开发者模式|(?:输出|显示|泄露|告诉我)(?:你的)?(?:提示词|初始指令)/g,
   },
   {
+    // `on(?:\s*,)?\s+you`, not `on\s*,?\s+you`: two adjacent whitespace quantifiers try every split
+    // of a long whitespace run (O(n²)); the comma now separates them.
     ruleId: 'injection.new_instructions',
     code: InputReasonCodes.injectionMarker,
     pattern:
-      /\b(?:new|updated|real)\s+instructions?\s*:|\bfrom\s+now\s+on\s*,?\s+you\b|(?:新的指令|新指令)\s*[:：]|从现在(?:开始|起)[，,]?\s*你/g,
+      /\b(?:new|updated|real)\s+instructions?\s*:|\bfrom\s+now\s+on(?:\s*,)?\s+you\b|(?:新的指令|新指令)\s*[:：]|从现在(?:开始|起)[，,]?\s*你/g,
   },
   {
+    // Only the first line break of a whitespace run starts a match (`\n\n\n…` would otherwise read
+    // the run to its end from every break); the leftmost match starts there anyway.
     ruleId: 'injection.role_marker',
     code: InputReasonCodes.injectionMarker,
     pattern:
-      /(?:^|\n)\s*(?:system|assistant|developer)\s*:|<\|(?:im_start|im_end|system|assistant|endoftext)\|>|\[\/?inst\]|<<\/?sys>>/g,
+      /(?:^|(?<!\n[^\S\n]*)\n)\s*(?:system|assistant|developer)\s*:|<\|(?:im_start|im_end|system|assistant|endoftext)\|>|\[\/?inst\]|<<\/?sys>>/g,
   },
   {
     ruleId: 'jailbreak.role_play.en',
@@ -70,9 +79,11 @@ const MARKER_RULES: readonly MarkerRule[] = [
       /(?:扮演|假装(?:你是)?|你现在是|现在你是|充当)[^。！？\n]{0,40}?(?:没有(?:任何)?(?:限制|规则|约束)|不受(?:任何)?(?:限制|约束)|无限制|越狱|dan)|越狱模式/g,
   },
   {
+    // A name right after `name.` is part of a chain an earlier start already read to its end (the
+    // same end, fewer names): skipped, so `a.a.a.a…` is read once, not from every name.
     ruleId: 'tool_call.dotted_call',
     code: InputReasonCodes.toolCallImitation,
-    pattern: /\b[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)*\(/g,
+    pattern: /(?<!\b[a-z][a-z0-9_]*\.)\b[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)*\(/g,
   },
   {
     ruleId: 'tool_call.json_envelope',
@@ -84,20 +95,14 @@ const MARKER_RULES: readonly MarkerRule[] = [
 
 /**
  * Find prompt-injection, jailbreak and tool-call-imitation markers in `text`. Spans point into the
- * original string. Pure and bounded by the input length; never throws.
+ * original string. Pure and linear in the length of `text`; never throws.
  */
-export function detectInjection(text: string): Detection[] {
+export function* detectInjection(text: string): Generator<Detection> {
   const folded = foldText(text);
-  const out: Detection[] = [];
   for (const rule of MARKER_RULES) {
     for (const m of folded.text.matchAll(rule.pattern)) {
       const start = m.index;
-      out.push({
-        code: rule.code,
-        ruleId: rule.ruleId,
-        span: originalSpan(folded, start, start + m[0].length),
-      });
+      yield { code: rule.code, ruleId: rule.ruleId, span: originalSpan(folded, start, start + m[0].length) };
     }
   }
-  return out;
 }

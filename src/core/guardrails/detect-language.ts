@@ -32,21 +32,27 @@ export type LanguageCheck = z.output<typeof LanguageCheckSchema>;
 
 const LETTER = /\p{L}/gu;
 
+/** How many matches of global `pattern` `text` holds (counted one by one: no array of them all). */
+function countMatches(text: string, pattern: RegExp): number {
+  let n = 0;
+  for (const _ of text.matchAll(pattern)) n += 1;
+  return n;
+}
+
 /**
  * Flag `text` (one detection over the whole string) when at least `minLetters` letters are present
- * and fewer than `minShare` of them are in `allowedScripts`. Never throws.
+ * and fewer than `minShare` of them are in `allowedScripts`. Linear in the length of `text`; never
+ * throws.
  */
-export function detectLanguage(text: string, check: LanguageCheck): Detection[] {
-  const letters = text.match(LETTER)?.length ?? 0;
-  if (letters < check.minLetters) return [];
+export function* detectLanguage(text: string, check: LanguageCheck): Generator<Detection> {
+  const letters = countMatches(text, LETTER);
+  if (letters < check.minLetters) return;
   const allowed = new RegExp(check.allowedScripts.map((s) => `\\p{Script=${s}}`).join('|'), 'gu');
-  const inAllowed = text.match(allowed)?.length ?? 0;
-  if (inAllowed / letters >= check.minShare) return [];
-  return [
-    {
-      code: InputReasonCodes.languageUnexpected,
-      ruleId: 'language.script_share',
-      span: { start: 0, end: text.length },
-    },
-  ];
+  const inAllowed = countMatches(text, allowed);
+  if (inAllowed / letters >= check.minShare) return;
+  yield {
+    code: InputReasonCodes.languageUnexpected,
+    ruleId: 'language.script_share',
+    span: { start: 0, end: text.length },
+  };
 }

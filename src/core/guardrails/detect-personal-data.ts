@@ -1,5 +1,10 @@
-import type { Detection, Span } from './finding.js';
+import { emailSpans } from './email-spans.js';
+import type { Detection } from './finding.js';
 import { InputReasonCodes } from './reason-codes.js';
+import { TakenSpans } from './taken-spans.js';
+
+// Every pattern here has bounded length and fixed-width lookarounds: the work per start position is
+// constant, so a global search is linear. E-mail addresses are found by `emailSpans` (linear too).
 
 /** Mainland mobile numbers (optionally +86), digits optionally grouped 3-4-4 by spaces or dashes. */
 export const CN_MOBILE = /(?<![\d*])(?:\+?86[\s-]?)?1[3-9]\d(?:[\s-]?\d{4}){2}(?![\d*])/g;
@@ -7,8 +12,6 @@ export const CN_MOBILE = /(?<![\d*])(?:\+?86[\s-]?)?1[3-9]\d(?:[\s-]?\d{4}){2}(?
 export const E164 = /(?<![\w+*])\+[1-9](?:[\s-]?\d){7,14}(?![\d*])/g;
 /** North American numbers `(555) 123-4567` or `555-123-4567`. */
 export const NANP = /(?<![\d*])(?:\(\d{3}\)\s?|\d{3}[-.])\d{3}[-.]\d{4}(?![\d*])/g;
-/** E-mail addresses. */
-export const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g;
 /** Chinese resident identity numbers (18 characters, birth date 1800-2099), before the checksum. */
 export const CN_ID =
   /(?<![\dA-Za-z])[1-9]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?![\dA-Za-z])/g;
@@ -41,33 +44,25 @@ export function cnIdChecksumValid(id: string): boolean {
   return CN_ID_CHECK[sum % 11] === id[17]!.toUpperCase();
 }
 
-const overlaps = (a: Span, b: Span): boolean => a.start < b.end && b.start < a.end;
-
-function spansOf(text: string, pattern: RegExp): Span[] {
-  return [...text.matchAll(pattern)].map((m) => ({ start: m.index, end: m.index + m[0].length }));
-}
-
 /**
  * Find personal data in `text`: identity numbers (checksum-valid), card numbers (Luhn-valid),
  * phone numbers and e-mail addresses. A digit run is reported once, by the most specific rule
- * (identity number, then card, then phone). Never throws.
+ * (identity number, then card, then phone). Linear in the length of `text`; never throws.
  */
-export function detectPersonalData(text: string): Detection[] {
-  const out: Detection[] = [];
-  const taken = (s: Span): boolean => out.some((d) => overlaps(d.span, s));
+export function* detectPersonalData(text: string): Generator<Detection> {
+  const taken = new TakenSpans(text.length);
   for (const m of text.matchAll(CN_ID)) {
     if (cnIdChecksumValid(m[0])) {
-      out.push({
-        code: InputReasonCodes.piiCnIdNumber,
-        ruleId: 'pii.cn_id_number',
-        span: { start: m.index, end: m.index + m[0].length },
-      });
+      const span = { start: m.index, end: m.index + m[0].length };
+      taken.take(span);
+      yield { code: InputReasonCodes.piiCnIdNumber, ruleId: 'pii.cn_id_number', span };
     }
   }
   for (const m of text.matchAll(CARD_CANDIDATE)) {
     const span = { start: m.index, end: m.index + m[0].length };
-    if (!taken(span) && luhnValid(m[0].replace(/\D/g, ''))) {
-      out.push({ code: InputReasonCodes.piiCardNumber, ruleId: 'pii.card_number', span });
+    if (!taken.overlaps(span) && luhnValid(m[0].replace(/\D/g, ''))) {
+      taken.take(span);
+      yield { code: InputReasonCodes.piiCardNumber, ruleId: 'pii.card_number', span };
     }
   }
   const phones: [string, RegExp][] = [
@@ -76,11 +71,12 @@ export function detectPersonalData(text: string): Detection[] {
     ['pii.phone.nanp', NANP],
   ];
   for (const [ruleId, pattern] of phones) {
-    for (const span of spansOf(text, pattern)) {
-      if (!taken(span)) out.push({ code: InputReasonCodes.piiPhone, ruleId, span });
+    for (const m of text.matchAll(pattern)) {
+      const span = { start: m.index, end: m.index + m[0].length };
+      if (taken.overlaps(span)) continue;
+      taken.take(span);
+      yield { code: InputReasonCodes.piiPhone, ruleId, span };
     }
   }
-  for (const span of spansOf(text, EMAIL))
-    out.push({ code: InputReasonCodes.piiEmail, ruleId: 'pii.email', span });
-  return out;
+  for (const span of emailSpans(text)) yield { code: InputReasonCodes.piiEmail, ruleId: 'pii.email', span };
 }

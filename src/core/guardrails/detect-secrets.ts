@@ -1,12 +1,19 @@
 import type { Detection } from './finding.js';
 import { InputReasonCodes } from './reason-codes.js';
+import { TakenSpans } from './taken-spans.js';
 
 interface SecretRule {
   readonly ruleId: string;
   readonly pattern: RegExp;
 }
 
-/** Secret patterns, matched on the original text (case matters for most key formats). */
+/**
+ * Secret patterns, matched on the original text (case matters for most key formats). Each starts at
+ * a literal prefix; the open-ended run after it is either consumed by the match or too short to
+ * match (a bounded read), and white space after a keyword is read from that keyword alone, so a
+ * global search is linear. The JWT pattern needs a guard: its first segment may hold the next `eyJ`
+ * (`eyJ-eyJ-eyJ…`), and every later start would read the same run to its end again.
+ */
 const SECRET_RULES: readonly SecretRule[] = [
   { ruleId: 'secret.private_key', pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/g },
   { ruleId: 'secret.openai_style_key', pattern: /\bsk-(?:proj-|ant-|live-|test-)?[A-Za-z0-9_-]{20,}/g },
@@ -18,7 +25,12 @@ const SECRET_RULES: readonly SecretRule[] = [
   },
   { ruleId: 'secret.slack_token', pattern: /\bxox[abprs]-[A-Za-z0-9-]{10,}/g },
   { ruleId: 'secret.google_api_key', pattern: /\bAIza[0-9A-Za-z_-]{35}/g },
-  { ruleId: 'secret.jwt', pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g },
+  {
+    ruleId: 'secret.jwt',
+    // A start inside a run an earlier `eyJ` already began is skipped: it would reach the same end
+    // with a shorter first segment, so it matches only if the earlier start did.
+    pattern: /(?<!\beyJ[A-Za-z0-9_-]*?)\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
+  },
   { ruleId: 'secret.bearer_token', pattern: /\bbearer\s+[A-Za-z0-9._~+/-]{20,}=*/gi },
   {
     ruleId: 'secret.credential_assignment',
@@ -29,16 +41,17 @@ const SECRET_RULES: readonly SecretRule[] = [
 
 /**
  * Find API-key-like strings, bearer tokens, JWTs, private keys and credential assignments in `text`.
- * Overlapping hits of later rules are dropped, so one secret gives one detection. Never throws.
+ * Overlapping hits of later rules are dropped, so one secret gives one detection. Linear in the
+ * length of `text`; never throws.
  */
-export function detectSecrets(text: string): Detection[] {
-  const out: Detection[] = [];
+export function* detectSecrets(text: string): Generator<Detection> {
+  const taken = new TakenSpans(text.length);
   for (const rule of SECRET_RULES) {
     for (const m of text.matchAll(rule.pattern)) {
       const span = { start: m.index, end: m.index + m[0].length };
-      if (out.some((d) => d.span.start < span.end && span.start < d.span.end)) continue;
-      out.push({ code: InputReasonCodes.secret, ruleId: rule.ruleId, span });
+      if (taken.overlaps(span)) continue;
+      taken.take(span);
+      yield { code: InputReasonCodes.secret, ruleId: rule.ruleId, span };
     }
   }
-  return out;
 }

@@ -41,8 +41,3 @@ const RANK: Record<DataClassification, number> = { public: 0, internal: 1, confi
 export function stricterClass(a: DataClassification, b: DataClassification): DataClassification {
   return RANK[a] >= RANK[b] ? a : b;
 }
-
-/** The distinct codes of `findings`, in first-seen order. */
-export function reasonCodesOf(findings: readonly GuardrailFinding[]): GuardrailReasonCode[] {
-  return [...new Set(findings.map((f) => f.code))];
-}

@@ -37,6 +37,7 @@ export {
   type OutputReasonCode,
 } from './reason-codes.js';
 export type { EvidenceInvocation } from './run-evidence.js';
+export { GUARDRAIL_MAX_SCAN_CHARS } from './scan-limit.js';
 export {
   GuardrailFindingRecordSchema,
   MAX_FINDING_RECORDS,

@@ -5,9 +5,10 @@ import { LanguageCheckSchema, detectLanguage } from './detect-language.js';
 import { detectPersonalData } from './detect-personal-data.js';
 import { detectSecrets } from './detect-secrets.js';
 import type { DataClassification, Detection, FindingAction, GuardrailFinding } from './finding.js';
-import { reasonCodesOf, stricterClass } from './finding.js';
+import { stricterClass } from './finding.js';
 import { GuardrailConfigError } from './guardrail-error.js';
 import { InputReasonCodes, type InputReasonCode } from './reason-codes.js';
+import { GUARDRAIL_MAX_SCAN_CHARS } from './scan-limit.js';
 import { collectTextLeaves } from './text-leaves.js';
 
 const INPUT_CODES = Object.values(InputReasonCodes) as [InputReasonCode, ...InputReasonCode[]];
@@ -51,14 +52,21 @@ export const InputGuardrailConfigSchema = z
     actions: z.partialRecord(z.enum(INPUT_CODES), ActionSchema).default({}),
     /** Block when this many distinct injection/jailbreak/tool-call rules match in one value. */
     injectionBlockThreshold: z.number().int().positive().default(3),
-    /** Longest string examined; longer strings are an `oversize` finding and only their head is scanned. */
-    maxStringChars: z.number().int().positive().default(10_000),
-    /** Most characters over all strings; the rest is an `oversize` finding and is not scanned. */
+    /**
+     * Longest string examined, at most {@link GUARDRAIL_MAX_SCAN_CHARS}; longer strings are an
+     * `oversize` finding and only their head is scanned.
+     */
+    maxStringChars: z.number().int().positive().max(GUARDRAIL_MAX_SCAN_CHARS).default(10_000),
+    /**
+     * Most characters over all strings, at most {@link GUARDRAIL_MAX_SCAN_CHARS} (the default); the
+     * rest is an `oversize` finding and is not scanned.
+     */
     maxTotalChars: z
       .number()
       .int()
       .positive()
-      .default(64 * 1024),
+      .max(GUARDRAIL_MAX_SCAN_CHARS)
+      .default(GUARDRAIL_MAX_SCAN_CHARS),
     maxStrings: z.number().int().positive().default(1_000),
     maxDepth: z.number().int().positive().default(32),
     /** Optional language check; off when absent. */
@@ -94,8 +102,10 @@ export interface InputGuardrail {
  * of a value, and returns a verdict from the configured actions. It never authorizes anything: a
  * `pass` is not permission; policy still decides every action.
  *
- * Pure and deterministic (workflow-sandbox safe). `check` never throws.
- * @throws GuardrailConfigError (`guardrail.config_invalid`) when `config` does not parse.
+ * Pure and deterministic (workflow-sandbox safe). `check` never throws and runs in time linear in
+ * the text it reads, at most `maxTotalChars` ({@link GUARDRAIL_MAX_SCAN_CHARS}) characters.
+ * @throws GuardrailConfigError (`guardrail.config_invalid`) when `config` does not parse (a limit
+ *   above {@link GUARDRAIL_MAX_SCAN_CHARS} included).
  */
 export function createInputGuardrail(config: InputGuardrailConfig = {}): InputGuardrail {
   const parsed = InputGuardrailConfigSchema.safeParse(config);
@@ -118,63 +128,68 @@ export function checkInput(value: unknown, config: InputGuardrailConfig = {}): I
 
 function checkWith(cfg: ParsedConfig, value: unknown): InputGuardrailResult {
   const actionOf = (code: InputReasonCode): FindingAction => cfg.actions[code] ?? DEFAULT_INPUT_ACTIONS[code];
-  const raw: { path: string; d: Detection | Omit<Detection, 'span'> }[] = [];
+  // One pass over the detections, in order, keeping only the first maxFindings findings (a long
+  // adversarial string can hold a detection every few characters). Whether injection findings
+  // escalate to `block` is known only at the end: the kept ones are updated then.
+  let classification: DataClassification = cfg.baseClassification;
+  const injectionRules = new Set<string>();
+  const findings: GuardrailFinding[] = [];
+  const codes = new Set<InputReasonCode>();
+  let count = 0;
+  let blocked = false;
+  let injectionFindings = 0;
+  const record = (path: string, d: Detection | Omit<Detection, 'span'>): void => {
+    const code = d.code as InputReasonCode;
+    classification = stricterClass(classification, CLASSIFICATION[code] ?? 'public');
+    const injection = INJECTION_FAMILY.has(code);
+    if (injection) injectionRules.add(d.ruleId);
+    const action = actionOf(code);
+    if (action === 'ignore') return;
+    count += 1;
+    codes.add(code);
+    blocked ||= action === 'block';
+    if (injection) injectionFindings += 1;
+    if (findings.length < cfg.maxFindings)
+      findings.push({ code, ruleId: d.ruleId, path, ...('span' in d ? { span: d.span } : {}), action });
+  };
+  const oversize = (path: string, ruleId: string): void =>
+    record(path, { code: InputReasonCodes.oversize, ruleId });
+
   const walk = collectTextLeaves(value, { maxDepth: cfg.maxDepth, maxStrings: cfg.maxStrings });
-  if (walk.truncated !== undefined) {
-    raw.push({
-      path: walk.truncatedAt ?? '',
-      d: { code: InputReasonCodes.oversize, ruleId: `oversize.${walk.truncated}` },
-    });
-  }
+  if (walk.truncated !== undefined) oversize(walk.truncatedAt ?? '', `oversize.${walk.truncated}`);
   let budget = cfg.maxTotalChars;
   for (const leaf of walk.leaves) {
     if (budget <= 0) {
-      raw.push({ path: leaf.path, d: { code: InputReasonCodes.oversize, ruleId: 'oversize.total_chars' } });
+      oversize(leaf.path, 'oversize.total_chars');
       break;
     }
     let text = leaf.text;
     if (text.length > cfg.maxStringChars) {
-      raw.push({ path: leaf.path, d: { code: InputReasonCodes.oversize, ruleId: 'oversize.string_chars' } });
+      oversize(leaf.path, 'oversize.string_chars');
       text = text.slice(0, cfg.maxStringChars);
     }
     if (text.length > budget) {
-      raw.push({ path: leaf.path, d: { code: InputReasonCodes.oversize, ruleId: 'oversize.total_chars' } });
+      oversize(leaf.path, 'oversize.total_chars');
       text = text.slice(0, budget);
     }
     budget -= text.length;
-    const detections = [
-      ...detectEncoding(text),
-      ...detectInjection(text),
-      ...detectSecrets(text),
-      ...detectPersonalData(text),
-      ...(cfg.language ? detectLanguage(text, cfg.language) : []),
-    ];
-    for (const d of detections) raw.push({ path: leaf.path, d });
+    for (const d of detectEncoding(text)) record(leaf.path, d);
+    for (const d of detectInjection(text)) record(leaf.path, d);
+    for (const d of detectSecrets(text)) record(leaf.path, d);
+    for (const d of detectPersonalData(text)) record(leaf.path, d);
+    if (cfg.language) for (const d of detectLanguage(text, cfg.language)) record(leaf.path, d);
   }
 
-  let classification: DataClassification = cfg.baseClassification;
-  for (const { d } of raw)
-    classification = stricterClass(classification, CLASSIFICATION[d.code as InputReasonCode] ?? 'public');
-
-  const injectionRules = new Set(
-    raw.filter(({ d }) => INJECTION_FAMILY.has(d.code)).map(({ d }) => d.ruleId),
-  );
-  const escalate = injectionRules.size >= cfg.injectionBlockThreshold;
-  const all: GuardrailFinding[] = [];
-  for (const { path, d } of raw) {
-    const code = d.code as InputReasonCode;
-    let action = actionOf(code);
-    if (action === 'ignore') continue;
-    if (escalate && INJECTION_FAMILY.has(code)) action = 'block';
-    all.push({ code, ruleId: d.ruleId, path, ...('span' in d ? { span: d.span } : {}), action });
+  if (injectionRules.size >= cfg.injectionBlockThreshold) {
+    blocked ||= injectionFindings > 0;
+    for (const [i, f] of findings.entries())
+      if (INJECTION_FAMILY.has(f.code)) findings[i] = { ...f, action: 'block' };
   }
-  const verdict = all.some((f) => f.action === 'block') ? 'block' : all.length > 0 ? 'flag' : 'pass';
-  const findings = all.slice(0, cfg.maxFindings);
   return {
-    verdict,
-    reasonCodes: reasonCodesOf(all) as InputReasonCode[],
+    verdict: blocked ? 'block' : count > 0 ? 'flag' : 'pass',
+    reasonCodes: [...codes],
     dataClassification: classification,
     findings,
-    omittedFindings: all.length - findings.length,
+    omittedFindings: count - findings.length,
   };
 }

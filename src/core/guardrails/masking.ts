@@ -1,6 +1,8 @@
-import { CN_ID, CN_MOBILE, E164, EMAIL, NANP, cnIdChecksumValid } from './detect-personal-data.js';
+import { CN_ID, CN_MOBILE, E164, NANP, cnIdChecksumValid } from './detect-personal-data.js';
+import { emailSpans } from './email-spans.js';
 import type { Span } from './finding.js';
 import type { MaskKind } from './obligations.js';
+import { TakenSpans } from './taken-spans.js';
 
 /** One masking edit of a string. */
 export interface MaskEdit {
@@ -33,17 +35,19 @@ export function maskIdNumber(value: string): string {
   return `${value.slice(0, 3)}${'*'.repeat(Math.max(0, value.length - 7))}${value.slice(-4)}`;
 }
 
-const overlaps = (a: Span, b: Span): boolean => a.start < b.end && b.start < a.end;
-
 /**
  * The masking edits `masks` require in `text`, non-overlapping, in text order. Identity numbers
- * (checksum-valid) are found before phone numbers so a digit run is masked once. Never throws.
+ * (checksum-valid) are found before phone numbers so a digit run is masked once. Linear in the
+ * length of `text` (plus sorting the edits); never throws.
  */
 export function maskEdits(text: string, masks: ReadonlySet<MaskKind>): MaskEdit[] {
   const edits: MaskEdit[] = [];
+  const taken = new TakenSpans(text.length);
   const add = (kind: MaskKind, start: number, match: string, replacement: string): void => {
     const span = { start, end: start + match.length };
-    if (!edits.some((e) => overlaps(e.span, span))) edits.push({ kind, span, replacement });
+    if (taken.overlaps(span)) return;
+    edits.push({ kind, span, replacement });
+    taken.take(span);
   };
   if (masks.has('id_number')) {
     for (const m of text.matchAll(CN_ID))
@@ -53,6 +57,11 @@ export function maskEdits(text: string, masks: ReadonlySet<MaskKind>): MaskEdit[
     for (const re of [CN_MOBILE, E164, NANP])
       for (const m of text.matchAll(re)) add('phone', m.index, m[0], maskPhone(m[0]));
   }
-  if (masks.has('email')) for (const m of text.matchAll(EMAIL)) add('email', m.index, m[0], maskEmail(m[0]));
+  if (masks.has('email')) {
+    for (const { start, end } of emailSpans(text)) {
+      const address = text.slice(start, end);
+      add('email', start, address, maskEmail(address));
+    }
+  }
   return edits.sort((a, b) => a.span.start - b.span.start);
 }

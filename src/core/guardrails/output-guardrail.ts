@@ -1,26 +1,21 @@
 import { z } from 'zod';
 import type { Artifact } from '../../contract/artifact.js';
-import {
-  DEFAULT_CLAIM_KINDS,
-  findClaims,
-  rewriteFor,
-  sentencesOf,
-  unsupported,
-  type ClaimKind,
-} from './claims.js';
+import { DEFAULT_CLAIM_KINDS, findClaims, rewriteFor, unsupported, type ClaimKind } from './claims.js';
 import { findDates, findRefundAmounts, isVouched, observedRefundCents, vouchedDates } from './commitments.js';
 import { detectPersonalData } from './detect-personal-data.js';
 import { detectSecrets } from './detect-secrets.js';
 import type { FindingAction, GuardrailFinding, Span } from './finding.js';
-import { reasonCodesOf } from './finding.js';
 import { GuardrailConfigError } from './guardrail-error.js';
 import { maskEdits } from './masking.js';
 import { readObligations } from './obligations.js';
 import { compileFormat, type FormatCheck, type OutputFormat } from './output-format.js';
 import { InputReasonCodes, OutputReasonCodes, type OutputReasonCode } from './reason-codes.js';
 import { backingOf, trustedEvidence, type Backing, type EvidenceInvocation } from './run-evidence.js';
-import { identifierSpans, insideAny, trustedIdentifiers } from './trusted-identifiers.js';
-import { collectTextLeaves, mapTextLeaves, pointerToken } from './text-leaves.js';
+import { GUARDRAIL_MAX_SCAN_CHARS } from './scan-limit.js';
+import { sentencesOf } from './sentences.js';
+import { TakenSpans } from './taken-spans.js';
+import { identifierCover, trustedIdentifiers } from './trusted-identifiers.js';
+import { collectTextLeaves, mapTextLeaves, pointerToken, type TextLeaf } from './text-leaves.js';
 
 const Action = z.enum(['block', 'flag', 'ignore']);
 
@@ -69,6 +64,13 @@ export interface OutputCheckInput {
    * from before the exemption replay unchanged). Absent: yes.
    */
   readonly exemptTrustedIdentifiers?: () => boolean;
+  /**
+   * Whether a response whose strings hold more than {@link GUARDRAIL_MAX_SCAN_CHARS} characters is
+   * blocked (`guardrail.output.oversize`, rule `oversize.total_chars`; only the strings within the
+   * limit are scanned); asked only when it holds more (a workflow answers it with a `patched()` so
+   * runs from before the limit replay unchanged: they scan all of it, in linear time). Absent: yes.
+   */
+  readonly limitText?: () => boolean;
 }
 
 export interface OutputGuardrailResult {
@@ -102,8 +104,10 @@ interface Edit {
  * - commitments: refund amounts within the observed refund or `limit.refund_amount`; dates and
  *   time promises stated by trusted data;
  * - format: the profile's output schema holds (checked on the response that would leave).
- * Pure and deterministic (workflow-sandbox safe). `check` never throws; an unknown `mask.*`
- * obligation or an over-large response blocks (fails closed).
+ * Pure and deterministic (workflow-sandbox safe). `check` never throws and runs in time linear in
+ * the response (each check reads at most {@link GUARDRAIL_MAX_SCAN_CHARS} characters); an unknown
+ * `mask.*` obligation or an over-large response (too deep, too many strings, too much text) blocks
+ * (fails closed).
  * @throws GuardrailConfigError (`guardrail.config_invalid`) when `config` does not parse or the
  *   output schema does not compile.
  */
@@ -140,7 +144,12 @@ function check(
   format: FormatCheck | undefined,
   input: OutputCheckInput,
 ): OutputGuardrailResult {
+  // findings in order; only the first maxFindings are kept (a long response can hold a finding
+  // every few characters), the rest counted
   const findings: GuardrailFinding[] = [];
+  const codes = new Set<OutputReasonCode>();
+  let count = 0;
+  let blocked = false;
   const note = (
     code: OutputReasonCode,
     ruleId: string,
@@ -148,7 +157,12 @@ function check(
     action: FindingAction | 'rewrite',
     span?: Span,
   ): void => {
-    if (action !== 'ignore') findings.push({ code, ruleId, path, ...(span ? { span } : {}), action });
+    if (action === 'ignore') return;
+    count += 1;
+    codes.add(code);
+    blocked ||= action === 'block';
+    if (findings.length < cfg.maxFindings)
+      findings.push({ code, ruleId, path, ...(span ? { span } : {}), action });
   };
   const obligations = readObligations(input.obligations ?? []);
   for (const o of obligations.unsupportedMasks)
@@ -159,6 +173,9 @@ function check(
   const walk = collectTextLeaves(input.output, { maxDepth: cfg.maxDepth, maxStrings: cfg.maxStrings });
   if (walk.truncated !== undefined)
     note(OutputReasonCodes.oversize, `oversize.${walk.truncated}`, walk.truncatedAt ?? '', 'block');
+  const leaves = withinScanLimit(walk.leaves, input.limitText);
+  if (leaves.length < walk.leaves.length)
+    note(OutputReasonCodes.oversize, 'oversize.total_chars', walk.leaves[leaves.length]?.path ?? '', 'block');
   for (const path of restrictedKeyPaths(input.output, cfg.maxDepth))
     note(OutputReasonCodes.restrictedData, 'restricted.field', path, 'block');
 
@@ -172,17 +189,17 @@ function check(
   const vouched = vouchedDates(evidence, cfg.verifiedDates, cfg.allowedPromises);
   const identifiers = trustedIdentifiers(evidence);
   let exempting: boolean | undefined;
-  const exempt = (span: Span, ids: readonly Span[]): boolean =>
-    insideAny(span, ids) && (exempting ??= input.exemptTrustedIdentifiers?.() ?? true);
   const editsByPath = new Map<string, Edit[]>();
 
-  for (const { path, text } of walk.leaves) {
+  for (const { path, text } of leaves) {
     // an observed object's own id (an order number, a refund id) is not personal data
-    const ids = identifierSpans(text, identifiers);
+    const insideId = identifierCover(text, identifiers);
+    const exempt = (span: Span): boolean =>
+      insideId(span) && (exempting ??= input.exemptTrustedIdentifiers?.() ?? true);
     for (const d of detectSecrets(text))
       note(OutputReasonCodes.restrictedData, d.ruleId, path, 'block', d.span);
     for (const d of detectPersonalData(text)) {
-      if (d.code !== InputReasonCodes.piiCardNumber || exempt(d.span, ids)) continue;
+      if (d.code !== InputReasonCodes.piiCardNumber || exempt(d.span)) continue;
       note(OutputReasonCodes.restrictedData, d.ruleId, path, 'block', d.span);
     }
     const replaced = new Map<number, { span: Span; replacements: string[] }>();
@@ -199,8 +216,9 @@ function check(
       entry.replacements.push(rewriteFor(hit.kind, b, text.slice(hit.sentence.start, hit.sentence.end)));
       replaced.set(hit.sentence.start, entry);
     }
-    const inReplaced = (s: Span): boolean =>
-      [...replaced.values()].some((r) => r.span.start < s.end && s.start < r.span.end);
+    const replacedSpans = new TakenSpans(text.length);
+    for (const r of replaced.values()) replacedSpans.take(r.span);
+    const inReplaced = (s: Span): boolean => replacedSpans.overlaps(s);
     for (const a of findRefundAmounts(text, sentencesOf(text))) {
       if (inReplaced(a.span)) continue;
       if (ceiling === undefined)
@@ -229,14 +247,13 @@ function check(
       replacement: r.replacements.join(' '),
     }));
     for (const m of maskEdits(text, obligations.masks)) {
-      if (inReplaced(m.span) || exempt(m.span, ids)) continue;
+      if (inReplaced(m.span) || exempt(m.span)) continue;
       note(OutputReasonCodes.masked, `mask.${m.kind}`, path, 'rewrite', m.span);
       edits.push({ span: m.span, replacement: m.replacement });
     }
     if (edits.length > 0) editsByPath.set(path, edits);
   }
 
-  const blocked = findings.some((f) => f.action === 'block');
   let output = input.output;
   if (!blocked && editsByPath.size > 0) {
     output = mapTextLeaves(input.output, (path, text) => applyEdits(text, editsByPath.get(path) ?? []));
@@ -245,18 +262,13 @@ function check(
     for (const issue of format(output))
       note(OutputReasonCodes.formatInvalid, `format.${issue.keyword}`, issue.path, 'block');
   }
-  const verdict = findings.some((f) => f.action === 'block')
-    ? 'block'
-    : editsByPath.size > 0
-      ? 'rewritten'
-      : 'pass';
-  const kept = findings.slice(0, cfg.maxFindings);
+  const verdict = blocked ? 'block' : editsByPath.size > 0 ? 'rewritten' : 'pass';
   return {
     verdict,
     output: verdict === 'block' ? null : output,
-    reasonCodes: reasonCodesOf(findings) as OutputReasonCode[],
-    findings: kept,
-    omittedFindings: findings.length - kept.length,
+    reasonCodes: [...codes],
+    findings,
+    omittedFindings: count - findings.length,
   };
 }
 
@@ -265,12 +277,34 @@ function isToken(text: string): boolean {
   return text.length <= 40 && !/[\s.!?。！？，,]/.test(text.trim());
 }
 
-function applyEdits(text: string, edits: readonly Edit[]): string {
-  let out = text;
-  for (const e of [...edits].sort((a, b) => b.span.start - a.span.start)) {
-    out = out.slice(0, e.span.start) + e.replacement + out.slice(e.span.end);
+/**
+ * The strings a check reads: all of them when they hold at most {@link GUARDRAIL_MAX_SCAN_CHARS}
+ * characters or `limitText` says no (runs from before the limit); otherwise those that fit in the
+ * limit, in order (the caller blocks the response).
+ */
+function withinScanLimit(
+  leaves: readonly TextLeaf[],
+  limitText: (() => boolean) | undefined,
+): readonly TextLeaf[] {
+  let budget = GUARDRAIL_MAX_SCAN_CHARS;
+  let fit = 0;
+  while (fit < leaves.length && (leaves[fit]?.text.length ?? 0) <= budget) {
+    budget -= leaves[fit]?.text.length ?? 0;
+    fit += 1;
   }
-  return out;
+  if (fit === leaves.length || !(limitText?.() ?? true)) return leaves;
+  return leaves.slice(0, fit);
+}
+
+/** `text` with the (non-overlapping) edits applied, built in one pass in text order. */
+function applyEdits(text: string, edits: readonly Edit[]): string {
+  let out = '';
+  let at = 0;
+  for (const e of [...edits].sort((a, b) => a.span.start - b.span.start)) {
+    out += text.slice(at, e.span.start) + e.replacement;
+    at = e.span.end;
+  }
+  return out + text.slice(at);
 }
 
 function restrictedKeyPaths(value: unknown, maxDepth: number): string[] {

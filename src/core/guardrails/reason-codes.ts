@@ -49,7 +49,10 @@ export const OutputReasonCodes = {
   dateUnverified: 'guardrail.output.date_unverified',
   /** The response does not satisfy the profile's output schema. */
   formatInvalid: 'guardrail.output.format_invalid',
-  /** The response is too deep or has too many strings to check: it fails closed. */
+  /**
+   * The response is too deep, has too many strings, or holds more characters than one check reads
+   * (`GUARDRAIL_MAX_SCAN_CHARS`) to check: it fails closed.
+   */
   oversize: 'guardrail.output.oversize',
 } as const;
 

@@ -26,17 +26,22 @@ export function trustedIdentifiers(evidence: RunEvidence): Set<string> {
   return ids;
 }
 
-/** Where the identifiers occur in `text`. */
-export function identifierSpans(text: string, ids: ReadonlySet<string>): Span[] {
-  const spans: Span[] = [];
+/**
+ * A test of whether a span of `text` lies inside one occurrence of one of the identifiers. The
+ * occurrences are found once and folded into a table of the furthest end an occurrence starting at
+ * or before each position reaches, so a lookup is one read, where testing every occurrence for
+ * every finding is O(n²) when a long reply repeats an identifier. Never throws.
+ */
+export function identifierCover(text: string, ids: ReadonlySet<string>): (span: Span) => boolean {
+  let reach: Int32Array | undefined;
   for (const id of ids) {
-    for (let at = text.indexOf(id); at >= 0; at = text.indexOf(id, at + id.length))
-      spans.push({ start: at, end: at + id.length });
+    for (let at = text.indexOf(id); at >= 0; at = text.indexOf(id, at + id.length)) {
+      reach ??= new Int32Array(text.length + 1).fill(-1);
+      reach[at] = Math.max(reach[at] ?? -1, at + id.length);
+    }
   }
-  return spans;
-}
-
-/** True when `span` lies inside one of `within`. */
-export function insideAny(span: Span, within: readonly Span[]): boolean {
-  return within.some((w) => w.start <= span.start && span.end <= w.end);
+  if (reach === undefined) return () => false;
+  for (let p = 1; p < reach.length; p += 1) reach[p] = Math.max(reach[p] ?? -1, reach[p - 1] ?? -1);
+  const table = reach;
+  return (span) => (table[span.start] ?? -1) >= span.end;
 }

@@ -24,6 +24,8 @@ export interface RunFinishOptions {
   readonly outputRetryEnabled?: () => boolean;
   /** Whether observed object ids are exempt from the personal-data checks (the workflow's patch); absent = yes. */
   readonly exemptTrustedIdentifiers?: () => boolean;
+  /** Whether a response over the guardrail scan limit blocks (the workflow's patch); absent = yes. */
+  readonly limitOutputText?: () => boolean;
 }
 
 /**
@@ -51,6 +53,7 @@ export class RunFinish {
       invocations: s.invocations,
       obligations: s.obligations,
       exemptTrustedIdentifiers: this.options.exemptTrustedIdentifiers,
+      limitText: this.options.limitOutputText,
     });
     if (!guard) return undefined;
     const e = outputCheckedEvent(guard);

@@ -53,6 +53,8 @@ export interface RunnerOptions {
   readonly outputRetryEnabled?: () => boolean;
   /** Passed to the output guardrail (see `OutputCheckInput.exemptTrustedIdentifiers`); absent = yes. */
   readonly exemptTrustedIdentifiers?: () => boolean;
+  /** Passed to the output guardrail (see `OutputCheckInput.limitText`); absent = yes. */
+  readonly limitOutputText?: () => boolean;
   /**
    * Signed decisions and authorization rules (docs/authorization.md); obligations are enforced before
    * dispatch. Absent: histories from before them replay unchanged (decisions name a free actor).
@@ -93,6 +95,7 @@ export class Runner implements RunContext, RunCore {
       outputGuardrail: options.guardrails?.output,
       outputRetryEnabled: options.outputRetryEnabled,
       exemptTrustedIdentifiers: options.exemptTrustedIdentifiers,
+      limitOutputText: options.limitOutputText,
     });
   }
 

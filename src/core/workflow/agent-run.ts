@@ -69,6 +69,8 @@ const TRUSTED_IDS_PATCH = 'agent-run-trusted-identifiers-v1';
  * with the write unresolved (asked only when the deadline fires during such a wait).
  */
 const OVERDUE_WRITE_PATCH = 'agent-run-overdue-write-v1';
+/** Blocks a response over the guardrail scan limit (asked only for a response over it). */
+const OUTPUT_TEXT_LIMIT_PATCH = 'agent-run-output-text-limit-v1';
 /** Refuses carried state on a run that did not continue as new (asked only on that path). */
 const CARRIED_ONLY_PATCH = 'agent-run-carried-only-v1';
 
@@ -336,6 +338,7 @@ async function runAgent(
     resumed: carried !== undefined,
     outputRetryEnabled: () => patched(OUTPUT_RETRY_PATCH),
     exemptTrustedIdentifiers: () => patched(TRUSTED_IDS_PATCH),
+    limitOutputText: () => patched(OUTPUT_TEXT_LIMIT_PATCH),
     ...(authority
       ? {
           authorization: {
