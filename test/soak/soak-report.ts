@@ -29,6 +29,8 @@ export interface SoakInputs {
   readonly histories: readonly HistoryFaults[];
   readonly fleet: FleetCounts;
   readonly postgresOutages: number;
+  /** Event writes the evidence store refused as a conflict, by run (from the worker logs). */
+  readonly refusedEventWrites: Readonly<Record<string, number>>;
 }
 
 /** The invariants of the soak: every one must be 0. */
@@ -45,6 +47,11 @@ export interface SoakInvariants {
   readonly ineligibleOrdersRefunded: number;
   /** Refund rows whose idempotency key names no run of this soak. */
   readonly refundsOfNoRun: number;
+  /**
+   * Runs whose events the evidence store refused as a conflict at least once: such a run cannot
+   * close while the refusal lasts (a wedged run), even if it closes later.
+   */
+  readonly runsWithRefusedEventWrites: number;
 }
 
 export interface SoakReport {
@@ -102,6 +109,8 @@ export interface SoakReport {
     readonly activityFailures: Record<string, number>;
     readonly workflowTaskTimeouts: number;
     readonly workflowTaskFailures: number;
+    /** Event writes the evidence store refused as a conflict (worker logs), in all. */
+    readonly refusedEventWrites: number;
   };
 }
 
@@ -186,6 +195,7 @@ export function buildSoakReport(i: SoakInputs): SoakReport {
       ineligibleOrdersRefunded: i.runs.filter((r) => !r.order.eligible && refundCount(r.order.orderId) > 0)
         .length,
       refundsOfNoRun: i.refunds.filter((r) => !runIds.has(r.idempotency_key.replace(/\/\d+$/, ''))).length,
+      runsWithRefusedEventWrites: Object.keys(i.refusedEventWrites).length,
     },
     runs: {
       started: i.runs.length,
@@ -215,6 +225,7 @@ export function buildSoakReport(i: SoakInputs): SoakReport {
       activityFailures: sorted(activityFailures),
       workflowTaskTimeouts,
       workflowTaskFailures,
+      refusedEventWrites: Object.values(i.refusedEventWrites).reduce((a, b) => a + b, 0),
     },
   };
 }
@@ -250,6 +261,7 @@ export function soakReportMarkdown(r: SoakReport): string {
     `| PostgreSQL outages (stopped, started again) | ${r.faults.postgresOutages} |`,
     `| workflow task timeouts | ${r.faults.workflowTaskTimeouts} |`,
     `| workflow task failures | ${r.faults.workflowTaskFailures} |`,
+    `| event writes refused by the evidence store (store.conflict) | ${r.faults.refusedEventWrites} |`,
     '',
     ...table('runs by status / outcome', r.runs.byStatusAndOutcome),
     ...table('runs not succeeded, by terminal reason', r.runs.notSucceededByCode),

@@ -16,6 +16,7 @@ import { seedSoakOrders } from './soak-orders.js';
 import { buildSoakReport, soakReportMarkdown, type RunEvidence, type SoakRefundRow } from './soak-report.js';
 import { startSoakRun, watchSoakRun, type SoakRun } from './soak-run.js';
 import { WorkerFleet } from './worker-fleet.js';
+import { refusedEventWrites } from './worker-logs.js';
 
 /**
  * The write soak of docs/durability.md ("Soak: 100 refunds with worker kills and database outages").
@@ -218,6 +219,8 @@ describe('soak: refunds through approval while workers are killed and PostgreSQL
     const open = started.filter((r) => !r.record.closed);
     await Promise.all(open.map((r) => watchSoakRun(r, { timeoutMs: SETTLE_TIMEOUT_MS, findRefundByKey })));
 
+    // Every worker process's log is written when it is killed: stop the fleet before reading them.
+    await fleet.stop();
     const evidenceStore = await openEvidenceStore(storeUrl);
     cleanup.push(() => evidenceStore.close());
     const evidence: RunEvidence[] = [];
@@ -226,6 +229,7 @@ describe('soak: refunds through approval while workers are killed and PostgreSQL
       evidence.push(await evidenceOf(evidenceStore, run.record.workflowId));
       histories.push(await historyFaults(run.handle));
     }
+    const refused = refusedEventWrites(join(ARTIFACTS, 'workers'));
     const report = buildSoakReport({
       config: {
         runs: RUNS,
@@ -243,9 +247,13 @@ describe('soak: refunds through approval while workers are killed and PostgreSQL
       histories,
       fleet: fleet.counts(),
       postgresOutages: outages,
+      refusedEventWrites: refused,
     });
     const out = ARTIFACTS;
-    writeFileSync(join(out, 'write-soak.json'), `${JSON.stringify({ report, runs: records }, null, 2)}\n`);
+    writeFileSync(
+      join(out, 'write-soak.json'),
+      `${JSON.stringify({ report, runs: records, refusedEventWrites: refused }, null, 2)}\n`,
+    );
     writeFileSync(join(out, 'write-soak.md'), `${soakReportMarkdown(report)}\n`);
     console.log(soakReportMarkdown(report));
 
@@ -256,6 +264,7 @@ describe('soak: refunds through approval while workers are killed and PostgreSQL
       approvedEligibleOrdersWithoutRefund: 0,
       ineligibleOrdersRefunded: 0,
       refundsOfNoRun: 0,
+      runsWithRefusedEventWrites: 0,
     });
     expect(report.runs.closed).toBe(RUNS);
     expect(report.faults.postgresOutages).toBe(OUTAGES_AT.length);
