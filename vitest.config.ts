@@ -1,10 +1,23 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Two projects:
+ * True when this vitest process was asked for the `soak` project (`npm run soak`, i.e.
+ * `vitest run --project soak`). Only then is that project defined: every defined project runs in a
+ * plain `vitest run`, and the soak takes many minutes, so `npm test` must not know it.
+ */
+function soakRequested(argv: readonly string[] = process.argv): boolean {
+  return argv.some((arg, i) => arg === '--project=soak' || (arg === '--project' && argv[i + 1] === 'soak'));
+}
+
+const temporalSetup = ['test/setup/system-global.ts', 'test/setup/temporal-global.ts'];
+
+/**
+ * Two projects, and a third on request:
  * - `unit`: pure code, no server (test/unit).
  * - `temporal`: real dev server shared by the whole run through a global setup (or TEMPORAL_ADDRESS),
  *   forks pool, workflows bundled once (test/workflows, test/e2e).
+ * - `soak` (only with `--project soak`): long fault soaks (test/soak/*.soak.ts, docs/durability.md),
+ *   with the temporal project's global setups.
  */
 export default defineConfig({
   test: {
@@ -29,7 +42,7 @@ export default defineConfig({
             'test/replay/**/*.test.ts',
             'test/faults/**/*.test.ts',
           ],
-          globalSetup: ['test/setup/system-global.ts', 'test/setup/temporal-global.ts'],
+          globalSetup: temporalSetup,
           pool: 'forks',
           maxWorkers: 2,
           sequence: { groupOrder: 1 },
@@ -37,6 +50,22 @@ export default defineConfig({
           hookTimeout: 180_000,
         },
       },
+      ...(soakRequested()
+        ? [
+            {
+              test: {
+                name: 'soak',
+                include: ['test/soak/**/*.soak.ts'],
+                globalSetup: temporalSetup,
+                pool: 'forks' as const,
+                maxWorkers: 1,
+                sequence: { groupOrder: 2 },
+                testTimeout: 60 * 60_000,
+                hookTimeout: 300_000,
+              },
+            },
+          ]
+        : []),
     ],
   },
 });
