@@ -67,6 +67,7 @@ const SHAPES: Readonly<Record<string, (n: number) => string>> = {
   'local part before @': thenTail('a.', 'x@'),
   'domain after @': headThen('x@', 'a.'),
   'digit run': repeat('1'),
+  'digit run before 个': thenTail('1', '个'),
   'digit-dash run': repeat('1-'),
   'dash run': repeat('-'),
   'space run': repeat(' '),
