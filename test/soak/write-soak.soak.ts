@@ -103,6 +103,7 @@ async function evidenceOf(store: EvidenceStore, runId: string): Promise<RunEvide
     writes: invocations
       .filter((i) => i.intents.some((intent) => intent.tool === 'refund.create'))
       .map((i) => ({
+        seq: i.seq,
         intents: i.intents.length,
         results: i.results.map((r) => ({ attempt: r.attempt, status: r.status, source: r.source })),
       })),
@@ -252,7 +253,7 @@ describe('soak: refunds through approval while workers are killed and PostgreSQL
     const out = ARTIFACTS;
     writeFileSync(
       join(out, 'write-soak.json'),
-      `${JSON.stringify({ report, runs: records, refusedEventWrites: refused }, null, 2)}\n`,
+      `${JSON.stringify({ report, runs: records, evidence, refusedEventWrites: refused }, null, 2)}\n`,
     );
     writeFileSync(join(out, 'write-soak.md'), `${soakReportMarkdown(report)}\n`);
     console.log(soakReportMarkdown(report));
