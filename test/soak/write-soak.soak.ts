@@ -133,6 +133,7 @@ describe('soak: refunds through approval while workers are killed and PostgreSQL
     expect(pg.owned, 'the soak stops and starts PostgreSQL: HARNESS_TEST_PG_URL cannot be used').toBe(true);
     const storeUrl = pg.freshUrl();
     const dir = mkdtempSync(join(tmpdir(), 'harness-soak-'));
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
     const refundPath = join(dir, 'refund.db');
     const refundStore: RefundStore = openRefundStore(refundPath);
     cleanup.push(() => refundStore.close());
