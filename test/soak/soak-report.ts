@@ -16,6 +16,7 @@ export interface RunEvidence {
   readonly recoveryDecisions: readonly { decision: string; reason: string }[];
   /** Every `refund.create` invocation of the run: its intents (attempts) and results. */
   readonly writes: readonly {
+    seq: number;
     intents: number;
     results: readonly { attempt: number; status: string; source: string }[];
   }[];

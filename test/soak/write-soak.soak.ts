@@ -103,6 +103,7 @@ async function evidenceOf(store: EvidenceStore, runId: string): Promise<RunEvide
     writes: invocations
       .filter((i) => i.intents.some((intent) => intent.tool === 'refund.create'))
       .map((i) => ({
+        seq: i.seq,
         intents: i.intents.length,
         results: i.results.map((r) => ({ attempt: r.attempt, status: r.status, source: r.source })),
       })),
@@ -132,6 +133,7 @@ describe('soak: refunds through approval while workers are killed and PostgreSQL
     expect(pg.owned, 'the soak stops and starts PostgreSQL: HARNESS_TEST_PG_URL cannot be used').toBe(true);
     const storeUrl = pg.freshUrl();
     const dir = mkdtempSync(join(tmpdir(), 'harness-soak-'));
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
     const refundPath = join(dir, 'refund.db');
     const refundStore: RefundStore = openRefundStore(refundPath);
     cleanup.push(() => refundStore.close());
@@ -252,7 +254,7 @@ describe('soak: refunds through approval while workers are killed and PostgreSQL
     const out = ARTIFACTS;
     writeFileSync(
       join(out, 'write-soak.json'),
-      `${JSON.stringify({ report, runs: records, refusedEventWrites: refused }, null, 2)}\n`,
+      `${JSON.stringify({ report, runs: records, evidence, refusedEventWrites: refused }, null, 2)}\n`,
     );
     writeFileSync(join(out, 'write-soak.md'), `${soakReportMarkdown(report)}\n`);
     console.log(soakReportMarkdown(report));
