@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { TOOLS_UNAVAILABLE } from '../../contract/failure-types.js';
 import type { ToolRegistry } from '../tools/index.js';
@@ -98,9 +99,12 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
       return req.knownDigest === p.digest ? { digest: p.digest } : { digest: p.digest, registry: p.registry };
     },
 
-    /** Store events exactly once (unique by run and sequence). */
+    /**
+     * Store events exactly once (unique by run and sequence). As a local activity (the last flush), a
+     * retried workflow task's copy of events already stored leaves the first record standing.
+     */
     async recordEvents(events: PackedEvents): Promise<void> {
-      await storeEvents(deps.store, events);
+      await storeEvents(deps.store, events, { local: Context.current().info.isLocal });
     },
   };
 }

@@ -1,20 +1,54 @@
+import { isHarnessError } from '../../contract/errors.js';
 import { unpackEvents, type PackedEvents } from '../../core/runner/packed-events.js';
-import type { EvidenceStore } from '../store/index.js';
+import type { EvidenceStore, StoredEvent } from '../store/index.js';
+
+export interface StoreEventsOptions {
+  /**
+   * The events come from a local activity (the last flush of an execution). A local activity runs
+   * inside its workflow task: when the task does not complete after the events were committed (its
+   * worker died, or the task timed out), the retried task flushes the same events again, stamped
+   * with its own later workflow clock. Then an event already stored under its (run, sequence) with the
+   * same id and type is that event: the first record stands, and only the missing events are stored.
+   */
+  readonly local?: boolean;
+}
 
 /**
  * Write the run's outbox events to the evidence store in one transaction, exactly once per (run,
  * sequence): a retry that writes them again is a no-op in the store.
+ * @throws StoreError `store.conflict` when a sequence holds different content (with `local`: another
+ *   event, by id or type); the store's other errors as they are.
  */
-export async function storeEvents(store: EvidenceStore, packed: PackedEvents): Promise<void> {
-  await store.appendEvents(
-    unpackEvents(packed).map((e) => ({
-      runId: e.runId,
-      seq: e.sequence,
-      eventId: e.eventId,
-      type: e.type,
-      occurredAt: e.occurredAt,
-      data: { ...e.data },
-      envelope: { ...e },
-    })),
-  );
+export async function storeEvents(
+  store: EvidenceStore,
+  packed: PackedEvents,
+  o: StoreEventsOptions = {},
+): Promise<void> {
+  const events: StoredEvent[] = unpackEvents(packed).map((e) => ({
+    runId: e.runId,
+    seq: e.sequence,
+    eventId: e.eventId,
+    type: e.type,
+    occurredAt: e.occurredAt,
+    data: { ...e.data },
+    envelope: { ...e },
+  }));
+  try {
+    await store.appendEvents(events);
+  } catch (err) {
+    if (o.local !== true || !isHarnessError(err, 'store.conflict')) throw err;
+    for (const event of events) await storeOrKeepFirst(store, event);
+  }
+}
+
+/** Store one event, or keep the one stored under its sequence when it is the same event (id and type). */
+async function storeOrKeepFirst(store: EvidenceStore, event: StoredEvent): Promise<void> {
+  try {
+    await store.appendEvents([event]);
+  } catch (err) {
+    if (!isHarnessError(err, 'store.conflict')) throw err;
+    const [stored] = await store.listEvents(event.runId, { afterSeq: event.seq - 1, limit: 1 });
+    if (stored?.seq !== event.seq || stored.eventId !== event.eventId || stored.type !== event.type)
+      throw err;
+  }
 }
