@@ -21,6 +21,8 @@ function benchInput(): AgentRunInput {
     modelRoute: benchRoute(STEPS),
     task: { message: BENCH_TASK_MESSAGE },
     continueAsNewAfterEvents: 40,
+    // a killed worker's activity is noticed in seconds (the model call's default is 120 s)
+    activityTimeouts: { writeHeartbeatSeconds: 5, readHeartbeatSeconds: 5, modelHeartbeatSeconds: 5 },
     budget: { maxSteps: 1000, maxModelCalls: 1000, maxToolCalls: 1000, maxStepsWithoutProgress: 1000 },
   };
 }
@@ -60,7 +62,7 @@ async function toolCalls(handle: WorkflowHandle): Promise<number> {
  * the worker's whole registry. Real worker processes of the tests' app; the "next build" has an extra
  * tool and a new version of a tool the profile does not use.
  */
-describe('rolling deploy: per-tool pins', { timeout: 240_000 }, () => {
+describe('rolling deploy: per-tool pins', { timeout: 300_000 }, () => {
   let rig: FaultRig;
   const handles: WorkflowHandle[] = [];
   beforeAll(async () => {
@@ -116,6 +118,7 @@ describe('rolling deploy: per-tool pins', { timeout: 240_000 }, () => {
   });
 
   it('a worker with another definition of a pinned tool does not take the run: a failed task, never a failed run', async () => {
+    const t0 = Date.now();
     const standard = await rig.worker();
     const handle = await startAgentRun(rig.client, {
       taskQueue: rig.taskQueue,
@@ -131,13 +134,15 @@ describe('rolling deploy: per-tool pins', { timeout: 240_000 }, () => {
     }
     // ...then only a worker with another definition of bench.noop@v1 is left. The standard worker goes
     // first: the run must not race ahead to its last generation while the changed one starts.
+    console.error(`[rolling-deploy] started after ${Date.now() - t0} ms`);
     await standard.kill();
     const changed = await rig.worker({ env: { HARNESS_TEST_TOOLS: 'changed-bench' } });
     // At the next generation's start the changed worker checks the pin and refuses the task. History
     // keeps only a task's first failed attempt (later ones are transient), and that attempt may have
     // been the killed worker's (a timeout), so the refusal is read from the history or from the
-    // changed worker's own log of the failed task.
-    const refusal = Date.now() + 90_000;
+    // changed worker's own log of the failed task. The killed worker's workflow task is noticed
+    // after the run's 30 s task timeout, its activity after 5 s.
+    const refusal = Date.now() + 120_000;
     let refused = '';
     while (!refused) {
       if (Date.now() > refusal) {
@@ -159,13 +164,14 @@ describe('rolling deploy: per-tool pins', { timeout: 240_000 }, () => {
             : '');
       await new Promise((r) => setTimeout(r, 250));
     }
-    console.error(`[rolling-deploy] refusal seen in: ${refused.slice(0, 200)}`);
+    console.error(`[rolling-deploy] refusal after ${Date.now() - t0} ms, seen in: ${refused.slice(0, 200)}`);
     expect((await handle.describe()).status.name).toBe('RUNNING');
     // A worker with the pinned definitions takes over and the run ends as it would have.
     const fixed = await rig.worker();
     await changed.kill();
     const result = (await handle.result()) as { status: string };
     expect(result.status).toBe('succeeded');
+    console.error(`[rolling-deploy] completed after ${Date.now() - t0} ms`);
     expect((await handle.query<RunView>('state')).budget.toolCalls).toBe(STEPS);
     await fixed.kill();
   });

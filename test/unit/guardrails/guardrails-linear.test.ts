@@ -23,13 +23,17 @@ import { sentencesOf } from '../../../src/core/guardrails/sentences.js';
  * workflow task deadline on every attempt, and the run never moves again.
  *
  * For every check and input shapes built to hit each pattern's worst case, the time for n and for
- * 4n characters is measured in the same run (the minimum of interleaved repetitions, in CPU time)
- * and the growth time(4n) / time(n) must stay below 8: linear is about 4, quadratic about 16. No
+ * 16n characters is measured in the same run (the minimum of interleaved repetitions, in CPU time)
+ * and the growth time(16n) / time(n) must stay below 64: linear is about 16, quadratic about 256.
+ * The bound sits a factor of four from both, so noise on a loaded machine (a factor of 2.6 was seen
+ * with 4n against a bound of 8) does not fail a linear check, and a quadratic one cannot pass. No
  * absolute times.
  */
 
-const N = 25_000;
-const MAX_GROWTH = 8;
+/** The larger text of a check; the smaller is a sixteenth of it. */
+const LARGE = 100_000;
+const SIZE_FACTOR = 16;
+const MAX_GROWTH = 64;
 /**
  * Noise (other processes, the collector, the allocator) only ever slows a sample down, so the
  * minimum over more rounds is nearer the true time: a case that looks super-linear after the first
@@ -38,7 +42,7 @@ const MAX_GROWTH = 8;
  */
 const MIN_ROUNDS = 5;
 const MAX_ROUNDS = 30;
-/** Stop once a case spent this long (one round at least): a quadratic check takes seconds at 4n. */
+/** Stop once a case spent this long (one round at least): a quadratic check takes seconds at 16n. */
 const BUDGET_MS = 5_000;
 /** A sample shorter than this repeats the check (timer resolution). */
 const MIN_SAMPLE_MS = 1;
@@ -125,32 +129,32 @@ function drain(items: Iterable<unknown>): number {
 
 interface Check {
   readonly run: (text: string) => unknown;
-  /** n (4n is measured too); the entry points read at most GUARDRAIL_MAX_SCAN_CHARS. */
-  readonly n: number;
+  /** The larger text (a sixteenth of it is measured too); the entry points read at most GUARDRAIL_MAX_SCAN_CHARS. */
+  readonly large: number;
 }
 
 const CHECKS: Readonly<Record<string, Check>> = {
-  detectEncoding: { run: (t) => drain(detectEncoding(t)), n: N },
-  detectInjection: { run: (t) => drain(detectInjection(t)), n: N },
-  detectSecrets: { run: (t) => drain(detectSecrets(t)), n: N },
-  detectPersonalData: { run: (t) => drain(detectPersonalData(t)), n: N },
+  detectEncoding: { run: (t) => drain(detectEncoding(t)), large: LARGE },
+  detectInjection: { run: (t) => drain(detectInjection(t)), large: LARGE },
+  detectSecrets: { run: (t) => drain(detectSecrets(t)), large: LARGE },
+  detectPersonalData: { run: (t) => drain(detectPersonalData(t)), large: LARGE },
   detectLanguage: {
     run: (t) => drain(detectLanguage(t, { allowedScripts: ['Latin'], minShare: 0.6, minLetters: 12 })),
-    n: N,
+    large: LARGE,
   },
-  findClaims: { run: (t) => drain(findClaims(t, DEFAULT_CLAIM_KINDS)), n: N },
-  findRefundAmounts: { run: (t) => drain(findRefundAmounts(t, sentencesOf(t))), n: N },
-  findDates: { run: (t) => drain(findDates(t)), n: N },
-  maskEdits: { run: (t) => maskEdits(t, new Set(['phone', 'email', 'id_number'])), n: N },
+  findClaims: { run: (t) => drain(findClaims(t, DEFAULT_CLAIM_KINDS)), large: LARGE },
+  findRefundAmounts: { run: (t) => drain(findRefundAmounts(t, sentencesOf(t))), large: LARGE },
+  findDates: { run: (t) => drain(findDates(t)), large: LARGE },
+  maskEdits: { run: (t) => maskEdits(t, new Set(['phone', 'email', 'id_number'])), large: LARGE },
   // the entry points, up to the limit of one check
-  checkInput: { run: (t) => checkInput(t, inputLimits), n: GUARDRAIL_MAX_SCAN_CHARS / 4 },
+  checkInput: { run: (t) => checkInput(t, inputLimits), large: GUARDRAIL_MAX_SCAN_CHARS },
   'checkInput, many strings': {
     run: (t) => checkInput({ parts: t.match(/[^]{1,100}/g) }, inputLimits),
-    n: GUARDRAIL_MAX_SCAN_CHARS / 4,
+    large: GUARDRAIL_MAX_SCAN_CHARS,
   },
   checkOutput: {
     run: (t) => checkOutput({ output: { message: t }, ...evidence }),
-    n: GUARDRAIL_MAX_SCAN_CHARS / 4,
+    large: GUARDRAIL_MAX_SCAN_CHARS,
   },
   'checkOutput, rewrite and masks': {
     run: (t) =>
@@ -158,7 +162,7 @@ const CHECKS: Readonly<Record<string, Check>> = {
         { output: { message: t, note: `order ${ORDER_ID}` }, ...evidence, obligations: ALL_MASKS },
         { mode: 'rewrite' },
       ),
-    n: GUARDRAIL_MAX_SCAN_CHARS / 4,
+    large: GUARDRAIL_MAX_SCAN_CHARS,
   },
   // runs from before the limit read a response of any length
   'checkOutput without the limit': {
@@ -167,7 +171,7 @@ const CHECKS: Readonly<Record<string, Check>> = {
         { output: [t, ORDER_ID], ...evidence, obligations: ALL_MASKS, limitText: () => false },
         { mode: 'rewrite' },
       ),
-    n: N,
+    large: LARGE,
   },
 };
 
@@ -183,13 +187,15 @@ function sample(run: (text: string) => unknown, text: string, reps: number): num
   return (used.user + used.system) / 1000 / reps;
 }
 
-/** The times for n and 4n characters, each the minimum of interleaved repetitions. */
+/** The times for n and 16n characters, each the minimum of interleaved repetitions. */
 function times(check: Check, shape: (n: number) => string): { small: number; large: number } {
-  const small = shape(check.n);
-  const large = shape(4 * check.n);
-  // warm up both sizes: compiled code, and buffers of the large size the allocator has seen once
-  const warm = sample(check.run, small, 1);
+  const small = shape(check.large / SIZE_FACTOR);
+  const large = shape(check.large);
+  // warm up both sizes (compiled code, and buffers of the large size the allocator has seen once),
+  // then time the small one warm to choose how often a sample repeats it
+  sample(check.run, small, 1);
   let spent = sample(check.run, large, 1);
+  const warm = sample(check.run, small, 3);
   const reps = Math.max(1, Math.ceil(MIN_SAMPLE_MS / Math.max(warm, 1e-3)));
   let tSmall = Infinity;
   let tLarge = Infinity;
@@ -208,10 +214,25 @@ describe('guardrail checks take time linear in their text', () => {
   describe.each(Object.entries(CHECKS))('%s', (_name, check) => {
     it.each(Object.entries(SHAPES))('%s', (_shape, shape) => {
       const { small, large } = times(check, shape);
-      expect(large / small, `${small.toFixed(3)} ms for n, ${large.toFixed(3)} ms for 4n`).toBeLessThan(
+      expect(large / small, `${small.toFixed(3)} ms for n, ${large.toFixed(3)} ms for 16n`).toBeLessThan(
         MAX_GROWTH,
       );
     });
+  });
+});
+
+describe('the measure itself', () => {
+  it('fails a quadratic check (one that rescans the rest of its text from every 100th character)', () => {
+    const quadratic: Check = {
+      run: (t) => {
+        let found = 0;
+        for (let i = 0; i < t.length; i += 100) found += t.indexOf('\u0000', i);
+        return found;
+      },
+      large: LARGE,
+    };
+    const { small, large } = times(quadratic, repeat('a'));
+    expect(large / small).toBeGreaterThan(MAX_GROWTH);
   });
 });
 
