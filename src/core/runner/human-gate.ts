@@ -245,7 +245,12 @@ export class HumanGate {
   }
 
   /** Wait for a `reconcile` signal about invocation `seq` (unknown write outcome). */
-  async awaitReconciliation(seq: number, tool: string, version: string): Promise<ReconcileSignal> {
+  async awaitReconciliation(
+    seq: number,
+    tool: string,
+    version: string,
+    exhausted?: { readonly attempts: number; readonly lastReason: string },
+  ): Promise<ReconcileSignal> {
     const actionId = this.authz
       ? this.authz.authority.nextActionId('r', tool, String(seq))
       : `reconcile-${seq}`;
@@ -259,18 +264,21 @@ export class HumanGate {
       version,
       expiresAt: null,
     };
+    const reason = exhausted ? 'write_attempts_exhausted' : 'unknown_write_outcome';
     const request: HumanRequest = {
       runId: this.core.state.runId,
-      decisionType: 'unknown_write_outcome',
-      requestSummary: `${tool}@${version} #${seq} may or may not have taken effect; check the external system and send a reconcile signal`,
+      decisionType: reason,
+      requestSummary: exhausted
+        ? `${tool}@${version} #${seq} was approved but did not take effect in ${exhausted.attempts} attempts (last: ${exhausted.lastReason}); send a reconcile signal: not_applied to try again, failed to give it up, succeeded if it was done outside the run`
+        : `${tool}@${version} #${seq} may or may not have taken effect; check the external system and send a reconcile signal`,
       verifiedFacts: [],
       policyEvidence: [],
       proposedAction: `invocation://${this.core.state.runId}/${seq}`,
-      riskReasons: ['write_outcome_unknown'],
+      riskReasons: [exhausted ? 'write_attempts_exhausted' : 'write_outcome_unknown'],
       allowedDecisions: ['succeeded', 'failed', 'not_applied'],
       expiresAt: '',
     };
-    const received = await this.wait(action, 'awaiting_human', 'unknown_write_outcome', request);
+    const received = await this.wait(action, 'awaiting_human', reason, request);
     if (received?.kind !== 'reconcile') throw new Error('reconciliation wait ended without a signal');
     this.core.emit('human.decided', { actionId: action.actionId, ...received.signal });
     return received.signal;

@@ -84,6 +84,25 @@ export class LostWriteResolver {
   }
 
   /**
+   * Every automatic attempt of the write ended without effect (write-recovery.ts): a person decides,
+   * through the same `reconcile` signal, with the waiting reason `write_attempts_exhausted`:
+   * `not_applied` (it did not happen: try again; the invocation is left `not_applied` for the
+   * caller), `failed` (give the write up: a business failure) or `succeeded` (done outside the run,
+   * `externalId` naming it). Nothing is written to the invocation's record in the evidence store
+   * (each attempt already holds its own result there); the decision is the `human.decided` event.
+   */
+  async askAfterAttempts(
+    invocation: InvocationSummary,
+    base: ObservationBase,
+    input: ToolCallInput,
+    firstOfItsKind: boolean,
+    exhausted: { readonly attempts: number; readonly lastReason: string },
+  ): Promise<Observation> {
+    invocation.status = 'outcome_unknown';
+    return this.askOperator(invocation, base, input, firstOfItsKind, exhausted);
+  }
+
+  /**
    * Ask the evidence store and the reconciler. Under recovery, a resolution that fails for good
    * (after its own retries) is `unknown`: a person decides. A cancellation always propagates.
    */
@@ -104,17 +123,24 @@ export class LostWriteResolver {
   }
 
   /**
-   * Wait for a person's `reconcile` decision, record it in the evidence store, and settle the
-   * invocation by it (unless the executor's own result reached the store meanwhile: that stands).
+   * Wait for a person's `reconcile` decision, record it in the evidence store (not after the attempts
+   * ran out), and settle the invocation by it (unless the executor's own result reached the store
+   * meanwhile: that stands).
    */
   private async askOperator(
     invocation: InvocationSummary,
     base: ObservationBase,
     input: ToolCallInput,
     firstOfItsKind: boolean,
+    exhausted?: { readonly attempts: number; readonly lastReason: string },
   ): Promise<Observation> {
-    const recorder = this.core.ports.operatorResolutionRecorder?.();
-    const signal = await this.gate.awaitReconciliation(invocation.seq, invocation.tool, invocation.version);
+    const recorder = exhausted ? undefined : this.core.ports.operatorResolutionRecorder?.();
+    const signal = await this.gate.awaitReconciliation(
+      invocation.seq,
+      invocation.tool,
+      invocation.version,
+      exhausted,
+    );
     const recorded = await this.recordOperatorResolution(recorder, input, signal);
     if (recorded?.kind === 'result_recorded') {
       // The executor's own result reached the store after all: it outranks the person's word.

@@ -153,6 +153,12 @@ export interface RunnerPorts {
    */
   writeRecovery?(): boolean;
   /**
+   * When every automatic attempt of an approved write ended without effect, is a person asked
+   * (retry, give up, or done outside) instead of the write failing? Asked only then; a Temporal host
+   * answers with `patched()`. Optional: in-memory hosts leave it out (the write fails, as before).
+   */
+  writeExhaustionToPerson?(): boolean;
+  /**
    * Are values from outside over their bounds (contract/json-bounds.ts) refused: decision payloads
    * (`signal.too_large`) and tool arguments (`tool.arguments_too_large`)? Asked only when one is; a
    * Temporal host answers with `patched()`. Optional: in-memory hosts leave it out (not refused).

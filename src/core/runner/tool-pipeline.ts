@@ -316,8 +316,22 @@ export class ToolPipeline {
         case 'completed':
           return settleResult(this.core, invocation, base, outcome.result, firstOfItsKind, undefined);
         case 'failed': {
-          const notStarted = def.effect === 'write' && outcome.code === TOOL_NOT_STARTED;
-          if (notStarted && (await recovery.retryAfter(attempt, outcome.code))) continue;
+          if (def.effect === 'write' && outcome.code === TOOL_NOT_STARTED) {
+            const next = await this.afterNoEffect(
+              recovery,
+              invocation,
+              base,
+              input,
+              firstOfItsKind,
+              attempt,
+              {
+                reason: outcome.code,
+                byPerson: false,
+              },
+            );
+            if (next === 'retry') continue;
+            if (next !== 'fail') return next;
+          }
           invocation.status = 'failed_terminal';
           invocation.errorCode = outcome.code;
           this.core.emit('tool.failed', {
@@ -347,12 +361,41 @@ export class ToolPipeline {
             attempt,
           );
           if (invocation.status !== 'not_applied') return observation;
-          if (await recovery.retryAfter(attempt, `not_applied:${invocation.resolvedBy ?? 'unknown'}`))
-            continue;
-          return observation;
+          const next = await this.afterNoEffect(recovery, invocation, base, input, firstOfItsKind, attempt, {
+            reason: `not_applied:${invocation.resolvedBy ?? 'unknown'}`,
+            byPerson: invocation.resolvedBy?.startsWith('operator:') ?? false,
+          });
+          if (next === 'retry') continue;
+          return next === 'fail' ? observation : next;
         }
       }
     }
+  }
+
+  /**
+   * After an attempt of a write that provably did not take effect: `retry` (run the next attempt),
+   * `fail` (the caller settles the write as failed), or the observation of a person's answer once
+   * the automatic attempts ran out (`succeeded` done outside, `failed` given up); a person's
+   * `not_applied` there is `retry`.
+   */
+  private async afterNoEffect(
+    recovery: WriteRecovery,
+    invocation: InvocationSummary,
+    base: ObservationBase,
+    input: ToolCallInput,
+    firstOfItsKind: boolean,
+    attempt: number,
+    last: { readonly reason: string; readonly byPerson: boolean },
+  ): Promise<'retry' | 'fail' | Observation> {
+    const next = await recovery.afterNoEffect(attempt, last.reason, last.byPerson);
+    if (next !== 'ask_person') return next;
+    const answer = await this.lostWrites.askAfterAttempts(invocation, base, input, firstOfItsKind, {
+      attempts: attempt,
+      lastReason: last.reason,
+    });
+    if (invocation.status !== 'not_applied') return answer;
+    await recovery.retry(attempt, `not_applied:${invocation.resolvedBy ?? 'operator'}`);
+    return 'retry';
   }
 
   private interrupted(invocation: InvocationSummary, base: ObservationBase, message: string): Observation {

@@ -13,7 +13,7 @@ export function retryDelayMs(attempt: number): number {
  * The recovery decisions of seed 004 for a write attempt that did not complete: `resume` (its result
  * was found), `reconcile` (ask the evidence store and the tool's reconciler), `await_human` (nobody
  * could tell), `retry_attempt` (settled not applied: run it again under the same approval and
- * idempotency key), `fail` (no attempt left). Each is a `recovery.decided` event with its reason.
+ * idempotency key), `fail` (no attempt left, in runs from before a person is asked then). Each is a `recovery.decided` event with its reason.
  */
 export type RecoveryDecision = 'resume' | 'reconcile' | 'await_human' | 'retry_attempt' | 'fail';
 
@@ -55,16 +55,40 @@ export class WriteRecovery {
   }
 
   /**
-   * After attempt `attempt` was settled not applied (or failed before its executor ran): decide
-   * `retry_attempt` and wait the retry delay, or `fail` when no attempt is left.
-   * @returns true when the caller should run attempt `attempt + 1`.
+   * What follows attempt `attempt`, which provably did not take effect (settled not applied, or
+   * failed before its executor ran):
+   * - `retry`: `retry_attempt` was decided and its pause waited; run attempt `attempt + 1`. While
+   *   attempts are left, and past them when a person said `not_applied` (a person's word is one more
+   *   attempt, never a loop of its own);
+   * - `ask_person`: no attempt is left; `await_human` with `tool.attempts_exhausted` was decided, and
+   *   a person now says retry (`not_applied`), give up (`failed`) or done outside (`succeeded`);
+   * - `fail`: no recovery (histories from before it), or no attempt left in a run from before the
+   *   exhaustion patch (`fail` with `tool.attempts_exhausted`).
    */
-  async retryAfter(attempt: number, reason: string): Promise<boolean> {
-    if (!this.active) return false;
-    if (attempt >= MAX_WRITE_ATTEMPTS) {
-      this.decide(attempt, 'fail', 'tool.attempts_exhausted', { lastReason: reason });
-      return false;
+  async afterNoEffect(
+    attempt: number,
+    reason: string,
+    byPerson: boolean,
+  ): Promise<'retry' | 'ask_person' | 'fail'> {
+    if (!this.active) return 'fail';
+    if (attempt < MAX_WRITE_ATTEMPTS) {
+      await this.retry(attempt, reason);
+      return 'retry';
     }
+    if (!(this.core.ports.writeExhaustionToPerson?.() ?? false)) {
+      this.decide(attempt, 'fail', 'tool.attempts_exhausted', { lastReason: reason });
+      return 'fail';
+    }
+    if (byPerson) {
+      await this.retry(attempt, reason);
+      return 'retry';
+    }
+    this.decide(attempt, 'await_human', 'tool.attempts_exhausted', { lastReason: reason });
+    return 'ask_person';
+  }
+
+  /** Decide `retry_attempt`, wait its pause (status `retry_scheduled`) and reset the invocation. */
+  async retry(attempt: number, reason: string): Promise<void> {
     this.decide(attempt + 1, 'retry_attempt', reason, { delayMs: retryDelayMs(attempt) });
     this.core.transition('retry_scheduled', { waitingReason: `retry_attempt:${this.invocation.seq}` });
     this.core.ports.publish(this.core.state);
@@ -73,6 +97,5 @@ export class WriteRecovery {
     this.invocation.status = 'pending';
     delete this.invocation.resolvedBy;
     delete this.invocation.errorCode;
-    return true;
   }
 }

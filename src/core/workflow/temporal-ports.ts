@@ -42,6 +42,12 @@ export const OPERATOR_RESOLUTION_PATCH = 'agent-run-operator-resolution-v1';
  */
 export const WRITE_RECOVERY_PATCH = 'agent-run-write-recovery-v1';
 
+/**
+ * A write whose automatic attempts ran out goes to a person (retry, give up, done outside) instead
+ * of failing. Asked only when the attempts run out, so histories from before replay unchanged.
+ */
+export const WRITE_EXHAUSTION_PATCH = 'agent-run-write-exhaustion-v1';
+
 /** Decision payloads over their bounds are refused (asked only when one is). */
 export const BOUNDED_VALUES_PATCH = 'agent-run-bounded-values-v1';
 
@@ -125,6 +131,7 @@ export function createTemporalPorts(
       ),
     writeRecovery: () => patched(WRITE_RECOVERY_PATCH),
     boundedValues: () => patched(BOUNDED_VALUES_PATCH),
+    writeExhaustionToPerson: () => patched(WRITE_EXHAUSTION_PATCH),
     operatorResolutionRecorder() {
       if (!patched(OPERATOR_RESOLUTION_PATCH)) return undefined;
       return (input) =>

@@ -153,6 +153,12 @@ export class FakePorts implements RunnerPorts {
     return this.recovery;
   }
 
+  /** The answer to `writeExhaustionToPerson` (the workflow's patch). */
+  exhaustionToPerson = false;
+  writeExhaustionToPerson(): boolean {
+    return this.exhaustionToPerson;
+  }
+
   /** The answer to `boundedValues` (the workflow's patch). */
   boundedValuesOn = true;
   boundedValues(): boolean {
@@ -241,6 +247,8 @@ export interface FakeRunOptions {
   readonly authorization?: GateAuthorization;
   /** Write recovery (as `agentRun` does behind its patch); default false. */
   readonly writeRecovery?: boolean;
+  /** A person is asked once a write's attempts ran out (as `agentRun` does behind its patch); default false. */
+  readonly writeExhaustion?: boolean;
 }
 
 export interface FakeRun {
@@ -278,6 +286,7 @@ export function fakeRun(o: FakeRunOptions): FakeRun {
     o.resolve ?? (() => ({ kind: 'unknown' })),
   );
   ports.recovery = o.writeRecovery ?? false;
+  ports.exhaustionToPerson = o.writeExhaustion ?? false;
   const profile: Profile = o.profile ?? {
     name: 'test.profile',
     version: 'v1',

@@ -77,7 +77,7 @@ describe('write recovery: effectively once (seed 004 retry_attempt)', () => {
     expect(run.ports.resolutions).toHaveLength(0);
   });
 
-  it(`gives up after ${MAX_WRITE_ATTEMPTS} attempts with a fail decision; the write stays not applied`, async () => {
+  it(`runs from before the exhaustion patch give up after ${MAX_WRITE_ATTEMPTS} attempts with a fail decision`, async () => {
     const seen: Observation[] = [];
     const run = fakeRun({
       writeRecovery: true,
@@ -93,6 +93,96 @@ describe('write recovery: effectively once (seed 004 retry_attempt)', () => {
       attempt: MAX_WRITE_ATTEMPTS,
       decision: 'fail',
       reason: 'tool.attempts_exhausted',
+    });
+  });
+
+  describe(`once ${MAX_WRITE_ATTEMPTS} attempts ran out, a person decides (never a refusal by itself)`, () => {
+    /** A run whose every attempt is settled not applied (or does not start) until the person answers. */
+    async function exhaust(tool: () => ToolActivityOutcome, outcome: 'not_applied' | 'failed' | 'succeeded') {
+      let personAnswered = false;
+      const seen: Observation[] = [];
+      const run = fakeRun({
+        writeRecovery: true,
+        writeExhaustion: true,
+        tool: (i) => (personAnswered ? succeeded(i) : tool()),
+        resolve: () => ({ kind: 'no_intent' }),
+        run: calls(WRITE, seen),
+      });
+      const done = run.execute();
+      await run.ports.untilWaiting();
+      const waiting = {
+        status: run.state.status,
+        waitingReason: run.state.waitingReason,
+        calls: run.ports.toolCalls.length,
+        request: run.state.humanRequest,
+      };
+      personAnswered = true;
+      run.runner.gate.receive('reconcile', {
+        invocationSeq: 1,
+        outcome,
+        actor: 'ops',
+        ...(outcome === 'succeeded' ? { externalId: 'R-by-hand' } : {}),
+      });
+      return { run, seen, waiting, final: await done };
+    }
+
+    it('the run waits with write_attempts_exhausted after the last attempt, naming the last reason', async () => {
+      const { waiting, run } = await exhaust(lost, 'failed');
+      expect(waiting).toMatchObject({
+        status: 'awaiting_human',
+        waitingReason: 'write_attempts_exhausted',
+        calls: MAX_WRITE_ATTEMPTS,
+        request: { decisionType: 'write_attempts_exhausted', riskReasons: ['write_attempts_exhausted'] },
+      });
+      expect(
+        decisions(run)
+          .filter((d) => d.decision === 'await_human')
+          .at(-1),
+      ).toEqual({
+        attempt: MAX_WRITE_ATTEMPTS,
+        decision: 'await_human',
+        reason: 'tool.attempts_exhausted',
+      });
+      expect(decisions(run).map((d) => d.decision)).not.toContain('fail');
+    });
+
+    it('not_applied from the person runs one more attempt under the same idempotency key, and it succeeds', async () => {
+      const { run, final, seen } = await exhaust(lost, 'not_applied');
+      expect(run.ports.toolCalls).toHaveLength(MAX_WRITE_ATTEMPTS + 1);
+      expect(new Set(run.ports.toolCalls.map((c) => c.idempotencyKey)).size).toBe(1);
+      expect(run.ports.toolCalls.at(-1)?.attempt).toBe(MAX_WRITE_ATTEMPTS + 1);
+      expect(final.invocations[0]?.status).toBe('succeeded');
+      expect(seen[0]).toMatchObject({ status: 'succeeded' });
+      expect(decisions(run).at(-1)).toMatchObject({
+        attempt: MAX_WRITE_ATTEMPTS + 1,
+        decision: 'retry_attempt',
+        reason: 'not_applied:operator:ops',
+      });
+    });
+
+    it('the same after attempts that never started (the store stayed down)', async () => {
+      const { run, waiting, final } = await exhaust(notStarted, 'not_applied');
+      expect(waiting.waitingReason).toBe('write_attempts_exhausted');
+      expect(waiting.calls).toBe(MAX_WRITE_ATTEMPTS);
+      expect(run.ports.toolCalls).toHaveLength(MAX_WRITE_ATTEMPTS + 1);
+      expect(final.invocations[0]?.status).toBe('succeeded');
+    });
+
+    it('failed from the person gives the write up: failed_terminal, no further attempt', async () => {
+      const { run, final, seen } = await exhaust(lost, 'failed');
+      expect(run.ports.toolCalls).toHaveLength(MAX_WRITE_ATTEMPTS);
+      expect(final.invocations[0]).toMatchObject({ status: 'failed_terminal', resolvedBy: 'operator:ops' });
+      expect(seen[0]).toMatchObject({ status: 'failed_terminal', errorCode: 'tool.failed' });
+    });
+
+    it('succeeded from the person (done outside the run) settles the write with its external id', async () => {
+      const { run, final } = await exhaust(notStarted, 'succeeded');
+      expect(run.ports.toolCalls).toHaveLength(MAX_WRITE_ATTEMPTS);
+      expect(final.invocations[0]).toMatchObject({
+        status: 'succeeded',
+        resolvedBy: 'operator:ops',
+        externalId: 'R-by-hand',
+      });
     });
   });
 
