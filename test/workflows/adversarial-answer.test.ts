@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelScript } from '../../src/worker/model/scripted-script.js';
+import { MAX_MODEL_TEXT_CHARS } from '../../src/worker/activities/model-activities.js';
 import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
 import { createHarnessFixture, historyEventTypes, type HarnessFixture } from '../support/harness.js';
 
@@ -14,6 +15,24 @@ function adversarialText(): string {
 }
 
 const ADVERSARIAL: ModelScript = { entries: [], fallback: { text: adversarialText(), toolCalls: [] } };
+/** Over the bound of one model answer (MAX_MODEL_TEXT_CHARS), yet under Temporal's payload limit. */
+const HUGE: ModelScript = {
+  entries: [],
+  fallback: { text: 'x'.repeat(MAX_MODEL_TEXT_CHARS + 1), toolCalls: [] },
+};
+/** Many tool calls whose arguments together pass the bound of one decision. */
+const MANY_CALLS: ModelScript = {
+  entries: [],
+  fallback: {
+    text: '',
+    toolCalls: Array.from({ length: 20 }, (_, i) => ({
+      id: `c${i}`,
+      name: 'order.read',
+      version: 'v1',
+      args: { orderId: 'y'.repeat(30_000) },
+    })),
+  },
+};
 
 /**
  * A model that answers 200,000 characters of adversarial text: the output guardrail reads it in linear
@@ -24,7 +43,11 @@ describe('a 200,000-character adversarial model answer', { timeout: 180_000 }, (
   let h: HarnessFixture;
   beforeAll(async () => {
     h = await createHarnessFixture('adversarial-answer', {
-      scripts: { 'scripted/adversarial': ADVERSARIAL },
+      scripts: {
+        'scripted/adversarial': ADVERSARIAL,
+        'scripted/huge': HUGE,
+        'scripted/many-calls': MANY_CALLS,
+      },
     });
   });
   afterAll(async () => {
@@ -49,4 +72,27 @@ describe('a 200,000-character adversarial model answer', { timeout: 180_000 }, (
     const events = await h.composition.store.listEvents(handle.workflowId);
     expect(events.some((e) => e.type === 'guardrail.output_checked')).toBe(true);
   });
+
+  it.each(['scripted/huge', 'scripted/many-calls'])(
+    'an answer over the bounds of one model answer (%s) ends the run model.output_too_large, tried once',
+    async (route) => {
+      const handle = await h.start({
+        profile: { name: 'support.answer', version: 'v1' },
+        modelRoute: route,
+        task: { message: 'Tell me about my order.' },
+      });
+      const result = (await handle.result()) as AgentRunResult;
+      expect(result.status).toBe('failed');
+      expect(result.terminalReason?.code, result.terminalReason?.message).toBe('model.output_too_large');
+      const types = await historyEventTypes(handle);
+      expect(types.filter((t) => t === 'EVENT_TYPE_ACTIVITY_TASK_STARTED')).toHaveLength(1);
+      expect(
+        types.filter(
+          (t) => t === 'EVENT_TYPE_WORKFLOW_TASK_FAILED' || t === 'EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT',
+        ),
+      ).toEqual([]);
+      // Nothing of it was kept as the call's message group.
+      expect(await h.composition.store.listMessageGroups(handle.workflowId)).toEqual([]);
+    },
+  );
 });

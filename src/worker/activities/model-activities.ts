@@ -38,6 +38,35 @@ interface ContextRef {
 }
 
 const DELTA_FLUSH_EVERY = 16;
+
+/**
+ * The largest model answer a run takes: its text in characters, and the whole decision (text and
+ * tool calls) in UTF-8 bytes of JSON. Above either, the call fails `model.output_too_large`
+ * (non-retryable: the same request would be answered alike) and the run ends with that code: the
+ * answer would otherwise sit in workflow state and the next activity's input, toward Temporal's 2 MB
+ * payload limit, and the message group over the evidence store's 1 MiB record bound. Well above
+ * what one check of the output guardrail reads (65,536 characters, which blocks longer answers).
+ */
+export const MAX_MODEL_TEXT_CHARS = 262_144;
+export const MAX_MODEL_DECISION_BYTES = 524_288;
+/**
+ * The streamed deltas of one call are stored until the answer reaches this many UTF-8 bytes; the rest
+ * of a longer answer is not (the completed event repeats it whole, and one stored record is at most
+ * 1 MiB). The call's message group keeps the whole answer that was taken.
+ */
+const MAX_STORED_DELTA_BYTES = 262_144;
+
+/** @throws ApplicationFailure `model.output_too_large` (non-retryable) when the answer is over its bounds. */
+function assertAnswerBounded(decision: Omit<ModelDecision, 'replayed'>): void {
+  const text = decision.text.length;
+  const whole = text > MAX_MODEL_TEXT_CHARS ? text : Buffer.byteLength(JSON.stringify(decision));
+  if (text <= MAX_MODEL_TEXT_CHARS && whole <= MAX_MODEL_DECISION_BYTES) return;
+  throw ApplicationFailure.create({
+    type: 'model.output_too_large',
+    nonRetryable: true,
+    message: `the model answered ${text} characters of text and ${decision.toolCalls.length} tool calls (${whole} bytes as JSON); the bounds are ${MAX_MODEL_TEXT_CHARS} characters and ${MAX_MODEL_DECISION_BYTES} bytes`,
+  });
+}
 /** Token budget of one call's new context (the model's window is the provider's concern). */
 const CONTEXT_TOKEN_BUDGET = 200_000;
 
@@ -193,7 +222,11 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
         await store.appendModelDeltas(input.runId, callId, batch);
       };
       let flushing = Promise.resolve();
+      let streamed = 0;
       const onEvent = (e: ModelEvent): void => {
+        if (e.type === 'model.text.delta') streamed += Buffer.byteLength(e.delta);
+        if (e.type === 'model.tool_call.delta') streamed += Buffer.byteLength(e.argumentsDelta);
+        if (streamed > MAX_STORED_DELTA_BYTES) return;
         pending.push({ index: index++, type: e.type, data: e });
         if (pending.length >= DELTA_FLUSH_EVERY) {
           ctx.heartbeat({ deltas: index });
@@ -227,6 +260,7 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
           costUsd: output.costUsd,
           providerModel: output.providerModel,
         };
+        assertAnswerBounded(decision);
         const body: MessageGroupBody = { input: input.newMessages, context, output: decision };
         await store.appendMessageGroup(input.runId, input.callSeq, [body]);
         return {
