@@ -31,6 +31,22 @@ export interface RefundRow {
 }
 
 /**
+ * The rows of the refund business store in `dir` (its `refund.db`), oldest first; only those made
+ * under `idempotencyKey` when given.
+ */
+export function refundRowsIn(dir: string, idempotencyKey?: string): RefundRow[] {
+  const db = new Database(join(dir, 'refund.db'), { readonly: true, fileMustExist: true });
+  try {
+    const rows = db
+      .prepare('SELECT id, order_id, amount_cents, idempotency_key, status FROM refunds ORDER BY created_at')
+      .all() as RefundRow[];
+    return idempotencyKey === undefined ? rows : rows.filter((r) => r.idempotency_key === idempotencyKey);
+  } finally {
+    db.close();
+  }
+}
+
+/**
  * Everything one fault test needs: a unique task queue, a temp folder with the SQLite evidence and
  * refund stores every worker process of the test shares, a client, and an in-process composition on
  * the same files (only to read the stores and compute the pinned digests; it runs no worker).
@@ -103,18 +119,7 @@ export async function createFaultRig(name: string, options: FaultRigOptions = {}
         workflowId: workflowId ?? `fault-${name}-${Date.now()}-${++counter}`,
         input: refundRunInput(input),
       }),
-    refundRows: () => {
-      const db = new Database(join(dir, 'refund.db'), { readonly: true, fileMustExist: true });
-      try {
-        return db
-          .prepare(
-            'SELECT id, order_id, amount_cents, idempotency_key, status FROM refunds ORDER BY created_at',
-          )
-          .all() as RefundRow[];
-      } finally {
-        db.close();
-      }
-    },
+    refundRows: () => refundRowsIn(dir),
     close: async () => {
       await composition.close();
       await connection.close();

@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RefundStore } from '../../apps/refund/business/refund-store.js';
 import type { RunView } from '../../src/core/workflow/run-view.js';
@@ -9,7 +8,7 @@ import { recordHistory } from '../../src/worker/history-fixtures.js';
 import { decide } from '../support/decisions.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
-import type { RefundRow } from './fault-rig.js';
+import { refundRowsIn, type RefundRow } from './fault-rig.js';
 
 /** refund.create is the 4th invocation of the refund graph. */
 const CREATE_SEQ = 4;
@@ -50,15 +49,9 @@ function lockSqlite(path: string, ms: number): Promise<void> {
   });
 }
 
+/** The refunds made under the run's refund.create key. */
 function refundRows(h: HarnessFixture, handle: WorkflowHandle): RefundRow[] {
-  const db = new Database(join(h.dir, 'refund.db'), { readonly: true, fileMustExist: true });
-  try {
-    return (db.prepare('SELECT * FROM refunds').all() as RefundRow[]).filter(
-      (r) => r.idempotency_key === `${handle.workflowId}/${CREATE_SEQ}`,
-    );
-  } finally {
-    db.close();
-  }
+  return refundRowsIn(h.dir, `${handle.workflowId}/${CREATE_SEQ}`);
 }
 
 /** Run a refund through approval; the outage strikes after the commit. Check the settled outcome. */

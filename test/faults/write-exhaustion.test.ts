@@ -1,6 +1,4 @@
-import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunView } from '../../src/core/workflow/run-view.js';
 import { recordHistory } from '../../src/worker/history-fixtures.js';
@@ -8,20 +6,14 @@ import { MAX_WRITE_ATTEMPTS } from '../../src/core/runner/write-recovery.js';
 import { TEST_APPROVER, decide } from '../support/decisions.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
-import type { RefundRow } from './fault-rig.js';
+import { refundRowsIn, type RefundRow } from './fault-rig.js';
 
 /** refund.create is the 4th invocation of the refund graph. */
 const CREATE_SEQ = 4;
 
+/** The refunds made under the run's refund.create key. */
 function refundRows(h: HarnessFixture, handle: WorkflowHandle): RefundRow[] {
-  const db = new Database(join(h.dir, 'refund.db'), { readonly: true, fileMustExist: true });
-  try {
-    return (db.prepare('SELECT * FROM refunds').all() as RefundRow[]).filter(
-      (r) => r.idempotency_key === `${handle.workflowId}/${CREATE_SEQ}`,
-    );
-  } finally {
-    db.close();
-  }
+  return refundRowsIn(h.dir, `${handle.workflowId}/${CREATE_SEQ}`);
 }
 
 /**
