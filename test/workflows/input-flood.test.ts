@@ -1,0 +1,207 @@
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_REFUSAL_EVENTS_PER_WAIT } from '../../src/core/runner/human-gate.js';
+import { WAIT_HISTORY_BOUND_BYTES } from '../../src/contract/wait-history-bound.js';
+import type { RunView } from '../../src/core/workflow/run-view.js';
+import { waitForPause } from '../faults/fault-rig.js';
+import { approvePending, decide } from '../support/decisions.js';
+import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
+
+const FLOOD = 1_000;
+const IN_FLIGHT = 32;
+/** Each value is 64 KiB: twice the decision payload bound, so every one is refused (`signal.too_large`). */
+const VALUE = 'x'.repeat(64 * 1024);
+
+interface Execution {
+  readonly runId: string;
+  readonly types: string[];
+  readonly failedCauses: string[];
+  readonly historySizeBytes: number;
+}
+
+/** One execution's events, in small pages (a page of 64 KiB signals would pass gRPC's 4 MB limit). */
+async function historyOf(
+  client: Client,
+  workflowId: string,
+  runId: string,
+): Promise<temporal.api.history.v1.IHistoryEvent[]> {
+  const events: temporal.api.history.v1.IHistoryEvent[] = [];
+  let nextPageToken: Uint8Array | undefined;
+  do {
+    const page = await client.workflowService.getWorkflowExecutionHistory({
+      namespace: client.options.namespace,
+      execution: { workflowId, runId },
+      maximumPageSize: 16,
+      ...(nextPageToken ? { nextPageToken } : {}),
+    });
+    events.push(...(page.history?.events ?? []));
+    nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
+  } while (nextPageToken);
+  return events;
+}
+
+/** Every execution of the workflow, first to last, following continue-as-new. */
+async function executions(client: Client, workflowId: string, firstRunId: string): Promise<Execution[]> {
+  const proto = (await import('@temporalio/proto')).default.temporal;
+  const out: Execution[] = [];
+  let runId: string | undefined = firstRunId;
+  while (runId) {
+    const handle: WorkflowHandle = client.workflow.getHandle(workflowId, runId);
+    const events = await historyOf(client, workflowId, runId);
+    const info = (await handle.describe()).raw.workflowExecutionInfo;
+    out.push({
+      runId,
+      types: events.map((e) => proto.api.enums.v1.EventType[e.eventType ?? 0] ?? String(e.eventType)),
+      failedCauses: events
+        .filter((e) => e.workflowTaskFailedEventAttributes)
+        .map(
+          (e) =>
+            proto.api.enums.v1.WorkflowTaskFailedCause[e.workflowTaskFailedEventAttributes!.cause ?? 0] ??
+            'unknown',
+        ),
+      historySizeBytes: Number(info?.historySizeBytes ?? 0),
+    });
+    runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
+  }
+  return out;
+}
+
+/**
+ * Issue 16: a run waiting for input gets 1,000 `provideInput` signals of 64 KiB in a burst. Temporal
+ * records each before the run sees it (64 MB in all, over the server's 50 MB history limit), so the
+ * run moves its wait to a new history each time the history reaches WAIT_HISTORY_BOUND_BYTES, with the
+ * same action. It is never terminated by the server, no workflow task fails on a deadline, the
+ * refusals are recorded (bounded per generation), and a valid answer afterwards completes the run.
+ */
+describe('1,000 provideInput signals of 64 KiB to one waiting run', { timeout: 240_000 }, () => {
+  let h: HarnessFixture;
+  beforeAll(async () => {
+    h = await createHarnessFixture('input-flood');
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('the run keeps waiting across new histories and completes as it would have', async () => {
+    const started = await h.start({ task: { message: 'refund please', customerId: 'C1001' } });
+    const handle = h.t.client.workflow.getHandle(started.workflowId);
+    const waiting = await waitForPause(handle, 'awaiting_input');
+    expect(waiting.pendingAction).toMatchObject({ kind: 'input', slot: 'orderId' });
+    const actionId = waiting.pendingAction!.actionId;
+
+    const floodStart = Date.now();
+    let sent = 0;
+    const refusedByServer: string[] = [];
+    await Promise.all(
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (sent < FLOOD) {
+          sent += 1;
+          try {
+            await handle.signal('provideInput', {
+              slot: 'orderId',
+              value: VALUE,
+              actor: 'mallory@example.com',
+            });
+          } catch (err) {
+            refusedByServer.push(String((err as { cause?: Error }).cause?.message ?? err));
+          }
+        }
+      }),
+    );
+    if (process.env.FLOOD_DEBUG) {
+      const runs = await executions(h.t.client, started.workflowId, waiting.firstExecutionRunId!);
+      for (const r of runs) {
+        const counts: Record<string, number> = {};
+        for (const t of r.types) counts[t] = (counts[t] ?? 0) + 1;
+        console.log(
+          r.runId,
+          r.historySizeBytes,
+          JSON.stringify(counts),
+          r.failedCauses.slice(0, 3),
+          r.failedCauses.length,
+        );
+      }
+      for (const r of runs) {
+        const events = await historyOf(h.t.client, started.workflowId, r.runId);
+        let signals = 0;
+        const t0 = Number(events[0]?.eventTime?.seconds ?? 0) * 1000 + (events[0]?.eventTime?.nanos ?? 0) / 1e6;
+        for (const e of events) {
+          if (e.workflowExecutionSignaledEventAttributes) { signals += 1; continue; }
+          const at = Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6 - t0;
+          const type = String(e.eventType);
+          console.log(`  +${Math.round(at)}ms #${String(e.eventId)} type ${type} after ${signals} signals ${e.workflowTaskStartedEventAttributes ? `size ${String(e.workflowTaskStartedEventAttributes.historySizeBytes)}` : ''} ${e.workflowTaskFailedEventAttributes ? JSON.stringify({ cause: e.workflowTaskFailedEventAttributes.cause, msg: e.workflowTaskFailedEventAttributes.failure?.message?.slice(0, 500) }) : ''}`);
+          signals = 0;
+        }
+      }
+      console.log('refused by server', refusedByServer.length, refusedByServer.slice(0, 2));
+    }
+    expect(refusedByServer).toEqual([]);
+    const floodMs = Date.now() - floodStart;
+
+    // Still waiting for the same action, in a later generation.
+    const after = await waitForState(
+      handle,
+      (v) => v.status === 'awaiting_input' && v.signalRejections.length > 0,
+      60_000,
+    );
+    expect(after.pendingAction?.actionId).toBe(actionId);
+    expect(after.signalRejections.every((r) => r.code === 'signal.too_large')).toBe(true);
+
+    // A valid answer (signed by an operator) is taken; the run goes on to its confirmation and ends.
+    await decide(handle, 'provideInput', { slot: 'orderId', value: 'ORD-1001' }, after);
+    await approvePending(handle, { timeoutMs: 60_000 });
+    const result = (await handle.result()) as { status: string; output: { outcome: string } };
+    expect(result).toMatchObject({ status: 'succeeded', output: { outcome: 'refunded' } });
+
+    const runs = await executions(h.t.client, started.workflowId, waiting.firstExecutionRunId!);
+    const all = runs.flatMap((r) => r.types);
+    // 64 MB of signals in histories of at most the bound plus one batch: several generations.
+    expect(runs.length).toBeGreaterThanOrEqual(5);
+    expect(all.filter((t) => t === 'EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED').length).toBeGreaterThanOrEqual(
+      FLOOD + 1,
+    );
+    expect(all).not.toContain('EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED');
+    expect(all).not.toContain('EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT');
+    // A continue-as-new the server refuses because more signals came meanwhile is retried with them
+    // (cause UNHANDLED_COMMAND); no task fails for any other reason.
+    expect(
+      runs.flatMap((r) => r.failedCauses).filter((c) => c !== 'WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND'),
+    ).toEqual([]);
+    for (const r of runs) expect(r.historySizeBytes).toBeLessThan(2 * WAIT_HISTORY_BOUND_BYTES);
+    expect(
+      runs.slice(0, -1).every((r) => r.types.at(-1) === 'EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW'),
+    ).toBe(true);
+
+    // Every refusal is accounted for, one by one or counted; the events are bounded per generation.
+    const events = await h.composition.store.listEvents(started.workflowId, { limit: 10_000 });
+    const rejected = events.filter((e) => e.type === 'human.signal_rejected');
+    const suppressed = events
+      .filter((e) => e.type === 'human.signal_rejections_suppressed')
+      .reduce((n, e) => n + Number((e.data as { count: number }).count), 0);
+    expect(rejected.length + suppressed).toBe(FLOOD);
+    expect(rejected.length).toBeLessThanOrEqual(MAX_REFUSAL_EVENTS_PER_WAIT * runs.length);
+    expect(rejected.every((e) => (e.data as { code: string }).code === 'signal.too_large')).toBe(true);
+    // One request, taken up by each later generation, decided once.
+    expect(
+      events.filter(
+        (e) =>
+          e.type === 'human.requested' &&
+          (e.data as { action: { actionId: string } }).action.actionId === actionId,
+      ),
+    ).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'human.wait_continued')).toHaveLength(runs.length - 1);
+    expect(
+      events.filter(
+        (e) => e.type === 'human.decided' && (e.data as { actionId: string }).actionId === actionId,
+      ),
+    ).toHaveLength(1);
+    const view = await handle.query<RunView>('state');
+    expect(view.invocations.filter((i) => i.tool === 'refund.create')).toHaveLength(1);
+    console.log(
+      `${FLOOD} signals of 64 KiB sent in ${floodMs} ms; ${runs.length} executions, history sizes ${runs
+        .map((r) => Math.round(r.historySizeBytes / 1024))
+        .join(', ')} KiB; ${rejected.length} refusal events, ${suppressed} counted`,
+    );
+  });
+});
