@@ -87,7 +87,7 @@ function splitPolicy(spec: string): { name: string; version: string } {
 function checkedWait(value: unknown): CarriedWait {
   const parsed = CarriedWaitSchema.safeParse(value);
   if (!parsed.success) fail('run.state_invalid', `carried wait: ${describeInputIssues(parsed.error)}`);
-  return parsed.data as CarriedWait;
+  return parsed.data;
 }
 
 /**

@@ -71,7 +71,7 @@ function graph(counter: { collect: number; confirm: number }) {
 function generation(counter: { collect: number; confirm: number }, from?: FakeRun): FakeRun {
   const carriedWait = from?.runner.gate.carry();
   if (carriedWait) CarriedWaitSchema.parse(carriedWait);
-  const carried = from ? (structuredClone(from.state) as RunState) : undefined;
+  const carried = from ? structuredClone<RunState>(from.state) : undefined;
   return fakeRun({
     profile: graph(counter),
     ...(carried ? { prepareState: (s) => Object.assign(s, carried), resumed: true } : {}),
