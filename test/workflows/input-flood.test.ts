@@ -1,8 +1,14 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_REFUSAL_EVENTS_PER_WAIT } from '../../src/core/runner/human-gate.js';
-import { WAIT_HISTORY_BOUND_BYTES } from '../../src/contract/wait-history-bound.js';
+import {
+  MIN_WAIT_HISTORY_BOUND_BYTES,
+  WAIT_HISTORY_BOUND_BYTES,
+} from '../../src/contract/wait-history-bound.js';
 import type { RunView } from '../../src/core/workflow/run-view.js';
 import { waitForPause } from '../faults/fault-rig.js';
 import { approvePending, decide } from '../support/decisions.js';
@@ -187,5 +193,53 @@ describe('1,000 provideInput signals of 64 KiB to one waiting run', { timeout: 2
         .map((r) => Math.round(r.historySizeBytes / 1024))
         .join(', ')} KiB; ${rejected.length} refusal events, ${suppressed} counted`,
     );
+  });
+
+  it('a confirmation wait under a small bound moves to a new history and its approval is still taken', async () => {
+    const started = await h.start({
+      task: { message: 'refund ORD-1001 please', customerId: 'C1001' },
+      waitHistoryBoundBytes: MIN_WAIT_HISTORY_BOUND_BYTES,
+    });
+    const handle = h.t.client.workflow.getHandle(started.workflowId);
+    const waiting = await waitForPause(handle, 'awaiting_confirmation');
+    const actionId = waiting.pendingAction!.actionId;
+    const big = { actionId, actor: 'mallory@example.com', reason: 'x'.repeat(40 * 1024) };
+    // One at a time, each taken before the next: the bound is crossed after a few.
+    for (let i = 0; i < 3; i++) {
+      await handle.signal('approve', big);
+      await untilIdle(handle);
+    }
+    const moved = await waitForState(
+      handle,
+      (v) => v.status === 'awaiting_confirmation' && v.firstExecutionRunId !== undefined,
+    );
+    expect(moved.pendingAction?.actionId).toBe(actionId);
+    const runsBefore = await executions(h.t.client, started.workflowId, waiting.firstExecutionRunId!);
+    expect(runsBefore.length).toBeGreaterThanOrEqual(2);
+    await decide(handle, 'approve', {}, moved);
+    const result = (await handle.result()) as { status: string; output: { outcome: string } };
+    expect(result).toMatchObject({ status: 'succeeded', output: { outcome: 'refunded' } });
+    const runs = await executions(h.t.client, started.workflowId, waiting.firstExecutionRunId!);
+    expect(runs.flatMap((r) => r.failedCauses)).toEqual([]);
+    const events = await h.composition.store.listEvents(started.workflowId, { limit: 1000 });
+    expect(
+      events.filter(
+        (e) => e.type === 'human.decided' && (e.data as { actionId: string }).actionId === actionId,
+      ),
+    ).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'human.requested')).toHaveLength(1);
+    // HARNESS_RECORD_HISTORIES=<dir> keeps the first two executions as replay fixtures.
+    const dir = process.env.HARNESS_RECORD_HISTORIES;
+    if (dir) {
+      for (const [i, name] of ['refund-graph-wait-moved-v1', 'refund-graph-wait-continued-v1'].entries()) {
+        const history = await h.t.client.workflow
+          .getHandle(started.workflowId, runs[i]!.runId)
+          .fetchHistory();
+        writeFileSync(
+          join(dir, `${name}.json`),
+          `${JSON.stringify(JSON.parse(historyToJSON(history)), null, 1)}\n`,
+        );
+      }
+    }
   });
 });

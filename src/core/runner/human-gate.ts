@@ -187,8 +187,12 @@ export class HumanGate {
         ? undefined
         : Math.max(0, Date.parse(action.expiresAt) - Date.parse(ports.now()));
     const answered = () => this.intake.mailbox !== undefined || this.intake.cancel !== undefined;
-    // The size is read only while nothing is answered, so a decision always wins over the bound.
-    const historyFull = () => ports.historyOverWaitBound?.() !== undefined;
+    // The size is read only while nothing is answered, so a decision always wins over the bound. A
+    // generation that started in this wait moves on only once it refused something: a history that
+    // starts over the bound (a bound set below what a generation needs to start) never loops.
+    const historyFull = () =>
+      (!options.continued || this.intake.refusals.count > 0) &&
+      ports.historyOverWaitBound?.() !== undefined;
     const ready = await ports.waitUntil(() => answered() || historyFull(), timeoutMs);
     if (ready && !answered()) this.leaveFullHistory(action, waitingReason, options.resumeAt);
     const received = this.intake.mailbox;

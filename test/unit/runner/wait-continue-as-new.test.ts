@@ -164,4 +164,21 @@ describe('a wait whose history reaches its bound', () => {
     run.runner.gate.receive('provideInput', { slot: 'orderId', value: 'ORD-7', actor: 'u' });
     expect((await done).output).toBe('ORD-7');
   });
+
+  it('a generation that starts over the bound keeps waiting until it refuses something (no loop)', async () => {
+    const counter = { collect: 0, confirm: 0 };
+    const first = generation(counter);
+    const done = first.execute();
+    await first.ports.untilWaiting();
+    first.ports.historyOverBound = 9_000_000;
+    await expect(done).rejects.toBeInstanceOf(ContinueAsNewRequested);
+    const second = generation(counter, first);
+    second.ports.historyOverBound = 9_000_000;
+    const done2 = second.execute();
+    await second.ports.untilWaiting();
+    await second.ports.settle();
+    expect(second.ports.waiting).toBe(true);
+    second.runner.gate.receive('provideInput', { slot: 'nope', value: 'v', actor: 'm' });
+    await expect(done2).rejects.toBeInstanceOf(ContinueAsNewRequested);
+  });
 });
