@@ -194,6 +194,17 @@ describe('1,000 provideInput signals of 64 KiB to one waiting run', { timeout: 2
         .join(', ')} KiB; ${rejected.length} refusal events, ${suppressed} counted`,
     );
   });
+});
+
+/** The same path under the lowest bound, small enough to keep its histories as replay fixtures. */
+describe('a confirmation wait under a small history bound', { timeout: 120_000 }, () => {
+  let h: HarnessFixture;
+  beforeAll(async () => {
+    h = await createHarnessFixture('wait-bound');
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
 
   it('a confirmation wait under a small bound moves to a new history and its approval is still taken', async () => {
     const started = await h.start({
@@ -228,13 +239,15 @@ describe('1,000 provideInput signals of 64 KiB to one waiting run', { timeout: 2
       ),
     ).toHaveLength(1);
     expect(events.filter((e) => e.type === 'human.requested')).toHaveLength(1);
-    // HARNESS_RECORD_HISTORIES=<dir> keeps the first two executions as replay fixtures.
+    // HARNESS_RECORD_HISTORIES=<dir> keeps the first and the last execution as replay fixtures.
     const dir = process.env.HARNESS_RECORD_HISTORIES;
     if (dir) {
-      for (const [i, name] of ['refund-graph-wait-moved-v1', 'refund-graph-wait-continued-v1'].entries()) {
-        const history = await h.t.client.workflow
-          .getHandle(started.workflowId, runs[i]!.runId)
-          .fetchHistory();
+      const chosen = {
+        'refund-graph-wait-moved-v1': runs[0]!,
+        'refund-graph-wait-continued-v1': runs.at(-1)!,
+      };
+      for (const [name, run] of Object.entries(chosen)) {
+        const history = await h.t.client.workflow.getHandle(started.workflowId, run.runId).fetchHistory();
         writeFileSync(
           join(dir, `${name}.json`),
           `${JSON.stringify(JSON.parse(historyToJSON(history)), null, 1)}\n`,
