@@ -154,8 +154,9 @@ export class HumanGate {
 
   /**
    * Wait for a decision on `action`. `continued`: the previous generation was already waiting for it
-   * (the state still names it; a decision may already be in the mailbox). When the history reaches
-   * its bound while waiting (see {@link RunnerPorts.historyOverWaitBound}) and no decision has come:
+   * (the state still names it; a decision may already be in the mailbox). When the history is over
+   * its bound (see {@link RunnerPorts.historyOverWaitBound}) after this wait refused a decision, and
+   * no decision has come:
    * with `resumeAt`, the run continues as new carrying it as the profile's resume state and waits
    * again in the next generation; without, the run ends `failed` with `run.history_limit`.
    * @throws ContinueAsNewRequested, RunStop(failed, `run.history_limit`) as above;
@@ -187,12 +188,12 @@ export class HumanGate {
         ? undefined
         : Math.max(0, Date.parse(action.expiresAt) - Date.parse(ports.now()));
     const answered = () => this.intake.mailbox !== undefined || this.intake.cancel !== undefined;
-    // The size is read only while nothing is answered, so a decision always wins over the bound. A
-    // generation that started in this wait moves on only once it refused something: a history that
-    // starts over the bound (a bound set below what a generation needs to start) never loops.
+    // The size is read only while nothing is answered, so a decision always wins over the bound, and
+    // only once this wait refused something: the bound is about what refused decisions add. A history
+    // that was over it already (a bound below what a generation needs to start) never loops.
+    const refusedBefore = options.continued ? 0 : this.intake.refusals.count;
     const historyFull = () =>
-      (!options.continued || this.intake.refusals.count > 0) &&
-      ports.historyOverWaitBound?.() !== undefined;
+      this.intake.refusals.count > refusedBefore && ports.historyOverWaitBound?.() !== undefined;
     const ready = await ports.waitUntil(() => answered() || historyFull(), timeoutMs);
     if (ready && !answered()) this.leaveFullHistory(action, waitingReason, options.resumeAt);
     const received = this.intake.mailbox;

@@ -128,6 +128,9 @@ describe('a wait whose history reaches its bound', () => {
     await until(() => first.state.status === 'awaiting_confirmation');
     const waitingFor = first.state.pendingAction!.actionId;
     first.ports.historyOverBound = 9_000_000;
+    await first.ports.settle();
+    expect(first.ports.waiting).toBe(true); // nothing refused yet: the bound is about refusals
+    first.runner.gate.receive('approve', { actionId: 'another', actor: 'm' });
     await expect(done).rejects.toBeInstanceOf(ContinueAsNewRequested);
     // Between the end of the wait and the continue-as-new (the last flush): still pending, taken.
     expect(first.runner.gate.receive('approve', { actionId: waitingFor, actor: 'ops' })).toMatchObject({
@@ -146,6 +149,7 @@ describe('a wait whose history reaches its bound', () => {
     const done = run.execute();
     await run.ports.untilWaiting();
     run.ports.historyOverBound = 8_500_000;
+    run.runner.gate.receive('provideInput', { slot: 'other', value: 'v', actor: 'm' });
     const final = await done;
     expect(final.status).toBe('failed');
     expect(final.pendingAction).toBeNull();
@@ -165,12 +169,13 @@ describe('a wait whose history reaches its bound', () => {
     expect((await done).output).toBe('ORD-7');
   });
 
-  it('a generation that starts over the bound keeps waiting until it refuses something (no loop)', async () => {
+  it('a wait over the bound moves only once it refused something (no loop under a low bound)', async () => {
     const counter = { collect: 0, confirm: 0 };
     const first = generation(counter);
     const done = first.execute();
     await first.ports.untilWaiting();
     first.ports.historyOverBound = 9_000_000;
+    first.runner.gate.receive('provideInput', { slot: 'nope', value: 'v', actor: 'm' });
     await expect(done).rejects.toBeInstanceOf(ContinueAsNewRequested);
     const second = generation(counter, first);
     second.ports.historyOverBound = 9_000_000;
