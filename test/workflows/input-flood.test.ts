@@ -9,10 +9,12 @@ import {
   MIN_WAIT_HISTORY_BOUND_BYTES,
   WAIT_HISTORY_BOUND_BYTES,
 } from '../../src/contract/wait-history-bound.js';
+import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
 import type { RunView } from '../../src/core/workflow/run-view.js';
 import { waitForPause } from '../faults/fault-rig.js';
 import { approvePending, decide } from '../support/decisions.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
+import { TEST_KEYS } from '../support/principals.js';
 
 const FLOOD = 1_000;
 /** Signals sent at once: 1.6 MB, under the 2 MB of signals Temporal buffers during one workflow task. */
@@ -254,5 +256,50 @@ describe('a confirmation wait under a small history bound', { timeout: 120_000 }
         );
       }
     }
+  });
+
+  it('a wait inside a tool call (four-eyes at dispatch) ends the run with run.history_limit, nothing dispatched', async () => {
+    const started = await h.start({
+      task: { message: 'refund ORD-1005 please, it never shipped', customerId: 'C1001' },
+      userId: TEST_KEYS.customer.principal,
+      waitHistoryBoundBytes: MIN_WAIT_HISTORY_BOUND_BYTES,
+    });
+    const handle = h.t.client.workflow.getHandle(started.workflowId);
+    const graph = await waitForState(
+      handle,
+      (v) =>
+        v.pendingAction?.kind === 'confirmation' && v.humanRequest?.decisionType === 'refund_confirmation',
+    );
+    expect(await decide(handle, 'approve', {}, graph, { via: 'update' })).toMatchObject({ accepted: true });
+    // refund.create waits at dispatch for a second approver: a wait the graph cannot resume.
+    const dispatch = await waitForState(
+      handle,
+      (v) => v.pendingAction !== null && v.pendingAction.actionId !== graph.pendingAction!.actionId,
+    );
+    const actionId = dispatch.pendingAction!.actionId;
+    const big = { actionId, actor: 'mallory@example.com', reason: 'x'.repeat(40 * 1024) };
+    for (let i = 0; i < 3; i++) {
+      const d = await handle.describe();
+      if (d.status.name !== 'RUNNING') break;
+      await handle.signal('approve', big);
+      await untilIdle(handle).catch(() => undefined);
+    }
+    const result = (await handle.result()) as AgentRunResult;
+    expect(result.status).toBe('failed');
+    expect(result.terminalReason).toMatchObject({
+      code: 'run.history_limit',
+      details: { actionId, waitingReason: dispatch.waitingReason },
+    });
+    const runs = await executions(h.t.client, started.workflowId, graph.firstExecutionRunId!);
+    expect(runs.flatMap((r) => r.types)).not.toContain('EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED');
+    const events = await h.composition.store.listEvents(started.workflowId, { limit: 1000 });
+    expect(events.find((e) => e.type === 'run.failed')?.data).toMatchObject({
+      reason: { code: 'run.history_limit' },
+    });
+    expect(
+      events.filter(
+        (e) => e.type === 'tool.authorized' && (e.data as { tool: string }).tool === 'refund.create',
+      ),
+    ).toHaveLength(0);
   });
 });
