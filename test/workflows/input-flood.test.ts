@@ -50,11 +50,11 @@ async function historyOf(
   return events;
 }
 
-/** Wait until the run's latest execution has no workflow task scheduled or running. */
+/** Wait until the run's latest execution has no workflow task scheduled or running, or has closed. */
 async function untilIdle(handle: WorkflowHandle): Promise<void> {
   for (let i = 0; i < 600; i++) {
     const d = await handle.describe();
-    if (d.raw.pendingWorkflowTask == null && d.status.name === 'RUNNING') return;
+    if (d.status.name !== 'RUNNING' || d.raw.pendingWorkflowTask == null) return;
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error('the run never became idle');
@@ -282,7 +282,7 @@ describe('a confirmation wait under a small history bound', { timeout: 120_000 }
       const d = await handle.describe();
       if (d.status.name !== 'RUNNING') break;
       await handle.signal('approve', big);
-      await untilIdle(handle).catch(() => undefined);
+      await untilIdle(handle);
     }
     const result = (await handle.result()) as AgentRunResult;
     expect(result.status).toBe('failed');
