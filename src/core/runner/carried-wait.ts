@@ -69,6 +69,11 @@ export const CarriedWaitSchema = z
       ctx.addIssue({ code: 'custom', path: ['waiting', 'action', 'args'], message: `args ${problem}` });
   });
 
+function withoutToken<T extends { readonly token?: string }>(value: T): T {
+  const { token: _verified, ...rest } = value;
+  return rest as T;
+}
+
 /** The gate's part to carry, or undefined when there is nothing (no wait, no decision, no cancel). */
 export function carriedWaitOf(parts: {
   readonly waiting: Waiting | undefined;
@@ -77,10 +82,13 @@ export function carriedWaitOf(parts: {
 }): CarriedWait | undefined {
   const { waiting, mailbox, cancel } = parts;
   if (waiting === undefined && mailbox === undefined && cancel === undefined) return undefined;
+  // A decision token was verified when the decision was accepted: it is not carried.
+  const carriedMailbox =
+    mailbox?.kind === 'reconcile' ? { ...mailbox, signal: withoutToken(mailbox.signal) } : mailbox;
   return {
     schemaVersion: 1,
     ...(waiting !== undefined ? { waiting } : {}),
-    ...(mailbox !== undefined ? { mailbox } : {}),
-    ...(cancel !== undefined ? { cancel } : {}),
+    ...(carriedMailbox !== undefined ? { mailbox: carriedMailbox } : {}),
+    ...(cancel !== undefined ? { cancel: withoutToken(cancel) } : {}),
   };
 }
