@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MIN_WAIT_HISTORY_BOUND_BYTES, WAIT_HISTORY_BOUND_BYTES } from './wait-history-bound.js';
 
 const NameVersion = z
   .object({
@@ -55,6 +56,16 @@ export const AgentRunInputSchema = z
       .optional(),
     /** Continue-as-new after this many history events (Temporal's own suggestion also triggers it). */
     continueAsNewAfterEvents: z.number().int().min(20).max(50_000).optional(),
+    /**
+     * While the run waits for a person, continue as new once the history reaches this many bytes
+     * (default and most {@link WAIT_HISTORY_BOUND_BYTES}; lower only, for tests and replay fixtures).
+     */
+    waitHistoryBoundBytes: z
+      .number()
+      .int()
+      .min(MIN_WAIT_HISTORY_BOUND_BYTES)
+      .max(WAIT_HISTORY_BOUND_BYTES)
+      .optional(),
     /**
      * Heartbeat timeouts (seconds) of tool and model activities: how soon a lost worker is noticed.
      * Defaults: writes and reads 30 s, model calls 120 s. Fault drills lower them; bounded 1..600.

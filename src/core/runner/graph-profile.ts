@@ -72,6 +72,19 @@ export interface GraphDefinition<S> {
   readonly onBlockedOutput?: BlockedOutputChoice;
 }
 
+/**
+ * A node's pause, as the graph carries it when the run continues as new in the middle of the wait:
+ * the node's result without its state patch (already in the carried state).
+ */
+type CarriedPause<S> = Omit<NodeResult<S>, 'statePatch'>;
+
+/** What a graph run resumes from: the next node, or the node whose wait it continues. */
+interface GraphResume<S> {
+  readonly state: S;
+  readonly node: string;
+  readonly pause?: CarriedPause<S>;
+}
+
 /** The state key under which a terminal node that runs again finds the {@link BlockedOutputFeedback}. */
 export const OUTPUT_FEEDBACK_KEY = 'outputFeedback';
 
@@ -188,23 +201,37 @@ export function createGraphProfile<S extends Record<string, unknown>>(g: GraphDe
     policies: g.policies,
     ...(g.onBlockedOutput ? { onBlockedOutput: g.onBlockedOutput } : {}),
     async run(ctx: RunContext): Promise<ProfileResult> {
-      const resumed = ctx.resume as { state: S; node: string } | undefined;
+      const resumed = ctx.resume as GraphResume<S> | undefined;
       let state = resumed?.state ?? g.initialState(ctx.task);
       let current = resumed?.node ?? g.start;
+      // A wait the previous generation was in: the node does not run again, its pause is taken up.
+      let pause = resumed?.pause;
       const limit = g.maxNodeRuns ?? 100;
       for (let runs = 0; runs < limit; runs++) {
         const node = byId.get(current)!;
-        const capabilities = node.capabilities ?? [];
-        const route: RouteDecision = {
-          route: `${g.name}:${node.id}`,
-          candidateCapabilities: capabilities,
-          excludedCapabilities: toolNames.filter((t) => !capabilities.includes(t)),
-          reasonCode: capabilities.length ? 'route.node_capabilities' : 'route.no_tools',
+        let result: NodeResult<S>;
+        if (pause !== undefined) {
+          result = pause;
+          pause = undefined;
+        } else {
+          const capabilities = node.capabilities ?? [];
+          const route: RouteDecision = {
+            route: `${g.name}:${node.id}`,
+            candidateCapabilities: capabilities,
+            excludedCapabilities: toolNames.filter((t) => !capabilities.includes(t)),
+            reasonCode: capabilities.length ? 'route.node_capabilities' : 'route.no_tools',
+          };
+          ctx.enterStep(node.id);
+          ctx.emit('route.decided', { ...route });
+          result = await node.run(state, scopedContext(ctx, node));
+          if (result.statePatch) state = { ...state, ...result.statePatch };
+        }
+        // Where to resume should the wait move to a new history (see WaitOptions.resumeAt).
+        const resumeAt = (): Record<string, unknown> => {
+          const { statePatch: _applied, ...carried } = result;
+          const at: GraphResume<S> = { state, node: node.id, pause: carried };
+          return at as unknown as Record<string, unknown>;
         };
-        ctx.enterStep(node.id);
-        ctx.emit('route.decided', { ...route });
-        const result = await node.run(state, scopedContext(ctx, node));
-        if (result.statePatch) state = { ...state, ...result.statePatch };
         switch (result.outcome) {
           case 'retry':
             await ctx.sleep(result.retryAfterSeconds ?? 1);
@@ -216,7 +243,9 @@ export function createGraphProfile<S extends Record<string, unknown>>(g: GraphDe
             );
           case 'pause_for_input': {
             const slot = result.input?.slot ?? 'input';
-            const value = await ctx.askInput(slot, result.input?.prompt ?? `please provide ${slot}`);
+            const value = await ctx.askInput(slot, result.input?.prompt ?? `please provide ${slot}`, {
+              resumeAt: resumeAt(),
+            });
             state = { ...state, [slot]: value };
             continue; // run the same node again with the new input
           }
@@ -228,8 +257,8 @@ export function createGraphProfile<S extends Record<string, unknown>>(g: GraphDe
             };
             const decision =
               result.outcome === 'pause_for_confirmation'
-                ? await ctx.confirm(request)
-                : await ctx.askHuman(request);
+                ? await ctx.confirm(request, { resumeAt: resumeAt() })
+                : await ctx.askHuman(request, { resumeAt: resumeAt() });
             state = {
               ...state,
               confirmation_granted: decision.decision === 'approved',

@@ -9,9 +9,11 @@ import { PrincipalDirectory } from '../authz/principal-directory.js';
 import type { PrincipalsSnapshot } from '../workflow/activity-interfaces.js';
 import { addSeconds } from '../policy/index.js';
 import { earliestExpiry } from '../policy/decision-time.js';
+import { carriedWaitOf, type CarriedWait } from './carried-wait.js';
+import { ContinueAsNewRequested } from './continue-as-new.js';
 import { DecisionIntake, type Mailbox } from './decision-intake.js';
 import type { RunCore } from './run-core.js';
-import type { ConfirmRequest, HumanDecision } from './run-context.js';
+import type { ConfirmRequest, HumanDecision, WaitOptions } from './run-context.js';
 import type { HumanRequest, PendingAction } from './pending-action.js';
 import { RunStop } from './run-stop.js';
 import { argsDigestOf } from './tool-pipeline.js';
@@ -35,13 +37,63 @@ export interface GateAuthorization {
 export class HumanGate {
   private readonly intake: DecisionIntake;
   private actionCounter = 0;
+  /**
+   * This generation continued a wait (the run state names its pending action): the first wait the
+   * profile asks for takes it up again, with the same action id and expiry.
+   */
+  private continuing: boolean;
 
+  /**
+   * @param carried what the previous generation's gate handed over when it continued as new in the
+   *   middle of a wait (see {@link CarriedWait}); absent otherwise.
+   */
   constructor(
     private readonly core: RunCore,
     private readonly approvalTimeoutSeconds: number,
     private readonly authz?: GateAuthorization,
+    carried?: CarriedWait,
   ) {
     this.intake = new DecisionIntake(core, authz?.authority);
+    this.intake.waiting = carried?.waiting;
+    this.intake.mailbox = carried?.mailbox;
+    this.intake.cancel = carried?.cancel;
+    this.continuing = core.state.pendingAction !== null;
+  }
+
+  /**
+   * What the next generation's gate needs when the run continues as new now: the signed wait, a
+   * decision or a cancellation accepted but not yet taken. Undefined when there is none.
+   */
+  carry(): CarriedWait | undefined {
+    return carriedWaitOf({
+      waiting: this.core.state.pendingAction !== null ? this.intake.waiting : undefined,
+      mailbox: this.intake.mailbox,
+      cancel: this.intake.cancel,
+    });
+  }
+
+  /**
+   * The wait this generation continues, when the profile asks for the same one (same kind and
+   * subject): its action and request as the previous generation recorded them. Asked once, by the
+   * first wait of a generation. A different wait drops the carried one (the run leaves the wait).
+   */
+  private continuedWait(
+    kind: PendingAction['kind'],
+    same: (pending: PendingAction) => boolean,
+  ): { action: PendingAction; request: HumanRequest } | undefined {
+    if (!this.continuing) return undefined;
+    this.continuing = false;
+    const { state } = this.core;
+    const action = state.pendingAction;
+    const request = state.humanRequest;
+    if (action !== null && request !== null && action.kind === kind && same(action))
+      return { action, request };
+    state.pendingAction = null;
+    state.humanRequest = null;
+    this.intake.waiting = undefined;
+    this.intake.mailbox = undefined;
+    if (state.status !== 'running') this.core.transition('running', { waitingReason: null });
+    return undefined;
   }
 
   get cancelRequest(): CancelRunSignal | undefined {
@@ -100,29 +152,50 @@ export class HumanGate {
     }
   }
 
+  /**
+   * Wait for a decision on `action`. `continued`: the previous generation was already waiting for it
+   * (the state still names it; a decision may already be in the mailbox). When the history is over
+   * its bound (see {@link RunnerPorts.historyOverWaitBound}) after this wait refused a decision, and
+   * no decision has come:
+   * with `resumeAt`, the run continues as new carrying it as the profile's resume state and waits
+   * again in the next generation; without, the run ends `failed` with `run.history_limit`.
+   * @throws ContinueAsNewRequested, RunStop(failed, `run.history_limit`) as above;
+   *   RunStop(cancelled) when the run is cancelled while waiting.
+   */
   private async wait(
     action: PendingAction,
     status: 'awaiting_confirmation' | 'awaiting_human' | 'awaiting_input',
     waitingReason: string,
     request: HumanRequest | null,
+    options: WaitOptions & { readonly continued?: boolean } = {},
   ): Promise<Mailbox | undefined> {
     const { state, ports } = this.core;
     if (this.authz) await this.loadPrincipals();
-    this.intake.mailbox = undefined;
-    state.pendingAction = action;
-    state.humanRequest = request;
-    this.core.transition(status, { waitingReason });
-    this.core.emit('human.requested', { action, request });
+    if (options.continued) {
+      this.core.emit('human.wait_continued', { actionId: action.actionId, kind: action.kind });
+      ports.publish(state);
+    } else {
+      this.intake.mailbox = undefined;
+      state.pendingAction = action;
+      state.humanRequest = request;
+      this.core.transition(status, { waitingReason });
+      this.core.emit('human.requested', { action, request });
+    }
     this.core.emit('checkpoint.saved', { reason: 'before_pause', stateVersion: state.stateVersion });
     await ports.flushEvents(this.core.takeOutbox());
     const timeoutMs =
       action.expiresAt === null
         ? undefined
         : Math.max(0, Date.parse(action.expiresAt) - Date.parse(ports.now()));
-    await ports.waitUntil(
-      () => this.intake.mailbox !== undefined || this.intake.cancel !== undefined,
-      timeoutMs,
-    );
+    const answered = () => this.intake.mailbox !== undefined || this.intake.cancel !== undefined;
+    // The size is read only while nothing is answered, so a decision always wins over the bound, and
+    // only once this wait refused something: the bound is about what refused decisions add. A history
+    // that was over it already (a bound below what a generation needs to start) never loops.
+    const refusedBefore = options.continued ? 0 : this.intake.refusals.count;
+    const historyFull = () =>
+      this.intake.refusals.count > refusedBefore && ports.historyOverWaitBound?.() !== undefined;
+    const ready = await ports.waitUntil(() => answered() || historyFull(), timeoutMs);
+    if (ready && !answered()) this.leaveFullHistory(action, waitingReason, options.resumeAt);
     const received = this.intake.mailbox;
     this.intake.mailbox = undefined;
     this.intake.waiting = undefined;
@@ -145,11 +218,44 @@ export class HumanGate {
   }
 
   /**
+   * The history reached its bound during the wait for `action`, undecided. The refusals counted so
+   * far are recorded; then the run continues as new (the wait stays pending in the state) when the
+   * profile said where to resume, or ends `failed` with `run.history_limit` naming the wait.
+   * @throws ContinueAsNewRequested or RunStop; never returns.
+   */
+  private leaveFullHistory(
+    action: PendingAction,
+    waitingReason: string,
+    resumeAt: Record<string, unknown> | undefined,
+  ): never {
+    const { state, ports } = this.core;
+    const historySizeBytes = ports.historyOverWaitBound?.() ?? 0;
+    this.intake.refusals.endWait();
+    if (resumeAt !== undefined) {
+      state.profileState = resumeAt;
+      this.core.emit('checkpoint.saved', {
+        reason: 'continue_as_new',
+        stateVersion: state.stateVersion,
+        waitingFor: action.actionId,
+        historySizeBytes,
+      });
+      throw new ContinueAsNewRequested();
+    }
+    this.intake.waiting = undefined;
+    throw new RunStop('failed', {
+      code: 'run.history_limit',
+      message: `the history reached ${historySizeBytes} bytes while the run waited for ${action.actionId} (${waitingReason}), which cannot move to a new history; the run ends before the server terminates it`,
+      details: { actionId: action.actionId, kind: action.kind, waitingReason, historySizeBytes },
+    });
+  }
+
+  /**
    * Ask for a confirmation or a human decision bound to `request.action` (tool, version, argument
    * digest). Resolves with the decision; on expiry, a rejection with code `approval.expired`. The
    * request expires after the approval timeout, or at `notAfter` (the policy decision's own expiry)
-   * when that is earlier.
-   * @throws RunStop(cancelled) when the run is cancelled while waiting.
+   * when that is earlier. A generation that continued this wait takes it up with the same action.
+   * @throws RunStop(cancelled) when the run is cancelled while waiting; ContinueAsNewRequested or
+   *   RunStop(failed, `run.history_limit`) when the history reaches its bound (see `wait`).
    */
   async decide(
     kind: 'confirmation' | 'human',
@@ -158,7 +264,64 @@ export class HumanGate {
     obligations?: readonly string[],
     notAfter?: string,
     mode: { readonly customer?: boolean } = {},
+    options: WaitOptions = {},
   ): Promise<HumanDecision> {
+    const continued = this.continuedWait(
+      kind,
+      (p) => p.tool === request.action?.tool && p.version === request.action?.version,
+    );
+    const { action, request: humanRequest } =
+      continued ?? this.decisionWait(kind, request, argsDigest, obligations, notAfter, mode);
+    const actionId = action.actionId;
+    const boundDigest = action.argsDigest;
+    const status = kind === 'confirmation' ? 'awaiting_confirmation' : 'awaiting_human';
+    const received = await this.wait(
+      action,
+      status,
+      kind === 'confirmation' ? 'confirmation_required' : 'human_decision_required',
+      humanRequest,
+      { ...options, continued: continued !== undefined },
+    );
+    const decision: HumanDecision =
+      received?.kind === 'decision'
+        ? received.decision
+        : {
+            decision: 'rejected',
+            actor: 'system',
+            reason: 'the approval request expired',
+            code: 'approval.expired',
+          };
+    this.core.emit('human.decided', {
+      actionId,
+      ...decision,
+      ...(this.authz
+        ? {
+            verified: true,
+            kind: mode.customer ? 'customer_confirmation' : 'approval',
+            registryDigest: this.authz.authority.registryDigest ?? null,
+          }
+        : {}),
+    });
+    // A rejected or expired decision ends the approvals of its call: a new proposal starts over.
+    if (this.authz && decision.decision === 'rejected' && boundDigest !== undefined)
+      this.authz.authority.consume({
+        actionId,
+        tool: request.action?.tool,
+        version: request.action?.version,
+        argsDigest: boundDigest,
+      });
+    return decision;
+  }
+
+  /** A new decision wait: its action id, expiry and request (and, signed, what it is bound to). */
+  private decisionWait(
+    kind: 'confirmation' | 'human',
+    request: ConfirmRequest,
+    argsDigest: string | undefined,
+    obligations: readonly string[] | undefined,
+    notAfter: string | undefined,
+    mode: { readonly customer?: boolean },
+  ): { action: PendingAction; request: HumanRequest } {
     const { state, ports } = this.core;
     const timeout = addSeconds(ports.now(), this.approvalTimeoutSeconds);
     const expiresAt = earliestExpiry(timeout, notAfter) ?? timeout;
@@ -206,42 +369,7 @@ export class HumanGate {
       allowedDecisions: mode.customer ? ['confirm', 'reject'] : ['approve', 'reject'],
       expiresAt,
     };
-    const status = kind === 'confirmation' ? 'awaiting_confirmation' : 'awaiting_human';
-    const received = await this.wait(
-      action,
-      status,
-      kind === 'confirmation' ? 'confirmation_required' : 'human_decision_required',
-      humanRequest,
-    );
-    const decision: HumanDecision =
-      received?.kind === 'decision'
-        ? received.decision
-        : {
-            decision: 'rejected',
-            actor: 'system',
-            reason: 'the approval request expired',
-            code: 'approval.expired',
-          };
-    this.core.emit('human.decided', {
-      actionId,
-      ...decision,
-      ...(this.authz
-        ? {
-            verified: true,
-            kind: mode.customer ? 'customer_confirmation' : 'approval',
-            registryDigest: this.authz.authority.registryDigest ?? null,
-          }
-        : {}),
-    });
-    // A rejected or expired decision ends the approvals of its call: a new proposal starts over.
-    if (this.authz && decision.decision === 'rejected' && boundDigest !== undefined)
-      this.authz.authority.consume({
-        actionId,
-        tool: request.action?.tool,
-        version: request.action?.version,
-        argsDigest: boundDigest,
-      });
-    return decision;
+    return { action, request: humanRequest };
   }
 
   /** Wait for a `reconcile` signal about invocation `seq` (unknown write outcome). */
@@ -319,8 +447,26 @@ export class HumanGate {
     await ports.flushEvents(this.core.takeOutbox());
   }
 
-  /** Wait for a `provideInput` signal for `slot`. */
-  async awaitInput(slot: string, prompt: string): Promise<string> {
+  /**
+   * Wait for a `provideInput` signal for `slot`. A generation that continued this wait takes it up
+   * with the same action (and a value that came in between).
+   * @throws RunStop(cancelled) when the run is cancelled while waiting; ContinueAsNewRequested or
+   *   RunStop(failed, `run.history_limit`) when the history reaches its bound (see `wait`).
+   */
+  async awaitInput(slot: string, prompt: string, options: WaitOptions = {}): Promise<string> {
+    const continued = this.continuedWait('input', (p) => p.slot === slot);
+    const { action, request } = continued ?? this.inputWait(slot, prompt);
+    const received = await this.wait(action, 'awaiting_input', `input_required:${slot}`, request, {
+      ...options,
+      continued: continued !== undefined,
+    });
+    if (received?.kind !== 'input') throw new Error('input wait ended without a value');
+    this.core.emit('human.decided', { actionId: action.actionId, slot, actor: received.actor });
+    return received.value;
+  }
+
+  /** A new input wait for `slot`: its action id and request. */
+  private inputWait(slot: string, prompt: string): { action: PendingAction; request: HumanRequest } {
     const actionId = this.authz ? this.authz.authority.nextActionId('i', slot) : `input-${slot}`;
     if (this.authz) this.intake.waiting = { action: { actionId }, customer: false, dispatch: false };
     const action: PendingAction = { actionId, kind: 'input', slot, expiresAt: null };
@@ -335,9 +481,6 @@ export class HumanGate {
       allowedDecisions: ['provideInput'],
       expiresAt: '',
     };
-    const received = await this.wait(action, 'awaiting_input', `input_required:${slot}`, request);
-    if (received?.kind !== 'input') throw new Error('input wait ended without a value');
-    this.core.emit('human.decided', { actionId: action.actionId, slot, actor: received.actor });
-    return received.value;
+    return { action, request };
   }
 }

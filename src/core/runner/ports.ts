@@ -182,4 +182,12 @@ export interface RunnerPorts {
    * history limits (unit tests) leave it out and checkpoints never continue as new.
    */
   shouldContinueAsNew?(): boolean;
+  /**
+   * Asked while the run waits for a person, after every batch of signals: the history's size in
+   * bytes when it has reached the bound for a waiting run (the wait then moves to a new history or
+   * ends, see `WAIT_HISTORY_BOUND_BYTES`), else undefined. A Temporal host reads the size of the
+   * history and, only once it is over the bound, asks `patched()`, so older histories replay
+   * unchanged. Must be cheap and deterministic. Optional: hosts without history limits leave it out.
+   */
+  historyOverWaitBound?(): number | undefined;
 }

@@ -30,6 +30,19 @@ export type HumanDecision =
   | { readonly decision: 'approved'; readonly actor: string; readonly reason?: string }
   | { readonly decision: 'rejected'; readonly actor: string; readonly reason: string; readonly code: string };
 
+/** How a profile waits for a person. */
+export interface WaitOptions {
+  /**
+   * Where the profile resumes (bounded JSON, as for {@link RunContext.checkpoint}) when the run must
+   * move to a new history in the middle of this wait (its history reached the bound while signals
+   * kept coming). The run then continues as new with the wait still pending; in the next generation
+   * {@link RunContext.resume} is this value, and the profile must ask for the same wait again first
+   * thing: it gets the same action back (same id, same expiry), with a decision given meanwhile.
+   * Absent: such a wait ends the run `failed` with `run.history_limit` instead.
+   */
+  readonly resumeAt?: Record<string, unknown>;
+}
+
 export interface ToolOptions {
   /** Pinned version; default the highest version of that name in the run's snapshot. */
   readonly version?: string;
@@ -60,9 +73,9 @@ export interface RunContext {
   tool(name: string, args: unknown, options?: ToolOptions): Promise<Observation>;
   /** Tools the policy lets the model see now (presentation point), optionally restricted to names. */
   visibleTools(names?: readonly string[]): ToolDefinition[];
-  confirm(request: ConfirmRequest): Promise<HumanDecision>;
-  askHuman(request: ConfirmRequest): Promise<HumanDecision>;
-  askInput(slot: string, prompt: string): Promise<string>;
+  confirm(request: ConfirmRequest, options?: WaitOptions): Promise<HumanDecision>;
+  askHuman(request: ConfirmRequest, options?: WaitOptions): Promise<HumanDecision>;
+  askInput(slot: string, prompt: string, options?: WaitOptions): Promise<string>;
   emit(type: string, data: Record<string, unknown>, classification?: DataClassification): void;
   /** Record a verified fact the policy may rely on. Only facts derived from observed/verified artifacts. */
   recordFact(name: string, value: string | number | boolean, evidenceArtifactId: string): void;

@@ -19,7 +19,15 @@ import { HumanGate, type GateAuthorization } from './human-gate.js';
 import type { ModelDecision, ModelPurpose, RunnerPorts } from './ports.js';
 import type { Profile } from './profile.js';
 import type { RunCore, TransitionPatch } from './run-core.js';
-import type { ConfirmRequest, HumanDecision, ModelRequest, RunContext, ToolOptions } from './run-context.js';
+import type { CarriedWait } from './carried-wait.js';
+import type {
+  ConfirmRequest,
+  HumanDecision,
+  ModelRequest,
+  RunContext,
+  ToolOptions,
+  WaitOptions,
+} from './run-context.js';
 import type { RunState } from './run-state.js';
 import { ContinueAsNewRequested } from './continue-as-new.js';
 import { RunStop, stopIfExhausted } from './run-stop.js';
@@ -60,6 +68,8 @@ export interface RunnerOptions {
    * dispatch. Absent: histories from before them replay unchanged (decisions name a free actor).
    */
   readonly authorization?: GateAuthorization;
+  /** What the previous generation's gate carried when it continued as new in the middle of a wait. */
+  readonly carriedWait?: CarriedWait;
 }
 
 /**
@@ -88,7 +98,12 @@ export class Runner implements RunContext, RunCore {
     this.ports = options.ports;
     this.policy = options.policy;
     this.profileTools = options.profile.tools;
-    this.gate = new HumanGate(this, options.approvalTimeoutSeconds, options.authorization);
+    this.gate = new HumanGate(
+      this,
+      options.approvalTimeoutSeconds,
+      options.authorization,
+      options.carriedWait,
+    );
     this.tools = new ToolPipeline(this, this.gate);
     this.finish = new RunFinish(this, {
       evaluators: options.evaluators,
@@ -279,16 +294,16 @@ export class Runner implements RunContext, RunCore {
     return this.tools.call(name, args, options);
   }
 
-  confirm(request: ConfirmRequest): Promise<HumanDecision> {
-    return this.gate.decide('confirmation', request);
+  confirm(request: ConfirmRequest, options?: WaitOptions): Promise<HumanDecision> {
+    return this.gate.decide('confirmation', request, undefined, undefined, undefined, {}, options);
   }
 
-  askHuman(request: ConfirmRequest): Promise<HumanDecision> {
-    return this.gate.decide('human', request);
+  askHuman(request: ConfirmRequest, options?: WaitOptions): Promise<HumanDecision> {
+    return this.gate.decide('human', request, undefined, undefined, undefined, {}, options);
   }
 
-  askInput(slot: string, prompt: string): Promise<string> {
-    return this.gate.awaitInput(slot, prompt);
+  askInput(slot: string, prompt: string, options?: WaitOptions): Promise<string> {
+    return this.gate.awaitInput(slot, prompt, options);
   }
 
   recordFact(name: string, value: string | number | boolean, evidenceArtifactId: string): void {

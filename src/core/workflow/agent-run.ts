@@ -36,6 +36,7 @@ import { PrincipalDirectory } from '../authz/principal-directory.js';
 import { QUERY_NAMES } from '../../contract/visibility.js';
 import { BudgetLimitsSchema, DEFAULT_LIMITS } from '../runner/budget.js';
 import { ContinueAsNewRequested } from '../runner/continue-as-new.js';
+import { CarriedWaitSchema, type CarriedWait } from '../runner/carried-wait.js';
 import { createInitialRunState } from '../runner/initial-state.js';
 import {
   CONTINUE_AS_NEW_PATCH,
@@ -77,6 +78,16 @@ const CARRIED_ONLY_PATCH = 'agent-run-carried-only-v1';
 function splitPolicy(spec: string): { name: string; version: string } {
   const [name = '', version = ''] = spec.split('@');
   return { name, version };
+}
+
+/**
+ * A carried wait, checked like any input: bounded, well-formed.
+ * @throws ApplicationFailure `run.state_invalid` (non-retryable) when it is not.
+ */
+function checkedWait(value: unknown): CarriedWait {
+  const parsed = CarriedWaitSchema.safeParse(value);
+  if (!parsed.success) fail('run.state_invalid', `carried wait: ${describeInputIssues(parsed.error)}`);
+  return parsed.data;
 }
 
 /**
@@ -307,6 +318,7 @@ async function runAgent(
       // Decided once at the start (a one-off marker), so histories from before it replay unchanged.
       enabled: patches.continueAsNew,
       afterEvents: input.continueAsNewAfterEvents ?? DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS,
+      ...(input.waitHistoryBoundBytes !== undefined ? { waitBoundBytes: input.waitHistoryBoundBytes } : {}),
     },
     local,
   );
@@ -336,6 +348,7 @@ async function runAgent(
     isCancellation: (err) => isCancellation(err),
     deadlineReached: () => deadlineReached,
     resumed: carried !== undefined,
+    ...(carried?.gate !== undefined ? { carriedWait: checkedWait(carried.gate) } : {}),
     outputRetryEnabled: () => patched(OUTPUT_RETRY_PATCH),
     exemptTrustedIdentifiers: () => patched(TRUSTED_IDS_PATCH),
     limitOutputText: () => patched(OUTPUT_TEXT_LIMIT_PATCH),
@@ -388,6 +401,9 @@ async function runAgent(
       : toRunView(state),
   );
 
+  // A cancellation accepted while the previous generation was moving to this one.
+  if (runner.gate.cancelRequest) scope.cancel();
+
   const deadlineMs = Math.max(0, limits.deadlineSeconds * 1000 - elapsedSince(state.startedAt));
   void CancellationScope.cancellable(async () => {
     await sleep(deadlineMs);
@@ -407,10 +423,13 @@ async function runAgent(
       // Between steps, nothing pending: store the outbox, let handlers finish, carry compact state.
       await CancellationScope.nonCancellable(() => ports.flushEvents(runner.takeOutbox(), { last: true }));
       await condition(allHandlersFinished);
+      // Read last: a decision accepted while the events were stored goes with the run.
+      const gate = runner.gate.carry();
       await continueAsNew<AgentRunWorkflow>(input, {
         schemaVersion: 1,
         state,
         ...(authority ? { authz: authority.carry() } : {}),
+        ...(gate ? { gate } : {}),
       });
     }
     if (!isCancellation(err)) throw err;

@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/workflow';
 import { DurableShapes, MigrationError, migrate, type RunStateV1 } from '../migration/index.js';
 import type { RunState } from '../runner/run-state.js';
 import type { AuthzCarried } from '../authz/decision-authority.js';
+import type { CarriedWait } from '../runner/carried-wait.js';
 
 /** History length (events) after which a run continues as new, unless the input says otherwise. */
 export const DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS = 5_000;
@@ -19,6 +20,8 @@ export interface CarriedRun {
   readonly state: RunState | RunStateV1;
   /** Signed runs: decision counter, spent tokens, approvals by call, decision record. */
   readonly authz?: AuthzCarried;
+  /** A run that continued as new in the middle of a wait: the gate's part (see {@link CarriedWait}). */
+  readonly gate?: CarriedWait;
 }
 
 /**

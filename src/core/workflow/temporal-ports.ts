@@ -28,6 +28,7 @@ import {
   type ActivityTimeouts,
 } from './activity-options.js';
 import { DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS } from './carried-run.js';
+import { WAIT_HISTORY_BOUND_BYTES } from '../../contract/wait-history-bound.js';
 import type { RunVisibility } from './run-visibility.js';
 
 /**
@@ -51,6 +52,12 @@ export const WRITE_EXHAUSTION_PATCH = 'agent-run-write-exhaustion-v1';
 /** Decision payloads over their bounds are refused (asked only when one is). */
 export const BOUNDED_VALUES_PATCH = 'agent-run-bounded-values-v1';
 
+/**
+ * A run waiting for a person continues as new (or ends with `run.history_limit`) once its history
+ * reaches the wait bound. Asked only when it has (so older histories replay unchanged).
+ */
+export const WAIT_HISTORY_BOUND_PATCH = 'agent-run-wait-history-bound-v1';
+
 /** Turn a failed tool activity into what the runner understands. */
 export function classifyToolFailure(err: unknown): ToolActivityOutcome {
   if (isCancellation(err)) return { kind: 'cancelled' };
@@ -72,7 +79,12 @@ export function createTemporalPorts(
   tools: readonly ToolDefinition[],
   timeouts: ActivityTimeouts,
   visibility: RunVisibility,
-  continueAsNew: { readonly enabled: boolean; readonly afterEvents: number } = {
+  continueAsNew: {
+    readonly enabled: boolean;
+    readonly afterEvents: number;
+    /** History bytes at which a waiting run moves to a new history (see WAIT_HISTORY_BOUND_BYTES). */
+    readonly waitBoundBytes?: number;
+  } = {
     enabled: false,
     afterEvents: DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS,
   },
@@ -164,6 +176,13 @@ export function createTemporalPorts(
       if (!continueAsNew.enabled) return false;
       const info = workflowInfo();
       return info.continueAsNewSuggested || info.historyLength >= continueAsNew.afterEvents;
+    },
+    historyOverWaitBound(): number | undefined {
+      if (!continueAsNew.enabled) return undefined;
+      // The size of the history as of this workflow task (recorded, so it replays the same).
+      const size = workflowInfo().historySize;
+      const bound = continueAsNew.waitBoundBytes ?? WAIT_HISTORY_BOUND_BYTES;
+      return size >= bound && patched(WAIT_HISTORY_BOUND_PATCH) ? size : undefined;
     },
   };
 }

@@ -1,5 +1,6 @@
 import { createInputGuardrail, createOutputGuardrail } from '../../../src/core/guardrails/index.js';
 import type { GateAuthorization } from '../../../src/core/runner/human-gate.js';
+import type { CarriedWait } from '../../../src/core/runner/carried-wait.js';
 import { createInitialRunState } from '../../../src/core/runner/initial-state.js';
 import {
   createDefaultEvaluatorRegistry,
@@ -165,6 +166,12 @@ export class FakePorts implements RunnerPorts {
     return this.boundedValuesOn;
   }
 
+  /** The history's size as `historyOverWaitBound` reports it: set it to say the bound is reached. */
+  historyOverBound: number | undefined = undefined;
+  historyOverWaitBound(): number | undefined {
+    return this.historyOverBound;
+  }
+
   flushEvents(events: readonly AgentEvent[]): Promise<void> {
     this.events.push(...events);
     return Promise.resolve();
@@ -249,6 +256,10 @@ export interface FakeRunOptions {
   readonly writeRecovery?: boolean;
   /** A person is asked once a write's attempts ran out (as `agentRun` does behind its patch); default false. */
   readonly writeExhaustion?: boolean;
+  /** A generation carried over by continue-as-new (`ctx.resume` is the state's profile state). */
+  readonly resumed?: boolean;
+  /** What the previous generation's gate carried (a continue-as-new in the middle of a wait). */
+  readonly carriedWait?: CarriedWait;
 }
 
 export interface FakeRun {
@@ -309,6 +320,8 @@ export function fakeRun(o: FakeRunOptions): FakeRun {
     isCancellation: () => false,
     outputRetryEnabled: () => o.outputRetryEnabled ?? true,
     ...(o.authorization ? { authorization: o.authorization } : {}),
+    ...(o.resumed ? { resumed: true } : {}),
+    ...(o.carriedWait ? { carriedWait: o.carriedWait } : {}),
     ...(o.guardrails
       ? { guardrails: { input: createInputGuardrail(), output: createOutputGuardrail() } }
       : {}),
