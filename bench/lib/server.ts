@@ -13,7 +13,7 @@ export interface PrivateServer {
 
 const FIRST_PORT = 17600;
 
-async function freePortPair(ip: string): Promise<number> {
+export async function freePortPair(ip: string): Promise<number> {
   for (let port = FIRST_PORT; port < FIRST_PORT + 400; port += 2) {
     if ((await portIsFree(ip, port)) && (await portIsFree(ip, port + 1))) return port;
   }
