@@ -1,0 +1,147 @@
+/**
+ * One very long harness run: `npx tsx bench/tools/long-run.ts [steps]` (default 10,000) runs
+ * `bench.steps@v1` for that many steps on a private dev server (settings of temporal-dev.yml), with
+ * the harness's own continue-as-new (default threshold), and reports per generation: steps, events,
+ * history bytes, bytes per step and the median and p99 step latency; then the first, middle and last
+ * generation side by side, and the CPU time to replay the last generation's history. Progress goes
+ * to stderr every 500 steps; the result is written to bench/results/long-run-<timestamp>.json.
+ * BENCHMARKS.md, "A 10,000-step run", has its results.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { startAgentRun } from '../../src/client/start-run.js';
+import { projectRoot } from '../../src/devserver/config.js';
+import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
+import type { RunView } from '../../src/core/workflow/run-view.js';
+import { bundleWorkflows } from '../../src/worker/bundle.js';
+import { BENCH_TASK_MESSAGE, benchRoute } from '../../apps/bench/bench-script.js';
+import { benchBudget } from '../lib/arms.js';
+import { analyzeHistory } from '../lib/history.js';
+import { parseOptions } from '../lib/options.js';
+import { progress } from '../lib/progress.js';
+import { createRig } from '../lib/rig.js';
+import { benchWorkflowsPath } from '../lib/workflows-path.js';
+
+const PROGRESS_EVERY = 500;
+
+function quantile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+}
+
+interface Generation {
+  readonly index: number;
+  readonly runId: string;
+  readonly steps: number;
+  readonly events: number;
+  readonly bytes: number;
+  readonly bytesPerStep: number;
+  readonly stepP50Ms: number;
+  readonly stepP99Ms: number;
+}
+
+async function main(): Promise<void> {
+  const steps = Number(process.argv[2] ?? 10_000);
+  if (!Number.isInteger(steps) || steps < 1)
+    throw new Error(`steps must be a positive whole number, got ${process.argv[2]}`);
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const { dataDir } = parseOptions([]);
+  const bundle = await bundleWorkflows({ workflowsPath: benchWorkflowsPath });
+  const rig = await createRig(bundle, [steps], dataDir, (l) => progress(`server: ${l}`));
+  try {
+    const worker = await rig.startWorker('long-run');
+    const workflowId = `long-run-${steps}`;
+    const started = Date.now();
+    const handle = await startAgentRun(rig.client, {
+      taskQueue: 'long-run',
+      workflowId,
+      input: {
+        schemaVersion: 1,
+        profile: { name: 'bench.steps', version: 'v1' },
+        modelRoute: benchRoute(steps),
+        task: { message: BENCH_TASK_MESSAGE },
+        budget: benchBudget(steps),
+      },
+    });
+    const watch = setInterval(() => {
+      void handle
+        .query<RunView>('state')
+        .then((v) => {
+          if (v.budget.toolCalls % PROGRESS_EVERY < 40)
+            progress(`${v.budget.toolCalls}/${steps} steps, ${Math.round((Date.now() - started) / 1000)} s`);
+        })
+        .catch(() => undefined);
+    }, 2_000);
+    const result: AgentRunResult = await handle.result();
+    clearInterval(watch);
+    const wallMs = Date.now() - started;
+    if (result.status !== 'succeeded' || result.output !== 'done')
+      throw new Error(`the run ended ${result.status}: ${JSON.stringify(result.terminalReason)}`);
+    progress(`done in ${Math.round(wallMs / 1000)} s; reading every generation`);
+
+    const generations: Generation[] = [];
+    const runIds: string[] = [];
+    for await (const w of rig.client.workflow.list({ query: `WorkflowId = '${workflowId}'` }))
+      runIds.push(w.runId);
+    const histories = [];
+    for (const runId of runIds) {
+      const history = await rig.client.workflow.getHandle(workflowId, runId).fetchHistory();
+      const stats = analyzeHistory(history);
+      histories.push({
+        runId,
+        history,
+        stats,
+        startedAt: Number(history.events?.[0]?.eventTime?.seconds ?? 0),
+      });
+    }
+    histories.sort((a, b) => a.startedAt - b.startedAt || a.stats.events - b.stats.events);
+    histories.forEach(({ runId, stats }, index) =>
+      generations.push({
+        index,
+        runId,
+        steps: stats.toolCalls,
+        events: stats.events,
+        bytes: stats.bytes,
+        bytesPerStep: stats.toolCalls > 0 ? Math.round(stats.bytes / stats.toolCalls) : 0,
+        stepP50Ms: quantile(stats.stepLatenciesMs, 0.5),
+        stepP99Ms: quantile(stats.stepLatenciesMs, 0.99),
+      }),
+    );
+    const total = generations.reduce((n, g) => n + g.steps, 0);
+    if (total !== steps) throw new Error(`the generations made ${total} tool calls, not ${steps}`);
+
+    const last = histories[histories.length - 1]!;
+    const replayStart = process.cpuUsage();
+    await Worker.runReplayHistory({ workflowBundle: bundle }, last.history, workflowId);
+    const replay = process.cpuUsage(replayStart);
+    const replayCpuMs = Math.round((replay.user + replay.system) / 1000);
+
+    const pick = [generations[0]!, generations[Math.floor(generations.length / 2)]!, generations.at(-1)!];
+    const lines = [
+      `long run: ${steps} steps of bench.steps@v1 in ${generations.length} generations, ${Math.round(wallMs / 1000)} s`,
+      '',
+      'generation  steps  events  history KiB  bytes/step  step p50 ms  step p99 ms',
+      ...pick.map(
+        (g) =>
+          `${`${g.index + 1}`.padStart(10)}  ${`${g.steps}`.padStart(5)}  ${`${g.events}`.padStart(6)}  ${(g.bytes / 1024).toFixed(1).padStart(11)}  ${`${g.bytesPerStep}`.padStart(10)}  ${g.stepP50Ms.toFixed(1).padStart(11)}  ${g.stepP99Ms.toFixed(1).padStart(11)}`,
+      ),
+      '',
+      `replay of the last generation (${last.stats.events} events): ${replayCpuMs} ms of CPU`,
+    ];
+    process.stdout.write(`${lines.join('\n')}\n`);
+    const dir = resolve(projectRoot, 'bench', 'results');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `long-run-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+    writeFileSync(file, `${JSON.stringify({ steps, wallMs, replayCpuMs, generations }, null, 2)}\n`);
+    process.stdout.write(`results: ${file}\n`);
+    await worker.stop();
+  } finally {
+    await rig.close();
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});
