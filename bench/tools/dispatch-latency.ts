@@ -54,7 +54,7 @@ async function main(): Promise<void> {
       namespace: server.namespace,
       taskQueue: 'dispatch-latency',
       workflowBundle: await bundleWorkflowCode({
-        workflowsPath: new URL('./dispatch-latency-workflow.ts', import.meta.url).pathname,
+        workflowsPath: new URL('../workflows/dispatch-steps-workflow.ts', import.meta.url).pathname,
       }),
       activities: { noop: (k: number) => Promise.resolve(k + 1) },
     });
