@@ -2,8 +2,8 @@
  * One very long harness run: `npx tsx bench/tools/long-run.ts [steps]` (default 10,000) runs
  * `bench.steps@v1` for that many steps on a private dev server (settings of temporal-dev.yml), with
  * the harness's own continue-as-new (default threshold), and reports per generation: steps, events,
- * history bytes, bytes per step and the median and p99 step latency; then the first, middle and last
- * generation side by side, and the CPU time to replay the last generation's history. Progress goes
+ * history bytes, bytes per step and the median and p99 step latency (every generation, or the first,
+ * middle and last of more than 12), and the CPU time to replay the last generation's history. Progress goes
  * to stderr every 500 steps; the result is written to bench/results/long-run-<timestamp>.json.
  * BENCHMARKS.md, "A 10,000-step run", has its results.
  */
@@ -117,7 +117,11 @@ async function main(): Promise<void> {
     const replay = process.cpuUsage(replayStart);
     const replayCpuMs = Math.round((replay.user + replay.system) / 1000);
 
-    const pick = [generations[0]!, generations[Math.floor(generations.length / 2)]!, generations.at(-1)!];
+    // Every generation when there are few, else the first, middle and last.
+    const pick =
+      generations.length <= 12
+        ? generations
+        : [generations[0]!, generations[Math.floor(generations.length / 2)]!, generations.at(-1)!];
     const lines = [
       `long run: ${steps} steps of bench.steps@v1 in ${generations.length} generations, ${Math.round(wallMs / 1000)} s`,
       '',
