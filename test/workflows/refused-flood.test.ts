@@ -10,15 +10,15 @@ import {
   type HarnessFixture,
 } from '../support/harness.js';
 
-const FLOOD = 3_000;
+const FLOOD = 10_000;
 const IN_FLIGHT = 64;
 
 /**
- * A flood of refused decisions: 3,000 unsigned approvals sent to one waiting run. Each costs one
+ * A flood of refused decisions: 10,000 unsigned approvals sent to one waiting run. Each costs one
  * history event (the signal) and nothing else: no activity, no growth of the run's state or of the next
  * activity's input beyond the bounded refusal record. The approved action still runs afterwards.
  */
-describe('3,000 refused signals to one waiting run', { timeout: 300_000 }, () => {
+describe('10,000 refused signals to one waiting run', { timeout: 300_000 }, () => {
   let h: HarnessFixture;
   beforeAll(async () => {
     h = await createHarnessFixture('refused-flood');
