@@ -33,6 +33,27 @@ export const PrincipalKeySchema = z
   })
   .strict();
 
+/** The kinds of principal a delegate may vouch for (never another service). */
+export const DELEGABLE_KINDS = ['operator', 'approver', 'customer'] as const;
+export type DelegableKind = (typeof DELEGABLE_KINDS)[number];
+
+/**
+ * What a `service` principal (the run service, docs/api.md) may vouch for: it signs decisions on
+ * behalf of the people it authenticated, naming them in the token's `obo` claim. Their roles are the
+ * roles it vouches for, cut down to `roles`; a principal the registry lists keeps its own kind and
+ * roles instead.
+ */
+export const DelegationSchema = z
+  .object({
+    roles: z.array(RoleSchema).max(20),
+    kinds: z
+      .array(z.enum(DELEGABLE_KINDS))
+      .min(1)
+      .max(3)
+      .default([...DELEGABLE_KINDS]),
+  })
+  .strict();
+
 export const PrincipalSchema = z
   .object({
     id: PrincipalIdSchema,
@@ -40,8 +61,14 @@ export const PrincipalSchema = z
     roles: z.array(RoleSchema).max(20).default([]),
     keys: z.array(PrincipalKeySchema).min(1).max(MAX_KEYS_PER_PRINCIPAL),
     displayName: z.string().max(200).optional(),
+    /** Only for `service` principals: it may decide on behalf of the people it authenticated. */
+    delegation: DelegationSchema.optional(),
   })
-  .strict();
+  .strict()
+  .refine((p) => p.delegation === undefined || p.kind === 'service', {
+    message: 'only a service principal may have a delegation',
+    path: ['delegation'],
+  });
 
 export const PrincipalRegistrySchema = z
   .object({
@@ -74,4 +101,5 @@ export const PrincipalRegistrySchema = z
 
 export type PrincipalKey = z.infer<typeof PrincipalKeySchema>;
 export type Principal = z.infer<typeof PrincipalSchema>;
+export type Delegation = z.infer<typeof DelegationSchema>;
 export type PrincipalRegistry = z.infer<typeof PrincipalRegistrySchema>;

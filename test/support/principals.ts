@@ -25,6 +25,8 @@ export const TEST_KEYS = {
   viewer: keyFromSeed('viewer@example.com', 'viewer-1', 4),
   /** Not in the registry. */
   mallory: keyFromSeed('mallory@example.com', 'mallory-1', 5),
+  /** The run service: decides on behalf of the people it authenticated (a delegate). */
+  service: keyFromSeed('run-service', 'run-service-1', 6),
 } as const;
 
 const entry = (k: DecisionKey) => ({
@@ -51,6 +53,16 @@ export const TEST_PRINCIPALS: PrincipalRegistry = {
     },
     { id: TEST_KEYS.customer.principal, kind: 'customer', roles: [], keys: [entry(TEST_KEYS.customer)] },
     { id: TEST_KEYS.viewer.principal, kind: 'operator', roles: ['viewer'], keys: [entry(TEST_KEYS.viewer)] },
+    {
+      id: TEST_KEYS.service.principal,
+      kind: 'service',
+      roles: [],
+      keys: [entry(TEST_KEYS.service)],
+      delegation: {
+        roles: ['approver', 'refund_approver', 'operator'],
+        kinds: ['operator', 'approver', 'customer'],
+      },
+    },
   ],
 };
 

@@ -2,7 +2,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { TokenDecision } from '../../core/authz/decision-token.js';
 import { UPDATE_NAMES, type DecisionOutcome, type DecisionSignalName } from '../../contract/signals.js';
 import type { DecisionKey } from './decision-key.js';
-import { signDecision } from './sign-decision.js';
+import { signDecision, type OnBehalfOf } from './sign-decision.js';
 
 /** The token decision each decision signal carries. */
 export const TOKEN_DECISION_OF: Readonly<Record<DecisionSignalName, TokenDecision>> = {
@@ -38,7 +38,7 @@ export function signedPayload(
   signal: DecisionSignalName,
   fields: Readonly<Record<string, unknown>>,
   pending: PendingTarget | undefined,
-  o: { readonly ttlSeconds?: number; readonly now?: Date } = {},
+  o: { readonly ttlSeconds?: number; readonly now?: Date; readonly onBehalfOf?: OnBehalfOf } = {},
 ): Record<string, unknown> & { token: string } {
   const workflowId = run.runId;
   const firstExecutionRunId = run.firstExecutionRunId;
@@ -50,7 +50,7 @@ export function signedPayload(
   const payload: Record<string, unknown> = {
     ...(namesAction ? { actionId: pending!.actionId } : {}),
     ...fields,
-    actor: key.principal,
+    actor: o.onBehalfOf?.sub ?? key.principal,
   };
   const target =
     signal === 'cancelRun'

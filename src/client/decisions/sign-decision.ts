@@ -25,17 +25,21 @@ export interface DecisionTarget {
   readonly argsDigest?: string | null;
 }
 
+/** The person a delegate (a `service` principal, e.g. the run service) decides for. */
+export type OnBehalfOf = NonNullable<DecisionClaims['obo']>;
+
 /**
  * Sign a decision: a compact JWS (EdDSA) over the target, the decision, the digest of `payload`
  * (everything the decision sends but the token), the principal, issued-at and expiry. Returns the
- * payload with its `token`.
+ * payload with its `token`. With `onBehalfOf` the key is a delegate's and the token names the person
+ * it authenticated (the payload's actor must then be that person).
  */
 export function signDecision<P extends Record<string, unknown>>(
   key: DecisionKey,
   target: DecisionTarget,
   decision: TokenDecision,
   payload: P,
-  o: { readonly ttlSeconds?: number; readonly now?: Date } = {},
+  o: { readonly ttlSeconds?: number; readonly now?: Date; readonly onBehalfOf?: OnBehalfOf } = {},
 ): P & { token: string } {
   const iat = Math.floor((o.now ?? new Date()).getTime() / 1000);
   const claims: DecisionClaims = {
@@ -49,6 +53,7 @@ export function signDecision<P extends Record<string, unknown>>(
     iat,
     exp: iat + (o.ttlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS),
     jti: randomBytes(16).toString('base64url'),
+    ...(o.onBehalfOf !== undefined ? { obo: o.onBehalfOf } : {}),
   };
   const header = { alg: 'EdDSA', typ: DECISION_TOKEN_TYPE, kid: key.keyId };
   const input = `${b64url(JSON.stringify(header))}.${b64url(JSON.stringify(claims))}`;

@@ -18,6 +18,8 @@ export interface DecisionRecord {
   readonly principal: string;
   readonly keyId: string;
   readonly at: string;
+  /** The delegate (the run service) that signed on the principal's behalf. */
+  readonly via?: string;
 }
 
 const Jti = z.string().regex(/^[A-Za-z0-9_-]{8,64}$/);
@@ -40,6 +42,7 @@ export const AuthzCarriedSchema = z
             principal: PrincipalIdSchema,
             keyId: z.string().max(64),
             at: z.string().max(40),
+            via: PrincipalIdSchema.optional(),
           })
           .strict(),
       )
@@ -67,7 +70,13 @@ export interface DecidedAction {
 }
 
 export type Verdict =
-  | { readonly ok: true; readonly principal: Principal; readonly keyId: string; readonly jti: string }
+  | {
+      readonly ok: true;
+      readonly principal: Principal;
+      readonly keyId: string;
+      readonly jti: string;
+      readonly via?: string;
+    }
   | { readonly ok: false; readonly code: string; readonly message: string; readonly principal?: string };
 
 const refused = (code: string, message: string, principal?: string): Verdict => ({
@@ -106,6 +115,8 @@ export class DecisionAuthority {
       readonly firstExecutionRunId: string;
       /** The run's user (`userId`): never approves, is the customer who confirms. */
       readonly requester: string | undefined;
+      /** The run's tenant (`tenantId`): a delegated decision must be authenticated in it. */
+      readonly tenantId?: string;
       readonly rules: AuthorizationRules;
       readonly carried?: AuthzCarried;
     },
@@ -159,6 +170,7 @@ export class DecisionAuthority {
         argsDigest: action === 'cancel' ? null : (action.argsDigest ?? null),
         decision,
         payloadDigest: decisionPayloadDigest(payload),
+        ...(this.o.tenantId !== undefined ? { tenantId: this.o.tenantId } : {}),
       },
       nowMs,
       (jti) => this.usedSet.has(jti),
@@ -171,7 +183,13 @@ export class DecisionAuthority {
         `actor ${String(payload.actor)} is not the signer ${p.id}`,
         p.id,
       );
-    const ok: Verdict = { ok: true, principal: p, keyId: t.keyId, jti: t.claims.jti };
+    const ok: Verdict = {
+      ok: true,
+      principal: p,
+      keyId: t.keyId,
+      jti: t.claims.jti,
+      ...(t.via !== undefined ? { via: t.via } : {}),
+    };
     const isRequester = this.o.requester !== undefined && p.id === this.o.requester;
     const hasRole = (roles: readonly string[]) => p.roles.some((r) => roles.includes(r));
     /** At a customer confirmation only the run's own customer decides. */
@@ -285,7 +303,14 @@ export class DecisionAuthority {
       while (this.approvals.size > MAX_APPROVAL_KEYS)
         this.approvals.delete(this.approvals.keys().next().value!);
     }
-    this.records.push({ actionId, decision, principal: verdict.principal.id, keyId: verdict.keyId, at });
+    this.records.push({
+      actionId,
+      decision,
+      principal: verdict.principal.id,
+      keyId: verdict.keyId,
+      at,
+      ...(verdict.via !== undefined ? { via: verdict.via } : {}),
+    });
     if (this.records.length > MAX_DECISION_RECORDS)
       this.records.splice(0, this.records.length - MAX_DECISION_RECORDS);
   }

@@ -1,6 +1,12 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { z } from 'zod';
-import { KeyIdSchema, PrincipalIdSchema, type Principal } from '../../contract/principals.js';
+import {
+  DELEGABLE_KINDS,
+  KeyIdSchema,
+  PrincipalIdSchema,
+  RoleSchema,
+  type Principal,
+} from '../../contract/principals.js';
 import { sha256Hex } from '../../contract/sha256.js';
 import { canonicalJson } from '../tools/canonical-json.js';
 import { asciiBytes, base64UrlDecode, base64UrlDecodeText } from './base64url.js';
@@ -48,6 +54,19 @@ export const DecisionClaimsSchema = z
     exp: z.number().int().positive(),
     /** Unique token id: a token is accepted once. */
     jti: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/),
+    /**
+     * On behalf of: a delegate (a `service` principal with a delegation, e.g. the run service) names
+     * the person it authenticated, their kind and roles, and the tenant it authenticated them in.
+     */
+    obo: z
+      .object({
+        sub: PrincipalIdSchema,
+        kind: z.enum(DELEGABLE_KINDS),
+        roles: z.array(RoleSchema).max(20),
+        ten: z.string().min(1).max(200).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 export type DecisionClaims = z.infer<typeof DecisionClaimsSchema>;
@@ -66,14 +85,19 @@ export interface ExpectedDecision {
   readonly argsDigest: string | null;
   readonly decision: TokenDecision;
   readonly payloadDigest: string;
+  /** The run's tenant: a delegated decision must name it. */
+  readonly tenantId?: string;
 }
 
 export type TokenCheck =
   | {
       readonly ok: true;
+      /** Who decided: the signer, or for a delegated token the person it names. */
       readonly principal: Principal;
       readonly keyId: string;
       readonly claims: DecisionClaims;
+      /** The delegate that signed on the principal's behalf. */
+      readonly via?: string;
     }
   | { readonly ok: false; readonly code: string; readonly message: string; readonly principal?: string };
 
@@ -100,7 +124,8 @@ function parseJson(segment: string): unknown {
  * `decision.bad_signature`, `decision.principal_mismatch`, `decision.key_retired`,
  * `decision.token_not_yet_valid`, `decision.token_expired`, `decision.token_lifetime`,
  * `decision.wrong_workflow`, `decision.wrong_run`, `decision.wrong_action`, `decision.wrong_arguments`,
- * `decision.wrong_decision`, `decision.payload_mismatch`, `decision.token_reused`.
+ * `decision.wrong_decision`, `decision.payload_mismatch`, `decision.token_reused`, and for a
+ * delegated token (`obo`) `decision.not_a_delegate`, `decision.wrong_tenant`.
  */
 export function checkDecisionToken(
   token: string | undefined,
@@ -168,5 +193,52 @@ export function checkDecisionToken(
     return refuse('decision.token_lifetime', `a token lives at most ${MAX_TOKEN_LIFETIME_SECONDS} s`, t.sub);
   if (t.exp <= nowSeconds) return refuse('decision.token_expired', 'the token has expired', t.sub);
   if (used(t.jti)) return refuse('decision.token_reused', `token ${t.jti} was already used`, t.sub);
-  return { ok: true, principal: key.principal, keyId: key.keyId, claims: t };
+  if (t.obo === undefined) return { ok: true, principal: key.principal, keyId: key.keyId, claims: t };
+  const onBehalf = delegatedPrincipal(t.obo, key.principal, directory, expected.tenantId);
+  if (!onBehalf.ok) return refuse(onBehalf.code, onBehalf.message, t.sub);
+  return { ok: true, principal: onBehalf.principal, keyId: key.keyId, claims: t, via: key.principal.id };
+}
+
+/**
+ * The person a delegated token decides for. The signer must be a `service` with a delegation for the
+ * claimed kind; the tenant it names must be the run's. A principal the registry lists keeps its own
+ * kind and roles (the registry is the source of truth for who it knows); anyone else gets the roles
+ * the delegate vouches for that its delegation allows.
+ */
+function delegatedPrincipal(
+  obo: NonNullable<DecisionClaims['obo']>,
+  signer: Principal,
+  directory: PrincipalDirectory,
+  runTenant: string | undefined,
+): { ok: true; principal: Principal } | { ok: false; code: string; message: string } {
+  const delegation = signer.kind === 'service' ? signer.delegation : undefined;
+  if (delegation === undefined)
+    return { ok: false, code: 'decision.not_a_delegate', message: `${signer.id} may not decide for others` };
+  if (!delegation.kinds.includes(obo.kind))
+    return {
+      ok: false,
+      code: 'decision.not_a_delegate',
+      message: `${signer.id} may not decide for a ${obo.kind}`,
+    };
+  if (runTenant !== undefined && obo.ten !== runTenant)
+    return {
+      ok: false,
+      code: 'decision.wrong_tenant',
+      message: 'the decision was authenticated in another tenant than the run',
+    };
+  const known = directory.principal(obo.sub);
+  if (known !== undefined) {
+    if (known.kind === 'service')
+      return { ok: false, code: 'decision.not_a_delegate', message: 'a delegate decides for people only' };
+    return { ok: true, principal: known };
+  }
+  return {
+    ok: true,
+    principal: {
+      id: obo.sub,
+      kind: obo.kind,
+      roles: obo.roles.filter((r) => delegation.roles.includes(r)),
+      keys: [],
+    },
+  };
 }

@@ -194,6 +194,7 @@ export class DecisionIntake {
       actionId: s.actionId,
       principal: v.principal.id,
       keyId: v.keyId,
+      ...(v.via !== undefined ? { via: v.via } : {}),
       approvals: have,
       required: need,
       registryDigest: authority.registryDigest ?? null,

@@ -328,6 +328,7 @@ async function runAgent(
         workflowId: runId,
         firstExecutionRunId: info.firstExecutionRunId,
         requester: input.userId,
+        ...(input.tenantId !== undefined ? { tenantId: input.tenantId } : {}),
         rules: policy.authorization ?? DEFAULT_AUTHORIZATION,
         ...(carried?.authz ? { carried: checkedAuthz(carried.authz) } : {}),
       })

@@ -124,4 +124,92 @@ describe('decision tokens', () => {
     expect(a.approversOf(action)).toEqual([]);
     expect(a.carry().approvals).toEqual({});
   });
+
+  describe('delegated decisions (the run service decides for the people it authenticated)', () => {
+    const tenantAuthority = (requester?: string) => {
+      const a = new DecisionAuthority({
+        workflowId: 'wf-1',
+        firstExecutionRunId: 'first-1',
+        requester,
+        tenantId: 'acme',
+        rules: DEFAULT_AUTHORIZATION,
+      });
+      a.useDirectory(new PrincipalDirectory('sha256:x', TEST_PRINCIPALS));
+      return a;
+    };
+    const onBehalf = (
+      obo: { sub: string; kind: 'operator' | 'approver' | 'customer'; roles: string[]; ten?: string },
+      o: { key?: typeof TEST_KEYS.service; actor?: string } = {},
+    ) =>
+      signDecision(
+        o.key ?? TEST_KEYS.service,
+        target,
+        'approve',
+        { actionId: action.actionId, actor: o.actor ?? obo.sub },
+        { now: new Date(NOW), onBehalfOf: { ten: 'acme', ...obo } },
+      );
+
+    it('a delegate approves as the person it names, and the run records it as the signer', () => {
+      const a = tenantAuthority();
+      const v = a.check(
+        'approve',
+        onBehalf({ sub: 'dana@acme', kind: 'approver', roles: ['approver'] }),
+        action,
+        NOW,
+      );
+      expect(v).toMatchObject({
+        ok: true,
+        principal: { id: 'dana@acme', kind: 'approver' },
+        via: 'run-service',
+      });
+      if (!v.ok) throw new Error('refused');
+      a.accept(v, 'approve', action, '2026-06-01T12:00:00Z');
+      expect(a.decisions.at(-1)).toMatchObject({ principal: 'dana@acme', via: 'run-service' });
+    });
+
+    it('refuses what the delegation does not cover, each with its own code', () => {
+      const a = tenantAuthority('C1001');
+      // Roles the delegation does not list are dropped: nothing left that approves.
+      expect(codeOf(a, onBehalf({ sub: 'eve@acme', kind: 'approver', roles: ['root'] }))).toBe(
+        'decision.role_missing',
+      );
+      // Only a service with a delegation may sign for others.
+      expect(
+        codeOf(
+          a,
+          onBehalf({ sub: 'eve@acme', kind: 'approver', roles: ['approver'] }, { key: TEST_KEYS.ops }),
+        ),
+      ).toBe('decision.not_a_delegate');
+      // Authenticated in another tenant than the run's.
+      expect(
+        codeOf(a, onBehalf({ sub: 'dana@acme', kind: 'approver', roles: ['approver'], ten: 'globex' })),
+      ).toBe('decision.wrong_tenant');
+      // A registered principal keeps its registered kind: the customer never approves.
+      expect(codeOf(a, onBehalf({ sub: 'C1001', kind: 'approver', roles: ['approver'] }))).toBe(
+        'decision.customer_cannot_approve',
+      );
+      // The requester never approves, whoever signs for them.
+      const b = tenantAuthority('dana@acme');
+      expect(codeOf(b, onBehalf({ sub: 'dana@acme', kind: 'approver', roles: ['approver'] }))).toBe(
+        'decision.requester_cannot_approve',
+      );
+      // The payload's actor is the person, not the delegate.
+      expect(
+        codeOf(
+          a,
+          onBehalf({ sub: 'dana@acme', kind: 'approver', roles: ['approver'] }, { actor: 'run-service' }),
+        ),
+      ).toBe('decision.actor_mismatch');
+      // A delegate never decides for another service.
+      expect(codeOf(a, onBehalf({ sub: 'run-service', kind: 'operator', roles: ['operator'] }))).toBe(
+        'decision.not_a_delegate',
+      );
+    });
+
+    it('a delegation is only valid on a service principal', () => {
+      const bad = structuredClone(TEST_PRINCIPALS) as { principals: Record<string, unknown>[] };
+      bad.principals[0]!.delegation = { roles: ['approver'] };
+      expect(() => principalsFrom(bad, 'bad')).toThrow(/delegation/);
+    });
+  });
 });
