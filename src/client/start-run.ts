@@ -20,7 +20,8 @@ export interface StartRunOptions {
 /**
  * Validate the input at the client (the workflow validates again, and refuses a policy the profile
  * does not list with `run.policy_not_allowed`) and start `agentRun` with its pinned
- * versions as memo and initial search attributes.
+ * versions as memo and initial search attributes (with `AgentTenant` and `AgentUser` when the input
+ * names a tenant or user: the server must have them registered, see temporal-dev.yml).
  * @throws HarnessError `run.invalid_input` naming the bad fields; nothing is started.
  */
 export async function startAgentRun(
@@ -40,10 +41,17 @@ export async function startAgentRun(
     args: [input],
     memo: {
       profile,
+      ...(input.tenantId !== undefined ? { tenant: input.tenantId } : {}),
       ...(policy !== undefined ? { policy } : {}),
       ...(input.modelRoute !== undefined ? { modelRoute: input.modelRoute } : {}),
     },
-    searchAttributes: { AgentStatus: ['created'], AgentProfile: [profile], AgentWaitingReason: ['none'] },
+    searchAttributes: {
+      AgentStatus: ['created'],
+      AgentProfile: [profile],
+      AgentWaitingReason: ['none'],
+      ...(input.tenantId !== undefined ? { AgentTenant: [input.tenantId] } : {}),
+      ...(input.userId !== undefined ? { AgentUser: [input.userId] } : {}),
+    },
     staticSummary: `${profile} with ${policy ?? 'its default policy'}`,
   });
 }

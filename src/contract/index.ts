@@ -18,7 +18,14 @@ export { ObservationSchema, type Observation } from './observation.js';
 export { PolicyDecisionSchema, type PolicyDecision } from './policy-decision.js';
 export { AgentRunInputSchema, describeInputIssues, type AgentRunInput } from './run-input.js';
 export * from './signals.js';
-export { AgentProfileKey, AgentStatusKey, AgentWaitingReasonKey, QUERY_NAMES } from './visibility.js';
+export {
+  AgentProfileKey,
+  AgentStatusKey,
+  AgentTenantKey,
+  AgentUserKey,
+  AgentWaitingReasonKey,
+  QUERY_NAMES,
+} from './visibility.js';
 export {
   PRINCIPAL_KINDS,
   PrincipalRegistrySchema,

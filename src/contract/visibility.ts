@@ -8,6 +8,9 @@ import { defineSearchAttributeKey } from '@temporalio/common';
 export const AgentStatusKey = defineSearchAttributeKey('AgentStatus', 'KEYWORD');
 export const AgentWaitingReasonKey = defineSearchAttributeKey('AgentWaitingReason', 'KEYWORD');
 export const AgentProfileKey = defineSearchAttributeKey('AgentProfile', 'KEYWORD');
+/** The tenant and user a run was started for (set at the start, never changed). */
+export const AgentTenantKey = defineSearchAttributeKey('AgentTenant', 'KEYWORD');
+export const AgentUserKey = defineSearchAttributeKey('AgentUser', 'KEYWORD');
 
 /** Query names of `agentRun`: `state` answers the RunView (once the run has pinned its tools). */
 export const QUERY_NAMES = { state: 'state' } as const;

@@ -8,6 +8,15 @@ export type PolicyStage = 'presentation' | 'dispatch';
 /** Verified facts the runner holds, e.g. `{ 'order.owner_verified': true }`. Never model text. */
 export type PolicyFacts = Readonly<Record<string, string | number | boolean>>;
 
+/**
+ * Who the run was started for: the tenant and user of the principal that started it (the run service
+ * writes them from the caller's verified identity; other starters name them).
+ */
+export interface PolicySubject {
+  readonly tenantId?: string;
+  readonly userId?: string;
+}
+
 /** What a policy decides on. Everything in it is trusted: the tool identity and effect come from the registry. */
 export interface PolicyRequest {
   stage: PolicyStage;
@@ -17,6 +26,8 @@ export interface PolicyRequest {
   /** ISO time from the workflow clock; policies never read a clock themselves. */
   now: string;
   facts?: PolicyFacts;
+  /** The run's tenant and user, when the run names them. */
+  subject?: PolicySubject;
 }
 
 /**

@@ -3,7 +3,7 @@ import { PolicyDecisionSchema } from '../../contract/policy-decision.js';
 import type { ToolDefinition } from '../../contract/tool.js';
 import { decisionProblems } from './decision-codec.js';
 import { isDecisionExpired } from './decision-time.js';
-import type { Policy, PolicyFacts, PolicyRequest } from './policy.js';
+import type { Policy, PolicyFacts, PolicyRequest, PolicySubject } from './policy.js';
 import { policyVersionOf } from './policy.js';
 import { ReasonCodes } from './reason-codes.js';
 
@@ -32,12 +32,14 @@ export function presentTools(
   policy: Policy,
   now: string,
   facts?: PolicyFacts,
+  subject?: PolicySubject,
 ): ToolPresentation {
   const visible: ToolDefinition[] = [];
   const excluded: ExcludedTool[] = [];
   for (const definition of definitions) {
     const request: PolicyRequest = { stage: 'presentation', tool: toolRef(definition), now };
     if (facts !== undefined) request.facts = facts;
+    if (subject !== undefined) request.subject = subject;
     const decision = decide(policy, request);
     if (decision.decision === 'deny')
       excluded.push({ name: definition.name, version: definition.version, decision });
@@ -60,9 +62,11 @@ export function authorizeDispatch(
   args: Readonly<Record<string, unknown>>,
   now: string,
   facts?: PolicyFacts,
+  subject?: PolicySubject,
 ): PolicyDecision {
   const request: PolicyRequest = { stage: 'dispatch', tool: toolRef(definition), args, now };
   if (facts !== undefined) request.facts = facts;
+  if (subject !== undefined) request.subject = subject;
   return decide(policy, request);
 }
 

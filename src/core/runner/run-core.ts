@@ -1,5 +1,5 @@
 import type { GuardrailFinding, InputGuardrailResult } from '../guardrails/index.js';
-import type { Policy } from '../policy/index.js';
+import type { Policy, PolicySubject } from '../policy/index.js';
 import type { AgentEvent, DataClassification } from './agent-event.js';
 import type { RunnerPorts } from './ports.js';
 import type { RunState } from './run-state.js';
@@ -22,6 +22,8 @@ export interface RunCore {
   guardInput(source: string, value: unknown): InputGuardrailResult | undefined;
   readonly ports: RunnerPorts;
   readonly policy: Policy;
+  /** The run's tenant and user, passed into every policy request. */
+  readonly subject: PolicySubject | undefined;
   readonly profileTools: readonly string[];
   emit(type: string, data: Record<string, unknown>, classification?: DataClassification): void;
   transition(to: RunStatus, patch?: TransitionPatch): void;

@@ -12,7 +12,7 @@ import { ArtifactSchema, type Artifact } from '../../contract/artifact.js';
 import type { Observation } from '../../contract/observation.js';
 import type { ToolDefinition } from '../../contract/tool.js';
 import type { EvaluatorRegistry } from '../completion/index.js';
-import { presentTools, type Policy } from '../policy/index.js';
+import { presentTools, type Policy, type PolicySubject } from '../policy/index.js';
 import type { AgentEvent, DataClassification } from './agent-event.js';
 import { budgetWarnings, checkModelCall, checkSpend, checkStep } from './budget.js';
 import { HumanGate, type GateAuthorization } from './human-gate.js';
@@ -70,6 +70,8 @@ export interface RunnerOptions {
   readonly authorization?: GateAuthorization;
   /** What the previous generation's gate carried when it continued as new in the middle of a wait. */
   readonly carriedWait?: CarriedWait;
+  /** The run's tenant and user (from its input): in `run.started` and every policy request. */
+  readonly subject?: PolicySubject;
 }
 
 /**
@@ -80,6 +82,7 @@ export interface RunnerOptions {
 export class Runner implements RunContext, RunCore {
   readonly state: RunState;
   readonly ports: RunnerPorts;
+  readonly subject: PolicySubject | undefined;
   readonly policy: Policy;
   readonly profileTools: readonly string[];
   readonly gate: HumanGate;
@@ -96,6 +99,7 @@ export class Runner implements RunContext, RunCore {
     this.state = options.state;
     this.warned = new Set(budgetWarnings(options.state.limits, options.state.budget));
     this.ports = options.ports;
+    this.subject = options.subject;
     this.policy = options.policy;
     this.profileTools = options.profile.tools;
     this.gate = new HumanGate(
@@ -238,7 +242,7 @@ export class Runner implements RunContext, RunCore {
       (d) => this.profileTools.includes(d.name) || this.profileTools.includes(`${d.name}@${d.version}`),
     );
     const wanted = names ? mine.filter((d) => names.includes(d.name)) : mine;
-    return presentTools(wanted, this.policy, this.ports.now(), this.state.facts).visible;
+    return presentTools(wanted, this.policy, this.ports.now(), this.state.facts, this.subject).visible;
   }
 
   async model(purpose: ModelPurpose, request: ModelRequest): Promise<ModelDecision> {
@@ -360,7 +364,7 @@ export class Runner implements RunContext, RunCore {
     this.emit('run.created', { versions: this.state.versions });
     this.transition('queued');
     this.transition('running');
-    this.emit('run.started', {});
+    this.emit('run.started', { ...this.subject });
     this.emit('checkpoint.saved', { reason: 'run_created', stateVersion: this.state.stateVersion });
   }
 

@@ -125,7 +125,14 @@ export class ToolPipeline {
     }
     const args = validation.args;
     const argsDigest = argsDigestOf(args);
-    const decision = authorizeDispatch(this.core.policy, def, args, ports.now(), state.facts);
+    const decision = authorizeDispatch(
+      this.core.policy,
+      def,
+      args,
+      ports.now(),
+      state.facts,
+      this.core.subject,
+    );
     this.core.emit('policy.decided', {
       stage: 'dispatch',
       tool: def.name,

@@ -349,6 +349,10 @@ async function runAgent(
     isCancellation: (err) => isCancellation(err),
     deadlineReached: () => deadlineReached,
     resumed: carried !== undefined,
+    subject: {
+      ...(input.tenantId !== undefined ? { tenantId: input.tenantId } : {}),
+      ...(input.userId !== undefined ? { userId: input.userId } : {}),
+    },
     ...(carried?.gate !== undefined ? { carriedWait: checkedWait(carried.gate) } : {}),
     outputRetryEnabled: () => patched(OUTPUT_RETRY_PATCH),
     exemptTrustedIdentifiers: () => patched(TRUSTED_IDS_PATCH),

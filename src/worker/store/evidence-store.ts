@@ -111,8 +111,11 @@ export interface EvidenceStore {
    */
   getRun(runId: string): Promise<RunRecord | undefined>;
 
-  /** Run records, most recently updated first, optionally of one status; `limit` default 100, max 5000. */
-  listRuns(opts?: { status?: string; limit?: number }): Promise<RunRecord[]>;
+  /**
+   * Run records, most recently updated first, optionally of one status and of one tenant (runs started
+   * for it: their `run.started` names it); `limit` default 100, max 5000.
+   */
+  listRuns(opts?: { status?: string; tenantId?: string; limit?: number }): Promise<RunRecord[]>;
 
   /**
    * Events of a run with seq greater than `afterSeq` (default: all), ordered by seq, at most `limit`

@@ -3,7 +3,7 @@ import { MAX_RECORD_BYTES, type StoredEvent } from './records.js';
 import { applyEventToRun, type RunRecord } from './run-record.js';
 import { StoreError } from './errors.js';
 import { exec, rows } from './sql.js';
-import type { SqlProgram } from './sql.js';
+import type { SqlProgram, SqlValue } from './sql.js';
 
 /** Attempts of the optimistic update before giving up (another writer kept moving the same run). */
 const MAX_PROJECTION_ATTEMPTS = 5;
@@ -13,17 +13,25 @@ export function* getRunProgram(runId: string): SqlProgram<RunRecord | undefined>
   return found[0] === undefined ? undefined : decodeJson<RunRecord>(found[0].body);
 }
 
-/** Runs ordered by last update, newest first; optionally of one status. */
-export function* listRunsProgram(status: string | undefined, limit: number): SqlProgram<RunRecord[]> {
-  const found =
-    status === undefined
-      ? yield* rows<{ body: string }>('SELECT body FROM runs ORDER BY updated_at DESC, run_id LIMIT ?', [
-          limit,
-        ])
-      : yield* rows<{ body: string }>(
-          'SELECT body FROM runs WHERE status = ? ORDER BY updated_at DESC, run_id LIMIT ?',
-          [status, limit],
-        );
+/** Runs ordered by last update, newest first; optionally of one status and of one tenant. */
+export function* listRunsProgram(
+  filter: { readonly status?: string; readonly tenantId?: string },
+  limit: number,
+): SqlProgram<RunRecord[]> {
+  const where: string[] = [];
+  const params: SqlValue[] = [];
+  if (filter.status !== undefined) {
+    where.push('status = ?');
+    params.push(filter.status);
+  }
+  if (filter.tenantId !== undefined) {
+    where.push('tenant_id = ?');
+    params.push(filter.tenantId);
+  }
+  const found = yield* rows<{ body: string }>(
+    `SELECT body FROM runs ${where.length ? `WHERE ${where.join(' AND ')} ` : ''}ORDER BY updated_at DESC, run_id LIMIT ?`,
+    [...params, limit],
+  );
   return found.map((r) => decodeJson<RunRecord>(r.body));
 }
 
@@ -43,8 +51,8 @@ export function* projectRunProgram(runId: string, events: readonly StoredEvent[]
     const changed =
       current === undefined
         ? yield* exec(
-            `INSERT INTO runs (run_id, profile, policy, status, last_seq, created_at, updated_at, body)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+            `INSERT INTO runs (run_id, profile, policy, status, last_seq, created_at, updated_at, body, tenant_id)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
             [
               next.runId,
               next.versions.profile,
@@ -54,11 +62,20 @@ export function* projectRunProgram(runId: string, events: readonly StoredEvent[]
               next.createdAt,
               next.updatedAt,
               body,
+              next.tenantId ?? null,
             ],
           )
         : yield* exec(
-            'UPDATE runs SET status = ?, last_seq = ?, updated_at = ?, body = ? WHERE run_id = ? AND last_seq = ?',
-            [next.status, next.lastSeq, next.updatedAt, body, next.runId, current.lastSeq],
+            'UPDATE runs SET status = ?, last_seq = ?, updated_at = ?, body = ?, tenant_id = ? WHERE run_id = ? AND last_seq = ?',
+            [
+              next.status,
+              next.lastSeq,
+              next.updatedAt,
+              body,
+              next.tenantId ?? null,
+              next.runId,
+              current.lastSeq,
+            ],
           );
     if (changed === 1) return;
   }

@@ -32,6 +32,9 @@ export const RunRecordSchema = z.strictObject({
   budget: z.record(z.string(), z.unknown()).nullable(),
   /** Sequence of the last event applied. */
   lastSeq: z.number().int().min(0),
+  /** The tenant and user the run was started for (its `run.started` event), when it names them. */
+  tenantId: z.string().optional(),
+  userId: z.string().optional(),
   /**
    * Signed runs: the verified decisions (newest last, at most {@link MAX_RECORDED_DECISIONS}), each
    * naming the principal the run verified. Absent on records of runs without signed decisions.
@@ -65,6 +68,10 @@ const VerifiedDecisionSchema = z.looseObject({
   registryDigest: z.string().nullable().optional(),
 });
 
+const SubjectSchema = z.looseObject({
+  tenantId: z.string().min(1).max(200).optional(),
+  userId: z.string().min(1).max(200).optional(),
+});
 const EnvelopeSchema = z.looseObject({ versions: RunRecordVersionsSchema });
 const TransitionSchema = z.looseObject({
   toStatus: z.string().min(1),
@@ -104,7 +111,13 @@ export function applyEventToRun(current: RunRecord | undefined, event: StoredEve
       lastSeq: event.seq,
     };
   } else next = { ...current, updatedAt: event.occurredAt, lastSeq: event.seq };
-  if (event.type === 'human.decided') {
+  if (event.type === 'run.started') {
+    const subject = SubjectSchema.safeParse(event.data);
+    if (subject.success) {
+      if (subject.data.tenantId !== undefined) next.tenantId = subject.data.tenantId;
+      if (subject.data.userId !== undefined) next.userId = subject.data.userId;
+    }
+  } else if (event.type === 'human.decided') {
     const d = VerifiedDecisionSchema.safeParse(event.data);
     if (d.success)
       next.decisions = [

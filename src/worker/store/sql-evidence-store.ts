@@ -55,6 +55,7 @@ const EventPageSchema = z.strictObject({
 });
 const RunListSchema = z.strictObject({
   status: z.string().min(1).max(64).optional(),
+  tenantId: z.string().min(1).max(200).optional(),
   limit: z.number().int().min(1).optional(),
 });
 const SeqRangeSchema = z.strictObject({ fromSeq: SeqSchema.optional(), toSeq: SeqSchema.optional() });
@@ -199,9 +200,13 @@ export class SqlEvidenceStore implements EvidenceStore {
     return this.runner.snapshot(() => getRunProgram(id));
   }
 
-  async listRuns(opts: { status?: string; limit?: number } = {}): Promise<RunRecord[]> {
+  async listRuns(opts: { status?: string; tenantId?: string; limit?: number } = {}): Promise<RunRecord[]> {
     const o = parseRecord(RunListSchema, opts, 'run list');
-    return this.runner.snapshot(() => listRunsProgram(o.status, Math.min(o.limit ?? 100, EVENT_PAGE_MAX)));
+    const filter = {
+      ...(o.status !== undefined ? { status: o.status } : {}),
+      ...(o.tenantId !== undefined ? { tenantId: o.tenantId } : {}),
+    };
+    return this.runner.snapshot(() => listRunsProgram(filter, Math.min(o.limit ?? 100, EVENT_PAGE_MAX)));
   }
 
   async listEvents(runId: string, opts: { afterSeq?: number; limit?: number } = {}): Promise<StoredEvent[]> {

@@ -388,6 +388,40 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
         expect(await store.getRun(run)).toEqual(done);
       });
 
+      it('records the tenant and user a run was started for, and lists runs of one tenant only', async () => {
+        const versions = {
+          profile: 'refund.graph@v1',
+          policy: 'refund.rules@v1',
+          toolRegistryDigest: 'sha256:r',
+          modelRoute: 'scripted/refund',
+          configDigest: 'sha256:c',
+        };
+        const startRun = async (tenantId?: string) => {
+          const run = newRunId('tenant');
+          const at = '2026-01-01T00:00:00.000Z';
+          const data = tenantId ? { tenantId, userId: `u-${tenantId}` } : {};
+          const created = event(run, 0, { type: 'run.created', data: { versions }, occurredAt: at });
+          const started = event(run, 1, { type: 'run.started', data, occurredAt: at });
+          await store.appendEvents([
+            { ...created, envelope: { ...created.envelope, type: 'run.created', versions } },
+            { ...started, envelope: { ...started.envelope, type: 'run.started', data, versions } },
+          ]);
+          return run;
+        };
+        const acme = await startRun('acme');
+        const globex = await startRun('globex');
+        const none = await startRun();
+        expect(await store.getRun(acme)).toMatchObject({ tenantId: 'acme', userId: 'u-acme' });
+        expect((await store.getRun(none))?.tenantId).toBeUndefined();
+        const ofAcme = (await store.listRuns({ tenantId: 'acme', limit: 5000 })).map((r) => r.runId);
+        expect(ofAcme).toContain(acme);
+        expect(ofAcme).not.toContain(globex);
+        expect(ofAcme).not.toContain(none);
+        expect(
+          (await store.listRuns({ tenantId: 'globex', limit: 5000 })).every((r) => r.tenantId === 'globex'),
+        ).toBe(true);
+      });
+
       it('lists in seq order and pages with afterSeq and limit', async () => {
         const run = newRunId();
         const other = newRunId();

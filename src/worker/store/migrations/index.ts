@@ -1,11 +1,16 @@
 import { migration001Initial } from './001-initial.js';
 import { migration002Runs } from './002-runs.js';
+import { migration003RunTenants } from './003-run-tenants.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
 
 /** Every migration of this build, in version order. The last one's version is the schema version. */
-export const MIGRATIONS: readonly Migration[] = [migration001Initial, migration002Runs];
+export const MIGRATIONS: readonly Migration[] = [
+  migration001Initial,
+  migration002Runs,
+  migration003RunTenants,
+];
 
 /** Schema version this build writes and understands. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
