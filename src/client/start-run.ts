@@ -15,6 +15,10 @@ export interface StartRunOptions {
   readonly taskQueue: string;
   readonly workflowId: string;
   readonly input: AgentRunInput;
+  /** More memo fields (the run service records the digest of an idempotent request). */
+  readonly memo?: Readonly<Record<string, string>>;
+  /** Refuse a workflow id that was ever used, even by a run that has ended (idempotent starts). */
+  readonly rejectDuplicateId?: boolean;
 }
 
 /**
@@ -38,8 +42,10 @@ export async function startAgentRun(
     taskQueue: o.taskQueue,
     workflowId: o.workflowId,
     workflowTaskTimeout: RUN_WORKFLOW_TASK_TIMEOUT,
+    ...(o.rejectDuplicateId ? { workflowIdReusePolicy: 'REJECT_DUPLICATE' as const } : {}),
     args: [input],
     memo: {
+      ...o.memo,
       profile,
       ...(input.tenantId !== undefined ? { tenant: input.tenantId } : {}),
       ...(policy !== undefined ? { policy } : {}),

@@ -1,0 +1,95 @@
+import type { ServiceConfig } from './service-config.js';
+import type { Caller } from './caller-identity.js';
+import { BucketMap } from './token-bucket.js';
+
+/** A refusal by the admission limits: HTTP 429 with `Retry-After`. */
+export interface Refusal {
+  readonly code:
+    'rate.starts_tenant' | 'rate.starts_user' | 'rate.active_runs' | 'rate.sse_tenant' | 'rate.sse_user';
+  readonly message: string;
+  /** Seconds until trying again may succeed. */
+  readonly retryAfterSeconds: number;
+}
+
+/**
+ * The run service's admission limits (docs/api.md): run starts per second per tenant and per user
+ * (token buckets), active runs per tenant, and open event streams per tenant and per user. In memory,
+ * per service process: with several service processes the limits apply to each.
+ */
+export class Admission {
+  private readonly tenantStarts: BucketMap;
+  private readonly userStarts: BucketMap;
+  private readonly streams = new Map<string, number>();
+
+  constructor(private readonly limits: ServiceConfig['limits']) {
+    this.tenantStarts = new BucketMap(limits.startsPerTenant.perSecond, limits.startsPerTenant.burst);
+    this.userStarts = new BucketMap(limits.startsPerUser.perSecond, limits.startsPerUser.burst);
+  }
+
+  /** Admit one run start; `activeRuns` counts the tenant's runs that have not ended. */
+  admitStart(caller: Caller, activeRuns: number, now = Date.now()): Refusal | undefined {
+    if (activeRuns >= this.limits.activeRunsPerTenant)
+      return {
+        code: 'rate.active_runs',
+        message: `tenant ${caller.tenant} has ${activeRuns} active runs (limit ${this.limits.activeRunsPerTenant})`,
+        retryAfterSeconds: 5,
+      };
+    const user = this.userStarts.take(`${caller.tenant}\u0000${caller.user}`, now);
+    if (user > 0)
+      return {
+        code: 'rate.starts_user',
+        message: `more than ${this.limits.startsPerUser.perSecond} run starts per second for this user`,
+        retryAfterSeconds: Math.ceil(user / 1000),
+      };
+    const tenant = this.tenantStarts.take(caller.tenant, now);
+    if (tenant > 0)
+      return {
+        code: 'rate.starts_tenant',
+        message: `more than ${this.limits.startsPerTenant.perSecond} run starts per second for this tenant`,
+        retryAfterSeconds: Math.ceil(tenant / 1000),
+      };
+    return undefined;
+  }
+
+  /** Open one event stream; the returned function closes it (idempotent). */
+  openStream(caller: Caller): { release: () => void } | Refusal {
+    const t = `t:${caller.tenant}`;
+    const u = `u:${caller.tenant}\u0000${caller.user}`;
+    if ((this.streams.get(t) ?? 0) >= this.limits.sseConnectionsPerTenant)
+      return {
+        code: 'rate.sse_tenant',
+        message: 'too many open event streams for this tenant',
+        retryAfterSeconds: 5,
+      };
+    if ((this.streams.get(u) ?? 0) >= this.limits.sseConnectionsPerUser)
+      return {
+        code: 'rate.sse_user',
+        message: 'too many open event streams for this user',
+        retryAfterSeconds: 5,
+      };
+    this.bump(t, 1);
+    this.bump(u, 1);
+    let open = true;
+    return {
+      release: () => {
+        if (!open) return;
+        open = false;
+        this.bump(t, -1);
+        this.bump(u, -1);
+      },
+    };
+  }
+
+  /** Open event streams now. */
+  get openStreams(): number {
+    let n = 0;
+    for (const [k, v] of this.streams) if (k.startsWith('t:')) n += v;
+    return n;
+  }
+
+  private bump(key: string, by: number): void {
+    const n = (this.streams.get(key) ?? 0) + by;
+    if (n <= 0) this.streams.delete(key);
+    else this.streams.set(key, n);
+  }
+}

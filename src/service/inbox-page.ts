@@ -1,0 +1,1 @@
+export const INBOX_HTML = '<!doctype html><title>inbox</title>';

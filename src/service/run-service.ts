@@ -1,0 +1,148 @@
+import type { Client } from '@temporalio/client';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { AgentRunComposition } from '../core/workflow/agent-run-definition.js';
+import type { DecisionKey } from '../client/decisions/decision-key.js';
+import type { EvidenceStore } from '../worker/store/index.js';
+import { Admission } from './admission.js';
+import { ApiError } from './api-error.js';
+import { openApiDocument } from './api-schemas.js';
+import { AuthError, CallerIdentity, type Caller } from './caller-identity.js';
+import { INBOX_HTML } from './inbox-page.js';
+import { registerRunRoutes } from './run-routes.js';
+import type { ServiceConfig } from './service-config.js';
+import { ServiceMetrics } from './service-metrics.js';
+import type { JSONWebKeySet } from 'jose';
+
+export interface RunServiceOptions {
+  readonly client: Client;
+  readonly store: EvidenceStore;
+  /** The app's profiles and policies (to resolve and check what a start names). */
+  readonly composition: AgentRunComposition;
+  readonly taskQueue: string;
+  readonly config: ServiceConfig;
+  /** The public keys bearer tokens verify against (the config's `jwksFile`, read). */
+  readonly jwks: JSONWebKeySet;
+  /** The service's delegate decision key (the config's `delegateKeyFile`, loaded). */
+  readonly delegateKey: DecisionKey;
+}
+
+/** Paths that need no bearer token. */
+const OPEN_PATHS = new Set(['/healthz', '/readyz', '/metrics', '/openapi.json', '/inbox']);
+
+/** Largest request body (bytes): a task, a decision. */
+export const MAX_BODY_BYTES = 256 * 1024;
+
+/**
+ * The run service (`harness serve`, docs/api.md): an HTTP API over the harness client with identity
+ * (bearer JWTs), tenancy (a caller sees and decides only its tenant's runs; others answer 404),
+ * admission limits (429 with Retry-After), public events as Server-Sent Events, decisions signed on
+ * the caller's behalf by the service's delegate key (the run still checks them), Prometheus metrics,
+ * an OpenAPI document and the approval inbox page. Returns the Fastify instance, not listening yet.
+ */
+export function createRunService(o: RunServiceOptions): FastifyInstance {
+  const app = Fastify({ logger: false, bodyLimit: MAX_BODY_BYTES, return503OnClosing: true });
+  const identity = new CallerIdentity({
+    jwks: o.jwks,
+    algorithms: o.config.identity.algorithms,
+    ...(o.config.identity.issuer !== undefined ? { issuer: o.config.identity.issuer } : {}),
+    ...(o.config.identity.audience !== undefined ? { audience: o.config.identity.audience } : {}),
+  });
+  const metrics = new ServiceMetrics();
+  const admission = new Admission(o.config.limits);
+  const closing = new AbortController();
+  const callers = new WeakMap<FastifyRequest, Caller>();
+  const started = new WeakMap<FastifyRequest, number>();
+
+  app.addHook('onRequest', async (req) => {
+    started.set(req, performance.now());
+    const path = req.url.split('?')[0] ?? '';
+    if (OPEN_PATHS.has(path)) return;
+    callers.set(req, await identity.verify(req.headers.authorization));
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    const t0 = started.get(req);
+    if (t0 !== undefined)
+      metrics.observe(
+        req.routeOptions.url ?? 'unknown',
+        req.method,
+        reply.statusCode,
+        performance.now() - t0,
+      );
+  });
+  app.addHook('onClose', (_instance, done) => {
+    closing.abort();
+    done();
+  });
+
+  app.setErrorHandler((err, _req, reply) => {
+    if (err instanceof ApiError) {
+      metrics.count('harness_refusals_total', { code: err.code });
+      if (err.retryAfterSeconds !== undefined)
+        void reply.header('retry-after', String(err.retryAfterSeconds));
+      return reply.code(err.status).send({ error: { code: err.code, message: err.message } });
+    }
+    if (err instanceof AuthError) {
+      metrics.count('harness_refusals_total', { code: err.code });
+      void reply.header('www-authenticate', 'Bearer');
+      return reply.code(401).send({ error: { code: err.code, message: err.message } });
+    }
+    const status = (err as { statusCode?: number }).statusCode;
+    if (status !== undefined && status >= 400 && status < 500)
+      return reply.code(status).send({ error: { code: 'request.invalid', message: (err as Error).message } });
+    return reply
+      .code(500)
+      .send({ error: { code: 'service.internal_error', message: 'internal error; see the service log' } });
+  });
+  app.setNotFoundHandler((_req, reply) =>
+    reply.code(404).send({ error: { code: 'route.not_found', message: 'no such route' } }),
+  );
+
+  app.get('/healthz', () => Promise.resolve({ ok: true }));
+  app.get('/readyz', async (_req, reply) => {
+    try {
+      await o.client.workflowService.getSystemInfo({});
+      await o.store.listRuns({ limit: 1 });
+      return { ready: true };
+    } catch (err) {
+      return reply.code(503).send({ ready: false, message: (err as Error).message.slice(0, 200) });
+    }
+  });
+  app.get('/metrics', async (_req, reply) => {
+    const gauges: { name: string; labels?: Record<string, string>; value: number; help: string }[] = [
+      { name: 'harness_sse_clients', value: admission.openStreams, help: 'Open event streams' },
+    ];
+    try {
+      const counts = await o.client.workflow.count(`WorkflowType = 'agentRun' GROUP BY ExecutionStatus`);
+      for (const g of counts.groups)
+        gauges.push({
+          name: 'harness_runs',
+          labels: { status: String(g.groupValues[0] ?? 'unknown') },
+          value: g.count,
+          help: 'Agent runs by Temporal execution status',
+        });
+    } catch {
+      // visibility unavailable: the scrape still answers with what the process knows
+    }
+    return reply.type('text/plain; version=0.0.4').send(metrics.render(gauges));
+  });
+  app.get('/openapi.json', () => Promise.resolve(openApiDocument()));
+  app.get('/inbox', (_req, reply) => reply.type('text/html; charset=utf-8').send(INBOX_HTML));
+
+  registerRunRoutes(app, {
+    client: o.client,
+    store: o.store,
+    composition: o.composition,
+    taskQueue: o.taskQueue,
+    delegateKey: o.delegateKey,
+    config: o.config,
+    admission,
+    metrics,
+    closing: closing.signal,
+    callerOf: (req) => {
+      const c = callers.get(req);
+      if (!c) throw new AuthError('auth.missing_token', 'send a bearer token');
+      return c;
+    },
+  });
+  return app;
+}

@@ -1,0 +1,121 @@
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { z } from 'zod';
+import { HarnessError } from '../contract/errors.js';
+import { RoleSchema } from '../contract/principals.js';
+
+/**
+ * The run service's configuration file (docs/api.md): where it listens, how it checks identity, which
+ * key it signs delegated decisions with, who may do what at the API, and the admission limits. JSON,
+ * validated on load; relative paths are resolved against the file's folder.
+ */
+
+const Rate = z.strictObject({
+  /** Tokens added per second. */
+  perSecond: z.number().positive().max(10_000),
+  /** Bucket size: the largest burst. */
+  burst: z.number().int().min(1).max(100_000),
+});
+
+const Roles = z.array(RoleSchema).min(1).max(20);
+
+export const ServiceConfigSchema = z.strictObject({
+  listen: z
+    .strictObject({
+      host: z.string().min(1).default('127.0.0.1'),
+      port: z.number().int().min(0).max(65_535).default(8787),
+    })
+    .default({ host: '127.0.0.1', port: 8787 }),
+  identity: z.strictObject({
+    /** A JWKS file (RFC 7517) with the public keys bearer tokens are signed with. */
+    jwksFile: z.string().min(1),
+    /** Required `iss` and `aud` of every token, when set. */
+    issuer: z.string().min(1).optional(),
+    audience: z.string().min(1).optional(),
+    /** Accepted JWS algorithms. */
+    algorithms: z
+      .array(z.enum(['EdDSA', 'ES256', 'ES384', 'RS256', 'PS256']))
+      .min(1)
+      .default(['EdDSA', 'ES256', 'RS256']),
+  }),
+  /**
+   * The service's decision key file (`harness keys create`): a `service` principal whose registry entry
+   * has a `delegation` (docs/authorization.md), so runs accept what it signs on a caller's behalf.
+   */
+  delegateKeyFile: z.string().min(1),
+  /** The task queue runs are started on (default: the harness settings'). */
+  taskQueue: z.string().min(1).optional(),
+  /** Roles a caller needs for each API action (besides belonging to the run's tenant). */
+  roles: z
+    .strictObject({
+      start: Roles.default(['requester', 'operator']),
+      /** See the internal (unprojected) events of a run. */
+      internalEvents: Roles.default(['operator']),
+    })
+    .default({ start: ['requester', 'operator'], internalEvents: ['operator'] }),
+  limits: z
+    .strictObject({
+      startsPerTenant: Rate.default({ perSecond: 20, burst: 40 }),
+      startsPerUser: Rate.default({ perSecond: 5, burst: 10 }),
+      activeRunsPerTenant: z.number().int().min(1).max(1_000_000).default(1_000),
+      sseConnectionsPerTenant: z.number().int().min(1).max(100_000).default(500),
+      sseConnectionsPerUser: z.number().int().min(1).max(100_000).default(50),
+    })
+    .default({
+      startsPerTenant: { perSecond: 20, burst: 40 },
+      startsPerUser: { perSecond: 5, burst: 10 },
+      activeRunsPerTenant: 1_000,
+      sseConnectionsPerTenant: 500,
+      sseConnectionsPerUser: 50,
+    }),
+  /** How often an SSE stream reads new events from the evidence store, and sends a heartbeat. */
+  stream: z
+    .strictObject({
+      pollMs: z.number().int().min(20).max(10_000).default(250),
+      heartbeatMs: z.number().int().min(100).max(120_000).default(15_000),
+    })
+    .default({ pollMs: 250, heartbeatMs: 15_000 }),
+});
+
+export type ServiceConfig = z.infer<typeof ServiceConfigSchema>;
+export type ServiceConfigInput = z.input<typeof ServiceConfigSchema>;
+
+/**
+ * Validate a configuration object.
+ * @throws HarnessError `service.config_invalid` naming the first problems.
+ */
+export function parseServiceConfig(value: unknown, source = 'inline'): ServiceConfig {
+  const parsed = ServiceConfigSchema.safeParse(value);
+  if (!parsed.success) {
+    const issues = parsed.error.issues
+      .slice(0, 5)
+      .map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`);
+    throw new HarnessError('service.config_invalid', `service config ${source}: ${issues.join('; ')}`, {
+      source,
+      issues,
+    });
+  }
+  return parsed.data;
+}
+
+/**
+ * Read the configuration file; relative `jwksFile` and `delegateKeyFile` are taken from its folder.
+ * @throws HarnessError `service.config_invalid` when it cannot be read, is not JSON or does not validate.
+ */
+export function loadServiceConfig(path: string): ServiceConfig {
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new HarnessError('service.config_invalid', `service config ${path}: ${(err as Error).message}`, {
+      source: path,
+    });
+  }
+  const config = parseServiceConfig(value, path);
+  const base = dirname(resolve(path));
+  return {
+    ...config,
+    identity: { ...config.identity, jwksFile: resolve(base, config.identity.jwksFile) },
+    delegateKeyFile: resolve(base, config.delegateKeyFile),
+  };
+}
