@@ -5,6 +5,7 @@ import type { KeysCreateOptions } from './commands/keys.js';
 import type { DecideOptions, ProvideInputOptions, ReconcileOptions } from './commands/decide.js';
 import type { EventsOptions } from './commands/events.js';
 import type { StartOptions } from './commands/start.js';
+import type { ServeOptions, TokenOptions } from './commands/run-service.js';
 import { createOutput, type Output } from './output.js';
 import { loadHarnessApp, type HarnessApp } from '../../worker/app.js';
 
@@ -50,6 +51,31 @@ export function buildProgram(result: ProgramResult): Command {
     .option('--config <file>', 'dev server config (default: temporal-dev.yml)')
     .action((o: { config?: string }, cmd: Command) =>
       run(async () => (await import('./commands/serve.js')).devCommand(await appOf(cmd), o, out(cmd))),
+    );
+
+  program
+    .command('serve')
+    .description('run the HTTP run service (docs/api.md) until Ctrl-C')
+    .option('--config <file>', 'service configuration (JSON)')
+    .option('--dev', 'local setup: create a dev token issuer and delegate key under .data/service')
+    .option('--host <host>', 'listen address (default: the config, else 127.0.0.1)')
+    .option('--port <port>', 'listen port (default: the config, else 8787)')
+    .action((o: ServeOptions, cmd: Command) =>
+      run(async () =>
+        (await import('./commands/run-service.js')).serveCommand(await appOf(cmd), o, out(cmd)),
+      ),
+    );
+
+  program
+    .command('token')
+    .description('mint a dev bearer token for the run service (after `harness serve --dev`)')
+    .requiredOption('--tenant <id>', 'tenant')
+    .requiredOption('--user <id>', 'user (the token subject)')
+    .option('--roles <list>', 'comma-separated roles, e.g. requester or refund_approver,approver')
+    .option('--kind <kind>', 'operator, approver or customer', 'operator')
+    .option('--ttl <seconds>', 'lifetime in seconds', '3600')
+    .action((o: TokenOptions, cmd: Command) =>
+      run(async () => (await import('./commands/run-service.js')).tokenCommand(o, out(cmd))),
     );
 
   program
