@@ -313,10 +313,12 @@ async function main(): Promise<void> {
   progress(`${machine.nproc} CPU ${machine.cpuModel}, node ${machine.node}; ${reps} repetitions`);
   const bundle = await bundleWorkflows({ workflowsPath: benchWorkflowsPath });
   const sizes = Object.keys(PLAN).map(Number);
+  // The scripted model routes of every size the arms run (lg-acts runs the peer-only sizes too).
+  const routes = [...sizes, ...Object.keys(PEER_ONLY_PLAN).map(Number)];
   const samples: Sample[] = [];
   for (let rep = 0; rep < reps; rep++) {
     progress(`repetition ${rep + 1}/${reps}: starting a private dev server`);
-    const rig = await createRig(bundle, sizes, dataDir, (l) => progress(`  server: ${l}`));
+    const rig = await createRig(bundle, routes, dataDir, (l) => progress(`  server: ${l}`));
     const dir = mkdtempSync(join(dataDir, 'harness-peer-'));
     const evidence = new Database(join(rig.server.dir, 'evidence.db'), { readonly: true });
     try {
