@@ -30,6 +30,7 @@ import type { Caller } from './caller-identity.js';
 import { streamRunEvents } from './event-stream.js';
 import { accessRun } from './run-access.js';
 import { decisionStatus, runDecision } from './run-decisions.js';
+import { mayDecide } from './decision-hint.js';
 import type { ServiceConfig } from './service-config.js';
 import type { ServiceMetrics } from './service-metrics.js';
 
@@ -211,6 +212,10 @@ export function registerRunRoutes(app: FastifyInstance, o: RunRoutesOptions): vo
       terminalReason: view?.terminalReason ?? record?.terminalReason ?? null,
       createdAt: record?.createdAt ?? null,
       endedAt: record?.endedAt ?? null,
+      /** A hint for the inbox: may this caller take the pending decision (the run still checks). */
+      mayDecide:
+        run.running &&
+        mayDecide(o.composition, record?.versions.policy, record?.userId, caller, view?.pendingAction),
       ...(operator && view ? { view } : {}),
     };
   });
