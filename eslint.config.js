@@ -90,9 +90,10 @@ export default tseslint.config(
                 './worker/index.ts',
                 './client/index.ts',
                 './contract/index.ts',
+                './service/index.ts',
               ],
               message:
-                'Apps import the harness only through its entry points (src/index, core, worker, client, contract).',
+                'Apps import the harness only through its entry points (src/index, core, worker, client, contract, service).',
             },
           ],
         },

@@ -13,6 +13,8 @@ const USAGE_CODES = new Set([
   'devserver.config_invalid',
   'codec.keys_invalid',
   'codec.not_configured',
+  'service.config_invalid',
+  'service.dev_identity_missing',
 ]);
 
 /** The exit code for an error thrown by a command. */
