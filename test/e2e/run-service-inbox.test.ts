@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { artifactsDir, launchChromium } from '../support/browser.js';
@@ -51,7 +51,7 @@ describe('approval inbox', { timeout: 180_000 }, () => {
     });
     expect(res.status).toBe(201);
     const { runId } = (await res.json()) as { runId: string };
-    const card = (page: import('playwright-core').Page) => page.locator(`.card[data-run="${runId}"]`);
+    const card = (page: Page) => page.locator(`.card[data-run="${runId}"]`);
 
     // The viewer: the request is there, with no decision buttons.
     const viewerPage = await browser.newPage();
