@@ -1,4 +1,7 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BENCH_TASK_MESSAGE, benchRoute, benchScripts } from '../../apps/bench/bench-script.js';
 import { benchBudget } from '../../bench/lib/arms.js';
@@ -9,7 +12,7 @@ import type { RunState } from '../../src/core/runner/run-state.js';
 import type { RunView } from '../../src/core/workflow/run-view.js';
 import { createHarnessFixture, type HarnessFixture } from '../support/harness.js';
 
-/** Enough steps for every per-step list to pass its bound, in generations of about 40 steps. */
+/** Enough steps for every per-step list to pass its bound, in generations of about 20 steps. */
 const STEPS = 330;
 
 type History = Awaited<ReturnType<WorkflowHandle['fetchHistory']>>;
@@ -45,7 +48,7 @@ describe('a long run carries a bounded state through continue-as-new', () => {
       modelRoute: benchRoute(STEPS),
       task: { message: BENCH_TASK_MESSAGE },
       budget: benchBudget(STEPS),
-      continueAsNewAfterEvents: 500,
+      continueAsNewAfterEvents: 250,
     });
     const result = (await h.t.client.workflow.getHandle(handle.workflowId).result()) as AgentRunResult;
     expect(result).toMatchObject({ status: 'succeeded', output: 'done' });
@@ -81,5 +84,20 @@ describe('a long run carries a bounded state through continue-as-new', () => {
 
     const view = await h.t.client.workflow.getHandle(handle.workflowId).query<RunView>('state');
     expect(view.budget.toolCalls).toBe(STEPS);
+
+    // HARNESS_RECORD_HISTORIES=<dir> keeps the first generation (it continues as new with the patch)
+    // and the last (it starts from a bounded state and completes) as replay fixtures.
+    const dir = process.env.HARNESS_RECORD_HISTORIES;
+    if (dir) {
+      const chosen = {
+        'bench-steps-bounded-carry-first-v1': generations[0]!.history,
+        'bench-steps-bounded-carry-last-v1': generations.at(-1)!.history,
+      };
+      for (const [name, history] of Object.entries(chosen))
+        writeFileSync(
+          join(dir, `${name}.json`),
+          `${JSON.stringify(JSON.parse(historyToJSON(history)), null, 1)}\n`,
+        );
+    }
   }, 240_000);
 });
