@@ -6,7 +6,7 @@
  * the previous generation carried) and the median and p99 step latency, and the CPU time to replay
  * the last generation's history. Progress goes
  * to stderr every 500 steps; the result is written to bench/results/long-run-<timestamp>.json.
- * BENCHMARKS.md, "A 10,000-step run", has its results.
+ * BENCHMARKS.md, "A very long run through continue-as-new", has its results.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
