@@ -2,13 +2,15 @@
  * One very long harness run: `npx tsx bench/tools/long-run.ts [steps]` (default 10,000) runs
  * `bench.steps@v1` for that many steps on a private dev server (settings of temporal-dev.yml), with
  * the harness's own continue-as-new (default threshold), and reports per generation: steps, events,
- * history bytes, bytes per step and the median and p99 step latency (every generation, or the first,
- * middle and last of more than 12), and the CPU time to replay the last generation's history. Progress goes
+ * history bytes, bytes per step, the size of the state it started with (the continue-as-new input
+ * the previous generation carried) and the median and p99 step latency, and the CPU time to replay
+ * the last generation's history. Progress goes
  * to stderr every 500 steps; the result is written to bench/results/long-run-<timestamp>.json.
- * BENCHMARKS.md, "A 10,000-step run", has its results.
+ * BENCHMARKS.md, "A very long run through continue-as-new", has its results.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { WorkflowHandle } from '@temporalio/client';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { startAgentRun } from '../../src/client/start-run.js';
 import { projectRoot } from '../../src/devserver/config.js';
@@ -37,8 +39,16 @@ interface Generation {
   readonly events: number;
   readonly bytes: number;
   readonly bytesPerStep: number;
+  /** Bytes of the workflow input this generation started with (the carried state after the first). */
+  readonly inputBytes: number;
   readonly stepP50Ms: number;
   readonly stepP99Ms: number;
+}
+
+/** Bytes of the payloads a history's first event started the workflow with. */
+function inputBytes(history: Awaited<ReturnType<WorkflowHandle['fetchHistory']>>): number {
+  const payloads = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads ?? [];
+  return payloads.reduce((n, p) => n + (p.data?.length ?? 0), 0);
 }
 
 async function main(): Promise<void> {
@@ -96,7 +106,7 @@ async function main(): Promise<void> {
       });
     }
     histories.sort((a, b) => a.startedAt - b.startedAt || a.stats.events - b.stats.events);
-    histories.forEach(({ runId, stats }, index) =>
+    histories.forEach(({ runId, stats, history }, index) =>
       generations.push({
         index,
         runId,
@@ -104,6 +114,7 @@ async function main(): Promise<void> {
         events: stats.events,
         bytes: stats.bytes,
         bytesPerStep: stats.toolCalls > 0 ? Math.round(stats.bytes / stats.toolCalls) : 0,
+        inputBytes: inputBytes(history),
         stepP50Ms: quantile(stats.stepLatenciesMs, 0.5),
         stepP99Ms: quantile(stats.stepLatenciesMs, 0.99),
       }),
@@ -117,18 +128,13 @@ async function main(): Promise<void> {
     const replay = process.cpuUsage(replayStart);
     const replayCpuMs = Math.round((replay.user + replay.system) / 1000);
 
-    // Every generation when there are few, else the first, middle and last.
-    const pick =
-      generations.length <= 12
-        ? generations
-        : [generations[0]!, generations[Math.floor(generations.length / 2)]!, generations.at(-1)!];
     const lines = [
       `long run: ${steps} steps of bench.steps@v1 in ${generations.length} generations, ${Math.round(wallMs / 1000)} s`,
       '',
-      'generation  steps  events  history KiB  bytes/step  step p50 ms  step p99 ms',
-      ...pick.map(
+      'generation  steps  events  history KiB  bytes/step  input KiB  step p50 ms  step p99 ms',
+      ...generations.map(
         (g) =>
-          `${`${g.index + 1}`.padStart(10)}  ${`${g.steps}`.padStart(5)}  ${`${g.events}`.padStart(6)}  ${(g.bytes / 1024).toFixed(1).padStart(11)}  ${`${g.bytesPerStep}`.padStart(10)}  ${g.stepP50Ms.toFixed(1).padStart(11)}  ${g.stepP99Ms.toFixed(1).padStart(11)}`,
+          `${`${g.index + 1}`.padStart(10)}  ${`${g.steps}`.padStart(5)}  ${`${g.events}`.padStart(6)}  ${(g.bytes / 1024).toFixed(1).padStart(11)}  ${`${g.bytesPerStep}`.padStart(10)}  ${(g.inputBytes / 1024).toFixed(1).padStart(9)}  ${g.stepP50Ms.toFixed(1).padStart(11)}  ${g.stepP99Ms.toFixed(1).padStart(11)}`,
       ),
       '',
       `replay of the last generation (${last.stats.events} events): ${replayCpuMs} ms of CPU`,

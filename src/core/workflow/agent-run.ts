@@ -35,10 +35,12 @@ import { AuthzCarriedSchema, DecisionAuthority, type AuthzCarried } from '../aut
 import { PrincipalDirectory } from '../authz/principal-directory.js';
 import { QUERY_NAMES } from '../../contract/visibility.js';
 import { BudgetLimitsSchema, DEFAULT_LIMITS } from '../runner/budget.js';
+import { boundCarriedState } from '../runner/carried-bounds.js';
 import { ContinueAsNewRequested } from '../runner/continue-as-new.js';
 import { CarriedWaitSchema, type CarriedWait } from '../runner/carried-wait.js';
 import { createInitialRunState } from '../runner/initial-state.js';
 import {
+  BOUNDED_CARRY_PATCH,
   CONTINUE_AS_NEW_PATCH,
   DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS,
   restoreCarriedState,
@@ -425,6 +427,8 @@ async function runAgent(
     await scope.run(() => runner.execute(profile));
   } catch (err) {
     if (err instanceof ContinueAsNewRequested) {
+      // Asked before the last flush: a patch asked after a local activity is fragile on replay.
+      const bounded = patched(BOUNDED_CARRY_PATCH);
       // Between steps, nothing pending: store the outbox, let handlers finish, carry compact state.
       await CancellationScope.nonCancellable(() => ports.flushEvents(runner.takeOutbox(), { last: true }));
       await condition(allHandlersFinished);
@@ -432,7 +436,7 @@ async function runAgent(
       const gate = runner.gate.carry();
       await continueAsNew<AgentRunWorkflow>(input, {
         schemaVersion: 1,
-        state,
+        state: bounded ? boundCarriedState(state) : state,
         ...(authority ? { authz: authority.carry() } : {}),
         ...(gate ? { gate } : {}),
       });

@@ -12,8 +12,14 @@ export interface RunView {
   readonly stateVersion: number;
   readonly pendingAction: RunState['pendingAction'];
   readonly humanRequest: RunState['humanRequest'];
+  /** Counts of the whole run, across continue-as-new. */
   readonly budget: Omit<RunState['budget'], 'callDigests'>;
   readonly limits: RunState['limits'];
+  /**
+   * This generation's invocations and the most recent ones the run carried into it (see
+   * `boundCarriedState`): after continue-as-new, older ones are in the events and the evidence store.
+   * The same holds for `artifacts` and `completedSteps`.
+   */
   readonly invocations: {
     seq: number;
     tool: string;

@@ -14,11 +14,14 @@ import { observationText } from '../../core/runner/observations.js';
 import type { EvidenceStore } from '../store/index.js';
 import type { ModelRouter } from './model-router.js';
 import { storeEvents } from './store-events.js';
+import { TranscriptCache } from './transcript-cache.js';
 
 export interface ModelActivityDeps {
   readonly registry: ToolRegistry;
   readonly store: EvidenceStore;
   readonly models: ModelRouter;
+  /** The transcripts built by earlier calls (default: a new cache per {@link createModelActivities}). */
+  readonly transcripts?: TranscriptCache;
 }
 
 /** One stored message group: what the call added, its context package ref, and what the model answered. */
@@ -161,28 +164,55 @@ function groupMessages(runId: string, seq: number, group: MessageGroupBody): Mod
 }
 
 /**
+ * The transcript before call `callSeq` of `runId` (provider messages of every earlier message group,
+ * references resolved), or the stored group of `callSeq` itself when the call was answered already.
+ * Reads from the store only the groups after those `transcripts` holds for the run, so a run's calls
+ * do not read the whole transcript each time.
+ * @throws ApplicationFailure `model.reference_missing` as {@link resolveReferences}; store errors as thrown.
+ */
+async function loadTranscript(
+  store: EvidenceStore,
+  transcripts: TranscriptCache,
+  runId: string,
+  callSeq: number,
+): Promise<{ readonly answered?: MessageGroupBody; readonly messages: readonly ModelMessage[] }> {
+  const cached = transcripts.get(runId);
+  const base = cached && cached.throughSeq < callSeq ? cached : undefined;
+  const groups = await store.listMessageGroups(runId, {
+    ...(base ? { fromSeq: base.throughSeq + 1 } : {}),
+    toSeq: callSeq,
+  });
+  const same = groups.find((g) => g.seq === callSeq);
+  if (same) return { answered: same.messages[0] as MessageGroupBody, messages: [] };
+  const messages: ModelMessage[] = base ? [...base.messages] : [];
+  for (const g of groups) {
+    const body = g.messages[0] as MessageGroupBody;
+    const input = await resolveReferences(store, runId, body.input);
+    messages.push(...groupMessages(runId, g.seq, { ...body, input }));
+  }
+  transcripts.set(runId, { throughSeq: callSeq - 1, messages });
+  return { messages };
+}
+
+/**
  * The model activity: loads earlier message groups from the evidence store (history carries only
- * references), streams the provider's answer with deltas to the store (live, outside history), stores
+ * references; a worker keeps the transcripts it built, see {@link TranscriptCache}), streams the provider's answer with deltas to the store (live, outside history), stores
  * the new group idempotently by (run, call number) and returns a compact decision. A retry after a
  * completed call returns the stored answer, so usage is counted once.
  */
 export function createModelActivities(deps: ModelActivityDeps): ModelActivities {
   const { registry, store, models } = deps;
+  const transcripts = deps.transcripts ?? new TranscriptCache();
   return {
     async callModel(input: ModelCallActivityInput): Promise<ModelDecision> {
       await storeEvents(store, input.events);
-      const previous = await store.listMessageGroups(input.runId, { toSeq: input.callSeq });
-      const same = previous.find((g) => g.seq === input.callSeq);
-      if (same) return { ...(same.messages[0] as MessageGroupBody).output, replayed: true };
-      const resolve = (ms: readonly ModelMessageInput[]): Promise<ModelMessageInput[]> =>
-        resolveReferences(store, input.runId, ms);
-      const messages: ModelMessage[] = [];
-      for (const g of previous) {
-        const body = g.messages[0] as MessageGroupBody;
-        messages.push(...groupMessages(input.runId, g.seq, { ...body, input: await resolve(body.input) }));
-      }
-      const newMessages = await resolve(input.newMessages);
-      messages.push(...toProviderMessages(input.runId, input.callSeq, newMessages));
+      const transcript = await loadTranscript(store, transcripts, input.runId, input.callSeq);
+      if (transcript.answered) return { ...transcript.answered.output, replayed: true };
+      const newMessages = await resolveReferences(store, input.runId, input.newMessages);
+      const messages: ModelMessage[] = [
+        ...transcript.messages,
+        ...toProviderMessages(input.runId, input.callSeq, newMessages),
+      ];
       const pkg = buildContext({
         items: contextItems(input.runId, input.callSeq, newMessages),
         now: new Date(),
