@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   generateDecisionKey,
   loadDecisionKey,
+  PrincipalRegistrySchema,
   publicKeyOf,
   type PrincipalRegistry,
 } from '../../src/index.js';
@@ -61,7 +62,13 @@ export function ensureDemoApprover(dataDir?: string): {
   });
   mkdirSync(join(paths.keyPath, '..'), { recursive: true });
   writeFileSync(paths.keyPath, `${JSON.stringify(keyFile, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
-  const registry: PrincipalRegistry = { version: 1, principals: [principal] };
+  // Keep whoever else the registry already trusts (e.g. the run service's delegate, docs/api.md).
+  const others = existsSync(paths.registryPath)
+    ? PrincipalRegistrySchema.parse(JSON.parse(readFileSync(paths.registryPath, 'utf8'))).principals.filter(
+        (p) => p.id !== principal.id,
+      )
+    : [];
+  const registry: PrincipalRegistry = { version: 1, principals: [...others, principal] };
   writeFileSync(paths.registryPath, `${JSON.stringify(registry, null, 2)}\n`);
   return { ...paths, created: true };
 }
