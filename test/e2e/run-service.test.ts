@@ -51,12 +51,7 @@ describe('run service', { timeout: 180_000 }, () => {
       body: (text.startsWith('{') ? JSON.parse(text) : { text }) as ApiBody,
     };
   };
-  const waitFor = async (
-    who: string,
-    runId: string,
-    ok: (r: ApiBody) => boolean,
-    ms = 60_000,
-  ) => {
+  const waitFor = async (who: string, runId: string, ok: (r: ApiBody) => boolean, ms = 60_000) => {
     const until = Date.now() + ms;
     for (;;) {
       const r = await api(who, 'GET', `/v1/runs/${runId}`);
@@ -168,6 +163,9 @@ describe('run service', { timeout: 180_000 }, () => {
       profile: 'refund.graph@v1',
       policy: 'refund.rules@v1',
     });
+    // The run's own view names who it was started for (operators get the whole view).
+    const operatorView = await api('operator', 'GET', `/v1/runs/${runId}`);
+    expect(operatorView.body.view).toMatchObject({ tenantId: 'acme', userId: 'C1001' });
 
     // Another tenant: 404 for the run, its events and its decisions; its list does not show it.
     expect((await api('other', 'GET', `/v1/runs/${runId}`)).status).toBe(404);
@@ -190,6 +188,18 @@ describe('run service', { timeout: 180_000 }, () => {
       if (!listed.some((r) => r.runId === runId)) await new Promise((res) => setTimeout(res, 300));
     }
     expect(listed.map((r) => r.runId)).toContain(runId);
+    // Cursor paging: pages of one, each run once, all of this tenant.
+    const paged: string[] = [];
+    let cursor: string | undefined;
+    for (let i = 0; i < 3; i++) {
+      const page = await api('approver', 'GET', `/v1/runs?limit=1${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(page.status).toBe(200);
+      paged.push(...page.body.runs!.map((r) => r.runId));
+      cursor = page.body.nextCursor as string | undefined;
+      if (!cursor) break;
+    }
+    expect(new Set(paged).size).toBe(paged.length);
+    expect(paged.every((id) => id.startsWith('run-acme-'))).toBe(true);
 
     // The public stream up to the wait; the client leaves after event k.
     const first = await readSse(

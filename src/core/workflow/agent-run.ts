@@ -340,6 +340,11 @@ async function runAgent(
   const principals = snapshot.principals;
   if (authority && principals?.registry)
     authority.useDirectory(new PrincipalDirectory(principals.digest, principals.registry));
+  /** Who the run was started for: in run.started, every policy request and the `state` view. */
+  const subject = {
+    ...(input.tenantId !== undefined ? { tenantId: input.tenantId } : {}),
+    ...(input.userId !== undefined ? { userId: input.userId } : {}),
+  };
   const runner = new Runner({
     state,
     ports,
@@ -351,10 +356,7 @@ async function runAgent(
     isCancellation: (err) => isCancellation(err),
     deadlineReached: () => deadlineReached,
     resumed: carried !== undefined,
-    subject: {
-      ...(input.tenantId !== undefined ? { tenantId: input.tenantId } : {}),
-      ...(input.userId !== undefined ? { userId: input.userId } : {}),
-    },
+    subject,
     ...(carried?.gate !== undefined ? { carriedWait: checkedWait(carried.gate) } : {}),
     outputRetryEnabled: () => patched(OUTPUT_RETRY_PATCH),
     exemptTrustedIdentifiers: () => patched(TRUSTED_IDS_PATCH),
@@ -402,10 +404,11 @@ async function runAgent(
     authority
       ? {
           ...toRunView(state),
+          ...subject,
           firstExecutionRunId: info.firstExecutionRunId,
           decisions: [...authority.decisions],
         }
-      : toRunView(state),
+      : { ...toRunView(state), ...subject },
   );
 
   // A cancellation accepted while the previous generation was moving to this one.

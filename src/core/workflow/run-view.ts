@@ -46,6 +46,9 @@ export interface RunView {
    * absent for runs from before signed decisions.
    */
   readonly decisions?: readonly DecisionRecord[];
+  /** The tenant and user the run was started for (its input), when it names them. */
+  readonly tenantId?: string;
+  readonly userId?: string;
   /** Signed runs: the first execution run id, which decision tokens are bound to. */
   readonly firstExecutionRunId?: string;
   /** The last signals refused (malformed, stale, forged, repeated), newest last. */
