@@ -5,7 +5,12 @@ import { BucketMap } from './token-bucket.js';
 /** A refusal by the admission limits: HTTP 429 with `Retry-After`. */
 export interface Refusal {
   readonly code:
-    'rate.starts_tenant' | 'rate.starts_user' | 'rate.active_runs' | 'rate.sse_tenant' | 'rate.sse_user';
+    | 'rate.starts_tenant'
+    | 'rate.starts_user'
+    | 'rate.active_runs'
+    | 'rate.active_runs_user'
+    | 'rate.sse_tenant'
+    | 'rate.sse_user';
   readonly message: string;
   /** Seconds until trying again may succeed. */
   readonly retryAfterSeconds: number;
@@ -26,12 +31,22 @@ export class Admission {
     this.userStarts = new BucketMap(limits.startsPerUser.perSecond, limits.startsPerUser.burst);
   }
 
-  /** Admit one run start; `activeRuns` counts the tenant's runs that have not ended. */
-  admitStart(caller: Caller, activeRuns: number, now = Date.now()): Refusal | undefined {
-    if (activeRuns >= this.limits.activeRunsPerTenant)
+  /** Admit one run start; `active` counts the runs of the tenant and of the user that have not ended. */
+  admitStart(
+    caller: Caller,
+    active: { readonly tenant: number; readonly user: number },
+    now = Date.now(),
+  ): Refusal | undefined {
+    if (active.tenant >= this.limits.activeRunsPerTenant)
       return {
         code: 'rate.active_runs',
-        message: `tenant ${caller.tenant} has ${activeRuns} active runs (limit ${this.limits.activeRunsPerTenant})`,
+        message: `tenant ${caller.tenant} has ${active.tenant} active runs (limit ${this.limits.activeRunsPerTenant})`,
+        retryAfterSeconds: 5,
+      };
+    if (active.user >= this.limits.activeRunsPerUser)
+      return {
+        code: 'rate.active_runs_user',
+        message: `${caller.user} has ${active.user} active runs (limit ${this.limits.activeRunsPerUser})`,
         retryAfterSeconds: 5,
       };
     const user = this.userStarts.take(`${caller.tenant}\u0000${caller.user}`, now);

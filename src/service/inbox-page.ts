@@ -72,7 +72,8 @@ export const INBOX_HTML = `<!doctype html>
         '<h3>Request</h3><p data-role="summary">' + esc(req.requestSummary || '') + '</p>' +
         '<h3>Verified facts</h3>' + list(req.verifiedFacts) +
         '<h3>Policy evidence</h3>' + list(req.policyEvidence) +
-        '<h3>Proposed action</h3><p><code>' + esc(p.tool || '') + '@' + esc(p.version || '') + '</code> <span class="muted">' + esc(req.proposedAction || '') + ' · arguments ' + esc(p.argsDigest || '') + '</span></p>' +
+        '<h3>Proposed action</h3><p><code>' + esc(p.tool || '') + '@' + esc(p.version || '') + '</code> <span class="muted">' + esc(req.proposedAction || '') + '</span></p>' +
+        (run.proposedArguments ? '<pre data-role="arguments">' + esc(JSON.stringify(run.proposedArguments, null, 2)) + '</pre>' : '<p class="muted">arguments ' + esc(p.argsDigest || '') + '</p>') +
         '<h3>Risks</h3>' + list(req.riskReasons) +
         '<p class="muted">expires in <span data-role="expiry" data-expires="' + esc(p.expiresAt || req.expiresAt || '') + '"></span></p>' +
         (run.mayDecide

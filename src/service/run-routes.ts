@@ -28,6 +28,7 @@ import {
 } from './api-schemas.js';
 import type { Caller } from './caller-identity.js';
 import { streamRunEvents } from './event-stream.js';
+import { projectPublicValue } from '../client/evidence/public-projection.js';
 import { accessRun } from './run-access.js';
 import { decisionStatus, runDecision } from './run-decisions.js';
 import { mayDecide } from './decision-hint.js';
@@ -117,10 +118,12 @@ export function registerRunRoutes(app: FastifyInstance, o: RunRoutesOptions): vo
       idempotencyKey === undefined
         ? `run-${caller.tenant}-${randomUUID()}`
         : `run-${caller.tenant}-${createHash('sha256').update(`${caller.tenant}\u0000${caller.user}\u0000${idempotencyKey}`).digest('hex').slice(0, 32)}`;
-    const active = await client.workflow.count(
-      `WorkflowType = 'agentRun' AND ExecutionStatus = 'Running' AND AgentTenant = ${quote(caller.tenant)}`,
-    );
-    const refusal = o.admission.admitStart(caller, active.count);
+    const running = `WorkflowType = 'agentRun' AND ExecutionStatus = 'Running' AND AgentTenant = ${quote(caller.tenant)}`;
+    const [tenantActive, userActive] = await Promise.all([
+      client.workflow.count(running),
+      client.workflow.count(`${running} AND AgentUser = ${quote(caller.user)}`),
+    ]);
+    const refusal = o.admission.admitStart(caller, { tenant: tenantActive.count, user: userActive.count });
     if (refusal) throw new ApiError(429, refusal.code, refusal.message, refusal.retryAfterSeconds);
     try {
       await startAgentRun(client, {
@@ -206,6 +209,11 @@ export function registerRunRoutes(app: FastifyInstance, o: RunRoutesOptions): vo
       status: view?.status ?? record?.status ?? null,
       waitingReason: view?.waitingReason ?? record?.waitingReason ?? null,
       pendingAction: view?.pendingAction ?? null,
+      /** What the pending decision approves, projected like public event data. */
+      proposedArguments:
+        view?.pendingArguments !== undefined
+          ? projectPublicValue(view.pendingArguments, { obligations: view.obligations })
+          : null,
       humanRequest: view?.humanRequest ?? null,
       decisions: view?.decisions ?? record?.decisions ?? [],
       output: view?.output ?? record?.output ?? null,

@@ -58,6 +58,7 @@ export const ServiceConfigSchema = z.strictObject({
       startsPerTenant: Rate.default({ perSecond: 20, burst: 40 }),
       startsPerUser: Rate.default({ perSecond: 5, burst: 10 }),
       activeRunsPerTenant: z.number().int().min(1).max(1_000_000).default(1_000),
+      activeRunsPerUser: z.number().int().min(1).max(1_000_000).default(100),
       sseConnectionsPerTenant: z.number().int().min(1).max(100_000).default(500),
       sseConnectionsPerUser: z.number().int().min(1).max(100_000).default(50),
     })
@@ -65,6 +66,7 @@ export const ServiceConfigSchema = z.strictObject({
       startsPerTenant: { perSecond: 20, burst: 40 },
       startsPerUser: { perSecond: 5, burst: 10 },
       activeRunsPerTenant: 1_000,
+      activeRunsPerUser: 100,
       sseConnectionsPerTenant: 500,
       sseConnectionsPerUser: 50,
     }),

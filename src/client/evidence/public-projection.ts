@@ -162,3 +162,16 @@ export function projectPublic(
     appliedObligations: maskPhone ? [MASK_PHONE_OBLIGATION] : [],
   };
 }
+
+/**
+ * A value (the arguments of a proposed call, a run's output) as an outside reader may see it: the
+ * same field rules and obligations as {@link projectPublic} applies to event data. Pure.
+ */
+export function projectPublicValue(value: unknown, options: ProjectionOptions = {}): unknown {
+  const maskPhone = (options.obligations ?? []).includes(MASK_PHONE_OBLIGATION);
+  return project(
+    value,
+    { rules: options.fieldRules ?? DEFAULT_FIELD_RULES, maskPhone, changed: false },
+    false,
+  );
+}

@@ -120,6 +120,15 @@ export class HumanGate {
     this.authz?.authority.consume(action);
   }
 
+  /**
+   * The arguments of the tool call the run waits for a decision on (signed runs), for the `state`
+   * view: the person deciding sees what they approve. Undefined when nothing waits or the wait binds
+   * no call.
+   */
+  get pendingArguments(): Readonly<Record<string, unknown>> | undefined {
+    return this.core.state.pendingAction !== null ? this.intake.waiting?.action.args : undefined;
+  }
+
   /** Decisions refused since the run (this generation) started. */
   get refusals(): number {
     return this.intake.refusals.count;

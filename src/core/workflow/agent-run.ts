@@ -405,6 +405,9 @@ async function runAgent(
       ? {
           ...toRunView(state),
           ...subject,
+          ...(runner.gate.pendingArguments !== undefined
+            ? { pendingArguments: runner.gate.pendingArguments }
+            : {}),
           firstExecutionRunId: info.firstExecutionRunId,
           decisions: [...authority.decisions],
         }

@@ -46,6 +46,8 @@ export interface RunView {
    * absent for runs from before signed decisions.
    */
   readonly decisions?: readonly DecisionRecord[];
+  /** Signed runs: the arguments of the tool call that waits for a decision (what an approver approves). */
+  readonly pendingArguments?: Readonly<Record<string, unknown>>;
   /** The tenant and user the run was started for (its input), when it names them. */
   readonly tenantId?: string;
   readonly userId?: string;
