@@ -8,7 +8,8 @@ import { ApiError } from './api-error.js';
 export interface RunDecision {
   readonly signal: DecisionSignalName;
   readonly fields: Record<string, unknown>;
-  readonly pending: PendingTarget;
+  /** The action decided; absent for a cancellation (bound to the run). */
+  readonly pending: PendingTarget | undefined;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { decodeTypedSearchAttributes } from '@temporalio/common/lib/converter/payload-search-attributes.js';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   AgentProfileKey,
   AgentStatusKey,
@@ -30,7 +30,7 @@ import type { Caller } from './caller-identity.js';
 import { streamRunEvents } from './event-stream.js';
 import { projectPublicValue } from '../client/evidence/public-projection.js';
 import { accessRun } from './run-access.js';
-import { decisionStatus, runDecision } from './run-decisions.js';
+import { decisionStatus, runDecision, type RunDecision } from './run-decisions.js';
 import { mayDecide } from './decision-hint.js';
 import type { ServiceConfig } from './service-config.js';
 import type { ServiceMetrics } from './service-metrics.js';
@@ -277,43 +277,43 @@ export function registerRunRoutes(app: FastifyInstance, o: RunRoutesOptions): vo
     },
   );
 
-  app.post<{ Params: { runId: string } }>('/v1/runs/:runId/decisions', async (req, reply) => {
+  /** Sign a decision on the caller's behalf, send it by the `decide` update, answer with the run's outcome. */
+  const decideFor = async (
+    req: FastifyRequest<{ Params: { runId: string } }>,
+    reply: FastifyReply,
+    label: string,
+    decision: (view: RunView) => RunDecision,
+  ) => {
     const caller = o.callerOf(req);
-    const body = parse(DecisionBodySchema, req.body, 'body');
     const run = await accessRun(client, caller, req.params.runId);
     if (!run.running)
       throw new ApiError(409, 'run.closed', `run ${req.params.runId} has ended (${run.executionStatus})`);
     const view = await run.handle.query<RunView>(QUERY_NAMES.state);
-    const d = runDecision(req.params.runId, view, body);
+    const d = decision(view);
     const payload = signedPayload(o.delegateKey, view, d.signal, d.fields, d.pending, {
       onBehalfOf: onBehalfOf(caller),
     });
     const outcome = await sendDecision(run.handle, d.signal, payload);
     o.metrics.count('harness_decisions_total', {
-      decision: body.decision,
+      decision: label,
       outcome: outcome.accepted ? 'accepted' : 'refused',
     });
     if (!outcome.accepted) o.metrics.count('harness_refusals_total', { code: outcome.code });
     return reply.code(decisionStatus(outcome)).send(outcome);
+  };
+
+  app.post<{ Params: { runId: string } }>('/v1/runs/:runId/decisions', async (req, reply) => {
+    const body = parse(DecisionBodySchema, req.body, 'body');
+    return decideFor(req, reply, body.decision, (view) => runDecision(req.params.runId, view, body));
   });
 
   app.post<{ Params: { runId: string } }>('/v1/runs/:runId/cancel', async (req, reply) => {
-    const caller = o.callerOf(req);
     const body = parse(CancelBodySchema, req.body, 'body');
-    const run = await accessRun(client, caller, req.params.runId);
-    if (!run.running)
-      throw new ApiError(409, 'run.closed', `run ${req.params.runId} has ended (${run.executionStatus})`);
-    const view = await run.handle.query<RunView>(QUERY_NAMES.state);
-    const payload = signedPayload(o.delegateKey, view, 'cancelRun', { reason: body.reason }, undefined, {
-      onBehalfOf: onBehalfOf(caller),
-    });
-    const outcome = await sendDecision(run.handle, 'cancelRun', payload);
-    o.metrics.count('harness_decisions_total', {
-      decision: 'cancel',
-      outcome: outcome.accepted ? 'accepted' : 'refused',
-    });
-    if (!outcome.accepted) o.metrics.count('harness_refusals_total', { code: outcome.code });
-    return reply.code(decisionStatus(outcome)).send(outcome);
+    return decideFor(req, reply, 'cancel', () => ({
+      signal: 'cancelRun',
+      fields: { reason: body.reason },
+      pending: undefined,
+    }));
   });
 }
 

@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { HarnessError } from '../contract/errors.js';
 import { RoleSchema } from '../contract/principals.js';
+import { describeInputIssues } from '../contract/run-input.js';
 
 /**
  * The run service's configuration file (docs/api.md): where it listens, how it checks identity, which
@@ -88,15 +89,12 @@ export type ServiceConfigInput = z.input<typeof ServiceConfigSchema>;
  */
 export function parseServiceConfig(value: unknown, source = 'inline'): ServiceConfig {
   const parsed = ServiceConfigSchema.safeParse(value);
-  if (!parsed.success) {
-    const issues = parsed.error.issues
-      .slice(0, 5)
-      .map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`);
-    throw new HarnessError('service.config_invalid', `service config ${source}: ${issues.join('; ')}`, {
-      source,
-      issues,
-    });
-  }
+  if (!parsed.success)
+    throw new HarnessError(
+      'service.config_invalid',
+      `service config ${source}: ${describeInputIssues(parsed.error)}`,
+      { source },
+    );
   return parsed.data;
 }
 
