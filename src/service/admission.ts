@@ -31,24 +31,13 @@ export class Admission {
     this.userStarts = new BucketMap(limits.startsPerUser.perSecond, limits.startsPerUser.burst);
   }
 
-  /** Admit one run start; `active` counts the runs of the tenant and of the user that have not ended. */
-  admitStart(
-    caller: Caller,
-    active: { readonly tenant: number; readonly user: number },
-    now = Date.now(),
-  ): Refusal | undefined {
-    if (active.tenant >= this.limits.activeRunsPerTenant)
-      return {
-        code: 'rate.active_runs',
-        message: `tenant ${caller.tenant} has ${active.tenant} active runs (limit ${this.limits.activeRunsPerTenant})`,
-        retryAfterSeconds: 5,
-      };
-    if (active.user >= this.limits.activeRunsPerUser)
-      return {
-        code: 'rate.active_runs_user',
-        message: `${caller.user} has ${active.user} active runs (limit ${this.limits.activeRunsPerUser})`,
-        retryAfterSeconds: 5,
-      };
+  /**
+   * Take one start from the per-user and per-tenant rate buckets, when the request arrives: before
+   * any call to Temporal, so the rate the caller sends is the rate the buckets see (slow visibility
+   * counts before them bunched evenly spaced starts into bursts and refused them), and a refusal costs
+   * nothing. A start later refused for active runs has still used its tokens.
+   */
+  admitStartRate(caller: Caller, now = Date.now()): Refusal | undefined {
     const user = this.userStarts.take(`${caller.tenant}\u0000${caller.user}`, now);
     if (user > 0)
       return {
@@ -62,6 +51,26 @@ export class Admission {
         code: 'rate.starts_tenant',
         message: `more than ${this.limits.startsPerTenant.perSecond} run starts per second for this tenant`,
         retryAfterSeconds: Math.ceil(tenant / 1000),
+      };
+    return undefined;
+  }
+
+  /** Admit one run start by its active runs: `active` counts the runs of the tenant and of the user that have not ended. */
+  admitActiveRuns(
+    caller: Caller,
+    active: { readonly tenant: number; readonly user: number },
+  ): Refusal | undefined {
+    if (active.tenant >= this.limits.activeRunsPerTenant)
+      return {
+        code: 'rate.active_runs',
+        message: `tenant ${caller.tenant} has ${active.tenant} active runs (limit ${this.limits.activeRunsPerTenant})`,
+        retryAfterSeconds: 5,
+      };
+    if (active.user >= this.limits.activeRunsPerUser)
+      return {
+        code: 'rate.active_runs_user',
+        message: `${caller.user} has ${active.user} active runs (limit ${this.limits.activeRunsPerUser})`,
+        retryAfterSeconds: 5,
       };
     return undefined;
   }

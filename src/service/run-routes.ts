@@ -118,12 +118,18 @@ export function registerRunRoutes(app: FastifyInstance, o: RunRoutesOptions): vo
       idempotencyKey === undefined
         ? `run-${caller.tenant}-${randomUUID()}`
         : `run-${caller.tenant}-${createHash('sha256').update(`${caller.tenant}\u0000${caller.user}\u0000${idempotencyKey}`).digest('hex').slice(0, 32)}`;
+    // The rate first, as the request arrives; then the active runs, which cost visibility queries.
+    const rate = o.admission.admitStartRate(caller);
+    if (rate) throw new ApiError(429, rate.code, rate.message, rate.retryAfterSeconds);
     const running = `WorkflowType = 'agentRun' AND ExecutionStatus = 'Running' AND AgentTenant = ${quote(caller.tenant)}`;
     const [tenantActive, userActive] = await Promise.all([
       client.workflow.count(running),
       client.workflow.count(`${running} AND AgentUser = ${quote(caller.user)}`),
     ]);
-    const refusal = o.admission.admitStart(caller, { tenant: tenantActive.count, user: userActive.count });
+    const refusal = o.admission.admitActiveRuns(caller, {
+      tenant: tenantActive.count,
+      user: userActive.count,
+    });
     if (refusal) throw new ApiError(429, refusal.code, refusal.message, refusal.retryAfterSeconds);
     try {
       await startAgentRun(client, {

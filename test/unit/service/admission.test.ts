@@ -6,7 +6,6 @@ import { TokenBucket } from '../../../src/service/token-bucket.js';
 const caller = (user: string, tenant = 'acme') => ({ tenant, user, roles: [], kind: 'operator' as const });
 const limits = (over: Record<string, unknown> = {}) =>
   parseServiceConfig({ identity: { jwksFile: 'x' }, delegateKeyFile: 'y', limits: over }).limits;
-const idle = { tenant: 0, user: 0 };
 
 describe('admission limits', () => {
   it('a token bucket lets a burst through, then one token per 1/rate seconds', () => {
@@ -26,21 +25,21 @@ describe('admission limits', () => {
         activeRunsPerUser: 2,
       }),
     );
-    expect(a.admitStart(caller('u1'), idle, 0)).toBeUndefined();
-    expect(a.admitStart(caller('u1'), idle, 0)).toMatchObject({
+    expect(a.admitStartRate(caller('u1'), 0)).toBeUndefined();
+    expect(a.admitStartRate(caller('u1'), 0)).toMatchObject({
       code: 'rate.starts_user',
       retryAfterSeconds: 1,
     });
-    expect(a.admitStart(caller('u2'), idle, 0)).toBeUndefined();
-    expect(a.admitStart(caller('u3'), idle, 0)).toMatchObject({ code: 'rate.starts_tenant' });
-    expect(a.admitStart(caller('u9', 'globex'), idle, 0)).toBeUndefined();
-    expect(a.admitStart(caller('u4'), { tenant: 5, user: 0 }, 10_000)).toMatchObject({
+    expect(a.admitStartRate(caller('u2'), 0)).toBeUndefined();
+    expect(a.admitStartRate(caller('u3'), 0)).toMatchObject({ code: 'rate.starts_tenant' });
+    expect(a.admitStartRate(caller('u9', 'globex'), 0)).toBeUndefined();
+    expect(a.admitActiveRuns(caller('u4'), { tenant: 5, user: 0 })).toMatchObject({
       code: 'rate.active_runs',
     });
-    expect(a.admitStart(caller('u4'), { tenant: 1, user: 2 }, 10_000)).toMatchObject({
+    expect(a.admitActiveRuns(caller('u4'), { tenant: 1, user: 2 })).toMatchObject({
       code: 'rate.active_runs_user',
     });
-    expect(a.admitStart(caller('u4'), { tenant: 1, user: 1 }, 10_000)).toBeUndefined();
+    expect(a.admitActiveRuns(caller('u4'), { tenant: 1, user: 1 })).toBeUndefined();
   });
 
   it('caps open event streams per user and per tenant; a release is counted once', () => {
