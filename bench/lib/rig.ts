@@ -8,6 +8,7 @@ import { benchScripts } from '../../apps/bench/bench-script.js';
 import { harnessActivities } from '../../src/worker/harness-worker.js';
 import { startPrivateServer, type PrivateServer } from './server.js';
 import { registerBenchTools } from '../../apps/bench/bench-noop-tool.js';
+import type { PrincipalRegistry } from '../../src/contract/principals.js';
 
 /**
  * Worker settings used by every arm and every scenario (only `debugMode` differs, and only in the
@@ -70,6 +71,26 @@ export interface Rig {
   close(): Promise<void>;
 }
 
+/**
+ * The bench worker's composition: the showcase apps plus the bench tool and the scripted routes for
+ * `sizes`, with SQLite stores in `dir` (`evidence.db`, `refund.db`).
+ */
+export function createBenchComposition(
+  dir: string,
+  sizes: readonly number[],
+  principals?: PrincipalRegistry,
+): Promise<RefundComposition> {
+  return createShowcaseComposition({
+    storeUrl: `sqlite:${join(dir, 'evidence.db')}`,
+    refundStorePath: join(dir, 'refund.db'),
+    scripts: benchScripts(sizes),
+    env: {},
+    identity: 'bench-worker',
+    extend: [(registry) => registerBenchTools(registry)],
+    ...(principals ? { principals } : {}),
+  });
+}
+
 export async function createRig(
   bundle: WorkflowBundleWithSourceMap,
   sizes: readonly number[],
@@ -80,14 +101,7 @@ export async function createRig(
   const connection = await Connection.connect({ address: server.address });
   const native = await NativeConnection.connect({ address: server.address });
   const client = new Client({ connection, namespace: server.namespace });
-  const composition = await createShowcaseComposition({
-    storeUrl: `sqlite:${join(server.dir, 'evidence.db')}`,
-    refundStorePath: join(server.dir, 'refund.db'),
-    scripts: benchScripts(sizes),
-    env: {},
-    identity: 'bench-worker',
-    extend: [(registry) => registerBenchTools(registry)],
-  });
+  const composition = await createBenchComposition(server.dir, sizes);
   const workers = new Set<RunningWorker>();
   return {
     server,
