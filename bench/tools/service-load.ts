@@ -207,6 +207,7 @@ async function main(): Promise<void> {
     const openLimits = {
       startsPerUser: { perSecond: 10_000, burst: 100_000 },
       activeRunsPerTenant: 1_000_000,
+      activeRunsPerUser: 1_000_000,
       sseConnectionsPerTenant: 100_000,
       sseConnectionsPerUser: 100_000,
     };
