@@ -6,7 +6,7 @@ import { MAX_WRITE_ATTEMPTS } from '../../src/core/runner/write-recovery.js';
 import { TEST_APPROVER, decide } from '../support/decisions.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
-import { refundRowsIn, type RefundRow } from './fault-rig.js';
+import { refundRowsIn, waitForPause, type RefundRow } from './fault-rig.js';
 
 /** refund.create is the 4th invocation of the refund graph. */
 const CREATE_SEQ = 4;
@@ -23,7 +23,7 @@ function refundRows(h: HarnessFixture, handle: WorkflowHandle): RefundRow[] {
  * not refuse the refund: it waits for a person (`write_attempts_exhausted`). The store comes back,
  * the person says `not_applied`, and one more attempt pays the refund, once.
  */
-describe('faults: an approved write whose attempts all fail goes to a person', { timeout: 240_000 }, () => {
+describe('faults: an approved write whose attempts all fail goes to a person', { timeout: 360_000 }, () => {
   const cleanup: (() => Promise<void>)[] = [];
   afterAll(async () => {
     for (const c of cleanup.reverse()) await c().catch(() => undefined);
@@ -37,7 +37,9 @@ describe('faults: an approved write whose attempts all fail goes to a person', {
     const handle = await h.start({
       task: { message: 'refund ORD-1001 please, it has not shipped', customerId: 'C1001' },
     });
-    const approval = await waitForState(handle, (v) => v.status === 'awaiting_confirmation', 60_000);
+    // A settled pause: the events flushed before it are stored. Halting PostgreSQL earlier would hang
+    // that flush, and the run would never take the approval (what this test is not about).
+    const approval = await waitForPause(handle, 'awaiting_confirmation');
     await pg.halt();
     let down = true;
     cleanup.push(async () => {
@@ -49,7 +51,7 @@ describe('faults: an approved write whose attempts all fail goes to a person', {
     const waiting = await waitForState(
       handle,
       (v) => v.waitingReason === 'write_attempts_exhausted' || v.status === 'succeeded',
-      120_000,
+      200_000,
     );
     expect(waiting).toMatchObject({
       status: 'awaiting_human',
