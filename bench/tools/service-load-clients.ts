@@ -18,7 +18,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { httpAgent, postJson } from '../lib/http-json.js';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Client, Connection } from '@temporalio/client';
 import { startAgentRun } from '../../src/client/start-run.js';
@@ -125,43 +125,6 @@ function env(name: string): string {
   const v = process.env[name];
   if (!v) throw new Error(`${name} is not set`);
   return v;
-}
-
-const httpAgent = new HttpAgent({ keepAlive: true });
-
-/** POST `body` as JSON (node:http, keep-alive, 30 s timeout); the answer's status and parsed body. */
-function postJson(
-  url: string,
-  headers: Record<string, string>,
-  body: unknown,
-): Promise<{ status: number; body: unknown }> {
-  return new Promise((resolve, reject) => {
-    const payload = Buffer.from(JSON.stringify(body));
-    const req = httpRequest(
-      url,
-      {
-        method: 'POST',
-        agent: httpAgent,
-        timeout: 30_000,
-        headers: { ...headers, 'content-type': 'application/json', 'content-length': payload.length },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          try {
-            resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) });
-          } catch (err) {
-            reject(err instanceof Error ? err : new Error(String(err)));
-          }
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('timed out after 30 s')));
-    req.on('error', reject);
-    req.end(payload);
-  });
 }
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
