@@ -1,7 +1,8 @@
 /**
  * Child process for the multi-process SQLite test: opens the store at argv[2] (racing the other
  * children on migrations), then interleaves writes with them: its own events and intents, and
- * shared records every child writes identically. Children wait for each other before writing. Prints one JSON line and exits 0 on success.
+ * shared records every child writes identically. Children wait for each other before writing,
+ * and again halfway, so their commits interleave even on a starved machine. Prints one JSON line and exits 0 on success.
  */
 import { openEvidenceStore } from '../../../src/worker/store/index.js';
 
@@ -32,7 +33,21 @@ const shared = {
   workerIdentity: 'any',
   recordedAt: new Date().toISOString(),
 };
+const other = name === 'a' ? 'b' : 'a';
+/** Waits until the other child has committed at least `n` of its events. */
+async function otherHasWritten(n: number): Promise<void> {
+  const until = Date.now() + 30_000;
+  for (;;) {
+    const events = await store.listEvents('shared-run', { limit: 5000 });
+    if (events.filter((e) => (e.data as { writer?: string }).writer === other).length >= n) return;
+    if (Date.now() > until) throw new Error(`the other writer never reached ${n} events`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
 for (let i = 0; i < count; i++) {
+  // Halfway, wait for the other child's first half: on a starved machine one process could otherwise
+  // run alone to the end, and the test would not prove the two interleave.
+  if (i === Math.floor(count / 2)) await otherHasWritten(Math.floor(count / 2));
   const seq = base + i;
   await store.appendEvent({
     runId: 'shared-run',
