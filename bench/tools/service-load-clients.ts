@@ -25,7 +25,7 @@ import { startAgentRun } from '../../src/client/start-run.js';
 import type { AgentRunInput } from '../../src/contract/run-input.js';
 import { writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { TERMINAL_EVENT_TYPES } from '../../src/service/event-stream.js';
+import { TERMINAL_EVENT_TYPES } from '../../src/service/run-event-feed.js';
 import { openEvidenceStore } from '../../src/worker/store/open-evidence-store.js';
 import type { EvidenceStore } from '../../src/worker/store/index.js';
 import { sseEvents } from '../lib/sse.js';

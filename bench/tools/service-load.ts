@@ -38,7 +38,7 @@ import { startAgentRun } from '../../src/client/start-run.js';
 import type { PrincipalRegistry } from '../../src/contract/principals.js';
 import { composeAgentRun } from '../../src/core/workflow/agent-run-definition.js';
 import { projectRoot } from '../../src/devserver/config.js';
-import { TERMINAL_EVENT_TYPES } from '../../src/service/event-stream.js';
+import { TERMINAL_EVENT_TYPES } from '../../src/service/run-event-feed.js';
 import { createRunService } from '../../src/service/run-service.js';
 import { parseServiceConfig, type ServiceConfig } from '../../src/service/service-config.js';
 import { openEvidenceStore } from '../../src/worker/store/open-evidence-store.js';

@@ -1,24 +1,18 @@
 import type { ServerResponse } from 'node:http';
 import { envelopesOf, projectPublic, runObligations } from '../client/evidence/public-projection.js';
 import type { EvidenceStore, StoredEvent } from '../worker/store/index.js';
-
-/** The events after which a run's stream ends. */
-export const TERMINAL_EVENT_TYPES = new Set(['run.completed', 'run.failed', 'run.cancelled']);
-
-/** Events read from the store per poll. */
-const PAGE = 500;
+import { pageAfter, TERMINAL_EVENT_TYPES, type FeedCursor } from './run-event-feed.js';
 
 export interface EventStreamOptions {
   readonly store: EvidenceStore;
   readonly runId: string;
+  /** The run's shared feed (see {@link RunEventFeeds}); the stream releases it when it ends. */
+  readonly feed: FeedCursor;
   /** Send events with a sequence above this (from `Last-Event-ID`); -1 for all. */
   readonly afterSeq: number;
   /** `public`: the redacted projection; `internal`: the stored envelopes (operators). */
   readonly view: 'public' | 'internal';
-  readonly pollMs: number;
   readonly heartbeatMs: number;
-  /** Is the workflow still running? Asked when no event came for a while (a run ended without a terminal event). */
-  readonly stillRunning: () => Promise<boolean>;
   /** Aborted when the client goes away or the service closes. */
   readonly signal: AbortSignal;
 }
@@ -29,13 +23,13 @@ export interface EventStreamOptions {
  * client that reconnects with `Last-Event-ID: k` gets k+1 onward: no gap, no duplicate. In the public
  * view an event the projection leaves out (`restricted`) is sent as an `omitted` event under its
  * sequence, so the sequence a client sees has no holes. A comment line is sent every `heartbeatMs`.
- * Never throws: a store failure ends the stream with an `error` event (the client reconnects with its
+ * Events come from the run's shared feed, so N streams of one run cost one store poller. Never
+ * throws: a store failure ends the stream with an `error` event (the client reconnects with its
  * last id).
  */
 export async function streamRunEvents(res: ServerResponse, o: EventStreamOptions): Promise<void> {
   let last = o.afterSeq;
   let lastWrite = Date.now();
-  let idleSince = Date.now();
   const obligations = new Set<string>();
   const write = (chunk: string) => {
     lastWrite = Date.now();
@@ -45,33 +39,27 @@ export async function streamRunEvents(res: ServerResponse, o: EventStreamOptions
     // Obligations named before the resume point still apply to what is sent now.
     if (o.view === 'public' && last >= 0) await collectObligations(o.store, o.runId, last, obligations);
     while (!o.signal.aborted) {
-      const batch = await o.store.listEvents(o.runId, page(last));
-      if (batch.length > 0) {
-        idleSince = Date.now();
-        for (const frame of frames(batch, o.view, obligations)) {
+      const wait = Math.max(0, o.heartbeatMs - (Date.now() - lastWrite));
+      const read = await o.feed.next(last, wait, o.signal);
+      if (read.kind === 'events') {
+        for (const frame of frames(read.events, o.view, obligations)) {
           write(frame.text);
           last = frame.seq;
         }
-        if (batch.some((e) => TERMINAL_EVENT_TYPES.has(e.type))) return;
-        if (batch.length === PAGE) continue;
-      } else if (Date.now() - idleSince > Math.max(2_000, o.pollMs * 8)) {
-        idleSince = Date.now();
-        if (!(await o.stillRunning())) {
-          // Closed without a terminal event (terminated, timed out): read what is left, then end.
-          for (const frame of frames(await o.store.listEvents(o.runId, page(last)), o.view, obligations))
-            write(frame.text);
-          write(`event: end\ndata: {"reason":"workflow_closed"}\n\n`);
-          return;
-        }
+        if (read.events.some((e) => TERMINAL_EVENT_TYPES.has(e.type))) return;
+      } else if (read.kind === 'closed') {
+        write(`event: end\ndata: ${JSON.stringify({ reason: read.reason })}\n\n`);
+        return;
       }
-      if (Date.now() - lastWrite >= o.heartbeatMs) write(': keep-alive\n\n');
-      await sleep(o.pollMs, o.signal);
+      if (!o.signal.aborted && Date.now() - lastWrite >= o.heartbeatMs) write(': keep-alive\n\n');
     }
   } catch (err) {
     if (!o.signal.aborted)
       write(
         `event: error\ndata: ${JSON.stringify({ code: 'stream.store_unavailable', message: (err as Error).message.slice(0, 200) })}\n\n`,
       );
+  } finally {
+    o.feed.release();
   }
 }
 
@@ -83,7 +71,7 @@ async function collectObligations(
 ): Promise<void> {
   let after = -1;
   while (after < upTo) {
-    const batch = await store.listEvents(runId, page(after));
+    const batch = await store.listEvents(runId, pageAfter(after));
     if (batch.length === 0) return;
     const upToHere = batch.filter((e) => e.seq <= upTo);
     for (const ob of runObligations(upToHere.map((e) => ({ type: e.type, data: e.data })))) into.add(ob);
@@ -112,25 +100,7 @@ function* frames(
   }
 }
 
-/** The store's page after `seq` (-1: from the first event). */
-function page(after: number): { afterSeq?: number; limit: number } {
-  return after >= 0 ? { afterSeq: after, limit: PAGE } : { limit: PAGE };
-}
-
 function frame(seq: number, type: string, data: unknown): string {
   const event = /^[A-Za-z0-9_.:-]{1,100}$/.test(type) ? type : 'message';
   return `id: ${seq}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

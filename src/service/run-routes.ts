@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { isGrpcServiceError, WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { decodeTypedSearchAttributes } from '@temporalio/common/lib/converter/payload-search-attributes.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
@@ -28,6 +28,7 @@ import {
 } from './api-schemas.js';
 import type { Caller } from './caller-identity.js';
 import { streamRunEvents } from './event-stream.js';
+import type { RunEventFeeds } from './run-event-feed.js';
 import { projectPublicValue } from '../client/evidence/public-projection.js';
 import { accessRun } from './run-access.js';
 import { decisionStatus, runDecision, type RunDecision } from './run-decisions.js';
@@ -44,6 +45,8 @@ export interface RunRoutesOptions {
   readonly config: ServiceConfig;
   readonly admission: Admission;
   readonly metrics: ServiceMetrics;
+  /** One store poller per followed run, shared by its streams. */
+  readonly feeds: RunEventFeeds;
   /** The verified caller of a request (set by the service's auth hook). */
   readonly callerOf: (req: FastifyRequest) => Caller;
   /** Aborted when the service closes: open event streams end. */
@@ -169,12 +172,20 @@ export function registerRunRoutes(app: FastifyInstance, o: RunRoutesOptions): vo
         `AgentWaitingReason IN ('confirmation_required', 'human_decision_required')`,
         `ExecutionStatus = 'Running'`,
       );
-    const page = await client.workflowService.listWorkflowExecutions({
-      namespace: client.options.namespace,
-      query: clauses.join(' AND '),
-      pageSize: q.limit,
-      ...(q.cursor ? { nextPageToken: Buffer.from(q.cursor, 'base64url') } : {}),
-    });
+    const page = await client.workflowService
+      .listWorkflowExecutions({
+        namespace: client.options.namespace,
+        query: clauses.join(' AND '),
+        pageSize: q.limit,
+        ...(q.cursor ? { nextPageToken: Buffer.from(q.cursor, 'base64url') } : {}),
+      })
+      .catch((err: unknown) => {
+        // The server refuses a page token it cannot read as UNKNOWN (gRPC 2, SQL visibility) or
+        // INVALID_ARGUMENT (3). Whatever a cursor says, the tenant clause applies to every page.
+        if (q.cursor && isGrpcServiceError(err) && [2, 3].includes(Number(err.code)))
+          throw new ApiError(400, 'request.invalid_cursor', 'cursor is not one this service issued');
+        throw err;
+      });
     const runs = (page.executions ?? []).map((e) => {
       const sa = decodeTypedSearchAttributes(e.searchAttributes?.indexedFields);
       return {
@@ -268,11 +279,13 @@ export function registerRunRoutes(app: FastifyInstance, o: RunRoutesOptions): vo
         await streamRunEvents(reply.raw, {
           store: o.store,
           runId: req.params.runId,
+          feed: o.feeds.follow(
+            req.params.runId,
+            async () => (await run.handle.describe()).status.name === 'RUNNING',
+          ),
           afterSeq,
           view,
-          pollMs: o.config.stream.pollMs,
           heartbeatMs: o.config.stream.heartbeatMs,
-          stillRunning: async () => (await run.handle.describe()).status.name === 'RUNNING',
           signal: stop.signal,
         });
       } finally {

@@ -8,6 +8,7 @@ import { ApiError } from './api-error.js';
 import { openApiDocument } from './api-schemas.js';
 import { AuthError, CallerIdentity, type Caller } from './caller-identity.js';
 import { INBOX_HTML } from './inbox-page.js';
+import { RunEventFeeds } from './run-event-feed.js';
 import { registerRunRoutes } from './run-routes.js';
 import type { ServiceConfig } from './service-config.js';
 import { ServiceMetrics } from './service-metrics.js';
@@ -50,6 +51,7 @@ export function createRunService(o: RunServiceOptions): FastifyInstance {
   const metrics = new ServiceMetrics();
   const admission = new Admission(o.config.limits);
   const closing = new AbortController();
+  const feeds = new RunEventFeeds({ store: o.store, pollMs: o.config.stream.pollMs });
   const callers = new WeakMap<FastifyRequest, Caller>();
   const started = new WeakMap<FastifyRequest, number>();
 
@@ -71,6 +73,7 @@ export function createRunService(o: RunServiceOptions): FastifyInstance {
   });
   app.addHook('onClose', (_instance, done) => {
     closing.abort();
+    feeds.close();
     done();
   });
 
@@ -110,6 +113,7 @@ export function createRunService(o: RunServiceOptions): FastifyInstance {
   app.get('/metrics', async (_req, reply) => {
     const gauges: { name: string; labels?: Record<string, string>; value: number; help: string }[] = [
       { name: 'harness_sse_clients', value: admission.openStreams, help: 'Open event streams' },
+      { name: 'harness_sse_followed_runs', value: feeds.size, help: 'Runs with a shared store poller' },
     ];
     try {
       const counts = await o.client.workflow.count(`WorkflowType = 'agentRun' GROUP BY ExecutionStatus`);
@@ -137,6 +141,7 @@ export function createRunService(o: RunServiceOptions): FastifyInstance {
     config: o.config,
     admission,
     metrics,
+    feeds,
     closing: closing.signal,
     callerOf: (req) => {
       const c = callers.get(req);

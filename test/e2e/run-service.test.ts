@@ -200,6 +200,10 @@ describe('run service', { timeout: 180_000 }, () => {
     }
     expect(new Set(paged).size).toBe(paged.length);
     expect(paged.every((id) => id.startsWith('run-acme-'))).toBe(true);
+    // A cursor this service never issued is the caller's mistake, not the service's.
+    const bad = await api('approver', 'GET', `/v1/runs?limit=1&cursor=AAAA`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.error?.code).toBe('request.invalid_cursor');
 
     // The public stream up to the wait; the client leaves after event k.
     const first = await readSse(
