@@ -11,6 +11,7 @@ import {
   runObligations,
   type PublicProjection,
 } from '../evidence/public-projection.js';
+import { scrubSecrets } from './scrub-secrets.js';
 
 type History = temporal.api.history.v1.IHistory;
 
@@ -97,8 +98,9 @@ export function patchIdsOf(history: History): string[] {
   for (const e of history.events ?? []) {
     const m = e.markerRecordedEventAttributes;
     if (m?.markerName !== PATCH_MARKER) continue;
-    const id = fromPayload(m.details?.patch_id?.payloads?.[0]);
-    if (typeof id === 'string' && !ids.includes(id)) ids.push(id);
+    // Core writes `patch-data` as `{ id, deprecated }`.
+    const data = fromPayload(m.details?.['patch-data']?.payloads?.[0]) as { id?: unknown } | undefined;
+    if (typeof data?.id === 'string' && !ids.includes(data.id)) ids.push(data.id);
   }
   return ids;
 }
@@ -127,12 +129,13 @@ export function recordedEndOf(history: History): { status: string; code: string 
 
 async function readAllEvents(store: EvidenceStore, runId: string): Promise<StoredEvent[]> {
   const all: StoredEvent[] = [];
-  let after = -1;
+  let after: number | undefined;
   for (;;) {
-    const page = await store.listEvents(runId, { afterSeq: after, limit: 5000 });
+    const page = await store.listEvents(runId, { ...(after !== undefined ? { afterSeq: after } : {}), limit: 5000 });
     all.push(...page);
-    if (page.length < 5000) return all;
-    after = page.at(-1)!.seq;
+    const last = page.at(-1);
+    if (page.length < 5000 || !last) return all;
+    after = last.seq;
   }
 }
 
@@ -156,7 +159,7 @@ export async function buildFailureSample(i: BuildFailureSampleInput): Promise<Fa
   const runId = i.failure.runId;
   const stored = await readAllEvents(i.store, runId);
   const obligations = runObligations(stored.map((e) => ({ type: e.type, data: e.data })));
-  const redact = (v: unknown): unknown => projectPublicValue(v ?? null, { obligations });
+  const redact = (v: unknown): unknown => scrubSecrets(projectPublicValue(v ?? null, { obligations }));
   const plain = i.codec ? await decodeHistoryPayloads(i.history, i.codec) : i.history;
   const first = plain.events?.[0];
   const started = first?.workflowExecutionStartedEventAttributes;
@@ -214,7 +217,7 @@ export async function buildFailureSample(i: BuildFailureSampleInput): Promise<Fa
     },
     invocations,
     artifacts,
-    events: JSON.parse(JSON.stringify(events)) as unknown,
+    events: scrubSecrets(JSON.parse(JSON.stringify(events))),
     historyEncoded: i.codec !== undefined,
   });
 }
