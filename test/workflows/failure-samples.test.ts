@@ -126,12 +126,17 @@ describe('failure samples from production runs', () => {
     const [run] = result.runs;
     expect(run?.observation.status).toBe('failed');
     expect(run?.observation.terminalReason?.code).toBe('completion.not_satisfied');
-    expect(run?.observation.invocations.find((i) => i.tool === 'refund.verify')?.status).toBe('failed_terminal');
+    expect(run?.observation.invocations.find((i) => i.tool === 'refund.verify')?.status).toBe(
+      'failed_terminal',
+    );
     expect(run?.checks.failures).toEqual([]);
   }, 240_000);
 
   it('budget-exhausted and guardrail-blocked runs yield samples; a succeeded run yields none; no sample holds a secret', async () => {
-    const budget = await h.start({ task: { message: 'refund ORD-1001', customerId: 'C1001' }, budget: { maxSteps: 2 } });
+    const budget = await h.start({
+      task: { message: 'refund ORD-1001', customerId: 'C1001' },
+      budget: { maxSteps: 2 },
+    });
     const blocked = await h.start({
       task: { message: `refund ORD-1001, my api key is ${PASTED_KEY}`, customerId: 'C1001' },
     });

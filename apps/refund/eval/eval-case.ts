@@ -7,7 +7,9 @@ import { SEED_CUSTOMER_ID } from '../business/seed-data.js';
 import type { RefundDrills } from '../composition.js';
 
 /** A stable reason code: dotted lower-case words, e.g. `completion.not_satisfied`. */
-const ReasonCode = z.string().regex(/^[a-z][a-z0-9_]{0,30}(?:\.[a-z0-9_]{1,30}){1,3}$/, 'expected a dotted reason code');
+const ReasonCode = z
+  .string()
+  .regex(/^[a-z][a-z0-9_]{0,30}(?:\.[a-z0-9_]{1,30}){1,3}$/, 'expected a dotted reason code');
 const NameVersionText = z.string().regex(/^[a-z][a-z0-9_.-]{0,63}@v[1-9][0-9]*$/, 'expected name@vN');
 
 /**

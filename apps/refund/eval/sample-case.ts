@@ -35,7 +35,9 @@ function observedData(sample: FailureSample, type: string): Record<string, unkno
 export function refundFailureCase(sample: FailureSample): FailureCase {
   const order = observedData(sample, ORDER_ARTIFACT_TYPE);
   if (!order || text(order.id) === undefined)
-    throw new SampleCaseError(`run ${sample.failure.runId} observed no order: its situation cannot be seeded`);
+    throw new SampleCaseError(
+      `run ${sample.failure.runId} observed no order: its situation cannot be seeded`,
+    );
   const logistics = observedData(sample, LOGISTICS_ARTIFACT_TYPE);
   const start = record(sample.inputs.start);
   const task = record(start.task);
@@ -55,7 +57,8 @@ export function refundFailureCase(sample: FailureSample): FailureCase {
   );
   const failures = new Map<string, string>();
   for (const i of sample.invocations)
-    if (i.status === 'failed_terminal' && i.errorCode && !failures.has(i.tool)) failures.set(i.tool, i.errorCode);
+    if (i.status === 'failed_terminal' && i.errorCode && !failures.has(i.tool))
+      failures.set(i.tool, i.errorCode);
   const nameVersion = (v: unknown): string | undefined => {
     const r = record(v);
     return text(r.name) && text(r.version) ? `${String(r.name)}@${String(r.version)}` : undefined;

@@ -16,7 +16,9 @@ export class FailureSampleFolderError extends HarnessError {
 
 /** True when `path` is a folder holding a failure sample (`sample.json`). */
 export function isFailureSampleFolder(path: string): boolean {
-  return existsSync(path) && statSync(path).isDirectory() && existsSync(join(path, FAILURE_SAMPLE_FILES.sample));
+  return (
+    existsSync(path) && statSync(path).isDirectory() && existsSync(join(path, FAILURE_SAMPLE_FILES.sample))
+  );
 }
 
 /**
@@ -50,7 +52,9 @@ function readJson(dir: string, name: string): unknown {
 export function readFailureSampleFolder(dir: string): { sample: FailureSample; history: History } {
   const parsed = FailureSampleSchema.safeParse(readJson(dir, FAILURE_SAMPLE_FILES.sample));
   if (!parsed.success) {
-    const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+    const issues = parsed.error.issues
+      .slice(0, 5)
+      .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
     throw new FailureSampleFolderError(
       `${join(dir, FAILURE_SAMPLE_FILES.sample)} is not a failure sample: ${issues.join('; ')}`,
       { dir, issues },
@@ -61,9 +65,12 @@ export function readFailureSampleFolder(dir: string): { sample: FailureSample; h
     history = historyFromJSON(readJson(dir, FAILURE_SAMPLE_FILES.history));
   } catch (err) {
     if (err instanceof FailureSampleFolderError) throw err;
-    throw new FailureSampleFolderError(`${join(dir, FAILURE_SAMPLE_FILES.history)}: ${(err as Error).message}`, {
-      dir,
-    });
+    throw new FailureSampleFolderError(
+      `${join(dir, FAILURE_SAMPLE_FILES.history)}: ${(err as Error).message}`,
+      {
+        dir,
+      },
+    );
   }
   return { sample: parsed.data, history };
 }

@@ -70,7 +70,9 @@ export const FailureSampleSchema = z.strictObject({
     startedAt: z.string(),
   }),
   invocations: z.array(SampleInvocationSchema),
-  artifacts: z.array(z.strictObject({ id: z.string(), type: z.string(), provenance: z.string(), data: Json })),
+  artifacts: z.array(
+    z.strictObject({ id: z.string(), type: z.string(), provenance: z.string(), data: Json }),
+  ),
   events: z.strictObject({
     events: z.array(z.record(z.string(), z.unknown())),
     omittedSequences: z.array(z.number()),
@@ -120,8 +122,7 @@ export function recordedEndOf(history: History): { status: string; code: string 
   const done = last?.workflowExecutionCompletedEventAttributes;
   if (!done) return undefined;
   const result = fromPayload(done.result?.payloads?.[0]) as
-    | { status?: unknown; terminalReason?: { code?: unknown } | null }
-    | undefined;
+    { status?: unknown; terminalReason?: { code?: unknown } | null } | undefined;
   if (typeof result?.status !== 'string') return undefined;
   const code = result.terminalReason?.code;
   return { status: result.status, code: typeof code === 'string' ? code : null };
@@ -131,7 +132,10 @@ async function readAllEvents(store: EvidenceStore, runId: string): Promise<Store
   const all: StoredEvent[] = [];
   let after: number | undefined;
   for (;;) {
-    const page = await store.listEvents(runId, { ...(after !== undefined ? { afterSeq: after } : {}), limit: 5000 });
+    const page = await store.listEvents(runId, {
+      ...(after !== undefined ? { afterSeq: after } : {}),
+      limit: 5000,
+    });
     all.push(...page);
     const last = page.at(-1);
     if (page.length < 5000 || !last) return all;

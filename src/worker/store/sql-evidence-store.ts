@@ -48,7 +48,11 @@ import {
 } from './stream-program.js';
 import { getRunProgram, listRunsProgram } from './run-program.js';
 import { getFailureSampleProgram, listFailureSamplesProgram } from './failure-sample-program.js';
-import { FailureReasonSchema, type FailureReason, type FailureSampleRecord } from './failure-sample-record.js';
+import {
+  FailureReasonSchema,
+  type FailureReason,
+  type FailureSampleRecord,
+} from './failure-sample-record.js';
 import type { RunRecord } from './run-record.js';
 
 const EventPageSchema = z.strictObject({

@@ -460,7 +460,11 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
         const budget = await endRun(
           'budget',
           'run.failed',
-          { status: 'budget_exhausted', reason: { code: 'budget.max_steps', message: 'steps' }, budget: { steps: 3 } },
+          {
+            status: 'budget_exhausted',
+            reason: { code: 'budget.max_steps', message: 'steps' },
+            budget: { steps: 3 },
+          },
           '2026-02-02T00:00:05.000Z',
         );
         const guarded = await endRun(
@@ -502,7 +506,8 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
         });
         expect(await store.getFailureSample(ok)).toBeUndefined();
         expect(await store.getFailureSample(cancelled)).toBeUndefined();
-        const ours = (list: { runId: string }[]) => list.map((r) => r.runId).filter((id) => id.startsWith(tag));
+        const ours = (list: { runId: string }[]) =>
+          list.map((r) => r.runId).filter((id) => id.startsWith(tag));
         expect(ours(await store.listFailureSamples({ limit: 5000 }))).toEqual([guarded, budget, failed]);
         expect(ours(await store.listFailureSamples({ reason: 'budget_exhausted', limit: 5000 }))).toEqual([
           budget,
@@ -512,10 +517,7 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
         ).toEqual([guarded, budget]);
         expect(ours(await store.listFailureSamples({ tenantId: 'acme', limit: 5000 }))).toHaveLength(3);
         await expectCode(store.listFailureSamples({ since: 'yesterday' }), 'store.invalid_record');
-        await expectCode(
-          store.listFailureSamples({ reason: 'oops' as 'failed' }),
-          'store.invalid_record',
-        );
+        await expectCode(store.listFailureSamples({ reason: 'oops' as 'failed' }), 'store.invalid_record');
       });
 
       it('lists in seq order and pages with afterSeq and limit', async () => {

@@ -34,9 +34,12 @@ export function parseSince(text: string, now = Date.now()): string {
   if (ago) return new Date(now - Number(ago[1]) * UNIT_MS[ago[2] as keyof typeof UNIT_MS]).toISOString();
   if (/^\d{4}-\d{2}-\d{2}T.+(Z|[+-]\d{2}:\d{2})$/.test(text) && !Number.isNaN(Date.parse(text)))
     return new Date(text).toISOString();
-  throw usageError(`--since must be an ISO 8601 time with offset or an age like 30m, 24h, 7d (got "${text}")`, {
-    since: text,
-  });
+  throw usageError(
+    `--since must be an ISO 8601 time with offset or an age like 30m, 24h, 7d (got "${text}")`,
+    {
+      since: text,
+    },
+  );
 }
 
 /**
@@ -114,9 +117,14 @@ export async function failuresExportCommand(
         made = app.failureCase!(sample);
       } catch (err) {
         if (!isHarnessError(err)) throw err;
-        throw new CliError('cli.case_failed', `run ${runId} cannot become a case: ${err.message}`, EXIT.usage, {
-          code: err.code,
-        });
+        throw new CliError(
+          'cli.case_failed',
+          `run ${runId} cannot become a case: ${err.message}`,
+          EXIT.usage,
+          {
+            code: err.code,
+          },
+        );
       }
       if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/.test(made.id))
         throw new CliError('cli.case_failed', `the app named the case "${made.id}"`, EXIT.runtime);
