@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { HarnessApp } from '../../src/index.js';
 import { createRefundComposition } from './composition.js';
+import { refundFailureCase } from './eval/sample-case.js';
 import { refundDefinition } from './workflow/definition.js';
 import { refundPrincipals, refundSettings } from './settings.js';
 
@@ -15,4 +16,6 @@ export const app: HarnessApp = {
       refundStorePath: refundSettings(o.env).refundStorePath,
       principals: o.principals ?? refundPrincipals(o.env),
     }),
+  // Failure samples of refund runs become regression cases of the refund evaluation.
+  failureCase: refundFailureCase,
 };

@@ -11,7 +11,7 @@ import {
 import { openRefundStore, type RefundStore } from './business/refund-store.js';
 import type { StoreLatency } from './business/store-latency.js';
 import { REFUND_SCRIPT } from './refund-script.js';
-import { registerRefundTools } from './tools/refund-tools.js';
+import { registerRefundTools, type ToolFailureDrill } from './tools/refund-tools.js';
 
 /** Adds an app part's tools and routes to a composition; returns what to close with it. */
 export type CompositionExtension = (
@@ -28,6 +28,8 @@ export interface RefundDrills {
   readonly latency?: StoreLatency;
   /** `false`: refund.create has no reconciler. Default true. */
   readonly reconcile?: boolean;
+  /** Refund tools whose every call fails with a code (a broken connector). Default none. */
+  readonly toolFailures?: readonly ToolFailureDrill[];
 }
 
 export interface RefundCompositionOptions extends AppCompositionOptions {
@@ -59,7 +61,10 @@ export async function createRefundComposition(options: RefundCompositionOptions)
   );
   refundStore.seedIfEmpty();
   const registry = new ToolRegistry();
-  registerRefundTools(registry, refundStore, { reconcile: options.drills?.reconcile ?? true });
+  registerRefundTools(registry, refundStore, {
+    reconcile: options.drills?.reconcile ?? true,
+    ...(options.drills?.toolFailures ? { failures: options.drills.toolFailures } : {}),
+  });
   const models = new ModelRouter();
   const closers: (() => Promise<void>)[] = [];
   for (const extend of options.extend ?? []) {

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { HarnessApp } from '../../src/index.js';
 import { refundPrincipals, refundSettings } from '../refund/settings.js';
 import { createShowcaseComposition } from './composition.js';
+import { refundFailureCase } from '../refund/eval/sample-case.js';
 import { showcaseDefinition } from './workflow/definition.js';
 
 /**
@@ -18,4 +19,6 @@ export const app: HarnessApp = {
       refundStorePath: refundSettings(o.env).refundStorePath,
       principals: o.principals ?? refundPrincipals(o.env),
     }),
+  // Failure samples of refund runs become regression cases of the refund evaluation.
+  failureCase: refundFailureCase,
 };

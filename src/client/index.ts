@@ -7,6 +7,21 @@ export * from '../codec/index.js';
 export { startAgentRun, type StartRunOptions } from './start-run.js';
 export { createHarnessClient, type HarnessClientOptions } from './harness-client.js';
 export { projectPublic } from './evidence/public-projection.js';
+export {
+  buildFailureSample,
+  FailureSampleSchema,
+  patchIdsOf,
+  recordedEndOf,
+  type BuildFailureSampleInput,
+  type FailureSample,
+  type SampleInvocation,
+} from './failures/failure-sample.js';
+export {
+  FailureSampleFolderError,
+  isFailureSampleFolder,
+  readFailureSampleFolder,
+  writeFailureSampleFolder,
+} from './failures/failure-sample-folder.js';
 export { resolveTemporal, type TemporalTarget } from '../devserver/temporal-target.js';
 export type { RunView } from '../core/workflow/run-view.js';
 export type { AgentRunResult, AgentRunWorkflow } from '../core/workflow/agent-run.js';

@@ -8,6 +8,7 @@ import type { EvidenceStore } from './store/evidence-store.js';
 import type { ToolRegistry } from './tools/tool-registry.js';
 import type { LoadedPrincipals } from './authz/principal-registry.js';
 import type { PrincipalRegistry } from '../contract/principals.js';
+import type { FailureSample } from '../client/failures/failure-sample.js';
 
 /** The trusted worker-side composition of an app: tools with executors, evidence store, model routes. */
 export interface WorkerComposition {
@@ -40,6 +41,14 @@ export interface AppCompositionOptions {
   readonly principals?: PrincipalRegistry | string;
 }
 
+/** A case of an app's own evaluation, made from a failure sample (`harness failures export --as-case`). */
+export interface FailureCase {
+  /** The case id (the file is `<id>.json`): letters, digits, `_`, `.`, `-`. */
+  readonly id: string;
+  /** The case as the app's evaluation reads it (JSON). */
+  readonly case: unknown;
+}
+
 /**
  * An app built on the harness, as the `harness` CLI, `harness worker` and `harness dev` load it: its
  * workflows module, the same workflow-side definition (so clients can check profile and policy names
@@ -51,6 +60,12 @@ export interface HarnessApp {
   readonly workflowsPath: string;
   readonly definition: AgentRunDefinition;
   createComposition(options: AppCompositionOptions): Promise<WorkerComposition>;
+  /**
+   * Optional: turn an exported failure sample into a case of the app's own evaluation, so the
+   * failure becomes a regression case (docs/evaluation.md). Throws a `HarnessError` when the sample
+   * cannot become a case (e.g. it lacks an observation the case needs).
+   */
+  failureCase?(sample: FailureSample): FailureCase;
 }
 
 function isHarnessApp(value: unknown): value is HarnessApp {

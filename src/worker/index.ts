@@ -10,6 +10,7 @@ export * from './mcp/index.js';
 export {
   loadHarnessApp,
   type AppCompositionOptions,
+  type FailureCase,
   type HarnessApp,
   type WorkerComposition,
 } from './app.js';

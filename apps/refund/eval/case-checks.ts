@@ -217,11 +217,14 @@ export function checkCase(c: EvalCase, o: CaseObservation): CaseChecks {
     c.expected_terminal_status === 'awaiting_confirmation' ||
     c.expected_terminal_status === 'awaiting_human' ||
     c.expected_nodes.map(canon).includes('request_confirmation');
-  const statusOk = o.status === c.expected_terminal_status;
+  const code = o.terminalReason?.code;
+  const codeOk = c.expected_terminal_code === undefined || code === c.expected_terminal_code;
+  const statusOk = o.status === c.expected_terminal_status && codeOk;
   const failures = [
-    ...(statusOk
+    ...(o.status === c.expected_terminal_status
       ? []
       : [`status ${o.status}${o.error ? ` (${o.error})` : ''}, expected ${c.expected_terminal_status}`]),
+    ...(codeOk ? [] : [`terminal code ${String(code ?? 'none')}, expected ${c.expected_terminal_code}`]),
     ...missingFacts.map((f) => `required fact ${f} not established`),
     ...missingNodes.map((n) => `expected node ${n} not visited`),
     ...forbiddenVisited.map((n) => `forbidden node ${n} visited`),

@@ -6,6 +6,10 @@ import { CASE_DEFAULT_ORDER_ID, CaseInitialStateSchema } from '../business/case-
 import { SEED_CUSTOMER_ID } from '../business/seed-data.js';
 import type { RefundDrills } from '../composition.js';
 
+/** A stable reason code: dotted lower-case words, e.g. `completion.not_satisfied`. */
+const ReasonCode = z
+  .string()
+  .regex(/^[a-z][a-z0-9_]{0,30}(?:\.[a-z0-9_]{1,30}){1,3}$/, 'expected a dotted reason code');
 const NameVersionText = z.string().regex(/^[a-z][a-z0-9_.-]{0,63}@v[1-9][0-9]*$/, 'expected name@vN');
 
 /**
@@ -22,6 +26,8 @@ export const EvalCaseSchema = z
     expected_nodes: z.array(z.string().min(1)).default([]),
     forbidden_nodes: z.array(z.string().min(1)).default([]),
     expected_terminal_status: RunStatusSchema,
+    /** The terminal reason code the run must end with (a regression case from a failure sample). */
+    expected_terminal_code: ReasonCode.optional(),
     /** Who asks. Absent: the order's owner (`initial_state.customer_id` or C1001). `null`: nobody (the run must ask). */
     customer_id: z.string().min(1).max(64).nullable().optional(),
     /** The order the task names. Absent: the seeded order. `null`: none (only what the message says). */
@@ -45,6 +51,14 @@ export const EvalCaseSchema = z
     fault: z
       .object({ lost_write: z.literal('refund.create'), reconciler: z.boolean().default(true) })
       .strict()
+      .optional(),
+    /**
+     * Fault injection: each listed refund tool fails every call with the code (a terminal business
+     * failure before any effect, as a broken connector would), e.g. a failure sample's failed call.
+     */
+    tool_failures: z
+      .array(z.object({ tool: z.string().min(1).max(64), code: ReasonCode }).strict())
+      .max(5)
       .optional(),
     /**
      * How the driver, acting as the operator, settles a run waiting with `unknown_write_outcome`:
@@ -135,12 +149,14 @@ export function caseTask(c: EvalCase): Record<string, unknown> {
 export const LOST_WRITE_HANG_MS = 6_000;
 export const LOST_WRITE_HEARTBEAT_SECONDS = 2;
 
-/** The refund store drills a case's fault needs (a hang after the commit; no reconciler); none without one. */
+/** The refund drills a case's faults need (a hang after the commit; no reconciler; failing tools); none without. */
 export function caseDrills(c: EvalCase): RefundDrills {
-  if (c.fault === undefined) return {};
+  const failures = c.tool_failures?.length ? { toolFailures: c.tool_failures } : {};
+  if (c.fault === undefined) return failures;
   return {
     latency: { perOperationMs: { createRefund: LOST_WRITE_HANG_MS }, phase: 'after_commit_hang' },
     reconcile: c.fault.reconciler,
+    ...failures,
   };
 }
 

@@ -1,4 +1,4 @@
-import type { ToolDefinition, ToolExecutor } from '../../../src/index.js';
+import { HarnessError, type ToolDefinition, type ToolExecutor } from '../../../src/index.js';
 import type { RefundStore } from '../business/refund-store.js';
 import { createLogisticsReadTool } from './logistics-read.js';
 import { createOrderReadTool } from './order-read.js';
@@ -29,6 +29,28 @@ export interface RefundToolsOptions {
    * registry digest, stay the same. Default `true`.
    */
   readonly reconcile?: boolean;
+  /**
+   * Drill: these tools fail every call with the given error code (a terminal business failure,
+   * recorded as `failed_terminal` before any effect), as a broken connector would. Default none.
+   */
+  readonly failures?: readonly ToolFailureDrill[];
+}
+
+/** One injected tool failure: every call of `tool` fails with `code`. */
+export interface ToolFailureDrill {
+  readonly tool: string;
+  readonly code: string;
+}
+
+/** `tool` whose every call fails with `code` before its executor runs. */
+function failing(tool: RefundTool, code: string): RefundTool {
+  return {
+    definition: tool.definition,
+    executor: {
+      execute: () =>
+        Promise.reject(new HarnessError(code, `${tool.definition.name} failed (injected failure drill)`)),
+    },
+  };
 }
 
 /** `tool` without its executor's `reconcile` method. */
@@ -43,13 +65,17 @@ function withoutReconcile(tool: RefundTool): RefundTool {
  */
 export function createRefundTools(store: RefundStore, options: RefundToolsOptions = {}): RefundTool[] {
   const create = createRefundCreateTool(store);
-  return [
+  const tools = [
     createOrderReadTool(store),
     createLogisticsReadTool(store),
     createPolicySearchRefundTool(store),
     options.reconcile === false ? withoutReconcile(create) : create,
     createRefundVerifyTool(store),
   ];
+  return tools.map((t) => {
+    const failure = options.failures?.find((f) => f.tool === t.definition.name);
+    return failure ? failing(t, failure.code) : t;
+  });
 }
 
 /**

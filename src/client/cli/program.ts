@@ -4,6 +4,7 @@ import type { CodecServerCommandOptions } from './commands/codec-server.js';
 import type { KeysCreateOptions } from './commands/keys.js';
 import type { DecideOptions, ProvideInputOptions, ReconcileOptions } from './commands/decide.js';
 import type { EventsOptions } from './commands/events.js';
+import type { FailuresExportOptions, FailuresListOptions } from './commands/failures.js';
 import type { StartOptions } from './commands/start.js';
 import type { ServeOptions, TokenOptions } from './commands/run-service.js';
 import { createOutput, type Output } from './output.js';
@@ -226,7 +227,9 @@ export function buildProgram(result: ProgramResult): Command {
 
   program
     .command('replay <idOrFile>')
-    .description('replay a history (workflow id, or a history .json file) against the current workflow code')
+    .description(
+      'replay a history (workflow id, a history .json file, or a failure sample folder) against the current workflow code',
+    )
     .action((arg: string, _o, cmd: Command) =>
       run(async () => (await import('./commands/replay.js')).replayCommand(await appOf(cmd), arg, out(cmd))),
     );
@@ -237,6 +240,29 @@ export function buildProgram(result: ProgramResult): Command {
     .option('--out <file>', 'write to this file')
     .action((id: string, o: { out?: string }, cmd: Command) =>
       run(async () => (await import('./commands/replay.js')).historyCommand(id, o, out(cmd))),
+    );
+
+  const failures = program
+    .command('failures')
+    .description('failure samples of runs that ended failed, budget_exhausted or blocked by a guardrail');
+  failures
+    .command('list')
+    .description('list failure samples from the evidence store (newest first)')
+    .option('--since <time>', 'only samples of runs that ended since: ISO 8601 time, or an age like 24h, 7d')
+    .option('--reason <reason>', 'failed, budget_exhausted or guardrail_blocked')
+    .option('--limit <n>', 'at most n rows', '50')
+    .action((o: FailuresListOptions, cmd: Command) =>
+      run(async () => (await import('./commands/failures.js')).failuresListCommand(o, out(cmd))),
+    );
+  failures
+    .command('export <runId>')
+    .description("write a run's failure sample folder (sample.json, history.json) for replay and evaluation")
+    .option('--out <dir>', 'folder (default failure-samples/<runId>; with --as-case, failure-cases)')
+    .option('--as-case', "write the app's evaluation case made from the sample instead")
+    .action((runId: string, o: FailuresExportOptions, cmd: Command) =>
+      run(async () =>
+        (await import('./commands/failures.js')).failuresExportCommand(await appOf(cmd), runId, o, out(cmd)),
+      ),
     );
 
   return program;

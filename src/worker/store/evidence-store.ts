@@ -11,6 +11,7 @@ import type {
   StoredArtifact,
   StoredEvent,
 } from './records.js';
+import type { FailureReason, FailureSampleRecord } from './failure-sample-record.js';
 import type { RunRecord } from './run-record.js';
 
 /**
@@ -116,6 +117,24 @@ export interface EvidenceStore {
    * for it: their `run.started` names it); `limit` default 100, max 5000.
    */
   listRuns(opts?: { status?: string; tenantId?: string; limit?: number }): Promise<RunRecord[]>;
+
+  /**
+   * The failure sample of a run that ended `failed`, `budget_exhausted` or blocked by a guardrail
+   * (stored with its terminal event, see `failure-sample-record.ts`); undefined for any other run.
+   */
+  getFailureSample(runId: string): Promise<FailureSampleRecord | undefined>;
+
+  /**
+   * Failure samples, newest end first: ended at or after `since` (ISO 8601 with offset), of one
+   * `reason`, of one tenant; `limit` default 100, max 5000.
+   * @throws `store.invalid_record` for a malformed `since` or an unknown `reason`.
+   */
+  listFailureSamples(opts?: {
+    since?: string;
+    reason?: FailureReason;
+    tenantId?: string;
+    limit?: number;
+  }): Promise<FailureSampleRecord[]>;
 
   /**
    * Events of a run with seq greater than `afterSeq` (default: all), ordered by seq, at most `limit`

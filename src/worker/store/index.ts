@@ -7,3 +7,11 @@ export { BLOB_REF_PREFIX, parseBlobRef } from './blob-program.js';
 export { SCHEMA_VERSION } from './migrations/index.js';
 export * from './records.js';
 export { RunRecordSchema, applyEventToRun, type RunRecord } from './run-record.js';
+export {
+  FailureReasonSchema,
+  FailureSampleRecordSchema,
+  failureReasonOf,
+  failureSampleOf,
+  type FailureReason,
+  type FailureSampleRecord,
+} from './failure-sample-record.js';

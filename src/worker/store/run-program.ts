@@ -1,5 +1,7 @@
 import { decodeJson, encodeJson } from './codec.js';
 import { MAX_RECORD_BYTES, type StoredEvent } from './records.js';
+import { failureSampleOf } from './failure-sample-record.js';
+import { recordFailureSampleProgram } from './failure-sample-program.js';
 import { applyEventToRun, type RunRecord } from './run-record.js';
 import { StoreError } from './errors.js';
 import { exec, rows } from './sql.js';
@@ -38,7 +40,8 @@ export function* listRunsProgram(
 /**
  * Apply newly appended events of one run to its record, inside the append's transaction: the record
  * is read and written once for the whole batch. The update is conditional on the sequence it read,
- * so a concurrent writer's newer state is never overwritten.
+ * so a concurrent writer's newer state is never overwritten. A batch that ends the run failed,
+ * budget-exhausted or blocked by a guardrail also stores its failure sample, in the same transaction.
  * @throws `store.unavailable` when the record kept moving under it.
  */
 export function* projectRunProgram(runId: string, events: readonly StoredEvent[]): SqlProgram<void> {
@@ -77,7 +80,11 @@ export function* projectRunProgram(runId: string, events: readonly StoredEvent[]
               current.lastSeq,
             ],
           );
-    if (changed === 1) return;
+    if (changed === 1) {
+      const sample = failureSampleOf(current, next);
+      if (sample) yield* recordFailureSampleProgram(sample);
+      return;
+    }
   }
   throw new StoreError('store.unavailable', `run record ${runId} kept changing; retry`, { runId });
 }

@@ -47,10 +47,22 @@ import {
   listModelDeltasProgram,
 } from './stream-program.js';
 import { getRunProgram, listRunsProgram } from './run-program.js';
+import { getFailureSampleProgram, listFailureSamplesProgram } from './failure-sample-program.js';
+import {
+  FailureReasonSchema,
+  type FailureReason,
+  type FailureSampleRecord,
+} from './failure-sample-record.js';
 import type { RunRecord } from './run-record.js';
 
 const EventPageSchema = z.strictObject({
   afterSeq: SeqSchema.optional(),
+  limit: z.number().int().min(1).optional(),
+});
+const FailureListSchema = z.strictObject({
+  since: z.iso.datetime({ offset: true }).optional(),
+  reason: FailureReasonSchema.optional(),
+  tenantId: z.string().min(1).max(200).optional(),
   limit: z.number().int().min(1).optional(),
 });
 const RunListSchema = z.strictObject({
@@ -207,6 +219,26 @@ export class SqlEvidenceStore implements EvidenceStore {
       ...(o.tenantId !== undefined ? { tenantId: o.tenantId } : {}),
     };
     return this.runner.snapshot(() => listRunsProgram(filter, Math.min(o.limit ?? 100, EVENT_PAGE_MAX)));
+  }
+
+  async getFailureSample(runId: string): Promise<FailureSampleRecord | undefined> {
+    const id = parseRecord(RunIdSchema, runId, 'run id');
+    return this.runner.snapshot(() => getFailureSampleProgram(id));
+  }
+
+  async listFailureSamples(
+    opts: { since?: string; reason?: FailureReason; tenantId?: string; limit?: number } = {},
+  ): Promise<FailureSampleRecord[]> {
+    const o = parseRecord(FailureListSchema, opts, 'failure sample list');
+    const filter = {
+      // Stored ends are ISO 8601 in UTC (the workflow clock): compare like with like.
+      ...(o.since !== undefined ? { since: new Date(o.since).toISOString() } : {}),
+      ...(o.reason !== undefined ? { reason: o.reason } : {}),
+      ...(o.tenantId !== undefined ? { tenantId: o.tenantId } : {}),
+    };
+    return this.runner.snapshot(() =>
+      listFailureSamplesProgram(filter, Math.min(o.limit ?? 100, EVENT_PAGE_MAX)),
+    );
   }
 
   async listEvents(runId: string, opts: { afterSeq?: number; limit?: number } = {}): Promise<StoredEvent[]> {

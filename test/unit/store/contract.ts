@@ -422,6 +422,104 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
         ).toBe(true);
       });
 
+      it('stores a failure sample with the terminal event of a failed, budget-exhausted or guardrail-blocked run, and none for a run that succeeded', async () => {
+        const versions = {
+          profile: 'refund.graph@v1',
+          policy: 'refund.rules@v1',
+          toolRegistryDigest: 'sha256:r',
+          modelRoute: 'scripted/refund',
+          configDigest: 'sha256:c',
+        };
+        const tag = newRunId('fs');
+        const endRun = async (
+          suffix: string,
+          type: string,
+          data: Record<string, unknown>,
+          endedAt: string,
+        ): Promise<string> => {
+          const run = `${tag}-${suffix}`;
+          const mk = (seq: number, t: string, d: Record<string, unknown>, at: string) => {
+            const e = event(run, seq, { type: t, data: d, occurredAt: at });
+            return { ...e, envelope: { ...e.envelope, type: t, data: d, versions } };
+          };
+          await store.appendEvents([
+            mk(0, 'run.created', { versions }, '2026-02-01T00:00:00.000Z'),
+            mk(1, 'run.started', { tenantId: 'acme', userId: 'u1' }, '2026-02-01T00:00:00.000Z'),
+          ]);
+          const end = mk(2, type, data, endedAt);
+          await store.appendEvents([end]);
+          await store.appendEvents([end]); // a retried flush stores nothing twice
+          return run;
+        };
+        const failed = await endRun(
+          'failed',
+          'run.failed',
+          { status: 'failed', reason: { code: 'completion.not_satisfied', message: 'no verification' } },
+          '2026-02-01T00:00:05.000Z',
+        );
+        const budget = await endRun(
+          'budget',
+          'run.failed',
+          {
+            status: 'budget_exhausted',
+            reason: { code: 'budget.max_steps', message: 'steps' },
+            budget: { steps: 3 },
+          },
+          '2026-02-02T00:00:05.000Z',
+        );
+        const guarded = await endRun(
+          'guard',
+          'run.failed',
+          { status: 'failed', reason: { code: 'guardrail.input_blocked', message: 'blocked' } },
+          '2026-02-03T00:00:05.000Z',
+        );
+        const ok = await endRun('ok', 'run.completed', { status: 'succeeded' }, '2026-02-03T00:00:06.000Z');
+        const cancelled = await endRun(
+          'cancel',
+          'run.cancelled',
+          { status: 'cancelled', reason: { code: 'run.cancelled', message: 'by op' } },
+          '2026-02-03T00:00:07.000Z',
+        );
+        expect(await store.getFailureSample(failed)).toEqual({
+          runId: failed,
+          reason: 'failed',
+          status: 'failed',
+          code: 'completion.not_satisfied',
+          message: 'no verification',
+          versions,
+          createdAt: '2026-02-01T00:00:00.000Z',
+          endedAt: '2026-02-01T00:00:05.000Z',
+          terminalSeq: 2,
+          budget: null,
+          tenantId: 'acme',
+          userId: 'u1',
+        });
+        expect(await store.getFailureSample(budget)).toMatchObject({
+          reason: 'budget_exhausted',
+          status: 'budget_exhausted',
+          code: 'budget.max_steps',
+          budget: { steps: 3 },
+        });
+        expect(await store.getFailureSample(guarded)).toMatchObject({
+          reason: 'guardrail_blocked',
+          code: 'guardrail.input_blocked',
+        });
+        expect(await store.getFailureSample(ok)).toBeUndefined();
+        expect(await store.getFailureSample(cancelled)).toBeUndefined();
+        const ours = (list: { runId: string }[]) =>
+          list.map((r) => r.runId).filter((id) => id.startsWith(tag));
+        expect(ours(await store.listFailureSamples({ limit: 5000 }))).toEqual([guarded, budget, failed]);
+        expect(ours(await store.listFailureSamples({ reason: 'budget_exhausted', limit: 5000 }))).toEqual([
+          budget,
+        ]);
+        expect(
+          ours(await store.listFailureSamples({ since: '2026-02-02T01:00:00+01:00', limit: 5000 })),
+        ).toEqual([guarded, budget]);
+        expect(ours(await store.listFailureSamples({ tenantId: 'acme', limit: 5000 }))).toHaveLength(3);
+        await expectCode(store.listFailureSamples({ since: 'yesterday' }), 'store.invalid_record');
+        await expectCode(store.listFailureSamples({ reason: 'oops' as 'failed' }), 'store.invalid_record');
+      });
+
       it('lists in seq order and pages with afterSeq and limit', async () => {
         const run = newRunId();
         const other = newRunId();

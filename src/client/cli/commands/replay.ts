@@ -10,6 +10,9 @@ import type { Output } from '../output.js';
 import type { HarnessApp } from '../../../worker/app.js';
 import { harnessDataConverter } from '../../../codec/data-converter.js';
 import { payloadCodecFromEnv } from '../../../codec/codec-from-env.js';
+import { decodeHistoryPayloads } from '../../../codec/history-payloads.js';
+import { recordedEndOf, type FailureSample } from '../../failures/failure-sample.js';
+import { isFailureSampleFolder, readFailureSampleFolder } from '../../failures/failure-sample-folder.js';
 
 /** Fetch a workflow's full history (all pages). @throws CliError exit 3 when no workflow has the id. */
 async function fetchHistory(id: string): Promise<temporal.api.history.v1.IHistory> {
@@ -48,14 +51,26 @@ function isFileArgument(arg: string): boolean {
   return arg.endsWith('.json') || arg.includes('/') || existsSync(arg);
 }
 
+/** Read a failure sample folder for replay. @throws CliError exit 2 when it is not a valid sample. */
+function readSample(dir: string): { sample: FailureSample; history: temporal.api.history.v1.IHistory } {
+  try {
+    return readFailureSampleFolder(dir);
+  } catch (err) {
+    throw usageError((err as Error).message, { dir });
+  }
+}
+
 /**
- * `harness replay <id | history.json>`: replay a history against the current workflow code (the bundle
- * of `HARNESS_WORKFLOW_BUNDLE`, or bundled now). Exit 0 "replayed OK", exit 1 with the
- * non-determinism error.
+ * `harness replay <id | history.json | sample folder>`: replay a history against the current
+ * workflow code (the bundle of `HARNESS_WORKFLOW_BUNDLE`, or bundled now). Exit 0 "replayed OK", exit
+ * 1 with the non-determinism error. For a failure sample folder it also states the failure the
+ * replayed run ends with (status and code of the recorded end) and exits 1 when that is not the
+ * sample's failure.
  */
 export async function replayCommand(app: HarnessApp, arg: string, out: Output): Promise<number> {
-  const fromFile = isFileArgument(arg);
-  const history = fromFile ? readHistoryFile(arg) : await fetchHistory(arg);
+  const sampled = isFailureSampleFolder(arg) ? readSample(arg) : undefined;
+  const fromFile = sampled !== undefined || isFileArgument(arg);
+  const history = sampled?.history ?? (fromFile ? readHistoryFile(arg) : await fetchHistory(arg));
   const events = history.events?.length ?? 0;
   if (events === 0) throw usageError(`${arg}: the history has no events`);
   // An encrypted history replays with the codec keys of the environment (docs/security.md).
@@ -87,8 +102,25 @@ export async function replayCommand(app: HarnessApp, arg: string, out: Output): 
       { name: e.name },
     );
   }
-  out.data({ source: arg, events, ok: true });
-  out.line(`replayed OK: ${arg} (${events} events)`);
+  if (!sampled) {
+    out.data({ source: arg, events, ok: true });
+    out.line(`replayed OK: ${arg} (${events} events)`);
+    return EXIT.ok;
+  }
+  // Replay proved this build makes the recorded run's decisions up to its end; the end says how it failed.
+  const codec = payloadCodecFromEnv();
+  const end = recordedEndOf(codec ? await decodeHistoryPayloads(history, codec) : history);
+  const expected = { status: sampled.sample.failure.status, code: sampled.sample.failure.code };
+  const reproduced = end?.status === expected.status && end.code === expected.code;
+  out.data({ source: arg, events, ok: reproduced, failure: end ?? null, expected });
+  if (!reproduced)
+    throw new CliError(
+      'cli.replay_not_reproduced',
+      `${arg} replayed, but its run ends ${end ? `${end.status} (${end.code ?? 'no code'})` : 'without a readable end'}, not ${expected.status} (${expected.code})`,
+      EXIT.runtime,
+      { expected, ended: end ?? null },
+    );
+  out.line(`replayed OK: ${arg} (${events} events); reproduces ${end.status} (${end.code})`);
   return EXIT.ok;
 }
 

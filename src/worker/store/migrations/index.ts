@@ -1,6 +1,7 @@
 import { migration001Initial } from './001-initial.js';
 import { migration002Runs } from './002-runs.js';
 import { migration003RunTenants } from './003-run-tenants.js';
+import { migration004FailureSamples } from './004-failure-samples.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -10,6 +11,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration001Initial,
   migration002Runs,
   migration003RunTenants,
+  migration004FailureSamples,
 ];
 
 /** Schema version this build writes and understands. */
