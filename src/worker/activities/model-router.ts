@@ -44,7 +44,8 @@ export class ModelRouter {
     for (const r of routes.all()) {
       this.routes.set(r.key, {
         provider: r.provider,
-        model: r.model,
+        // The request names the route version (it selects the price); the provider asks for its model.
+        model: r.key,
         digest: r.pinned.digest,
         ...(r.maxOutputTokens !== undefined ? { maxOutputTokens: r.maxOutputTokens } : {}),
       });
