@@ -107,7 +107,9 @@ export function parseModelRoutes(value: unknown, source: string): ModelRoutesFil
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const path = issue ? issue.path.map(String).join('.') || '(root)' : '(root)';
-    throw invalid(source, `${path}: ${issue?.message ?? 'invalid'}`, path);
+    // A bad record key: say what a key must look like, not only that it is invalid.
+    const inner = issue?.code === 'invalid_key' ? issue.issues[0]?.message : undefined;
+    throw invalid(source, `${path}: ${inner ?? issue?.message ?? 'invalid'}`, path);
   }
   return parsed.data;
 }
