@@ -74,8 +74,7 @@ export async function composeWorker(o: ComposeWorkerOptions): Promise<WorkerComp
   }
   const env = o.env ?? process.env;
   const routesSource = o.routes ?? (env.HARNESS_MODEL_ROUTES?.trim() || undefined);
-  const routesFile =
-    typeof routesSource === 'string' ? loadModelRoutes(routesSource, env) : routesSource;
+  const routesFile = typeof routesSource === 'string' ? loadModelRoutes(routesSource, env) : routesSource;
   if (routesFile) models.useRoutes(routesFile);
   const routes = models.routeNames().sort();
   const defaultModelRoute =

@@ -14,7 +14,12 @@ import { createHarnessFixture, type HarnessFixture } from '../support/harness.js
 import { historyOf } from '../support/history.js';
 import { TEST_PRINCIPALS } from '../support/principals.js';
 import { connectTestTemporal, startWorker, uniqueTaskQueue, type TestTemporal } from '../support/temporal.js';
-import { jsonError, startFakeServer, startSse, type FakeServer } from '../unit/model/support/fake-http-server.js';
+import {
+  jsonError,
+  startFakeServer,
+  startSse,
+  type FakeServer,
+} from '../unit/model/support/fake-http-server.js';
 import { chunk, done, usageChunk } from '../unit/model/support/openai-wire.js';
 import { messageEnd, messageStart, textBlock } from '../unit/model/support/anthropic-wire.js';
 
@@ -36,9 +41,7 @@ function serveOpenAi(server: FakeServer, text: string, down: () => boolean = () 
     startSse(res);
     res.write(`data: ${JSON.stringify(chunk({ role: 'assistant', content: text }))}\n\n`);
     res.write(`data: ${JSON.stringify(chunk({}, 'stop'))}\n\n`);
-    res.write(
-      `data: ${JSON.stringify(usageChunk(OPENAI_USAGE.inputTokens, OPENAI_USAGE.outputTokens))}\n\n`,
-    );
+    res.write(`data: ${JSON.stringify(usageChunk(OPENAI_USAGE.inputTokens, OPENAI_USAGE.outputTokens))}\n\n`);
     done(res);
   });
 }
@@ -86,7 +89,7 @@ interface EventRow {
 }
 
 async function eventsOf(composition: RefundComposition, runId: string): Promise<EventRow[]> {
-  return (await composition.store.listEvents(runId)) as unknown as EventRow[];
+  return await composition.store.listEvents(runId);
 }
 
 const SUPPORT = { name: 'support.answer', version: 'v1' } as const;
@@ -220,7 +223,11 @@ describe('model routes: two real providers, a fallback on outage (real server, r
       e.type.startsWith('model.'),
     );
     expect(model.map((e) => e.type)).toEqual(['model.requested', 'model.completed']);
-    expect(model[1]!.data).toMatchObject({ modelRoute: 'support@v1', provider: 'openai', usage: OPENAI_USAGE });
+    expect(model[1]!.data).toMatchObject({
+      modelRoute: 'support@v1',
+      provider: 'openai',
+      usage: OPENAI_USAGE,
+    });
   });
 });
 
@@ -278,7 +285,9 @@ describe('model routes: a run keeps its pinned version when the file moves to a 
   async function waitForModelTask(handle: WorkflowHandle): Promise<void> {
     for (let i = 0; i < 200; i++) {
       const history = await historyOf(handle);
-      if (history.some((e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && e.activityType === 'callModel'))
+      if (
+        history.some((e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && e.activityType === 'callModel')
+      )
         return;
       await new Promise((r) => setTimeout(r, 100));
     }

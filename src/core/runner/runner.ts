@@ -343,7 +343,9 @@ export class Runner implements RunContext, RunCore {
       costUsd: decision.costUsd,
       toolCalls: decision.toolCalls.map((c) => `${c.name}@${c.version}`),
       replayed: decision.replayed,
-      ...(plan ? { modelRoute: route, provider: decision.provider ?? pinnedRoute(plan, route).provider } : {}),
+      ...(plan
+        ? { modelRoute: route, provider: decision.provider ?? pinnedRoute(plan, route).provider }
+        : {}),
     });
     this.warnBudgets();
     stopIfExhausted(checkSpend(s.limits, s.budget), (t, d) => this.emit(t, d));

@@ -82,10 +82,12 @@ export const ModelRoutesFileSchema = z
       const seen = new Set<string>();
       r.fallbacks.forEach((f, i) => {
         const path = ['routes', key, 'fallbacks', i, 'route'];
-        if (f.route === key) ctx.addIssue({ code: 'custom', path, message: 'a route cannot fall back to itself' });
+        if (f.route === key)
+          ctx.addIssue({ code: 'custom', path, message: 'a route cannot fall back to itself' });
         else if (!keys.includes(f.route))
           ctx.addIssue({ code: 'custom', path, message: `no route ${f.route} in routes` });
-        else if (seen.has(f.route)) ctx.addIssue({ code: 'custom', path, message: `${f.route} is listed twice` });
+        else if (seen.has(f.route))
+          ctx.addIssue({ code: 'custom', path, message: `${f.route} is listed twice` });
         seen.add(f.route);
       });
     }
