@@ -93,7 +93,8 @@ export async function createRefundComposition(options: RefundCompositionOptions)
       tools: registry,
       models,
       store: options.storeUrl,
-      defaultModelRoute,
+      // A routes file (HARNESS_MODEL_ROUTES) names the default route of new runs itself.
+      ...(env.HARNESS_MODEL_ROUTES ? {} : { defaultModelRoute }),
       ...(options.identity !== undefined ? { identity: options.identity } : {}),
       ...(options.principals !== undefined ? { principals: options.principals } : {}),
       env,

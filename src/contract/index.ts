@@ -34,3 +34,10 @@ export {
   type PrincipalKind,
   type PrincipalRegistry,
 } from './principals.js';
+export {
+  FALLBACK_TRIGGERS,
+  ModelRoutePlanSchema,
+  type FallbackTrigger,
+  type ModelRoutePlan,
+  type PinnedModelRoute,
+} from './model-routes.js';

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { HarnessError } from '../contract/errors.js';
 import type { ToolDefinition, ToolExecutor } from '../contract/tool.js';
 import { ModelRouter } from './activities/model-router.js';
+import { loadModelRoutes, type ModelRoutes } from './model/model-routes.js';
 import type { WorkerComposition } from './app.js';
 import type { ModelProvider } from './model/types.js';
 import { openEvidenceStore } from './store/open-evidence-store.js';
@@ -24,7 +25,15 @@ export interface ComposeWorkerOptions {
   readonly models: ModelRouter | Readonly<Record<string, ModelRouteSpec>>;
   /** The evidence store, or its URL (`sqlite:<path>`, `postgres://...`). */
   readonly store: EvidenceStore | string;
-  /** The route of runs that name none (default: the only route, when there is one). */
+  /**
+   * A model routes file (docs/models.md): loaded routes or a file path. Default: the file named by
+   * `HARNESS_MODEL_ROUTES`, else none. Its route versions are served beside `models`.
+   */
+  readonly routes?: ModelRoutes | string;
+  /**
+   * The route of runs that name none (default: the routes file's `purposes`, else the only route,
+   * when there is one).
+   */
   readonly defaultModelRoute?: string;
   /** Worker identity (default `host:pid`). */
   readonly identity?: string;
@@ -35,7 +44,7 @@ export interface ComposeWorkerOptions {
    * named by `HARNESS_PRINCIPALS`, else none (every decision is refused).
    */
   readonly principals?: PrincipalRegistry | string;
-  /** Environment for `HARNESS_PRINCIPALS` (default process.env). */
+  /** Environment for `HARNESS_PRINCIPALS`, `HARNESS_MODEL_ROUTES` and route API keys (default process.env). */
   readonly env?: NodeJS.ProcessEnv;
 }
 
@@ -43,7 +52,9 @@ export interface ComposeWorkerOptions {
  * A worker composition from an app's parts: registers the tools (with every registration rule), maps
  * the model routes, opens the store when given a URL, and computes the config digest runs pin.
  * @throws the registry's errors (`registry.*`) for a bad or conflicting tool, `worker.no_model_route`
- *   when no default route can be chosen or it is not registered, `principals.*` for an unreadable or
+ *   when no default route can be chosen or it is not registered, `model.routes_invalid` for an
+ *   unreadable or invalid routes file (the worker does not start), `worker.route_conflict` when a
+ *   file's route version is also registered in code, `principals.*` for an unreadable or
  *   invalid principal registry, and the store's errors.
  */
 export async function composeWorker(o: ComposeWorkerOptions): Promise<WorkerComposition> {
@@ -61,8 +72,13 @@ export async function composeWorker(o: ComposeWorkerOptions): Promise<WorkerComp
     models = new ModelRouter();
     for (const [route, spec] of Object.entries(o.models)) models.register(route, spec.provider, spec.model);
   }
+  const env = o.env ?? process.env;
+  const routesSource = o.routes ?? (env.HARNESS_MODEL_ROUTES?.trim() || undefined);
+  const routesFile = typeof routesSource === 'string' ? loadModelRoutes(routesSource, env) : routesSource;
+  if (routesFile) models.useRoutes(routesFile);
   const routes = models.routeNames().sort();
-  const defaultModelRoute = o.defaultModelRoute ?? (routes.length === 1 ? routes[0] : undefined);
+  const defaultModelRoute =
+    o.defaultModelRoute ?? routesFile?.defaultRoute ?? (routes.length === 1 ? routes[0] : undefined);
   if (defaultModelRoute === undefined || !routes.includes(defaultModelRoute)) {
     throw new HarnessError(
       'worker.no_model_route',
@@ -72,14 +88,18 @@ export async function composeWorker(o: ComposeWorkerOptions): Promise<WorkerComp
       { routes },
     );
   }
-  const principals = resolvePrincipals(o.principals, o.env ?? process.env);
+  const principals = resolvePrincipals(o.principals, env);
   const store = typeof o.store === 'string' ? await openEvidenceStore(o.store) : o.store;
   return {
     registry,
     store,
     models,
     identity: o.identity ?? `${hostname()}:${process.pid}`,
-    configDigest: sha256Digest({ tools: registry.snapshot().digest, routes }),
+    configDigest: sha256Digest({
+      tools: registry.snapshot().digest,
+      routes,
+      ...(routesFile ? { routesFile: routesFile.digest } : {}),
+    }),
     defaultModelRoute,
     principals,
     close: async () => {

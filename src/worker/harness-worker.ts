@@ -44,6 +44,7 @@ export function harnessActivities(c: WorkerComposition) {
       defaultModelRoute: c.defaultModelRoute,
       configDigest: c.configDigest,
       principals: c.principals,
+      models: c.models,
     }),
     ...createToolActivities({ registry: c.registry, store: c.store, identity: c.identity }),
     ...createModelActivities({ registry: c.registry, store: c.store, models: c.models }),

@@ -45,6 +45,8 @@ export {
 } from './store/index.js';
 export type { ModelProvider, ModelOutput, ModelMessage, ModelToolSpec } from './model/types.js';
 export { providerFromEnv } from './model/provider-from-env.js';
+export { loadModelRoutes, ModelRoutes } from './model/model-routes.js';
+export { parseModelRoutes, type ModelRoutesFile } from './model/routes-file.js';
 export { ScriptedProvider } from './model/scripted-provider.js';
 export { parseModelScript, type ModelScript, type ScriptEntry } from './model/scripted-script.js';
 export { ModelError } from './model/errors.js';

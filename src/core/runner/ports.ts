@@ -1,4 +1,5 @@
 import type { Artifact } from '../../contract/artifact.js';
+import type { PinnedModelRoute } from '../../contract/model-routes.js';
 import type { ToolDefinition, ToolEffect } from '../../contract/tool.js';
 import type { AgentEvent } from './agent-event.js';
 import type { RunState } from './run-state.js';
@@ -27,6 +28,13 @@ export interface ModelCallInput {
   readonly callSeq: number;
   readonly purpose: ModelPurpose;
   readonly modelRoute: string;
+  /**
+   * Runs with pinned model routes (docs/models.md): the digest of the route version the run pinned. The
+   * worker refuses the call (`model.route_changed`) when its routes file has other content under it.
+   */
+  readonly routeDigest?: string;
+  /** The call's place in its primary route's fallback list (absent or 0: the primary itself). */
+  readonly fallback?: number;
   /** Messages new since the previous call (bounded). Earlier groups are loaded from the store. */
   readonly newMessages: readonly ModelMessageInput[];
   /** Tools the model may see (`name@version`), already filtered by policy at presentation. */
@@ -52,6 +60,8 @@ export interface ModelDecision {
   readonly usage: { readonly inputTokens: number; readonly outputTokens: number };
   readonly costUsd: number;
   readonly providerModel: string;
+  /** The provider that answered (`openai`, `anthropic`, `scripted`); absent in answers from before. */
+  readonly provider?: string;
   /** True when the answer was served from the store (a retry after the call had completed). */
   readonly replayed: boolean;
   /** The context package of this call, stored by reference in the evidence store. */
@@ -135,7 +145,13 @@ export type OperatorResolutionRecorder = (
 export interface RunnerPorts {
   /** Current time from the workflow clock (ISO). */
   now(): string;
-  callModel(input: ModelCallInput): Promise<ModelDecision>;
+  /**
+   * One model call on one route. `route`: what the run pinned of that route version (a Temporal host
+   * takes its attempts and timeouts from it); absent for runs without pinned routes. Rejects with an
+   * error carrying the stable `code` of the failure and, when the failed attempt was billed (a
+   * refusal), `billed` (`BilledUsage`, model-routing.ts).
+   */
+  callModel(input: ModelCallInput, route?: PinnedModelRoute): Promise<ModelDecision>;
   callTool(input: ToolCallInput, options: { summary: string }): Promise<ToolActivityOutcome>;
   resolveLostInvocation(input: ToolCallInput): Promise<WriteResolution>;
   /**

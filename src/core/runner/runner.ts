@@ -16,6 +16,8 @@ import { presentTools, type Policy, type PolicySubject } from '../policy/index.j
 import type { AgentEvent, DataClassification } from './agent-event.js';
 import { budgetWarnings, checkModelCall, checkSpend, checkStep } from './budget.js';
 import { HumanGate, type GateAuthorization } from './human-gate.js';
+import type { ModelRoutePlan } from '../../contract/model-routes.js';
+import { nextFallback, pinnedRoute, routeForPurpose, type BilledUsage } from './model-routing.js';
 import type { ModelDecision, ModelPurpose, RunnerPorts } from './ports.js';
 import type { Profile } from './profile.js';
 import type { RunCore, TransitionPatch } from './run-core.js';
@@ -72,6 +74,16 @@ export interface RunnerOptions {
   readonly carriedWait?: CarriedWait;
   /** The run's tenant and user (from its input): in `run.started` and every policy request. */
   readonly subject?: PolicySubject;
+  /**
+   * The model routes the run pinned at its start (docs/models.md): a route per purpose, each with its
+   * fallbacks. Absent: every call goes to `versions.modelRoute`, with no fallback.
+   */
+  readonly modelRoutes?: ModelRoutePlan;
+  /**
+   * Asked when a failed call has a fallback to take: true takes it. The workflow answers with a
+   * `patched()` id, so it is asked only on that path. Absent: no fallback.
+   */
+  readonly modelFallbackEnabled?: () => boolean;
 }
 
 /**
@@ -257,23 +269,67 @@ export class Runner implements RunContext, RunCore {
     const toolKeys = (request.tools ?? []).map((d) => `${d.name}@${d.version}`).filter((k) => allowed.has(k));
     const callSeq = s.nextModelCall;
     s.nextModelCall += 1;
-    this.emit('model.requested', { callSeq, purpose, modelRoute: s.versions.modelRoute, toolKeys });
-    const events = this.takeOutbox();
+    const plan = this.options.modelRoutes;
+    const primary = plan ? routeForPurpose(plan, purpose) : s.versions.modelRoute;
+    this.emit('model.requested', {
+      callSeq,
+      purpose,
+      modelRoute: primary,
+      ...(plan ? { provider: pinnedRoute(plan, primary).provider } : {}),
+      toolKeys,
+    });
+    let route = primary;
+    let position = 0;
     let decision: ModelDecision;
-    try {
-      decision = await this.ports.callModel({
-        runId: s.runId,
-        callSeq,
-        purpose,
-        modelRoute: s.versions.modelRoute,
-        newMessages: request.messages,
-        toolKeys,
-        outputSchema: request.outputSchema,
-        events,
-      });
-    } catch (err) {
-      this.requeue(events); // the activity may never have stored them
-      throw err;
+    for (;;) {
+      const events = this.takeOutbox();
+      const pinned = plan ? pinnedRoute(plan, route) : undefined;
+      try {
+        decision = await this.ports.callModel(
+          {
+            runId: s.runId,
+            callSeq,
+            purpose,
+            modelRoute: route,
+            ...(pinned ? { routeDigest: pinned.digest } : {}),
+            ...(position > 0 ? { fallback: position } : {}),
+            newMessages: request.messages,
+            toolKeys,
+            outputSchema: request.outputSchema,
+            events,
+          },
+          pinned,
+        );
+        break;
+      } catch (err) {
+        this.requeue(events); // the activity may never have stored them
+        const failure = err as { code?: string; message?: string; billed?: BilledUsage };
+        const next =
+          plan && !this.options.isCancellation(err)
+            ? nextFallback(plan, primary, position, failure.code)
+            : undefined;
+        if (!plan || !next || !this.options.modelFallbackEnabled?.()) throw err;
+        // A billed failed attempt (a refusal) is counted once, here; attempts without an answer cost nothing.
+        if (failure.billed) {
+          s.budget.inputTokens += failure.billed.usage.inputTokens;
+          s.budget.outputTokens += failure.billed.usage.outputTokens;
+          s.budget.costUsd += failure.billed.costUsd;
+        }
+        this.emit('model.fallback', {
+          callSeq,
+          purpose,
+          from: route,
+          fromProvider: pinnedRoute(plan, route).provider,
+          to: next.route,
+          toProvider: pinnedRoute(plan, next.route).provider,
+          reason: next.trigger,
+          code: failure.code,
+          message: (failure.message ?? '').slice(0, 500),
+          ...(failure.billed ? { billed: failure.billed } : {}),
+        });
+        route = next.route;
+        position = next.position;
+      }
     }
     s.budget.modelCalls += 1;
     s.budget.inputTokens += decision.usage.inputTokens;
@@ -287,6 +343,9 @@ export class Runner implements RunContext, RunCore {
       costUsd: decision.costUsd,
       toolCalls: decision.toolCalls.map((c) => `${c.name}@${c.version}`),
       replayed: decision.replayed,
+      ...(plan
+        ? { modelRoute: route, provider: decision.provider ?? pinnedRoute(plan, route).provider }
+        : {}),
     });
     this.warnBudgets();
     stopIfExhausted(checkSpend(s.limits, s.budget), (t, d) => this.emit(t, d));
@@ -361,7 +420,8 @@ export class Runner implements RunContext, RunCore {
 
   /** Move a freshly created state to `running` and record the start. */
   start(): void {
-    this.emit('run.created', { versions: this.state.versions });
+    const routes = this.options.modelRoutes;
+    this.emit('run.created', { versions: this.state.versions, ...(routes ? { modelRoutes: routes } : {}) });
     this.transition('queued');
     this.transition('running');
     this.emit('run.started', { ...this.subject });

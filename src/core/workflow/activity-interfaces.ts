@@ -4,6 +4,7 @@
  * `createModelActivities` return these interfaces); the workflow reaches them only through
  * `proxyActivities` / `proxyLocalActivities` with these types, so it never imports worker code.
  */
+import type { ModelRoutePlan } from '../../contract/model-routes.js';
 import type { PrincipalRegistry } from '../../contract/principals.js';
 import type { ToolDefinition } from '../../contract/tool.js';
 import type { PackedEvents, WithPackedEvents } from '../runner/packed-events.js';
@@ -43,6 +44,8 @@ export interface ToolSnapshotRequest {
   readonly names: readonly string[];
   /** Runs that check signed decisions: the principal registry too (a cancellation may come before any wait). */
   readonly withPrincipals?: boolean;
+  /** At the first start: the model route the starter named (the worker pins its routes for it). */
+  readonly modelRoute?: string;
 }
 
 /** What a run pins from the worker that serves its start. */
@@ -52,6 +55,11 @@ export interface ToolSnapshot {
   readonly digest: string;
   readonly defaultModelRoute?: string;
   readonly configDigest?: string;
+  /**
+   * The model routes the run pins (per purpose, with fallbacks), when the worker has a routes file
+   * that serves the run's route: the starter's, else the file's default. Absent for other routes.
+   */
+  readonly modelRoutes?: ModelRoutePlan;
   /** With `withPrincipals`: the worker's principal registry. */
   readonly principals?: PrincipalsSnapshot;
 }

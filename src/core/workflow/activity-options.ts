@@ -3,6 +3,7 @@ import {
   type ActivityOptions,
   type LocalActivityOptions,
 } from '@temporalio/workflow';
+import type { PinnedModelRoute } from '../../contract/model-routes.js';
 
 /**
  * Activity options by kind, in one place. Write tools are never retried (maximumAttempts: 1) and
@@ -53,6 +54,23 @@ export function modelOptions(t: ActivityTimeouts): ActivityOptions {
       backoffCoefficient: 2,
       maximumInterval: '60 seconds',
       maximumAttempts: 6,
+    },
+  };
+}
+
+/**
+ * A model call on a pinned route version (docs/models.md): its attempts, backoff and timeouts come
+ * from the route; the heartbeat from the route when it sets one, else the run's.
+ */
+export function routeModelOptions(t: ActivityTimeouts, route: PinnedModelRoute): ActivityOptions {
+  return {
+    startToCloseTimeout: `${route.callSeconds} seconds`,
+    heartbeatTimeout: `${route.heartbeatSeconds ?? t.modelHeartbeatSeconds} seconds`,
+    retry: {
+      initialInterval: route.initialRetryMs,
+      backoffCoefficient: 2,
+      maximumInterval: Math.max(route.maxRetryMs, route.initialRetryMs),
+      maximumAttempts: route.maxAttempts,
     },
   };
 }

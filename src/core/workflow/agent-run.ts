@@ -22,6 +22,7 @@ import {
 import type { RunActivities, ToolSnapshot, ToolSnapshotRequest } from './activity-interfaces.js';
 import { TOOLS_UNAVAILABLE } from '../../contract/failure-types.js';
 import { AgentRunInputSchema, describeInputIssues, type AgentRunInput } from '../../contract/run-input.js';
+import { ModelRoutePlanSchema, type ModelRoutePlan } from '../../contract/model-routes.js';
 import {
   DecideUpdateSchema,
   SIGNAL_NAMES,
@@ -74,6 +75,11 @@ const TRUSTED_IDS_PATCH = 'agent-run-trusted-identifiers-v1';
 const OVERDUE_WRITE_PATCH = 'agent-run-overdue-write-v1';
 /** Blocks a response over the guardrail scan limit (asked only for a response over it). */
 const OUTPUT_TEXT_LIMIT_PATCH = 'agent-run-output-text-limit-v1';
+/**
+ * A failed model call takes a fallback of its pinned route (docs/models.md). Asked only when a call
+ * failed and its route has a fallback for that failure, so histories from before replay unchanged.
+ */
+const MODEL_FALLBACK_PATCH = 'agent-run-model-fallback-v1';
 /** Refuses carried state on a run that did not continue as new (asked only on that path). */
 const CARRIED_ONLY_PATCH = 'agent-run-carried-only-v1';
 
@@ -161,10 +167,13 @@ function toolSnapshotRequest(
   names: readonly string[],
   carried: CarriedRun | undefined,
 ): ToolSnapshotRequest {
-  if (input.toolRegistryDigest !== undefined) return { expectedDigest: input.toolRegistryDigest, names };
+  // At the first start the worker also says which model routes the run pins (for the starter's route).
+  const route = !carried && input.modelRoute !== undefined ? { modelRoute: input.modelRoute } : {};
+  if (input.toolRegistryDigest !== undefined)
+    return { expectedDigest: input.toolRegistryDigest, names, ...route };
   const pinned = (carried?.state as { versions?: { toolRegistryDigest?: unknown } } | undefined)?.versions
     ?.toolRegistryDigest;
-  return typeof pinned === 'string' ? { toolsDigest: pinned, names } : { names };
+  return typeof pinned === 'string' ? { toolsDigest: pinned, names, ...route } : { names, ...route };
 }
 
 /**
@@ -183,6 +192,19 @@ async function refuseUnservedTools(snapshot: Promise<ToolSnapshot>): Promise<Too
     }
     throw err;
   }
+}
+
+/**
+ * The model routes of a run, checked (bounded, closed): from the worker's snapshot at the first start,
+ * from the carried envelope after continue-as-new.
+ * @throws ApplicationFailure `run.model_routes_invalid` (non-retryable) when they do not match the schema.
+ */
+function checkedModelRoutes(value: unknown): ModelRoutePlan | undefined {
+  if (value === undefined) return undefined;
+  const parsed = ModelRoutePlanSchema.safeParse(value);
+  if (!parsed.success)
+    fail('run.model_routes_invalid', `pinned model routes: ${describeInputIssues(parsed.error)}`);
+  return parsed.data;
 }
 
 function parseInput(raw: unknown): AgentRunInput {
@@ -283,6 +305,8 @@ async function runAgent(
   }
   const info = workflowInfo();
   const runId = info.workflowId;
+  // The model routes are pinned once, at the first start; a later generation keeps them.
+  const modelRoutes = checkedModelRoutes(carried ? carried.models : snapshot.modelRoutes);
   const state: RunState = carried
     ? restoreCarriedState(carried, runId)
     : createInitialRunState({
@@ -294,14 +318,21 @@ async function runAgent(
           toolRegistryDigest: snapshot.digest,
           // Pinned from the worker that served the start unless the starter pinned them.
           modelRoute:
-            input.modelRoute ?? snapshot.defaultModelRoute ?? fail('run.no_model_route', 'no model route'),
+            input.modelRoute ??
+            modelRoutes?.purposes.default ??
+            snapshot.defaultModelRoute ??
+            fail('run.no_model_route', 'no model route'),
           configDigest:
             input.configDigest ?? snapshot.configDigest ?? fail('run.no_config_digest', 'no config digest'),
         },
         limits,
         startedAt: new Date().toISOString(),
       });
-  if (!carried) upsertMemo({ versions: state.versions });
+  if (!carried)
+    upsertMemo({
+      versions: state.versions,
+      ...(modelRoutes ? { modelRoutes: modelRoutes.purposes } : {}),
+    });
   // Histories from before the local bookkeeping asked these here, after the memo: same order on replay.
   patches ??= decideStartPatches();
 
@@ -359,6 +390,7 @@ async function runAgent(
     subject,
     ...(carried?.gate !== undefined ? { carriedWait: checkedWait(carried.gate) } : {}),
     outputRetryEnabled: () => patched(OUTPUT_RETRY_PATCH),
+    ...(modelRoutes ? { modelRoutes, modelFallbackEnabled: () => patched(MODEL_FALLBACK_PATCH) } : {}),
     exemptTrustedIdentifiers: () => patched(TRUSTED_IDS_PATCH),
     limitOutputText: () => patched(OUTPUT_TEXT_LIMIT_PATCH),
     ...(authority
@@ -445,6 +477,7 @@ async function runAgent(
         state: bounded ? boundCarriedState(state) : state,
         ...(authority ? { authz: authority.carry() } : {}),
         ...(gate ? { gate } : {}),
+        ...(modelRoutes ? { models: modelRoutes } : {}),
       });
     }
     if (!isCancellation(err)) throw err;

@@ -3,6 +3,7 @@ import { DurableShapes, MigrationError, migrate, type RunStateV1 } from '../migr
 import type { RunState } from '../runner/run-state.js';
 import type { AuthzCarried } from '../authz/decision-authority.js';
 import type { CarriedWait } from '../runner/carried-wait.js';
+import type { ModelRoutePlan } from '../../contract/model-routes.js';
 
 /** History length (events) after which a run continues as new, unless the input says otherwise. */
 export const DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS = 5_000;
@@ -29,6 +30,8 @@ export interface CarriedRun {
   readonly authz?: AuthzCarried;
   /** A run that continued as new in the middle of a wait: the gate's part (see {@link CarriedWait}). */
   readonly gate?: CarriedWait;
+  /** The model routes the run pinned at its first start (checked again when restored). */
+  readonly models?: ModelRoutePlan;
 }
 
 /**

@@ -24,10 +24,12 @@ import {
   RESOLVE_OPTIONS,
   modelOptions,
   readToolOptions,
+  routeModelOptions,
   writeToolOptions,
   type ActivityTimeouts,
 } from './activity-options.js';
 import { DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS } from './carried-run.js';
+import { billedUsageOf } from '../runner/model-routing.js';
 import { WAIT_HISTORY_BOUND_BYTES } from '../../contract/wait-history-bound.js';
 import type { RunVisibility } from './run-visibility.js';
 
@@ -100,15 +102,18 @@ export function createTemporalPorts(
   return {
     tools,
     now: () => new Date().toISOString(), // the workflow clock: deterministic inside the sandbox
-    async callModel(input) {
+    async callModel(input, route) {
+      const options = route ? routeModelOptions(timeouts, route) : modelOptions(timeouts);
+      const on = route ? ` on ${input.modelRoute}` : '';
       try {
         return await model.callModel.executeWithOptions(
-          { ...modelOptions(timeouts), summary: `model ${input.purpose} #${input.callSeq}` },
+          { ...options, summary: `model ${input.purpose} #${input.callSeq}${on}` },
           [withPackedEvents(input)],
         );
       } catch (err) {
         if (isCancellation(err)) throw err;
-        // A model call that failed for good ends the run with the provider's stable code.
+        // A model call that failed for good ends the run with the provider's stable code (unless the
+        // runner takes a fallback of its pinned route).
         const cause = err instanceof ActivityFailure ? err.cause : undefined;
         const code =
           cause instanceof ApplicationFailure
@@ -116,9 +121,10 @@ export function createTemporalPorts(
             : cause instanceof TimeoutFailure
               ? 'model.timeout'
               : 'model.failed';
+        const billed = cause instanceof ApplicationFailure ? billedUsageOf(cause.details?.[0]) : undefined;
         throw Object.assign(
           new Error(`model call #${input.callSeq} failed: ${cause?.message ?? (err as Error).message}`),
-          { code },
+          { code, ...(billed ? { billed } : {}) },
         );
       }
     },

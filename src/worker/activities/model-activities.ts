@@ -12,7 +12,7 @@ import type { ModelDecision, ModelMessageInput } from '../../core/runner/ports.j
 import type { ModelActivities, ModelCallActivityInput } from '../../core/workflow/activity-interfaces.js';
 import { observationText } from '../../core/runner/observations.js';
 import type { EvidenceStore } from '../store/index.js';
-import type { ModelRouter } from './model-router.js';
+import type { ModelRouter, ResolvedRoute } from './model-router.js';
 import { storeEvents } from './store-events.js';
 import { TranscriptCache } from './transcript-cache.js';
 
@@ -70,6 +70,21 @@ function assertAnswerBounded(decision: Omit<ModelDecision, 'replayed'>): void {
     message: `the model answered ${text} characters of text and ${decision.toolCalls.length} tool calls (${whole} bytes as JSON); the bounds are ${MAX_MODEL_TEXT_CHARS} characters and ${MAX_MODEL_DECISION_BYTES} bytes`,
   });
 }
+/**
+ * The route version a call names, on this worker.
+ * @throws ApplicationFailure `model.unknown_route` or `model.route_changed` (non-retryable, see
+ *   {@link ModelRouter.resolve}).
+ */
+function resolveRoute(models: ModelRouter, route: string, digest: string | undefined): ResolvedRoute {
+  try {
+    return models.resolve(route, digest);
+  } catch (err) {
+    if (isHarnessError(err))
+      throw ApplicationFailure.create({ type: err.code, message: err.message, nonRetryable: true });
+    throw err;
+  }
+}
+
 /** Token budget of one call's new context (the model's window is the provider's concern). */
 const CONTEXT_TOKEN_BUDGET = 200_000;
 
@@ -241,8 +256,10 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
         };
       });
       const ctx = Context.current();
-      const route = models.resolve(input.modelRoute);
-      const callId = `${input.runId}:m${input.callSeq}:a${ctx.info.attempt}`;
+      const route = resolveRoute(models, input.modelRoute, input.routeDigest);
+      // A fallback is another call of the same number: its deltas go under their own id.
+      const fallback = input.fallback ? `:f${input.fallback}` : '';
+      const callId = `${input.runId}:m${input.callSeq}${fallback}:a${ctx.info.attempt}`;
       let pending: { index: number; type: string; data: unknown }[] = [];
       let index = 0;
       const flush = async (): Promise<void> => {
@@ -272,6 +289,7 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
             messages,
             tools: tools.length ? tools : undefined,
             outputSchema: input.outputSchema ? { ...input.outputSchema } : undefined,
+            ...(route.maxOutputTokens !== undefined ? { maxOutputTokens: route.maxOutputTokens } : {}),
           },
           { signal: ctx.cancellationSignal, onEvent },
         );
@@ -289,6 +307,7 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
           usage: output.usage,
           costUsd: output.costUsd,
           providerModel: output.providerModel,
+          provider: route.provider.name,
         };
         assertAnswerBounded(decision);
         const body: MessageGroupBody = { input: input.newMessages, context, output: decision };
@@ -302,9 +321,6 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
         await flushing.catch(() => undefined);
         await flush().catch(() => undefined);
         if (err instanceof ApplicationFailure) throw err;
-        if (isHarnessError(err) && err.code === 'model.unknown_route') {
-          throw ApplicationFailure.create({ type: err.code, message: err.message, nonRetryable: true });
-        }
         throw toApplicationFailure(err);
       }
     },

@@ -12,6 +12,8 @@ import type {
   ToolSnapshot,
   ToolSnapshotRequest,
 } from '../../core/workflow/activity-interfaces.js';
+import type { ModelRoutePlan } from '../../contract/model-routes.js';
+import type { ModelRouter } from './model-router.js';
 import { storeEvents } from './store-events.js';
 
 export interface RunActivityDeps {
@@ -23,10 +25,18 @@ export interface RunActivityDeps {
   readonly configDigest: string;
   /** The principal registry decisions are checked against. */
   readonly principals: LoadedPrincipals;
+  /** The worker's model routes: what a new run pins of a routes file (absent: nothing). */
+  readonly models?: ModelRouter;
 }
 
 /** Activities that serve the run itself: the pinned tool snapshot and event writes. */
 export function createRunActivities(deps: RunActivityDeps): RunActivities {
+  /** A first start names no route or one of the routes file's versions: the run pins its routes. */
+  const routesFor = (req: ToolSnapshotRequest): { modelRoutes?: ModelRoutePlan } => {
+    if (req.toolsDigest !== undefined) return {}; // a later generation keeps what it carried
+    const plan = deps.models?.plan(req.modelRoute);
+    return plan ? { modelRoutes: plan } : {};
+  };
   const principalsFor = (req: ToolSnapshotRequest): { principals?: PrincipalsSnapshot } =>
     req.withPrincipals
       ? { principals: { digest: deps.principals.digest, registry: deps.principals.registry } }
@@ -59,6 +69,7 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
           digest: full.digest,
           defaultModelRoute: deps.defaultModelRoute,
           configDigest: deps.configDigest,
+          ...routesFor(req),
           ...principalsFor(req),
         };
       }
@@ -85,6 +96,7 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
         digest: selected.digest,
         defaultModelRoute: deps.defaultModelRoute,
         configDigest: deps.configDigest,
+        ...routesFor(req),
         ...principalsFor(req),
       };
     },

@@ -45,6 +45,8 @@ export const MODEL_ERROR_CODES = {
   'model.script_no_match': { retryable: false },
   /** The script file is not valid. */
   'model.script_invalid': { retryable: false },
+  /** The model routes file cannot be read, is not JSON/YAML, or does not match its schema. */
+  'model.routes_invalid': { retryable: false },
   /** Provider configuration (environment) is missing or invalid. */
   'model.config_invalid': { retryable: false },
   /** An unexpected failure inside the adapter or SDK. */
