@@ -27,6 +27,9 @@ describe('the local principal registry (.data/principals.json)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'demo-principals-'));
     ensureDemoApprover(dir);
     await ensureDevServiceFiles(dir);
-    expect(registryIds(join(dir, 'principals.json')).sort()).toEqual(['demo-approver@main-job', 'run-service']);
+    expect(registryIds(join(dir, 'principals.json')).sort()).toEqual([
+      'demo-approver@main-job',
+      'run-service',
+    ]);
   });
 });
