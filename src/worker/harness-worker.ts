@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { PayloadCodec } from '@temporalio/common';
 import type { NativeConnection, WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { Worker } from '@temporalio/worker';
+import { createMemoryActivities } from './activities/memory-activities.js';
 import { createModelActivities } from './activities/model-activities.js';
 import { createRunActivities } from './activities/run-activities.js';
 import { createToolActivities } from './activities/tool-activities.js';
@@ -48,6 +49,7 @@ export function harnessActivities(c: WorkerComposition) {
     }),
     ...createToolActivities({ registry: c.registry, store: c.store, identity: c.identity }),
     ...createModelActivities({ registry: c.registry, store: c.store, models: c.models }),
+    ...createMemoryActivities({ store: c.store }),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { ThreadMemoryPort } from './thread-memory.js';
 import type { Artifact } from '../../contract/artifact.js';
 import type { PinnedModelRoute } from '../../contract/model-routes.js';
 import type { ToolDefinition, ToolEffect } from '../../contract/tool.js';
@@ -186,6 +187,11 @@ export interface RunnerPorts {
    * (a decision asked after a local activity is fragile on replay).
    */
   flushEvents(events: readonly AgentEvent[], options?: { readonly last?: boolean }): Promise<void>;
+  /**
+   * Thread memory (docs/context.md, "Memory"), or undefined when the host keeps none. Asked only when
+   * a profile recalls or remembers. Optional: in-memory hosts may leave it out.
+   */
+  memory?(): ThreadMemoryPort | undefined;
   /** Wait until `ready()` is true or `timeoutMs` passes; resolves false on timeout. */
   waitUntil(ready: () => boolean, timeoutMs?: number): Promise<boolean>;
   sleep(ms: number): Promise<void>;

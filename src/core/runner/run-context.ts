@@ -1,4 +1,6 @@
 import type { Artifact } from '../../contract/artifact.js';
+import type { MemoryEntry } from '../../contract/memory.js';
+import type { RememberOutcome } from './thread-memory.js';
 import type { Observation } from '../../contract/observation.js';
 import type { ToolDefinition } from '../../contract/tool.js';
 import type { DataClassification } from './agent-event.js';
@@ -79,6 +81,17 @@ export interface RunContext {
   emit(type: string, data: Record<string, unknown>, classification?: DataClassification): void;
   /** Record a verified fact the policy may rely on. Only facts derived from observed/verified artifacts. */
   recordFact(name: string, value: string | number | boolean, evidenceArtifactId: string): void;
+  /**
+   * What earlier runs of this thread remembered (the newest entry per name, for the run's tenant and
+   * user): verified facts with their provenance. Emits `memory.recalled`.
+   */
+  recall(): Promise<readonly MemoryEntry[]>;
+  /**
+   * Remember the verified fact `name` (recorded in this generation with {@link recordFact}) for later
+   * runs of the thread, if its value is a boolean, a number or identifier-like text and the policy
+   * allows `memory.write`. Never throws for a refusal: it is an event and the outcome.
+   */
+  remember(name: string, options?: { readonly ttlSeconds?: number }): Promise<RememberOutcome>;
   /** A profile-produced artifact: always `model` provenance (anything else is refused). */
   addModelArtifact(artifact: Omit<Artifact, 'provenance'> & { provenance?: string }): Artifact;
   artifact(id: string): Artifact | undefined;

@@ -13,6 +13,8 @@ import type { Observation } from '../../contract/observation.js';
 import type { ToolDefinition } from '../../contract/tool.js';
 import type { EvaluatorRegistry } from '../completion/index.js';
 import { presentTools, type Policy, type PolicySubject } from '../policy/index.js';
+import type { MemoryEntry } from '../../contract/memory.js';
+import { ThreadMemory, type RememberOutcome } from './thread-memory.js';
 import type { AgentEvent, DataClassification } from './agent-event.js';
 import { budgetWarnings, checkModelCall, checkSpend, checkStep } from './budget.js';
 import { HumanGate, type GateAuthorization } from './human-gate.js';
@@ -100,6 +102,9 @@ export class Runner implements RunContext, RunCore {
   readonly gate: HumanGate;
   private readonly tools: ToolPipeline;
   private readonly finish: RunFinish;
+  private readonly threadMemory: ThreadMemory;
+  /** The artifact each fact of this generation was recorded from (what a memory entry cites). */
+  private readonly factEvidence = new Map<string, { readonly id: string; readonly provenance: string }>();
   private outbox: AgentEvent[] = [];
   /**
    * Budgets already warned about. A carried run (continue-as-new) starts with the budgets its usage
@@ -121,6 +126,15 @@ export class Runner implements RunContext, RunCore {
       options.carriedWait,
     );
     this.tools = new ToolPipeline(this, this.gate);
+    this.threadMemory = new ThreadMemory({
+      state: this.state,
+      policy: this.policy,
+      subject: this.subject,
+      port: () => this.ports.memory?.(),
+      now: () => this.ports.now(),
+      emit: (type, data, classification) => this.emit(type, data, classification),
+      evidenceOf: (name) => this.factEvidence.get(name),
+    });
     this.finish = new RunFinish(this, {
       evaluators: options.evaluators,
       outputGuardrail: options.guardrails?.output,
@@ -376,8 +390,17 @@ export class Runner implements RunContext, RunCore {
       return;
     }
     this.state.facts[name] = value;
+    this.factEvidence.set(name, { id: evidence.id, provenance: evidence.provenance });
     this.state.budget.stepsWithoutProgress = 0;
     this.emit('fact.recorded', { name, value, evidenceArtifactId });
+  }
+
+  recall(): Promise<readonly MemoryEntry[]> {
+    return this.threadMemory.recall();
+  }
+
+  remember(name: string, options?: { readonly ttlSeconds?: number }): Promise<RememberOutcome> {
+    return this.threadMemory.remember(name, options);
   }
 
   addModelArtifact(artifact: Omit<Artifact, 'provenance'> & { provenance?: string }): Artifact {

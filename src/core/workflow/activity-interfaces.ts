@@ -5,6 +5,7 @@
  * `proxyActivities` / `proxyLocalActivities` with these types, so it never imports worker code.
  */
 import type { ModelRoutePlan } from '../../contract/model-routes.js';
+import type { MemoryEntry, MemoryScope } from '../../contract/memory.js';
 import type { PrincipalRegistry } from '../../contract/principals.js';
 import type { ToolDefinition } from '../../contract/tool.js';
 import type { PackedEvents, WithPackedEvents } from '../runner/packed-events.js';
@@ -88,6 +89,21 @@ export interface ToolActivities {
   runTool(input: ToolCallActivityInput): Promise<ToolCallResult>;
   resolveLostInvocation(input: ToolCallActivityInput): Promise<WriteResolution>;
   recordOperatorResolution(input: OperatorResolutionActivityInput): Promise<OperatorResolutionOutcome>;
+}
+
+/** Thread memory in the evidence store (docs/context.md, "Memory"). */
+export interface MemoryActivities {
+  /** The scope's live memory at `now` (the newest entry per name, at most `limit`). */
+  recallMemory(req: {
+    readonly scope: MemoryScope;
+    readonly now: string;
+    readonly limit: number;
+  }): Promise<MemoryEntry[]>;
+  /**
+   * Store one entry the run has checked (verified fact, policy allowed). Idempotent by `entryId`.
+   * @throws ApplicationFailure (non-retryable) `memory.invalid_entry` for an entry the store refuses.
+   */
+  writeMemory(entry: MemoryEntry): Promise<void>;
 }
 
 /** Model calls through the gateway. */

@@ -1,3 +1,4 @@
+import type { MemoryEntry, MemoryScope } from '../../contract/memory.js';
 import type { Artifact } from '../../contract/artifact.js';
 import type {
   BlobRef,
@@ -164,6 +165,26 @@ export interface EvidenceStore {
    *   `store.digest_mismatch` when the stored bytes do not hash to the digest (corruption).
    */
   getBlob(ref: string): Promise<unknown>;
+
+  /**
+   * Store a thread memory entry (docs/context.md, "Memory"). Idempotent by `entryId`.
+   * @throws `store.invalid_record` when the entry breaks {@link MemoryEntrySchema} (free text, a model
+   *   value...); `store.conflict` when its id holds another entry.
+   */
+  putMemory(entry: MemoryEntry): Promise<void>;
+
+  /**
+   * A scope's memory at `now`: the newest live entry per name (not forgotten, not expired), ordered by
+   * name, at most `limit` (default 50, max 5000). With `all`: every entry of the scope, forgotten and
+   * expired ones too, oldest first (for operators).
+   */
+  listMemory(
+    scope: MemoryScope,
+    opts: { now: string; limit?: number; all?: boolean },
+  ): Promise<MemoryEntry[]>;
+
+  /** Mark a scope's entries (or those of one name) forgotten now; the number marked. */
+  forgetMemory(scope: MemoryScope, opts: { name?: string; at: string }): Promise<number>;
 
   /** Release connections. Idempotent; later calls reject with `store.closed`. */
   close(): Promise<void>;

@@ -53,6 +53,24 @@ import {
   type FailureReason,
   type FailureSampleRecord,
 } from './failure-sample-record.js';
+import { forgetMemoryProgram, listMemoryProgram, putMemoryProgram } from './memory-program.js';
+import {
+  MAX_RECALLED_ENTRIES,
+  MemoryEntrySchema,
+  MemoryNameSchema,
+  MemoryScopeSchema,
+  type MemoryEntry,
+  type MemoryScope,
+} from '../../contract/memory.js';
+
+const MemoryListSchema = z
+  .object({
+    now: z.iso.datetime(),
+    limit: z.number().int().positive().optional(),
+    all: z.boolean().optional(),
+  })
+  .strict();
+const MemoryForgetSchema = z.object({ name: MemoryNameSchema.optional(), at: z.iso.datetime() }).strict();
 import type { RunRecord } from './run-record.js';
 
 const EventPageSchema = z.strictObject({
@@ -277,6 +295,27 @@ export class SqlEvidenceStore implements EvidenceStore {
 
   async getBlob(ref: string): Promise<unknown> {
     return this.runner.snapshot(() => getBlobProgram(ref));
+  }
+
+  async putMemory(entry: MemoryEntry): Promise<void> {
+    const valid = parseRecord(MemoryEntrySchema, entry, 'memory entry');
+    await this.runner.transaction(() => putMemoryProgram(valid));
+  }
+
+  async listMemory(
+    scope: MemoryScope,
+    opts: { now: string; limit?: number; all?: boolean },
+  ): Promise<MemoryEntry[]> {
+    const s = parseRecord(MemoryScopeSchema, scope, 'memory scope');
+    const o = parseRecord(MemoryListSchema, opts, 'memory list');
+    const limit = Math.min(o.limit ?? MAX_RECALLED_ENTRIES, EVENT_PAGE_MAX);
+    return this.runner.snapshot(() => listMemoryProgram(s, o.now, limit, o.all ?? false));
+  }
+
+  async forgetMemory(scope: MemoryScope, opts: { name?: string; at: string }): Promise<number> {
+    const s = parseRecord(MemoryScopeSchema, scope, 'memory scope');
+    const o = parseRecord(MemoryForgetSchema, opts, 'memory forget');
+    return this.runner.transaction(() => forgetMemoryProgram(s, o.name, o.at));
   }
 
   close(): Promise<void> {

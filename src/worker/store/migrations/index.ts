@@ -2,6 +2,7 @@ import { migration001Initial } from './001-initial.js';
 import { migration002Runs } from './002-runs.js';
 import { migration003RunTenants } from './003-run-tenants.js';
 import { migration004FailureSamples } from './004-failure-samples.js';
+import { migration005ThreadMemory } from './005-thread-memory.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -12,6 +13,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration002Runs,
   migration003RunTenants,
   migration004FailureSamples,
+  migration005ThreadMemory,
 ];
 
 /** Schema version this build writes and understands. */
