@@ -58,6 +58,13 @@ export const BOUNDED_VALUES_PATCH = 'agent-run-bounded-values-v1';
  */
 export const WAIT_HISTORY_BOUND_PATCH = 'agent-run-wait-history-bound-v1';
 
+/**
+ * Graph node checks: state patches checked against the graph's state schema, `retry` limited per node
+ * with backoff, node attempt ids on events, the taken edge on `route.decided`. Asked once per
+ * generation by a graph profile before its first node, so histories from before replay unchanged.
+ */
+export const GRAPH_NODE_CHECKS_PATCH = 'agent-run-graph-node-checks-v1';
+
 /** Turn a failed tool activity into what the runner understands. */
 export function classifyToolFailure(err: unknown): ToolActivityOutcome {
   if (isCancellation(err)) return { kind: 'cancelled' };
@@ -143,6 +150,7 @@ export function createTemporalPorts(
       ),
     writeRecovery: () => patched(WRITE_RECOVERY_PATCH),
     boundedValues: () => patched(BOUNDED_VALUES_PATCH),
+    graphNodeChecks: () => patched(GRAPH_NODE_CHECKS_PATCH),
     writeExhaustionToPerson: () => patched(WRITE_EXHAUSTION_PATCH),
     operatorResolutionRecorder() {
       if (!patched(OPERATOR_RESOLUTION_PATCH)) return undefined;
