@@ -25,7 +25,7 @@ describe('graph node checks on the real server', () => {
     h.composition.store.listEvents(handle.workflowId);
 
   const data = (events: readonly StoredEvent[], type: string): Record<string, unknown>[] =>
-    events.filter((e) => e.type === type).map((e) => e.data as Record<string, unknown>);
+    events.filter((e) => e.type === type).map((e) => e.data);
 
   /** The timers the workflow started, in seconds (the run's wall-clock deadline timer aside). */
   async function timerSeconds(handle: WorkflowHandle): Promise<number[]> {
@@ -53,7 +53,10 @@ describe('graph node checks on the real server', () => {
     const result = (await handle.result()) as AgentRunResult;
     expect(result.status).toBe('succeeded');
     // The call outside the scope came back refused; the call inside it ran.
-    expect(result.output).toMatchObject({ refusedCode: 'route.capability_excluded', readStatus: 'succeeded' });
+    expect(result.output).toMatchObject({
+      refusedCode: 'route.capability_excluded',
+      readStatus: 'succeeded',
+    });
     const view = await handle.query<RunView>('state');
     expect(view.invocations.map((i) => i.tool)).toEqual(['order.read']);
     const tools = (await scheduledActivities(handle)).filter((a) => a.tool !== undefined).map((a) => a.tool);
@@ -117,8 +120,12 @@ describe('graph node checks on the real server', () => {
         .map((d) => (d.patch as { waitingReason: string }).waitingReason),
     ).toEqual(['retry_after:1s', 'retry_after:2s']);
     // Each wait belongs to the attempt that asked for it.
-    const waits = events.filter((e) => e.type === 'state.transitioned' && e.data.toStatus === 'retry_scheduled');
-    expect(waits.map((e) => e.envelope.attemptId)).toEqual(flaky.slice(0, 2).map((e) => e.envelope.attemptId));
+    const waits = events.filter(
+      (e) => e.type === 'state.transitioned' && e.data.toStatus === 'retry_scheduled',
+    );
+    expect(waits.map((e) => e.envelope.attemptId)).toEqual(
+      flaky.slice(0, 2).map((e) => e.envelope.attemptId),
+    );
     expect(data(events, 'step.completed').find((d) => d.stepId === 'flaky')).toEqual({
       stepId: 'flaky',
       attempt: 3,

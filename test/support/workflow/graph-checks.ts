@@ -99,7 +99,12 @@ const graph: GraphDefinition<ChecksState> = {
       run: (s) =>
         Promise.resolve({
           outcome: 'completed',
-          output: { scenario: s.scenario, tries: s.tries, refusedCode: s.refusedCode, readStatus: s.readStatus },
+          output: {
+            scenario: s.scenario,
+            tries: s.tries,
+            refusedCode: s.refusedCode,
+            readStatus: s.readStatus,
+          },
         }),
     },
   ],
