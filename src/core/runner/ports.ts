@@ -166,8 +166,9 @@ export interface RunnerPorts {
   boundedValues?(): boolean;
   /**
    * Are the graph node checks in effect (see `RunContext.graphNodeChecks`)? Asked by a graph profile
-   * before its first node; a Temporal host answers with `patched()`. Optional: hosts without a history
-   * (in-memory) leave it out and the checks are off.
+   * before its first node; a Temporal host decides it once at the run's start with `patched()` (before
+   * any local activity, so it replays in the same task). Optional: hosts without a history (in-memory)
+   * leave it out and the checks are off.
    */
   graphNodeChecks?(): boolean;
   /**

@@ -98,8 +98,8 @@ export interface RunContext {
   /**
    * Are the graph node checks in effect for this run: state patches checked against the graph's state
    * schema, `retry` limited per node with backoff, node attempts on events, the taken edge on
-   * `route.decided`? A Temporal host answers with `patched('agent-run-graph-node-checks-v1')`, so
-   * histories from before replay unchanged; ask it once, before the first node.
+   * `route.decided`? A Temporal host answers with `patched('agent-run-graph-node-checks-v1')`, asked
+   * once at the start of every graph run, so histories from before replay unchanged.
    */
   graphNodeChecks(): boolean;
   sleep(seconds: number): Promise<void>;

@@ -58,13 +58,6 @@ export const BOUNDED_VALUES_PATCH = 'agent-run-bounded-values-v1';
  */
 export const WAIT_HISTORY_BOUND_PATCH = 'agent-run-wait-history-bound-v1';
 
-/**
- * Graph node checks: state patches checked against the graph's state schema, `retry` limited per node
- * with backoff, node attempt ids on events, the taken edge on `route.decided`. Asked once per
- * generation by a graph profile before its first node, so histories from before replay unchanged.
- */
-export const GRAPH_NODE_CHECKS_PATCH = 'agent-run-graph-node-checks-v1';
-
 /** Turn a failed tool activity into what the runner understands. */
 export function classifyToolFailure(err: unknown): ToolActivityOutcome {
   if (isCancellation(err)) return { kind: 'cancelled' };
@@ -97,6 +90,8 @@ export function createTemporalPorts(
   },
   /** The last event flush runs as a local activity (decided once per run by the workflow, behind a patch). */
   localBookkeeping = false,
+  /** The answer to `graphNodeChecks` (decided once per run at its start, behind a patch). */
+  graphNodeChecks = false,
 ): RunnerPorts {
   const write = proxyActivities<ToolActivities>(writeToolOptions(timeouts));
   const read = proxyActivities<ToolActivities>(readToolOptions(timeouts));
@@ -150,7 +145,7 @@ export function createTemporalPorts(
       ),
     writeRecovery: () => patched(WRITE_RECOVERY_PATCH),
     boundedValues: () => patched(BOUNDED_VALUES_PATCH),
-    graphNodeChecks: () => patched(GRAPH_NODE_CHECKS_PATCH),
+    graphNodeChecks: () => graphNodeChecks,
     writeExhaustionToPerson: () => patched(WRITE_EXHAUSTION_PATCH),
     operatorResolutionRecorder() {
       if (!patched(OPERATOR_RESOLUTION_PATCH)) return undefined;
