@@ -15,6 +15,7 @@ export const SANDBOX_FILES = [
   'apps/*/workflow/**/*.ts',
   'bench/workflows/**/*.ts',
   'test/support/workflows.ts',
+  'test/support/workflow/**/*.ts',
   'test/**/*-workflow.ts',
   'test/**/*-workflows.ts',
 ];

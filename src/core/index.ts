@@ -43,6 +43,8 @@ export {
   type NodeResult,
   type RouteDecision,
 } from './runner/graph-profile.js';
+export { DEFAULT_NODE_RETRY, type NodeRetryPolicy } from './runner/graph-node-retry.js';
+export type { GraphStateSchema, StatePatchIssue } from './runner/graph-state-patch.js';
 export type {
   BlockedOutputChoice,
   BlockedOutputFeedback,

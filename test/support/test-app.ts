@@ -6,7 +6,7 @@ import {
   benchNoopExecutor,
   registerBenchTools,
 } from '../../apps/bench/bench-noop-tool.js';
-import { benchBundleDefinition } from '../../bench/workflows/definition.js';
+import { testBundleDefinition } from './workflow/test-bundle-definition.js';
 import { app as showcase } from '../../apps/showcase/app.js';
 import { createShowcaseComposition } from '../../apps/showcase/composition.js';
 import type { HarnessApp } from '../../src/worker/index.js';
@@ -54,7 +54,7 @@ export const app: HarnessApp = {
   ...showcase,
   name: 'test',
   workflowsPath: testWorkflowsPath,
-  definition: benchBundleDefinition,
+  definition: testBundleDefinition,
   createComposition: (o) =>
     createShowcaseComposition({
       ...o,

@@ -7,7 +7,7 @@ import {
   solutionDelivered,
 } from '../../../src/core/index.js';
 import { refundNodes } from './refund-nodes.js';
-import { initialRefundState, type RefundGraphState } from './refund-state.js';
+import { initialRefundState, RefundGraphStateSchema, type RefundGraphState } from './refund-state.js';
 
 const ACTION_PARAMS = {
   actionTool: 'refund.create',
@@ -56,6 +56,7 @@ export const REFUND_GRAPH: GraphDefinition<RefundGraphState> = {
   policies: { default: 'refund.rules@v1', allowed: ['read_only@v1'] },
   completion: { evaluator: { name: 'refund_outcome', version: 'v1' } },
   initialState: initialRefundState,
+  stateSchema: RefundGraphStateSchema,
   conditions: {
     is_refund: (s) => s.intent === 'refund',
     slots_complete: (s) => s.orderId !== null && s.customerId !== null,

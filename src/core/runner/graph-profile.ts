@@ -9,6 +9,19 @@ import {
   type ProfileResult,
 } from './profile.js';
 import type { ConfirmRequest, RunContext } from './run-context.js';
+import { RunStop } from './run-stop.js';
+import {
+  nodeRetryPolicy,
+  retryDelaySeconds,
+  retryPolicyProblems,
+  type NodeRetryPolicy,
+} from './graph-node-retry.js';
+import {
+  isStateSchema,
+  statePatchCheck,
+  type GraphStateSchema,
+  type StatePatchCheck,
+} from './graph-state-patch.js';
 
 /** Outcome of one node (seed 004 NodeResult). */
 export interface NodeResult<S> {
@@ -39,6 +52,12 @@ export interface GraphNode<S> {
   readonly id: string;
   /** Tools this node may call; every other tool of the profile is excluded here. */
   readonly capabilities?: readonly string[];
+  /**
+   * How often the node may answer `retry` per visit and how long the run waits in between (a durable
+   * timer); default `DEFAULT_NODE_RETRY` (3 attempts). A `retry` on the last attempt fails the node with
+   * `graph.attempts_exhausted`.
+   */
+  readonly retry?: NodeRetryPolicy;
   run(state: S, ctx: RunContext): Promise<NodeResult<S>>;
 }
 
@@ -59,6 +78,12 @@ export interface GraphDefinition<S> {
   readonly edges: readonly GraphEdge[];
   readonly conditions: Readonly<Record<string, (state: S) => boolean>>;
   readonly initialState: (task: Readonly<Record<string, unknown>>) => S;
+  /**
+   * The typed state as a zod object. Every `statePatch` a node returns must fit it (its keys only,
+   * each value valid for its key); a patch that does not fails the node with
+   * `graph.invalid_state_patch` and is not applied.
+   */
+  readonly stateSchema: GraphStateSchema<S>;
   readonly tools: readonly string[];
   /** The policies runs of this graph may use, and the default (see {@link ProfilePolicies}). */
   readonly policies: ProfilePolicies;
@@ -83,6 +108,11 @@ interface GraphResume<S> {
   readonly state: S;
   readonly node: string;
   readonly pause?: CarriedPause<S>;
+  /** With the node checks: the edge that led to `node` (null for the start node). */
+  readonly edge?: GraphEdge | null;
+  /** With the node checks, in the middle of a wait: the attempt of `node` the wait belongs to. */
+  readonly attempt?: number;
+  readonly attemptId?: string;
 }
 
 /** The state key under which a terminal node that runs again finds the {@link BlockedOutputFeedback}. */
@@ -125,6 +155,8 @@ export function validateGraph<S>(g: GraphDefinition<S>): void {
       problems.push(`edge ${e.from}->${e.to} uses unknown condition ${e.when}`);
   }
   for (const t of g.terminal) if (!ids.has(t)) problems.push(`terminal node ${t} is not defined`);
+  for (const n of g.nodes) problems.push(...retryPolicyProblems(n.id, n.retry));
+  if (!isStateSchema(g.stateSchema)) problems.push('stateSchema must be a zod object schema');
   if (problems.length)
     throw new HarnessError('graph.invalid', `graph ${g.name}@${g.version}: ${problems.join('; ')}`, {
       problems,
@@ -164,10 +196,58 @@ function scopedContext(ctx: RunContext, node: GraphNode<unknown>): RunContext {
 }
 
 /**
+ * A node's failure as the run records it: a `step.failed` event with the node, its attempt and the
+ * code, then the stop that ends the run `failed` with that code.
+ */
+function nodeFailure(
+  ctx: RunContext,
+  node: string,
+  attempt: number,
+  code: string,
+  message: string,
+  details: Record<string, unknown> = {},
+): RunStop {
+  ctx.emit('step.failed', { stepId: node, attempt, code, message, ...details });
+  return new RunStop('failed', { code, message, details: { node, attempt, ...details } });
+}
+
+/**
+ * Check a node's state patch (node checks on): a patch that does not fit the state schema fails the
+ * node with `graph.invalid_state_patch` and is not applied.
+ * @throws RunStop `graph.invalid_state_patch`.
+ */
+function checkPatch(
+  ctx: RunContext,
+  check: StatePatchCheck,
+  node: string,
+  attempt: number,
+  patch: unknown,
+): void {
+  const issues = check(patch);
+  if (issues === undefined) return;
+  throw nodeFailure(
+    ctx,
+    node,
+    attempt,
+    'graph.invalid_state_patch',
+    `node ${node} returned a state patch that does not fit the graph's state schema: ${issues
+      .map((i) => `${i.path || '(patch)'}: ${i.message}`)
+      .join('; ')}`,
+    { issues },
+  );
+}
+
+/**
  * A graph profile: typed state, nodes, conditional edges, route decisions. The runner records each
  * node as a step; state patches are kept in the run's profile state. A blocked output is composed
  * again by the terminal node (see {@link GraphDefinition.onBlockedOutput}); a terminal node that does
  * not complete then fails the run with `graph.recompose_failed`.
+ *
+ * With the node checks (`RunContext.graphNodeChecks`, every run since
+ * `agent-run-graph-node-checks-v1`): a state patch that does not fit {@link GraphDefinition.stateSchema}
+ * fails the node (`graph.invalid_state_patch`, state unchanged); `retry` waits on a durable timer with
+ * the node's backoff and fails the node once its attempts are used up (`graph.attempts_exhausted`); a
+ * node failure is a `step.failed` event; node events carry the node's attempt.
  * @throws HarnessError `graph.invalid`, ProfileConfigError `profile.invalid` for an unusable definition.
  */
 export function createGraphProfile<S extends Record<string, unknown>>(g: GraphDefinition<S>): Profile {
@@ -175,12 +255,13 @@ export function createGraphProfile<S extends Record<string, unknown>>(g: GraphDe
   checkBlockedOutputChoice(`${g.name}@${g.version}`, g.onBlockedOutput);
   const byId = new Map(g.nodes.map((n) => [n.id, n]));
   const toolNames = g.tools;
+  const checkState = statePatchCheck(g.stateSchema);
   /** Run terminal `node` again with the feedback in its state; it must complete again. */
   const recomposer =
-    (ctx: RunContext, node: GraphNode<S>, state: S) =>
+    (ctx: RunContext, node: GraphNode<S>, state: S, checks: boolean) =>
     async (feedback: BlockedOutputFeedback): Promise<ProfileResult> => {
       const withFeedback = { ...state, [OUTPUT_FEEDBACK_KEY]: feedback };
-      ctx.enterStep(node.id);
+      ctx.enterStep(node.id, checks ? 1 : undefined);
       const result = await node.run(withFeedback, scopedContext(ctx, node));
       if (result.outcome !== 'completed') {
         throw new HarnessError(
@@ -188,9 +269,10 @@ export function createGraphProfile<S extends Record<string, unknown>>(g: GraphDe
           `terminal node ${node.id} did not complete when composing again (${result.outcome})`,
         );
       }
+      if (checks && result.statePatch) checkPatch(ctx, checkState, node.id, 1, result.statePatch);
       const next = { ...withFeedback, ...result.statePatch };
       ctx.completeStep(node.id);
-      return { output: result.output ?? next, recompose: recomposer(ctx, node, next) };
+      return { output: result.output ?? next, recompose: recomposer(ctx, node, next, checks) };
     };
   return {
     name: g.name,
@@ -206,6 +288,12 @@ export function createGraphProfile<S extends Record<string, unknown>>(g: GraphDe
       let current = resumed?.node ?? g.start;
       // A wait the previous generation was in: the node does not run again, its pause is taken up.
       let pause = resumed?.pause;
+      const checks = ctx.graphNodeChecks();
+      // With the checks: the edge that led to `current`, and the harness's attempt of it (1, 2, …).
+      let edge: GraphEdge | null = resumed?.edge ?? null;
+      let attempt = resumed?.attempt ?? 1;
+      let attemptId = resumed?.attemptId;
+      if (checks && pause !== undefined && attemptId !== undefined) ctx.continueAttempt(attemptId, attempt);
       const limit = g.maxNodeRuns ?? 100;
       for (let runs = 0; runs < limit; runs++) {
         const node = byId.get(current)!;
@@ -221,33 +309,58 @@ export function createGraphProfile<S extends Record<string, unknown>>(g: GraphDe
             excludedCapabilities: toolNames.filter((t) => !capabilities.includes(t)),
             reasonCode: capabilities.length ? 'route.node_capabilities' : 'route.no_tools',
           };
-          ctx.enterStep(node.id);
-          ctx.emit('route.decided', { ...route });
+          attemptId = ctx.enterStep(node.id, checks ? attempt : undefined);
+          ctx.emit('route.decided', checks ? { ...route, edge, attempt } : { ...route });
           result = await node.run(state, scopedContext(ctx, node));
-          if (result.statePatch) state = { ...state, ...result.statePatch };
+          if (result.statePatch) {
+            if (checks) checkPatch(ctx, checkState, node.id, attempt, result.statePatch);
+            state = { ...state, ...result.statePatch };
+          }
         }
         // Where to resume should the wait move to a new history (see WaitOptions.resumeAt).
         const resumeAt = (): Record<string, unknown> => {
           const { statePatch: _applied, ...carried } = result;
-          const at: GraphResume<S> = { state, node: node.id, pause: carried };
+          const at: GraphResume<S> = {
+            state,
+            node: node.id,
+            pause: carried,
+            ...(checks ? { edge, attempt, ...(attemptId !== undefined ? { attemptId } : {}) } : {}),
+          };
           return at as unknown as Record<string, unknown>;
         };
         switch (result.outcome) {
-          case 'retry':
-            await ctx.sleep(result.retryAfterSeconds ?? 1);
+          case 'retry': {
+            if (!checks) {
+              await ctx.sleep(result.retryAfterSeconds ?? 1);
+              continue;
+            }
+            const policy = nodeRetryPolicy(node.retry);
+            if (attempt >= policy.maxAttempts)
+              throw nodeFailure(
+                ctx,
+                node.id,
+                attempt,
+                'graph.attempts_exhausted',
+                `node ${node.id} asked to retry after its last attempt (${policy.maxAttempts})`,
+                { maxAttempts: policy.maxAttempts },
+              );
+            await ctx.sleep(retryDelaySeconds(policy, attempt, result.retryAfterSeconds));
+            attempt += 1;
             continue;
-          case 'failed':
-            throw new HarnessError(
-              result.failure?.code ?? 'graph.node_failed',
-              result.failure?.message ?? `node ${node.id} failed`,
-            );
+          }
+          case 'failed': {
+            const code = result.failure?.code ?? 'graph.node_failed';
+            const message = result.failure?.message ?? `node ${node.id} failed`;
+            if (checks) throw nodeFailure(ctx, node.id, attempt, code, message);
+            throw new HarnessError(code, message);
+          }
           case 'pause_for_input': {
             const slot = result.input?.slot ?? 'input';
             const value = await ctx.askInput(slot, result.input?.prompt ?? `please provide ${slot}`, {
               resumeAt: resumeAt(),
             });
             state = { ...state, [slot]: value };
-            continue; // run the same node again with the new input
+            continue; // run the same node again (the same attempt) with the new input
           }
           case 'pause_for_confirmation':
           case 'pause_for_human': {
@@ -271,26 +384,29 @@ export function createGraphProfile<S extends Record<string, unknown>>(g: GraphDe
         }
         ctx.completeStep(node.id);
         if (g.terminal.includes(node.id))
-          return { output: result.output ?? state, recompose: recomposer(ctx, node, state) };
+          return { output: result.output ?? state, recompose: recomposer(ctx, node, state, checks) };
         const next = pickEdge(g, node.id, result.nextNode, state);
         if (!next) throw new HarnessError('graph.no_route', `no edge from ${node.id} matches the state`);
-        current = next;
-        await ctx.checkpoint({ state, node: current });
+        current = next.to;
+        edge = next;
+        attempt = 1;
+        await ctx.checkpoint(checks ? { state, node: current, edge } : { state, node: current });
       }
       throw new HarnessError('graph.too_many_node_runs', `graph ${g.name} ran more than ${limit} nodes`);
     },
   };
 }
 
+/** The edge taken from `from`: the requested target's if its edge is open, else the first open one. */
 function pickEdge<S>(
   g: GraphDefinition<S>,
   from: string,
   requested: string | undefined,
   state: S,
-): string | undefined {
+): GraphEdge | undefined {
   const open = g.edges.filter(
     (e) => e.from === from && (e.when === undefined || g.conditions[e.when]!(state)),
   );
-  if (requested !== undefined) return open.find((e) => e.to === requested)?.to;
-  return open[0]?.to;
+  if (requested !== undefined) return open.find((e) => e.to === requested);
+  return open[0];
 }

@@ -182,6 +182,13 @@ export interface RunnerPorts {
    */
   boundedValues?(): boolean;
   /**
+   * Are the graph node checks in effect (see `RunContext.graphNodeChecks`)? Asked by a graph profile
+   * before its first node; a Temporal host decides it once at the run's start with `patched()` (before
+   * any local activity, so it replays in the same task). Optional: hosts without a history (in-memory)
+   * leave it out and the checks are off.
+   */
+  graphNodeChecks?(): boolean;
+  /**
    * Store the outbox now. `last`: nothing follows in this workflow execution (the run ended, or it
    * continues as new), so a Temporal host may use a local activity; a flush before a wait may not
    * (a decision asked after a local activity is fragile on replay).

@@ -95,8 +95,25 @@ export interface RunContext {
   /** A profile-produced artifact: always `model` provenance (anything else is refused). */
   addModelArtifact(artifact: Omit<Artifact, 'provenance'> & { provenance?: string }): Artifact;
   artifact(id: string): Artifact | undefined;
-  /** Mark a node/step current (graph profiles); recorded in state and events. */
-  enterStep(stepId: string): void;
+  /**
+   * Mark a node/step current (graph profiles); recorded in state and a `step.started` event. With
+   * `attempt` (the harness's attempt of the node, 1, 2, …): `step.started` and `step.completed` carry
+   * it and every event until `completeStep` (or the next `enterStep`) carries the attempt id
+   * `<stepId>#<attempt>@<sequence of its step.started>` as `attemptId`, which this returns.
+   */
+  enterStep(stepId: string, attempt?: number): string | undefined;
+  /**
+   * Take up an attempt a previous generation entered (the run continued as new in the middle of a
+   * wait): the events carry its `attemptId` again. Emits nothing.
+   */
+  continueAttempt(attemptId: string, attempt: number): void;
   completeStep(stepId: string): void;
+  /**
+   * Are the graph node checks in effect for this run: state patches checked against the graph's state
+   * schema, `retry` limited per node with backoff, node attempts on events, the taken edge on
+   * `route.decided`? A Temporal host answers with `patched('agent-run-graph-node-checks-v1')`, asked
+   * once at the start of every graph run, so histories from before replay unchanged.
+   */
+  graphNodeChecks(): boolean;
   sleep(seconds: number): Promise<void>;
 }

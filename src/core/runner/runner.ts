@@ -106,6 +106,8 @@ export class Runner implements RunContext, RunCore {
   /** The artifact each fact of this generation was recorded from (what a memory entry cites). */
   private readonly factEvidence = new Map<string, { readonly id: string; readonly provenance: string }>();
   private outbox: AgentEvent[] = [];
+  /** The graph node attempt the run is in (see {@link RunContext.enterStep}); its events carry the id. */
+  private attempt: { readonly id: string; readonly number: number } | undefined;
   /**
    * Budgets already warned about. A carried run (continue-as-new) starts with the budgets its usage
    * has already crossed: the previous generation warned when they crossed, so they do not warn again.
@@ -202,7 +204,7 @@ export class Runner implements RunContext, RunCore {
       runId: s.runId,
       threadId: s.threadId,
       stepId: s.currentNode,
-      attemptId: null,
+      attemptId: this.attempt?.id ?? null,
       sequence,
       type,
       occurredAt: this.ports.now(),
@@ -421,15 +423,30 @@ export class Runner implements RunContext, RunCore {
     return this.state.artifacts.find((a) => a.id === id);
   }
 
-  enterStep(stepId: string): void {
+  enterStep(stepId: string, attempt?: number): string | undefined {
     this.state.currentNode = stepId;
-    this.emit('step.started', { stepId });
+    this.attempt =
+      attempt === undefined
+        ? undefined
+        : { id: `${stepId}#${attempt}@${this.state.nextEventSeq}`, number: attempt };
+    this.emit('step.started', attempt === undefined ? { stepId } : { stepId, attempt });
     this.ports.publish(this.state);
+    return this.attempt?.id;
+  }
+
+  continueAttempt(attemptId: string, attempt: number): void {
+    this.attempt = { id: attemptId, number: attempt };
   }
 
   completeStep(stepId: string): void {
     if (!this.state.completedSteps.includes(stepId)) this.state.completedSteps.push(stepId);
-    this.emit('step.completed', { stepId });
+    const attempt = this.attempt;
+    this.emit('step.completed', attempt ? { stepId, attempt: attempt.number } : { stepId });
+    this.attempt = undefined;
+  }
+
+  graphNodeChecks(): boolean {
+    return this.ports.graphNodeChecks?.() ?? false;
   }
 
   async sleep(seconds: number): Promise<void> {

@@ -137,20 +137,31 @@ const LOCAL_BOOKKEEPING_PATCH = 'agent-run-local-bookkeeping-v1';
  * before it replay with free-actor decisions.
  */
 const SIGNED_DECISIONS_PATCH = 'agent-run-signed-decisions-v1';
+/**
+ * Graph node checks (src/core/runner/graph-profile.ts): state patches checked against the graph's
+ * state schema, `retry` limited per node with backoff, node attempt ids on events, the edge taken on
+ * `route.decided`. Asked only for graph profiles, at the start with the other start patches.
+ */
+const GRAPH_NODE_CHECKS_PATCH = 'agent-run-graph-node-checks-v1';
 
 /** The patches a run decides once at its start (one marker each for runs that take them). */
 interface StartPatches {
   readonly continueAsNew: boolean;
   readonly guardrails: boolean;
   readonly signedDecisions: boolean;
+  readonly graphNodeChecks: boolean;
 }
 
-/** In this order: recorded histories have the continue-as-new marker before the guardrails one. */
-function decideStartPatches(): StartPatches {
+/**
+ * In this order: recorded histories have the continue-as-new marker before the guardrails one. The
+ * graph node checks are asked only for a graph profile (`graph`), last.
+ */
+function decideStartPatches(graph: boolean): StartPatches {
   const continueAsNew = patched(CONTINUE_AS_NEW_PATCH);
   const guardrails = patched(GUARDRAILS_PATCH);
   const signedDecisions = patched(SIGNED_DECISIONS_PATCH);
-  return { continueAsNew, guardrails, signedDecisions };
+  const graphNodeChecks = graph && patched(GRAPH_NODE_CHECKS_PATCH);
+  return { continueAsNew, guardrails, signedDecisions, graphNodeChecks };
 }
 
 function fail(code: string, message: string): never {
@@ -291,7 +302,7 @@ async function runAgent(
   if (local) {
     // Every start-time patch is decided before the local activity: on replay, a patch asked after a
     // local activity whose workflow task was heartbeated would be asked a task too early.
-    patches = decideStartPatches();
+    patches = decideStartPatches(profile.kind === 'graph');
     const snapshotRequest = {
       ...toolSnapshotRequest(input, profile.tools, carried),
       ...(patches.signedDecisions ? { withPrincipals: true } : {}),
@@ -334,7 +345,7 @@ async function runAgent(
       ...(modelRoutes ? { modelRoutes: modelRoutes.purposes } : {}),
     });
   // Histories from before the local bookkeeping asked these here, after the memo: same order on replay.
-  patches ??= decideStartPatches();
+  patches ??= decideStartPatches(profile.kind === 'graph');
 
   const visibility = new RunVisibility();
   const t = input.activityTimeouts;
@@ -354,6 +365,7 @@ async function runAgent(
       ...(input.waitHistoryBoundBytes !== undefined ? { waitBoundBytes: input.waitHistoryBoundBytes } : {}),
     },
     local,
+    patches.graphNodeChecks,
   );
   let deadlineReached = false;
   const authority = patches.signedDecisions

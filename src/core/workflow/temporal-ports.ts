@@ -92,6 +92,8 @@ export function createTemporalPorts(
   },
   /** The last event flush runs as a local activity (decided once per run by the workflow, behind a patch). */
   localBookkeeping = false,
+  /** The answer to `graphNodeChecks` (decided once per run at its start, behind a patch). */
+  graphNodeChecks = false,
 ): RunnerPorts {
   const write = proxyActivities<ToolActivities>(writeToolOptions(timeouts));
   const read = proxyActivities<ToolActivities>(readToolOptions(timeouts));
@@ -149,6 +151,7 @@ export function createTemporalPorts(
       ),
     writeRecovery: () => patched(WRITE_RECOVERY_PATCH),
     boundedValues: () => patched(BOUNDED_VALUES_PATCH),
+    graphNodeChecks: () => graphNodeChecks,
     writeExhaustionToPerson: () => patched(WRITE_EXHAUSTION_PATCH),
     operatorResolutionRecorder() {
       if (!patched(OPERATOR_RESOLUTION_PATCH)) return undefined;

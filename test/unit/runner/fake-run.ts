@@ -166,6 +166,12 @@ export class FakePorts implements RunnerPorts {
     return this.boundedValuesOn;
   }
 
+  /** The answer to `graphNodeChecks` (the workflow's patch). */
+  nodeChecks = true;
+  graphNodeChecks(): boolean {
+    return this.nodeChecks;
+  }
+
   /** The history's size as `historyOverWaitBound` reports it: set it to say the bound is reached. */
   historyOverBound: number | undefined = undefined;
   historyOverWaitBound(): number | undefined {
@@ -256,6 +262,8 @@ export interface FakeRunOptions {
   readonly writeRecovery?: boolean;
   /** A person is asked once a write's attempts ran out (as `agentRun` does behind its patch); default false. */
   readonly writeExhaustion?: boolean;
+  /** Graph node checks (as `agentRun` does behind its patch); default true. */
+  readonly graphNodeChecks?: boolean;
   /** A generation carried over by continue-as-new (`ctx.resume` is the state's profile state). */
   readonly resumed?: boolean;
   /** What the previous generation's gate carried (a continue-as-new in the middle of a wait). */
@@ -298,6 +306,7 @@ export function fakeRun(o: FakeRunOptions): FakeRun {
   );
   ports.recovery = o.writeRecovery ?? false;
   ports.exhaustionToPerson = o.writeExhaustion ?? false;
+  ports.nodeChecks = o.graphNodeChecks ?? true;
   const profile: Profile = o.profile ?? {
     name: 'test.profile',
     version: 'v1',

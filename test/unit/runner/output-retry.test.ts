@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { createGoalProfile } from '../../../src/core/runner/goal-profile.js';
 import { OUTPUT_FEEDBACK_KEY, createGraphProfile } from '../../../src/core/runner/graph-profile.js';
 import type { ModelCallInput } from '../../../src/core/runner/ports.js';
@@ -126,6 +127,7 @@ describe('a blocked output is composed again when the profile retries', () => {
       conditions: {},
       edges: [],
       initialState: () => ({}),
+      stateSchema: z.object({}),
       onBlockedOutput: { action: 'retry', maxRetries: 1 },
       nodes: [
         {

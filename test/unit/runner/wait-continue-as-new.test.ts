@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { ContinueAsNewRequested } from '../../../src/core/runner/continue-as-new.js';
 import { CarriedWaitSchema } from '../../../src/core/runner/carried-wait.js';
 import { createGraphProfile, type GraphDefinition } from '../../../src/core/runner/graph-profile.js';
@@ -60,6 +61,11 @@ function graph(counter: { collect: number; confirm: number }) {
     ],
     conditions: {},
     initialState: () => ({ asked: 0 }),
+    stateSchema: z.object({
+      orderId: z.string().optional(),
+      asked: z.number().int(),
+      confirmation_granted: z.boolean().optional(),
+    }),
     tools: [],
     policies: { default: 'allow_all@v1' },
     completion: { evaluator: { name: 'solution_delivered', version: 'v1' } },
