@@ -11,7 +11,12 @@ import {
   TimeoutFailure,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { ModelActivities, RunActivities, ToolActivities } from './activity-interfaces.js';
+import type {
+  MemoryActivities,
+  ModelActivities,
+  RunActivities,
+  ToolActivities,
+} from './activity-interfaces.js';
 import { TOOL_OUTCOME_UNKNOWN } from '../../contract/failure-types.js';
 import { packEvents, withPackedEvents } from '../runner/packed-events.js';
 import type { ToolDefinition } from '../../contract/tool.js';
@@ -99,6 +104,7 @@ export function createTemporalPorts(
   const read = proxyActivities<ToolActivities>(readToolOptions(timeouts));
   const model = proxyActivities<ModelActivities>(modelOptions(timeouts));
   const run = proxyActivities<RunActivities & ToolActivities>(BOOKKEEPING_OPTIONS);
+  const memory = proxyActivities<MemoryActivities>(BOOKKEEPING_OPTIONS);
   const local = proxyLocalActivities<RunActivities>(LOCAL_BOOKKEEPING_OPTIONS);
 
   return {
@@ -166,6 +172,10 @@ export function createTemporalPorts(
           ),
         );
     },
+    memory: () => ({
+      recall: (scope, now, limit) => memory.recallMemory({ scope, now, limit }),
+      write: (entry) => memory.writeMemory(entry),
+    }),
     async flushEvents(events: readonly AgentEvent[], options?: { readonly last?: boolean }): Promise<void> {
       if (events.length === 0) return;
       // Only the last flush of an execution is local: after a local activity nothing asks a patch.

@@ -1,6 +1,11 @@
 import { combineDefinitions } from '../../../src/core/index.js';
 import { benchBundleDefinition } from '../../../bench/workflows/definition.js';
 import { graphChecksDefinition } from './graph-checks.js';
+import { threadMemoryDefinition } from './thread-memory-graph.js';
 
-/** What the tests' bundle serves: the bench's bundle (every example app, the bench) and the test-only graph. */
-export const testBundleDefinition = combineDefinitions(benchBundleDefinition, graphChecksDefinition);
+/** What the tests' bundle serves: the bench's bundle (every example app, the bench) and the test-only graphs. */
+export const testBundleDefinition = combineDefinitions(
+  benchBundleDefinition,
+  graphChecksDefinition,
+  threadMemoryDefinition,
+);
