@@ -1,5 +1,7 @@
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
+import { runCli } from '../e2e/cli-support.js';
 import { createHarnessFixture, type HarnessFixture } from '../support/harness.js';
 
 /** The injected clause: a policy text that tries to get itself remembered as an instruction. */
@@ -84,6 +86,31 @@ describe('thread memory on the real server', () => {
     ]);
     expect(JSON.stringify(all)).not.toContain('pre-approved');
     expect(all[0]!.provenance).toMatchObject({ runId: first.runId, evidenceProvenance: 'observed' });
+  });
+
+  it("an operator lists and forgets a thread's memory with harness memory (a real CLI process)", async () => {
+    const first = await run('thread-cli', 'acme');
+    const env = { HARNESS_STORE_URL: `sqlite:${join(h.dir, 'evidence.db')}` };
+    const scope = ['--thread', 'thread-cli', '--tenant', 'acme', '--user', 'u-1'];
+    const listed = await runCli(['memory', 'list', ...scope, '--json'], env, 60_000);
+    expect(listed.code).toBe(0);
+    const entries = listed.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { name: string; value: unknown; provenance: { runId: string } });
+    expect(entries.map((e) => [e.name, e.value, e.provenance.runId])).toEqual([
+      ['refund.policy_id', 'R009', first.runId],
+    ]);
+    const bad = await runCli(['memory', 'forget', ...scope, '--name', 'Not A Fact'], env, 60_000);
+    expect(bad.code).toBe(2);
+    const forgot = await runCli(['memory', 'forget', ...scope, '--name', 'refund.policy_id'], env, 60_000);
+    expect(forgot.code).toBe(0);
+    expect(forgot.stdout).toContain('forgot 1 entry of thread thread-cli');
+    const after = await runCli(['memory', 'list', ...scope], env, 60_000);
+    expect(after.code).toBe(0);
+    expect(after.stdout.trim()).toBe('');
+    const all = await runCli(['memory', 'list', ...scope, '--all', '--json'], env, 60_000);
+    expect(all.stdout.trim().split('\n')).toHaveLength(1);
   });
 
   it("another tenant's thread of the same id recalls nothing; a forgotten entry is not recalled", async () => {

@@ -5,6 +5,7 @@ import type { KeysCreateOptions } from './commands/keys.js';
 import type { DecideOptions, ProvideInputOptions, ReconcileOptions } from './commands/decide.js';
 import type { EventsOptions } from './commands/events.js';
 import type { FailuresExportOptions, FailuresListOptions } from './commands/failures.js';
+import type { MemoryForgetOptions, MemoryListOptions } from './commands/memory.js';
 import type { StartOptions } from './commands/start.js';
 import type { ServeOptions, TokenOptions } from './commands/run-service.js';
 import { createOutput, type Output } from './output.js';
@@ -263,6 +264,27 @@ export function buildProgram(result: ProgramResult): Command {
       run(async () =>
         (await import('./commands/failures.js')).failuresExportCommand(await appOf(cmd), runId, o, out(cmd)),
       ),
+    );
+
+  const memory = program
+    .command('memory')
+    .description("a thread's memory: verified facts its runs remembered (docs/context.md)");
+  const scoped = (c: Command) =>
+    c
+      .requiredOption('--thread <id>', 'the thread')
+      .option('--tenant <id>', 'the tenant the runs were started for')
+      .option('--user <id>', 'the user the runs were started for');
+  scoped(memory.command('list'))
+    .description('what the next run of the thread recalls (the newest live entry per fact)')
+    .option('--all', 'every entry, forgotten and expired ones too')
+    .action((o: MemoryListOptions, cmd: Command) =>
+      run(async () => (await import('./commands/memory.js')).memoryListCommand(o, out(cmd))),
+    );
+  scoped(memory.command('forget'))
+    .description("forget the thread's entries (or one fact's); later runs no longer recall them")
+    .option('--name <fact>', 'only this fact')
+    .action((o: MemoryForgetOptions, cmd: Command) =>
+      run(async () => (await import('./commands/memory.js')).memoryForgetCommand(o, out(cmd))),
     );
 
   return program;
