@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { bundleWorkflows } from '../../src/worker/bundle.js';
+import { recordedWorkflowId } from '../../src/worker/history-fixtures.js';
 import { benchWorkflowsPath } from '../lib/workflows-path.js';
 import { median } from '../lib/stats.js';
 
@@ -44,7 +45,11 @@ async function main(): Promise<void> {
         const c0 = process.cpuUsage();
         const it = Worker.runReplayHistories(
           { workflowBundle: bundle, replayName: 'profile' },
-          Array.from({ length: copies }, (_, i) => ({ workflowId: `p-${f}-${i}`, history })),
+          // Under the recorded id: a run's signed decisions are bound to it (see recordedWorkflowId).
+          Array.from({ length: copies }, (_, i) => ({
+            workflowId: recordedWorkflowId(history) ?? `p-${f}-${i}`,
+            history,
+          })),
         );
         for await (const r of it) if (r.error) throw r.error;
         const c = process.cpuUsage(c0);
@@ -63,7 +68,11 @@ async function main(): Promise<void> {
   for (let t = 0; t < times; t++) {
     for (const { name, h } of t % 2 === 0 ? histories : [...histories].reverse()) {
       const c0 = process.cpuUsage();
-      await Worker.runReplayHistory({ workflowBundle: bundle, replayName: 'profile' }, h, `p-${name}`);
+      await Worker.runReplayHistory(
+        { workflowBundle: bundle, replayName: 'profile' },
+        h,
+        recordedWorkflowId(h) ?? `p-${name}`,
+      );
       const c = process.cpuUsage(c0);
       (cpu[name] ??= []).push((c.user + c.system) / 1000);
     }

@@ -34,6 +34,18 @@ export async function recordHistory(
   return file;
 }
 
+/**
+ * The workflow id a history was recorded under (its start event names it; older servers did not
+ * record it there). Replay a history under this id and no other: a run's decisions are bound to
+ * it (a signed decision names the workflow id and first run id), so under another id each one is
+ * refused on replay, the wait it ended never ends, and the replay fails as a nondeterminism (e.g.
+ * `No command scheduled for event TimerCanceled` where the decision cancelled the wait's timer).
+ * `Worker.runReplayHistory` without an id replays under `fake`.
+ */
+export function recordedWorkflowId(history: temporal.api.history.v1.IHistory): string | undefined {
+  return history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowId || undefined;
+}
+
 /** Read every `*.json` history in `dir` (sorted by name). @throws on unreadable or invalid JSON. */
 export function loadHistoryFixtures(dir: string): HistoryFixture[] {
   return readdirSync(dir)
@@ -43,7 +55,6 @@ export function loadHistoryFixtures(dir: string): HistoryFixture[] {
       const file = join(dir, f);
       const history = historyFromJSON(JSON.parse(readFileSync(file, 'utf8')));
       const name = f.replace(/\.json$/, '');
-      const recorded = history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowId;
-      return { name, workflowId: recorded || name, history, file };
+      return { name, workflowId: recordedWorkflowId(history) ?? name, history, file };
     });
 }

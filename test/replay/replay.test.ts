@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it, inject } from 'vitest';
 import { projectRoot } from '../../src/devserver/config.js';
-import { loadHistoryFixtures } from '../../src/worker/history-fixtures.js';
+import { loadHistoryFixtures, recordedWorkflowId } from '../../src/worker/history-fixtures.js';
 
 const fixturesDir = join(projectRoot, 'test', 'fixtures', 'histories');
 
@@ -26,6 +26,28 @@ describe('recorded histories replay against this build', () => {
       );
     });
   }
+
+  it('a signed decision replays only under the workflow id it was recorded with', async () => {
+    // The decision's token is bound to the run's workflow id: under another id it is refused on replay,
+    // the wait goes on, and the timer the decision cancelled has no command. Not a workflow change:
+    // replay under the recorded id (as above).
+    const rejected = fixtures.find((f) => f.name === 'refund-graph-signed-rejected-v1');
+    expect(rejected).toBeDefined();
+    expect(rejected!.workflowId).toBe(recordedWorkflowId(rejected!.history));
+    expect(rejected!.workflowId).not.toBe(rejected!.name);
+    await expect(
+      Worker.runReplayHistory(
+        { workflowBundle: { codePath: inject('workflowBundlePath') } },
+        rejected!.history,
+        'another-id',
+      ),
+    ).rejects.toMatchObject({
+      name: 'DeterminismViolationError',
+      message: expect.stringMatching(
+        /No command scheduled for event HistoryEvent\(id: \d+, TimerCanceled\)/,
+      ) as string,
+    });
+  });
 
   it('detects a non-deterministic change', async () => {
     const plumbing = fixtures.find((f) => f.name.startsWith('plumbing'));

@@ -1,3 +1,4 @@
+import type { WorkflowHandle } from '@temporalio/client';
 import { signedPayload } from '../../src/client/decisions/send-decision.js';
 import { decide, TEST_APPROVER } from '../support/decisions.js';
 import { TEST_KEYS } from '../support/principals.js';
@@ -6,6 +7,7 @@ import { reachableNodes } from '../../src/core/runner/graph-profile.js';
 import type { RunView } from '../../src/core/workflow/run-view.js';
 import { seedDemoOrder } from '../../apps/refund/demo-order.js';
 import { REFUND_GRAPH } from '../../apps/refund/workflow/refund-graph.js';
+import { recordHistory } from '../../src/worker/history-fixtures.js';
 import {
   createHarnessFixture,
   historyEventTypes,
@@ -13,6 +15,17 @@ import {
   type HarnessFixture,
 } from '../support/harness.js';
 import { signalWithTemporalCli } from '../support/temporal.js';
+
+/** Poll the history until it has started `count` timers. */
+async function waitForTimers(handle: WorkflowHandle, count: number, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const types = await historyEventTypes(handle);
+    if (types.filter((t) => t === 'EVENT_TYPE_TIMER_STARTED').length >= count) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${count} started timers`);
+}
 
 describe('refund graph on the real server', () => {
   let h: HarnessFixture;
@@ -22,6 +35,12 @@ describe('refund graph on the real server', () => {
   afterAll(async () => {
     await h?.close();
   });
+
+  /** HARNESS_RECORD_HISTORIES=<dir> keeps a history as a replay fixture (test/fixtures/histories). */
+  async function keepHistory(workflowId: string, name: string): Promise<void> {
+    const dir = process.env.HARNESS_RECORD_HISTORIES;
+    if (dir) await recordHistory(h.t.client, workflowId, dir, name);
+  }
 
   it('waits for confirmation, then refunds once with a verified artifact after an approve signal', async () => {
     const handle = await h.start({
@@ -89,6 +108,7 @@ describe('refund graph on the real server', () => {
       budget: { toolCalls: view.budget.toolCalls, modelCalls: view.budget.modelCalls },
       lastSeq: events.at(-1)!.seq,
     });
+    await keepHistory(handle.workflowId, 'refund-graph-signed-approved-v1');
   });
 
   it('refuses an order of another customer without any write', async () => {
@@ -108,11 +128,55 @@ describe('refund graph on the real server', () => {
   it('a rejected confirmation ends without a refund', async () => {
     const handle = await h.start({ task: { message: 'refund ORD-1001', customerId: 'C1001' } });
     const waiting = await waitForState(handle, (v) => v.status === 'awaiting_confirmation');
+    // Decide once the wait's timer runs (the run's deadline timer is the first): the decision then
+    // cancels it, the shape of history a replay must match.
+    await waitForTimers(handle, 2);
     await decide(handle, 'reject', { reason: 'changed my mind' }, waiting);
     const result = (await handle.result()) as { status: string; output: { outcome: string } };
     expect(result).toMatchObject({ status: 'succeeded', output: { outcome: 'declined_by_user' } });
     const view = await handle.query<RunView>('state');
     expect(view.invocations.some((i) => i.tool === 'refund.create')).toBe(false);
+    const events = await h.composition.store.listEvents(handle.workflowId);
+    expect(events.find((e) => e.type === 'human.decided')?.data).toMatchObject({
+      decision: 'rejected',
+      actor: TEST_APPROVER,
+      code: 'approval.rejected',
+      verified: true,
+    });
+    // The decision ended the wait: its timer was cancelled, never fired.
+    const types = await historyEventTypes(handle);
+    expect(types).toContain('EVENT_TYPE_TIMER_CANCELED');
+    expect(types).not.toContain('EVENT_TYPE_TIMER_FIRED');
+    expect(types).not.toContain('EVENT_TYPE_WORKFLOW_TASK_FAILED');
+    await keepHistory(handle.workflowId, 'refund-graph-signed-rejected-v1');
+  });
+
+  it('an approval nobody answers expires: a rejection with approval.expired, no refund', async () => {
+    const handle = await h.start({
+      task: { message: 'refund ORD-1001', customerId: 'C1001' },
+      approvalTimeoutSeconds: 2,
+    });
+    const waiting = await waitForState(handle, (v) => v.status === 'awaiting_confirmation');
+    expect(Date.parse(waiting.pendingAction!.expiresAt!)).toBeGreaterThan(0);
+    const result = (await handle.result()) as { status: string; output: { outcome: string } };
+    expect(result).toMatchObject({ status: 'succeeded', output: { outcome: 'declined_by_user' } });
+    const view = await handle.query<RunView>('state');
+    expect(view.invocations.some((i) => i.tool === 'refund.create')).toBe(false);
+    expect(view.pendingAction).toBeNull();
+    const events = await h.composition.store.listEvents(handle.workflowId);
+    expect(events.find((e) => e.type === 'human.decided')?.data).toMatchObject({
+      actionId: waiting.pendingAction!.actionId,
+      decision: 'rejected',
+      actor: 'system',
+      code: 'approval.expired',
+    });
+    // The wait ended on its timer.
+    const types = await historyEventTypes(handle);
+    expect(types).toContain('EVENT_TYPE_TIMER_FIRED');
+    expect(types).not.toContain('EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED');
+    expect(types).not.toContain('EVENT_TYPE_WORKFLOW_TASK_FAILED');
+    expect(await h.composition.refundStore.findRefundByKey(`${handle.workflowId}/4`)).toBeUndefined();
+    await keepHistory(handle.workflowId, 'refund-graph-approval-expired-v1');
   });
 
   it('accepts a signed approve signal sent with the Temporal CLI (`temporal workflow signal`)', async () => {

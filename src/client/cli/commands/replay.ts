@@ -3,6 +3,7 @@ import { historyFromJSON, historyToJSON } from '@temporalio/common/lib/proto-uti
 import type { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { bundleWorkflows } from '../../../worker/bundle.js';
+import { recordedWorkflowId } from '../../../worker/history-fixtures.js';
 import { installWorkerRuntime } from '../../../worker/runtime.js';
 import { connectTemporal, describeRun } from '../connect.js';
 import { CliError, EXIT, notFoundError, usageError } from '../errors.js';
@@ -84,8 +85,9 @@ export async function replayCommand(app: HarnessApp, arg: string, out: Output): 
   out.progress(`replaying ${events} events of ${arg}…`);
   // Replay under the id the history was recorded with: a run may depend on it (signed decisions are
   // bound to their workflow id).
-  const recorded = history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowId;
-  const workflowId = fromFile ? recorded || arg.replace(/^.*\//, '').replace(/\.json$/, '') : arg;
+  const workflowId = fromFile
+    ? (recordedWorkflowId(history) ?? arg.replace(/^.*\//, '').replace(/\.json$/, ''))
+    : arg;
   try {
     await Worker.runReplayHistory(
       { workflowBundle, replayName: workflowId, ...(dataConverter ? { dataConverter } : {}) },
