@@ -47,6 +47,8 @@ export interface RunRoutesOptions {
   readonly metrics: ServiceMetrics;
   /** One store poller per followed run, shared by its streams. */
   readonly feeds: RunEventFeeds;
+  /** When a request reached the service (epoch ms, before its token was verified): rate buckets judge by it. */
+  readonly arrivedAt: (req: FastifyRequest) => number;
   /** The verified caller of a request (set by the service's auth hook). */
   readonly callerOf: (req: FastifyRequest) => Caller;
   /** Aborted when the service closes: open event streams end. */
@@ -121,8 +123,9 @@ export function registerRunRoutes(app: FastifyInstance, o: RunRoutesOptions): vo
       idempotencyKey === undefined
         ? `run-${caller.tenant}-${randomUUID()}`
         : `run-${caller.tenant}-${createHash('sha256').update(`${caller.tenant}\u0000${caller.user}\u0000${idempotencyKey}`).digest('hex').slice(0, 32)}`;
-    // The rate first, as the request arrives; then the active runs, which cost visibility queries.
-    const rate = o.admission.admitStartRate(caller);
+    // The rate first, judged at the request's arrival (a busy process handles requests later than they
+    // came; the caller's rate is what they sent); then the active runs, which cost visibility queries.
+    const rate = o.admission.admitStartRate(caller, o.arrivedAt(req));
     if (rate) throw new ApiError(429, rate.code, rate.message, rate.retryAfterSeconds);
     const running = `WorkflowType = 'agentRun' AND ExecutionStatus = 'Running' AND AgentTenant = ${quote(caller.tenant)}`;
     const [tenantActive, userActive] = await Promise.all([

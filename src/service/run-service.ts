@@ -54,9 +54,11 @@ export function createRunService(o: RunServiceOptions): FastifyInstance {
   const feeds = new RunEventFeeds({ store: o.store, pollMs: o.config.stream.pollMs });
   const callers = new WeakMap<FastifyRequest, Caller>();
   const started = new WeakMap<FastifyRequest, number>();
+  const arrived = new WeakMap<FastifyRequest, number>();
 
   app.addHook('onRequest', async (req) => {
     started.set(req, performance.now());
+    arrived.set(req, Date.now());
     const path = req.url.split('?')[0] ?? '';
     if (OPEN_PATHS.has(path)) return;
     callers.set(req, await identity.verify(req.headers.authorization));
@@ -143,6 +145,7 @@ export function createRunService(o: RunServiceOptions): FastifyInstance {
     metrics,
     feeds,
     closing: closing.signal,
+    arrivedAt: (req) => arrived.get(req) ?? Date.now(),
     callerOf: (req) => {
       const c = callers.get(req);
       if (!c) throw new AuthError('auth.missing_token', 'send a bearer token');

@@ -12,9 +12,13 @@ export class TokenBucket {
     this.last = now;
   }
 
-  /** Take one token at `now` (ms): 0 when taken, else the milliseconds until one is available. */
+  /**
+   * Take one token at `now` (ms): 0 when taken, else the milliseconds until one is available. Times
+   * may come slightly out of order (requests judged at their arrival, handled in another order): an
+   * earlier `now` than the last one adds nothing and takes nothing away.
+   */
   take(now: number): number {
-    this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.perSecond);
+    this.tokens = Math.min(this.burst, this.tokens + (Math.max(0, now - this.last) / 1000) * this.perSecond);
     this.last = Math.max(this.last, now);
     if (this.tokens >= 1) {
       this.tokens -= 1;
@@ -25,7 +29,7 @@ export class TokenBucket {
 
   /** True when the bucket is full at `now` (it can be forgotten without changing any answer). */
   isFull(now: number): boolean {
-    return this.tokens + ((now - this.last) / 1000) * this.perSecond >= this.burst;
+    return this.tokens + (Math.max(0, now - this.last) / 1000) * this.perSecond >= this.burst;
   }
 }
 

@@ -16,6 +16,19 @@ describe('admission limits', () => {
     expect(b.take(500)).toBe(0);
   });
 
+  it('judges requests at their arrival: handled out of order, starts at the rate all pass', () => {
+    // 2 per second, burst 2: arrivals every 500 ms, handled in pairs and swapped.
+    const b = new TokenBucket(2, 2, 0);
+    const arrivals = Array.from({ length: 20 }, (_, i) => i * 500);
+    const handled = arrivals.flatMap((_, i) => (i % 2 === 0 ? [arrivals[i + 1]!, arrivals[i]!] : []));
+    expect(handled.map((t) => b.take(t))).toEqual(handled.map(() => 0));
+    // An earlier time neither refills nor drains: the next on-time request still passes, one more does not.
+    const c = new TokenBucket(1, 1, 0);
+    expect(c.take(1_000)).toBe(0);
+    expect(c.take(0)).toBeGreaterThan(0);
+    expect(c.take(2_000)).toBe(0);
+  });
+
   it('refuses starts above the per-user and per-tenant rates, and at the active-run limits', () => {
     const a = new Admission(
       limits({
