@@ -1,3 +1,4 @@
+import type { TaintDigests } from '../guardrails/data-taint.js';
 import type { ThreadMemoryPort } from './thread-memory.js';
 import type { Artifact } from '../../contract/artifact.js';
 import type { PinnedModelRoute } from '../../contract/model-routes.js';
@@ -98,6 +99,11 @@ export interface ToolCallResult {
   readonly errorMessage?: string;
   readonly startedAt: string;
   readonly finishedAt: string;
+  /**
+   * Digests of the secrets and personal data the whole result carried (output and artifacts, before
+   * any truncation), computed by the activity; absent from results recorded before data taint.
+   */
+  readonly taint?: TaintDigests;
 }
 
 /** How a tool activity ended, from the workflow's point of view. */
@@ -194,6 +200,12 @@ export interface RunnerPorts {
    * (a decision asked after a local activity is fragile on replay).
    */
   flushEvents(events: readonly AgentEvent[], options?: { readonly last?: boolean }): Promise<void>;
+  /**
+   * Is a write that would carry tainted data (a secret or personal data a tool returned earlier) held
+   * for a person? Asked only when one would be; a Temporal host answers with `patched()`, so histories
+   * from before replay unchanged. Optional: in-memory hosts leave it out (not held).
+   */
+  dataTaint?(): boolean;
   /**
    * Thread memory (docs/context.md, "Memory"), or undefined when the host keeps none. Asked only when
    * a profile recalls or remembers. Optional: in-memory hosts may leave it out.

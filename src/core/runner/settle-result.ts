@@ -2,6 +2,7 @@ import type { Artifact } from '../../contract/artifact.js';
 import type { Observation } from '../../contract/observation.js';
 import { resultObservation, type ObservationBase } from './observations.js';
 import type { ToolCallResult } from './ports.js';
+import { taintFactUpdates } from '../guardrails/data-taint.js';
 import type { RunCore } from './run-core.js';
 import type { InvocationSummary } from './run-state.js';
 
@@ -40,6 +41,19 @@ export function settleResult(
   if (resolvedBy) invocation.resolvedBy = resolvedBy;
   if (result.status === 'succeeded' && (firstOfItsKind || accepted.length > 0))
     state.budget.stepsWithoutProgress = 0;
+  // Secrets and personal data the result carried, by digest (docs/guardrails.md, "Data read from tools").
+  if (result.taint !== undefined) {
+    const updates = taintFactUpdates(state.facts, result.taint);
+    for (const [fact, digests] of Object.entries(updates))
+      if (digests !== undefined) state.facts[fact] = digests;
+    if (Object.keys(updates).length > 0)
+      core.emit('data.tainted', {
+        seq: invocation.seq,
+        tool: invocation.tool,
+        secrets: result.taint.secret.length,
+        personal: result.taint.personal.length,
+      });
+  }
   core.emit(result.status === 'succeeded' ? 'tool.completed' : 'tool.failed', {
     seq: invocation.seq,
     tool: invocation.tool,

@@ -1,3 +1,4 @@
+import type { PolicyDecision } from '../../contract/policy-decision.js';
 import type { Observation } from '../../contract/observation.js';
 import { sha256Hex } from '../../contract/sha256.js';
 import type { ToolDefinition } from '../../contract/tool.js';
@@ -13,6 +14,7 @@ import type { ToolOptions } from './run-context.js';
 import type { InvocationSummary } from './run-state.js';
 import { RunStop, stopIfExhausted } from './run-stop.js';
 import { settleResult } from './settle-result.js';
+import { ALLOW_TAINTED_OBLIGATION, maskSecrets, taintedKindsIn } from '../guardrails/data-taint.js';
 import { deniedByObligations, obligationKind } from './obligations.js';
 import { WriteRecovery } from './write-recovery.js';
 import { TOOL_NOT_STARTED } from '../../contract/failure-types.js';
@@ -125,7 +127,7 @@ export class ToolPipeline {
     }
     const args = validation.args;
     const argsDigest = argsDigestOf(args);
-    const decision = authorizeDispatch(
+    let decision = authorizeDispatch(
       this.core.policy,
       def,
       args,
@@ -145,6 +147,7 @@ export class ToolPipeline {
         reasonCodes: decision.reasonCodes,
       });
     }
+    decision = this.holdTaintedWrite(def, args, argsDigest, decision);
     const callKey = `${def.name}@${def.version}#${argsDigest}`;
     stopIfExhausted(checkToolCall(state.limits, state.budget, def.name, callKey), (t, d) =>
       this.core.emit(t, d),
@@ -160,9 +163,12 @@ export class ToolPipeline {
         decision.decision === 'require_confirmation' ? 'confirmation' : 'human',
         {
           decisionType: decisionTypeOf(decision.reasonCodes),
-          summary: `${def.name}@${def.version} ${canonicalJson(args).slice(0, 300)}`,
+          summary: `${def.name}@${def.version} ${maskSecrets(canonicalJson(args)).slice(0, 300)}`,
           policyEvidence: decision.reasonCodes.map((c) => `policy://${decision.policyVersion}#${c}`),
-          verifiedFacts: Object.keys(state.facts).map((k) => `fact://${k}=${String(state.facts[k])}`),
+          // Taint digests are the harness's bookkeeping, not facts a person weighs.
+          verifiedFacts: Object.keys(state.facts)
+            .filter((k) => !k.startsWith('taint.'))
+            .map((k) => `fact://${k}=${String(state.facts[k])}`),
           riskReasons: decision.obligations,
           action: { tool: def.name, version: def.version, args },
         },
@@ -200,6 +206,31 @@ export class ToolPipeline {
   }
 
   /**
+   * A write the policy allows that would carry a secret or personal data a tool returned earlier in
+   * the run (docs/guardrails.md, "Data read from tools") goes to a person instead: the decision
+   * becomes `require_human` with `data.tainted_secret` / `data.tainted_personal` first among its
+   * reason codes, unless the policy's decision carries the obligation `allow.tainted_data`. Asked only
+   * when that is the case; a Temporal host gates it with `patched()`.
+   */
+  private holdTaintedWrite(
+    def: ToolDefinition,
+    args: Readonly<Record<string, unknown>>,
+    argsDigest: string,
+    decision: PolicyDecision,
+  ): PolicyDecision {
+    if (def.effect !== 'write' || decision.decision !== 'allow') return decision;
+    if (decision.obligations.includes(ALLOW_TAINTED_OBLIGATION)) return decision;
+    const kinds = taintedKindsIn(args, this.core.state.facts);
+    if (kinds.length === 0 || !(this.core.ports.dataTaint?.() ?? false)) return decision;
+    this.core.emit('data.taint_held', { tool: def.name, version: def.version, argsDigest, kinds });
+    return {
+      ...decision,
+      decision: 'require_human',
+      reasonCodes: [...kinds.map((k) => `data.tainted_${k}`), ...decision.reasonCodes],
+    };
+  }
+
+  /**
    * Signed runs, after the approvals: the customer confirms (`confirm.user.*`), then the audit record
    * naming every deciding principal is stored (`log.audit.*`) before the effect.
    * @returns why the call may not go ahead, or undefined.
@@ -223,7 +254,7 @@ export class ToolPipeline {
         'confirmation',
         {
           decisionType: 'customer_confirmation',
-          summary: `${def.name}@${def.version} ${canonicalJson(args).slice(0, 300)}`,
+          summary: `${def.name}@${def.version} ${maskSecrets(canonicalJson(args)).slice(0, 300)}`,
           riskReasons: confirmUser,
           action: { tool: def.name, version: def.version, args },
         },

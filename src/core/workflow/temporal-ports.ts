@@ -65,6 +65,12 @@ export const BOUNDED_VALUES_PATCH = 'agent-run-bounded-values-v1';
  */
 export const WAIT_HISTORY_BOUND_PATCH = 'agent-run-wait-history-bound-v1';
 
+/**
+ * A write carrying data a tool returned earlier (secrets, personal data) is held for a person. Asked
+ * only when a write would carry such data, so histories from before replay unchanged.
+ */
+export const DATA_TAINT_PATCH = 'agent-run-data-taint-v1';
+
 /** Turn a failed tool activity into what the runner understands. */
 export function classifyToolFailure(err: unknown): ToolActivityOutcome {
   if (isCancellation(err)) return { kind: 'cancelled' };
@@ -172,6 +178,7 @@ export function createTemporalPorts(
           ),
         );
     },
+    dataTaint: () => patched(DATA_TAINT_PATCH),
     memory: () => ({
       recall: (scope, now, limit) => memory.recallMemory({ scope, now, limit }),
       write: (entry) => memory.writeMemory(entry),

@@ -1,3 +1,4 @@
+import { taintDigestsOf, type TaintDigests } from '../../core/guardrails/data-taint.js';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { isHarnessError } from '../../contract/errors.js';
@@ -76,7 +77,17 @@ function fromStored(
     errorMessage: result.errorMessage,
     startedAt,
     finishedAt: result.recordedAt,
+    ...taintOf(result.output, artifacts),
   };
+}
+
+/** `{ taint }` when the whole result carried secrets or personal data, else nothing (no history bytes). */
+function taintOf(
+  output: Readonly<Record<string, unknown>> | undefined,
+  artifacts: ToolCallResult['artifacts'],
+): { taint?: TaintDigests } {
+  const taint = taintDigestsOf({ output: output ?? null, artifacts: artifacts.map((a) => a.data ?? null) });
+  return taint.secret.length > 0 || taint.personal.length > 0 ? { taint } : {};
 }
 
 async function storedResult(
