@@ -1,5 +1,4 @@
 import { sha256Hex } from '../../contract/sha256.js';
-import type { PolicyFacts } from '../policy/policy.js';
 import { detectPersonalData } from './detect-personal-data.js';
 import { detectSecrets } from './detect-secrets.js';
 import { collectTextLeaves } from './text-leaves.js';
@@ -9,6 +8,9 @@ import { collectTextLeaves } from './text-leaves.js';
  * are remembered by digest, never by value, so a later write that would carry the same value can be
  * held for a person. Pure and deterministic (runs in the workflow sandbox and in activities).
  */
+
+/** A run's facts (the runner's `state.facts`). */
+type Facts = Readonly<Record<string, string | number | boolean>>;
 
 /** The kinds of data that taint a run. */
 export type TaintKind = 'secret' | 'personal';
@@ -51,7 +53,7 @@ export function taintDigestsOf(value: unknown): TaintDigests {
 }
 
 /** The digests a run holds for `kind` (from its facts). */
-function heldDigests(facts: PolicyFacts, kind: TaintKind): string[] {
+function heldDigests(facts: Facts, kind: TaintKind): string[] {
   const held = facts[TAINT_FACTS[kind]];
   return typeof held === 'string' && held.length > 0 ? held.split(' ') : [];
 }
@@ -60,7 +62,7 @@ function heldDigests(facts: PolicyFacts, kind: TaintKind): string[] {
  * The facts to set after a tool returned `found`: each kind's held digests plus the new ones, the
  * newest {@link MAX_TAINT_DIGESTS}; only kinds that changed.
  */
-export function taintFactUpdates(facts: PolicyFacts, found: TaintDigests): Record<string, string> {
+export function taintFactUpdates(facts: Facts, found: TaintDigests): Record<string, string> {
   const out: Record<string, string> = {};
   for (const kind of ['secret', 'personal'] as const) {
     const held = heldDigests(facts, kind);
@@ -71,7 +73,7 @@ export function taintFactUpdates(facts: PolicyFacts, found: TaintDigests): Recor
 }
 
 /** The kinds of tainted data (read earlier in the run) that `args` would carry; empty when none. */
-export function taintedKindsIn(args: unknown, facts: PolicyFacts): TaintKind[] {
+export function taintedKindsIn(args: unknown, facts: Facts): TaintKind[] {
   const inArgs = taintDigestsOf(args);
   return (['secret', 'personal'] as const).filter((kind) => {
     const held = heldDigests(facts, kind);
