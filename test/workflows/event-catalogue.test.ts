@@ -110,6 +110,10 @@ describe('the event catalogue (docs/events.md) on the real server', { timeout: 1
       kind: 'confirmation',
     });
     expect(events.some((e) => e.type === 'model.requested')).toBe(false);
+    // the Temporal attempt of the activity behind each outcome (no retries here: the first)
+    const outcomes = events.filter((e) => e.type === 'model.completed' || e.type === 'tool.completed');
+    expect(outcomes.length).toBe(6);
+    for (const e of outcomes) expect(e.data, e.type).toMatchObject({ activityAttempt: 1 });
   });
 
   it('a run whose model call fails for good', async () => {

@@ -384,6 +384,8 @@ export class Runner implements RunContext, RunCore {
       costUsd: decision.costUsd,
       toolCalls: decision.toolCalls.map((c) => `${c.name}@${c.version}`),
       replayed: decision.replayed,
+      // The Temporal attempt of the model activity that got the answer.
+      ...(this.eventEnvelope && decision.attempt !== undefined ? { activityAttempt: decision.attempt } : {}),
       ...(plan
         ? { modelRoute: route, provider: decision.provider ?? pinnedRoute(plan, route).provider }
         : {}),

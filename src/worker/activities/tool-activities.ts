@@ -76,6 +76,7 @@ function fromStored(
     errorMessage: result.errorMessage,
     startedAt,
     finishedAt: result.recordedAt,
+    attempt: result.attempt,
   };
 }
 

@@ -22,9 +22,7 @@ describe('the event envelope (agent-run-event-envelope-v1)', () => {
     expect(run.ports.typesOf()).not.toContain('model.requested');
     for (const e of events) {
       expect(e.traceId).toBe(TRACE);
-      expect({ producer: e.producer, classification: e.dataClassification }).toEqual(
-        EVENT_CATALOGUE[e.type],
-      );
+      expect({ producer: e.producer, classification: e.dataClassification }).toEqual(EVENT_CATALOGUE[e.type]);
     }
     // packed for an activity and restored: the trace id survives
     expect(unpackEvents(packEvents(events))).toEqual(events);
