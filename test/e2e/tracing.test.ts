@@ -146,6 +146,14 @@ describe('OpenTelemetry tracing (one trace per run)', { timeout: 240_000 }, () =
       for (const s of toolRuns) expect(activityStarts).toContain(s.parentSpanId);
       // queries are polled and not traced
       expect([...names].some((n) => n.includes('Query'))).toBe(false);
+      // the run's events carry its OpenTelemetry trace id (agent-run-event-envelope-v1)
+      const traceIds = async (h: HarnessFixture, runId: string) =>
+        new Set(
+          (await h.composition.store.listEvents(runId)).map(
+            (e) => (e.envelope as { traceId: string }).traceId,
+          ),
+        );
+      expect(await traceIds(traced, workflowId)).toEqual(new Set([otelTraceIdForRun(workflowId)]));
 
       // with tracing off the same run exports nothing and has the same commands in its history
       memory.reset();
@@ -154,6 +162,8 @@ describe('OpenTelemetry tracing (one trace per run)', { timeout: 240_000 }, () =
       await refundToTheEnd(plain);
       expect(memory.getFinishedSpans()).toEqual([]);
       expect(await commandEvents(plain)).toEqual(await commandEvents(handle));
+      // untraced: the trace id of its events is the run id
+      expect(await traceIds(untraced, plain.workflowId)).toEqual(new Set([plain.workflowId]));
       expect((await handle.query<RunView>('state')).status).toBe('succeeded');
     });
 

@@ -161,9 +161,21 @@ describe('model routes: two real providers, a fallback on outage (real server, r
       },
     });
     const model = events.filter((e) => e.type.startsWith('model.'));
-    expect(model.map((e) => e.type)).toEqual(['model.requested', 'model.fallback', 'model.completed']);
+    // The primary failed for good (model.failed, since agent-run-event-envelope-v1), then the fallback.
+    expect(model.map((e) => e.type)).toEqual([
+      'model.started',
+      'model.failed',
+      'model.fallback',
+      'model.completed',
+    ]);
     expect(model[0]!.data).toMatchObject({ callSeq: 1, modelRoute: 'support@v1', provider: 'openai' });
     expect(model[1]!.data).toMatchObject({
+      callSeq: 1,
+      modelRoute: 'support@v1',
+      provider: 'openai',
+      code: 'model.provider_unavailable',
+    });
+    expect(model[2]!.data).toMatchObject({
       callSeq: 1,
       from: 'support@v1',
       fromProvider: 'openai',
@@ -173,13 +185,13 @@ describe('model routes: two real providers, a fallback on outage (real server, r
       code: 'model.provider_unavailable',
     });
     const cost = (ANTHROPIC_USAGE.inputTokens * 3 + ANTHROPIC_USAGE.outputTokens * 15) / 1_000_000;
-    expect(model[2]!.data).toMatchObject({
+    expect(model[3]!.data).toMatchObject({
       callSeq: 1,
       modelRoute: 'support-claude@v1',
       provider: 'anthropic',
       usage: ANTHROPIC_USAGE,
     });
-    expect(model[2]!.data.costUsd).toBeCloseTo(cost, 12);
+    expect(model[3]!.data.costUsd).toBeCloseTo(cost, 12);
 
     // Usage and cost are counted once, for the call that was answered.
     const view = await handle.query<RunView>('state');
@@ -222,7 +234,7 @@ describe('model routes: two real providers, a fallback on outage (real server, r
     const model = (await eventsOf(h.composition, handle.workflowId)).filter((e) =>
       e.type.startsWith('model.'),
     );
-    expect(model.map((e) => e.type)).toEqual(['model.requested', 'model.completed']);
+    expect(model.map((e) => e.type)).toEqual(['model.started', 'model.completed']);
     expect(model[1]!.data).toMatchObject({
       modelRoute: 'support@v1',
       provider: 'openai',

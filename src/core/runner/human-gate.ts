@@ -189,6 +189,13 @@ export class HumanGate {
       state.humanRequest = request;
       this.core.transition(status, { waitingReason });
       this.core.emit('human.requested', { action, request });
+      if (this.core.eventEnvelope)
+        this.core.emit('run.paused', {
+          status,
+          waitingReason,
+          actionId: action.actionId,
+          kind: action.kind,
+        });
     }
     this.core.emit('checkpoint.saved', { reason: 'before_pause', stateVersion: state.stateVersion });
     await ports.flushEvents(this.core.takeOutbox());

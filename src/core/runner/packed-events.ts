@@ -8,7 +8,13 @@ import type { RunVersions } from './run-state.js';
  * AgentEvent envelope before storing it, so what is stored is identical.
  */
 export interface PackedEvents {
-  readonly run: { readonly runId: string; readonly threadId: string; readonly versions: RunVersions } | null;
+  readonly run: {
+    readonly runId: string;
+    readonly threadId: string;
+    readonly versions: RunVersions;
+    /** The events' trace id when it is not the run id (tracing on); absent: the run id. */
+    readonly traceId?: string;
+  } | null;
   readonly items: readonly PackedEvent[];
 }
 
@@ -30,7 +36,12 @@ export function packEvents(events: readonly AgentEvent[]): PackedEvents {
   const first = events[0];
   if (!first) return NO_EVENTS;
   return {
-    run: { runId: first.runId, threadId: first.threadId, versions: first.versions },
+    run: {
+      runId: first.runId,
+      threadId: first.threadId,
+      versions: first.versions,
+      ...(first.traceId !== first.runId ? { traceId: first.traceId } : {}),
+    },
     items: events.map((e) => ({
       q: e.sequence,
       t: e.type,
@@ -51,7 +62,7 @@ export function unpackEvents(packed: PackedEvents): AgentEvent[] {
   return packed.items.map((i) => ({
     schemaVersion: '1',
     eventId: `${run.runId}:${i.q}`,
-    traceId: run.runId,
+    traceId: run.traceId ?? run.runId,
     runId: run.runId,
     threadId: run.threadId,
     stepId: i.s,

@@ -68,6 +68,11 @@ export interface ModelDecision {
   readonly replayed: boolean;
   /** The context package of this call, stored by reference in the evidence store. */
   readonly context?: { readonly packageId: string; readonly digest: string };
+  /**
+   * The Temporal attempt of the activity that got the answer from the provider (1, 2, …); absent for
+   * an answer served from the store and in answers from before it.
+   */
+  readonly attempt?: number;
 }
 
 /** Input of the tool activity. */
@@ -104,6 +109,11 @@ export interface ToolCallResult {
    * any truncation), computed by the activity; absent from results recorded before data taint.
    */
   readonly taint?: TaintDigests;
+  /**
+   * The attempt that produced this result: the Temporal activity attempt (1, 2, …), or the run's own
+   * attempt of a write it tries again. Absent in results of activities from before it.
+   */
+  readonly attempt?: number;
 }
 
 /** How a tool activity ended, from the workflow's point of view. */

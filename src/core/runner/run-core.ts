@@ -25,6 +25,15 @@ export interface RunCore {
   /** The run's tenant and user, passed into every policy request. */
   readonly subject: PolicySubject | undefined;
   readonly profileTools: readonly string[];
+  /**
+   * Does the run write the event envelope of `agent-run-event-envelope-v1` (catalogue producer and
+   * classification, OTel trace id, `run.paused`, `model.started`, `model.failed`)? Decided at its start.
+   */
+  readonly eventEnvelope: boolean;
+  /**
+   * Append an event to the outbox. `classification`: the emitter's own classification (under the
+   * event envelope, raised by the field rules like the catalogue's); default the catalogue's.
+   */
   emit(type: string, data: Record<string, unknown>, classification?: DataClassification): void;
   transition(to: RunStatus, patch?: TransitionPatch): void;
   /** Events emitted but not yet stored; taken (and cleared) by the next activity. */

@@ -16,6 +16,7 @@ import { presentTools, type Policy, type PolicySubject } from '../policy/index.j
 import type { MemoryEntry } from '../../contract/memory.js';
 import { ThreadMemory, type RememberOutcome } from './thread-memory.js';
 import type { AgentEvent, DataClassification } from './agent-event.js';
+import { envelopeOf } from './event-catalogue.js';
 import { budgetWarnings, checkModelCall, checkSpend, checkStep } from './budget.js';
 import { HumanGate, type GateAuthorization } from './human-gate.js';
 import type { ModelRoutePlan } from '../../contract/model-routes.js';
@@ -86,6 +87,13 @@ export interface RunnerOptions {
    * `patched()` id, so it is asked only on that path. Absent: no fallback.
    */
   readonly modelFallbackEnabled?: () => boolean;
+  /**
+   * The event envelope of `agent-run-event-envelope-v1` (docs/events.md), decided once at the start:
+   * `traceId` (the run's OpenTelemetry trace id when tracing is on, else the run id), producer and
+   * classification from the event catalogue, `model.started`, `model.failed` and `run.paused`.
+   * Absent: the envelope of runs from before it (trace id = run id, producer `runner`).
+   */
+  readonly eventEnvelope?: { readonly traceId: string };
 }
 
 /**
@@ -193,14 +201,22 @@ export class Runner implements RunContext, RunCore {
     );
   }
 
-  emit(type: string, data: Record<string, unknown>, classification: DataClassification = 'internal'): void {
+  get eventEnvelope(): boolean {
+    return this.options.eventEnvelope !== undefined;
+  }
+
+  emit(type: string, data: Record<string, unknown>, classification?: DataClassification): void {
     const s = this.state;
     const sequence = s.nextEventSeq;
     s.nextEventSeq += 1;
+    const v1 = this.options.eventEnvelope;
+    const envelope = v1
+      ? envelopeOf(type, data, classification)
+      : { producer: 'runner', classification: classification ?? 'internal' };
     this.outbox.push({
       schemaVersion: '1',
       eventId: `${s.runId}:${sequence}`,
-      traceId: s.runId,
+      traceId: v1?.traceId ?? s.runId,
       runId: s.runId,
       threadId: s.threadId,
       stepId: s.currentNode,
@@ -208,9 +224,9 @@ export class Runner implements RunContext, RunCore {
       sequence,
       type,
       occurredAt: this.ports.now(),
-      producer: 'runner',
+      producer: envelope.producer,
       data,
-      dataClassification: classification,
+      dataClassification: envelope.classification,
       versions: s.versions,
     });
   }
@@ -287,7 +303,7 @@ export class Runner implements RunContext, RunCore {
     s.nextModelCall += 1;
     const plan = this.options.modelRoutes;
     const primary = plan ? routeForPurpose(plan, purpose) : s.versions.modelRoute;
-    this.emit('model.requested', {
+    this.emit(this.eventEnvelope ? 'model.started' : 'model.requested', {
       callSeq,
       purpose,
       modelRoute: primary,
@@ -320,10 +336,19 @@ export class Runner implements RunContext, RunCore {
       } catch (err) {
         this.requeue(events); // the activity may never have stored them
         const failure = err as { code?: string; message?: string; billed?: BilledUsage };
-        const next =
-          plan && !this.options.isCancellation(err)
-            ? nextFallback(plan, primary, position, failure.code)
-            : undefined;
+        const cancelled = this.options.isCancellation(err);
+        const next = plan && !cancelled ? nextFallback(plan, primary, position, failure.code) : undefined;
+        // The call failed for good on this route (its retries ran out): recorded before the run fails
+        // or falls back. A cancellation is the run's end, not a model failure.
+        if (this.eventEnvelope && !cancelled)
+          this.emit('model.failed', {
+            callSeq,
+            purpose,
+            modelRoute: route,
+            ...(pinned ? { provider: pinned.provider } : {}),
+            code: failure.code ?? 'model.failed',
+            message: (failure.message ?? '').slice(0, 500),
+          });
         if (!plan || !next || !this.options.modelFallbackEnabled?.()) throw err;
         // A billed failed attempt (a refusal) is counted once, here; attempts without an answer cost nothing.
         if (failure.billed) {
@@ -359,6 +384,8 @@ export class Runner implements RunContext, RunCore {
       costUsd: decision.costUsd,
       toolCalls: decision.toolCalls.map((c) => `${c.name}@${c.version}`),
       replayed: decision.replayed,
+      // The Temporal attempt of the model activity that got the answer.
+      ...(this.eventEnvelope && decision.attempt !== undefined ? { activityAttempt: decision.attempt } : {}),
       ...(plan
         ? { modelRoute: route, provider: decision.provider ?? pinnedRoute(plan, route).provider }
         : {}),

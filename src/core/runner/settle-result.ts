@@ -10,7 +10,8 @@ import type { InvocationSummary } from './run-state.js';
  * Record a tool result on its invocation: executors may only produce observed or verified artifacts
  * (a model-provenance artifact is rejected with an `artifact.rejected` event); an artifact already in
  * the run is not added twice. A succeeded call that is the first of its kind, or brought new
- * artifacts, resets the no-progress counter. Emits `tool.completed` or `tool.failed`. Never throws.
+ * artifacts, resets the no-progress counter. Emits `tool.completed` or `tool.failed` (with the result's
+`activityAttempt` under the event envelope of `agent-run-event-envelope-v1`). Never throws.
  */
 export function settleResult(
   core: RunCore,
@@ -62,6 +63,8 @@ export function settleResult(
     artifactIds: invocation.artifactIds,
     externalId: result.externalId ?? null,
     resolvedBy: resolvedBy ?? null,
+    // The Temporal activity attempt (or the run's attempt of a write) that produced the result.
+    ...(core.eventEnvelope && result.attempt !== undefined ? { activityAttempt: result.attempt } : {}),
   });
   return resultObservation(base, { ...result, artifacts: accepted });
 }

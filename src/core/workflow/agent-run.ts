@@ -54,6 +54,7 @@ import { bindPolicy, composeAgentRun, type AgentRunDefinition } from './agent-ru
 import { allowedPolicies } from '../runner/profile.js';
 import { toRunView, type RunView } from './run-view.js';
 import { RunVisibility } from './run-visibility.js';
+import { runTraceId } from './run-trace-context.js';
 import { createTemporalPorts, elapsedSince } from './temporal-ports.js';
 
 export const approveSignal = defineSignal<[unknown]>(SIGNAL_NAMES.approve);
@@ -144,24 +145,33 @@ const SIGNED_DECISIONS_PATCH = 'agent-run-signed-decisions-v1';
  */
 const GRAPH_NODE_CHECKS_PATCH = 'agent-run-graph-node-checks-v1';
 
+/**
+ * The event envelope and catalogue (docs/events.md): producer and classification from the event
+ * catalogue, the OpenTelemetry trace id as `traceId` when tracing is on, `run.paused`, `model.started`
+ * (for `model.requested`) and `model.failed`. Asked for every run, at the start, last.
+ */
+const EVENT_ENVELOPE_PATCH = 'agent-run-event-envelope-v1';
+
 /** The patches a run decides once at its start (one marker each for runs that take them). */
 interface StartPatches {
   readonly continueAsNew: boolean;
   readonly guardrails: boolean;
   readonly signedDecisions: boolean;
   readonly graphNodeChecks: boolean;
+  readonly eventEnvelope: boolean;
 }
 
 /**
  * In this order: recorded histories have the continue-as-new marker before the guardrails one. The
- * graph node checks are asked only for a graph profile (`graph`), last.
+ * graph node checks are asked only for a graph profile (`graph`); the event envelope last.
  */
 function decideStartPatches(graph: boolean): StartPatches {
   const continueAsNew = patched(CONTINUE_AS_NEW_PATCH);
   const guardrails = patched(GUARDRAILS_PATCH);
   const signedDecisions = patched(SIGNED_DECISIONS_PATCH);
   const graphNodeChecks = graph && patched(GRAPH_NODE_CHECKS_PATCH);
-  return { continueAsNew, guardrails, signedDecisions, graphNodeChecks };
+  const eventEnvelope = patched(EVENT_ENVELOPE_PATCH);
+  return { continueAsNew, guardrails, signedDecisions, graphNodeChecks, eventEnvelope };
 }
 
 function fail(code: string, message: string): never {
@@ -400,6 +410,8 @@ async function runAgent(
     deadlineReached: () => deadlineReached,
     resumed: carried !== undefined,
     subject,
+    // The run's OpenTelemetry trace id when the worker traces (noted from the start headers), else the run id.
+    ...(patches.eventEnvelope ? { eventEnvelope: { traceId: runTraceId() ?? runId } } : {}),
     ...(carried?.gate !== undefined ? { carriedWait: checkedWait(carried.gate) } : {}),
     outputRetryEnabled: () => patched(OUTPUT_RETRY_PATCH),
     ...(modelRoutes ? { modelRoutes, modelFallbackEnabled: () => patched(MODEL_FALLBACK_PATCH) } : {}),

@@ -4,6 +4,7 @@
  * and add the run's trace identity:
  * - a workflow started or signalled without trace headers (by an untraced client) is traced under the
  *   run's own trace (`traceparentForRun(workflowId)`), so a run is one trace whoever started it;
+ * - the trace id of the execution is noted (`run-trace-context.ts`) for the events' `traceId`;
  * - queries are not traced: they are polled (every `state` read would be a span) and a span costs the
  *   sandbox's seeded random stream.
  *
@@ -28,6 +29,7 @@ import type {
 } from '@temporalio/workflow';
 import { workflowInfo } from '@temporalio/workflow';
 import { TRACEPARENT, traceparentForRun } from './run-trace.js';
+import { noteRunTraceId, traceIdOfTraceparent } from './run-trace-context.js';
 // brings TRACED_BUNDLE_MARKER into the bundle: the worker checks a prebuilt bundle for it
 import './traced-bundle.js';
 
@@ -37,6 +39,17 @@ function withRunTrace(headers: Headers): Headers {
   return { ...headers, [TRACE_HEADER]: defaultPayloadConverter.toPayload(carrier) };
 }
 
+/** The `traceparent` the trace header carries, or undefined when it carries none (or is malformed). */
+function traceparentOf(headers: Headers): unknown {
+  const payload = headers[TRACE_HEADER];
+  if (payload === undefined) return undefined;
+  try {
+    return defaultPayloadConverter.fromPayload<Record<string, unknown> | null>(payload)?.[TRACEPARENT];
+  } catch {
+    return undefined;
+  }
+}
+
 class RunTraceInboundInterceptor implements WorkflowInboundCallsInterceptor {
   private readonly otel = new OpenTelemetryInboundInterceptor();
 
@@ -44,7 +57,10 @@ class RunTraceInboundInterceptor implements WorkflowInboundCallsInterceptor {
     input: WorkflowExecuteInput,
     next: Next<WorkflowInboundCallsInterceptor, 'execute'>,
   ): Promise<unknown> {
-    return this.otel.execute({ ...input, headers: withRunTrace(input.headers) }, next);
+    const headers = withRunTrace(input.headers);
+    // The run's trace id, for the events' envelope (`traceId`, docs/events.md).
+    noteRunTraceId(traceIdOfTraceparent(traceparentOf(headers)));
+    return this.otel.execute({ ...input, headers }, next);
   }
 
   handleSignal(

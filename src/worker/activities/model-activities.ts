@@ -316,6 +316,7 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
           ...decision,
           replayed: false,
           context: { packageId: context.packageId, digest: context.digest },
+          attempt: ctx.info.attempt,
         };
       } catch (err) {
         await flushing.catch(() => undefined);

@@ -78,6 +78,7 @@ function fromStored(
     startedAt,
     finishedAt: result.recordedAt,
     ...taintOf(result.output, artifacts),
+    attempt: result.attempt,
   };
 }
 

@@ -268,6 +268,8 @@ export interface FakeRunOptions {
   readonly resumed?: boolean;
   /** What the previous generation's gate carried (a continue-as-new in the middle of a wait). */
   readonly carriedWait?: CarriedWait;
+  /** The event envelope of `agent-run-event-envelope-v1`; absent: the envelope of older runs. */
+  readonly eventEnvelope?: { readonly traceId: string };
 }
 
 export interface FakeRun {
@@ -331,6 +333,7 @@ export function fakeRun(o: FakeRunOptions): FakeRun {
     ...(o.authorization ? { authorization: o.authorization } : {}),
     ...(o.resumed ? { resumed: true } : {}),
     ...(o.carriedWait ? { carriedWait: o.carriedWait } : {}),
+    ...(o.eventEnvelope ? { eventEnvelope: o.eventEnvelope } : {}),
     ...(o.guardrails
       ? { guardrails: { input: createInputGuardrail(), output: createOutputGuardrail() } }
       : {}),

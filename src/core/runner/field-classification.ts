@@ -1,4 +1,4 @@
-import type { DataClassification } from '../../core/runner/agent-event.js';
+import type { DataClassification } from './agent-event.js';
 
 /**
  * A field-level classification rule: any object key matching `key` (case-insensitive, anywhere in an
@@ -39,5 +39,29 @@ export function classifyKey(key: string, rules: readonly FieldRule[]): DataClass
   let found: DataClassification | undefined;
   for (const r of rules)
     if (r.key.test(key)) found = found === undefined ? r.classification : stricter(found, r.classification);
+  return found;
+}
+
+/**
+ * The strictest classification the field rules give any key of `value`, at any depth (the keys the
+ * public projection removes or redacts), or undefined when no key is named by a rule. Pure; never
+ * throws (non-object values have no keys).
+ */
+export function classifyFields(value: unknown, rules: readonly FieldRule[]): DataClassification | undefined {
+  let found: DataClassification | undefined;
+  const walk = (v: unknown): void => {
+    if (found === 'restricted') return;
+    if (Array.isArray(v)) {
+      for (const item of v) walk(item);
+      return;
+    }
+    if (v === null || typeof v !== 'object') return;
+    for (const [k, child] of Object.entries(v as Record<string, unknown>)) {
+      const c = classifyKey(k, rules);
+      if (c !== undefined) found = found === undefined ? c : stricter(found, c);
+      walk(child);
+    }
+  };
+  walk(value);
   return found;
 }
