@@ -133,6 +133,13 @@ describe('the event catalogue (docs/events.md) on the real server', { timeout: 1
   it('a run cancelled while it waits for a person', async () => {
     const handle = await h.start({ task: REFUND });
     const waiting = await waitForState(handle, (v) => v.status === 'awaiting_confirmation');
+    // Cancel once the wait has begun (its events stored): a cancellation that arrives while the run
+    // still stores them ends the run before the wait, without `human.decided` (docs/events.md).
+    const deadline = Date.now() + 30_000;
+    while (!(await h.composition.store.listEvents(handle.workflowId)).some((e) => e.type === 'run.paused')) {
+      if (Date.now() > deadline) throw new Error('the run never stored run.paused');
+      await new Promise((r) => setTimeout(r, 100));
+    }
     await decide(handle, 'cancelRun', { reason: 'customer withdrew' }, waiting);
     expect(await handle.result()).toMatchObject({ status: 'cancelled' });
     await expectDocumented(handle, 'Cancelled');
