@@ -7,14 +7,9 @@ import type { FailureSample } from '../../../src/client/failures/failure-sample.
 import { scrubSecrets, SECRET_REDACTED } from '../../../src/client/failures/scrub-secrets.js';
 import { isHarnessError } from '../../../src/contract/errors.js';
 import { evalCase, observation } from './observation-fixture.js';
+import { RUN_VERSIONS } from '../store/fixtures.js';
 
-const versions = {
-  profile: 'refund.graph@v1',
-  policy: 'refund.rules@v1',
-  toolRegistryDigest: 'sha256:r',
-  modelRoute: 'scripted/refund',
-  configDigest: 'sha256:c',
-};
+const versions = RUN_VERSIONS;
 
 function sample(over: Partial<FailureSample> = {}): FailureSample {
   return {

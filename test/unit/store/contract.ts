@@ -3,7 +3,16 @@ import { sha256Digest } from '../../../src/worker/tools/digest.js';
 import type { MemoryEntry } from '../../../src/contract/memory.js';
 import { openEvidenceStore, SCHEMA_VERSION } from '../../../src/worker/store/index.js';
 import type { EvidenceStore } from '../../../src/worker/store/index.js';
-import { event, expectCode, intent, modelArtifact, newRunId, observed, result } from './fixtures.js';
+import {
+  event,
+  expectCode,
+  intent,
+  modelArtifact,
+  newRunId,
+  observed,
+  result,
+  RUN_VERSIONS,
+} from './fixtures.js';
 
 /** What the contract needs from a backend. */
 export interface ContractTarget {
@@ -393,13 +402,7 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
 
       it('keeps a run record projected from the events: versions, status, and the end', async () => {
         const run = newRunId();
-        const versions = {
-          profile: 'refund.graph@v1',
-          policy: 'refund.rules@v1',
-          toolRegistryDigest: 'sha256:r',
-          modelRoute: 'scripted/refund',
-          configDigest: 'sha256:c',
-        };
+        const versions = RUN_VERSIONS;
         const agentEvent = (seq: number, type: string, data: Record<string, unknown>, at: string) => {
           const e = event(run, seq, { type, data, occurredAt: at });
           return { ...e, envelope: { ...e.envelope, type, data, versions } };
@@ -467,13 +470,7 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
       });
 
       it('records the tenant and user a run was started for, and lists runs of one tenant only', async () => {
-        const versions = {
-          profile: 'refund.graph@v1',
-          policy: 'refund.rules@v1',
-          toolRegistryDigest: 'sha256:r',
-          modelRoute: 'scripted/refund',
-          configDigest: 'sha256:c',
-        };
+        const versions = RUN_VERSIONS;
         const startRun = async (tenantId?: string) => {
           const run = newRunId('tenant');
           const at = '2026-01-01T00:00:00.000Z';
@@ -501,13 +498,7 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
       });
 
       it('stores a failure sample with the terminal event of a failed, budget-exhausted or guardrail-blocked run, and none for a run that succeeded', async () => {
-        const versions = {
-          profile: 'refund.graph@v1',
-          policy: 'refund.rules@v1',
-          toolRegistryDigest: 'sha256:r',
-          modelRoute: 'scripted/refund',
-          configDigest: 'sha256:c',
-        };
+        const versions = RUN_VERSIONS;
         const tag = newRunId('fs');
         const endRun = async (
           suffix: string,

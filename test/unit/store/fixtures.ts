@@ -3,6 +3,15 @@ import type { InvocationIntent, InvocationResult, StoredEvent } from '../../../s
 import { isHarnessError } from '../../../src/contract/errors.js';
 import { expect } from 'vitest';
 
+/** Pinned versions of a refund run, as its `run.created` event names them. */
+export const RUN_VERSIONS = {
+  profile: 'refund.graph@v1',
+  policy: 'refund.rules@v1',
+  toolRegistryDigest: 'sha256:r',
+  modelRoute: 'scripted/refund',
+  configDigest: 'sha256:c',
+};
+
 let counter = 0;
 /** A run id no other test uses. */
 export function newRunId(prefix = 'run'): string {
