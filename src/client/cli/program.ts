@@ -6,6 +6,7 @@ import type { DecideOptions, ProvideInputOptions, ReconcileOptions } from './com
 import type { EventsOptions } from './commands/events.js';
 import type { FailuresExportOptions, FailuresListOptions } from './commands/failures.js';
 import type { MemoryForgetOptions, MemoryListOptions } from './commands/memory.js';
+import type { MetricsOptions } from './commands/metrics.js';
 import type { StartOptions } from './commands/start.js';
 import type { ServeOptions, TokenOptions } from './commands/run-service.js';
 import { createOutput, type Output } from './output.js';
@@ -264,6 +265,19 @@ export function buildProgram(result: ProgramResult): Command {
       run(async () =>
         (await import('./commands/failures.js')).failuresExportCommand(await appOf(cmd), runId, o, out(cmd)),
       ),
+    );
+
+  program
+    .command('metrics')
+    .description('every seed metric over the runs created in a time window (docs/metrics.md)')
+    .option('--since <time>', 'runs created since: ISO 8601 time, or an age like 24h, 7d', '24h')
+    .option('--until <time>', 'runs created before: ISO 8601 time or an age (default: now)')
+    .option('--tenant <id>', 'only runs started for this tenant')
+    .option('--limit <n>', `at most n runs, the newest (max 5000)`, '500')
+    .option('--no-history', 'read only the evidence store (no Temporal server: no queue wait)')
+    .option('--replay', 'replay each failure sample against this build (failure reproduction)')
+    .action((o: MetricsOptions, cmd: Command) =>
+      run(async () => (await import('./commands/metrics.js')).metricsCommand(() => appOf(cmd), o, out(cmd))),
     );
 
   const memory = program

@@ -114,10 +114,11 @@ export interface EvidenceStore {
   getRun(runId: string): Promise<RunRecord | undefined>;
 
   /**
-   * Run records, most recently updated first, optionally of one status and of one tenant (runs started
-   * for it: their `run.started` names it); `limit` default 100, max 5000.
+   * Run records, most recently updated first, optionally of one status, of one tenant (runs started
+   * for it: their `run.started` names it) and created in a window (`createdFrom` inclusive,
+   * `createdBefore` exclusive, ISO 8601 with offset); `limit` default 100, max 5000.
    */
-  listRuns(opts?: { status?: string; tenantId?: string; limit?: number }): Promise<RunRecord[]>;
+  listRuns(opts?: RunListOptions): Promise<RunRecord[]>;
 
   /**
    * The failure sample of a run that ended `failed`, `budget_exhausted` or blocked by a guardrail
@@ -188,4 +189,15 @@ export interface EvidenceStore {
 
   /** Release connections. Idempotent; later calls reject with `store.closed`. */
   close(): Promise<void>;
+}
+
+/** Filters of {@link EvidenceStore.listRuns}. */
+export interface RunListOptions {
+  readonly status?: string;
+  readonly tenantId?: string;
+  /** Runs created at or after this instant (ISO 8601 with offset). */
+  readonly createdFrom?: string;
+  /** Runs created before this instant (ISO 8601 with offset). */
+  readonly createdBefore?: string;
+  readonly limit?: number;
 }

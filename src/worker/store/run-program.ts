@@ -17,7 +17,12 @@ export function* getRunProgram(runId: string): SqlProgram<RunRecord | undefined>
 
 /** Runs ordered by last update, newest first; optionally of one status and of one tenant. */
 export function* listRunsProgram(
-  filter: { readonly status?: string; readonly tenantId?: string },
+  filter: {
+    readonly status?: string;
+    readonly tenantId?: string;
+    readonly createdFrom?: string;
+    readonly createdBefore?: string;
+  },
   limit: number,
 ): SqlProgram<RunRecord[]> {
   const where: string[] = [];
@@ -29,6 +34,15 @@ export function* listRunsProgram(
   if (filter.tenantId !== undefined) {
     where.push('tenant_id = ?');
     params.push(filter.tenantId);
+  }
+  // Creation times are stored as `Date#toISOString()` text (UTC, milliseconds): they sort as text.
+  if (filter.createdFrom !== undefined) {
+    where.push('created_at >= ?');
+    params.push(filter.createdFrom);
+  }
+  if (filter.createdBefore !== undefined) {
+    where.push('created_at < ?');
+    params.push(filter.createdBefore);
   }
   const found = yield* rows<{ body: string }>(
     `SELECT body FROM runs ${where.length ? `WHERE ${where.join(' AND ')} ` : ''}ORDER BY updated_at DESC, run_id LIMIT ?`,

@@ -4,7 +4,7 @@ import { artifactRow, getArtifactProgram, listArtifactsProgram, putArtifactRow }
 import { getBlobProgram, putBlobProgram } from './blob-program.js';
 import { encodeJson, parseRecord } from './codec.js';
 import { StoreError } from './errors.js';
-import type { EvidenceStore } from './evidence-store.js';
+import type { EvidenceStore, RunListOptions } from './evidence-store.js';
 import {
   getInvocationProgram,
   listInvocationsProgram,
@@ -83,9 +83,12 @@ const FailureListSchema = z.strictObject({
   tenantId: z.string().min(1).max(200).optional(),
   limit: z.number().int().min(1).optional(),
 });
+const IsoInstant = z.iso.datetime({ offset: true });
 const RunListSchema = z.strictObject({
   status: z.string().min(1).max(64).optional(),
   tenantId: z.string().min(1).max(200).optional(),
+  createdFrom: IsoInstant.optional(),
+  createdBefore: IsoInstant.optional(),
   limit: z.number().int().min(1).optional(),
 });
 const SeqRangeSchema = z.strictObject({ fromSeq: SeqSchema.optional(), toSeq: SeqSchema.optional() });
@@ -230,11 +233,13 @@ export class SqlEvidenceStore implements EvidenceStore {
     return this.runner.snapshot(() => getRunProgram(id));
   }
 
-  async listRuns(opts: { status?: string; tenantId?: string; limit?: number } = {}): Promise<RunRecord[]> {
+  async listRuns(opts: RunListOptions = {}): Promise<RunRecord[]> {
     const o = parseRecord(RunListSchema, opts, 'run list');
     const filter = {
       ...(o.status !== undefined ? { status: o.status } : {}),
       ...(o.tenantId !== undefined ? { tenantId: o.tenantId } : {}),
+      ...(o.createdFrom !== undefined ? { createdFrom: new Date(o.createdFrom).toISOString() } : {}),
+      ...(o.createdBefore !== undefined ? { createdBefore: new Date(o.createdBefore).toISOString() } : {}),
     };
     return this.runner.snapshot(() => listRunsProgram(filter, Math.min(o.limit ?? 100, EVENT_PAGE_MAX)));
   }

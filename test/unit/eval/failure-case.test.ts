@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkCase } from '../../../apps/refund/eval/case-checks.js';
 import { caseDrills, parseEvalCase } from '../../../apps/refund/eval/eval-case.js';
 import { refundFailureCase } from '../../../apps/refund/eval/sample-case.js';
-import { parseSince } from '../../../src/client/cli/commands/failures.js';
+import { parseSince } from '../../../src/client/cli/time-arg.js';
 import type { FailureSample } from '../../../src/client/failures/failure-sample.js';
 import { scrubSecrets, SECRET_REDACTED } from '../../../src/client/failures/scrub-secrets.js';
 import { isHarnessError } from '../../../src/contract/errors.js';

@@ -11,8 +11,8 @@ import type { Output } from '../output.js';
 import type { HarnessApp } from '../../../worker/app.js';
 import { harnessDataConverter } from '../../../codec/data-converter.js';
 import { payloadCodecFromEnv } from '../../../codec/codec-from-env.js';
-import { decodeHistoryPayloads } from '../../../codec/history-payloads.js';
-import { recordedEndOf, type FailureSample } from '../../failures/failure-sample.js';
+import type { FailureSample } from '../../failures/failure-sample.js';
+import { reproduceFailure } from '../../failures/reproduce-failure.js';
 import { isFailureSampleFolder, readFailureSampleFolder } from '../../failures/failure-sample-folder.js';
 
 /** Fetch a workflow's full history (all pages). @throws CliError exit 3 when no workflow has the id. */
@@ -88,34 +88,34 @@ export async function replayCommand(app: HarnessApp, arg: string, out: Output): 
   const workflowId = fromFile
     ? (recordedWorkflowId(history) ?? arg.replace(/^.*\//, '').replace(/\.json$/, ''))
     : arg;
-  try {
-    await Worker.runReplayHistory(
-      { workflowBundle, replayName: workflowId, ...(dataConverter ? { dataConverter } : {}) },
-      history,
-      workflowId,
-    );
-  } catch (err) {
-    const e = err as Error;
-    out.data({ source: arg, events, ok: false, error: { name: e.name, message: e.message } });
-    throw new CliError(
-      'cli.replay_failed',
-      `replay of ${arg} failed: ${e.name}: ${e.message}`,
-      EXIT.runtime,
-      { name: e.name },
-    );
-  }
   if (!sampled) {
+    try {
+      await Worker.runReplayHistory(
+        { workflowBundle, replayName: workflowId, ...(dataConverter ? { dataConverter } : {}) },
+        history,
+        workflowId,
+      );
+    } catch (err) {
+      throw replayFailed(arg, events, out, err as Error);
+    }
     out.data({ source: arg, events, ok: true });
     out.line(`replayed OK: ${arg} (${events} events)`);
     return EXIT.ok;
   }
-  // Replay proved this build makes the recorded run's decisions up to its end; the end says how it failed.
-  const codec = payloadCodecFromEnv();
-  const end = recordedEndOf(codec ? await decodeHistoryPayloads(history, codec) : history);
   const expected = { status: sampled.sample.failure.status, code: sampled.sample.failure.code };
-  const reproduced = end?.status === expected.status && end.code === expected.code;
-  out.data({ source: arg, events, ok: reproduced, failure: end ?? null, expected });
-  if (!reproduced)
+  const codec = payloadCodecFromEnv();
+  const outcome = await reproduceFailure({
+    history,
+    workflowId,
+    expected,
+    workflowBundle,
+    ...(dataConverter ? { dataConverter } : {}),
+    ...(codec ? { codec } : {}),
+  });
+  if ('error' in outcome) throw replayFailed(arg, events, out, outcome.error);
+  const end = outcome.ended;
+  out.data({ source: arg, events, ok: outcome.reproduced, failure: end ?? null, expected });
+  if (!outcome.reproduced || !end)
     throw new CliError(
       'cli.replay_not_reproduced',
       `${arg} replayed, but its run ends ${end ? `${end.status} (${end.code ?? 'no code'})` : 'without a readable end'}, not ${expected.status} (${expected.code})`,
@@ -124,6 +124,19 @@ export async function replayCommand(app: HarnessApp, arg: string, out: Output): 
     );
   out.line(`replayed OK: ${arg} (${events} events); reproduces ${end.status} (${end.code})`);
   return EXIT.ok;
+}
+
+/** The replay error as data and as the command's error (exit 1). */
+function replayFailed(
+  arg: string,
+  events: number,
+  out: Output,
+  e: { name: string; message: string },
+): CliError {
+  out.data({ source: arg, events, ok: false, error: { name: e.name, message: e.message } });
+  return new CliError('cli.replay_failed', `replay of ${arg} failed: ${e.name}: ${e.message}`, EXIT.runtime, {
+    name: e.name,
+  });
 }
 
 /** `harness history <id> [--out file]`: export a workflow history as JSON (the input of `replay`). */
