@@ -7,3 +7,11 @@
 export * from './worker/index.js';
 export * from './client/index.js';
 export * from './core/index.js';
+// Replays need the worker SDK, so they are not part of the client entry.
+export {
+  failureReplayer,
+  reproduceFailure,
+  type ExpectedFailure,
+  type FailureReproduction,
+  type ReproduceFailureInput,
+} from './client/failures/reproduce-failure.js';

@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { NativeConnection, WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import {
+  collectRunEvidence,
   createHarnessWorker,
+  failureReplayer,
   decodeHistoryPayloads,
   isTerminal,
   payloadCodecFromEnv,
@@ -12,6 +14,7 @@ import {
   WAITING_STATUSES,
   type DecisionKey,
   type DecisionSignalName,
+  type RunEvidence,
 } from '../../../src/index.js';
 import type { RunView } from '../../../src/index.js';
 import { createRefundComposition, type RefundComposition } from '../composition.js';
@@ -70,6 +73,8 @@ export interface CaseRun {
   readonly observation: CaseObservation;
   readonly checks: CaseChecks;
   readonly failureSample?: string;
+  /** What the evidence store and the Temporal history prove about the run (the evidence metrics' input). */
+  readonly evidence?: RunEvidence;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -346,10 +351,17 @@ export async function runCase(c: EvalCase, o: CaseRunOptions): Promise<CaseRun> 
   }
   const checks = checkCase(c, observation);
   let failureSample: string | undefined;
+  let evidence: RunEvidence | undefined;
   try {
     if (handle) {
       const d = await handle.describe().catch(() => undefined);
       if (d?.status.name === 'RUNNING') await handle.terminate('evaluation case finished');
+      // A failed run's stored failure sample is replayed against this build (failure reproduction).
+      [evidence] = await collectRunEvidence([workflowId], {
+        store: composition.store,
+        temporal: o.temporal.client,
+        replay: failureReplayer(o.workflowBundle, payloadCodecFromEnv()),
+      });
       if (!checks.passed && o.failuresDir) {
         failureSample = await writeFailureSample({
           dir: join(o.failuresDir, c.case_id),
@@ -367,5 +379,11 @@ export async function runCase(c: EvalCase, o: CaseRunOptions): Promise<CaseRun> 
     await running;
     await composition.close();
   }
-  return { evalCase: c, observation, checks, ...(failureSample ? { failureSample } : {}) };
+  return {
+    evalCase: c,
+    observation,
+    checks,
+    ...(failureSample ? { failureSample } : {}),
+    ...(evidence ? { evidence } : {}),
+  };
 }

@@ -1,3 +1,13 @@
+import {
+  computeEvidenceMetrics,
+  evidenceMetricValues,
+  percentile,
+  ratio,
+  seedMetricRows,
+  type RunEvidence,
+  type SeedMetricRow,
+  type SeedMetricValues,
+} from '../../../src/index.js';
 import type { CaseChecks } from './case-checks.js';
 import type { CaseObservation } from './case-observation.js';
 
@@ -56,13 +66,7 @@ export function rate(numerator: number, denominator: number): Rate {
   return { value: denominator === 0 ? null : numerator / denominator, numerator, denominator };
 }
 
-/** Nearest-rank percentile (`p` in 0..100) of `values`; null for an empty list. */
-export function percentile(values: readonly number[], p: number): number | null {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
-  return sorted[Math.min(rank, sorted.length) - 1] ?? null;
-}
+export { percentile };
 
 function mean(values: readonly number[]): number | null {
   return values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length;
@@ -147,4 +151,50 @@ export function computeMetrics(records: readonly CaseRecord[]): EvalMetrics {
     ),
     runErrors: count(records, (r) => r.observation.status === 'error'),
   };
+}
+
+/**
+ * Every seed 004 metric of an evaluation (docs/metrics.md): the case-judged ones from `metrics`
+ * (task success, route, facts, tools, policy, handoff, duplicate side effects, no-progress loops,
+ * unknown outcomes, trace completeness; per-successful-run amounts over passed cases), the others
+ * from what the evidence store and the Temporal histories prove about the runs (`evidence`), each
+ * with its value or the reason it has none.
+ */
+export function evalSeedMetrics(
+  metrics: EvalMetrics,
+  records: readonly CaseRecord[],
+  evidence: readonly RunEvidence[],
+): SeedMetricRow[] {
+  const passed = records.filter((r) => r.checks.passed);
+  const perPassed = (pick: (b: CaseObservation['budget']) => number) =>
+    ratio(
+      passed.reduce((a, r) => a + pick(r.observation.budget), 0),
+      passed.length,
+    );
+  const fromCases: SeedMetricValues = {
+    task_success_rate: metrics.taskSuccess,
+    verified_outcome_rate: metrics.verifiedOutcome,
+    correct_route_rate: metrics.correctRoute,
+    required_fact_recall: metrics.requiredFactRecall,
+    tool_selection_accuracy: metrics.toolSelectionAccuracy,
+    tool_argument_accuracy: metrics.toolArgumentAccuracy,
+    policy_violation_rate: metrics.policyViolationRate,
+    human_handoff_precision: metrics.humanHandoffPrecision,
+    human_handoff_recall: metrics.humanHandoffRecall,
+    steps_per_successful_run: perPassed((b) => b.steps),
+    model_calls_per_successful_run: perPassed((b) => b.modelCalls),
+    tool_calls_per_successful_run: perPassed((b) => b.toolCalls),
+    tokens_per_successful_run: perPassed((b) => b.inputTokens + b.outputTokens),
+    cost_usd_per_successful_run: perPassed((b) => b.costUsd),
+    no_progress_loop_rate: metrics.noProgressLoopRate,
+    duplicate_side_effect_rate: metrics.duplicateSideEffectRate,
+    unknown_outcome_reconciliation_rate: metrics.unknownOutcomeReconciliationRate,
+    trace_completeness: metrics.traceCompleteness,
+  };
+  const values = { ...evidenceMetricValues(computeEvidenceMetrics(evidence)), ...fromCases };
+  return seedMetricRows(values, (id, group) =>
+    group === 'context' || id === 'context_utilization'
+      ? 'the evaluation does not read the context packages yet'
+      : 'no source for it in the evaluation',
+  );
 }

@@ -1,4 +1,5 @@
 import type { CaseRun } from './case-driver.js';
+import { renderSeedMetricsTable, type SeedMetricRow } from '../../../src/index.js';
 import type { EvalMetrics, Rate } from './metrics.js';
 
 /** One case in the report. */
@@ -25,6 +26,8 @@ export interface EvalReport {
   readonly durationMs: number;
   readonly concurrency: number;
   readonly metrics: EvalMetrics;
+  /** Every seed 004 metric, value or reason (docs/metrics.md). */
+  readonly seedMetrics: readonly SeedMetricRow[];
   readonly cases: readonly CaseSummary[];
 }
 
@@ -88,6 +91,10 @@ export function renderMarkdown(report: EvalReport): string {
     '| Metric | Value |',
     '|---|---|',
     ...rows.map(([k, v]) => `| ${k} | ${v} |`),
+    '',
+    '## Seed metrics',
+    '',
+    renderSeedMetricsTable(report.seedMetrics),
     '',
     '## Cases',
     '',

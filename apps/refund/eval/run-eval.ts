@@ -18,7 +18,7 @@ const refundAppRoot = fileURLToPath(new URL('../../../', import.meta.url));
 import { runCase, type CaseRun, type EvalTemporal } from './case-driver.js';
 import { mapLimited } from './concurrency.js';
 import { loadEvalCases, type EvalCase } from './eval-case.js';
-import { computeMetrics } from './metrics.js';
+import { computeMetrics, evalSeedMetrics } from './metrics.js';
 import { renderMarkdown, summarizeCase, type EvalReport } from './report.js';
 
 export interface RunEvalOptions {
@@ -75,6 +75,8 @@ export async function runEval(o: RunEvalOptions): Promise<EvalResult> {
     );
     return r;
   });
+  const records = runs.map((r) => ({ observation: r.observation, checks: r.checks }));
+  const metrics = computeMetrics(records);
   const report: EvalReport = {
     schemaVersion: 1,
     casesDir: o.dir,
@@ -82,7 +84,12 @@ export async function runEval(o: RunEvalOptions): Promise<EvalResult> {
     startedAt,
     durationMs: Date.now() - started,
     concurrency,
-    metrics: computeMetrics(runs.map((r) => ({ observation: r.observation, checks: r.checks }))),
+    metrics,
+    seedMetrics: evalSeedMetrics(
+      metrics,
+      records,
+      runs.flatMap((r) => (r.evidence ? [r.evidence] : [])),
+    ),
     cases: runs.map(summarizeCase),
   };
   const jsonPath = join(out, 'report.json');

@@ -1,6 +1,7 @@
 import type { DataConverter, PayloadCodec } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { harnessDataConverter } from '../../codec/data-converter.js';
 import { decodeHistoryPayloads } from '../../codec/history-payloads.js';
 import { recordedEndOf } from './failure-sample.js';
 
@@ -64,4 +65,27 @@ export async function reproduceFailure(i: ReproduceFailureInput): Promise<Failur
     reproduced: ended?.status === i.expected.status && ended.code === i.expected.code,
     ended,
   };
+}
+
+/**
+ * A replayer for failure samples of runs of `workflowBundle`: replays a failed run's last history and
+ * tells whether it ends with the stored failure (for `collectRunEvidence`). With `codec`, encrypted
+ * histories are read with it.
+ */
+export function failureReplayer(
+  workflowBundle: ReproduceFailureInput['workflowBundle'],
+  codec?: PayloadCodec,
+): (failure: { runId: string; status: string; code: string | null }, history: History) => Promise<boolean> {
+  const dataConverter = harnessDataConverter(codec);
+  return async (failure, history) =>
+    (
+      await reproduceFailure({
+        history,
+        workflowId: failure.runId,
+        expected: { status: failure.status, code: failure.code },
+        workflowBundle,
+        ...(dataConverter ? { dataConverter } : {}),
+        ...(codec ? { codec } : {}),
+      })
+    ).reproduced;
 }

@@ -211,6 +211,21 @@ function writeAudits(r: RunEvidence): boolean[] {
   return out;
 }
 
+/**
+ * Executions of the run's tool and model calls against the calls themselves: each tool call's
+ * recorded intents (one per attempt that reached the executor: Temporal retries and the harness's
+ * own attempts of a lost write) and each answered model call's activity attempt.
+ */
+function callAttempts(r: RunEvidence): { tries: number; calls: number } {
+  const models = r.events.filter((e) => e.type === 'model.completed' && e.data.replayed !== true);
+  return {
+    tries:
+      r.invocations.reduce((n, i) => n + Math.max(1, i.intents.length), 0) +
+      models.reduce((n, e) => n + Math.max(1, num(e.data.activityAttempt)), 0),
+    calls: r.invocations.length + models.length,
+  };
+}
+
 /** Every write whose outcome became unknown now has a settled result in the store (reconciler or operator). */
 function reconciled(r: RunEvidence): boolean {
   const lost = new Set(
@@ -248,13 +263,10 @@ export function computeEvidenceMetrics(
     .filter((d) => Number.isFinite(d) && d >= 0);
 
   const attempts = runs.reduce(
-    (a, r) =>
-      r.history
-        ? { tries: a.tries + r.history.activityAttempts, calls: a.calls + r.history.activitiesStarted }
-        : {
-            tries: a.tries + r.invocations.reduce((n, i) => n + Math.max(1, i.intents.length), 0),
-            calls: a.calls + r.invocations.length,
-          },
+    (a, r) => {
+      const calls = callAttempts(r);
+      return { tries: a.tries + calls.tries, calls: a.calls + calls.calls };
+    },
     { tries: 0, calls: 0 },
   );
 

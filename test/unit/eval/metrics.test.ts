@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { checkCase } from '../../../apps/refund/eval/case-checks.js';
 import { mapLimited } from '../../../apps/refund/eval/concurrency.js';
-import { computeMetrics, percentile, rate, type CaseRecord } from '../../../apps/refund/eval/metrics.js';
+import {
+  computeMetrics,
+  evalSeedMetrics,
+  percentile,
+  rate,
+  type CaseRecord,
+} from '../../../apps/refund/eval/metrics.js';
 import { renderMarkdown } from '../../../apps/refund/eval/report.js';
 import type { CaseObservation } from '../../../apps/refund/eval/case-observation.js';
 import { evalCase, observation } from './observation-fixture.js';
@@ -132,6 +138,7 @@ describe('computeMetrics', () => {
       durationMs: 1,
       concurrency: 2,
       metrics: m,
+      seedMetrics: evalSeedMetrics(m, [good, wrongRoute, duplicate, looping], []),
       cases: [],
     });
     for (const name of [
@@ -143,5 +150,9 @@ describe('computeMetrics', () => {
     ])
       expect(md).toContain(name);
     expect(md).toContain('25.0% (1/4)');
+    // Every seed metric has a row: a value, or why it has none.
+    expect(md).toContain('| reliability | Run duration |');
+    expect(md).toContain('| evidence | Failure reproduction rate | n/a (0/0) |');
+    expect(md).toContain('| context | Context precision | not computable: ');
   });
 });

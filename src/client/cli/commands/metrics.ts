@@ -1,9 +1,8 @@
-import { harnessDataConverter } from '../../../codec/data-converter.js';
 import { payloadCodecFromEnv } from '../../../codec/codec-from-env.js';
 import type { HarnessApp } from '../../../worker/app.js';
 import { bundleWorkflows } from '../../../worker/bundle.js';
 import { installWorkerRuntime } from '../../../worker/runtime.js';
-import { reproduceFailure } from '../../failures/reproduce-failure.js';
+import { failureReplayer } from '../../failures/reproduce-failure.js';
 import { collectRunEvidence, type FailureReplayer } from '../../metrics/collect-run-evidence.js';
 import { buildMetricsReport, renderMetricsMarkdown } from '../../metrics/metrics-report.js';
 import { connectTemporal, openCliStore, type CliTemporal } from '../connect.js';
@@ -68,19 +67,7 @@ export async function metricsCommand(
       const workflowBundle = bundlePath
         ? { codePath: bundlePath }
         : await bundleWorkflows({ workflowsPath: (await loadApp()).workflowsPath });
-      const codec = payloadCodecFromEnv();
-      const dataConverter = harnessDataConverter(codec);
-      replay = async (failure, history) =>
-        (
-          await reproduceFailure({
-            history,
-            workflowId: failure.runId,
-            expected: { status: failure.status, code: failure.code },
-            workflowBundle,
-            ...(dataConverter ? { dataConverter } : {}),
-            ...(codec ? { codec } : {}),
-          })
-        ).reproduced;
+      replay = failureReplayer(workflowBundle, payloadCodecFromEnv());
     }
     out.progress(`measuring ${runIds.length} run(s) created from ${from} to ${to}…`);
     const evidence = await collectRunEvidence(runIds, {
