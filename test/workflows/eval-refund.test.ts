@@ -37,6 +37,7 @@ describe('evaluation on the real server', () => {
       'RF-missing-order-id-provided',
       'RF-duplicate-request',
       LARGE,
+      'RF-verify-connector-down',
     ];
     const r = await runEval({
       dir: CASES,
@@ -55,10 +56,19 @@ describe('evaluation on the real server', () => {
         .map((id) => [id, true, []]),
     );
     const m = r.report.metrics;
-    expect(m.taskSuccess).toMatchObject({ numerator: 6, denominator: 6 });
+    expect(m.taskSuccess).toMatchObject({ numerator: 7, denominator: 7 });
     expect(m.policyViolationRate.numerator).toBe(0);
-    // two cases refund (eligible-approved, duplicate-request), each exactly once
-    expect(m.duplicateSideEffectRate).toMatchObject({ numerator: 0, denominator: 2 });
+    // three cases refund (eligible-approved, duplicate-request, connector-down), each exactly once
+    expect(m.duplicateSideEffectRate).toMatchObject({ numerator: 0, denominator: 3 });
+    // Every seed metric has a row; the evidence of every run names its versions, and the failed
+    // run's stored failure sample replays to the same failure against this build.
+    const seed = Object.fromEntries(r.report.seedMetrics.map((x) => [x.id, x.result]));
+    expect(r.report.seedMetrics).toHaveLength(37);
+    expect(seed.version_attribution_coverage).toEqual({ value: 1, numerator: 7, denominator: 7 });
+    expect(seed.failure_reproduction_rate).toEqual({ value: 1, numerator: 1, denominator: 1 });
+    expect(seed.state_transition_integrity).toEqual({ value: 1, numerator: 7, denominator: 7 });
+    expect(seed.audit_evidence_coverage).toMatchObject({ value: 1 });
+    expect((seed.queue_wait_time as { samples: number }).samples).toBeGreaterThan(20);
     expect(m.humanHandoffRecall.value).toBe(1);
     expect(m.runDurationMs.p50).toBeGreaterThan(0);
 
@@ -77,7 +87,7 @@ describe('evaluation on the real server', () => {
 
     expect(
       (JSON.parse(readFileSync(r.jsonPath, 'utf8')) as { metrics: { cases: number } }).metrics.cases,
-    ).toBe(6);
+    ).toBe(7);
     expect(readFileSync(r.markdownPath, 'utf8')).toContain(
       '| H-RF-017 | pass | awaiting_confirmation (awaiting_confirmation)',
     );

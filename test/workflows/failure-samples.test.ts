@@ -6,6 +6,8 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runEval } from '../../apps/refund/eval/run-eval.js';
 import { readFailureSampleFolder } from '../../src/client/failures/failure-sample-folder.js';
+import type { MetricsReport } from '../../src/client/metrics/metrics-report.js';
+import { SEED_METRICS } from '../../src/client/metrics/seed-metrics.js';
 import type { RunView } from '../../src/core/workflow/run-view.js';
 import { openEvidenceStore, type EvidenceStore } from '../../src/worker/store/index.js';
 import { runCli, type CliResult } from '../e2e/cli-support.js';
@@ -177,5 +179,53 @@ describe('failure samples from production runs', () => {
     }
     const { sample } = readFailureSampleFolder(join(h.dir, 'samples', blocked.workflowId));
     expect(JSON.stringify(sample.inputs.start)).toContain('[redacted:secret]');
+  }, 240_000);
+
+  it('harness metrics reports every seed metric over the runs of a window, replaying their failure samples', async () => {
+    // The store holds the four runs of the tests above: failed, budget-exhausted, guardrail-blocked, succeeded.
+    const r = await cli('--json', 'metrics', '--since', '1h', '--replay');
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as MetricsReport;
+    const by = Object.fromEntries(report.metrics.map((m) => [m.id, m.result]));
+    expect(report.runs).toBe(4);
+    expect(report.sources).toEqual({ history: true, replay: true });
+    expect(report.metrics.map((m) => m.id)).toEqual(SEED_METRICS.map(([id]) => id));
+    // Each of the three failures replays to the same end against this build.
+    expect(by.failure_reproduction_rate).toEqual({ value: 1, numerator: 3, denominator: 3 });
+    expect(by.version_attribution_coverage).toEqual({ value: 1, numerator: 4, denominator: 4 });
+    expect(by.state_transition_integrity).toEqual({ value: 1, numerator: 4, denominator: 4 });
+    expect(by.trace_completeness).toEqual({ value: 1, numerator: 4, denominator: 4 });
+    expect(by.run_success_rate).toMatchObject({ numerator: 1, denominator: 4 });
+    expect((by.queue_wait_time as { samples: number }).samples).toBeGreaterThan(10);
+    expect(by.task_success_rate).toMatchObject({
+      value: null,
+      reason: expect.stringContaining('evaluation'),
+    });
+
+    // Markdown by default; store only with --no-history (queue wait then says why).
+    const md = await cli('metrics', '--since', '1h', '--no-history');
+    expect(md.code, md.stderr).toBe(0);
+    expect(md.stdout).toContain(
+      '| reliability | Queue wait time | not computable: skipped with --no-history |',
+    );
+    expect(md.stdout).toContain('| evidence | Failure reproduction rate | not computable: ');
+    // A window with no run measures nothing; bad options change nothing and exit 2.
+    const empty = await cli(
+      '--json',
+      'metrics',
+      '--since',
+      '2020-01-01T00:00:00Z',
+      '--until',
+      '2020-01-02T00:00:00Z',
+      '--no-history',
+    );
+    expect((JSON.parse(empty.stdout) as MetricsReport).runs).toBe(0);
+    for (const bad of [
+      ['metrics', '--since', 'yesterday'],
+      ['metrics', '--since', '1h', '--until', '2h'],
+      ['metrics', '--replay', '--no-history'],
+      ['metrics', '--limit', '9000'],
+    ])
+      expect((await cli(...bad)).code).toBe(2);
   }, 240_000);
 });
