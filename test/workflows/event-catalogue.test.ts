@@ -1,3 +1,4 @@
+import { recordFixtureIfAsked } from '../support/record-fixture.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
@@ -102,6 +103,7 @@ describe('the event catalogue (docs/events.md) on the real server', { timeout: 1
     await decide(handle, 'approve', { reason: 'policy R001' }, waiting);
     expect(await handle.result()).toMatchObject({ status: 'succeeded', output: { outcome: 'refunded' } });
     const events = await expectDocumented(handle, 'Refund approved');
+    await recordFixtureIfAsked(h.t.client, handle.workflowId, 'refund-graph-envelope-approved-v1');
     const paused = events.find((e) => e.type === 'run.paused')!;
     expect(paused.data).toMatchObject({
       status: 'awaiting_confirmation',
@@ -123,6 +125,7 @@ describe('the event catalogue (docs/events.md) on the real server', { timeout: 1
       terminalReason: { code: 'model.script_no_match' },
     });
     const events = await expectDocumented(handle, 'Failed');
+    await recordFixtureIfAsked(h.t.client, handle.workflowId, 'refund-graph-model-failed-v1');
     expect(events.find((e) => e.type === 'model.failed')?.data).toMatchObject({
       callSeq: 1,
       modelRoute: SILENT_ROUTE,
@@ -143,6 +146,7 @@ describe('the event catalogue (docs/events.md) on the real server', { timeout: 1
     await decide(handle, 'cancelRun', { reason: 'customer withdrew' }, waiting);
     expect(await handle.result()).toMatchObject({ status: 'cancelled' });
     await expectDocumented(handle, 'Cancelled');
+    await recordFixtureIfAsked(h.t.client, handle.workflowId, 'refund-graph-cancelled-v1');
   });
 
   it('a run paused for a person (still waiting)', async () => {

@@ -1,3 +1,4 @@
+import { recordFixtureIfAsked } from '../support/record-fixture.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -205,6 +206,7 @@ describe('model routes: two real providers, a fallback on outage (real server, r
     );
     expect(scheduled).toHaveLength(2);
     expect(history.some((e) => e.patchId === 'agent-run-model-fallback-v1')).toBe(true);
+    await recordFixtureIfAsked(h.t.client, handle.workflowId, 'support-model-fallback-v1');
 
     // The live deltas of each route name it and its provider; usage is reported once, by the answer.
     const store = h.composition.store;
