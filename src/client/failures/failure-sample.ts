@@ -2,7 +2,7 @@ import { defaultPayloadConverter, type Payload, type PayloadCodec } from '@tempo
 import type { temporal } from '@temporalio/proto';
 import { z } from 'zod';
 import { decodeHistoryPayloads } from '../../codec/history-payloads.js';
-import type { EvidenceStore, FailureSampleRecord, StoredEvent } from '../../worker/store/index.js';
+import type { EvidenceStore, FailureSampleRecord } from '../../worker/store/index.js';
 import { FailureSampleRecordSchema } from '../../worker/store/index.js';
 import {
   envelopesOf,
@@ -12,6 +12,7 @@ import {
   type PublicProjection,
 } from '../evidence/public-projection.js';
 import { scrubSecrets } from './scrub-secrets.js';
+import { readAllEvents } from '../evidence/read-all-events.js';
 
 type History = temporal.api.history.v1.IHistory;
 
@@ -126,21 +127,6 @@ export function recordedEndOf(history: History): { status: string; code: string 
   if (typeof result?.status !== 'string') return undefined;
   const code = result.terminalReason?.code;
   return { status: result.status, code: typeof code === 'string' ? code : null };
-}
-
-async function readAllEvents(store: EvidenceStore, runId: string): Promise<StoredEvent[]> {
-  const all: StoredEvent[] = [];
-  let after: number | undefined;
-  for (;;) {
-    const page = await store.listEvents(runId, {
-      ...(after !== undefined ? { afterSeq: after } : {}),
-      limit: 5000,
-    });
-    all.push(...page);
-    const last = page.at(-1);
-    if (page.length < 5000 || !last) return all;
-    after = last.seq;
-  }
 }
 
 export interface BuildFailureSampleInput {

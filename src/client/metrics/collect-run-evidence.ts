@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
-import type { EvidenceStore, FailureSampleRecord, StoredEvent } from '../../worker/store/index.js';
+import type { EvidenceStore, FailureSampleRecord } from '../../worker/store/index.js';
+import { readAllEvents } from '../evidence/read-all-events.js';
 import { historyFacts, sumHistoryFacts, type HistoryFacts } from './history-facts.js';
 import type { RunEvidence } from './run-evidence-metrics.js';
 
@@ -20,21 +21,6 @@ export interface CollectRunEvidenceOptions {
   readonly replay?: FailureReplayer;
   /** Called after each run, for progress output. */
   readonly onRun?: (done: number, total: number) => void;
-}
-
-async function allEvents(store: EvidenceStore, runId: string): Promise<StoredEvent[]> {
-  const out: StoredEvent[] = [];
-  let after: number | undefined;
-  for (;;) {
-    const page = await store.listEvents(runId, {
-      ...(after !== undefined ? { afterSeq: after } : {}),
-      limit: 5000,
-    });
-    out.push(...page);
-    const last = page.at(-1);
-    if (page.length < 5000 || !last) return out;
-    after = last.seq;
-  }
 }
 
 /**
@@ -75,7 +61,7 @@ export async function collectRunEvidence(
   for (const runId of runIds) {
     const [record, events, invocations, failure] = await Promise.all([
       o.store.getRun(runId),
-      allEvents(o.store, runId),
+      readAllEvents(o.store, runId),
       o.store.listInvocations(runId),
       o.store.getFailureSample(runId),
     ]);
