@@ -1,10 +1,10 @@
+import { recordFixtureIfAsked } from '../support/record-fixture.js';
 import { signedPayload } from '../../src/client/decisions/send-decision.js';
 import { TEST_KEYS, writeKeyFile } from '../support/principals.js';
 import { join } from 'node:path';
 import { decide } from '../support/decisions.js';
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { recordHistory } from '../../src/worker/history-fixtures.js';
 import type { RunView } from '../../src/core/workflow/run-view.js';
 import { runCli, until, type CliResult } from '../e2e/cli-support.js';
 import { waitForState } from '../support/harness.js';
@@ -142,10 +142,8 @@ describe('fault drill: a lost refund.create settled by a person', { timeout: 240
     });
     expect((record?.result as { evidence?: { actor?: string } } | undefined)?.evidence?.actor).toBe(actor);
     await d.stopWorker();
-    // HARNESS_RECORD_HISTORIES=<dir> keeps this history as a replay fixture (test/fixtures/histories).
-    const recordTo = process.env.HARNESS_RECORD_HISTORIES;
-    if (recordTo && actor === 'ops@example.com')
-      await recordHistory(r.client, h.workflowId, recordTo, 'refund-graph-operator-recorded-v1');
+    if (actor === 'ops@example.com')
+      await recordFixtureIfAsked(r.client, h.workflowId, 'refund-graph-operator-recorded-v1');
   }
 
   it('kill during refund.create, run waits with unknown_write_outcome, `harness reconcile` settles it, one refund', async () => {

@@ -1,10 +1,10 @@
+import { recordFixtureIfAsked } from '../support/record-fixture.js';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RefundStore } from '../../apps/refund/business/refund-store.js';
 import type { RunView } from '../../src/core/workflow/run-view.js';
-import { recordHistory } from '../../src/worker/history-fixtures.js';
 import { decide } from '../support/decisions.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
@@ -95,9 +95,7 @@ async function refundThroughOutage(h: HarnessFixture, fixture?: string): Promise
       (e) => e.type === 'tool.failed' && (e.data as { status: string }).status === 'failed_terminal',
     ),
   ).toBe(false);
-  // HARNESS_RECORD_HISTORIES=<dir> keeps the history as a replay fixture (test/fixtures/histories).
-  const dir = process.env.HARNESS_RECORD_HISTORIES;
-  if (dir && fixture) await recordHistory(h.t.client, handle.workflowId, dir, fixture);
+  if (fixture) await recordFixtureIfAsked(h.t.client, handle.workflowId, fixture);
 }
 
 describe('faults: the evidence store fails after the refund committed', { timeout: 240_000 }, () => {

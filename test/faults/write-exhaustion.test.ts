@@ -1,7 +1,7 @@
+import { recordFixtureIfAsked } from '../support/record-fixture.js';
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunView } from '../../src/core/workflow/run-view.js';
-import { recordHistory } from '../../src/worker/history-fixtures.js';
 import { MAX_WRITE_ATTEMPTS } from '../../src/core/runner/write-recovery.js';
 import { TEST_APPROVER, decide } from '../support/decisions.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
@@ -96,8 +96,6 @@ describe('faults: an approved write whose attempts all fail goes to a person', {
       `6 retry_attempt not_applied:operator:${TEST_APPROVER}`,
     ]);
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
-    // HARNESS_RECORD_HISTORIES=<dir> keeps the history as a replay fixture (test/fixtures/histories).
-    const dir = process.env.HARNESS_RECORD_HISTORIES;
-    if (dir) await recordHistory(h.t.client, handle.workflowId, dir, 'refund-graph-write-exhaustion-v1');
+    await recordFixtureIfAsked(h.t.client, handle.workflowId, 'refund-graph-write-exhaustion-v1');
   });
 });

@@ -1,3 +1,4 @@
+import { recordFixtureIfAsked } from '../support/record-fixture.js';
 import type { WorkflowHandle } from '@temporalio/client';
 import { decide } from '../support/decisions.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -6,7 +7,6 @@ import { waitForState } from '../support/harness.js';
 import { killAllWorkerProcesses, type WorkerProcess } from '../support/worker-process.js';
 import { createFaultRig, resultOf, type FaultRig } from './fault-rig.js';
 import { historyOf } from '../support/history.js';
-import { recordHistory } from '../../src/worker/history-fixtures.js';
 
 /** refund.create is the 4th invocation of the refund graph (order.read, logistics.read, policy.search.refund). */
 const CREATE_SEQ = 4;
@@ -151,9 +151,7 @@ describe('faults: the worker dies during a write', { timeout: 240_000 }, () => {
       ),
     ).toBe(false);
     await expectWriteAttempts(handle, 2);
-    // HARNESS_RECORD_HISTORIES=<dir> keeps the history as a replay fixture (test/fixtures/histories).
-    const dir = process.env.HARNESS_RECORD_HISTORIES;
-    if (dir) await recordHistory(rig.client, handle.workflowId, dir, 'refund-graph-write-retry-v1');
+    await recordFixtureIfAsked(rig.client, handle.workflowId, 'refund-graph-write-retry-v1');
     await healthy.kill();
   });
 
