@@ -1,6 +1,7 @@
 import { combineDefinitions } from '../../../src/core/index.js';
 import { benchBundleDefinition } from '../../../bench/workflows/definition.js';
 import { graphChecksDefinition } from './graph-checks.js';
+import { taintFilesGitDefinition } from './taint-files-git.js';
 import { threadMemoryDefinition } from './thread-memory-graph.js';
 
 /** What the tests' bundle serves: the bench's bundle (every example app, the bench) and the test-only graphs. */
@@ -8,4 +9,5 @@ export const testBundleDefinition = combineDefinitions(
   benchBundleDefinition,
   graphChecksDefinition,
   threadMemoryDefinition,
+  taintFilesGitDefinition,
 );
