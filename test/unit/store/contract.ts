@@ -497,6 +497,35 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
         ).toBe(true);
       });
 
+      it('lists the runs created in a window (from inclusive, before exclusive), and refuses a time without offset', async () => {
+        const versions = RUN_VERSIONS;
+        const startAt = async (at: string) => {
+          const run = newRunId('window');
+          const created = event(run, 0, { type: 'run.created', data: { versions }, occurredAt: at });
+          await store.appendEvents([
+            { ...created, envelope: { ...created.envelope, type: 'run.created', versions } },
+          ]);
+          return run;
+        };
+        const early = await startAt('2031-05-01T09:59:59.999Z');
+        const first = await startAt('2031-05-01T10:00:00.000Z');
+        const last = await startAt('2031-05-01T10:59:59.999Z');
+        const late = await startAt('2031-05-01T11:00:00.000Z');
+        const inWindow = (
+          await store.listRuns({
+            // An offset other than Z names the same instant.
+            createdFrom: '2031-05-01T12:00:00+02:00',
+            createdBefore: '2031-05-01T11:00:00Z',
+            limit: 5000,
+          })
+        ).map((r) => r.runId);
+        expect(inWindow).toContain(first);
+        expect(inWindow).toContain(last);
+        expect(inWindow).not.toContain(early);
+        expect(inWindow).not.toContain(late);
+        await expectCode(store.listRuns({ createdFrom: '2031-05-01 10:00' }), 'store.invalid_record');
+      });
+
       it('stores a failure sample with the terminal event of a failed, budget-exhausted or guardrail-blocked run, and none for a run that succeeded', async () => {
         const versions = RUN_VERSIONS;
         const tag = newRunId('fs');
