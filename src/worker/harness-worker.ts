@@ -46,6 +46,7 @@ export function harnessActivities(c: WorkerComposition) {
       configDigest: c.configDigest,
       principals: c.principals,
       models: c.models,
+      ...(c.bundles ? { bundles: c.bundles } : {}),
     }),
     ...createToolActivities({ registry: c.registry, store: c.store, identity: c.identity }),
     ...createModelActivities({ registry: c.registry, store: c.store, models: c.models }),
