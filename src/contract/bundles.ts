@@ -14,7 +14,10 @@ export const BundleKeySchema = z
 /** A profile or policy a bundle fills: `name@version` as registered in the workflow composition. */
 export const BundleTargetSchema = z
   .string()
-  .regex(/^[a-z][a-z0-9_.-]{0,63}@[A-Za-z0-9][A-Za-z0-9_.-]{0,49}$/, 'expected name@version, e.g. refund.rules@v1');
+  .regex(
+    /^[a-z][a-z0-9_.-]{0,63}@[A-Za-z0-9][A-Za-z0-9_.-]{0,49}$/,
+    'expected name@version, e.g. refund.rules@v1',
+  );
 
 export const DigestSchema = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'expected sha256:<64 hex>');
 
@@ -45,7 +48,11 @@ export const BundlePinSchema = z.strictObject({
   rollout: z.string().min(1).max(80),
   arm: RolloutArmSchema,
   /** The run's bucket (0..9999) and the candidate share at its start: candidate iff bucket < percent*100. */
-  bucket: z.number().int().min(0).max(ROLLOUT_BUCKETS - 1),
+  bucket: z
+    .number()
+    .int()
+    .min(0)
+    .max(ROLLOUT_BUCKETS - 1),
   candidatePercent: z.number().min(0).max(100),
   /** The prompt bundle of the run's profile, when the arm has one (else the profile's own instructions). */
   prompt: BundleRefSchema.optional(),

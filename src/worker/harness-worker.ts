@@ -1,6 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { PayloadCodec } from '@temporalio/common';
-import type { NativeConnection, WorkerDeploymentOptions, WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type {
+  NativeConnection,
+  WorkerDeploymentOptions,
+  WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
 import { Worker } from '@temporalio/worker';
 import { createMemoryActivities } from './activities/memory-activities.js';
 import { createModelActivities } from './activities/model-activities.js';

@@ -3,12 +3,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
+import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createShowcaseComposition } from '../../apps/showcase/composition.js';
 import type { RefundComposition } from '../../apps/refund/composition.js';
 import { startAgentRun } from '../../src/client/start-run.js';
 import type { AgentRunInput } from '../../src/contract/run-input.js';
-import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
 import { cliCacheDir } from '../../src/devserver/cli-locator.js';
 import { loadDevServerConfig } from '../../src/devserver/config.js';
 import { createHarnessWorker } from '../../src/worker/harness-worker.js';
@@ -26,6 +26,7 @@ import { connectTestTemporal, startWorker, uniqueTaskQueue, type TestTemporal } 
  */
 
 const TAG = Date.now().toString(36);
+const VersioningBehavior = proto.temporal.api.enums.v1.VersioningBehavior;
 const DEPLOYMENT = `harness-wv-${TAG}`;
 
 function temporal(args: readonly string[]): string {
@@ -61,7 +62,12 @@ async function versioningOf(handle: WorkflowHandle): Promise<Versioning> {
   const d = await handle.describe();
   const info = d.raw.workflowExecutionInfo?.versioningInfo;
   return {
-    behavior: info?.behavior === 1 ? 'PINNED' : info?.behavior === 2 ? 'AUTO_UPGRADE' : undefined,
+    behavior:
+      info?.behavior === VersioningBehavior.VERSIONING_BEHAVIOR_PINNED
+        ? 'PINNED'
+        : info?.behavior === VersioningBehavior.VERSIONING_BEHAVIOR_AUTO_UPGRADE
+          ? 'AUTO_UPGRADE'
+          : undefined,
     buildId: info?.deploymentVersion?.buildId ?? undefined,
   };
 }
@@ -123,8 +129,14 @@ describe('workflow code rollout with Worker Versioning (real dev server, tempora
     const v2 = `${TAG}-v2`;
     await versionWorker(v1);
     await temporalWhenReady([
-      'worker', 'deployment', 'set-current-version',
-      '--deployment-name', DEPLOYMENT, '--build-id', v1, '--yes',
+      'worker',
+      'deployment',
+      'set-current-version',
+      '--deployment-name',
+      DEPLOYMENT,
+      '--build-id',
+      v1,
+      '--yes',
     ]);
     // A refund run that waits for its approval: started on v1, pinned there.
     const inflight = await start(`wv-inflight-${TAG}`, {
@@ -135,14 +147,22 @@ describe('workflow code rollout with Worker Versioning (real dev server, tempora
 
     await versionWorker(v2);
     await temporalWhenReady([
-      'worker', 'deployment', 'set-ramping-version',
-      '--deployment-name', DEPLOYMENT, '--build-id', v2, '--percentage', '50', '--yes',
+      'worker',
+      'deployment',
+      'set-ramping-version',
+      '--deployment-name',
+      DEPLOYMENT,
+      '--build-id',
+      v2,
+      '--percentage',
+      '50',
+      '--yes',
     ]);
     const answer = { profile: { name: 'support.answer', version: 'v1' }, modelRoute: 'scripted/answer' };
     const ramped: Versioning[] = [];
     for (let i = 0; i < 20; i++) {
       const h = await start(`wv-ramp-${TAG}-${i}`, { ...answer, task: { message: 'hello' } });
-      expect(((await h.result()) as AgentRunResult).status).toBe('succeeded');
+      expect((await h.result()).status).toBe('succeeded');
       ramped.push(await versioningOf(h));
     }
     const onV2 = ramped.filter((v) => v.buildId === v2).length;
@@ -152,17 +172,23 @@ describe('workflow code rollout with Worker Versioning (real dev server, tempora
     expect(ramped.every((v) => v.behavior === 'PINNED' && (v.buildId === v1 || v.buildId === v2))).toBe(true);
 
     temporal([
-      'worker', 'deployment', 'set-current-version',
-      '--deployment-name', DEPLOYMENT, '--build-id', v2, '--yes',
+      'worker',
+      'deployment',
+      'set-current-version',
+      '--deployment-name',
+      DEPLOYMENT,
+      '--build-id',
+      v2,
+      '--yes',
     ]);
     for (let i = 0; i < 5; i++) {
       const h = await start(`wv-current-${TAG}-${i}`, { ...answer, task: { message: 'hello' } });
-      expect(((await h.result()) as AgentRunResult).status).toBe('succeeded');
+      expect((await h.result()).status).toBe('succeeded');
       expect(await versioningOf(h)).toEqual({ behavior: 'PINNED', buildId: v2 });
     }
     // The run in flight stays on v1 (pinned): its approval is taken and it finishes there.
     await decide(inflight, 'approve', {}, waiting);
-    const result = (await inflight.result()) as AgentRunResult;
+    const result = await inflight.result();
     expect(result.status).toBe('succeeded');
     expect(await versioningOf(inflight)).toEqual({ behavior: 'PINNED', buildId: v1 });
     const workers = new Set(workflowTaskWorkers(await historyOf(inflight)));

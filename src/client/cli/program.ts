@@ -290,7 +290,9 @@ export function buildProgram(result: ProgramResult): Command {
 
   const bundles = program
     .command('bundles')
-    .description('control-plane bundles: versioned prompts and policy data, and their rollout (docs/control-plane.md)');
+    .description(
+      'control-plane bundles: versioned prompts and policy data, and their rollout (docs/control-plane.md)',
+    );
   const dirOption = (c: Command) =>
     c.option('--dir <folder>', 'the bundles folder (default: HARNESS_BUNDLES)');
   dirOption(bundles.command('list'))

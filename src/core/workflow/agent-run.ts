@@ -286,7 +286,10 @@ function bundledPolicy(policy: Policy, bundles: ResolvedBundles | undefined): Po
     });
     return bundled;
   } catch (err) {
-    return fail('run.bundles_invalid', `policy bundle ${bundles?.pin.policy?.key}: ${(err as Error).message}`);
+    return fail(
+      'run.bundles_invalid',
+      `policy bundle ${bundles?.pin.policy?.key}: ${(err as Error).message}`,
+    );
   }
 }
 

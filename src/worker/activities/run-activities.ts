@@ -64,9 +64,7 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
    * (else the rollout arm's route, else the routes file's purposes). A later generation keeps what it
    * carried.
    */
-  const pinsFor = (
-    req: ToolSnapshotRequest,
-  ): { modelRoutes?: ModelRoutePlan; bundles?: ResolvedBundles } => {
+  const pinsFor = (req: ToolSnapshotRequest): { modelRoutes?: ModelRoutePlan; bundles?: ResolvedBundles } => {
     const bundles = bundlesFor(req);
     if (req.toolsDigest !== undefined) return bundles ? { bundles } : {};
     const plan = deps.models?.plan(req.modelRoute ?? bundles?.pin.modelRoute);

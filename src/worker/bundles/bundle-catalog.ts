@@ -72,7 +72,7 @@ export class BundleCatalog {
             candidate: {
               prompts: new Map([...stable.prompts, ...candidate.prompts]),
               policies: new Map([...stable.policies, ...candidate.policies]),
-              ...(candidate.modelRoute ?? stable.modelRoute
+              ...((candidate.modelRoute ?? stable.modelRoute)
                 ? { modelRoute: candidate.modelRoute ?? stable.modelRoute }
                 : {}),
             },
@@ -95,8 +95,7 @@ export class BundleCatalog {
           throw this.invalid(`${at}: ${key} is a ${b.bundle.kind} bundle, not a ${kind} bundle`, at);
         const target = targetOf(b.bundle);
         const other = byTarget.get(target);
-        if (other)
-          throw this.invalid(`${at}: ${key} and ${other.key} both fill ${target} in one arm`, at);
+        if (other) throw this.invalid(`${at}: ${key} and ${other.key} both fill ${target} in one arm`, at);
         byTarget.set(target, b);
       });
       return byTarget;
@@ -237,9 +236,13 @@ export function loadBundleCatalog(dir: string): BundleCatalog {
     const value = readDataFile(join(dir, name));
     if (ROLLOUT_NAMES.includes(name.toLowerCase())) {
       if (rolloutSource)
-        throw new BundleError('bundle.invalid', `bundle ${name}: a second rollout config (${rolloutSource})`, {
-          source: name,
-        });
+        throw new BundleError(
+          'bundle.invalid',
+          `bundle ${name}: a second rollout config (${rolloutSource})`,
+          {
+            source: name,
+          },
+        );
       const parsed = RolloutFileSchema.safeParse(value);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];

@@ -61,7 +61,10 @@ function invalid(source: string, message: string, path?: string): BundleError {
   });
 }
 
-function firstIssue(error: z.ZodError, prefix: readonly PropertyKey[] = []): { path: string; message: string } {
+function firstIssue(
+  error: z.ZodError,
+  prefix: readonly PropertyKey[] = [],
+): { path: string; message: string } {
   const issue = error.issues[0];
   const inner = issue?.code === 'invalid_union' ? undefined : issue;
   return {

@@ -42,7 +42,8 @@ function armsOf(c: BundleCatalog, key: string): string[] {
   const r = c.rollout;
   if (!r) return [];
   const inStable = r.stable.prompts.includes(key) || r.stable.policies.includes(key);
-  const inCandidate = !!r.candidate && (r.candidate.prompts.includes(key) || r.candidate.policies.includes(key));
+  const inCandidate =
+    !!r.candidate && (r.candidate.prompts.includes(key) || r.candidate.policies.includes(key));
   return [...(inStable ? ['stable'] : []), ...(inCandidate ? [`candidate ${r.candidate!.percent}%`] : [])];
 }
 
