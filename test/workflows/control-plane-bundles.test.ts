@@ -94,6 +94,42 @@ function bundlesFolder(
 }
 
 /**
+ * A folder whose stable arm fills `read_only@v1` (a restriction policy in code that allows every read)
+ * with rules data that denies `order.read` at dispatch.
+ */
+function policyFolder(root: string): string {
+  const dir = join(root, 'policy');
+  mkdirSync(dir);
+  writeFileSync(
+    join(dir, 'read-rules-v1.yaml'),
+    stringifyYaml({
+      schemaVersion: 1,
+      kind: 'policy',
+      name: 'read-rules',
+      version: 'v1',
+      policy: 'read_only@v1',
+      data: {
+        customReasonCodes: ['support.reads_frozen'],
+        rules: [
+          {
+            id: 'orders-frozen',
+            when: { tool: 'order.read', stage: 'dispatch' },
+            decision: 'deny',
+            reasonCodes: ['support.reads_frozen'],
+          },
+        ],
+        default: { decision: 'allow' },
+      },
+    }),
+  );
+  writeFileSync(
+    join(dir, 'rollout.yaml'),
+    stringifyYaml({ schemaVersion: 1, id: 'read-rules', stable: { policies: ['read-rules@v1'] } }),
+  );
+  return dir;
+}
+
+/**
  * A scripted model that answers 'unavailable' (retryable) while closed: a run held this way waits in
  * the model activity's retry backoff, with no activity running, so its worker can be swapped.
  */
@@ -259,6 +295,7 @@ describe('control-plane bundles: a prompt rolled out to 20 % of new runs (real s
     const at20 = bundlesFolder(root, 'at20', { percent: 20 });
     catalogs.at0 = loadBundleCatalog(bundlesFolder(root, 'at0', { percent: 0 }));
     catalogs.missing = loadBundleCatalog(bundlesFolder(root, 'missing', { percent: 0, v2: false }));
+    catalogs.policy = loadBundleCatalog(policyFolder(root));
     catalogs.changed = loadBundleCatalog(
       bundlesFolder(root, 'changed', { percent: 0, v2Text: `${CANDIDATE_TEXT} (edited in place)` }),
     );
@@ -431,4 +468,37 @@ describe('control-plane bundles: a prompt rolled out to 20 % of new runs (real s
     expect(groups).toContain(CANDIDATE_TEXT);
     expect(groups).not.toContain(STABLE_TEXT);
   }, 240_000);
+
+  it('a policy bundle fills the run policy with its rules data: the pinned rules judge the tool calls', async () => {
+    await worker('policy', catalogs.policy);
+    const [id] = idsIn('bundles-policy', 'stable', 1);
+    const handle = await start(id!, {
+      modelRoute: 'gated/endless',
+      budget: { maxSteps: 100, maxModelCalls: 2, maxToolCalls: 100, maxDuplicateCalls: 100 },
+    });
+    const result = (await handle.result()) as AgentRunResult;
+    expect({ status: result.status, reason: result.terminalReason }).toMatchObject({
+      status: 'budget_exhausted',
+    });
+    expect(result.versions.policy).toBe('read_only@v1');
+    const pin = await pinOf(base, id!);
+    expect(pin).toMatchObject({
+      rollout: 'read-rules',
+      arm: 'stable',
+      policy: { key: 'read-rules@v1', target: 'read_only@v1' },
+    });
+    expect(pin!.prompt).toBeUndefined();
+    const events = (await base.store.listEvents(id!)) as EventRow[];
+    const decided = events.filter((e) => e.type === 'policy.decided' && e.data.tool === 'order.read');
+    expect(decided.length).toBeGreaterThan(0);
+    for (const d of decided.filter((e) => e.data.stage === 'dispatch')) {
+      expect(d.data).toMatchObject({ decision: 'deny', policyVersion: 'read_only@v1' });
+      expect(d.data.reasonCodes).toContain('support.reads_frozen');
+    }
+    expect(decided.some((e) => e.data.stage === 'dispatch')).toBe(true);
+    // The profile's own instructions: the arm has no prompt bundle for it.
+    expect(JSON.stringify(await base.store.listMessageGroups(id!))).toContain(
+      'Answer the customer using the read tools.',
+    );
+  }, 120_000);
 });
