@@ -14,7 +14,7 @@ import type {
 } from '../../core/workflow/activity-interfaces.js';
 import type { ModelRoutePlan } from '../../contract/model-routes.js';
 import type { ModelRouter } from './model-router.js';
-import type { ResolvedBundles } from '../../contract/bundles.js';
+import type { BundlePin, ResolvedBundles } from '../../contract/bundles.js';
 import { isHarnessError } from '../../contract/errors.js';
 import { resolveWithoutBundles, type BundleCatalog } from '../bundles/bundle-catalog.js';
 import { storeEvents } from './store-events.js';
@@ -32,6 +32,11 @@ export interface RunActivityDeps {
   readonly models?: ModelRouter;
   /** The worker's control-plane bundles (docs/control-plane.md): what a new run pins, what a pin names. */
   readonly bundles?: BundleCatalog;
+}
+
+function withoutRoute(pin: BundlePin): BundlePin {
+  const { modelRoute: _route, ...rest } = pin;
+  return rest;
 }
 
 /** Activities that serve the run itself: the pinned tool snapshot and event writes. */
@@ -65,8 +70,14 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
    * carried.
    */
   const pinsFor = (req: ToolSnapshotRequest): { modelRoutes?: ModelRoutePlan; bundles?: ResolvedBundles } => {
-    const bundles = bundlesFor(req);
-    if (req.toolsDigest !== undefined) return bundles ? { bundles } : {};
+    const resolved = bundlesFor(req);
+    if (req.toolsDigest !== undefined || req.bundlePin !== undefined)
+      return resolved ? { bundles: resolved } : {};
+    // A starter that names a route keeps it: the arm's route is then not part of the run's pin.
+    const bundles =
+      resolved && req.modelRoute !== undefined && resolved.pin.modelRoute !== undefined
+        ? { ...resolved, pin: withoutRoute(resolved.pin) }
+        : resolved;
     const plan = deps.models?.plan(req.modelRoute ?? bundles?.pin.modelRoute);
     return { ...(plan ? { modelRoutes: plan } : {}), ...(bundles ? { bundles } : {}) };
   };

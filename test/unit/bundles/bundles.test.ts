@@ -14,6 +14,10 @@ import { loadBundleCatalog, resolveWithoutBundles } from '../../../src/worker/bu
 import { parseBundle } from '../../../src/worker/bundles/bundle-file.js';
 import { armOfBucket, assignArm, rolloutBucket } from '../../../src/worker/bundles/rollout-arm.js';
 import { TEST_PRINCIPALS } from '../../support/principals.js';
+import { ModelRouter } from '../../../src/worker/activities/model-router.js';
+import { createRunActivities } from '../../../src/worker/activities/run-activities.js';
+import { loadModelRoutes } from '../../../src/worker/model/model-routes.js';
+import { ToolRegistry } from '../../../src/worker/tools/tool-registry.js';
 
 const PROMPT = {
   schemaVersion: 1,
@@ -289,5 +293,70 @@ describe('harness bundles', () => {
     ).toMatchObject({
       exitCode: 3,
     });
+  });
+});
+
+describe('a rollout of a model route version', () => {
+  const route = (model: string) => ({
+    provider: 'openai',
+    model,
+    apiKeyEnv: 'OPENAI_KEY',
+    contextWindow: 128_000,
+    prices: { inputUsdPerMTok: 1, outputUsdPerMTok: 2 },
+  });
+  const routesDir = mkdtempSync(join(tmpdir(), 'bundles-routes-'));
+  const routesFile = join(routesDir, 'routes.json');
+  writeFileSync(
+    routesFile,
+    JSON.stringify({
+      schemaVersion: 1,
+      routes: { 'support@v1': route('gpt-a'), 'support@v2': route('gpt-b') },
+      purposes: { default: 'support@v1' },
+    }),
+  );
+  const catalog = loadBundleCatalog(
+    folder({
+      'rollout.yaml': {
+        schemaVersion: 1,
+        id: 'route-v2',
+        stable: { modelRoute: 'support@v1' },
+        candidate: { percent: 50, modelRoute: 'support@v2' },
+      },
+    }),
+  );
+  const models = new ModelRouter().useRoutes(loadModelRoutes(routesFile, { OPENAI_KEY: 'sk-unit-000000' }));
+  const activities = createRunActivities({
+    registry: new ToolRegistry(),
+    store: undefined as never,
+    defaultModelRoute: 'support@v1',
+    configDigest: 'sha256:' + '0'.repeat(64),
+    principals: undefined as never,
+    models,
+    bundles: catalog,
+  });
+  const ids = Array.from({ length: 40 }, (_, i) => `route-run-${i}`);
+  const candidate = ids.find((id) => assignArm('route-v2', 50, id).arm === 'candidate')!;
+  const stable = ids.find((id) => assignArm('route-v2', 50, id).arm === 'stable')!;
+  const slots = (workflowId: string) => ({
+    workflowId,
+    profile: 'support.answer@v1',
+    policy: 'read_only@v1',
+  });
+
+  it("the run's arm picks the route version it pins; a starter's route wins and is not in the pin", async () => {
+    const c = await activities.loadToolSnapshot({ names: [], bundleSlots: slots(candidate) });
+    expect(c.bundles?.pin).toMatchObject({ arm: 'candidate', modelRoute: 'support@v2' });
+    expect(c.modelRoutes?.purposes.default).toBe('support@v2');
+    const s = await activities.loadToolSnapshot({ names: [], bundleSlots: slots(stable) });
+    expect(s.bundles?.pin).toMatchObject({ arm: 'stable', modelRoute: 'support@v1' });
+    expect(s.modelRoutes?.purposes.default).toBe('support@v1');
+    const named = await activities.loadToolSnapshot({
+      names: [],
+      modelRoute: 'support@v1',
+      bundleSlots: slots(candidate),
+    });
+    expect(named.bundles?.pin.arm).toBe('candidate');
+    expect(named.bundles?.pin.modelRoute).toBeUndefined();
+    expect(named.modelRoutes?.purposes.default).toBe('support@v1');
   });
 });
