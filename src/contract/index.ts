@@ -41,3 +41,13 @@ export {
   type ModelRoutePlan,
   type PinnedModelRoute,
 } from './model-routes.js';
+export {
+  BUNDLE_ERROR_CODES,
+  BundlePinSchema,
+  ResolvedBundlesSchema,
+  ROLLOUT_ARMS,
+  type BundlePin,
+  type BundleRef,
+  type ResolvedBundles,
+  type RolloutArm,
+} from './bundles.js';

@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { HarnessError } from '../contract/errors.js';
 import type { AgentRunDefinition } from '../core/workflow/agent-run-definition.js';
 import type { ModelRouter } from './activities/model-router.js';
+import type { BundleCatalog } from './bundles/bundle-catalog.js';
 import type { EvidenceStore } from './store/evidence-store.js';
 import type { ToolRegistry } from './tools/tool-registry.js';
 import type { LoadedPrincipals } from './authz/principal-registry.js';
@@ -23,6 +24,8 @@ export interface WorkerComposition {
   readonly defaultModelRoute: string;
   /** Who may decide (docs/authorization.md): the registry runs check signed decisions against. */
   readonly principals: LoadedPrincipals;
+  /** Control-plane bundles and rollout (docs/control-plane.md); absent: prompts and policies in code. */
+  readonly bundles?: BundleCatalog;
   /** Close what the composition opened (stores, MCP servers). */
   close(): Promise<void>;
 }

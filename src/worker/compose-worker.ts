@@ -3,6 +3,8 @@ import { HarnessError } from '../contract/errors.js';
 import type { ToolDefinition, ToolExecutor } from '../contract/tool.js';
 import { ModelRouter } from './activities/model-router.js';
 import { loadModelRoutes, type ModelRoutes } from './model/model-routes.js';
+import { loadBundleCatalog, type BundleCatalog } from './bundles/bundle-catalog.js';
+import { BundleError } from './bundles/bundle-error.js';
 import type { WorkerComposition } from './app.js';
 import type { ModelProvider } from './model/types.js';
 import { openEvidenceStore } from './store/open-evidence-store.js';
@@ -31,6 +33,11 @@ export interface ComposeWorkerOptions {
    */
   readonly routes?: ModelRoutes | string;
   /**
+   * Control-plane bundles (docs/control-plane.md): a loaded catalog or a folder. Default: the folder
+   * named by `HARNESS_BUNDLES`, else none (every run uses the prompts and policies in code).
+   */
+  readonly bundles?: BundleCatalog | string;
+  /**
    * The route of runs that name none (default: the routes file's `purposes`, else the only route,
    * when there is one).
    */
@@ -44,7 +51,10 @@ export interface ComposeWorkerOptions {
    * named by `HARNESS_PRINCIPALS`, else none (every decision is refused).
    */
   readonly principals?: PrincipalRegistry | string;
-  /** Environment for `HARNESS_PRINCIPALS`, `HARNESS_MODEL_ROUTES` and route API keys (default process.env). */
+  /**
+   * Environment for `HARNESS_PRINCIPALS`, `HARNESS_MODEL_ROUTES`, `HARNESS_BUNDLES` and route API keys
+   * (default process.env).
+   */
   readonly env?: NodeJS.ProcessEnv;
 }
 
@@ -54,7 +64,9 @@ export interface ComposeWorkerOptions {
  * @throws the registry's errors (`registry.*`) for a bad or conflicting tool, `worker.no_model_route`
  *   when no default route can be chosen or it is not registered, `model.routes_invalid` for an
  *   unreadable or invalid routes file (the worker does not start), `worker.route_conflict` when a
- *   file's route version is also registered in code, `principals.*` for an unreadable or
+ *   file's route version is also registered in code, `bundle.invalid` for an unreadable or invalid
+ *   bundles folder or a rollout naming a route the worker does not serve (the worker does not start),
+ *   `principals.*` for an unreadable or
  *   invalid principal registry, and the store's errors.
  */
 export async function composeWorker(o: ComposeWorkerOptions): Promise<WorkerComposition> {
@@ -88,6 +100,16 @@ export async function composeWorker(o: ComposeWorkerOptions): Promise<WorkerComp
       { routes },
     );
   }
+  const bundlesSource = o.bundles ?? (env.HARNESS_BUNDLES?.trim() || undefined);
+  const bundles = typeof bundlesSource === 'string' ? loadBundleCatalog(bundlesSource) : bundlesSource;
+  for (const route of bundles?.rolloutRoutes() ?? []) {
+    if (!routesFile?.has(route))
+      throw new BundleError(
+        'bundle.invalid',
+        `bundle rollout: modelRoute ${route} is not a version of this worker's routes file (HARNESS_MODEL_ROUTES)`,
+        { path: 'modelRoute', route },
+      );
+  }
   const principals = resolvePrincipals(o.principals, env);
   const store = typeof o.store === 'string' ? await openEvidenceStore(o.store) : o.store;
   return {
@@ -99,7 +121,9 @@ export async function composeWorker(o: ComposeWorkerOptions): Promise<WorkerComp
       tools: registry.snapshot().digest,
       routes,
       ...(routesFile ? { routesFile: routesFile.digest } : {}),
+      ...(bundles ? { bundles: bundles.digest } : {}),
     }),
+    ...(bundles ? { bundles } : {}),
     defaultModelRoute,
     principals,
     close: async () => {

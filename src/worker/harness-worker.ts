@@ -1,6 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { PayloadCodec } from '@temporalio/common';
-import type { NativeConnection, WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type {
+  NativeConnection,
+  WorkerDeploymentOptions,
+  WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
 import { Worker } from '@temporalio/worker';
 import { createMemoryActivities } from './activities/memory-activities.js';
 import { createModelActivities } from './activities/model-activities.js';
@@ -34,6 +38,13 @@ export interface HarnessWorkerOptions {
    * the same keys.
    */
   readonly payloadCodec?: PayloadCodec | null;
+  /**
+   * Temporal Worker Versioning (docs/control-plane.md, "Rolling out workflow code"): the worker
+   * deployment version this worker serves (`deploymentName`, `buildId`) and the default versioning
+   * behavior of its workflows (`PINNED`: a run stays on the version it started on). Absent:
+   * unversioned (the workflow code is kept compatible with `patched()`).
+   */
+  readonly deployment?: WorkerDeploymentOptions;
 }
 
 /** All activities of the harness, bound to a composition. */
@@ -46,6 +57,7 @@ export function harnessActivities(c: WorkerComposition) {
       configDigest: c.configDigest,
       principals: c.principals,
       models: c.models,
+      ...(c.bundles ? { bundles: c.bundles } : {}),
     }),
     ...createToolActivities({ registry: c.registry, store: c.store, identity: c.identity }),
     ...createModelActivities({ registry: c.registry, store: c.store, models: c.models }),
@@ -98,6 +110,7 @@ export async function createHarnessWorker(o: HarnessWorkerOptions): Promise<Work
       (await bundleWorkflows({ workflowsPath: o.workflowsPath!, tracing: tracing !== undefined })),
     activities: harnessActivities(o.composition),
     maxCachedWorkflows: o.maxCachedWorkflows,
+    ...(o.deployment ? { workerDeploymentOptions: o.deployment } : {}),
     ...(dataConverter ? { dataConverter } : {}),
     ...(tracing
       ? { interceptors: { activity: tracing.activityInterceptors() }, sinks: tracing.sinks() }

@@ -46,6 +46,9 @@ export {
 export type { ModelProvider, ModelOutput, ModelMessage, ModelToolSpec } from './model/types.js';
 export { providerFromEnv } from './model/provider-from-env.js';
 export { loadModelRoutes, ModelRoutes } from './model/model-routes.js';
+export { BundleCatalog, loadBundleCatalog, type LoadedBundle } from './bundles/bundle-catalog.js';
+export { BundleError } from './bundles/bundle-error.js';
+export { assignArm, rolloutBucket } from './bundles/rollout-arm.js';
 export { parseModelRoutes, type ModelRoutesFile } from './model/routes-file.js';
 export { ScriptedProvider } from './model/scripted-provider.js';
 export { parseModelScript, type ModelScript, type ScriptEntry } from './model/scripted-script.js';

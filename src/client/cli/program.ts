@@ -7,6 +7,7 @@ import type { EventsOptions } from './commands/events.js';
 import type { FailuresExportOptions, FailuresListOptions } from './commands/failures.js';
 import type { MemoryForgetOptions, MemoryListOptions } from './commands/memory.js';
 import type { MetricsOptions } from './commands/metrics.js';
+import type { BundlesDirOptions } from './commands/bundles.js';
 import type { StartOptions } from './commands/start.js';
 import type { ServeOptions, TokenOptions } from './commands/run-service.js';
 import { createOutput, type Output } from './output.js';
@@ -299,6 +300,31 @@ export function buildProgram(result: ProgramResult): Command {
     .option('--name <fact>', 'only this fact')
     .action((o: MemoryForgetOptions, cmd: Command) =>
       run(async () => (await import('./commands/memory.js')).memoryForgetCommand(o, out(cmd))),
+    );
+
+  const bundles = program
+    .command('bundles')
+    .description(
+      'control-plane bundles: versioned prompts and policy data, and their rollout (docs/control-plane.md)',
+    );
+  const dirOption = (c: Command) =>
+    c.option('--dir <folder>', 'the bundles folder (default: HARNESS_BUNDLES)');
+  dirOption(bundles.command('list'))
+    .description('every bundle version with its digest and rollout arms, and the rollout')
+    .action((o: BundlesDirOptions, cmd: Command) =>
+      run(async () => (await import('./commands/bundles.js')).bundlesListCommand(o, out(cmd))),
+    );
+  dirOption(bundles.command('validate'))
+    .description('load the folder as a worker does; exit 2 naming the file and field when invalid')
+    .action((o: BundlesDirOptions, cmd: Command) =>
+      run(async () => (await import('./commands/bundles.js')).bundlesValidateCommand(o, out(cmd))),
+    );
+  dirOption(bundles.command('diff'))
+    .description('what changed between two bundles (name@vN in the folder, or bundle files)')
+    .argument('<a>', 'the old bundle: name@vN or a file')
+    .argument('<b>', 'the new bundle: name@vN or a file')
+    .action((a: string, b: string, o: BundlesDirOptions, cmd: Command) =>
+      run(async () => (await import('./commands/bundles.js')).bundlesDiffCommand(a, b, o, out(cmd))),
     );
 
   return program;

@@ -15,7 +15,10 @@ import type { RunContext } from './run-context.js';
 export interface GoalProfileConfig {
   readonly name: string;
   readonly version: string;
-  /** The system instructions (trusted, from the composition). */
+  /**
+   * The system instructions (trusted, from the composition): the built-in prompt. A run that pinned a
+   * prompt bundle for this profile (docs/control-plane.md) uses the bundle's instead.
+   */
   readonly instructions: string;
   /** Tools the model may be offered (`name` or `name@version`); the policy narrows further. */
   readonly tools: readonly string[];
@@ -89,7 +92,7 @@ export function createGoalProfile(config: GoalProfileConfig): Profile {
       // After a continue-as-new the pending messages come from the checkpoint; earlier turns are in
       // the evidence store and reach the model through the model activity.
       const messages: ModelMessageInput[] = (ctx.resume?.messages as ModelMessageInput[] | undefined) ?? [
-        { role: 'system', content: config.instructions, trust: 'system' },
+        { role: 'system', content: ctx.instructions ?? config.instructions, trust: 'system' },
         {
           role: 'user',
           content: typeof goal === 'string' ? goal : JSON.stringify(goal ?? ''),

@@ -67,6 +67,11 @@ export interface RunContext {
    */
   readonly resume: Readonly<Record<string, unknown>> | undefined;
   /**
+   * The system instructions of the prompt bundle the run pinned for its profile (docs/control-plane.md),
+   * or undefined when it pinned none: the profile then uses its own. The same in every generation.
+   */
+  readonly instructions?: string | undefined;
+  /**
    * A safe point between steps (nothing pending). The runner may continue the run as new here,
    * carrying `resumeState` (bounded JSON) into the next generation; then this call does not return.
    */

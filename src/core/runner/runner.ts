@@ -20,6 +20,7 @@ import { envelopeOf } from './event-catalogue.js';
 import { budgetWarnings, checkModelCall, checkSpend, checkStep } from './budget.js';
 import { HumanGate, type GateAuthorization } from './human-gate.js';
 import type { ModelRoutePlan } from '../../contract/model-routes.js';
+import type { BundlePin } from '../../contract/bundles.js';
 import { nextFallback, pinnedRoute, routeForPurpose, type BilledUsage } from './model-routing.js';
 import type { ModelDecision, ModelPurpose, RunnerPorts } from './ports.js';
 import type { Profile } from './profile.js';
@@ -87,6 +88,13 @@ export interface RunnerOptions {
    * `patched()` id, so it is asked only on that path. Absent: no fallback.
    */
   readonly modelFallbackEnabled?: () => boolean;
+  /**
+   * The control-plane bundles the run pinned (docs/control-plane.md): in `run.created.bundles`.
+   * Absent: the worker that served the start had no rollout config.
+   */
+  readonly bundles?: BundlePin;
+  /** The profile instructions of the run's pinned prompt bundle ({@link RunContext.instructions}). */
+  readonly instructions?: string;
   /**
    * The event envelope of `agent-run-event-envelope-v1` (docs/events.md), decided once at the start:
    * `traceId` (the run's OpenTelemetry trace id when tracing is on, else the run id), producer and
@@ -160,6 +168,10 @@ export class Runner implements RunContext, RunCore {
 
   get task(): Readonly<Record<string, unknown>> {
     return this.options.task;
+  }
+
+  get instructions(): string | undefined {
+    return this.options.instructions;
   }
 
   get resume(): Readonly<Record<string, unknown>> | undefined {
@@ -488,7 +500,12 @@ export class Runner implements RunContext, RunCore {
   /** Move a freshly created state to `running` and record the start. */
   start(): void {
     const routes = this.options.modelRoutes;
-    this.emit('run.created', { versions: this.state.versions, ...(routes ? { modelRoutes: routes } : {}) });
+    const bundles = this.options.bundles;
+    this.emit('run.created', {
+      versions: this.state.versions,
+      ...(routes ? { modelRoutes: routes } : {}),
+      ...(bundles ? { bundles } : {}),
+    });
     this.transition('queued');
     this.transition('running');
     this.emit('run.started', { ...this.subject });

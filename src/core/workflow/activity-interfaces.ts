@@ -5,6 +5,7 @@
  * `proxyActivities` / `proxyLocalActivities` with these types, so it never imports worker code.
  */
 import type { ModelRoutePlan } from '../../contract/model-routes.js';
+import type { BundlePin, BundleSlots, ResolvedBundles } from '../../contract/bundles.js';
 import type { MemoryEntry, MemoryScope } from '../../contract/memory.js';
 import type { PrincipalRegistry } from '../../contract/principals.js';
 import type { ToolDefinition } from '../../contract/tool.js';
@@ -47,6 +48,10 @@ export interface ToolSnapshotRequest {
   readonly withPrincipals?: boolean;
   /** At the first start: the model route the starter named (the worker pins its routes for it). */
   readonly modelRoute?: string;
+  /** At the first start: the run's id, profile and policy (the worker assigns its rollout arm and bundles). */
+  readonly bundleSlots?: BundleSlots;
+  /** After continue-as-new: the bundles the run pinned (the worker resolves exactly those versions). */
+  readonly bundlePin?: BundlePin;
 }
 
 /** What a run pins from the worker that serves its start. */
@@ -61,6 +66,11 @@ export interface ToolSnapshot {
    * that serves the run's route: the starter's, else the file's default. Absent for other routes.
    */
   readonly modelRoutes?: ModelRoutePlan;
+  /**
+   * The run's control-plane bundles (docs/control-plane.md): its pin and the content it names. At the
+   * first start, when the worker has a rollout config; after continue-as-new, the carried pin resolved.
+   */
+  readonly bundles?: ResolvedBundles;
   /** With `withPrincipals`: the worker's principal registry. */
   readonly principals?: PrincipalsSnapshot;
 }

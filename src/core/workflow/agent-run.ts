@@ -24,6 +24,14 @@ import { TOOLS_UNAVAILABLE } from '../../contract/failure-types.js';
 import { AgentRunInputSchema, describeInputIssues, type AgentRunInput } from '../../contract/run-input.js';
 import { ModelRoutePlanSchema, type ModelRoutePlan } from '../../contract/model-routes.js';
 import {
+  BUNDLE_ERROR_CODES,
+  ResolvedBundlesSchema,
+  type BundlePin,
+  type ResolvedBundles,
+} from '../../contract/bundles.js';
+import { RulesPolicy } from '../policy/rules-policy.js';
+import type { Policy } from '../policy/policy.js';
+import {
   DecideUpdateSchema,
   SIGNAL_NAMES,
   UPDATE_NAMES,
@@ -187,9 +195,15 @@ function toolSnapshotRequest(
   input: AgentRunInput,
   names: readonly string[],
   carried: CarriedRun | undefined,
+  slots?: { readonly profile: string; readonly policy: string },
 ): ToolSnapshotRequest {
-  // At the first start the worker also says which model routes the run pins (for the starter's route).
-  const route = !carried && input.modelRoute !== undefined ? { modelRoute: input.modelRoute } : {};
+  // At the first start the worker also says which model routes the run pins (for the starter's route)
+  // and, with a rollout config, its arm and bundles; a later generation asks for its pinned bundles.
+  const route = {
+    ...(!carried && input.modelRoute !== undefined ? { modelRoute: input.modelRoute } : {}),
+    ...(!carried && slots ? { bundleSlots: { workflowId: workflowInfo().workflowId, ...slots } } : {}),
+    ...(carried?.bundles !== undefined ? { bundlePin: carried.bundles } : {}),
+  };
   if (input.toolRegistryDigest !== undefined)
     return { expectedDigest: input.toolRegistryDigest, names, ...route };
   const pinned = (carried?.state as { versions?: { toolRegistryDigest?: unknown } } | undefined)?.versions
@@ -211,6 +225,14 @@ async function refuseUnservedTools(snapshot: Promise<ToolSnapshot>): Promise<Too
     if (failure instanceof ApplicationFailure && failure.type === TOOLS_UNAVAILABLE) {
       throw new Error(`${TOOLS_UNAVAILABLE}: ${failure.message}`);
     }
+    // A worker that lacks a pinned bundle version, or has other content under it: the same (another
+    // worker, or this one once deployed with the bundle, takes the task; the run never falls back).
+    if (
+      failure instanceof ApplicationFailure &&
+      (failure.type === BUNDLE_ERROR_CODES.notFound || failure.type === BUNDLE_ERROR_CODES.changed)
+    ) {
+      throw new Error(`${failure.type}: ${failure.message}`);
+    }
     throw err;
   }
 }
@@ -226,6 +248,49 @@ function checkedModelRoutes(value: unknown): ModelRoutePlan | undefined {
   if (!parsed.success)
     fail('run.model_routes_invalid', `pinned model routes: ${describeInputIssues(parsed.error)}`);
   return parsed.data;
+}
+
+/**
+ * The bundles of a run, checked (bounded, closed): from the worker's snapshot. A run whose first
+ * generation pinned bundles must get them resolved in every later one.
+ * @throws ApplicationFailure `run.bundles_invalid` (non-retryable) when they do not match the schema;
+ *   Error `bundle.not_found` (a workflow task failure) when a carried pin came back unresolved.
+ */
+function checkedBundles(value: unknown, carriedPin: BundlePin | undefined): ResolvedBundles | undefined {
+  if (value === undefined) {
+    if (carriedPin !== undefined)
+      throw new Error(`${BUNDLE_ERROR_CODES.notFound}: this worker did not resolve the run's pinned bundles`);
+    return undefined;
+  }
+  const parsed = ResolvedBundlesSchema.safeParse(value);
+  if (!parsed.success) fail('run.bundles_invalid', `pinned bundles: ${describeInputIssues(parsed.error)}`);
+  return parsed.data;
+}
+
+/**
+ * The policy a run uses: its policy in code, or, when it pinned a policy bundle for it, a
+ * `RulesPolicy` of the bundle's data under the same name and version (decisions name the policy; the
+ * pin names the data). The authorization rules come from the bundle when it has them, else from the
+ * policy in code.
+ * @throws ApplicationFailure `run.bundles_invalid` (non-retryable) when the data is not a rules policy.
+ */
+function bundledPolicy(policy: Policy, bundles: ResolvedBundles | undefined): Policy {
+  const data = bundles?.policy?.data;
+  if (data === undefined) return policy;
+  try {
+    const bundled = new RulesPolicy({
+      ...(policy.authorization !== undefined ? { authorization: policy.authorization } : {}),
+      ...(data as unknown as ConstructorParameters<typeof RulesPolicy>[0]),
+      name: policy.name,
+      version: policy.version,
+    });
+    return bundled;
+  } catch (err) {
+    return fail(
+      'run.bundles_invalid',
+      `policy bundle ${bundles?.pin.policy?.key}: ${(err as Error).message}`,
+    );
+  }
 }
 
 function parseInput(raw: unknown): AgentRunInput {
@@ -299,8 +364,9 @@ async function runAgent(
       'run.policy_not_allowed',
       `profile ${profile.name}@${profile.version} may not run under ${bound.name}@${bound.version} (allowed: ${allowedPolicies(profile).join(', ')})`,
     );
-  const policy = composition.policies.find(bound.name, bound.version);
-  if (!policy) fail('run.unknown_policy', `policy ${bound.name}@${bound.version} is not registered`);
+  const codePolicy = composition.policies.find(bound.name, bound.version);
+  if (!codePolicy) fail('run.unknown_policy', `policy ${bound.name}@${bound.version} is not registered`);
+  const slots = { profile: `${profile.name}@${profile.version}`, policy: `${bound.name}@${bound.version}` };
   const limitsParsed = BudgetLimitsSchema.partial().safeParse(input.budget ?? {});
   if (!limitsParsed.success)
     fail('run.invalid_input', `invalid budget: ${describeInputIssues(limitsParsed.error)}`);
@@ -314,7 +380,7 @@ async function runAgent(
     // local activity whose workflow task was heartbeated would be asked a task too early.
     patches = decideStartPatches(profile.kind === 'graph');
     const snapshotRequest = {
-      ...toolSnapshotRequest(input, profile.tools, carried),
+      ...toolSnapshotRequest(input, profile.tools, carried, slots),
       ...(patches.signedDecisions ? { withPrincipals: true } : {}),
     };
     snapshot = await refuseUnservedTools(localBookkeeping.loadToolSnapshot(snapshotRequest));
@@ -328,6 +394,10 @@ async function runAgent(
   const runId = info.workflowId;
   // The model routes are pinned once, at the first start; a later generation keeps them.
   const modelRoutes = checkedModelRoutes(carried ? carried.models : snapshot.modelRoutes);
+  // The bundles are pinned once too; every generation gets their content from a worker through the pin.
+  // Runs without a pin (histories from before, workers without a rollout) use the content in code.
+  const bundles = checkedBundles(snapshot.bundles, carried?.bundles);
+  const policy = bundledPolicy(codePolicy, bundles);
   const state: RunState = carried
     ? restoreCarriedState(carried, runId)
     : createInitialRunState({
@@ -353,6 +423,7 @@ async function runAgent(
     upsertMemo({
       versions: state.versions,
       ...(modelRoutes ? { modelRoutes: modelRoutes.purposes } : {}),
+      ...(bundles ? { bundles: bundles.pin } : {}),
     });
   // Histories from before the local bookkeeping asked these here, after the memo: same order on replay.
   patches ??= decideStartPatches(profile.kind === 'graph');
@@ -415,6 +486,8 @@ async function runAgent(
     ...(carried?.gate !== undefined ? { carriedWait: checkedWait(carried.gate) } : {}),
     outputRetryEnabled: () => patched(OUTPUT_RETRY_PATCH),
     ...(modelRoutes ? { modelRoutes, modelFallbackEnabled: () => patched(MODEL_FALLBACK_PATCH) } : {}),
+    ...(bundles ? { bundles: bundles.pin } : {}),
+    ...(bundles?.prompt ? { instructions: bundles.prompt.instructions } : {}),
     exemptTrustedIdentifiers: () => patched(TRUSTED_IDS_PATCH),
     limitOutputText: () => patched(OUTPUT_TEXT_LIMIT_PATCH),
     ...(authority
@@ -502,6 +575,7 @@ async function runAgent(
         ...(authority ? { authz: authority.carry() } : {}),
         ...(gate ? { gate } : {}),
         ...(modelRoutes ? { models: modelRoutes } : {}),
+        ...(bundles ? { bundles: bundles.pin } : {}),
       });
     }
     if (!isCancellation(err)) throw err;

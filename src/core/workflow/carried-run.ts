@@ -4,6 +4,7 @@ import type { RunState } from '../runner/run-state.js';
 import type { AuthzCarried } from '../authz/decision-authority.js';
 import type { CarriedWait } from '../runner/carried-wait.js';
 import type { ModelRoutePlan } from '../../contract/model-routes.js';
+import type { BundlePin } from '../../contract/bundles.js';
 
 /** History length (events) after which a run continues as new, unless the input says otherwise. */
 export const DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS = 5_000;
@@ -32,6 +33,8 @@ export interface CarriedRun {
   readonly gate?: CarriedWait;
   /** The model routes the run pinned at its first start (checked again when restored). */
   readonly models?: ModelRoutePlan;
+  /** The bundles the run pinned at its first start (docs/control-plane.md): resolved again by a worker. */
+  readonly bundles?: BundlePin;
 }
 
 /**

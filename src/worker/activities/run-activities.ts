@@ -14,6 +14,9 @@ import type {
 } from '../../core/workflow/activity-interfaces.js';
 import type { ModelRoutePlan } from '../../contract/model-routes.js';
 import type { ModelRouter } from './model-router.js';
+import type { BundlePin, ResolvedBundles } from '../../contract/bundles.js';
+import { isHarnessError } from '../../contract/errors.js';
+import { resolveWithoutBundles, type BundleCatalog } from '../bundles/bundle-catalog.js';
 import { storeEvents } from './store-events.js';
 
 export interface RunActivityDeps {
@@ -27,15 +30,56 @@ export interface RunActivityDeps {
   readonly principals: LoadedPrincipals;
   /** The worker's model routes: what a new run pins of a routes file (absent: nothing). */
   readonly models?: ModelRouter;
+  /** The worker's control-plane bundles (docs/control-plane.md): what a new run pins, what a pin names. */
+  readonly bundles?: BundleCatalog;
+}
+
+function withoutRoute(pin: BundlePin): BundlePin {
+  const { modelRoute: _route, ...rest } = pin;
+  return rest;
 }
 
 /** Activities that serve the run itself: the pinned tool snapshot and event writes. */
 export function createRunActivities(deps: RunActivityDeps): RunActivities {
-  /** A first start names no route or one of the routes file's versions: the run pins its routes. */
-  const routesFor = (req: ToolSnapshotRequest): { modelRoutes?: ModelRoutePlan } => {
-    if (req.toolsDigest !== undefined) return {}; // a later generation keeps what it carried
-    const plan = deps.models?.plan(req.modelRoute);
-    return plan ? { modelRoutes: plan } : {};
+  /**
+   * The bundles of a run: at its first start (`bundleSlots`) its rollout arm and that arm's bundles;
+   * after continue-as-new (`bundlePin`) the content of exactly the pinned versions.
+   * @throws ApplicationFailure `bundle.not_found` / `bundle.changed` (non-retryable) when this worker
+   *   cannot serve the pin; the workflow turns them into a workflow task failure.
+   */
+  const bundlesFor = (req: ToolSnapshotRequest): ResolvedBundles | undefined => {
+    try {
+      if (req.bundlePin !== undefined)
+        return deps.bundles ? deps.bundles.resolve(req.bundlePin) : resolveWithoutBundles(req.bundlePin);
+      if (req.bundleSlots !== undefined) return deps.bundles?.pin(req.bundleSlots);
+      return undefined;
+    } catch (err) {
+      if (isHarnessError(err))
+        throw ApplicationFailure.create({
+          type: err.code,
+          nonRetryable: true,
+          message: err.message,
+          details: [err.details],
+        });
+      throw err;
+    }
+  };
+  /**
+   * What a run pins at its first start: its bundles, and its model routes for the starter's route
+   * (else the rollout arm's route, else the routes file's purposes). A later generation keeps what it
+   * carried.
+   */
+  const pinsFor = (req: ToolSnapshotRequest): { modelRoutes?: ModelRoutePlan; bundles?: ResolvedBundles } => {
+    const resolved = bundlesFor(req);
+    if (req.toolsDigest !== undefined || req.bundlePin !== undefined)
+      return resolved ? { bundles: resolved } : {};
+    // A starter that names a route keeps it: the arm's route is then not part of the run's pin.
+    const bundles =
+      resolved && req.modelRoute !== undefined && resolved.pin.modelRoute !== undefined
+        ? { ...resolved, pin: withoutRoute(resolved.pin) }
+        : resolved;
+    const plan = deps.models?.plan(req.modelRoute ?? bundles?.pin.modelRoute);
+    return { ...(plan ? { modelRoutes: plan } : {}), ...(bundles ? { bundles } : {}) };
   };
   const principalsFor = (req: ToolSnapshotRequest): { principals?: PrincipalsSnapshot } =>
     req.withPrincipals
@@ -69,7 +113,7 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
           digest: full.digest,
           defaultModelRoute: deps.defaultModelRoute,
           configDigest: deps.configDigest,
-          ...routesFor(req),
+          ...pinsFor(req),
           ...principalsFor(req),
         };
       }
@@ -96,7 +140,7 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
         digest: selected.digest,
         defaultModelRoute: deps.defaultModelRoute,
         configDigest: deps.configDigest,
-        ...routesFor(req),
+        ...pinsFor(req),
         ...principalsFor(req),
       };
     },
