@@ -19,6 +19,11 @@ export interface ModelMessageInput {
    * this reference, not the body; the model activity reads the result from the evidence store.
    */
   readonly resultOf?: number;
+  /**
+   * Thread memory shown to the model (a `user` message with `verified` trust): the context item is of
+   * kind `memory`, with this source and expiry (an expired entry is dropped from the request).
+   */
+  readonly memory?: { readonly sourceRef: string; readonly expiresAt?: string };
 }
 
 export type ModelPurpose = 'route' | 'extract' | 'plan' | 'decide' | 'verify' | 'respond' | 'summarize';

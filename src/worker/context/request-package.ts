@@ -75,6 +75,16 @@ export function inputItem(
   task: boolean,
 ): ContextItem {
   const trust = m.trust ?? (m.role === 'system' ? 'system' : 'untrusted');
+  if (m.memory !== undefined)
+    return {
+      itemId: messageItemId(runId, seq, index),
+      kind: 'memory',
+      trust,
+      sourceRef: m.memory.sourceRef,
+      content: m.content,
+      ...(m.memory.expiresAt !== undefined ? { expiresAt: m.memory.expiresAt } : {}),
+      message: { role: 'user' },
+    };
   const kind =
     m.role === 'system' && trust === 'system'
       ? 'instruction'
@@ -251,19 +261,6 @@ export function planRequest(input: RequestPackageInput): RequestPackagePlan {
   const itemsOf = (k: number): ContextItem[] =>
     inputs[k]!.input.map((m, idx) => inputItem(runId, inputs[k]!.seq, idx, m, k === 0 && idx === firstUser));
   const prefix = keep(itemsOf(0));
-  const units: Unit[] = input.groups.map((g, j) => {
-    const answer = answerItem(runId, g);
-    const next = keep(itemsOf(j + 1));
-    const compact: ContextItem[] = [compactAnswer(answer)];
-    const lost: ContextItem[] = [];
-    for (const i of next) {
-      // Planned with an empty summary and SUMMARY_MAX_TOKENS reserved: the choice does not depend on the text.
-      if (i.message?.role === 'tool') compact.push(summaryItem(i, ''));
-      else lost.push(i);
-    }
-    return { full: [answer, ...next], compact, dropped: lost };
-  });
-
   const render = (items: readonly ContextItem[]): number =>
     items.reduce((n, i) => n + messageTokens(itemToMessage(i), count), 0);
   const planned = (items: readonly ContextItem[]): number =>
@@ -274,6 +271,21 @@ export function planRequest(input: RequestPackageInput): RequestPackagePlan {
         (i.summaryOf !== undefined && i.kind === 'tool_fact' ? SUMMARY_MAX_TOKENS + SUMMARY_MARGIN : 0),
       0,
     );
+  const units: Unit[] = input.groups.map((g, j) => {
+    const answer = answerItem(runId, g);
+    const next = keep(itemsOf(j + 1));
+    const compact: ContextItem[] = [compactAnswer(answer)];
+    const lost: ContextItem[] = [];
+    for (const i of next) {
+      if (i.message?.role !== 'tool') lost.push(i);
+      // An observation no larger than its summary would be is kept whole, never summarised.
+      else if (planned([i]) <= planned([summaryItem(i, '')])) compact.push(i);
+      // Planned with an empty summary and SUMMARY_MAX_TOKENS reserved: the choice does not depend on the text.
+      else compact.push(summaryItem(i, ''));
+    }
+    return { full: [answer, ...next], compact, dropped: lost };
+  });
+
   // The notice and its message, counted whether or not data ends up in the package (room for it).
   let used = TOKENS_PER_MESSAGE + count(`\n\n${DATA_NOTICE}`);
   const omissions: { itemId: string; reason: OmissionReason }[] = [];
@@ -309,8 +321,12 @@ export function planRequest(input: RequestPackageInput): RequestPackagePlan {
       }
       whole = false;
     }
+    const full = planned(u.full);
     const cost = planned(u.compact);
-    if (used + cost <= available) {
+    if (full <= cost && used + full <= available) {
+      used += full;
+      chosen.set(j, 'full');
+    } else if (used + cost <= available) {
       used += cost;
       chosen.set(j, 'compact');
     } else if (j === units.length - 1)
@@ -328,15 +344,17 @@ export function planRequest(input: RequestPackageInput): RequestPackagePlan {
     if (how === 'full') items.push(...u.full);
     else if (how === 'compact') {
       for (const c of u.compact) {
-        if (c.kind === 'tool_fact') {
+        if (c.kind === 'tool_fact' && c.summaryOf !== undefined) {
           const of = u.full.find((f) => f.itemId === c.summaryOf)!;
           const known = input.summaries.get(of.itemId);
           if (known === undefined) wanted.push(of);
           items.push(summaryItem(of, fitSummary(known ?? '', count)));
         } else items.push(c);
       }
-      for (const f of u.full)
+      for (const f of u.full) {
+        if (u.compact.includes(f)) continue;
         omissions.push({ itemId: f.itemId, reason: u.dropped.includes(f) ? 'budget' : 'summarized' });
+      }
     } else for (const f of u.full) omissions.push({ itemId: f.itemId, reason: 'budget' });
   });
   const sized = items.map((i) => ({ ...i, tokenEstimate: messageTokens(itemToMessage(i), count) }));
