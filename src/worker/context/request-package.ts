@@ -73,6 +73,8 @@ export function inputItem(
   index: number,
   m: ModelMessageInput,
   task: boolean,
+  /** `name@version` of the tool calls the previous answer made, by call id (for tool results' sourceRef). */
+  toolNames?: ReadonlyMap<string, string>,
 ): ContextItem {
   const trust = m.trust ?? (m.role === 'system' ? 'system' : 'untrusted');
   if (m.memory !== undefined)
@@ -93,7 +95,9 @@ export function inputItem(
         : m.role === 'tool'
           ? 'tool_fact'
           : 'conversation';
-  const toolRef = `tool-call://${m.toolCallId ?? 'unknown'}`;
+  const callId = m.toolCallId ?? 'unknown';
+  // `tool://order.read@v1/call/<id>[/invocation/<seq>]`: eval labels name the tool (docs/context.md).
+  const toolRef = `tool://${toolNames?.get(callId) ?? 'unknown'}/call/${callId}`;
   return {
     itemId: messageItemId(runId, seq, index),
     kind,
@@ -258,8 +262,13 @@ export function planRequest(input: RequestPackageInput): RequestPackagePlan {
     { seq: input.callSeq, input: input.newMessages },
   ];
   const firstUser = inputs[0]!.input.findIndex((m) => m.role === 'user');
-  const itemsOf = (k: number): ContextItem[] =>
-    inputs[k]!.input.map((m, idx) => inputItem(runId, inputs[k]!.seq, idx, m, k === 0 && idx === firstUser));
+  const itemsOf = (k: number): ContextItem[] => {
+    const calls = k > 0 ? input.groups[k - 1]!.output.toolCalls : [];
+    const names = new Map(calls.map((c) => [c.id, `${c.name}@${c.version}`]));
+    return inputs[k]!.input.map((m, idx) =>
+      inputItem(runId, inputs[k]!.seq, idx, m, k === 0 && idx === firstUser, names),
+    );
+  };
   const prefix = keep(itemsOf(0));
   const render = (items: readonly ContextItem[]): number =>
     items.reduce((n, i) => n + messageTokens(itemToMessage(i), count), 0);
