@@ -81,6 +81,8 @@ export interface SeparationResult {
   readonly violations: readonly string[];
 }
 
+const OUTSIDE_KINDS: ReadonlySet<string> = new Set(['tool_fact', 'retrieved_evidence', 'memory']);
+
 /** True for items sent as they are: harness text (system trust) and the model's own earlier turns. */
 const sentAsIs = (i: ContextItem): boolean => i.trust === 'system' || i.message?.role === 'assistant';
 
@@ -90,7 +92,7 @@ const sentAsIs = (i: ContextItem): boolean => i.trust === 'system' || i.message?
  * package has data, and never inside a data block); every item that is neither harness text nor the
  * model's own turn appears exactly once, escaped, inside its own fence in a non-system message; no
  * text outside fences in non-system messages other than harness text and the model's turns; no
- * instruction item without system trust in the package. Works for both renderings: `renderContext`
+ * instruction item without system trust, and no tool fact, evidence or memory with system trust. Works for both renderings: `renderContext`
  * (one data message) and the model activity's `renderRequest` (one message per item).
  */
 export function instructionDataSeparation(
@@ -101,6 +103,9 @@ export function instructionDataSeparation(
   for (const i of pkg.items) {
     if (i.kind === 'instruction' && i.trust !== 'system')
       violations.push(`instruction ${i.itemId} has trust ${i.trust}`);
+    // Tool output, retrieved documents and memory come from outside the harness: never system text.
+    if (OUTSIDE_KINDS.has(i.kind) && i.trust === 'system')
+      violations.push(`data item ${i.itemId} (${i.kind}) has trust system`);
   }
   let systemText = messages
     .filter((m) => m.role === 'system')

@@ -50,6 +50,8 @@ export interface RunContextMetrics {
   readonly separationPassRate: number;
   /** Packages that left something out for the window (budget or summarised). */
   readonly packagesOverWindow: number;
+  /** Context utilization: the mean share of the available tokens the requests used. */
+  readonly utilization: number;
   /** Tokens of all model calls (input + output, summaries included) per successful step; null when none succeeded. */
   readonly tokensPerSuccessfulStep: number | null;
   /** Per package: the violations of separation, for a report to show (at most 20). */
@@ -191,6 +193,10 @@ export function contextMetricsOfRun(input: {
     packagesOverWindow: pkgs.filter((p) =>
       p.omissions.some((o) => o.reason === 'budget' || o.reason === 'summarized'),
     ).length,
+    utilization: mean(
+      pkgs.map((p) => (p.availableTokens === 0 ? 0 : p.totalTokenEstimate / p.availableTokens)),
+      0,
+    ),
     tokensPerSuccessfulStep: tokensPerSuccessfulStep(stepsOfEvents(input.events)),
     separationViolations: separation
       .filter((s) => !s.r.pass)
