@@ -55,6 +55,11 @@ export const SUMMARY_MAX_TOKENS = 80;
 export const COMPACT_TEXT_CHARS = 200;
 /** The summary text of an observation the summarize route gave no summary for. */
 export const NO_SUMMARY = '(no summary available: read the reference)';
+/**
+ * Share of the room left after the mandatory items and the newest turn that earlier whole turns may
+ * take; the rest is for older turns as references and summaries (docs/context.md).
+ */
+export const WHOLE_TURNS_SHARE = 0.75;
 /** Tokens added per summary item for BPE effects at the cut between reserved and real text. */
 const SUMMARY_MARGIN = 4;
 
@@ -230,7 +235,7 @@ const live = (i: ContextItem, now: number): boolean =>
  * Priority (seed 004): system instructions and the task (the first call's first user message) are
  * mandatory; then the first call's other items (verified facts, memory); then the newest turn (the
  * model's last answer and the results it led to: whole, else compacted); then earlier turns newest
- * first while they fit whole; then older turns compacted (the model's text and tool arguments cut,
+ * first while they fit whole in {@link WHOLE_TURNS_SHARE} of the room left; then older turns compacted (the model's text and tool arguments cut,
  * every tool observation replaced by a reference and a summary from `summaries`); the rest is left
  * out. Turns stay whole units, so every tool result sent follows the call it answers. Expired items
  * are dropped. Pure and deterministic.
@@ -318,14 +323,19 @@ export function planRequest(input: RequestPackageInput): RequestPackagePlan {
     }
   }
   const chosen = new Map<number, 'full' | 'compact'>();
+  let wholeLimit = available;
   let whole = true;
   for (let j = units.length - 1; j >= 0; j--) {
     const u = units[j]!;
     if (whole) {
       const cost = planned(u.full);
-      if (used + cost <= available) {
+      // Whole turns after the newest take at most WHOLE_TURNS_SHARE of the room left after the
+      // newest: the rest is for older turns as references and summaries.
+      const limit = j === units.length - 1 ? available : wholeLimit;
+      if (used + cost <= limit) {
         used += cost;
         chosen.set(j, 'full');
+        if (j === units.length - 1) wholeLimit = used + Math.floor((available - used) * WHOLE_TURNS_SHARE);
         continue;
       }
       whole = false;
@@ -338,6 +348,7 @@ export function planRequest(input: RequestPackageInput): RequestPackagePlan {
     } else if (used + cost <= available) {
       used += cost;
       chosen.set(j, 'compact');
+      if (j === units.length - 1) wholeLimit = used + Math.floor((available - used) * WHOLE_TURNS_SHARE);
     } else if (j === units.length - 1)
       throw new ContextError(
         'context.budget_exceeded',
