@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { isHarnessError } from '../../contract/errors.js';
+import { checkInput } from '../../core/guardrails/input-guardrail.js';
 import { ContextError } from '../context/errors.js';
 import { DATA_NOTICE, renderDataBlock } from '../context/render.js';
 import {
@@ -229,6 +230,24 @@ class TokenMemo {
   }
 }
 
+/**
+ * Tool output scanned by the input guardrail like user input (default configuration), memoised by
+ * item id (an item's content never changes). Only the verdict and reason codes are kept.
+ */
+class ToolOutputScanner {
+  private readonly seen = new Map<string, ContextItem['guardrail'] | null>();
+  scan = (item: ContextItem): ContextItem['guardrail'] => {
+    let found = this.seen.get(item.itemId);
+    if (found === undefined) {
+      const r = checkInput(item.content);
+      found = r.verdict === 'pass' ? null : { verdict: r.verdict, reasonCodes: [...r.reasonCodes] };
+      if (this.seen.size >= 100_000) this.seen.clear();
+      this.seen.set(item.itemId, found);
+    }
+    return found ?? undefined;
+  };
+}
+
 /** A ContextError is deterministic: the call fails for good with its code. */
 function contextFailure(err: unknown): never {
   if (err instanceof ContextError)
@@ -246,6 +265,7 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
   const { registry, store, models } = deps;
   const transcripts = deps.transcripts ?? new TranscriptCache();
   const memo = new TokenMemo();
+  const scanner = new ToolOutputScanner();
 
   /**
    * The summary of tool item `item`: the stored model artifact when there is one, else a call of
@@ -348,6 +368,7 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
         policyVersion: CONTEXT_POLICY_VERSION,
         summaries,
         count,
+        scan: scanner.scan,
       };
       let plan: RequestPackagePlan;
       try {

@@ -39,6 +39,11 @@ export interface RequestPackageInput {
   readonly summaries: ReadonlyMap<string, string>;
   /** Token counter (default: {@link countWith} of the budget's tokenizer); memoise it across calls. */
   readonly count?: (text: string) => number;
+  /**
+   * Scans a tool result's content (the input guardrail, memoised by the caller); its findings are
+   * recorded on the item in the package. Does not change what is sent.
+   */
+  readonly scan?: (item: ContextItem) => ContextItem['guardrail'];
 }
 
 export interface RequestPackagePlan {
@@ -377,7 +382,15 @@ export function planRequest(input: RequestPackageInput): RequestPackagePlan {
       }
     } else for (const f of u.full) omissions.push({ itemId: f.itemId, reason: 'budget' });
   });
-  const sized = items.map((i) => ({ ...i, tokenEstimate: messageTokens(itemToMessage(i), count) }));
+  const sized = items.map((i) => {
+    const found =
+      input.scan && i.kind === 'tool_fact' && i.summaryOf === undefined ? input.scan(i) : undefined;
+    return {
+      ...i,
+      tokenEstimate: messageTokens(itemToMessage(i), count),
+      ...(found ? { guardrail: found } : {}),
+    };
+  });
   const messages = renderRequest({ items: sized });
   const total = requestTokens(messages, count);
   if (total > available)

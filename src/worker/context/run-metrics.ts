@@ -52,6 +52,8 @@ export interface RunContextMetrics {
   readonly packagesOverWindow: number;
   /** Context utilization: the mean share of the available tokens the requests used. */
   readonly utilization: number;
+  /** Tool results the input guardrail flagged or would block (distinct items over the run). */
+  readonly toolOutputsFlagged: number;
   /** Tokens of all model calls (input + output, summaries included) per successful step; null when none succeeded. */
   readonly tokensPerSuccessfulStep: number | null;
   /** Per package: the violations of separation, for a report to show (at most 20). */
@@ -197,6 +199,8 @@ export function contextMetricsOfRun(input: {
       pkgs.map((p) => (p.availableTokens === 0 ? 0 : p.totalTokenEstimate / p.availableTokens)),
       0,
     ),
+    toolOutputsFlagged: new Set(pkgs.flatMap((p) => p.items.filter((i) => i.guardrail).map((i) => i.itemId)))
+      .size,
     tokensPerSuccessfulStep: tokensPerSuccessfulStep(stepsOfEvents(input.events)),
     separationViolations: separation
       .filter((s) => !s.r.pass)

@@ -57,6 +57,13 @@ export const ContextItemSchema = z
       .optional(),
     /** A compact stand-in (reference and summary) for the item with this id, which was not sent. */
     summaryOf: z.string().min(1).optional(),
+    /**
+     * What the input guardrail found in this item's content (tool output is scanned like user input,
+     * docs/context.md). Absent: nothing found, or not scanned. Never the matched text.
+     */
+    guardrail: z
+      .strictObject({ verdict: z.enum(['flag', 'block']), reasonCodes: z.array(z.string()) })
+      .optional(),
   })
   .strict();
 export type ContextItem = z.infer<typeof ContextItemSchema>;

@@ -165,6 +165,19 @@ describe('planRequest: the request is the package', () => {
     }
   });
 
+  it('records what the scan of a tool result found, without changing what is sent', () => {
+    const plain = planRequest(input(2, 100_000));
+    const scanned = planRequest({
+      ...input(2, 100_000),
+      scan: (i) =>
+        i.itemId.endsWith(':m2:0')
+          ? { verdict: 'flag', reasonCodes: ['guardrail.input.injection_marker'] }
+          : undefined,
+    });
+    expect(scanned.messages).toEqual(plain.messages);
+    expect(scanned.pkg.items.filter((i) => i.guardrail).map((i) => i.itemId)).toEqual([`${RUN}:m2:0`]);
+  });
+
   it('drops expired memory, keeps live memory right after the task', () => {
     const { groups } = conversation(1);
     const memory = (name: string, expiresAt: string): ModelMessageInput => ({

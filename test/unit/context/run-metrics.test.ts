@@ -77,6 +77,7 @@ describe('contextMetricsOfRun', () => {
     expect(m.precision).toBeLessThan(1);
     expect(m.utilization).toBeGreaterThan(0);
     expect(m.utilization).toBeLessThanOrEqual(1);
+    expect(m.toolOutputsFlagged).toBe(0);
     // 30 tokens over 2 successful steps (the rejected tool call's step failed).
     expect(m.tokensPerSuccessfulStep).toBe(15);
     // Without labels: each call saw its instructions, task and the results it answers.
