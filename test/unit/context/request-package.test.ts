@@ -16,6 +16,8 @@ import {
   estimateTokens,
 } from '../../../src/worker/context/tokenizer.js';
 import type { ModelMessageInput } from '../../../src/core/runner/ports.js';
+import { memoryMessages } from '../../../src/core/runner/goal-profile.js';
+import type { MemoryEntry } from '../../../src/contract/memory.js';
 
 const RUN = 'run-ctx';
 const NOW = '2026-12-02T12:00:00.000Z';
@@ -201,6 +203,39 @@ describe('planRequest: the request is the package', () => {
       trust: 'verified',
       sourceRef: 'memory://t1/fresh',
     });
+  });
+
+  it("the goal profile's recalled memory becomes memory items of trust verified, the expired one dropped", () => {
+    const entry = (name: string, expiresAt: string | null): MemoryEntry => ({
+      entryId: `run-0:memory:${name}`,
+      scope: { threadId: 't1' },
+      name,
+      value: true,
+      trust: 'verified',
+      provenance: {
+        runId: 'run-0',
+        evidenceArtifactId: 'a1',
+        evidenceProvenance: 'tool',
+        policyVersion: 'p@v1',
+      },
+      createdAt: '2026-11-01T00:00:00Z',
+      expiresAt,
+    });
+    const { next } = conversation(0);
+    const plan = planRequest({
+      ...input(0, 100_000),
+      newMessages: [
+        ...next,
+        ...memoryMessages([entry('owner_verified', null), entry('old', '2026-01-01T00:00:00Z')]),
+      ],
+    });
+    expect(plan.pkg.items.map((i) => [i.kind, i.trust, i.sourceRef])).toEqual([
+      ['instruction', 'system', `message://${RUN}/1/0`],
+      ['task_state', 'untrusted', `message://${RUN}/1/1`],
+      ['memory', 'verified', 'memory://run-0:memory:owner_verified'],
+    ]);
+    expect(plan.pkg.droppedExpiredRefs).toEqual([`${RUN}:m1:3`]);
+    expect(plan.messages[2]!.content).toMatch(/^<<<DATA id=.* kind="memory" trust="verified"/);
   });
 
   it('fails with a typed error when the reserves leave no room or the mandatory items do not fit', () => {
