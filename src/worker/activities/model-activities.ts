@@ -216,14 +216,21 @@ export const SUMMARIZE_INSTRUCTIONS =
 /** Tokens counted per (tokenizer, text), kept across calls: a run's items are counted once. */
 class TokenMemo {
   private readonly counts = new Map<string, number>();
+  /** Characters held in keys: the memo is emptied above {@link TokenMemo.MAX_CHARS} (about 32 MB). */
+  private chars = 0;
+  private static readonly MAX_CHARS = 16_000_000;
   counter(tokenizer: TokenizerName): (text: string) => number {
     return (text) => {
       const key = `${tokenizer}\u0000${text}`;
       let n = this.counts.get(key);
       if (n === undefined) {
         n = countWith(tokenizer, text);
-        if (this.counts.size >= 50_000) this.counts.clear();
+        if (this.chars + key.length > TokenMemo.MAX_CHARS) {
+          this.counts.clear();
+          this.chars = 0;
+        }
         this.counts.set(key, n);
+        this.chars += key.length;
       }
       return n;
     };
