@@ -55,3 +55,22 @@ export { parseModelScript, type ModelScript, type ScriptEntry } from './model/sc
 export { ModelError } from './model/errors.js';
 export { buildContext } from './context/build-context.js';
 export { renderContext } from './context/render.js';
+export {
+  planRequest,
+  renderRequest,
+  requestTokens,
+  type RequestBudget,
+  type RequestPackageInput,
+  type RequestPackagePlan,
+  type TranscriptGroup,
+} from './context/request-package.js';
+export {
+  contextMetricsOfRun,
+  loadRunPackages,
+  stepsOfEvents,
+  type ContextLabels,
+  type MetricsEvent,
+  type PackageSource,
+  type RunContextMetrics,
+} from './context/run-metrics.js';
+export { countWith, defaultTokenizer, estimateTokens, type TokenizerName } from './context/tokenizer.js';

@@ -1,6 +1,7 @@
 import type { CompletionContract } from '../completion/index.js';
 import type { Observation } from '../../contract/observation.js';
 import { observationText } from './observations.js';
+import type { MemoryEntry } from '../../contract/memory.js';
 import type { ModelMessageInput } from './ports.js';
 import {
   checkBlockedOutputChoice,
@@ -31,6 +32,28 @@ export interface GoalProfileConfig {
   readonly interpret?: (text: string) => unknown;
   /** When the output guardrail blocks the final output (default fail); see {@link BlockedOutputChoice}. */
   readonly onBlockedOutput?: BlockedOutputChoice;
+  /**
+   * Recall the thread's memory at the start (`ctx.recall()`, one bookkeeping activity) and give it to
+   * the model after the task, as `memory` items of trust `verified` (docs/context.md). Off by
+   * default: turning it on for a profile with runs in flight changes their command sequence.
+   */
+  readonly recallMemory?: boolean;
+}
+
+/**
+ * The messages that show recalled thread memory to the model: one `user` message per entry, trust
+ * `verified`, kind `memory` (source `memory://<entryId>`, its expiry), its value as data. Pure.
+ */
+export function memoryMessages(entries: readonly MemoryEntry[]): ModelMessageInput[] {
+  return entries.map((e) => ({
+    role: 'user',
+    trust: 'verified',
+    content: `Remembered fact ${e.name} = ${JSON.stringify(e.value)} (verified by run ${e.provenance.runId} from ${e.provenance.evidenceProvenance} evidence, ${e.createdAt})`,
+    memory: {
+      sourceRef: `memory://${e.entryId}`,
+      ...(e.expiresAt !== null ? { expiresAt: e.expiresAt } : {}),
+    },
+  }));
 }
 
 /**
@@ -91,7 +114,9 @@ export function createGoalProfile(config: GoalProfileConfig): Profile {
       const goal = ctx.task[config.goalField ?? 'message'];
       // After a continue-as-new the pending messages come from the checkpoint; earlier turns are in
       // the evidence store and reach the model through the model activity.
-      const messages: ModelMessageInput[] = (ctx.resume?.messages as ModelMessageInput[] | undefined) ?? [
+      const resumed = ctx.resume?.messages as ModelMessageInput[] | undefined;
+      if (resumed) return converse(ctx, resumed);
+      const messages: ModelMessageInput[] = [
         { role: 'system', content: ctx.instructions ?? config.instructions, trust: 'system' },
         {
           role: 'user',
@@ -99,7 +124,8 @@ export function createGoalProfile(config: GoalProfileConfig): Profile {
           trust: 'untrusted',
         },
       ];
-      return converse(ctx, messages);
+      if (!config.recallMemory) return converse(ctx, messages);
+      return ctx.recall().then((entries) => converse(ctx, [...messages, ...memoryMessages(entries)]));
     },
   };
 

@@ -31,6 +31,12 @@ export function routeForPurpose(plan: ModelRoutePlan, purpose: ModelPurpose): st
   return plan.purposes[purpose as RoutePurpose] ?? plan.purposes.default;
 }
 
+/** The route version (and its pinned digest) the context builder asks for summaries. Pure. */
+export function summarizeRouteOf(plan: ModelRoutePlan): { route: string; digest: string } {
+  const route = routeForPurpose(plan, 'summarize');
+  return { route, digest: pinnedRoute(plan, route).digest };
+}
+
 /** A route version of the plan. @throws Error when the plan does not pin it (the schema forbids it). */
 export function pinnedRoute(plan: ModelRoutePlan, route: string): PinnedModelRoute {
   const r = plan.routes[route];

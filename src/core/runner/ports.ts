@@ -19,9 +19,14 @@ export interface ModelMessageInput {
    * this reference, not the body; the model activity reads the result from the evidence store.
    */
   readonly resultOf?: number;
+  /**
+   * Thread memory shown to the model (a `user` message with `verified` trust): the context item is of
+   * kind `memory`, with this source and expiry (an expired entry is dropped from the request).
+   */
+  readonly memory?: { readonly sourceRef: string; readonly expiresAt?: string };
 }
 
-export type ModelPurpose = 'route' | 'extract' | 'plan' | 'decide' | 'verify' | 'respond';
+export type ModelPurpose = 'route' | 'extract' | 'plan' | 'decide' | 'verify' | 'respond' | 'summarize';
 
 /** Input of the model activity: references and a compact request, never the transcript. */
 export interface ModelCallInput {
@@ -37,6 +42,12 @@ export interface ModelCallInput {
   readonly routeDigest?: string;
   /** The call's place in its primary route's fallback list (absent or 0: the primary itself). */
   readonly fallback?: number;
+  /**
+   * Runs with pinned model routes: the route version (and its digest) of purpose `summarize`, which
+   * the model activity asks for summaries of older tool observations (docs/context.md). Absent: the
+   * call's own route.
+   */
+  readonly summarizeRoute?: { readonly route: string; readonly digest: string };
   /** Messages new since the previous call (bounded). Earlier groups are loaded from the store. */
   readonly newMessages: readonly ModelMessageInput[];
   /** Tools the model may see (`name@version`), already filtered by policy at presentation. */

@@ -21,7 +21,13 @@ import { budgetWarnings, checkModelCall, checkSpend, checkStep } from './budget.
 import { HumanGate, type GateAuthorization } from './human-gate.js';
 import type { ModelRoutePlan } from '../../contract/model-routes.js';
 import type { BundlePin } from '../../contract/bundles.js';
-import { nextFallback, pinnedRoute, routeForPurpose, type BilledUsage } from './model-routing.js';
+import {
+  nextFallback,
+  pinnedRoute,
+  routeForPurpose,
+  summarizeRouteOf,
+  type BilledUsage,
+} from './model-routing.js';
 import type { ModelDecision, ModelPurpose, RunnerPorts } from './ports.js';
 import type { Profile } from './profile.js';
 import type { RunCore, TransitionPatch } from './run-core.js';
@@ -337,6 +343,7 @@ export class Runner implements RunContext, RunCore {
             modelRoute: route,
             ...(pinned ? { routeDigest: pinned.digest } : {}),
             ...(position > 0 ? { fallback: position } : {}),
+            ...(plan ? { summarizeRoute: summarizeRouteOf(plan) } : {}),
             newMessages: request.messages,
             toolKeys,
             outputSchema: request.outputSchema,

@@ -1,12 +1,24 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { isHarnessError } from '../../contract/errors.js';
-import { buildContext } from '../context/build-context.js';
+import { checkInput } from '../../core/guardrails/input-guardrail.js';
+import { ContextError } from '../context/errors.js';
 import { DATA_NOTICE, renderDataBlock } from '../context/render.js';
+import {
+  NO_SUMMARY,
+  inputItem,
+  itemToMessage,
+  planRequest,
+  summaryArtifactId,
+  type RequestPackageInput,
+  type RequestPackagePlan,
+  type TranscriptGroup,
+} from '../context/request-package.js';
+import { TOKENS_PER_MESSAGE, countWith, type TokenizerName } from '../context/tokenizer.js';
 import type { ContextItem } from '../context/types.js';
 import type { ModelEvent } from '../model/events.js';
 import { toApplicationFailure } from '../model/to-application-failure.js';
-import type { ModelMessage, ModelToolSpec } from '../model/types.js';
+import type { ModelMessage, ModelToolSpec, ModelUsage } from '../model/types.js';
 import type { ToolRegistry } from '../tools/index.js';
 import type { ModelDecision, ModelMessageInput } from '../../core/runner/ports.js';
 import type { ModelActivities, ModelCallActivityInput } from '../../core/workflow/activity-interfaces.js';
@@ -38,9 +50,16 @@ interface ContextRef {
   readonly digest: string;
   readonly totalTokens: number;
   readonly omitted: readonly string[];
+  /** Summarize calls this call made, and their usage (included in the group's `output.usage`). */
+  readonly summaries?: { readonly calls: number; readonly usage: ModelUsage; readonly costUsd: number };
 }
 
 const DELTA_FLUSH_EVERY = 16;
+
+/** The policy version of request packages (docs/context.md, "The request is the package"). */
+export const CONTEXT_POLICY_VERSION = 'context/v2';
+/** The output reserve of a route without `maxOutputTokens`: this, or a quarter of its window if less. */
+export const DEFAULT_OUTPUT_RESERVE = 4_096;
 
 /**
  * The largest model answer a run takes: its text in characters, and the whole decision (text and
@@ -85,9 +104,6 @@ function resolveRoute(models: ModelRouter, route: string, digest: string | undef
   }
 }
 
-/** Token budget of one call's new context (the model's window is the provider's concern). */
-const CONTEXT_TOKEN_BUDGET = 200_000;
-
 /**
  * Replace references (`resultOf`) by the stored invocation results, rendered exactly as the workflow
  * would render the observation. The request carried only the reference.
@@ -130,59 +146,19 @@ export async function resolveReferences(
   return out;
 }
 
-/** The context items of one call's new messages: kind and trust come from the runner, never from content. */
-export function contextItems(
-  runId: string,
-  callSeq: number,
-  input: readonly ModelMessageInput[],
-): ContextItem[] {
-  return input.map((m, i) => ({
-    itemId: `${runId}:m${callSeq}:${i}`,
-    kind: m.role === 'system' ? 'instruction' : m.role === 'tool' ? 'tool_fact' : 'conversation',
-    trust: m.trust ?? (m.role === 'system' ? 'system' : 'untrusted'),
-    sourceRef:
-      m.role === 'tool' ? `tool-call://${m.toolCallId ?? 'unknown'}` : `message://${runId}/${callSeq}/${i}`,
-    content: m.content,
-  }));
-}
-
-/** The provider messages of one call's new messages: untrusted content fenced as data. */
+/** The provider messages of one call's new messages, each as the request package sends it (no notice). */
 export function toProviderMessages(
   runId: string,
   callSeq: number,
   input: readonly ModelMessageInput[],
 ): ModelMessage[] {
-  const items = contextItems(runId, callSeq, input);
-  return input.map((m, i): ModelMessage => {
-    const item = items[i]!;
-    // Untrusted content is fenced as data (escaped so it cannot close its fence), never an instruction.
-    const content = item.trust === 'untrusted' ? `${renderDataBlock(item)}\n${DATA_NOTICE}` : m.content;
-    if (m.role === 'tool') return { role: 'tool', toolCallId: m.toolCallId ?? 'unknown', content };
-    if (m.role === 'system' && m.trust === 'untrusted') return { role: 'user', content };
-    return { role: m.role, content };
-  });
-}
-
-function groupMessages(runId: string, seq: number, group: MessageGroupBody): ModelMessage[] {
-  const out = toProviderMessages(runId, seq, group.input);
-  out.push({
-    role: 'assistant',
-    content: group.output.text,
-    toolCalls: group.output.toolCalls.map((c) => ({
-      id: c.id,
-      name: c.name,
-      version: c.version,
-      args: (c.args ?? {}) as Record<string, unknown>,
-    })),
-  });
-  return out;
+  return input.map((m, i) => itemToMessage(inputItem(runId, callSeq, i, m, false)));
 }
 
 /**
- * The transcript before call `callSeq` of `runId` (provider messages of every earlier message group,
- * references resolved), or the stored group of `callSeq` itself when the call was answered already.
- * Reads from the store only the groups after those `transcripts` holds for the run, so a run's calls
- * do not read the whole transcript each time.
+ * The groups before call `callSeq` of `runId` (references resolved), or the stored group of
+ * `callSeq` itself when the call was answered already. Reads from the store only the groups after
+ * those `transcripts` holds for the run, so a run's calls do not read the whole transcript each time.
  * @throws ApplicationFailure `model.reference_missing` as {@link resolveReferences}; store errors as thrown.
  */
 async function loadTranscript(
@@ -190,23 +166,100 @@ async function loadTranscript(
   transcripts: TranscriptCache,
   runId: string,
   callSeq: number,
-): Promise<{ readonly answered?: MessageGroupBody; readonly messages: readonly ModelMessage[] }> {
+): Promise<{
+  readonly answered?: MessageGroupBody;
+  readonly groups: readonly TranscriptGroup[];
+  readonly summaries: ReadonlyMap<string, string>;
+}> {
   const cached = transcripts.get(runId);
   const base = cached && cached.throughSeq < callSeq ? cached : undefined;
-  const groups = await store.listMessageGroups(runId, {
+  const stored = await store.listMessageGroups(runId, {
     ...(base ? { fromSeq: base.throughSeq + 1 } : {}),
     toSeq: callSeq,
   });
-  const same = groups.find((g) => g.seq === callSeq);
-  if (same) return { answered: same.messages[0] as MessageGroupBody, messages: [] };
-  const messages: ModelMessage[] = base ? [...base.messages] : [];
-  for (const g of groups) {
+  const same = stored.find((g) => g.seq === callSeq);
+  if (same) return { answered: same.messages[0] as MessageGroupBody, groups: [], summaries: new Map() };
+  const groups: TranscriptGroup[] = base ? [...base.groups] : [];
+  for (const g of stored) {
     const body = g.messages[0] as MessageGroupBody;
     const input = await resolveReferences(store, runId, body.input);
-    messages.push(...groupMessages(runId, g.seq, { ...body, input }));
+    groups.push({
+      seq: g.seq,
+      input,
+      output: {
+        text: body.output.text,
+        toolCalls: body.output.toolCalls.map((c) => ({
+          id: c.id,
+          name: c.name,
+          version: c.version,
+          args: (c.args ?? {}) as Record<string, unknown>,
+        })),
+      },
+    });
   }
-  transcripts.set(runId, { throughSeq: callSeq - 1, messages });
-  return { messages };
+  return { groups, summaries: base?.summaries ?? new Map() };
+}
+
+/** Summaries the context builder asks for in one call at most; older observations beyond wait for the next call. */
+export const MAX_NEW_SUMMARIES_PER_CALL = 8;
+/** Most characters of an observation a summarize request carries. */
+const MAX_SUMMARIZED_CHARS = 24_000;
+/** The most tokens a summary answer may have. */
+const SUMMARY_OUTPUT_TOKENS = 120;
+
+/** The instructions of a summarize call (harness text, the system message). */
+export const SUMMARIZE_INSTRUCTIONS =
+  'Summarise the tool observation in the data block in at most two short sentences: what was called, ' +
+  'whether it succeeded, and the key values (ids, statuses, amounts). Report only what the block says. ' +
+  DATA_NOTICE;
+
+/** Tokens counted per (tokenizer, text), kept across calls: a run's items are counted once. */
+class TokenMemo {
+  private readonly counts = new Map<string, number>();
+  /** Characters held in keys: the memo is emptied above {@link TokenMemo.MAX_CHARS} (about 32 MB). */
+  private chars = 0;
+  private static readonly MAX_CHARS = 16_000_000;
+  counter(tokenizer: TokenizerName): (text: string) => number {
+    return (text) => {
+      const key = `${tokenizer}\u0000${text}`;
+      let n = this.counts.get(key);
+      if (n === undefined) {
+        n = countWith(tokenizer, text);
+        if (this.chars + key.length > TokenMemo.MAX_CHARS) {
+          this.counts.clear();
+          this.chars = 0;
+        }
+        this.counts.set(key, n);
+        this.chars += key.length;
+      }
+      return n;
+    };
+  }
+}
+
+/**
+ * Tool output scanned by the input guardrail like user input (default configuration), memoised by
+ * item id (an item's content never changes). Only the verdict and reason codes are kept.
+ */
+class ToolOutputScanner {
+  private readonly seen = new Map<string, ContextItem['guardrail'] | null>();
+  scan = (item: ContextItem): ContextItem['guardrail'] => {
+    let found = this.seen.get(item.itemId);
+    if (found === undefined) {
+      const r = checkInput(item.content);
+      found = r.verdict === 'pass' ? null : { verdict: r.verdict, reasonCodes: [...r.reasonCodes] };
+      if (this.seen.size >= 100_000) this.seen.clear();
+      this.seen.set(item.itemId, found);
+    }
+    return found ?? undefined;
+  };
+}
+
+/** A ContextError is deterministic: the call fails for good with its code. */
+function contextFailure(err: unknown): never {
+  if (err instanceof ContextError)
+    throw ApplicationFailure.create({ type: err.code, message: err.message, nonRetryable: true });
+  throw err;
 }
 
 /**
@@ -218,33 +271,76 @@ async function loadTranscript(
 export function createModelActivities(deps: ModelActivityDeps): ModelActivities {
   const { registry, store, models } = deps;
   const transcripts = deps.transcripts ?? new TranscriptCache();
+  const memo = new TokenMemo();
+  const scanner = new ToolOutputScanner();
+
+  /**
+   * The summary of tool item `item`: the stored model artifact when there is one, else a call of
+   * purpose `summarize` on the run's summarize route (stored as a model artifact, trust never
+   * `verified`). Undefined when no summary could be made (over {@link MAX_NEW_SUMMARIES_PER_CALL} in
+   * this call, or the summarize call failed): the request then sends the reference alone. Only a
+   * cancellation is thrown.
+   */
+  async function summarize(
+    input: ModelCallActivityInput,
+    item: ContextItem,
+    made: { calls: number; usage: { inputTokens: number; outputTokens: number }; costUsd: number },
+  ): Promise<string | undefined> {
+    const id = summaryArtifactId(item.itemId);
+    const stored = await store.getArtifact(id);
+    const storedText = (stored?.data as { text?: unknown } | undefined)?.text;
+    if (typeof storedText === 'string') return storedText;
+    if (made.calls >= MAX_NEW_SUMMARIES_PER_CALL) return undefined;
+    const ctx = Context.current();
+    const routeName = input.summarizeRoute?.route ?? input.modelRoute;
+    const digest = input.summarizeRoute ? input.summarizeRoute.digest : input.routeDigest;
+    made.calls += 1;
+    try {
+      const route = resolveRoute(models, routeName, digest);
+      const block = renderDataBlock({ ...item, content: item.content.slice(0, MAX_SUMMARIZED_CHARS) });
+      const out = await route.provider.stream(
+        {
+          callId: `${input.runId}:m${input.callSeq}:summary:${made.calls}:a${ctx.info.attempt}`,
+          purpose: 'summarize',
+          model: route.model,
+          messages: [
+            { role: 'system', content: SUMMARIZE_INSTRUCTIONS },
+            { role: 'user', content: block },
+          ],
+          maxOutputTokens: SUMMARY_OUTPUT_TOKENS,
+        },
+        { signal: ctx.cancellationSignal, onEvent: () => undefined },
+      );
+      made.usage.inputTokens += out.usage.inputTokens;
+      made.usage.outputTokens += out.usage.outputTokens;
+      made.costUsd += out.costUsd;
+      const text = out.text.trim();
+      if (text === '') return undefined;
+      await store.putArtifact({
+        runId: input.runId,
+        seq: input.callSeq,
+        artifact: {
+          id,
+          type: 'context.summary',
+          schemaVersion: '1',
+          provenance: 'model',
+          data: { text, of: item.itemId, sourceRef: item.sourceRef, route: routeName },
+        },
+        recordedAt: new Date().toISOString(),
+      });
+      return text;
+    } catch (err) {
+      if (ctx.cancellationSignal.aborted) throw err;
+      return undefined;
+    }
+  }
+
   return {
     async callModel(input: ModelCallActivityInput): Promise<ModelDecision> {
       await storeEvents(store, input.events);
       const transcript = await loadTranscript(store, transcripts, input.runId, input.callSeq);
       if (transcript.answered) return { ...transcript.answered.output, replayed: true };
       const newMessages = await resolveReferences(store, input.runId, input.newMessages);
-      const messages: ModelMessage[] = [
-        ...transcript.messages,
-        ...toProviderMessages(input.runId, input.callSeq, newMessages),
-      ];
-      const pkg = buildContext({
-        items: contextItems(input.runId, input.callSeq, newMessages),
-        now: new Date(),
-        tokenBudget: CONTEXT_TOKEN_BUDGET,
-        reserveOutputTokens: 4_096,
-        reserveToolTokens: 4_096,
-        policyVersion: 'context/v1',
-        packageId: `${input.runId}:ctx${input.callSeq}`,
-      });
-      const blob = await store.putBlob(pkg);
-      const context: ContextRef = {
-        packageId: pkg.packageId,
-        ref: blob.ref,
-        digest: blob.digest,
-        totalTokens: pkg.totalTokenEstimate,
-        omitted: pkg.omittedItemRefs,
-      };
       const tools: ModelToolSpec[] = input.toolKeys.map((key) => {
         const at = key.lastIndexOf('@');
         const { definition } = registry.get(key.slice(0, at), key.slice(at + 1));
@@ -255,8 +351,65 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
           parameters: definition.parameters,
         };
       });
-      const ctx = Context.current();
       const route = resolveRoute(models, input.modelRoute, input.routeDigest);
+      const count = memo.counter(route.tokenizer);
+      const outputReserve =
+        route.maxOutputTokens ?? Math.min(DEFAULT_OUTPUT_RESERVE, Math.floor(route.contextWindow / 4));
+      const requestOverhead =
+        (tools.length > 0 ? count(JSON.stringify(tools)) + tools.length * TOKENS_PER_MESSAGE : 0) +
+        (input.outputSchema ? count(JSON.stringify(input.outputSchema)) : 0);
+      const summaries = new Map(transcript.summaries);
+      const planInput: RequestPackageInput = {
+        runId: input.runId,
+        callSeq: input.callSeq,
+        groups: transcript.groups,
+        newMessages,
+        budget: {
+          contextWindow: route.contextWindow,
+          outputReserve,
+          requestOverhead,
+          tokenizer: route.tokenizer,
+        },
+        route: input.modelRoute,
+        now: new Date().toISOString(),
+        policyVersion: CONTEXT_POLICY_VERSION,
+        summaries,
+        count,
+        scan: scanner.scan,
+      };
+      let plan: RequestPackagePlan;
+      try {
+        plan = planRequest(planInput);
+      } catch (err) {
+        contextFailure(err);
+      }
+      const made = { calls: 0, usage: { inputTokens: 0, outputTokens: 0 }, costUsd: 0 };
+      if (plan.wanted.length > 0) {
+        const sent = new Map(summaries);
+        for (const item of plan.wanted) {
+          const got = await summarize(input, item, made);
+          sent.set(item.itemId, got ?? NO_SUMMARY);
+          if (got !== undefined) summaries.set(item.itemId, got);
+        }
+        try {
+          plan = planRequest({ ...planInput, summaries: sent });
+        } catch (err) {
+          contextFailure(err);
+        }
+      }
+      transcripts.set(input.runId, { throughSeq: input.callSeq - 1, groups: transcript.groups, summaries });
+      const pkg = plan.pkg;
+      const messages = plan.messages;
+      const blob = await store.putBlob(pkg);
+      const context: ContextRef = {
+        packageId: pkg.packageId,
+        ref: blob.ref,
+        digest: blob.digest,
+        totalTokens: pkg.totalTokenEstimate,
+        omitted: pkg.omittedItemRefs,
+        ...(made.calls > 0 ? { summaries: made } : {}),
+      };
+      const ctx = Context.current();
       // A fallback is another call of the same number: its deltas go under their own id.
       const fallback = input.fallback ? `:f${input.fallback}` : '';
       const callId = `${input.runId}:m${input.callSeq}${fallback}:a${ctx.info.attempt}`;
@@ -289,7 +442,10 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
             messages,
             tools: tools.length ? tools : undefined,
             outputSchema: input.outputSchema ? { ...input.outputSchema } : undefined,
-            ...(route.maxOutputTokens !== undefined ? { maxOutputTokens: route.maxOutputTokens } : {}),
+            // A configured window bounds the answer by the reserve the request was planned with.
+            ...(route.windowConfigured || route.maxOutputTokens !== undefined
+              ? { maxOutputTokens: outputReserve }
+              : {}),
           },
           { signal: ctx.cancellationSignal, onEvent },
         );
@@ -304,8 +460,12 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
             args: c.args,
           })),
           stopReason: output.stopReason,
-          usage: output.usage,
-          costUsd: output.costUsd,
+          // Summaries made for this request are counted with it, once (the group is stored once).
+          usage: {
+            inputTokens: output.usage.inputTokens + made.usage.inputTokens,
+            outputTokens: output.usage.outputTokens + made.usage.outputTokens,
+          },
+          costUsd: output.costUsd + made.costUsd,
           providerModel: output.providerModel,
           provider: route.provider.name,
         };

@@ -2,6 +2,7 @@ import { HarnessError } from '../../contract/errors.js';
 import type { ModelRoutePlan } from '../../contract/model-routes.js';
 import type { ModelRoutes } from '../model/model-routes.js';
 import type { ModelProvider } from '../model/types.js';
+import { defaultTokenizer, type TokenizerName } from '../context/tokenizer.js';
 
 /** A model route resolved to a provider and the model name to ask for. */
 export interface ResolvedRoute {
@@ -11,7 +12,23 @@ export interface ResolvedRoute {
   readonly digest?: string;
   /** Routes from a routes file: the most tokens one answer may have. */
   readonly maxOutputTokens?: number;
+  /** The tokens the model reads and writes in one call (the routes file's, pinned by runs). */
+  readonly contextWindow: number;
+  /** How the context builder counts the route's tokens. */
+  readonly tokenizer: TokenizerName;
+  /** True when the window comes from configuration (a routes file or `register` options). */
+  readonly windowConfigured: boolean;
 }
+
+/** What {@link ModelRouter.register} may say of a route registered in code. */
+export interface RegisterOptions {
+  readonly contextWindow?: number;
+  readonly maxOutputTokens?: number;
+  readonly tokenizer?: TokenizerName;
+}
+
+/** The window of a route registered in code without one (docs/context.md). */
+export const DEFAULT_CONTEXT_WINDOW = 128_000;
 
 /**
  * Maps route names (pinned by runs, e.g. `scripted/refund`, `support@v2`) to providers. Lives in
@@ -23,8 +40,20 @@ export class ModelRouter {
   private readonly routes = new Map<string, ResolvedRoute>();
   private file: ModelRoutes | undefined;
 
-  register(route: string, provider: ModelProvider, model: string): this {
-    this.routes.set(route, { provider, model });
+  /**
+   * Serve `route` (registered in code) with `provider`. Its window, answer bound and tokenizer come
+   * from `options`; without a window the route gets {@link DEFAULT_CONTEXT_WINDOW} and no answer bound
+   * is sent to the provider.
+   */
+  register(route: string, provider: ModelProvider, model: string, options: RegisterOptions = {}): this {
+    this.routes.set(route, {
+      provider,
+      model,
+      contextWindow: options.contextWindow ?? DEFAULT_CONTEXT_WINDOW,
+      tokenizer: options.tokenizer ?? defaultTokenizer(provider.name, model),
+      windowConfigured: options.contextWindow !== undefined,
+      ...(options.maxOutputTokens !== undefined ? { maxOutputTokens: options.maxOutputTokens } : {}),
+    });
     return this;
   }
 
@@ -48,6 +77,9 @@ export class ModelRouter {
         model: r.key,
         digest: r.pinned.digest,
         ...(r.maxOutputTokens !== undefined ? { maxOutputTokens: r.maxOutputTokens } : {}),
+        contextWindow: r.pinned.contextWindow,
+        tokenizer: r.tokenizer,
+        windowConfigured: true,
       });
     }
     this.file = routes;

@@ -1,18 +1,22 @@
-import type { ModelMessage } from '../model/types.js';
+import type { TranscriptGroup } from '../context/request-package.js';
 
-/** A run's transcript as a worker has built it: the provider messages of every group through `throughSeq`. */
+/**
+ * A run's transcript as a worker has built it: every message group through `throughSeq` (tool
+ * results resolved), and the summaries of older observations made so far (by context item id).
+ */
 export interface CachedTranscript {
   readonly throughSeq: number;
-  readonly messages: readonly ModelMessage[];
+  readonly groups: readonly TranscriptGroup[];
+  readonly summaries: ReadonlyMap<string, string>;
 }
 
-/** How many runs' transcripts, and how many messages in all, one worker keeps. */
+/** How many runs' transcripts, and how many message groups in all, one worker keeps. */
 export interface TranscriptCacheLimits {
   readonly runs: number;
-  readonly messages: number;
+  readonly groups: number;
 }
 
-export const DEFAULT_TRANSCRIPT_CACHE_LIMITS: TranscriptCacheLimits = { runs: 64, messages: 200_000 };
+export const DEFAULT_TRANSCRIPT_CACHE_LIMITS: TranscriptCacheLimits = { runs: 64, groups: 100_000 };
 
 /**
  * The transcripts the model activity built for recent calls, per run, least recently used first out.
@@ -44,11 +48,11 @@ export class TranscriptCache {
   /** Keep `transcript` for `runId` (replacing what was kept); one larger than the whole cache is not kept. */
   set(runId: string, transcript: CachedTranscript): void {
     this.delete(runId);
-    if (transcript.messages.length > this.limits.messages) return;
+    if (transcript.groups.length > this.limits.groups) return;
     this.runs.set(runId, transcript);
-    this.total += transcript.messages.length;
+    this.total += transcript.groups.length;
     for (const oldest of this.runs.keys()) {
-      if (this.runs.size <= this.limits.runs && this.total <= this.limits.messages) break;
+      if (this.runs.size <= this.limits.runs && this.total <= this.limits.groups) break;
       this.delete(oldest);
     }
   }
@@ -61,7 +65,7 @@ export class TranscriptCache {
   private delete(runId: string): void {
     const found = this.runs.get(runId);
     if (!found) return;
-    this.total -= found.messages.length;
+    this.total -= found.groups.length;
     this.runs.delete(runId);
   }
 }

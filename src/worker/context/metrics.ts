@@ -81,11 +81,19 @@ export interface SeparationResult {
   readonly violations: readonly string[];
 }
 
+const OUTSIDE_KINDS: ReadonlySet<string> = new Set(['tool_fact', 'retrieved_evidence', 'memory']);
+
+/** True for items sent as they are: harness text (system trust) and the model's own earlier turns. */
+const sentAsIs = (i: ContextItem): boolean => i.trust === 'system' || i.message?.role === 'assistant';
+
 /**
  * Checks instruction/data separation of rendered `messages` against the package: system messages
- * hold only system-trust instruction items (and the data notice); every other item appears exactly
- * once, escaped, inside its own fence in a non-system message; no text outside fences; no
- * instruction item without system trust in the package.
+ * hold only system-trust instruction items and the data notice (which must be there when the
+ * package has data, and never inside a data block); every item that is neither harness text nor the
+ * model's own turn appears exactly once, escaped, inside its own fence in a non-system message; no
+ * text outside fences in non-system messages other than harness text and the model's turns; no
+ * instruction item without system trust, and no tool fact, evidence or memory with system trust. Works for both renderings: `renderContext`
+ * (one data message) and the model activity's `renderRequest` (one message per item).
  */
 export function instructionDataSeparation(
   pkg: Pick<ContextPackage, 'items'>,
@@ -95,16 +103,21 @@ export function instructionDataSeparation(
   for (const i of pkg.items) {
     if (i.kind === 'instruction' && i.trust !== 'system')
       violations.push(`instruction ${i.itemId} has trust ${i.trust}`);
+    // Tool output, retrieved documents and memory come from outside the harness: never system text.
+    if (OUTSIDE_KINDS.has(i.kind) && i.trust === 'system')
+      violations.push(`data item ${i.itemId} (${i.kind}) has trust system`);
   }
   let systemText = messages
     .filter((m) => m.role === 'system')
     .map((m) => m.content)
     .join('\n\n');
+  const dataItems = pkg.items.filter((i) => !sentAsIs(i));
+  if (dataItems.length > 0 && !systemText.includes(DATA_NOTICE))
+    violations.push('the data notice is not in a system message');
   for (const i of pkg.items.filter(isSystemInstruction)) systemText = systemText.replace(i.content, '');
   if (systemText.replace(DATA_NOTICE, '').trim() !== '')
     violations.push('system message contains text that is not a system instruction');
 
-  const dataItems = pkg.items.filter((i) => !isSystemInstruction(i));
   let rest = messages
     .filter((m) => m.role !== 'system')
     .map((m) => m.content)
@@ -120,6 +133,9 @@ export function instructionDataSeparation(
       violations.push(`item ${i.itemId} appears more than once`);
     rest = rest.slice(0, first) + rest.slice(first + block.length);
   }
+  if (rest.includes(DATA_NOTICE)) violations.push('the data notice is outside the system message');
+  for (const i of pkg.items.filter((x) => sentAsIs(x) && !isSystemInstruction(x)))
+    rest = rest.replace(i.content, '');
   if (rest.includes(DATA_OPEN) || rest.includes(DATA_CLOSE))
     violations.push('a data fence does not belong to a package item');
   else if (rest.trim() !== '') violations.push('text outside data fences in a non-system message');

@@ -56,3 +56,37 @@ export function countTokens(text: string, encoding: TokenEncoding = 'o200k_base'
  * per rendered message when estimating a prompt.
  */
 export const TOKENS_PER_MESSAGE = 4;
+
+/** How a route's tokens are counted: a bundled BPE encoding, or the conservative estimate. */
+export type TokenizerName = TokenEncoding | 'estimate';
+
+/**
+ * Conservative token count for a model whose tokenizer is not bundled (e.g. Anthropic's): the larger
+ * of 1.25 times the `o200k_base` count and one token per 3 UTF-8 bytes, rounded up. Real tokenizers
+ * of current chat models stay below both for prose, code, JSON and CJK text, so a request planned
+ * with it does not overflow the window; the price is some unused room.
+ */
+export function estimateTokens(text: string): number {
+  if (text === '') return 0;
+  return Math.max(Math.ceil(countTokens(text, 'o200k_base') * 1.25), Math.ceil(Buffer.byteLength(text) / 3));
+}
+
+/** Counts tokens of `text` with `tokenizer`. Never throws. */
+export function countWith(tokenizer: TokenizerName, text: string): number {
+  return tokenizer === 'estimate' ? estimateTokens(text) : countTokens(text, tokenizer);
+}
+
+/**
+ * The tokenizer of a route when its configuration names none: `o200k_base` for OpenAI's gpt-4o,
+ * gpt-4.1, gpt-5 and o-series models and for the scripted provider (which counts usage with it),
+ * `cl100k_base` for gpt-4 / gpt-3.5, and the conservative `estimate` for anything else (Anthropic,
+ * unknown models behind an OpenAI-compatible endpoint).
+ */
+export function defaultTokenizer(provider: string, model: string): TokenizerName {
+  if (provider === 'scripted') return 'o200k_base';
+  if (provider === 'openai') {
+    if (/^(gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|o[1-9])/.test(model)) return 'o200k_base';
+    if (/^(gpt-4|gpt-3\.5)/.test(model)) return 'cl100k_base';
+  }
+  return 'estimate';
+}

@@ -34,11 +34,46 @@ export const ContextItemSchema = z
     expiresAt: z.iso.datetime({ offset: true }).optional(),
     /** Higher first within its priority tier. Default 0. */
     priority: z.number().int().optional(),
+    /**
+     * Items of a model conversation (the model activity's request package): the message the item is
+     * sent as. `assistant` items are the model's own earlier turns (with the tool calls it made);
+     * `tool` items answer the call `toolCallId`. Absent: the item is a data block of the user turn.
+     */
+    message: z
+      .strictObject({
+        role: z.enum(['system', 'user', 'assistant', 'tool']),
+        toolCallId: z.string().min(1).optional(),
+        toolCalls: z
+          .array(
+            z.strictObject({
+              id: z.string().min(1),
+              name: z.string().min(1),
+              version: z.string().min(1),
+              args: z.record(z.string(), z.unknown()),
+            }),
+          )
+          .optional(),
+      })
+      .optional(),
+    /** A compact stand-in (reference and summary) for the item with this id, which was not sent. */
+    summaryOf: z.string().min(1).optional(),
+    /**
+     * What the input guardrail found in this item's content (tool output is scanned like user input,
+     * docs/context.md). Absent: nothing found, or not scanned. Never the matched text.
+     */
+    guardrail: z
+      .strictObject({ verdict: z.enum(['flag', 'block']), reasonCodes: z.array(z.string()) })
+      .optional(),
   })
   .strict();
 export type ContextItem = z.infer<typeof ContextItemSchema>;
 
-export const OmissionReasonSchema = z.enum(['budget', 'superseded', 'untrusted_instruction']);
+/**
+ * Why a valid item was left out: `budget` (it did not fit), `superseded` (a newer fact from the same
+ * source), `untrusted_instruction` (an instruction without system trust), `summarized` (sent as a
+ * reference and a summary instead: the item whose `summaryOf` names it).
+ */
+export const OmissionReasonSchema = z.enum(['budget', 'superseded', 'untrusted_instruction', 'summarized']);
 export type OmissionReason = z.infer<typeof OmissionReasonSchema>;
 
 export const ContextPackageSchema = z
@@ -56,6 +91,17 @@ export const ContextPackageSchema = z
     omissions: z.array(z.object({ itemId: z.string(), reason: OmissionReasonSchema })),
     /** Item ids dropped because they were expired or not yet effective at build time. */
     droppedExpiredRefs: z.array(z.string()),
+    /** Request packages of the model activity: when it was built (ISO-8601), for staleness. */
+    builtAt: z.string().optional(),
+    /** Request packages: the route version the request went to, and how its budget was set. */
+    route: z.string().optional(),
+    contextWindow: z.number().int().positive().optional(),
+    /** Tokens kept free for the answer (the route's `maxOutputTokens`, or the documented default). */
+    outputReserve: z.number().int().nonnegative().optional(),
+    /** Tokens of the request outside the items: tool definitions and the output schema. */
+    requestOverhead: z.number().int().nonnegative().optional(),
+    /** How tokens were counted: a BPE encoding, or `estimate` (docs/context.md). */
+    tokenizer: z.enum(['o200k_base', 'cl100k_base', 'estimate']).optional(),
   })
   .strict();
 export type ContextPackage = z.infer<typeof ContextPackageSchema>;

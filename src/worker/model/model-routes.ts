@@ -13,6 +13,7 @@ import { readModelRoutesFile, type ModelRoutesFile, type RouteVersion } from './
 import { ScriptedProvider } from './scripted-provider.js';
 import { loadModelScriptFile } from './scripted-script.js';
 import type { ModelProvider } from './types.js';
+import { defaultTokenizer, type TokenizerName } from '../context/tokenizer.js';
 
 export type RoutesEnv = Readonly<Record<string, string | undefined>>;
 
@@ -22,6 +23,8 @@ export interface LoadedRoute {
   readonly provider: ModelProvider;
   readonly model: string;
   readonly maxOutputTokens?: number;
+  /** How the context builder counts this route's tokens. */
+  readonly tokenizer: TokenizerName;
   readonly pinned: PinnedModelRoute;
 }
 
@@ -103,6 +106,7 @@ export class ModelRoutes {
         provider: providerOf(key, r, options.baseDir, options.env),
         model: r.model,
         ...(r.maxOutputTokens !== undefined ? { maxOutputTokens: r.maxOutputTokens } : {}),
+        tokenizer: r.tokenizer ?? defaultTokenizer(r.provider, r.model),
         pinned: pinnedOf(r),
       });
     }

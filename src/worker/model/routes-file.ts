@@ -31,6 +31,11 @@ export const RouteVersionSchema = z
     /** Tokens the model reads and writes in one call. */
     contextWindow: z.number().int().positive().max(10_000_000),
     maxOutputTokens: z.number().int().positive().max(1_000_000).optional(),
+    /**
+     * How the context builder counts this route's tokens (docs/context.md). Default: by provider and
+     * model (`o200k_base` for current OpenAI models and `scripted`, else the conservative `estimate`).
+     */
+    tokenizer: z.enum(['o200k_base', 'cl100k_base', 'estimate']).optional(),
     prices: ModelPriceSchema,
     timeouts: z
       .strictObject({

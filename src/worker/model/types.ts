@@ -1,8 +1,19 @@
 import { z } from 'zod';
 import type { ModelEvent } from './events.js';
 
-/** Why the harness calls a model. Part of the request; also selects scripted responses. */
-export const ModelPurposeSchema = z.enum(['route', 'extract', 'plan', 'decide', 'verify', 'respond']);
+/**
+ * Why the harness calls a model. Part of the request; also selects scripted responses. `summarize`
+ * is the context builder's call that summarises an older tool observation (docs/context.md).
+ */
+export const ModelPurposeSchema = z.enum([
+  'route',
+  'extract',
+  'plan',
+  'decide',
+  'verify',
+  'respond',
+  'summarize',
+]);
 export type ModelPurpose = z.infer<typeof ModelPurposeSchema>;
 
 /** A tool call the model proposed, as it appears in an assistant message sent back to the model. */

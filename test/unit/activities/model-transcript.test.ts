@@ -137,7 +137,9 @@ describe('the model activity reads only what is new since its previous call', ()
     const last = provider.requests.at(-1)!;
     await storeResult(runId, 12);
     await callModel(fresh, runId, 13, resultMessage(13));
-    expect(last.length).toBe(11 * 2 + 1);
+    // The data notice (a system message: no call had system instructions), then 11 turns and the new result.
+    expect(last.length).toBe(1 + 11 * 2 + 1);
+    expect(last[0]).toMatchObject({ role: 'system' });
     expect(cold.requests[0]?.slice(0, last.length - 1)).toEqual(last.slice(0, -1));
   });
 
@@ -159,11 +161,16 @@ describe('the model activity reads only what is new since its previous call', ()
 describe('the transcript cache', () => {
   const transcript = (throughSeq: number, n: number) => ({
     throughSeq,
-    messages: Array.from({ length: n }, (_, k): ModelMessage => ({ role: 'user', content: `m${k}` })),
+    groups: Array.from({ length: n }, (_, k) => ({
+      seq: k + 1,
+      input: [{ role: 'user' as const, content: `m${k}` }],
+      output: { text: '', toolCalls: [] },
+    })),
+    summaries: new Map<string, string>(),
   });
 
   it('keeps at most its number of runs, least recently used out first', () => {
-    const cache = new TranscriptCache({ runs: 2, messages: 100 });
+    const cache = new TranscriptCache({ runs: 2, groups: 100 });
     cache.set('a', transcript(1, 1));
     cache.set('b', transcript(1, 1));
     expect(cache.get('a')).toBeDefined();
@@ -173,8 +180,8 @@ describe('the transcript cache', () => {
     expect(cache.size).toBe(2);
   });
 
-  it('keeps at most its number of messages, and never a transcript larger than that', () => {
-    const cache = new TranscriptCache({ runs: 10, messages: 100 });
+  it('keeps at most its number of message groups, and never a transcript larger than that', () => {
+    const cache = new TranscriptCache({ runs: 10, groups: 100 });
     cache.set('a', transcript(5, 60));
     cache.set('b', transcript(5, 30));
     cache.set('a', transcript(6, 70));
