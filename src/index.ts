@@ -15,3 +15,16 @@ export {
   type FailureReproduction,
   type ReproduceFailureInput,
 } from './client/failures/reproduce-failure.js';
+// Reading request packages needs the tokenizers (several MB): the client entry stays without them.
+export {
+  collectRunEvidence,
+  generationHistories,
+  type CollectRunEvidenceOptions,
+  type FailureReplayer,
+} from './client/metrics/collect-run-evidence.js';
+export { contextMetricValues, PRECISION_NEEDS_LABELS } from './client/metrics/context-metric-values.js';
+export {
+  buildMetricsReport,
+  renderMetricsMarkdown,
+  type MetricsReport,
+} from './client/metrics/metrics-report.js';

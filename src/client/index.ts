@@ -22,12 +22,6 @@ export {
   readFailureSampleFolder,
   writeFailureSampleFolder,
 } from './failures/failure-sample-folder.js';
-export {
-  collectRunEvidence,
-  generationHistories,
-  type CollectRunEvidenceOptions,
-  type FailureReplayer,
-} from './metrics/collect-run-evidence.js';
 export { historyFacts, sumHistoryFacts, type HistoryFacts } from './metrics/history-facts.js';
 export {
   distribution,
@@ -56,7 +50,6 @@ export {
   type SeedMetricUnit,
   type SeedMetricValues,
 } from './metrics/seed-metrics.js';
-export { buildMetricsReport, renderMetricsMarkdown, type MetricsReport } from './metrics/metrics-report.js';
 export { resolveTemporal, type TemporalTarget } from '../devserver/temporal-target.js';
 export type { RunView } from '../core/workflow/run-view.js';
 export type { AgentRunResult, AgentRunWorkflow } from '../core/workflow/agent-run.js';

@@ -69,6 +69,11 @@ describe('evaluation on the real server', () => {
     expect(seed.state_transition_integrity).toEqual({ value: 1, numerator: 7, denominator: 7 });
     expect(seed.audit_evidence_coverage).toMatchObject({ value: 1 });
     expect((seed.queue_wait_time as { samples: number }).samples).toBeGreaterThan(20);
+    // Every case's model call sent its stored package: the context metrics have real denominators.
+    expect(seed.instruction_data_separation_pass_rate).toMatchObject({ value: 1 });
+    expect((seed.context_utilization as { denominator: number }).denominator).toBeGreaterThanOrEqual(7);
+    expect(seed.stale_context_rate).toMatchObject({ value: 0 });
+    expect(seed.context_precision).toMatchObject({ value: null });
     expect(m.humanHandoffRecall.value).toBe(1);
     expect(m.runDurationMs.p50).toBeGreaterThan(0);
 

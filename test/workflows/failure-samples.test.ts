@@ -197,6 +197,8 @@ describe('failure samples from production runs', () => {
     expect(by.trace_completeness).toEqual({ value: 1, numerator: 4, denominator: 4 });
     expect(by.run_success_rate).toMatchObject({ numerator: 1, denominator: 4 });
     expect((by.queue_wait_time as { samples: number }).samples).toBeGreaterThan(10);
+    expect(by.instruction_data_separation_pass_rate).toMatchObject({ value: 1 });
+    expect((by.context_required_fact_recall as { denominator: number }).denominator).toBeGreaterThan(0);
     expect(by.task_success_rate).toMatchObject({ value: null });
     expect((by.task_success_rate as { reason: string }).reason).toContain('evaluation');
 

@@ -1,5 +1,6 @@
 import {
   computeEvidenceMetrics,
+  contextMetricValues,
   evidenceMetricValues,
   percentile,
   ratio,
@@ -191,10 +192,10 @@ export function evalSeedMetrics(
     unknown_outcome_reconciliation_rate: metrics.unknownOutcomeReconciliationRate,
     trace_completeness: metrics.traceCompleteness,
   };
-  const values = { ...evidenceMetricValues(computeEvidenceMetrics(evidence)), ...fromCases };
-  return seedMetricRows(values, (id, group) =>
-    group === 'context' || id === 'context_utilization'
-      ? 'the evaluation does not read the context packages yet'
-      : 'no source for it in the evaluation',
-  );
+  const values = {
+    ...contextMetricValues(evidence),
+    ...evidenceMetricValues(computeEvidenceMetrics(evidence)),
+    ...fromCases,
+  };
+  return seedMetricRows(values, () => 'no source for it in the evaluation');
 }

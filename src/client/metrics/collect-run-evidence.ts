@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import type { EvidenceStore, FailureSampleRecord } from '../../worker/store/index.js';
 import { readAllEvents } from '../evidence/read-all-events.js';
+import { loadRunPackages } from '../../worker/context/run-metrics.js';
 import { historyFacts, sumHistoryFacts, type HistoryFacts } from './history-facts.js';
 import type { RunEvidence } from './run-evidence-metrics.js';
 
@@ -49,7 +50,7 @@ export async function generationHistories(client: Client, workflowId: string): P
 
 /**
  * Gather the {@link RunEvidence} of `runIds`, one run at a time (bounded memory and server load):
- * record, events and tool calls from the store; with `temporal`, the facts of its histories; with
+ * record, events, tool calls and request packages from the store; with `temporal`, the facts of its histories; with
  * `replay`, whether its failure sample reproduces.
  * @throws the store's and the server's errors (a workflow the server no longer holds is not one).
  */
@@ -59,11 +60,12 @@ export async function collectRunEvidence(
 ): Promise<RunEvidence[]> {
   const out: RunEvidence[] = [];
   for (const runId of runIds) {
-    const [record, events, invocations, failure] = await Promise.all([
+    const [record, events, invocations, failure, contextPackages] = await Promise.all([
       o.store.getRun(runId),
       readAllEvents(o.store, runId),
       o.store.listInvocations(runId),
       o.store.getFailureSample(runId),
+      loadRunPackages(o.store, runId),
     ]);
     let history: HistoryFacts | undefined;
     let reproduced: boolean | undefined;
@@ -77,6 +79,7 @@ export async function collectRunEvidence(
       record,
       events,
       invocations,
+      contextPackages,
       ...(history ? { history } : {}),
       ...(failure ? { failure: { reproduced } } : {}),
     });

@@ -48,5 +48,7 @@ export function formatMetric(m: MetricValue, asPercent = true): string {
   if ('reason' in m) return `not computable: ${m.reason}`;
   if (m.value === null) return `n/a (0/${m.denominator})`;
   const shown = asPercent ? `${(m.value * 100).toFixed(1)}%` : m.value.toFixed(2);
-  return `${shown} (${m.numerator}/${m.denominator})`;
+  // A mean of shares has a fractional numerator: two decimals are enough to read it.
+  const top = Number.isInteger(m.numerator) ? String(m.numerator) : m.numerator.toFixed(2);
+  return `${shown} (${top}/${m.denominator})`;
 }

@@ -7,7 +7,6 @@ import {
   evidenceMetricValues,
   renderSeedMetricsTable,
   seedMetricRows,
-  type SeedMetricGroup,
   type SeedMetricId,
   type SeedMetricRow,
   type SeedMetricValues,
@@ -44,13 +43,11 @@ const NEEDS_EXPECTATIONS: readonly SeedMetricId[] = [
 
 /**
  * Why a metric has no value in a report over production runs: it needs a case's expectations and
- * the business system (the evaluation computes it), or the context packages.
+ * the business system (the evaluation computes it).
  */
-export function productionGap(id: SeedMetricId, group: SeedMetricGroup): string {
+export function productionGap(id: SeedMetricId): string {
   if (NEEDS_EXPECTATIONS.includes(id))
     return 'needs what the run should have done (a case) and the business system: computed by the evaluation (docs/evaluation.md)';
-  if (group === 'context' || id === 'context_utilization')
-    return 'needs the context packages sent to the model: computed by the evaluation and over runs with stored packages (docs/metrics.md)';
   return 'no source for it here (docs/metrics.md)';
 }
 

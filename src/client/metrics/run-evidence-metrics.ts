@@ -23,6 +23,8 @@ export interface RunEvidence {
    * undefined when it was not replayed.
    */
   readonly failure?: { readonly reproduced: boolean | undefined };
+  /** The request packages of its model calls, in call order (`loadRunPackages`); undefined when not read. */
+  readonly contextPackages?: readonly unknown[];
 }
 
 /** Why some inputs are missing, stated in the metrics that need them. */
