@@ -1,3 +1,4 @@
+import { contextMetricValues } from './context-metric-values.js';
 import {
   computeEvidenceMetrics,
   type EvidenceMetricsContext,
@@ -66,6 +67,7 @@ export interface BuildMetricsReportInput {
 export function buildMetricsReport(i: BuildMetricsReportInput): MetricsReport {
   const values = {
     ...(i.extra ?? {}),
+    ...contextMetricValues(i.evidence),
     ...evidenceMetricValues(computeEvidenceMetrics(i.evidence, i.context)),
   };
   return {
