@@ -26,6 +26,25 @@ export interface MetricsReport {
   /** Which sources were read; a string says why one was not. */
   readonly sources: { readonly history: true | string; readonly replay: true | string };
   readonly metrics: readonly SeedMetricRow[];
+  /**
+   * When runs of the window were given a rollout arm (`run.created.bundles`, docs/control-plane.md):
+   * the same metrics per rollout and arm, to compare a candidate with its stable release.
+   */
+  readonly arms?: readonly {
+    readonly rollout: string;
+    readonly arm: string;
+    readonly runs: number;
+    readonly metrics: readonly SeedMetricRow[];
+  }[];
+}
+
+/** The rollout and arm a run was assigned at its start (its `run.created` bundle pin), if any. */
+export function rolloutArmOf(r: RunEvidence): { rollout: string; arm: string } | undefined {
+  const pin = r.events.find((e) => e.type === 'run.created')?.data.bundles as
+    { rollout?: unknown; arm?: unknown } | undefined;
+  return typeof pin?.rollout === 'string' && typeof pin.arm === 'string'
+    ? { rollout: pin.rollout, arm: pin.arm }
+    : undefined;
 }
 
 /** Metrics that judge a run against what it should have done: only the evaluation knows that. */
@@ -63,13 +82,29 @@ export interface BuildMetricsReportInput {
   readonly now?: Date;
 }
 
-/** Build the report. Pure. */
-export function buildMetricsReport(i: BuildMetricsReportInput): MetricsReport {
+function rowsOf(evidence: readonly RunEvidence[], i: BuildMetricsReportInput): SeedMetricRow[] {
   const values = {
     ...(i.extra ?? {}),
-    ...contextMetricValues(i.evidence),
-    ...evidenceMetricValues(computeEvidenceMetrics(i.evidence, i.context)),
+    ...contextMetricValues(evidence),
+    ...evidenceMetricValues(computeEvidenceMetrics(evidence, i.context)),
   };
+  return seedMetricRows(values, productionGap);
+}
+
+/** Build the report: every metric over all runs, and per rollout arm when runs have one. Pure. */
+export function buildMetricsReport(i: BuildMetricsReportInput): MetricsReport {
+  const groups = new Map<string, { rollout: string; arm: string; runs: RunEvidence[] }>();
+  for (const r of i.evidence) {
+    const a = rolloutArmOf(r);
+    if (!a) continue;
+    const key = `${a.rollout}\u0000${a.arm}`;
+    const g = groups.get(key) ?? { ...a, runs: [] };
+    g.runs.push(r);
+    groups.set(key, g);
+  }
+  const arms = [...groups.values()]
+    .sort((a, b) => a.rollout.localeCompare(b.rollout) || a.arm.localeCompare(b.arm))
+    .map((g) => ({ rollout: g.rollout, arm: g.arm, runs: g.runs.length, metrics: rowsOf(g.runs, i) }));
   return {
     schemaVersion: 1,
     generatedAt: (i.now ?? new Date()).toISOString(),
@@ -81,7 +116,8 @@ export function buildMetricsReport(i: BuildMetricsReportInput): MetricsReport {
       history: i.context.historyUnavailable ?? true,
       replay: i.context.replayUnavailable ?? true,
     },
-    metrics: seedMetricRows(values, productionGap),
+    metrics: rowsOf(i.evidence, i),
+    ...(arms.length > 0 ? { arms } : {}),
   };
 }
 
@@ -97,5 +133,11 @@ export function renderMetricsMarkdown(r: MetricsReport): string {
     '',
     renderSeedMetricsTable(r.metrics),
     '',
+    ...(r.arms ?? []).flatMap((a) => [
+      `## Rollout ${a.rollout}, arm ${a.arm} (${a.runs} runs)`,
+      '',
+      renderSeedMetricsTable(a.metrics),
+      '',
+    ]),
   ].join('\n');
 }

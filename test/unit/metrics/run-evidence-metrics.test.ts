@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { historyFacts } from '../../../src/client/metrics/history-facts.js';
+import { buildMetricsReport, renderMetricsMarkdown } from '../../../src/client/metrics/metrics-report.js';
 import {
   computeEvidenceMetrics,
   type RunEvidence,
@@ -310,5 +311,39 @@ describe('history facts', () => {
       activityAttempts: 4,
       activityTimeouts: 1,
     });
+  });
+});
+
+describe('the metrics report per rollout arm', () => {
+  const withArm = (r: RunEvidence, arm: string): RunEvidence => ({
+    ...r,
+    events: r.events.map((e) =>
+      e.type === 'run.created' ? { ...e, data: { bundles: { rollout: 'prompt-ramp', arm } } } : e,
+    ),
+  });
+  it('splits every metric by the arm each run pinned, and has no split without pins', () => {
+    const report = buildMetricsReport({
+      evidence: [withArm(writeRun('a'), 'stable'), withArm(failedRun('b', true), 'candidate'), writeRun('c')],
+      window: { from: '2026-01-01T00:00:00.000Z', to: '2026-01-02T00:00:00.000Z' },
+      truncated: false,
+      context: {},
+    });
+    expect(report.arms?.map((a) => [a.arm, a.runs])).toEqual([
+      ['candidate', 1],
+      ['stable', 1],
+    ]);
+    const success = (rows: readonly { id: string; result: unknown }[]) =>
+      rows.find((m) => m.id === 'run_success_rate')?.result;
+    expect(success(report.arms![0]!.metrics)).toMatchObject({ numerator: 0, denominator: 1 });
+    expect(success(report.arms![1]!.metrics)).toMatchObject({ numerator: 1, denominator: 1 });
+    expect(success(report.metrics)).toMatchObject({ numerator: 2, denominator: 3 });
+    expect(renderMetricsMarkdown(report)).toContain('## Rollout prompt-ramp, arm candidate (1 runs)');
+    const plain = buildMetricsReport({
+      evidence: [writeRun('c')],
+      window: report.window,
+      truncated: false,
+      context: {},
+    });
+    expect(plain.arms).toBeUndefined();
   });
 });
