@@ -80,6 +80,15 @@ function firstIssue(
  */
 export function checkPolicyData(bundle: PolicyBundle, source: string): void {
   const [name = '', version = ''] = bundle.policy.split('@');
+  // The policy the bundle fills names it: a name or version inside the data would be overridden
+  // silently, so it is refused.
+  for (const key of ['name', 'version'])
+    if (key in bundle.data)
+      throw invalid(
+        source,
+        `data.${key}: a policy bundle takes its name and version from \`policy\` (${bundle.policy}); remove it`,
+        `data.${key}`,
+      );
   const { authorization, ...rules } = bundle.data;
   const parsed = RulesPolicyConfigSchema.safeParse({ ...rules, name, version });
   if (!parsed.success) {

@@ -100,6 +100,14 @@ describe('bundle files', () => {
     expect(errorOf(() => parseBundle(undeclared, 'r.yaml')).details).toMatchObject({
       path: 'data.rules[0].reasonCodes[0]',
     });
+    // The policy the bundle fills names it: a name or version in the data is refused, not overridden.
+    for (const key of ['name', 'version']) {
+      const named = { ...POLICY, data: { ...POLICY.data, [key]: 'other' } };
+      expect(errorOf(() => parseBundle(named, 'r.yaml'))).toMatchObject({
+        code: 'bundle.invalid',
+        details: { path: `data.${key}` },
+      });
+    }
   });
 
   it('the digest covers canonical content: YAML or JSON and key order do not matter, a change does', () => {
