@@ -370,11 +370,9 @@ describe('control-plane bundles: a prompt rolled out to 20 % of new runs (real s
     await stopA();
   }, 600_000);
 
-  it('a run in flight keeps its candidate pin when the rollout goes to 0 %, across continue-as-new; new runs get none', async () => {
-    const stopA = await worker('a20-inflight', catalogs.at20);
-    const [id] = idsIn('bundles-inflight', 'candidate', 1);
-    gated.close();
-    const handle = await start(id!, {
+  /** A run that keeps calling the held model route, continuing as new every 60 events, until 16 model calls. */
+  const startEndless = (id: string) =>
+    start(id, {
       modelRoute: 'gated/endless',
       continueAsNewAfterEvents: 60,
       budget: {
@@ -385,6 +383,12 @@ describe('control-plane bundles: a prompt rolled out to 20 % of new runs (real s
         maxStepsWithoutProgress: 1000,
       },
     });
+
+  it('a run in flight keeps its candidate pin when the rollout goes to 0 %, across continue-as-new; new runs get none', async () => {
+    const stopA = await worker('a20-inflight', catalogs.at20);
+    const [id] = idsIn('bundles-inflight', 'candidate', 1);
+    gated.close();
+    const handle = await startEndless(id!);
     await until('the first model call', () => (gated.refused > 0 ? true : undefined));
     expect((await pinOf(base, id!))?.arm).toBe('candidate');
     // The rollout goes to 0 %: the old worker drains (its held call ends), one with the new config takes
@@ -418,17 +422,7 @@ describe('control-plane bundles: a prompt rolled out to 20 % of new runs (real s
     const stopA = await worker('a20-refuse', catalogs.at20);
     const [id] = idsIn('bundles-refuse', 'candidate', 1);
     gated.close();
-    const handle = await start(id!, {
-      modelRoute: 'gated/endless',
-      continueAsNewAfterEvents: 60,
-      budget: {
-        maxSteps: 1000,
-        maxModelCalls: 16,
-        maxToolCalls: 1000,
-        maxDuplicateCalls: 1000,
-        maxStepsWithoutProgress: 1000,
-      },
-    });
+    const handle = await startEndless(id!);
     await until('the first model call', () => (gated.refused > 0 ? true : undefined));
     // Only a worker without support-prompt@v2 is left when the run continues as new.
     const stopMissing = await swap(stopA, 'missing', catalogs.missing);
