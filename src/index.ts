@@ -26,5 +26,6 @@ export { contextMetricValues, PRECISION_NEEDS_LABELS } from './client/metrics/co
 export {
   buildMetricsReport,
   renderMetricsMarkdown,
+  rolloutArmOf,
   type MetricsReport,
 } from './client/metrics/metrics-report.js';

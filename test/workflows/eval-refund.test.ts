@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -12,6 +12,7 @@ import {
 import { runEval } from '../../apps/refund/eval/run-eval.js';
 import { envelopesOf, projectPublic } from '../../src/client/evidence/public-projection.js';
 import { openEvidenceStore } from '../../src/worker/store/index.js';
+import { assignArm } from '../../src/worker/bundles/rollout-arm.js';
 import { connectTestTemporal, type TestTemporal } from '../support/temporal.js';
 
 const CASES = join(projectRoot, 'eval', 'cases', 'refund');
@@ -116,6 +117,45 @@ describe('evaluation on the real server', () => {
     } finally {
       await store.close();
     }
+  });
+
+  it('with a bundles folder, each run pins its rollout arm and the report gives every seed metric per arm', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'eval-arms-'));
+    const bundles = mkdtempSync(join(tmpdir(), 'eval-bundles-'));
+    writeFileSync(
+      join(bundles, 'rollout.yaml'),
+      'schemaVersion: 1\nid: eval-ramp\ncandidate:\n  percent: 50\n',
+    );
+    const ids = ['RF-eligible-rejected', 'RF-too-early-10h', 'RF-delivered', 'RF-ownership-mismatch'];
+    const r = await runEval({
+      dir: CASES,
+      out,
+      temporal: temporal(),
+      workflowBundle: bundle(),
+      concurrency: 2,
+      caseIds: ids,
+      bundles,
+    });
+    expect(r.report.cases.every((c) => c.passed)).toBe(true);
+    const arms = r.report.seedMetricsByArm ?? [];
+    // Each run pinned the arm its workflow id gives at 50 %; the arms' cases add up to the cases.
+    const expected = new Map<string, number>();
+    for (const c of r.report.cases) {
+      const arm = assignArm('eval-ramp', 50, c.workflowId).arm;
+      expected.set(arm, (expected.get(arm) ?? 0) + 1);
+    }
+    expect(arms.map((a) => [a.arm, a.cases])).toEqual(
+      [...expected.entries()].sort(([a], [b]) => a.localeCompare(b)),
+    );
+    for (const a of arms) {
+      expect(a.rollout).toBe('eval-ramp');
+      expect(a.metrics).toHaveLength(37);
+      expect(a.metrics.find((m) => m.id === 'task_success_rate')?.result).toMatchObject({
+        numerator: a.cases,
+        denominator: a.cases,
+      });
+    }
+    expect(readFileSync(r.markdownPath, 'utf8')).toContain('### Rollout eval-ramp, arm ');
   });
 
   it('a case fails when its policy changes, and its failure sample replays and becomes a case', async () => {

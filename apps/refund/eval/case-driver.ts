@@ -65,6 +65,11 @@ export interface CaseRunOptions {
   readonly policyOverride?: string;
   /** Per case; default 60 s. */
   readonly timeoutMs?: number;
+  /**
+   * A bundles folder (docs/control-plane.md) for the cases' workers: its rollout gives each run an
+   * arm (by workflow id), and the report splits the metrics by arm.
+   */
+  readonly bundles?: string;
 }
 
 /** One case's outcome. */
@@ -260,7 +265,7 @@ export async function runCase(c: EvalCase, o: CaseRunOptions): Promise<CaseRun> 
   const composition = await createRefundComposition({
     storeUrl: `sqlite:${join(dir, 'evidence.db')}`,
     refundStorePath,
-    env: {},
+    env: o.bundles ? { HARNESS_BUNDLES: o.bundles } : {},
     drills: caseDrills(c),
     principals: signers.registry,
   });

@@ -4,6 +4,7 @@ import {
   evidenceMetricValues,
   percentile,
   ratio,
+  rolloutArmOf,
   seedMetricRows,
   type RunEvidence,
   type SeedMetricRow,
@@ -198,4 +199,44 @@ export function evalSeedMetrics(
     ...fromCases,
   };
   return seedMetricRows(values, () => 'no source for it in the evaluation');
+}
+
+/** The seed metrics of the runs of one rollout arm (cases run with a bundles folder). */
+export interface ArmSeedMetrics {
+  readonly rollout: string;
+  readonly arm: string;
+  readonly cases: number;
+  readonly metrics: readonly SeedMetricRow[];
+}
+
+/**
+ * Every seed metric per rollout arm, for cases whose runs pinned one (`run.created.bundles`,
+ * docs/control-plane.md), so a candidate prompt, policy or route can be compared with the stable arm
+ * on the same cases. Empty when no run has an arm.
+ */
+export function evalSeedMetricsByArm(
+  runs: readonly { readonly record: CaseRecord; readonly evidence?: RunEvidence }[],
+): ArmSeedMetrics[] {
+  const groups = new Map<string, { rollout: string; arm: string; runs: typeof runs }>();
+  for (const r of runs) {
+    const a = r.evidence ? rolloutArmOf(r.evidence) : undefined;
+    if (!a) continue;
+    const key = `${a.rollout}\u0000${a.arm}`;
+    groups.set(key, { ...a, runs: [...(groups.get(key)?.runs ?? []), r] });
+  }
+  return [...groups.values()]
+    .sort((a, b) => a.rollout.localeCompare(b.rollout) || a.arm.localeCompare(b.arm))
+    .map((g) => {
+      const records = g.runs.map((r) => r.record);
+      return {
+        rollout: g.rollout,
+        arm: g.arm,
+        cases: records.length,
+        metrics: evalSeedMetrics(
+          computeMetrics(records),
+          records,
+          g.runs.flatMap((r) => (r.evidence ? [r.evidence] : [])),
+        ),
+      };
+    });
 }

@@ -1,6 +1,6 @@
 import type { CaseRun } from './case-driver.js';
 import { renderSeedMetricsTable, type SeedMetricRow } from '../../../src/index.js';
-import type { EvalMetrics, Rate } from './metrics.js';
+import type { ArmSeedMetrics, EvalMetrics, Rate } from './metrics.js';
 
 /** One case in the report. */
 export interface CaseSummary {
@@ -28,6 +28,8 @@ export interface EvalReport {
   readonly metrics: EvalMetrics;
   /** Every seed 004 metric, value or reason (docs/metrics.md). */
   readonly seedMetrics: readonly SeedMetricRow[];
+  /** With a bundles folder: every seed metric per rollout arm the runs pinned (docs/control-plane.md). */
+  readonly seedMetricsByArm?: readonly ArmSeedMetrics[];
   readonly cases: readonly CaseSummary[];
 }
 
@@ -96,6 +98,12 @@ export function renderMarkdown(report: EvalReport): string {
     '',
     renderSeedMetricsTable(report.seedMetrics),
     '',
+    ...(report.seedMetricsByArm ?? []).flatMap((a) => [
+      `### Rollout ${a.rollout}, arm ${a.arm} (${a.cases} cases)`,
+      '',
+      renderSeedMetricsTable(a.metrics),
+      '',
+    ]),
     '## Cases',
     '',
     '| Case | Result | Status (expected) | Nodes | Tools | Refunds | ms |',

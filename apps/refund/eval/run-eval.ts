@@ -18,7 +18,7 @@ const refundAppRoot = fileURLToPath(new URL('../../../', import.meta.url));
 import { runCase, type CaseRun, type EvalTemporal } from './case-driver.js';
 import { mapLimited } from './concurrency.js';
 import { loadEvalCases, type EvalCase } from './eval-case.js';
-import { computeMetrics, evalSeedMetrics } from './metrics.js';
+import { computeMetrics, evalSeedMetrics, evalSeedMetricsByArm } from './metrics.js';
 import { renderMarkdown, summarizeCase, type EvalReport } from './report.js';
 
 export interface RunEvalOptions {
@@ -32,6 +32,8 @@ export interface RunEvalOptions {
   readonly concurrency?: number;
   /** Run every case under this policy (`name@vN`), e.g. to show what a looser policy breaks. */
   readonly policyOverride?: string;
+  /** A bundles folder whose rollout gives each case's run an arm; the report then compares the arms. */
+  readonly bundles?: string;
   readonly timeoutMsPerCase?: number;
   /** Only cases whose id is listed. */
   readonly caseIds?: readonly string[];
@@ -68,6 +70,7 @@ export async function runEval(o: RunEvalOptions): Promise<EvalResult> {
       failuresDir: join(out, 'failures'),
       runTag: tag,
       ...(o.policyOverride ? { policyOverride: o.policyOverride } : {}),
+      ...(o.bundles ? { bundles: resolve(o.bundles) } : {}),
       ...(o.timeoutMsPerCase ? { timeoutMs: o.timeoutMsPerCase } : {}),
     });
     o.log?.(
@@ -90,6 +93,12 @@ export async function runEval(o: RunEvalOptions): Promise<EvalResult> {
       records,
       runs.flatMap((r) => (r.evidence ? [r.evidence] : [])),
     ),
+    ...(() => {
+      const byArm = evalSeedMetricsByArm(
+        runs.map((r, i) => ({ record: records[i]!, ...(r.evidence ? { evidence: r.evidence } : {}) })),
+      );
+      return byArm.length > 0 ? { seedMetricsByArm: byArm } : {};
+    })(),
     cases: runs.map(summarizeCase),
   };
   const jsonPath = join(out, 'report.json');
@@ -152,6 +161,7 @@ export async function runEvalCommand(dir: string, options: { json: boolean; out?
       workflowBundle,
       concurrency: Number(process.env.HARNESS_EVAL_CONCURRENCY ?? 3),
       ...(process.env.HARNESS_EVAL_POLICY ? { policyOverride: process.env.HARNESS_EVAL_POLICY } : {}),
+      ...(process.env.HARNESS_EVAL_BUNDLES ? { bundles: process.env.HARNESS_EVAL_BUNDLES } : {}),
       log: (l) => console.error(l),
     });
     if (options.json) console.log(JSON.stringify(result.report, null, 1));
