@@ -81,6 +81,7 @@ export const EVENT_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   'guardrail.input_checked': entry('guardrail', 'internal'),
   'guardrail.output_checked': entry('guardrail', 'internal'),
   'guardrail.output_retried': entry('guardrail', 'internal'),
+  'guardrail.tool_output_flagged': entry('guardrail', 'internal'),
   'budget.warning': entry('runner', 'internal'),
   'budget.exhausted': entry('runner', 'internal'),
   'eval.completed': entry('completion', 'internal'),

@@ -84,6 +84,20 @@ export interface ModelDecision {
    * an answer served from the store and in answers from before it.
    */
   readonly attempt?: number;
+  /**
+   * Tool results first sent in this call that the input guardrail flagged (tool output is scanned
+   * like user input, docs/context.md): at most 20, never the matched text. Absent when none, and in
+   * answers from before the scan.
+   */
+  readonly toolOutputFindings?: readonly ToolOutputFinding[];
+}
+
+/** One tool result the input guardrail flagged: where it came from and what it found. */
+export interface ToolOutputFinding {
+  /** The result's source, `tool://<tool>@<version>/call/<id>[/invocation/<seq>]`. */
+  readonly sourceRef: string;
+  readonly verdict: 'flag' | 'block';
+  readonly reasonCodes: readonly string[];
 }
 
 /** Input of the tool activity. */

@@ -409,6 +409,10 @@ export class Runner implements RunContext, RunCore {
         ? { modelRoute: route, provider: decision.provider ?? pinnedRoute(plan, route).provider }
         : {}),
     });
+    // Tool output the input guardrail flagged in this call's request (recorded by the activity in
+    // its result, so a replay emits the same): the finding is evidence, the data stayed fenced.
+    if (decision.toolOutputFindings?.length)
+      this.emit('guardrail.tool_output_flagged', { callSeq, findings: decision.toolOutputFindings });
     this.warnBudgets();
     stopIfExhausted(checkSpend(s.limits, s.budget), (t, d) => this.emit(t, d));
     this.ports.publish(s);

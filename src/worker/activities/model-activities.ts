@@ -15,12 +15,12 @@ import {
   type TranscriptGroup,
 } from '../context/request-package.js';
 import { TOKENS_PER_MESSAGE, countWith, type TokenizerName } from '../context/tokenizer.js';
-import type { ContextItem } from '../context/types.js';
+import type { ContextItem, ContextPackage } from '../context/types.js';
 import type { ModelEvent } from '../model/events.js';
 import { toApplicationFailure } from '../model/to-application-failure.js';
 import type { ModelMessage, ModelToolSpec, ModelUsage } from '../model/types.js';
 import type { ToolRegistry } from '../tools/index.js';
-import type { ModelDecision, ModelMessageInput } from '../../core/runner/ports.js';
+import type { ModelDecision, ModelMessageInput, ToolOutputFinding } from '../../core/runner/ports.js';
 import type { ModelActivities, ModelCallActivityInput } from '../../core/workflow/activity-interfaces.js';
 import { observationText } from '../../core/runner/observations.js';
 import type { EvidenceStore } from '../store/index.js';
@@ -255,6 +255,30 @@ class ToolOutputScanner {
   };
 }
 
+/** Most tool output findings one model call reports (the package keeps every one). */
+const MAX_TOOL_OUTPUT_FINDINGS = 20;
+
+/**
+ * The flagged tool results among this call's own new messages (each result is new in exactly one
+ * call, so each finding is reported once), for the run's `guardrail.tool_output_flagged` event.
+ */
+function toolOutputFindingsOf(
+  pkg: ContextPackage,
+  runId: string,
+  callSeq: number,
+): { toolOutputFindings?: ToolOutputFinding[] } {
+  const own = `${runId}:m${callSeq}:`;
+  const found = pkg.items
+    .filter((i) => i.kind === 'tool_fact' && i.guardrail !== undefined && i.itemId.startsWith(own))
+    .slice(0, MAX_TOOL_OUTPUT_FINDINGS)
+    .map((i) => ({
+      sourceRef: i.sourceRef,
+      verdict: i.guardrail!.verdict,
+      reasonCodes: [...i.guardrail!.reasonCodes],
+    }));
+  return found.length > 0 ? { toolOutputFindings: found } : {};
+}
+
 /** A ContextError is deterministic: the call fails for good with its code. */
 function contextFailure(err: unknown): never {
   if (err instanceof ContextError)
@@ -468,6 +492,7 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
           costUsd: output.costUsd + made.costUsd,
           providerModel: output.providerModel,
           provider: route.provider.name,
+          ...toolOutputFindingsOf(pkg, input.runId, input.callSeq),
         };
         assertAnswerBounded(decision);
         const body: MessageGroupBody = { input: input.newMessages, context, output: decision };
