@@ -136,11 +136,22 @@ describe('the event catalogue (docs/events.md) on the real server', { timeout: 1
   it('a run cancelled while it waits for a person', async () => {
     const handle = await h.start({ task: REFUND });
     const waiting = await waitForState(handle, (v) => v.status === 'awaiting_confirmation');
-    // Cancel once the wait has begun (its events stored): a cancellation that arrives while the run
-    // still stores them ends the run before the wait, without `human.decided` (docs/events.md).
+    // Cancel once the wait has begun: its events are stored (the flush activity completed) and the
+    // workflow has taken that completion and started the wait's timer. A cancellation that arrives
+    // while the run still stores them ends the run before the wait, without `human.decided`
+    // (docs/events.md), and one that arrives with the flush's completion is taken with it.
     const deadline = Date.now() + 30_000;
-    while (!(await h.composition.store.listEvents(handle.workflowId)).some((e) => e.type === 'run.paused')) {
-      if (Date.now() > deadline) throw new Error('the run never stored run.paused');
+    for (;;) {
+      const events = (await handle.fetchHistory()).events ?? [];
+      let lastCompleted = -1;
+      events.forEach((e, i) => {
+        if (e.activityTaskCompletedEventAttributes) lastCompleted = i;
+      });
+      const stored = (await h.composition.store.listEvents(handle.workflowId)).some(
+        (e) => e.type === 'run.paused',
+      );
+      if (stored && events.slice(lastCompleted + 1).some((e) => e.timerStartedEventAttributes)) break;
+      if (Date.now() > deadline) throw new Error('the run never began its wait');
       await new Promise((r) => setTimeout(r, 100));
     }
     await decide(handle, 'cancelRun', { reason: 'customer withdrew' }, waiting);
