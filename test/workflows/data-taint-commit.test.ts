@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDemoRepo, type DemoRepo } from '../../apps/coding/demo-repo.js';
 import { CODING_BRANCH } from '../../apps/coding/workflow/coding-profiles.js';
 import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
@@ -86,7 +86,14 @@ describe('data taint: a secret read from a file and a commit message (real MCP s
     const handle = await start('scripted/commit-leak');
     const waiting = await waitForState(handle, (v: RunView) => v.status === 'awaiting_human');
     expect(waiting.pendingAction).toMatchObject({ tool: 'git.commit' });
-    const events = await h.composition.store.listEvents(handle.workflowId);
+    // The pause's events reach the store with its flush, after the status the query shows.
+    const events = await vi.waitUntil(
+      async () => {
+        const stored = await h.composition.store.listEvents(handle.workflowId);
+        return stored.some((e) => e.type === 'run.paused') ? stored : undefined;
+      },
+      { timeout: 30_000, interval: 100 },
+    );
     expect(events.find((e) => e.type === 'data.taint_held')?.data).toMatchObject({
       tool: 'git.commit',
       kinds: ['secret'],
