@@ -23,7 +23,7 @@ import type { ToolRegistry } from '../tools/index.js';
 import type { ModelDecision, ModelMessageInput, ToolOutputFinding } from '../../core/runner/ports.js';
 import type { ModelActivities, ModelCallActivityInput } from '../../core/workflow/activity-interfaces.js';
 import { observationText } from '../../core/runner/observations.js';
-import type { EvidenceStore } from '../store/index.js';
+import { StoreError, type EvidenceStore } from '../store/index.js';
 import type { ModelRouter, ResolvedRoute } from './model-router.js';
 import { storeEvents } from './store-events.js';
 import { TranscriptCache } from './transcript-cache.js';
@@ -253,6 +253,22 @@ class ToolOutputScanner {
     }
     return found ?? undefined;
   };
+}
+
+/**
+ * The stored answer of call `callSeq` when `err` is the store's conflict on its message group (an
+ * earlier attempt stored a different body first); undefined for any other error.
+ * @throws the store's errors while reading it.
+ */
+async function firstAnswer(
+  err: unknown,
+  store: EvidenceStore,
+  runId: string,
+  callSeq: number,
+): Promise<MessageGroupBody | undefined> {
+  if (!(err instanceof StoreError) || err.code !== 'store.conflict') return undefined;
+  const [group] = await store.listMessageGroups(runId, { fromSeq: callSeq, toSeq: callSeq });
+  return group?.messages[0] as MessageGroupBody | undefined;
 }
 
 /** Most tool output findings one model call reports (the package keeps every one). */
@@ -496,7 +512,16 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
         };
         assertAnswerBounded(decision);
         const body: MessageGroupBody = { input: input.newMessages, context, output: decision };
-        await store.appendMessageGroup(input.runId, input.callSeq, [body]);
+        try {
+          await store.appendMessageGroup(input.runId, input.callSeq, [body]);
+        } catch (err) {
+          // Another attempt of this call stored its answer first (an attempt that timed out while
+          // still running, then a retry on another worker: their packages differ in build time).
+          // The first record stands: that answer is the call's, counted once.
+          const first = await firstAnswer(err, store, input.runId, input.callSeq);
+          if (first) return { ...first.output, replayed: true };
+          throw err;
+        }
         return {
           ...decision,
           replayed: false,

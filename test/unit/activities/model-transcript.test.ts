@@ -194,3 +194,58 @@ describe('the transcript cache', () => {
     expect(cache.get('a')).toBeDefined();
   });
 });
+
+/** Holds its answer until `release()`; answers `text`. */
+class HeldProvider implements ModelProvider {
+  readonly name = 'held';
+  private open!: () => void;
+  readonly gate = new Promise<void>((r) => (this.open = r));
+  constructor(private readonly text: string) {}
+  release(): void {
+    this.open();
+  }
+  async stream(): ReturnType<ModelProvider['stream']> {
+    await this.gate;
+    return {
+      text: this.text,
+      toolCalls: [],
+      stopReason: 'end_turn',
+      usage: { inputTokens: 1, outputTokens: 1 },
+      costUsd: 0,
+      providerModel: 'held',
+    };
+  }
+}
+
+describe('two attempts of one model call on two workers', () => {
+  it('the answer stored first stands: the later attempt returns it, replayed, and does not fail', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'model-attempts-'));
+    const store = await openEvidenceStore(`sqlite:${join(dir, 'evidence.db')}`);
+    try {
+      const runId = newRunId('attempts');
+      const worker = (provider: ModelProvider) => {
+        const models = new ModelRouter().register('recording/test', provider, 'm');
+        return createModelActivities({ registry: new ToolRegistry(), store, models });
+      };
+      const slow = new HeldProvider('the slow attempt');
+      const fast = new HeldProvider('the fast attempt');
+      const begin: ModelMessageInput[] = [{ role: 'user', content: 'begin', trust: 'verified' }];
+      // The first attempt is still running (it timed out for Temporal) when the retry starts elsewhere.
+      const first = callModel(worker(slow), runId, 1, begin);
+      await new Promise((r) => setTimeout(r, 20));
+      const retry = callModel(worker(fast), runId, 1, begin);
+      fast.release();
+      const retried = await retry;
+      expect(retried).toMatchObject({ text: 'the fast attempt', replayed: false });
+      slow.release();
+      // Its package differs (another build time): the store keeps the first record, and this attempt
+      // answers with it instead of failing the call.
+      expect(await first).toMatchObject({ text: 'the fast attempt', replayed: true });
+      const groups = await store.listMessageGroups(runId);
+      expect(groups).toHaveLength(1);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
