@@ -9,6 +9,7 @@ import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
 import type { RunView } from '../../src/core/workflow/run-view.js';
 import type { ModelScript } from '../../src/worker/model/scripted-script.js';
 import { decide } from '../support/decisions.js';
+import { readThenCallScript } from '../support/leak-script.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
 import { scheduledActivities } from './runner-support.js';
 
@@ -17,34 +18,8 @@ const SECRET = 'sk-live-C0mm1tMsgQ7wZtP4mWcR2vLk';
 const PROFILE = { name: 'taint.files_git', version: 'v1' };
 
 /** Read the credentials file, then commit README.md with `message`, then answer. */
-function commitScript(message: string): ModelScript {
-  return {
-    entries: [
-      {
-        match: { step: 0 },
-        response: {
-          text: '',
-          toolCalls: [{ name: 'fs.read', version: 'v1', args: { path: 'notes/creds.txt' } }],
-        },
-      },
-      {
-        match: { step: 1 },
-        response: {
-          text: '',
-          toolCalls: [
-            {
-              name: 'git.commit',
-              version: 'v1',
-              args: { branch: CODING_BRANCH, message, paths: ['README.md'] },
-            },
-          ],
-        },
-      },
-      { match: { step: 2 }, response: { text: 'done', toolCalls: [] } },
-    ],
-    fallback: { text: 'done', toolCalls: [] },
-  };
-}
+const commitScript = (message: string): ModelScript =>
+  readThenCallScript('git.commit', { branch: CODING_BRANCH, message, paths: ['README.md'] });
 
 /**
  * Data read from tools (docs/guardrails.md): a secret the files app (the real MCP filesystem server)

@@ -6,6 +6,7 @@ import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
 import type { RunView } from '../../src/core/workflow/run-view.js';
 import type { ModelScript } from '../../src/worker/model/scripted-script.js';
 import { decide } from '../support/decisions.js';
+import { readThenCallScript } from '../support/leak-script.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
 import { scheduledActivities } from './runner-support.js';
 
@@ -15,25 +16,8 @@ const PROFILE = { name: 'mcp.files', version: 'v1' };
 const POLICY = { name: 'mcp.files_root', version: 'v1' };
 
 /** Read the credentials file, then write `content` to `path`, then answer. */
-function leakScript(path: string, content: string): ModelScript {
-  return {
-    entries: [
-      {
-        match: { step: 0 },
-        response: {
-          text: '',
-          toolCalls: [{ name: 'fs.read', version: 'v1', args: { path: 'notes/creds.txt' } }],
-        },
-      },
-      {
-        match: { step: 1 },
-        response: { text: '', toolCalls: [{ name: 'fs.write', version: 'v1', args: { path, content } }] },
-      },
-      { match: { step: 2 }, response: { text: 'done', toolCalls: [] } },
-    ],
-    fallback: { text: 'done', toolCalls: [] },
-  };
-}
+const leakScript = (path: string, content: string): ModelScript =>
+  readThenCallScript('fs.write', { path, content });
 
 /**
  * Data read from tools (docs/guardrails.md): a secret the files app read cannot leave through a file
