@@ -2,7 +2,6 @@ import { createInputGuardrail, createOutputGuardrail } from '../guardrails/index
 import {
   ActivityFailure,
   allHandlersFinished,
-  patched,
   ApplicationFailure,
   CancellationScope,
   condition,
@@ -48,13 +47,7 @@ import { boundCarriedState } from '../runner/carried-bounds.js';
 import { ContinueAsNewRequested } from '../runner/continue-as-new.js';
 import { CarriedWaitSchema, type CarriedWait } from '../runner/carried-wait.js';
 import { createInitialRunState } from '../runner/initial-state.js';
-import {
-  BOUNDED_CARRY_PATCH,
-  CONTINUE_AS_NEW_PATCH,
-  DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS,
-  restoreCarriedState,
-  type CarriedRun,
-} from './carried-run.js';
+import { DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS, restoreCarriedState, type CarriedRun } from './carried-run.js';
 import type { RunState } from '../runner/run-state.js';
 import { Runner } from '../runner/runner.js';
 import { BOOKKEEPING_OPTIONS, DEFAULT_TIMEOUTS, LOCAL_BOOKKEEPING_OPTIONS } from './activity-options.js';
@@ -64,6 +57,23 @@ import { toRunView, type RunView } from './run-view.js';
 import { RunVisibility } from './run-visibility.js';
 import { runTraceId } from './run-trace-context.js';
 import { createTemporalPorts, elapsedSince } from './temporal-ports.js';
+import {
+  BOUNDED_CARRY_PATCH,
+  CARRIED_ONLY_PATCH,
+  CONTINUE_AS_NEW_PATCH,
+  EVENT_ENVELOPE_PATCH,
+  GRAPH_NODE_CHECKS_PATCH,
+  GUARDRAILS_PATCH,
+  LOCAL_BOOKKEEPING_PATCH,
+  MODEL_FALLBACK_PATCH,
+  OUTPUT_RETRY_PATCH,
+  OUTPUT_TEXT_LIMIT_PATCH,
+  OVERDUE_WRITE_PATCH,
+  POLICY_BINDING_PATCH,
+  RunPatches,
+  SIGNED_DECISIONS_PATCH,
+  TRUSTED_IDS_PATCH,
+} from './run-patches.js';
 
 export const approveSignal = defineSignal<[unknown]>(SIGNAL_NAMES.approve);
 export const rejectSignal = defineSignal<[unknown]>(SIGNAL_NAMES.reject);
@@ -72,25 +82,6 @@ export const provideInputSignal = defineSignal<[unknown]>(SIGNAL_NAMES.provideIn
 export const cancelRunSignal = defineSignal<[unknown]>(SIGNAL_NAMES.cancelRun);
 export const confirmSignal = defineSignal<[unknown]>(SIGNAL_NAMES.confirm);
 export const decideUpdate = defineUpdate<DecisionOutcome, [DecideUpdate]>(UPDATE_NAMES.decide);
-const GUARDRAILS_PATCH = 'agent-run-guardrails-v1';
-/** Guards the model calls and events of composing a blocked output again (asked only on that path). */
-const OUTPUT_RETRY_PATCH = 'agent-run-output-retry-v1';
-/** Exempts observed object ids from the output's personal-data checks (asked only when it matters). */
-const TRUSTED_IDS_PATCH = 'agent-run-trusted-identifiers-v1';
-/**
- * The deadline during a reconciliation wait escalates and keeps waiting instead of ending the run
- * with the write unresolved (asked only when the deadline fires during such a wait).
- */
-const OVERDUE_WRITE_PATCH = 'agent-run-overdue-write-v1';
-/** Blocks a response over the guardrail scan limit (asked only for a response over it). */
-const OUTPUT_TEXT_LIMIT_PATCH = 'agent-run-output-text-limit-v1';
-/**
- * A failed model call takes a fallback of its pinned route (docs/models.md). Asked only when a call
- * failed and its route has a fallback for that failure, so histories from before replay unchanged.
- */
-const MODEL_FALLBACK_PATCH = 'agent-run-model-fallback-v1';
-/** Refuses carried state on a run that did not continue as new (asked only on that path). */
-const CARRIED_ONLY_PATCH = 'agent-run-carried-only-v1';
 
 function splitPolicy(spec: string): { name: string; version: string } {
   const [name = '', version = ''] = spec.split('@');
@@ -118,8 +109,6 @@ function checkedAuthz(value: unknown): AuthzCarried {
   return parsed.data;
 }
 
-/** Refuses a run whose input names a policy its profile does not list (asked only on that path). */
-const POLICY_BINDING_PATCH = 'agent-run-policy-binding-v1';
 export const stateQuery = defineQuery<RunView>(QUERY_NAMES.state);
 
 /** What an `agentRun` workflow returns: its terminal status and output (business outcome, not an error). */
@@ -134,31 +123,6 @@ export interface AgentRunResult {
 
 const bookkeeping = proxyActivities<RunActivities>(BOOKKEEPING_OPTIONS);
 const localBookkeeping = proxyLocalActivities<RunActivities>(LOCAL_BOOKKEEPING_OPTIONS);
-/**
- * The tool snapshot at the start and the last event flush run as local activities: two activity
- * round trips and their workflow tasks less per run. Decided once at the start; older histories
- * replay on the activity path.
- */
-const LOCAL_BOOKKEEPING_PATCH = 'agent-run-local-bookkeeping-v1';
-
-/**
- * Signed decisions, authorization rules and enforced obligations (docs/authorization.md). Runs from
- * before it replay with free-actor decisions.
- */
-const SIGNED_DECISIONS_PATCH = 'agent-run-signed-decisions-v1';
-/**
- * Graph node checks (src/core/runner/graph-profile.ts): state patches checked against the graph's
- * state schema, `retry` limited per node with backoff, node attempt ids on events, the edge taken on
- * `route.decided`. Asked only for graph profiles, at the start with the other start patches.
- */
-const GRAPH_NODE_CHECKS_PATCH = 'agent-run-graph-node-checks-v1';
-
-/**
- * The event envelope and catalogue (docs/events.md): producer and classification from the event
- * catalogue, the OpenTelemetry trace id as `traceId` when tracing is on, `run.paused`, `model.started`
- * (for `model.requested`) and `model.failed`. Asked for every run, at the start, last.
- */
-const EVENT_ENVELOPE_PATCH = 'agent-run-event-envelope-v1';
 
 /** The patches a run decides once at its start (one marker each for runs that take them). */
 interface StartPatches {
@@ -173,12 +137,12 @@ interface StartPatches {
  * In this order: recorded histories have the continue-as-new marker before the guardrails one. The
  * graph node checks are asked only for a graph profile (`graph`); the event envelope last.
  */
-function decideStartPatches(graph: boolean): StartPatches {
-  const continueAsNew = patched(CONTINUE_AS_NEW_PATCH);
-  const guardrails = patched(GUARDRAILS_PATCH);
-  const signedDecisions = patched(SIGNED_DECISIONS_PATCH);
-  const graphNodeChecks = graph && patched(GRAPH_NODE_CHECKS_PATCH);
-  const eventEnvelope = patched(EVENT_ENVELOPE_PATCH);
+function decideStartPatches(patches: RunPatches, graph: boolean): StartPatches {
+  const continueAsNew = patches.on(CONTINUE_AS_NEW_PATCH);
+  const guardrails = patches.on(GUARDRAILS_PATCH);
+  const signedDecisions = patches.on(SIGNED_DECISIONS_PATCH);
+  const graphNodeChecks = graph && patches.on(GRAPH_NODE_CHECKS_PATCH);
+  const eventEnvelope = patches.on(EVENT_ENVELOPE_PATCH);
   return { continueAsNew, guardrails, signedDecisions, graphNodeChecks, eventEnvelope };
 }
 
@@ -339,6 +303,8 @@ async function runAgent(
   rawInput: unknown,
   carried: CarriedRun | undefined,
 ): Promise<AgentRunResult> {
+  // First of all: the baseline marker is the first command of a new execution (run-patches.ts).
+  const runPatches = RunPatches.decide();
   const input = parseInput(rawInput);
   const profile = composition.profiles.find(input.profile.name, input.profile.version);
   if (!profile)
@@ -348,7 +314,7 @@ async function runAgent(
   if (
     carried !== undefined &&
     workflowInfo().continuedFromExecutionRunId === undefined &&
-    patched(CARRIED_ONLY_PATCH)
+    runPatches.on(CARRIED_ONLY_PATCH)
   )
     fail('run.invalid_input', "carried state is accepted only from the run's own continue-as-new");
   // A carried run keeps the policy its first generation pinned, whatever the profile's default is now.
@@ -359,7 +325,7 @@ async function runAgent(
       : bindPolicy(profile, input.policy);
   // A carried run keeps the policy its first generation started under. Asked only on the refusal path,
   // so histories from before the binding (a profile run under any registered policy) replay unchanged.
-  if (!bound.allowed && !carried && patched(POLICY_BINDING_PATCH))
+  if (!bound.allowed && !carried && runPatches.on(POLICY_BINDING_PATCH))
     fail(
       'run.policy_not_allowed',
       `profile ${profile.name}@${profile.version} may not run under ${bound.name}@${bound.version} (allowed: ${allowedPolicies(profile).join(', ')})`,
@@ -372,13 +338,13 @@ async function runAgent(
     fail('run.invalid_input', `invalid budget: ${describeInputIssues(limitsParsed.error)}`);
   const limits = { ...DEFAULT_LIMITS, ...limitsParsed.data };
 
-  const local = patched(LOCAL_BOOKKEEPING_PATCH);
+  const local = runPatches.on(LOCAL_BOOKKEEPING_PATCH);
   let patches: StartPatches | undefined;
   let snapshot: Awaited<ReturnType<typeof bookkeeping.loadToolSnapshot>>;
   if (local) {
     // Every start-time patch is decided before the local activity: on replay, a patch asked after a
     // local activity whose workflow task was heartbeated would be asked a task too early.
-    patches = decideStartPatches(profile.kind === 'graph');
+    patches = decideStartPatches(runPatches, profile.kind === 'graph');
     const snapshotRequest = {
       ...toolSnapshotRequest(input, profile.tools, carried, slots),
       ...(patches.signedDecisions ? { withPrincipals: true } : {}),
@@ -426,9 +392,9 @@ async function runAgent(
       ...(bundles ? { bundles: bundles.pin } : {}),
     });
   // Histories from before the local bookkeeping asked these here, after the memo: same order on replay.
-  patches ??= decideStartPatches(profile.kind === 'graph');
+  patches ??= decideStartPatches(runPatches, profile.kind === 'graph');
 
-  const visibility = new RunVisibility();
+  const visibility = new RunVisibility({ publishQueued: !runPatches.baseline });
   const t = input.activityTimeouts;
   const timeouts = {
     writeHeartbeatSeconds: t?.writeHeartbeatSeconds ?? DEFAULT_TIMEOUTS.writeHeartbeatSeconds,
@@ -447,6 +413,7 @@ async function runAgent(
     },
     local,
     patches.graphNodeChecks,
+    runPatches,
   );
   let deadlineReached = false;
   const authority = patches.signedDecisions
@@ -484,12 +451,12 @@ async function runAgent(
     // The run's OpenTelemetry trace id when the worker traces (noted from the start headers), else the run id.
     ...(patches.eventEnvelope ? { eventEnvelope: { traceId: runTraceId() ?? runId } } : {}),
     ...(carried?.gate !== undefined ? { carriedWait: checkedWait(carried.gate) } : {}),
-    outputRetryEnabled: () => patched(OUTPUT_RETRY_PATCH),
-    ...(modelRoutes ? { modelRoutes, modelFallbackEnabled: () => patched(MODEL_FALLBACK_PATCH) } : {}),
+    outputRetryEnabled: () => runPatches.on(OUTPUT_RETRY_PATCH),
+    ...(modelRoutes ? { modelRoutes, modelFallbackEnabled: () => runPatches.on(MODEL_FALLBACK_PATCH) } : {}),
     ...(bundles ? { bundles: bundles.pin } : {}),
     ...(bundles?.prompt ? { instructions: bundles.prompt.instructions } : {}),
-    exemptTrustedIdentifiers: () => patched(TRUSTED_IDS_PATCH),
-    limitOutputText: () => patched(OUTPUT_TEXT_LIMIT_PATCH),
+    exemptTrustedIdentifiers: () => runPatches.on(TRUSTED_IDS_PATCH),
+    limitOutputText: () => runPatches.on(OUTPUT_TEXT_LIMIT_PATCH),
     ...(authority
       ? {
           authorization: {
@@ -551,7 +518,7 @@ async function runAgent(
     await sleep(deadlineMs);
     deadlineReached = true;
     // An unresolved write is never dropped: escalate, wait for the person, then end the run.
-    if (runner.gate.reconciling && patched(OVERDUE_WRITE_PATCH)) {
+    if (runner.gate.reconciling && runPatches.on(OVERDUE_WRITE_PATCH)) {
       await runner.gate.escalateReconciliation(limits.deadlineSeconds);
       await condition(() => !runner.gate.reconciling);
     }
@@ -563,7 +530,7 @@ async function runAgent(
   } catch (err) {
     if (err instanceof ContinueAsNewRequested) {
       // Asked before the last flush: a patch asked after a local activity is fragile on replay.
-      const bounded = patched(BOUNDED_CARRY_PATCH);
+      const bounded = runPatches.on(BOUNDED_CARRY_PATCH);
       // Between steps, nothing pending: store the outbox, let handlers finish, carry compact state.
       await CancellationScope.nonCancellable(() => ports.flushEvents(runner.takeOutbox(), { last: true }));
       await condition(allHandlersFinished);

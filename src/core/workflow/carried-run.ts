@@ -9,16 +9,6 @@ import type { BundlePin } from '../../contract/bundles.js';
 /** History length (events) after which a run continues as new, unless the input says otherwise. */
 export const DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS = 5_000;
 
-/** The patch id guarding continue-as-new checkpoints (histories from before it replay unchanged). */
-export const CONTINUE_AS_NEW_PATCH = 'agent-run-continue-as-new';
-
-/**
- * The patch id guarding a bounded carried state (`boundCarriedState`, src/core/runner/carried-bounds.ts):
- * asked once, when a run continues as new. Histories from before it carried the whole state and
- * replay unchanged; the state they carried (any size) is still accepted by {@link restoreCarriedState}.
- */
-export const BOUNDED_CARRY_PATCH = 'agent-run-bounded-carry-v1';
-
 /**
  * What one generation of a run hands to the next on continue-as-new. The envelope is version 1; the
  * state inside carries its own `schemaVersion` (this build writes 2; a generation started by an older

@@ -11,10 +11,20 @@ export { AgentProfileKey, AgentStatusKey, AgentWaitingReasonKey };
 export class RunVisibility {
   private lastKey = '';
 
+  constructor(
+    private readonly options: {
+      /**
+       * Publish `queued` too. It lasts only the first workflow task, so runs on the baseline patch
+       * (run-patches.ts) skip it; histories recorded before it have its upsert and must replay unchanged
+       * (dropping a recorded upsert is a non-determinism; see test/replay).
+       */
+      readonly publishQueued: boolean;
+    },
+  ) {}
+
   publish(state: RunState): void {
+    if (state.status === 'queued' && !this.options.publishQueued) return;
     const key = `${state.status}|${state.waitingReason ?? ''}`;
-    // Every status change is published, `queued` included: the upserts are commands, and recorded
-    // histories must replay unchanged (dropping one is a non-determinism; see test/replay).
     if (key !== this.lastKey) {
       this.lastKey = key;
       upsertSearchAttributes([

@@ -4,7 +4,6 @@ import {
   CancellationScope,
   condition,
   isCancellation,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   sleep,
@@ -37,39 +36,15 @@ import { DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS } from './carried-run.js';
 import { billedUsageOf } from '../runner/model-routing.js';
 import { WAIT_HISTORY_BOUND_BYTES } from '../../contract/wait-history-bound.js';
 import type { RunVisibility } from './run-visibility.js';
-
-/**
- * Operator reconciliations are recorded in the evidence store by a bookkeeping activity. Histories
- * from before (no marker where the decision was taken) replay without it.
- */
-export const OPERATOR_RESOLUTION_PATCH = 'agent-run-operator-resolution-v1';
-
-/**
- * Write recovery (retry_attempt after `not_applied`, recovery decisions as events). Asked only when a
- * write attempt does not complete, so histories from before replay unchanged.
- */
-export const WRITE_RECOVERY_PATCH = 'agent-run-write-recovery-v1';
-
-/**
- * A write whose automatic attempts ran out goes to a person (retry, give up, done outside) instead
- * of failing. Asked only when the attempts run out, so histories from before replay unchanged.
- */
-export const WRITE_EXHAUSTION_PATCH = 'agent-run-write-exhaustion-v1';
-
-/** Decision payloads over their bounds are refused (asked only when one is). */
-export const BOUNDED_VALUES_PATCH = 'agent-run-bounded-values-v1';
-
-/**
- * A run waiting for a person continues as new (or ends with `run.history_limit`) once its history
- * reaches the wait bound. Asked only when it has (so older histories replay unchanged).
- */
-export const WAIT_HISTORY_BOUND_PATCH = 'agent-run-wait-history-bound-v1';
-
-/**
- * A write carrying data a tool returned earlier (secrets, personal data) is held for a person. Asked
- * only when a write would carry such data, so histories from before replay unchanged.
- */
-export const DATA_TAINT_PATCH = 'agent-run-data-taint-v1';
+import {
+  BOUNDED_VALUES_PATCH,
+  DATA_TAINT_PATCH,
+  OPERATOR_RESOLUTION_PATCH,
+  WAIT_HISTORY_BOUND_PATCH,
+  WRITE_EXHAUSTION_PATCH,
+  WRITE_RECOVERY_PATCH,
+  type RunPatches,
+} from './run-patches.js';
 
 /** Turn a failed tool activity into what the runner understands. */
 export function classifyToolFailure(err: unknown): ToolActivityOutcome {
@@ -105,6 +80,8 @@ export function createTemporalPorts(
   localBookkeeping = false,
   /** The answer to `graphNodeChecks` (decided once per run at its start, behind a patch). */
   graphNodeChecks = false,
+  /** The execution's patch decisions (run-patches.ts): the ports ask their patches through it. */
+  patches: RunPatches,
 ): RunnerPorts {
   const write = proxyActivities<ToolActivities>(writeToolOptions(timeouts));
   const read = proxyActivities<ToolActivities>(readToolOptions(timeouts));
@@ -161,12 +138,12 @@ export function createTemporalPorts(
           [withPackedEvents(input)],
         ),
       ),
-    writeRecovery: () => patched(WRITE_RECOVERY_PATCH),
-    boundedValues: () => patched(BOUNDED_VALUES_PATCH),
+    writeRecovery: () => patches.on(WRITE_RECOVERY_PATCH),
+    boundedValues: () => patches.on(BOUNDED_VALUES_PATCH),
     graphNodeChecks: () => graphNodeChecks,
-    writeExhaustionToPerson: () => patched(WRITE_EXHAUSTION_PATCH),
+    writeExhaustionToPerson: () => patches.on(WRITE_EXHAUSTION_PATCH),
     operatorResolutionRecorder() {
-      if (!patched(OPERATOR_RESOLUTION_PATCH)) return undefined;
+      if (!patches.on(OPERATOR_RESOLUTION_PATCH)) return undefined;
       return (input) =>
         CancellationScope.nonCancellable(() =>
           run.recordOperatorResolution.executeWithOptions(
@@ -178,7 +155,7 @@ export function createTemporalPorts(
           ),
         );
     },
-    dataTaint: () => patched(DATA_TAINT_PATCH),
+    dataTaint: () => patches.on(DATA_TAINT_PATCH),
     memory: () => ({
       recall: (scope, now, limit) => memory.recallMemory({ scope, now, limit }),
       write: (entry) => memory.writeMemory(entry),
@@ -208,7 +185,7 @@ export function createTemporalPorts(
       // The size of the history as of this workflow task (recorded, so it replays the same).
       const size = workflowInfo().historySize;
       const bound = continueAsNew.waitBoundBytes ?? WAIT_HISTORY_BOUND_BYTES;
-      return size >= bound && patched(WAIT_HISTORY_BOUND_PATCH) ? size : undefined;
+      return size >= bound && patches.on(WAIT_HISTORY_BOUND_PATCH) ? size : undefined;
     },
   };
 }
