@@ -68,6 +68,12 @@ export function renderReport(s: Summary, machine: MachineInfo, o: BenchOptions, 
         ],
         ['events before step 1', f(s.history.startEvents.harness, 0), f(s.history.startEvents.bare, 0), ''],
         [
+          'fixed events in the run',
+          f(s.history.fixedEvents.harness, 0),
+          f(s.history.fixedEvents.bare, 0),
+          '',
+        ],
+        [
           'bytes/step, first window',
           f(s.history.firstWindowBytesPerStep.harness, 0),
           f(s.history.firstWindowBytesPerStep.bare, 0),
