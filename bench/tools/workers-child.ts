@@ -9,7 +9,8 @@
  * - sends `{ type: 'ready' }` and waits: nothing is polled before the parent says `{ type: 'go' }`, so
  *   process start, store open and worker creation stay out of the measured drain;
  * - on `{ type: 'stop' }` it shuts the worker down, closes the store and sends
- *   `{ type: 'stopped', activities, cpuMs }` (activity tasks it ran, its own CPU since `go`), then exits.
+ *   `{ type: 'stopped', activities, cpuMs, sdkWarnings }` (activity tasks it ran, its own CPU since
+ *   `go`, SDK warnings logged), then exits.
  *
  * If the parent goes away (the IPC channel closes) it shuts down and exits too.
  */
@@ -22,7 +23,12 @@ import { createBenchComposition, WORKER_SETTINGS } from '../lib/rig.js';
 export type ToChild = { readonly type: 'go' } | { readonly type: 'stop' };
 export type FromChild =
   | { readonly type: 'ready' }
-  | { readonly type: 'stopped'; readonly activities: number; readonly cpuMs: number };
+  | {
+      readonly type: 'stopped';
+      readonly activities: number;
+      readonly cpuMs: number;
+      readonly sdkWarnings: number;
+    };
 
 function env(name: string): string {
   const v = process.env[name];
@@ -39,8 +45,18 @@ function send(message: FromChild): Promise<void> {
 async function main(): Promise<void> {
   if (!process.send)
     throw new Error('workers-child.ts is started by bench/tools/workers.ts (needs an IPC channel)');
-  Runtime.install({ logger: new DefaultLogger('WARN') });
   const index = env('WORKERS_INDEX');
+  // The SDK core's warnings (e.g. a workflow task over 5 s on an overloaded machine) are counted and
+  // reported to the parent; the first two are printed.
+  let sdkWarnings = 0;
+  Runtime.install({
+    logger: new DefaultLogger('WARN', (entry) => {
+      sdkWarnings += 1;
+      if (sdkWarnings <= 2)
+        process.stderr.write(`[worker ${index} sdk ${entry.level}] ${entry.message.slice(0, 300)}\n`);
+    }),
+    telemetryOptions: { logging: { forward: {} } },
+  });
   const composition = await createBenchComposition(
     env('WORKERS_DIR'),
     [Number(env('WORKERS_STEPS'))],
@@ -90,7 +106,7 @@ async function main(): Promise<void> {
     await go;
     await running;
     const cpuMs = ownCpuMs() - cpu0;
-    if (process.connected) await send({ type: 'stopped', activities: ran, cpuMs });
+    if (process.connected) await send({ type: 'stopped', activities: ran, cpuMs, sdkWarnings });
   } finally {
     await composition.close();
     await connection.close();

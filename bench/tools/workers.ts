@@ -103,7 +103,16 @@ interface Sample {
   readonly activitiesPerWorker: readonly number[];
   /** CPU ms each worker process reported for itself from `go` to its exit (process.cpuUsage). */
   readonly selfReportedCpuMs: readonly number[];
+  /** SDK warnings the worker processes logged (e.g. a workflow task over 5 s: an overloaded machine). */
+  readonly sdkWarnings: number;
   readonly loadAverage1m: { readonly before: number; readonly after: number };
+}
+
+/** What a worker process reports when it stops. */
+interface Report {
+  readonly activities: number;
+  readonly cpuMs: number;
+  readonly sdkWarnings: number;
 }
 
 interface Child {
@@ -111,7 +120,7 @@ interface Child {
   readonly ready: Promise<void>;
   go(): void;
   /** Ask it to stop; resolves with what it reports (SIGKILL after 30 s). */
-  stop(): Promise<{ activities: number; cpuMs: number }>;
+  stop(): Promise<Report>;
   kill(): void;
 }
 
@@ -121,12 +130,13 @@ function forkChild(env: Record<string, string>): Child {
   const child: ChildProcess = fork(CHILD_SCRIPT, [], {
     cwd: projectRoot,
     execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    // Its stdout goes to our stderr: stdout keeps only the table.
+    stdio: ['ignore', 2, 2, 'ipc'],
     env: { ...process.env, ...env },
   });
   if (child.pid === undefined) throw new Error('could not start a worker process');
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  let stopped: { activities: number; cpuMs: number } | undefined;
+  let stopped: Report | undefined;
   let onReady: () => void = () => undefined;
   const ready = new Promise<void>((res, rej) => {
     const timer = setTimeout(() => rej(new Error('a worker process was not ready in 120 s')), 120_000);
@@ -143,7 +153,8 @@ function forkChild(env: Record<string, string>): Child {
   ready.catch(() => undefined);
   child.on('message', (m: FromChild) => {
     if (m.type === 'ready') onReady();
-    if (m.type === 'stopped') stopped = { activities: m.activities, cpuMs: m.cpuMs };
+    if (m.type === 'stopped')
+      stopped = { activities: m.activities, cpuMs: m.cpuMs, sdkWarnings: m.sdkWarnings };
   });
   const kill = () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -260,10 +271,11 @@ async function measure(
       },
       activitiesPerWorker: reports.map((r) => r.activities),
       selfReportedCpuMs: reports.map((r) => r.cpuMs),
+      sdkWarnings: reports.reduce((n, r) => n + r.sdkWarnings, 0),
       loadAverage1m: { before: load0, after: load1 },
     };
     progress(
-      `  ${workers} worker(s): ${sample.runsPerSecond.toFixed(2)} runs/s (${(drainMs / 1000).toFixed(1)} s); cpu ms/run workers ${sample.cpuMsPerRun.workers.toFixed(1)} [${perWorker.map((x) => x.toFixed(1)).join(' + ')}], server ${server.toFixed(1)}, postgres ${postgres.toFixed(1)}, client ${client.toFixed(1)}; activities per worker ${sample.activitiesPerWorker.join(' / ')}`,
+      `  ${workers} worker(s): ${sample.runsPerSecond.toFixed(2)} runs/s (${(drainMs / 1000).toFixed(1)} s); cpu ms/run workers ${sample.cpuMsPerRun.workers.toFixed(1)} [${perWorker.map((x) => x.toFixed(1)).join(' + ')}], server ${server.toFixed(1)}, postgres ${postgres.toFixed(1)}, client ${client.toFixed(1)}; activities per worker ${sample.activitiesPerWorker.join(' / ')}; ${sample.sdkWarnings} SDK warnings`,
     );
     if (sample.activitiesPerWorker.some((n) => n === 0))
       throw new Error(
@@ -344,7 +356,7 @@ function render(o: Options, s: Summary, samples: readonly Sample[], elapsedS: nu
     r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   const perRep = samples.map(
     (x) =>
-      `rep ${x.rep + 1}, ${x.workers} worker(s): ${f(x.runsPerSecond, 2)} runs/s in ${f(x.drainMs / 1000)} s, cpu ms/run ${f(x.cpuMsPerRun.workers)} workers [${x.cpuMsPerRun.perWorker.map((v) => f(v)).join(' + ')}] + ${f(x.cpuMsPerRun.server)} server + ${f(x.cpuMsPerRun.postgres)} pg + ${f(x.cpuMsPerRun.client)} client; activities ${x.activitiesPerWorker.join(' / ')}; load ${f(x.loadAverage1m.before, 2)} -> ${f(x.loadAverage1m.after, 2)}`,
+      `rep ${x.rep + 1}, ${x.workers} worker(s): ${f(x.runsPerSecond, 2)} runs/s in ${f(x.drainMs / 1000)} s, cpu ms/run ${f(x.cpuMsPerRun.workers)} workers [${x.cpuMsPerRun.perWorker.map((v) => f(v)).join(' + ')}] + ${f(x.cpuMsPerRun.server)} server + ${f(x.cpuMsPerRun.postgres)} pg + ${f(x.cpuMsPerRun.client)} client; activities ${x.activitiesPerWorker.join(' / ')}; ${x.sdkWarnings} SDK warnings; load ${f(x.loadAverage1m.before, 2)} -> ${f(x.loadAverage1m.after, 2)}`,
   );
   return [
     `more workers: agentRun (bench.steps@v1), ${o.runs} runs of ${o.steps} steps per configuration, PostgreSQL evidence store`,
@@ -376,12 +388,17 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(o.dataDir, 'harness-workers-'));
   let pg: TestPostgres | undefined;
   let rig: Rig | undefined;
-  const cleanup = async () => {
-    for (const c of [...live]) c.kill();
-    await rig?.close().catch(() => undefined);
-    await pg?.stop().catch(() => undefined);
-    rmSync(work, { recursive: true, force: true });
-  };
+  // Once, whoever asks first (the end of main, an error, SIGINT/SIGTERM): every step runs even if
+  // one before it fails, so no server, cluster or temp folder is left behind.
+  let cleaning: Promise<void> | undefined;
+  const cleanup = () =>
+    (cleaning ??= (async () => {
+      for (const c of [...live]) c.kill();
+      const r = rig;
+      if (r) await r.close().catch(() => r.server.stop());
+      await pg?.stop().catch(() => undefined);
+      rmSync(work, { recursive: true, force: true });
+    })());
   const onSignal = () => {
     progress('interrupted: stopping the worker processes, the dev server and PostgreSQL');
     void cleanup().finally(() => process.exit(130));
