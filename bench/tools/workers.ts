@@ -353,7 +353,10 @@ function render(o: Options, s: Summary, samples: readonly Sample[], elapsedS: nu
   const head = ['', '1 worker', '2 workers', '2 / 1'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: readonly string[]) =>
-    r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+    r
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   const perRep = samples.map(
     (x) =>
       `rep ${x.rep + 1}, ${x.workers} worker(s): ${f(x.runsPerSecond, 2)} runs/s in ${f(x.drainMs / 1000)} s, cpu ms/run ${f(x.cpuMsPerRun.workers)} workers [${x.cpuMsPerRun.perWorker.map((v) => f(v)).join(' + ')}] + ${f(x.cpuMsPerRun.server)} server + ${f(x.cpuMsPerRun.postgres)} pg + ${f(x.cpuMsPerRun.client)} client; activities ${x.activitiesPerWorker.join(' / ')}; ${x.sdkWarnings} SDK warnings; load ${f(x.loadAverage1m.before, 2)} -> ${f(x.loadAverage1m.after, 2)}`,
