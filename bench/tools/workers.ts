@@ -118,6 +118,8 @@ interface Report {
 interface Child {
   readonly pid: number;
   readonly ready: Promise<void>;
+  /** Rejects when the process exits before it was asked to stop (never resolves). */
+  readonly died: Promise<never>;
   go(): void;
   /** Ask it to stop; resolves with what it reports (SIGKILL after 30 s). */
   stop(): Promise<Report>;
@@ -156,7 +158,15 @@ function forkChild(env: Record<string, string>): Child {
     if (m.type === 'stopped')
       stopped = { activities: m.activities, cpuMs: m.cpuMs, sdkWarnings: m.sdkWarnings };
   });
+  let stopping = false;
+  const died = new Promise<never>((_, rej) => {
+    void exited.then((code) => {
+      if (!stopping) rej(new Error(`worker process ${child.pid} exited (${code}) during the drain`));
+    });
+  });
+  died.catch(() => undefined);
   const kill = () => {
+    stopping = true;
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   };
   const handle: Child = {
@@ -164,7 +174,9 @@ function forkChild(env: Record<string, string>): Child {
     ready,
     go: () => child.send({ type: 'go' } satisfies ToChild),
     kill,
+    died,
     async stop() {
+      stopping = true;
       if (child.connected) child.send({ type: 'stop' } satisfies ToChild);
       const timer = setTimeout(kill, 30_000);
       const code = await exited;
@@ -245,7 +257,20 @@ async function measure(
     const own0 = ownCpuMs();
     const t0 = Date.now();
     for (const c of children) c.go();
-    for (const h of handles) await expectDone(h, 'harness', o.steps);
+    progress(`  ${workers} worker(s): processes ${children.map((c) => c.pid).join(', ')} ready, polling`);
+    // A worker process that dies fails the measurement (its runs would otherwise wait forever); the
+    // result polls are then aborted, so none is left running into the closed connection.
+    const abort = new AbortController();
+    const drained = rig.client.withAbortSignal(abort.signal, async () => {
+      for (const h of handles) await expectDone(h, 'harness', o.steps);
+    });
+    try {
+      await Promise.race([drained, ...children.map((c) => c.died)]);
+    } catch (err) {
+      abort.abort();
+      await drained.catch(() => undefined);
+      throw err;
+    }
     const perWorker = children.map((c, k) => (pidCpuMs(c.pid) - workers0[k]!) / o.runs);
     const server = (processCpuMs(rig.server.dir) - server0) / o.runs;
     const postgres = (processTreeCpuMs(pgPid) - pg0) / o.runs;
