@@ -32,3 +32,44 @@ export function ownCpuMs(): number {
   const c = process.cpuUsage();
   return (c.user + c.system) / 1000;
 }
+
+/** utime, stime, cutime, cstime (ticks) and the parent pid of `pid`; undefined when it has ended. */
+function statOf(pid: number): { self: number; children: number; ppid: number } | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return {
+      ppid: Number(fields[1]),
+      self: Number(fields[11]) + Number(fields[12]),
+      children: Number(fields[13]) + Number(fields[14]),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU ms (user + system, all threads) used so far by process `pid`; 0 once it has ended. Linux only. */
+export function pidCpuMs(pid: number): number {
+  return (statOf(pid)?.self ?? 0) * TICK_MS;
+}
+
+/**
+ * CPU ms used so far by a process and its direct children: its own time, the time of the children
+ * it has reaped (cutime/cstime) and the time of those still alive. For a PostgreSQL server: the
+ * postmaster, its background processes and every connection's backend, ended ones included. Linux only.
+ */
+export function processTreeCpuMs(pid: number): number {
+  const root = statOf(pid);
+  if (!root) return 0;
+  let ticks = root.self + root.children;
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p));
+  } catch {
+    return ticks * TICK_MS;
+  }
+  for (const p of pids) {
+    const s = statOf(Number(p));
+    if (s && s.ppid === pid) ticks += s.self;
+  }
+  return ticks * TICK_MS;
+}

@@ -73,15 +73,17 @@ export interface Rig {
 
 /**
  * The bench worker's composition: the showcase apps plus the bench tool and the scripted routes for
- * `sizes`, with SQLite stores in `dir` (`evidence.db`, `refund.db`).
+ * `sizes`, with SQLite stores in `dir` (`evidence.db`, `refund.db`); `storeUrl` puts the evidence
+ * store elsewhere (e.g. PostgreSQL, bench/tools/workers.ts).
  */
 export function createBenchComposition(
   dir: string,
   sizes: readonly number[],
   principals?: PrincipalRegistry,
+  storeUrl?: string,
 ): Promise<RefundComposition> {
   return createShowcaseComposition({
-    storeUrl: `sqlite:${join(dir, 'evidence.db')}`,
+    storeUrl: storeUrl ?? `sqlite:${join(dir, 'evidence.db')}`,
     refundStorePath: join(dir, 'refund.db'),
     scripts: benchScripts(sizes),
     env: {},

@@ -26,6 +26,8 @@ export interface TestPostgres {
   readonly url: string;
   /** True when the server was started here (and is stopped by {@link TestPostgres.stop}). */
   readonly owned: boolean;
+  /** The cluster's data folder (its `postmaster.pid` names the server process); undefined for an external server. */
+  readonly dataDir?: string;
   /** URL of a new, empty schema in the test database: a clean evidence store location. */
   freshUrl(): string;
   /** Stop the server and remove its files (no-op for an external server). Idempotent. */
@@ -80,9 +82,16 @@ function freePort(): Promise<number> {
   });
 }
 
+export interface StartTestPostgresOptions {
+  /** Folder the throwaway cluster is created in (default: the OS temp folder; the bench uses tmpfs). */
+  readonly parentDir?: string;
+  /** Always start a throwaway cluster, even when HARNESS_TEST_PG_URL is set (the bench measures its CPU). */
+  readonly ignoreExternal?: boolean;
+}
+
 /** Start (or connect to) the test server. Call `stop()` in `afterAll`. */
-export async function startTestPostgres(): Promise<TestPostgres> {
-  const external = process.env.HARNESS_TEST_PG_URL;
+export async function startTestPostgres(options: StartTestPostgresOptions = {}): Promise<TestPostgres> {
+  const external = options.ignoreExternal ? undefined : process.env.HARNESS_TEST_PG_URL;
   if (external !== undefined && external !== '') {
     return {
       url: external,
@@ -98,7 +107,7 @@ export async function startTestPostgres(): Promise<TestPostgres> {
   const asPostgres = (cmd: string, args: string[]): [string, string[]] =>
     asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, cmd), ...args]] : [join(bin, cmd), args];
 
-  const dir = mkdtempSync(join(tmpdir(), 'harness-pg-'));
+  const dir = mkdtempSync(join(options.parentDir ?? tmpdir(), 'harness-pg-'));
   const data = join(dir, 'data');
   const sockets = join(dir, 'sock');
   mkdirSync(sockets);
@@ -170,6 +179,7 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     return {
       url,
       owned: true,
+      dataDir: data,
       freshUrl: () => freshSchemaUrl(url),
       halt: async () => {
         const [cmd, args] = asPostgres('pg_ctl', ['stop', '-D', data, '-m', 'fast', '-w']);
