@@ -17,7 +17,7 @@ export interface SaturationSample {
 }
 
 /** Start `n` runs with at most `parallel` start calls in flight. */
-async function startMany(
+export async function startMany(
   n: number,
   parallel: number,
   start: (i: number) => Promise<WorkflowHandle>,

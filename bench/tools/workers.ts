@@ -25,7 +25,6 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { WorkflowHandle } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { projectRoot } from '../../src/devserver/config.js';
 import { bundleWorkflows } from '../../src/worker/bundle.js';
@@ -39,6 +38,7 @@ import { createRig, type Rig } from '../lib/rig.js';
 import { median, round } from '../lib/stats.js';
 import { benchWorkflowsPath } from '../lib/workflows-path.js';
 import type { FromChild, ToChild } from './workers-child.js';
+import { startMany } from '../scenarios/saturation.js';
 
 const CHILD_SCRIPT = join(projectRoot, 'bench', 'tools', 'workers-child.ts');
 /** Worker processes in a configuration: A = 1, B = 2. */
@@ -188,25 +188,6 @@ function forkChild(env: Record<string, string>): Child {
   };
   live.add(handle);
   return handle;
-}
-
-/** Start `n` runs with at most `parallel` start calls in flight (as the saturation scenario). */
-async function startMany(
-  n: number,
-  parallel: number,
-  start: (i: number) => Promise<WorkflowHandle>,
-): Promise<WorkflowHandle[]> {
-  const handles = new Array<WorkflowHandle>(n);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: parallel }, async () => {
-      while (next < n) {
-        const i = next++;
-        handles[i] = await start(i);
-      }
-    }),
-  );
-  return handles;
 }
 
 function postmasterPid(pg: TestPostgres): number {
