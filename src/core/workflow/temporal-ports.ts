@@ -32,6 +32,7 @@ import {
   writeToolOptions,
   type ActivityTimeouts,
 } from './activity-options.js';
+import { DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS } from './carried-run.js';
 import { billedUsageOf } from '../runner/model-routing.js';
 import { WAIT_HISTORY_BOUND_BYTES } from '../../contract/wait-history-bound.js';
 import type { RunVisibility } from './run-visibility.js';
@@ -71,11 +72,14 @@ export function createTemporalPorts(
     readonly afterEvents: number;
     /** History bytes at which a waiting run moves to a new history (see WAIT_HISTORY_BOUND_BYTES). */
     readonly waitBoundBytes?: number;
+  } = {
+    enabled: false,
+    afterEvents: DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS,
   },
   /** The last event flush runs as a local activity (decided once per run by the workflow, behind a patch). */
-  localBookkeeping: boolean,
+  localBookkeeping = false,
   /** The answer to `graphNodeChecks` (decided once per run at its start, behind a patch). */
-  graphNodeChecks: boolean,
+  graphNodeChecks = false,
   /** The execution's patch decisions (run-patches.ts): the ports ask their patches through it. */
   patches: RunPatches,
 ): RunnerPorts {
