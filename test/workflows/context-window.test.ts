@@ -133,8 +133,17 @@ describe('the request is the package: a long goal run against a route with an 8,
       const sentIds = pkg.items.map((i) => i.summaryOf ?? i.itemId);
       expect(new Set(sentIds).size).toBe(sentIds.length);
       for (const id of pkg.omittedItemRefs) expect(sentIds).not.toContain(id);
-      expect(sentIds.length + pkg.omittedItemRefs.length).toBe(2 + 2 * position);
-      over.push(pkg.omittedItemRefs.length > 0);
+      // The oldest turns are left out as one range, and nothing of theirs is sent.
+      const cut = pkg.omittedTurns;
+      if (cut) {
+        expect(cut.firstCall).toBe(1);
+        for (const id of sentIds) {
+          const call = /:(?:a|m)(\d+)(?::|$)/.exec(id);
+          if (call && !id.includes(':m1:')) expect(Number(call[1])).toBeGreaterThan(cut.lastCall);
+        }
+      }
+      expect(sentIds.length + pkg.omittedItemRefs.length + (cut?.items ?? 0)).toBe(2 + 2 * position);
+      over.push(pkg.omittedItemRefs.length > 0 || cut !== undefined);
       // The system instructions and the task are always sent.
       expect(pkg.items.slice(0, 2).map((i) => i.kind)).toEqual(['instruction', 'task_state']);
     }

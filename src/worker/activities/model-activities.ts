@@ -13,6 +13,7 @@ import {
   type RequestPackageInput,
   type RequestPackagePlan,
   type TranscriptGroup,
+  type TurnMemo,
 } from '../context/request-package.js';
 import { TOKENS_PER_MESSAGE, countWith, type TokenizerName } from '../context/tokenizer.js';
 import type { ContextItem, ContextPackage } from '../context/types.js';
@@ -50,6 +51,8 @@ interface ContextRef {
   readonly digest: string;
   readonly totalTokens: number;
   readonly omitted: readonly string[];
+  /** The oldest turns, left out together (the package's `omittedTurns`). */
+  readonly omittedTurns?: ContextPackage['omittedTurns'];
   /** Summarize calls this call made, and their usage (included in the group's `output.usage`). */
   readonly summaries?: { readonly calls: number; readonly usage: ModelUsage; readonly costUsd: number };
 }
@@ -57,7 +60,7 @@ interface ContextRef {
 const DELTA_FLUSH_EVERY = 16;
 
 /** The policy version of request packages (docs/context.md, "The request is the package"). */
-export const CONTEXT_POLICY_VERSION = 'context/v2';
+export const CONTEXT_POLICY_VERSION = 'context/v3';
 /** The output reserve of a route without `maxOutputTokens`: this, or a quarter of its window if less. */
 export const DEFAULT_OUTPUT_RESERVE = 4_096;
 
@@ -170,6 +173,7 @@ async function loadTranscript(
   readonly answered?: MessageGroupBody;
   readonly groups: readonly TranscriptGroup[];
   readonly summaries: ReadonlyMap<string, string>;
+  readonly memo?: TurnMemo;
 }> {
   const cached = transcripts.get(runId);
   const base = cached && cached.throughSeq < callSeq ? cached : undefined;
@@ -197,7 +201,7 @@ async function loadTranscript(
       },
     });
   }
-  return { groups, summaries: base?.summaries ?? new Map() };
+  return { groups, summaries: base?.summaries ?? new Map(), ...(base?.memo ? { memo: base.memo } : {}) };
 }
 
 /** Summaries the context builder asks for in one call at most; older observations beyond wait for the next call. */
@@ -399,6 +403,7 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
         (tools.length > 0 ? count(JSON.stringify(tools)) + tools.length * TOKENS_PER_MESSAGE : 0) +
         (input.outputSchema ? count(JSON.stringify(input.outputSchema)) : 0);
       const summaries = new Map(transcript.summaries);
+      const turns: TurnMemo = transcript.memo ?? { tokenizer: route.tokenizer, turns: new Map() };
       const planInput: RequestPackageInput = {
         runId: input.runId,
         callSeq: input.callSeq,
@@ -416,6 +421,7 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
         summaries,
         count,
         scan: scanner.scan,
+        memo: turns,
       };
       let plan: RequestPackagePlan;
       try {
@@ -437,7 +443,12 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
           contextFailure(err);
         }
       }
-      transcripts.set(input.runId, { throughSeq: input.callSeq - 1, groups: transcript.groups, summaries });
+      transcripts.set(input.runId, {
+        throughSeq: input.callSeq - 1,
+        groups: transcript.groups,
+        summaries,
+        memo: turns,
+      });
       const pkg = plan.pkg;
       const messages = plan.messages;
       const blob = await store.putBlob(pkg);
@@ -447,6 +458,7 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
         digest: blob.digest,
         totalTokens: pkg.totalTokenEstimate,
         omitted: pkg.omittedItemRefs,
+        ...(pkg.omittedTurns ? { omittedTurns: pkg.omittedTurns } : {}),
         ...(made.calls > 0 ? { summaries: made } : {}),
       };
       const ctx = Context.current();

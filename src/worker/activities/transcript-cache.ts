@@ -1,13 +1,15 @@
-import type { TranscriptGroup } from '../context/request-package.js';
+import type { TranscriptGroup, TurnMemo } from '../context/request-package.js';
 
 /**
  * A run's transcript as a worker has built it: every message group through `throughSeq` (tool
- * results resolved), and the summaries of older observations made so far (by context item id).
+ * results resolved), the summaries of older observations made so far (by context item id), and the
+ * turns its requests measured (the planner keeps only those it can still send).
  */
 export interface CachedTranscript {
   readonly throughSeq: number;
   readonly groups: readonly TranscriptGroup[];
   readonly summaries: ReadonlyMap<string, string>;
+  readonly memo?: TurnMemo;
 }
 
 /** How many runs' transcripts, and how many message groups in all, one worker keeps. */

@@ -44,6 +44,8 @@ export interface RequestPackageInput {
    * recorded on the item in the package. Does not change what is sent.
    */
   readonly scan?: (item: ContextItem) => ContextItem['guardrail'];
+  /** Turns measured by this run's earlier calls (see {@link TurnMemo}); updated in place. */
+  readonly memo?: TurnMemo;
 }
 
 export interface RequestPackagePlan {
@@ -220,12 +222,30 @@ export function requestTokens(messages: readonly ModelMessage[], count: (text: s
   return messages.reduce((n, m) => n + messageTokens(m, count), 0);
 }
 
-interface Unit {
-  /** The model's answer to group j and the new messages of the next call (its tool results). */
+/**
+ * One turn, measured: the model's answer to a call and the new messages of the next call (its tool
+ * results). Items are sized (`tokenEstimate`, and the guardrail's findings on tool output).
+ */
+export interface PlannedTurn {
   readonly full: readonly ContextItem[];
+  /** The compact form; summary stand-ins have an empty summary (their cost reserves SUMMARY_MAX_TOKENS). */
   readonly compact: readonly ContextItem[];
   /** Items of `full` with no place in the compact form. */
   readonly dropped: readonly ContextItem[];
+  /** Planned tokens of `full` and of `compact`. */
+  readonly fullCost: number;
+  readonly compactCost: number;
+}
+
+/**
+ * The turns one run's earlier calls measured, by the call number of the answer that opens them, for
+ * one tokenizer. A turn of stored groups never changes (a message group is written once per call
+ * number), so a caller keeps this across a run's calls and each call measures only the turns that
+ * are new to it. {@link planRequest} adds to it and removes the turns older than the oldest it sent.
+ */
+export interface TurnMemo {
+  tokenizer: TokenizerName;
+  readonly turns: Map<number, PlannedTurn>;
 }
 
 const live = (i: ContextItem, now: number): boolean =>
@@ -282,28 +302,69 @@ export function planRequest(input: RequestPackageInput): RequestPackagePlan {
   const prefix = keep(itemsOf(0));
   const render = (items: readonly ContextItem[]): number =>
     items.reduce((n, i) => n + messageTokens(itemToMessage(i), count), 0);
+  /** `i` with its tokens and, for tool output, what the guardrail found in it. */
+  const size = (i: ContextItem): ContextItem => {
+    const found =
+      input.scan && i.kind === 'tool_fact' && i.summaryOf === undefined ? input.scan(i) : undefined;
+    return {
+      ...i,
+      tokenEstimate: messageTokens(itemToMessage(i), count),
+      ...(found ? { guardrail: found } : {}),
+    };
+  };
+  /** Planned tokens of sized items: a summary stand-in reserves the longest summary it may get. */
   const planned = (items: readonly ContextItem[]): number =>
     items.reduce(
       (n, i) =>
         n +
-        messageTokens(itemToMessage(i), count) +
+        i.tokenEstimate! +
         (i.summaryOf !== undefined && i.kind === 'tool_fact' ? SUMMARY_MAX_TOKENS + SUMMARY_MARGIN : 0),
       0,
     );
-  const units: Unit[] = input.groups.map((g, j) => {
-    const answer = answerItem(runId, g);
-    const next = keep(itemsOf(j + 1));
-    const compact: ContextItem[] = [compactAnswer(answer)];
+  const memo = input.memo;
+  if (memo && memo.tokenizer !== budget.tokenizer) {
+    memo.tokenizer = budget.tokenizer;
+    memo.turns.clear();
+  }
+  // Turns are built newest first, only as far as the plan reaches: the cost of a call grows with
+  // what fits in the window, not with the length of the run.
+  const built = new Map<number, PlannedTurn>();
+  const unit = (j: number): PlannedTurn => {
+    const seq = input.groups[j]!.seq;
+    const found = built.get(j) ?? memo?.turns.get(seq);
+    if (found) {
+      built.set(j, found);
+      return found;
+    }
+    const answer = size(answerItem(runId, input.groups[j]!));
+    const raw = itemsOf(j + 1);
+    const next = keep(raw).map(size);
+    const compact: ContextItem[] = [size(compactAnswer(answer))];
     const lost: ContextItem[] = [];
     for (const i of next) {
       if (i.message?.role !== 'tool') lost.push(i);
-      // An observation no larger than its summary would be is kept whole, never summarised.
-      else if (planned([i]) <= planned([summaryItem(i, '')])) compact.push(i);
-      // Planned with an empty summary and SUMMARY_MAX_TOKENS reserved: the choice does not depend on the text.
-      else compact.push(summaryItem(i, ''));
+      else {
+        const stand = size(summaryItem(i, ''));
+        // An observation no larger than its summary would be is kept whole, never summarised.
+        // Planned with an empty summary and SUMMARY_MAX_TOKENS reserved: the choice does not depend on the text.
+        compact.push(planned([i]) <= planned([stand]) ? i : stand);
+      }
     }
-    return { full: [answer, ...next], compact, dropped: lost };
-  });
+    const full = [answer, ...next];
+    const made: PlannedTurn = {
+      full,
+      compact,
+      dropped: lost,
+      fullCost: planned(full),
+      compactCost: planned(compact),
+    };
+    built.set(j, made);
+    // The newest turn holds this call's own messages, and a turn with timed items depends on `now`.
+    const timeless = raw.every((i) => i.effectiveAt === undefined && i.expiresAt === undefined);
+    if (memo && j < input.groups.length - 1 && timeless) memo.turns.set(seq, made);
+    return made;
+  };
+  const newest = input.groups.length - 1;
 
   // The notice and its message, counted whether or not data ends up in the package (room for it).
   let used = TOKENS_PER_MESSAGE + count(`\n\n${DATA_NOTICE}`);
@@ -330,68 +391,78 @@ export function planRequest(input: RequestPackageInput): RequestPackagePlan {
   const chosen = new Map<number, 'full' | 'compact'>();
   let wholeLimit = available;
   let whole = true;
-  for (let j = units.length - 1; j >= 0; j--) {
-    const u = units[j]!;
+  /** Turns 0..cut are left out: the first turn (newest first) that fits neither whole nor compacted, and every older one. */
+  let cut = -1;
+  for (let j = newest; j >= 0; j--) {
+    const u = unit(j);
     if (whole) {
-      const cost = planned(u.full);
+      const cost = u.fullCost;
       // Whole turns after the newest take at most WHOLE_TURNS_SHARE of the room left after the
       // newest: the rest is for older turns as references and summaries.
-      const limit = j === units.length - 1 ? available : wholeLimit;
+      const limit = j === newest ? available : wholeLimit;
       if (used + cost <= limit) {
         used += cost;
         chosen.set(j, 'full');
-        if (j === units.length - 1) wholeLimit = used + Math.floor((available - used) * WHOLE_TURNS_SHARE);
+        if (j === newest) wholeLimit = used + Math.floor((available - used) * WHOLE_TURNS_SHARE);
         continue;
       }
       whole = false;
     }
-    const full = planned(u.full);
-    const cost = planned(u.compact);
+    const full = u.fullCost;
+    const cost = u.compactCost;
     if (full <= cost && used + full <= available) {
       used += full;
       chosen.set(j, 'full');
     } else if (used + cost <= available) {
       used += cost;
       chosen.set(j, 'compact');
-      if (j === units.length - 1) wholeLimit = used + Math.floor((available - used) * WHOLE_TURNS_SHARE);
-    } else if (j === units.length - 1)
+      if (j === newest) wholeLimit = used + Math.floor((available - used) * WHOLE_TURNS_SHARE);
+    } else if (j === newest)
       throw new ContextError(
         'context.budget_exceeded',
         `the newest turn needs ${cost} tokens even compacted, with ${available - used} left of ${available}`,
         { needed: used + cost, available },
       );
+    else {
+      cut = j;
+      break;
+    }
   }
 
-  const items: ContextItem[] = [...head];
+  const items: ContextItem[] = head.map(size);
   const wanted: ContextItem[] = [];
-  units.forEach((u, j) => {
-    const how = chosen.get(j);
-    if (how === 'full') items.push(...u.full);
-    else if (how === 'compact') {
-      for (const c of u.compact) {
-        if (c.kind === 'tool_fact' && c.summaryOf !== undefined) {
-          const of = u.full.find((f) => f.itemId === c.summaryOf)!;
-          const known = input.summaries.get(of.itemId);
-          if (known === undefined) wanted.push(of);
-          items.push(summaryItem(of, fitSummary(known ?? '', count)));
-        } else items.push(c);
-      }
-      for (const f of u.full) {
-        if (u.compact.includes(f)) continue;
-        omissions.push({ itemId: f.itemId, reason: u.dropped.includes(f) ? 'budget' : 'summarized' });
-      }
-    } else for (const f of u.full) omissions.push({ itemId: f.itemId, reason: 'budget' });
-  });
-  const sized = items.map((i) => {
-    const found =
-      input.scan && i.kind === 'tool_fact' && i.summaryOf === undefined ? input.scan(i) : undefined;
-    return {
-      ...i,
-      tokenEstimate: messageTokens(itemToMessage(i), count),
-      ...(found ? { guardrail: found } : {}),
-    };
-  });
-  const messages = renderRequest({ items: sized });
+  for (let j = cut + 1; j <= newest; j++) {
+    const u = unit(j);
+    if (chosen.get(j) === 'full') {
+      items.push(...u.full);
+      continue;
+    }
+    for (const c of u.compact) {
+      if (c.kind === 'tool_fact' && c.summaryOf !== undefined) {
+        const of = u.full.find((f) => f.itemId === c.summaryOf)!;
+        const known = input.summaries.get(of.itemId);
+        if (known === undefined) wanted.push(of);
+        items.push(size(summaryItem(of, fitSummary(known ?? '', count))));
+      } else items.push(c);
+    }
+    for (const f of u.full) {
+      if (u.compact.includes(f)) continue;
+      omissions.push({ itemId: f.itemId, reason: u.dropped.includes(f) ? 'budget' : 'summarized' });
+    }
+  }
+  if (memo) {
+    const oldest = input.groups[cut + 1]?.seq ?? input.callSeq;
+    for (const seq of memo.turns.keys()) if (seq < oldest) memo.turns.delete(seq);
+  }
+  let omittedTurns: ContextPackage['omittedTurns'];
+  if (cut >= 0) {
+    // One answer per turn, and the new messages of the call after it (never examined, so never
+    // listed one by one: the list would grow with the run).
+    let count = cut + 1;
+    for (let k = 1; k <= cut + 1; k++) count += inputs[k]!.input.length;
+    omittedTurns = { firstCall: input.groups[0]!.seq, lastCall: input.groups[cut]!.seq, items: count };
+  }
+  const messages = renderRequest({ items });
   const total = requestTokens(messages, count);
   if (total > available)
     // Cannot happen when the reserves hold (every item is counted on its rendered form); checked so a
@@ -408,12 +479,13 @@ export function planRequest(input: RequestPackageInput): RequestPackagePlan {
     pkg: {
       packageId: `${runId}:ctx${input.callSeq}`,
       policyVersion: input.policyVersion,
-      items: sized,
+      items,
       totalTokenEstimate: total,
       availableTokens: available,
       omittedItemRefs: omissions.map((o) => o.itemId),
       omissions,
       droppedExpiredRefs: dropped,
+      ...(omittedTurns ? { omittedTurns } : {}),
       builtAt: input.now,
       route: input.route,
       contextWindow: budget.contextWindow,

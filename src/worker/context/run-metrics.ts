@@ -192,8 +192,10 @@ export function contextMetricsOfRun(input: {
       0,
     ),
     separationPassRate: passRate(separation.map((s) => s.r.pass)),
-    packagesOverWindow: pkgs.filter((p) =>
-      p.omissions.some((o) => o.reason === 'budget' || o.reason === 'summarized'),
+    packagesOverWindow: pkgs.filter(
+      (p) =>
+        p.omittedTurns !== undefined ||
+        p.omissions.some((o) => o.reason === 'budget' || o.reason === 'summarized'),
     ).length,
     utilization: mean(
       pkgs.map((p) => (p.availableTokens === 0 ? 0 : p.totalTokenEstimate / p.availableTokens)),

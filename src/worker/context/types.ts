@@ -91,6 +91,19 @@ export const ContextPackageSchema = z
     omissions: z.array(z.object({ itemId: z.string(), reason: OmissionReasonSchema })),
     /** Item ids dropped because they were expired or not yet effective at build time. */
     droppedExpiredRefs: z.array(z.string()),
+    /**
+     * Request packages: the oldest turns, left out together for budget. A turn is the model's answer
+     * to call `c` and the new messages of call `c + 1`; every item of the turns of calls
+     * `firstCall..lastCall` (`items` in all) was left out, and these are not listed in
+     * `omittedItemRefs` one by one (the list would grow with the run). Absent: no turn was cut.
+     */
+    omittedTurns: z
+      .strictObject({
+        firstCall: z.number().int().nonnegative(),
+        lastCall: z.number().int().nonnegative(),
+        items: z.number().int().nonnegative(),
+      })
+      .optional(),
     /** Request packages of the model activity: when it was built (ISO-8601), for staleness. */
     builtAt: z.string().optional(),
     /** Request packages: the route version the request went to, and how its budget was set. */

@@ -7,6 +7,7 @@ import {
   requestTokens,
   type RequestPackageInput,
   type TranscriptGroup,
+  type TurnMemo,
 } from '../../../src/worker/context/request-package.js';
 import { DATA_NOTICE } from '../../../src/worker/context/render.js';
 import {
@@ -125,12 +126,25 @@ describe('planRequest: the request is the package', () => {
     expect(wellFormed(first.messages)).toBe(true);
     const kinds = first.pkg.omissions.map((o) => o.reason);
     expect(kinds).toContain('summarized');
-    expect(kinds).toContain('budget');
-    // Everything valid is either sent (whole or as a summary) or listed as left out, never both.
+    // The oldest turns are left out together, as one range of calls: the context is always the
+    // newest turns without a gap, and the package does not grow with the run.
+    const cutTurns = first.pkg.omittedTurns!;
+    expect(cutTurns.firstCall).toBe(1);
+    expect(cutTurns.lastCall).toBeGreaterThan(1);
+    expect(cutTurns.items).toBe(2 * cutTurns.lastCall);
+    const calls = first.pkg.items.flatMap((i) => {
+      const m = /:(?:a|m)(\d+)(?::|$)/.exec(i.summaryOf ?? i.itemId);
+      return m && !i.itemId.includes(':m1:') ? [Number(m[1])] : [];
+    });
+    expect(Math.min(...calls)).toBe(cutTurns.lastCall + 1);
+    // Everything valid is either sent (whole or as a summary) or left out, never both: the
+    // transcript's 2 + 2 x 60 items.
     const sent = new Set(first.pkg.items.map((i) => i.itemId));
     const stoodIn = new Set(first.pkg.items.flatMap((i) => (i.summaryOf ? [i.summaryOf] : [])));
     for (const id of first.pkg.omittedItemRefs) expect(sent.has(id)).toBe(false);
     for (const id of stoodIn) expect(first.pkg.omittedItemRefs).toContain(id);
+    const shown = new Set(first.pkg.items.map((i) => i.summaryOf ?? i.itemId));
+    expect(shown.size + first.pkg.omittedItemRefs.length - stoodIn.size + cutTurns.items).toBe(2 + 2 * 60);
     // The instructions and the task are always there; the newest result is sent whole.
     expect(first.pkg.items.slice(0, 2).map((i) => i.kind)).toEqual(['instruction', 'task_state']);
     expect(first.pkg.items.at(-1)).toMatchObject({ itemId: `${RUN}:m61:0`, kind: 'tool_fact' });
@@ -157,6 +171,32 @@ describe('planRequest: the request is the package', () => {
       SUMMARY_MAX_TOKENS,
     );
     expect(first.pkg.items.find((i) => i.itemId === one.itemId)?.content).toContain(NO_SUMMARY);
+  });
+
+  it('plans the same request with the turns measured by earlier calls, keeping only those it can still send', () => {
+    const memo: TurnMemo = { tokenizer: 'o200k_base', turns: new Map() };
+    for (let turns = 20; turns <= 90; turns++) {
+      const fresh = planRequest(input(turns, 8_000));
+      const remembered = planRequest({ ...input(turns, 8_000), memo });
+      expect(remembered.pkg).toEqual(fresh.pkg);
+      expect(remembered.messages).toEqual(fresh.messages);
+      expect(remembered.wanted).toEqual(fresh.wanted);
+      // The memo holds the turns from the oldest one sent up to the one before the newest.
+      const oldest = (fresh.pkg.omittedTurns?.lastCall ?? 0) + 1;
+      expect(Math.min(...memo.turns.keys())).toBe(oldest);
+      expect(Math.max(...memo.turns.keys())).toBe(turns - 1);
+      expect(memo.turns.size).toBe(turns - oldest);
+    }
+    // Another tokenizer counts differently: the memo starts again rather than mixing counts.
+    const other = planRequest({
+      ...input(90, 8_000),
+      budget: { ...input(90, 8_000).budget, tokenizer: 'estimate' },
+      memo,
+    });
+    expect(memo.tokenizer).toBe('estimate');
+    expect(other.pkg).toEqual(
+      planRequest({ ...input(90, 8_000), budget: { ...input(90, 8_000).budget, tokenizer: 'estimate' } }).pkg,
+    );
   });
 
   it('never goes over the window at any length of conversation', () => {
