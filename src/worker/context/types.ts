@@ -89,7 +89,10 @@ export const ContextPackageSchema = z
     /** Item ids of valid items that were left out (see `omissions` for why). */
     omittedItemRefs: z.array(z.string()),
     omissions: z.array(z.object({ itemId: z.string(), reason: OmissionReasonSchema })),
-    /** Item ids dropped because they were expired or not yet effective at build time. */
+    /**
+     * Item ids dropped because they were expired or not yet effective at build time (among the
+     * items the planner examined: the turns of `omittedTurns` are not).
+     */
     droppedExpiredRefs: z.array(z.string()),
     /**
      * Request packages: the oldest turns, left out together for budget. A turn is the model's answer
