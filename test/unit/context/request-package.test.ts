@@ -199,6 +199,32 @@ describe('planRequest: the request is the package', () => {
     );
   });
 
+  it('measures only the turns the window can hold, however long the run (the cost of a call is flat)', () => {
+    // Counted tokenizer calls stand in for time: a plan at 2,000 turns and at 400 turns of the same
+    // full window measure the same number of texts.
+    const texts = (turns: number, memo?: TurnMemo): number => {
+      let n = 0;
+      const counting = (t: string): number => {
+        n += 1;
+        return count(t);
+      };
+      planRequest({ ...input(turns, 8_000), count: counting, ...(memo ? { memo } : {}) });
+      return n;
+    };
+    expect(texts(2_000)).toBe(texts(400));
+    // With the turns measured by the run's previous call, a call measures only what is new.
+    const memo: TurnMemo = { tokenizer: 'o200k_base', turns: new Map() };
+    texts(1_999, memo);
+    const remembered = texts(2_000, memo);
+    expect(remembered).toBeLessThan(texts(2_000));
+    const later: TurnMemo = { tokenizer: 'o200k_base', turns: new Map() };
+    texts(3_999, later);
+    expect(texts(4_000, later)).toBe(remembered);
+    // The memo holds only the turns still sent.
+    expect(later.turns.size).toBe(memo.turns.size);
+    expect(memo.turns.size).toBeLessThan(60);
+  });
+
   it('never goes over the window at any length of conversation', () => {
     for (const turns of [0, 1, 5, 30, 120, 400]) {
       const plan = planRequest(input(turns, 8_000));
