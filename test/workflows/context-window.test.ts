@@ -7,9 +7,9 @@ import { benchBudget } from '../../bench/lib/arms.js';
 import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
 import { renderRequest, requestTokens } from '../../src/worker/context/request-package.js';
 import { contextMetricsOfRun, loadRunPackages } from '../../src/worker/context/run-metrics.js';
+import { loadRequestPackage } from '../../src/worker/context/package-store.js';
 import { countTokens } from '../../src/worker/context/tokenizer.js';
 import { TOKENS_PER_MESSAGE } from '../../src/worker/context/tokenizer.js';
-import type { ContextPackage } from '../../src/worker/context/types.js';
 import type { ModelRequest } from '../../src/worker/model/types.js';
 import { createHarnessFixture, type HarnessFixture } from '../support/harness.js';
 
@@ -116,7 +116,7 @@ describe('the request is the package: a long goal run against a route with an 8,
     const over: boolean[] = [];
     for (const [position, g] of groups.entries()) {
       const body = g.messages[0] as { context: { ref: string; packageId: string; totalTokens: number } };
-      const pkg = (await h.composition.store.getBlob(body.context.ref)) as ContextPackage;
+      const pkg = await loadRequestPackage(h.composition.store, body.context.ref);
       const sent = decide.find((r) => r.callId.startsWith(`${runId}:m${g.seq}:`))!;
       // The package is what was sent: it renders to the received messages exactly.
       expect(renderRequest(pkg)).toEqual(sent.messages);

@@ -3,6 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { isHarnessError } from '../../contract/errors.js';
 import { checkInput } from '../../core/guardrails/input-guardrail.js';
 import { ContextError } from '../context/errors.js';
+import { storeRequestPackage } from '../context/package-store.js';
 import { DATA_NOTICE, renderDataBlock } from '../context/render.js';
 import {
   NO_SUMMARY,
@@ -451,7 +452,7 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
       });
       const pkg = plan.pkg;
       const messages = plan.messages;
-      const blob = await store.putBlob(pkg);
+      const blob = await storeRequestPackage(store, pkg, plan.turnOf);
       const context: ContextRef = {
         packageId: pkg.packageId,
         ref: blob.ref,

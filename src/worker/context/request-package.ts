@@ -54,6 +54,12 @@ export interface RequestPackagePlan {
   readonly messages: ModelMessage[];
   /** Tool items sent as a summary that `summaries` has no text for (ask the summarize route, then plan again). */
   readonly wanted: readonly ContextItem[];
+  /**
+   * For each item of `pkg.items`, the call number whose answer opens the turn the item belongs to;
+   * 0 for the first call's own items (instructions, task, memory). Used to store the package in
+   * chunks that successive calls share (package-store.ts).
+   */
+  readonly turnOf: readonly number[];
 }
 
 /** Most tokens of one summary as sent (longer summaries are cut). Reserved for every summary item. */
@@ -430,11 +436,15 @@ export function planRequest(input: RequestPackageInput): RequestPackagePlan {
   }
 
   const items: ContextItem[] = head.map(size);
+  const turnOf: number[] = items.map(() => 0);
   const wanted: ContextItem[] = [];
   for (let j = cut + 1; j <= newest; j++) {
     const u = unit(j);
+    const before = items.length;
+    const seq = input.groups[j]!.seq;
     if (chosen.get(j) === 'full') {
       items.push(...u.full);
+      for (let k = before; k < items.length; k++) turnOf.push(seq);
       continue;
     }
     for (const c of u.compact) {
@@ -449,6 +459,7 @@ export function planRequest(input: RequestPackageInput): RequestPackagePlan {
       if (u.compact.includes(f)) continue;
       omissions.push({ itemId: f.itemId, reason: u.dropped.includes(f) ? 'budget' : 'summarized' });
     }
+    for (let k = before; k < items.length; k++) turnOf.push(seq);
   }
   if (memo) {
     const oldest = input.groups[cut + 1]?.seq ?? input.callSeq;
@@ -495,6 +506,7 @@ export function planRequest(input: RequestPackageInput): RequestPackagePlan {
     },
     messages,
     wanted,
+    turnOf,
   };
 }
 

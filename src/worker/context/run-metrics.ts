@@ -8,6 +8,7 @@ import {
   unauthorizedContextRate,
   type StepTokens,
 } from './metrics.js';
+import { loadRequestPackage } from './package-store.js';
 import { renderRequest } from './request-package.js';
 import { ContextPackageSchema, type ContextItem, type ContextPackage } from './types.js';
 
@@ -227,7 +228,7 @@ export async function loadRunPackages(store: PackageSource, runId: string): Prom
   const out: unknown[] = [];
   for (const g of await store.listMessageGroups(runId)) {
     const ref = (g.messages[0] as { context?: { ref?: unknown } } | undefined)?.context?.ref;
-    if (typeof ref === 'string') out.push(await store.getBlob(ref));
+    if (typeof ref === 'string') out.push(await loadRequestPackage(store, ref));
   }
   return out;
 }

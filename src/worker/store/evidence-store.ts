@@ -161,6 +161,14 @@ export interface EvidenceStore {
   putBlob(data: unknown): Promise<BlobRef>;
 
   /**
+   * Store several JSON values as blobs in one transaction, each as {@link putBlob} does; returns
+   * their references in order. All or none: every value is encoded and checked before the
+   * transaction starts, and a failure inside it stores nothing.
+   * @throws as {@link putBlob}, for the first value that fails.
+   */
+  putBlobs(data: readonly unknown[]): Promise<BlobRef[]>;
+
+  /**
    * Load a blob and check its bytes against the digest in the reference.
    * @throws `store.invalid_ref` for a malformed reference; `store.not_found` when absent;
    *   `store.digest_mismatch` when the stored bytes do not hash to the digest (corruption).

@@ -298,6 +298,15 @@ export class SqlEvidenceStore implements EvidenceStore {
     return this.runner.transaction(() => putBlobProgram(text));
   }
 
+  async putBlobs(data: readonly unknown[]): Promise<BlobRef[]> {
+    const texts = data.map((d) => encodeJson(d, MAX_BLOB_BYTES, 'blob'));
+    return this.runner.transaction(function* () {
+      const refs: BlobRef[] = [];
+      for (const text of texts) refs.push(yield* putBlobProgram(text));
+      return refs;
+    });
+  }
+
   async getBlob(ref: string): Promise<unknown> {
     return this.runner.snapshot(() => getBlobProgram(ref));
   }

@@ -8,9 +8,9 @@ import type { ModelDecision, ModelMessageInput } from '../../../src/core/runner/
 import type { ModelCallActivityInput } from '../../../src/core/workflow/activity-interfaces.js';
 import { createModelActivities } from '../../../src/worker/activities/model-activities.js';
 import { ModelRouter } from '../../../src/worker/activities/model-router.js';
+import { loadRequestPackage } from '../../../src/worker/context/package-store.js';
 import { renderRequest, requestTokens } from '../../../src/worker/context/request-package.js';
 import { countTokens } from '../../../src/worker/context/tokenizer.js';
-import type { ContextPackage } from '../../../src/worker/context/types.js';
 import type { ModelProvider, ModelRequest } from '../../../src/worker/model/types.js';
 import { openEvidenceStore, type EvidenceStore } from '../../../src/worker/store/index.js';
 import { ToolRegistry } from '../../../src/worker/tools/index.js';
@@ -110,7 +110,7 @@ describe('the model activity within a route window: summaries of purpose summari
     const summarized = new Set<string>();
     for (const [i, g] of groups.entries()) {
       const body = g.messages[0] as { context: { ref: string; summaries?: { calls: number } } };
-      const pkg = (await store.getBlob(body.context.ref)) as ContextPackage;
+      const pkg = await loadRequestPackage(store, body.context.ref);
       expect(renderRequest(pkg)).toEqual(decide[i]!.messages);
       expect(requestTokens(decide[i]!.messages, countTokens)).toBe(pkg.totalTokenEstimate);
       expect(pkg.totalTokenEstimate).toBeLessThanOrEqual(4_000 - 1_000);
@@ -138,7 +138,7 @@ describe('the model activity within a route window: summaries of purpose summari
     await converse(provider, runId, 10);
     const groups = await store.listMessageGroups(runId);
     const last = (groups.at(-1)!.messages[0] as { context: { ref: string } }).context.ref;
-    const pkg = (await store.getBlob(last)) as ContextPackage;
+    const pkg = await loadRequestPackage(store, last);
     const stand = pkg.items.filter((x) => x.summaryOf && x.kind === 'tool_fact');
     expect(stand.length).toBeGreaterThan(0);
     expect(stand.every((x) => x.content.includes('(no summary available: read the reference)'))).toBe(true);

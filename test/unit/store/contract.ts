@@ -673,6 +673,22 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
         await expectCode(store.getBlob(put.ref), 'store.digest_mismatch');
         await expectCode(store.putBlob(value), 'store.digest_mismatch');
       });
+
+      it('stores several blobs in one transaction, all or none', async () => {
+        const values = [{ chunk: 1, items: ['x'] }, { chunk: 2 }, { chunk: 1, items: ['x'] }];
+        const refs = await store.putBlobs(values);
+        expect(refs).toEqual([
+          await store.putBlob(values[0]),
+          await store.putBlob(values[1]),
+          await store.putBlob(values[0]),
+        ]);
+        expect(await Promise.all(refs.map((r) => store.getBlob(r.ref)))).toEqual(values);
+        expect(await store.putBlobs([])).toEqual([]);
+        // A value that is not JSON fails the whole call before anything is stored.
+        const fresh = { chunk: 3, at: 'never stored' };
+        await expectCode(store.putBlobs([fresh, { bad: () => 1 }]), 'store.invalid_record');
+        await expectCode(store.getBlob(`blob://${sha256Digest(fresh)}`), 'store.not_found');
+      });
     });
 
     describe('schema and lifecycle', () => {
