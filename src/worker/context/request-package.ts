@@ -337,7 +337,8 @@ export function planRequest(input: RequestPackageInput): RequestPackagePlan {
   const built = new Map<number, PlannedTurn>();
   const unit = (j: number): PlannedTurn => {
     const seq = input.groups[j]!.seq;
-    const found = built.get(j) ?? memo?.turns.get(seq);
+    // The newest turn holds this call's own messages: never taken from the memo.
+    const found = built.get(j) ?? (j < input.groups.length - 1 ? memo?.turns.get(seq) : undefined);
     if (found) {
       built.set(j, found);
       return found;
@@ -467,10 +468,11 @@ export function planRequest(input: RequestPackageInput): RequestPackagePlan {
   }
   let omittedTurns: ContextPackage['omittedTurns'];
   if (cut >= 0) {
-    // One answer per turn, and the new messages of the call after it (never examined, so never
-    // listed one by one: the list would grow with the run).
-    let count = cut + 1;
-    for (let k = 1; k <= cut + 1; k++) count += inputs[k]!.input.length;
+    // The turn that did not fit was examined: its expired items are in `dropped`, not counted here.
+    // Older turns are one answer and the new messages of the call after it, never examined, so
+    // never listed one by one (the list would grow with the run).
+    let count = unit(cut).full.length;
+    for (let k = 1; k <= cut; k++) count += 1 + inputs[k]!.input.length;
     omittedTurns = { firstCall: input.groups[0]!.seq, lastCall: input.groups[cut]!.seq, items: count };
   }
   const messages = renderRequest({ items });

@@ -97,8 +97,10 @@ export const ContextPackageSchema = z
     /**
      * Request packages: the oldest turns, left out together for budget. A turn is the model's answer
      * to call `c` and the new messages of call `c + 1`; every item of the turns of calls
-     * `firstCall..lastCall` (`items` in all) was left out, and these are not listed in
-     * `omittedItemRefs` one by one (the list would grow with the run). Absent: no turn was cut.
+     * `firstCall..lastCall` was left out, and these are not listed in `omittedItemRefs` one by one
+     * (the list would grow with the run). `items` counts them, except the expired items of the
+     * newest of these turns, which the planner examined and lists in `droppedExpiredRefs`.
+     * Absent: no turn was cut.
      */
     omittedTurns: z
       .strictObject({

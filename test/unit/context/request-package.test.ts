@@ -225,6 +225,29 @@ describe('planRequest: the request is the package', () => {
     expect(memo.turns.size).toBeLessThan(60);
   });
 
+  it('counts every transcript item exactly once: sent, left out, expired, or in the cut range', () => {
+    const base = input(60, 8_000);
+    // An expired memory message in every call after the first: whichever turn is cut holds one.
+    const expired = (k: number): ModelMessageInput => ({
+      role: 'user',
+      content: `stale fact ${k}`,
+      trust: 'verified',
+      memory: { sourceRef: `memory://t1/stale-${k}`, expiresAt: '2026-01-01T00:00:00Z' },
+    });
+    const groups = base.groups.map((g) => (g.seq === 1 ? g : { ...g, input: [...g.input, expired(g.seq)] }));
+    const plan = planRequest({ ...base, groups, newMessages: [...base.newMessages, expired(61)] });
+    const cut = plan.pkg.omittedTurns!;
+    expect(cut).toBeDefined();
+    const stoodIn = new Set(plan.pkg.items.flatMap((i) => (i.summaryOf ? [i.summaryOf] : [])));
+    const shown = new Set(plan.pkg.items.map((i) => i.summaryOf ?? i.itemId));
+    const listed = new Set([...plan.pkg.omittedItemRefs, ...plan.pkg.droppedExpiredRefs]);
+    for (const id of listed) expect(shown.has(id) && !stoodIn.has(id)).toBe(false);
+    // 2 first-call items, and per call after it an answer, a result and the expired fact.
+    expect(shown.size + listed.size - stoodIn.size + cut.items).toBe(2 + 3 * 60);
+    // The expired facts of the turns sent and of the cut turn are listed; older ones are in the range.
+    expect(plan.pkg.droppedExpiredRefs.length).toBe(61 - cut.lastCall);
+  });
+
   it('never goes over the window at any length of conversation', () => {
     for (const turns of [0, 1, 5, 30, 120, 400]) {
       const plan = planRequest(input(turns, 8_000));
