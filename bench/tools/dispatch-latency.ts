@@ -4,9 +4,14 @@
  * object of dynamic config values, to try another setting), runs 15 workflows of 10 activities
  * one after another (the first 3 warm up), and prints the medians, in ms, of: activity and workflow
  * task scheduled -> started (dispatch), started -> completed (run), and the wall time of a workflow.
+ * It also reads the SDK's own latency histograms (Core's Prometheus exporter, on loopback), as means
+ * over the measured runs: how much of a task's run time the worker spends on it (`workflow task
+ * execution`: from receiving the task to completing it; `activity execution`: the activity
+ * function), the rest being the server round trips and persistence.
  * BENCHMARKS.md, "The absolute step time", has its results.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -29,8 +34,46 @@ function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
+/** A free loopback port (the OS picks it). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      srv.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** The SDK histograms read, by Prometheus name (milliseconds). */
+const SDK_HISTOGRAMS = [
+  'temporal_workflow_task_schedule_to_start_latency',
+  'temporal_workflow_task_execution_latency',
+  'temporal_activity_schedule_to_start_latency',
+  'temporal_activity_execution_latency',
+] as const;
+
+/** Sum and count of each histogram in `SDK_HISTOGRAMS`, over every label set. */
+async function scrape(url: string): Promise<Record<string, { sum: number; count: number }>> {
+  const text = await (await fetch(url)).text();
+  const out: Record<string, { sum: number; count: number }> = {};
+  for (const name of SDK_HISTOGRAMS) out[name] = { sum: 0, count: 0 };
+  for (const line of text.split('\n')) {
+    const m = /^(\w+)_(sum|count)(?:\{[^}]*\})? ([0-9.eE+-]+)$/.exec(line);
+    const h = m ? out[m[1]!] : undefined;
+    if (m && h) h[m[2] as 'sum' | 'count'] += Number(m[3]);
+  }
+  return out;
+}
+
 async function main(): Promise<void> {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const metricsPort = await freePort();
+  const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+  Runtime.install({
+    logger: new DefaultLogger('WARN'),
+    telemetryOptions: { metrics: { prometheus: { bindAddress: `127.0.0.1:${metricsPort}` } } },
+  });
   const extra = JSON.parse(process.env.HARNESS_PROBE_DYNAMIC_CONFIG ?? '{}') as Record<
     string,
     string | number | boolean
@@ -66,8 +109,11 @@ async function main(): Promise<void> {
       taskRun: [] as number[],
     };
     const walls: number[] = [];
+    let before: Awaited<ReturnType<typeof scrape>> = {};
+    let after: Awaited<ReturnType<typeof scrape>> = {};
     await worker.runUntil(async () => {
       for (let i = 0; i < RUNS; i++) {
+        if (i === WARM_UP) before = await scrape(metricsUrl);
         const started = Date.now();
         const handle = await client.workflow.start('dispatchSteps', {
           taskQueue: 'dispatch-latency',
@@ -92,12 +138,20 @@ async function main(): Promise<void> {
             phases.taskRun.push(since(e, e.workflowTaskCompletedEventAttributes?.startedEventId));
         }
       }
+      after = await scrape(metricsUrl);
     });
+    const sdkMeanMs = Object.fromEntries(
+      SDK_HISTOGRAMS.map((name) => {
+        const count = (after[name]?.count ?? 0) - (before[name]?.count ?? 0);
+        const sum = (after[name]?.sum ?? 0) - (before[name]?.sum ?? 0);
+        return [name.replace(/^temporal_/, ''), count > 0 ? Number((sum / count).toFixed(2)) : null];
+      }),
+    );
     const medians = Object.fromEntries(
       Object.entries(phases).map(([k, v]) => [k, Number(median(v).toFixed(1))]),
     );
     process.stdout.write(
-      `${JSON.stringify({ dynamicConfig: extra, medianMs: medians, workflowOf10StepsMs: median(walls) })}\n`,
+      `${JSON.stringify({ dynamicConfig: extra, medianMs: medians, sdkMeanMs, workflowOf10StepsMs: median(walls) })}\n`,
     );
   } finally {
     await clientConnection.close();
