@@ -2,6 +2,7 @@ import { sha256Hex } from '../../contract/sha256.js';
 import { detectPersonalData } from './detect-personal-data.js';
 import { detectSecrets } from './detect-secrets.js';
 import { collectTextLeaves } from './text-leaves.js';
+import { identifierCover } from './trusted-identifiers.js';
 
 /**
  * Data taint (docs/guardrails.md, "Data read from tools"): secrets and personal data a tool returned
@@ -37,14 +38,21 @@ const WALK = { maxDepth: 32, maxStrings: 2_000 };
 
 const digest = (text: string): string => sha256Hex(text).slice(0, 16);
 
-/** The tainting values in `value`'s strings, by kind, as digests (each at most once). Never throws. */
-export function taintDigestsOf(value: unknown): TaintDigests {
+/**
+ * The tainting values in `value`'s strings, by kind, as digests (each at most once). A detection
+ * that lies inside an occurrence of one of `exempt` (the run's own id: a tool that echoes it, e.g.
+ * in an idempotency key, did not read personal data because the id holds a Luhn-valid digit run) is
+ * not one. Never throws.
+ */
+export function taintDigestsOf(value: unknown, exempt: ReadonlySet<string> = new Set()): TaintDigests {
   const secret = new Set<string>();
   const personal = new Set<string>();
   for (const leaf of collectTextLeaves(value, WALK).leaves) {
-    for (const d of detectSecrets(leaf.text)) secret.add(digest(leaf.text.slice(d.span.start, d.span.end)));
+    const covered = identifierCover(leaf.text, exempt);
+    for (const d of detectSecrets(leaf.text))
+      if (!covered(d.span)) secret.add(digest(leaf.text.slice(d.span.start, d.span.end)));
     for (const d of detectPersonalData(leaf.text))
-      personal.add(digest(leaf.text.slice(d.span.start, d.span.end)));
+      if (!covered(d.span)) personal.add(digest(leaf.text.slice(d.span.start, d.span.end)));
   }
   return {
     secret: [...secret].slice(0, MAX_TAINT_DIGESTS),

@@ -77,17 +77,24 @@ function fromStored(
     errorMessage: result.errorMessage,
     startedAt,
     finishedAt: result.recordedAt,
-    ...taintOf(result.output, artifacts),
+    ...taintOf(result.runId, result.output, artifacts),
     attempt: result.attempt,
   };
 }
 
-/** `{ taint }` when the whole result carried secrets or personal data, else nothing (no history bytes). */
+/**
+ * `{ taint }` when the whole result carried secrets or personal data, else nothing (no history
+ * bytes). The run's own id, where a tool echoes it, is not data it read.
+ */
 function taintOf(
+  runId: string,
   output: Readonly<Record<string, unknown>> | undefined,
   artifacts: ToolCallResult['artifacts'],
 ): { taint?: TaintDigests } {
-  const taint = taintDigestsOf({ output: output ?? null, artifacts: artifacts.map((a) => a.data ?? null) });
+  const taint = taintDigestsOf(
+    { output: output ?? null, artifacts: artifacts.map((a) => a.data ?? null) },
+    new Set([runId]),
+  );
   return taint.secret.length > 0 || taint.personal.length > 0 ? { taint } : {};
 }
 

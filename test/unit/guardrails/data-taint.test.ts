@@ -21,6 +21,18 @@ describe('data taint', () => {
     expect(taintFactUpdates(facts, found)).toEqual({});
   });
 
+  it("does not take the run's own id for personal data where a tool echoes it", () => {
+    // A test run id with a millisecond timestamp: its digits are Luhn-valid one time in ten.
+    const runId = 'event-catalogue-4111111111111111-a';
+    const echoed = { idempotencyKey: `${runId}:3`, note: `refund for ${runId}` };
+    expect(taintDigestsOf(echoed).personal).toHaveLength(1);
+    expect(taintDigestsOf(echoed, new Set([runId]))).toEqual({ secret: [], personal: [] });
+    // The same digits outside the id still count.
+    expect(
+      taintDigestsOf({ ...echoed, card: '4111 1111 1111 1111' }, new Set([runId])).personal,
+    ).toHaveLength(1);
+  });
+
   it('finds tainted data in write arguments only when that value was read earlier', () => {
     const facts = taintFactUpdates({}, taintDigestsOf({ text: KEY }));
     expect(taintedKindsIn({ content: `copy: ${KEY}` }, facts)).toEqual(['secret']);
