@@ -11,7 +11,6 @@
  * BENCHMARKS.md, "The absolute step time", has its results.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -32,18 +31,6 @@ const millis = (t: Timestamp): number => Number(t?.seconds ?? 0) * 1000 + (t?.na
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
-
-/** A free loopback port (the OS picks it). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 /** The SDK histograms read, by Prometheus name (milliseconds). */
@@ -68,12 +55,6 @@ async function scrape(url: string): Promise<Record<string, { sum: number; count:
 }
 
 async function main(): Promise<void> {
-  const metricsPort = await freePort();
-  const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-  Runtime.install({
-    logger: new DefaultLogger('WARN'),
-    telemetryOptions: { metrics: { prometheus: { bindAddress: `127.0.0.1:${metricsPort}` } } },
-  });
   const extra = JSON.parse(process.env.HARNESS_PROBE_DYNAMIC_CONFIG ?? '{}') as Record<
     string,
     string | number | boolean
@@ -89,6 +70,13 @@ async function main(): Promise<void> {
     },
     () => undefined,
   );
+  // The SDK runtime (and its metrics port) starts after the server holds its ports.
+  const metricsPort = await freePortPair('127.0.0.1');
+  const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+  Runtime.install({
+    logger: new DefaultLogger('WARN'),
+    telemetryOptions: { metrics: { prometheus: { bindAddress: `127.0.0.1:${metricsPort}` } } },
+  });
   const connection = await NativeConnection.connect({ address: server.address });
   const clientConnection = await Connection.connect({ address: server.address });
   try {
