@@ -13,6 +13,7 @@ import { privateDevConfig } from '../support/private-dev-config.js';
 import { waitForExit, waitForOutput } from '../support/processes.js';
 import { uniqueTaskQueue } from '../support/temporal.js';
 import { runCli, spawnCli } from './cli-support.js';
+import { testRunId } from '../support/run-id.js';
 
 /**
  * Two free neighbouring ports for a private dev server (gRPC, UI): picked at random in 17500-17999 so
@@ -66,7 +67,7 @@ describe.skipIf(Boolean(process.env.TEMPORAL_ADDRESS))(
     let codecLog = '';
     let server: StartedDevServer | undefined;
     let codecUrl = '';
-    const workflowId = `ui-codec-${Date.now()}`;
+    const workflowId = testRunId('ui-codec');
 
     beforeAll(async () => {
       PORT = await freePortPair();

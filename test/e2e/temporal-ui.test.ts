@@ -10,6 +10,7 @@ import {
   uniqueTaskQueue,
   type TestTemporal,
 } from '../support/temporal.js';
+import { testRunId } from '../support/run-id.js';
 
 const uiUrl = inject('temporalUiUrl');
 
@@ -17,7 +18,7 @@ describe.skipIf(!uiUrl)('Temporal UI lists the workflows the tests ran', () => {
   let t: TestTemporal;
   let stop: () => Promise<void>;
   const taskQueue = uniqueTaskQueue('ui');
-  const workflowId = `ui-check-${Date.now()}`;
+  const workflowId = testRunId('ui-check');
 
   beforeAll(async () => {
     t = await connectTestTemporal();

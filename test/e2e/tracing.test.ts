@@ -26,6 +26,7 @@ import {
 import { connectTestTemporal, uniqueTaskQueue, type TestTemporal } from '../support/temporal.js';
 import { killAllWorkerProcesses } from '../support/worker-process.js';
 import { testWorkflowsPath } from '../support/workflows-path.js';
+import { testRunId } from '../support/run-id.js';
 
 const REFUND = { message: 'My order ORD-1001 has not shipped for days, please refund', customerId: 'C1001' };
 
@@ -107,7 +108,7 @@ describe('OpenTelemetry tracing (one trace per run)', { timeout: 240_000 }, () =
         namespace: t.namespace,
         tracing: createTracing(memory, 'agent-harness-client'),
       });
-      const workflowId = `tracing-on-${Date.now()}`;
+      const workflowId = testRunId('tracing-on');
       const handle = await startAgentRun(client, {
         taskQueue: traced.taskQueue,
         workflowId,

@@ -20,6 +20,7 @@ import {
   type WorkerProcess,
   type WorkerProcessOptions,
 } from '../support/worker-process.js';
+import { testRunId } from '../support/run-id.js';
 
 /** One row of the refund business store, as the fault tests compare them. */
 export interface RefundRow {
@@ -64,8 +65,6 @@ export interface FaultRig {
   refundRows(): RefundRow[];
   close(): Promise<void>;
 }
-
-let counter = 0;
 
 export interface FaultRigOptions {
   /** Environment the worker processes compose from (model provider settings); keeps configDigest equal. */
@@ -116,7 +115,7 @@ export async function createFaultRig(name: string, options: FaultRigOptions = {}
     start: (input, workflowId) =>
       startAgentRun(client, {
         taskQueue,
-        workflowId: workflowId ?? `fault-${name}-${Date.now()}-${++counter}`,
+        workflowId: workflowId ?? testRunId(`fault-${name}`),
         input: refundRunInput(input),
       }),
     refundRows: () => refundRowsIn(dir),

@@ -9,6 +9,7 @@ import type { RunView } from '../../src/core/workflow/run-view.js';
 import { TEST_APP_BENCH_SIZES } from '../support/test-app.js';
 import { killAllWorkerProcesses } from '../support/worker-process.js';
 import { createFaultRig, type FaultRig } from './fault-rig.js';
+import { testRunId } from '../support/run-id.js';
 
 const EventType = temporal.api.enums.v1.EventType;
 const STEPS = TEST_APP_BENCH_SIZES[0]!;
@@ -122,7 +123,7 @@ describe('rolling deploy: per-tool pins', { timeout: 300_000 }, () => {
     const standard = await rig.worker();
     const handle = await startAgentRun(rig.client, {
       taskQueue: rig.taskQueue,
-      workflowId: `rolling-changed-${Date.now()}`,
+      workflowId: testRunId('rolling-changed'),
       input: benchInput(),
     });
     handles.push(handle);

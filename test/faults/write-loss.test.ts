@@ -7,6 +7,7 @@ import { waitForState } from '../support/harness.js';
 import { killAllWorkerProcesses, type WorkerProcess } from '../support/worker-process.js';
 import { createFaultRig, resultOf, type FaultRig } from './fault-rig.js';
 import { historyOf } from '../support/history.js';
+import { testRunId } from '../support/run-id.js';
 
 /** refund.create is the 4th invocation of the refund graph (order.read, logistics.read, policy.search.refund). */
 const CREATE_SEQ = 4;
@@ -156,7 +157,7 @@ describe('faults: the worker dies during a write', { timeout: 240_000 }, () => {
   });
 
   it('scenario 2, human path: the reconciler cannot tell (the key names a refund of another order), the run waits for a reconcile signal', async () => {
-    const workflowId = `fault-write-loss-unknown-${Date.now()}`;
+    const workflowId = testRunId('fault-write-loss-unknown');
     // While the write is in flight, someone else's refund appears under the key this run uses: the
     // reconciler finds a refund that does not match the call and answers `unknown` (an operator must look).
     const { handle } = await approveAndKillDuringCreate(SLOW_CREATE, workflowId, () =>

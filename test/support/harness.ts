@@ -16,6 +16,7 @@ import type { AgentRunInput } from '../../src/contract/run-input.js';
 import { createHarnessWorker, type HarnessWorkerOptions } from '../../src/worker/harness-worker.js';
 import type { RunView } from '../../src/core/workflow/run-view.js';
 import { connectTestTemporal, startWorker, uniqueTaskQueue, type TestTemporal } from './temporal.js';
+import { testRunId } from './run-id.js';
 
 /** A real worker with a fresh composition (temp SQLite evidence + business stores) on the shared server. */
 export interface HarnessFixture {
@@ -29,8 +30,6 @@ export interface HarnessFixture {
   ): Promise<WorkflowHandle>;
   close(): Promise<void>;
 }
-
-let counter = 0;
 
 /**
  * The input of a `refund.graph@v1` run on the scripted refund route, with `input` on top. It names no
@@ -82,7 +81,7 @@ export async function createHarnessFixture(
     start: (input, workflowId) =>
       startAgentRun(t.client, {
         taskQueue,
-        workflowId: workflowId ?? `${name}-${Date.now()}-${++counter}`,
+        workflowId: workflowId ?? testRunId(name),
         input: refundRunInput(input),
       }),
     close: async () => {

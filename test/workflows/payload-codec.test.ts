@@ -22,6 +22,7 @@ import {
   waitForState,
   type HarnessFixture,
 } from '../support/harness.js';
+import { testRunId } from '../support/run-id.js';
 
 const History = proto.temporal.api.history.v1.History;
 const key = (): string => randomBytes(32).toString('base64');
@@ -124,7 +125,7 @@ describe('payload codec on a real server: a refund run leaves no plain data in h
   }
 
   it('with the codec on, the raw history holds none of the tool results, customer data or model text', async () => {
-    const workflowId = `codec-run-${Date.now()}`;
+    const workflowId = testRunId('codec-run');
     const { handle, orderId, refundId } = await refund(client, workflowId);
     expect(refundId).toBeTruthy();
     const view = await handle.query<RunView>('state');
@@ -174,7 +175,7 @@ describe('payload codec on a real server: a refund run leaves no plain data in h
   });
 
   it('a run started without the codec still reads on encrypting workers (unencrypted payloads pass through)', async () => {
-    const workflowId = `codec-legacy-${Date.now()}`;
+    const workflowId = testRunId('codec-legacy');
     const { orderId, refundId } = await refund(h.t.client, workflowId);
     const raw = await rawHistory(h.t.client, workflowId);
     const started = raw.events?.[0]?.workflowExecutionStartedEventAttributes;

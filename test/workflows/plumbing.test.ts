@@ -7,6 +7,7 @@ import {
   uniqueTaskQueue,
   type TestTemporal,
 } from '../support/temporal.js';
+import { testRunId } from '../support/run-id.js';
 
 describe('plumbing workflow on the real dev server', () => {
   let t: TestTemporal;
@@ -25,7 +26,7 @@ describe('plumbing workflow on the real dev server', () => {
   it('runs one activity and completes after a signal round trip', async () => {
     const handle = await t.client.workflow.start('plumbingWorkflow', {
       taskQueue,
-      workflowId: `plumbing-${Date.now()}`,
+      workflowId: testRunId('plumbing'),
       args: [{ name: 'harness' }],
     });
     await handle.signal('proceed', { note: 'go' });

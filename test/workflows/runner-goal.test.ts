@@ -6,6 +6,7 @@ import type { RunView } from '../../src/core/workflow/run-view.js';
 import { createHarnessFixture, historyEventTypes, type HarnessFixture } from '../support/harness.js';
 import { callAt, scheduledActivities, textAt } from './runner-support.js';
 import { approvePending } from '../support/decisions.js';
+import { testRunId } from '../support/run-id.js';
 
 const ASSISTANT = { name: 'refund.assistant', version: 'v1' };
 const SUPPORT = { name: 'support.answer', version: 'v1' };
@@ -84,7 +85,7 @@ describe('agentRun with a goal profile on the real server', () => {
   });
 
   it('runs the refund tool sequence to a verified success after a person approves (refund.assistant@v1, its default refund.assisted@v1)', async () => {
-    const workflowId = `runner-goal-success-${Date.now()}`;
+    const workflowId = testRunId('runner-goal-success');
     // refund.create is idempotent by `${runId}/${seq}`: pre-create the refund it will return so the
     // script can name its id in refund.verify (a scripted model cannot read ids).
     const { refund } = await h.composition.refundStore.createRefund({

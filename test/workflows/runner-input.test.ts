@@ -7,6 +7,7 @@ import {
   type HarnessFixture,
 } from '../support/harness.js';
 import { failureOf } from './runner-support.js';
+import { testRunId } from '../support/run-id.js';
 
 describe('agentRun refuses bad input at once (real server)', () => {
   let h: HarnessFixture;
@@ -103,7 +104,7 @@ describe('agentRun refuses bad input at once (real server)', () => {
   it('a starter cannot hand in carried state (facts, approvals): only a continue-as-new may', async () => {
     const handle = await h.t.client.workflow.start('agentRun', {
       taskQueue: h.taskQueue,
-      workflowId: `forged-carry-${Date.now()}`,
+      workflowId: testRunId('forged-carry'),
       args: [
         { schemaVersion: 1, profile: { name: 'refund.assistant', version: 'v1' }, task: { message: 'hi' } },
         { schemaVersion: 1, state: { facts: { 'order.owner_verified': true } }, authz: { approvals: {} } },
