@@ -1,4 +1,15 @@
 import proto from '@temporalio/proto';
+import {
+  MODEL_CALL_ACTIVITY_TYPES,
+  TOOL_CALL_ACTIVITY_TYPES,
+} from '../../src/core/workflow/activity-interfaces.js';
+
+/** A model call of either arm (the harness's runs use the second names, bare the first). */
+const isModelCall = (type: string | null | undefined): boolean =>
+  MODEL_CALL_ACTIVITY_TYPES.includes(type ?? '');
+/** A tool call of either arm. */
+const isToolCall = (type: string | null | undefined): boolean =>
+  TOOL_CALL_ACTIVITY_TYPES.includes(type ?? '');
 
 const { temporal } = proto;
 type History = proto.temporal.api.history.v1.IHistory;
@@ -74,14 +85,14 @@ export function analyzeHistory(h: History): HistoryStats {
     const done = e.activityTaskCompletedEventAttributes;
     if (started) {
       const s = byId.get(String(started.scheduledEventId));
-      if (s?.type === 'callModel') phases.modelQueue.push(at - s.at);
-      if (s?.type === 'runTool') phases.toolQueue.push(at - s.at);
+      if (s && isModelCall(s.type)) phases.modelQueue.push(at - s.at);
+      if (s && isToolCall(s.type)) phases.toolQueue.push(at - s.at);
       byId.set(`start:${String(started.scheduledEventId)}`, { type: s?.type ?? '', at });
     }
     if (done) {
       const s = byId.get(`start:${String(done.scheduledEventId)}`);
-      if (s?.type === 'callModel') phases.modelRun.push(at - s.at);
-      if (s?.type === 'runTool') phases.toolRun.push(at - s.at);
+      if (s && isModelCall(s.type)) phases.modelRun.push(at - s.at);
+      if (s && isToolCall(s.type)) phases.toolRun.push(at - s.at);
     }
     if (e.workflowTaskScheduledEventAttributes) wft = { scheduled: at, started: 0 };
     if (e.workflowTaskStartedEventAttributes) {
@@ -89,8 +100,8 @@ export function analyzeHistory(h: History): HistoryStats {
       wft.started = at;
     }
     if (e.workflowTaskCompletedEventAttributes) phases.wftRun.push(at - wft.started);
-    if (type === 'callModel') marks.push({ step: marks.length, events: i, bytes, timeMs: timeMs(e) });
-    if (type === 'runTool') toolCalls += 1;
+    if (isModelCall(type)) marks.push({ step: marks.length, events: i, bytes, timeMs: timeMs(e) });
+    if (isToolCall(type)) toolCalls += 1;
     bytes += eventBytes(e);
   });
   const stepLatenciesMs: number[] = [];

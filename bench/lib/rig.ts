@@ -114,8 +114,9 @@ export async function createRig(
       const activities = harnessActivities(composition);
       const gate = options.gate;
       if (gate) {
+        // Both names: the harness arm's runs call runToolV2, the bare arm's runTool.
         const runTool = activities.runTool.bind(activities);
-        activities.runTool = async (input) => {
+        activities.runTool = activities.runToolV2 = async (input) => {
           await gate.pass(input);
           return runTool(input);
         };

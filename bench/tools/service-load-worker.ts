@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   try {
     const activities = harnessActivities(composition);
     const runTool = activities.runTool.bind(activities);
-    activities.runTool = async (input) => {
+    activities.runTool = activities.runToolV2 = async (input) => {
       const result = await runTool(input);
       await new Promise((r) => setTimeout(r, delayMs));
       return result;

@@ -75,7 +75,7 @@ describe('faults: the worker dies during a write', { timeout: 240_000 }, () => {
   async function expectWriteAttempts(handle: WorkflowHandle, attempts: number): Promise<void> {
     const history = await historyOf(handle);
     const runTools = history.filter(
-      (e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && e.activityType === 'runTool',
+      (e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && e.activityType === 'runToolV2',
     );
     const timedOut = history.filter((e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT');
     expect(timedOut).toEqual([expect.objectContaining({ timeoutType: 'TIMEOUT_TYPE_HEARTBEAT' })]);
@@ -152,7 +152,7 @@ describe('faults: the worker dies during a write', { timeout: 240_000 }, () => {
       ),
     ).toBe(false);
     await expectWriteAttempts(handle, 2);
-    await recordFixtureIfAsked(rig.client, handle.workflowId, 'refund-graph-baseline-write-retry-v1');
+    await recordFixtureIfAsked(rig.client, handle.workflowId, 'refund-graph-baseline2-write-retry-v1');
     await healthy.kill();
   });
 

@@ -5,7 +5,7 @@ import type { RunView } from '../../src/core/workflow/run-view.js';
 import type { StoredEvent } from '../../src/worker/store/records.js';
 import { createHarnessFixture, historyEventTypes, type HarnessFixture } from '../support/harness.js';
 import { scheduledActivities } from './runner-support.js';
-import { BASELINE_PATCH } from '../../src/core/workflow/run-patches.js';
+import { BASELINE_V2_PATCH } from '../../src/core/workflow/run-patches.js';
 
 const DEADLINE_SECONDS = 86_400;
 
@@ -100,7 +100,7 @@ describe('graph node checks on the real server', () => {
     expect(excluded[0]!.envelope.attemptId).toBe(started.envelope.attemptId);
     expect(events.some((e) => e.type === 'tool.authorized' && e.data.tool === 'logistics.read')).toBe(false);
     // The checks are on through the baseline patch (run-patches.ts): no marker of their own.
-    expect(await patchMarkers(handle)).toEqual([BASELINE_PATCH]);
+    expect(await patchMarkers(handle)).toEqual([BASELINE_V2_PATCH]);
   });
 
   it('retry waits on durable timers with backoff and succeeds within the limit', async () => {

@@ -48,7 +48,7 @@ describe('history size per model step does not grow with the conversation', () =
     const modelStarts: number[] = [];
     events.forEach((e, i) => {
       const name = e.activityTaskScheduledEventAttributes?.activityType?.name;
-      if (name === 'callModel') modelStarts.push(i);
+      if (name === 'callModelV2') modelStarts.push(i);
     });
     expect(modelStarts.length).toBe(200);
     const stepBytes = modelStarts

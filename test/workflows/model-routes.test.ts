@@ -23,7 +23,7 @@ import {
 } from '../unit/model/support/fake-http-server.js';
 import { chunk, done, usageChunk } from '../unit/model/support/openai-wire.js';
 import { messageEnd, messageStart, textBlock } from '../unit/model/support/anthropic-wire.js';
-import { BASELINE_PATCH } from '../../src/core/workflow/run-patches.js';
+import { BASELINE_V2_PATCH } from '../../src/core/workflow/run-patches.js';
 
 /** Keys the worker reads from the variables the routes file names: they must never reach history. */
 const OPENAI_KEY = 'sk-routes-primary-0123456789';
@@ -203,12 +203,12 @@ describe('model routes: two real providers, a fallback on outage (real server, r
     // Each route is its own activity in history (attempts of the primary, then the fallback).
     const history = await historyOf(handle);
     const scheduled = history.filter(
-      (e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && e.activityType === 'callModel',
+      (e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && e.activityType === 'callModelV2',
     );
     expect(scheduled).toHaveLength(2);
     // The fallback is on through the baseline patch (run-patches.ts): no marker of its own.
-    expect(history.flatMap((e) => (e.patchId ? [e.patchId] : []))).toEqual([BASELINE_PATCH]);
-    await recordFixtureIfAsked(h.t.client, handle.workflowId, 'support-baseline-model-fallback-v1');
+    expect(history.flatMap((e) => (e.patchId ? [e.patchId] : []))).toEqual([BASELINE_V2_PATCH]);
+    await recordFixtureIfAsked(h.t.client, handle.workflowId, 'support-baseline2-model-fallback-v1');
 
     // The live deltas of each route name it and its provider; usage is reported once, by the answer.
     const store = h.composition.store;
@@ -302,7 +302,9 @@ describe('model routes: a run keeps its pinned version when the file moves to a 
     for (let i = 0; i < 200; i++) {
       const history = await historyOf(handle);
       if (
-        history.some((e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && e.activityType === 'callModel')
+        history.some(
+          (e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && e.activityType === 'callModelV2',
+        )
       )
         return;
       await new Promise((r) => setTimeout(r, 100));

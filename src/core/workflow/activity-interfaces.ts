@@ -20,6 +20,12 @@ import type {
   WriteResolution,
 } from '../runner/ports.js';
 
+/** The model-call activity's names: the first release's, and the second baseline's (run-patches.ts). */
+export const MODEL_CALL_ACTIVITY_TYPES: readonly string[] = ['callModel', 'callModelV2'];
+
+/** The tool-call activity's names, as {@link MODEL_CALL_ACTIVITY_TYPES}. */
+export const TOOL_CALL_ACTIVITY_TYPES: readonly string[] = ['runTool', 'runToolV2'];
+
 /** The tool activity's input: the runner's call with its outbox events packed. */
 export type ToolCallActivityInput = WithPackedEvents<RunnerToolCallInput>;
 
@@ -97,6 +103,11 @@ export interface RunActivities {
 /** Tool invocations: intent, effect, result; settling lost writes. */
 export interface ToolActivities {
   runTool(input: ToolCallActivityInput): Promise<ToolCallResult>;
+  /**
+   * `runTool` under the name runs on the second baseline schedule (run-patches.ts): their batches
+   * may name the run header by reference, so a worker of a release without this name never gets one.
+   */
+  runToolV2(input: ToolCallActivityInput): Promise<ToolCallResult>;
   resolveLostInvocation(input: ToolCallActivityInput): Promise<WriteResolution>;
   recordOperatorResolution(input: OperatorResolutionActivityInput): Promise<OperatorResolutionOutcome>;
 }
@@ -119,4 +130,6 @@ export interface MemoryActivities {
 /** Model calls through the gateway. */
 export interface ModelActivities {
   callModel(input: ModelCallActivityInput): Promise<ModelDecision>;
+  /** `callModel` under the name runs on the second baseline schedule (see `runToolV2`). */
+  callModelV2(input: ModelCallActivityInput): Promise<ModelDecision>;
 }

@@ -95,6 +95,15 @@ export type BaselinePatchId = (typeof BASELINE_PATCH_IDS)[number];
 export const BASELINE_PATCH = 'agent-run-baseline-v1';
 
 /**
+ * The second baseline: everything {@link BASELINE_PATCH} stands for, and the step activities under
+ * their second names (`callModelV2`, `runToolV2`), whose batches name the run header by reference
+ * once an activity that carried it has completed (docs/history-cost.md). Asked first; a run that
+ * records it never asks the first baseline. Histories with the first baseline (or none) answer it
+ * `false` on replay and keep `callModel`/`runTool` with the header in every batch.
+ */
+export const BASELINE_V2_PATCH = 'agent-run-baseline-v2';
+
+/**
  * The patch decisions of one workflow execution (one generation of a run).
  *
  * Failure semantics: none of its own. Like `patched()`, it must be used from workflow code only, and
@@ -103,13 +112,19 @@ export const BASELINE_PATCH = 'agent-run-baseline-v1';
  */
 export class RunPatches {
   private constructor(
-    /** This execution runs on the baseline: every baseline id is on, none is asked. */
+    /** This execution runs on a baseline: every baseline id is on, none is asked. */
     readonly baseline: boolean,
+    /** This execution runs on the second baseline: step activities by their second names, headers by reference. */
+    readonly headerByRef: boolean,
   ) {}
 
-  /** Ask the baseline (records its marker in a new execution; replay answers from the history). */
+  /**
+   * Ask the baselines, the second first (a new execution records only its marker; replay answers
+   * from the history).
+   */
   static decide(): RunPatches {
-    return new RunPatches(patched(BASELINE_PATCH));
+    if (patched(BASELINE_V2_PATCH)) return new RunPatches(true, true);
+    return new RunPatches(patched(BASELINE_PATCH), false);
   }
 
   /** Is the behaviour of `id` on? On the baseline: yes, without a marker; else `patched(id)`. */

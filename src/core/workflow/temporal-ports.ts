@@ -17,7 +17,14 @@ import type {
   ToolActivities,
 } from './activity-interfaces.js';
 import { TOOL_OUTCOME_UNKNOWN } from '../../contract/failure-types.js';
-import { packEvents, withPackedEvents } from '../runner/packed-events.js';
+import {
+  headerRefOfText,
+  packEvents,
+  packEventsByRef,
+  withPackedEvents,
+  type RunHeader,
+} from '../runner/packed-events.js';
+import { canonicalJson } from '../tools/canonical-json.js';
 import type { ToolDefinition } from '../../contract/tool.js';
 import type { AgentEvent } from '../runner/agent-event.js';
 import type { RunnerPorts, ToolActivityOutcome, ToolCallInput } from '../runner/ports.js';
@@ -89,6 +96,7 @@ export function createTemporalPorts(
   const run = proxyActivities<RunActivities & ToolActivities>(BOOKKEEPING_OPTIONS);
   const memory = proxyActivities<MemoryActivities>(BOOKKEEPING_OPTIONS);
   const local = proxyLocalActivities<RunActivities>(LOCAL_BOOKKEEPING_OPTIONS);
+  const batches = stepBatches(patches.headerByRef);
 
   return {
     tools,
@@ -97,10 +105,13 @@ export function createTemporalPorts(
       const options = route ? routeModelOptions(timeouts, route) : modelOptions(timeouts);
       const on = route ? ` on ${input.modelRoute}` : '';
       try {
-        return await model.callModel.executeWithOptions(
+        const { events, header } = batches.pack(input.events);
+        const decision = await (batches.byRef ? model.callModelV2 : model.callModel).executeWithOptions(
           { ...options, summary: `model ${input.purpose} #${input.callSeq}${on}` },
-          [withPackedEvents(input)],
+          [{ ...input, events }],
         );
+        batches.stored(header);
+        return decision;
       } catch (err) {
         if (isCancellation(err)) throw err;
         // A model call that failed for good ends the run with the provider's stable code (unless the
@@ -123,9 +134,12 @@ export function createTemporalPorts(
       const act = input.effect === 'write' ? write : read;
       const options = input.effect === 'write' ? writeToolOptions(timeouts) : readToolOptions(timeouts);
       try {
-        const result = await act.runTool.executeWithOptions({ ...options, summary }, [
-          withPackedEvents(input),
-        ]);
+        const { events, header } = batches.pack(input.events);
+        const result = await (batches.byRef ? act.runToolV2 : act.runTool).executeWithOptions(
+          { ...options, summary },
+          [{ ...input, events }],
+        );
+        batches.stored(header);
         return { kind: 'completed', result };
       } catch (err) {
         return classifyToolFailure(err);
@@ -186,6 +200,36 @@ export function createTemporalPorts(
       const size = workflowInfo().historySize;
       const bound = continueAsNew.waitBoundBytes ?? WAIT_HISTORY_BOUND_BYTES;
       return size >= bound && patches.on(WAIT_HISTORY_BOUND_PATCH) ? size : undefined;
+    },
+  };
+}
+
+/**
+ * How one execution packs the outbox batches of its step activities. On the second baseline a batch
+ * names its header by reference and carries it only until an activity that carried it has completed
+ * (its worker stored the header before anything else: packed-events.ts). The set of stored headers
+ * lives in this execution's memory only: it follows from the activity completions in the history, so
+ * it replays the same, and a new execution (continue-as-new) sends its header once again.
+ */
+function stepBatches(byRef: boolean) {
+  const stored = new Set<string>();
+  const refs = new Map<string, string>();
+  const refOf = (run: RunHeader): string => {
+    const text = canonicalJson(run);
+    let ref = refs.get(text);
+    if (ref === undefined) refs.set(text, (ref = headerRefOfText(text)));
+    return ref;
+  };
+  return {
+    byRef,
+    pack(events: readonly AgentEvent[]) {
+      if (!byRef) return { events: packEvents(events), header: undefined };
+      const packed = packEventsByRef(events, refOf, (ref) => stored.has(ref));
+      return { events: packed, header: packed.run ? packed.header : undefined };
+    },
+    /** The activity that carried `header` completed: later batches may name it alone. */
+    stored(header: string | undefined): void {
+      if (header !== undefined) stored.add(header);
     },
   };
 }

@@ -380,173 +380,174 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
     }
   }
 
-  return {
-    async callModel(input: ModelCallActivityInput): Promise<ModelDecision> {
-      await storeEvents(store, input.events);
-      const transcript = await loadTranscript(store, transcripts, input.runId, input.callSeq);
-      if (transcript.answered) return { ...transcript.answered.output, replayed: true };
-      const newMessages = await resolveReferences(store, input.runId, input.newMessages);
-      const tools: ModelToolSpec[] = input.toolKeys.map((key) => {
-        const at = key.lastIndexOf('@');
-        const { definition } = registry.get(key.slice(0, at), key.slice(at + 1));
-        return {
-          name: definition.name,
-          version: definition.version,
-          description: definition.description,
-          parameters: definition.parameters,
-        };
-      });
-      const route = resolveRoute(models, input.modelRoute, input.routeDigest);
-      const count = memo.counter(route.tokenizer);
-      const outputReserve =
-        route.maxOutputTokens ?? Math.min(DEFAULT_OUTPUT_RESERVE, Math.floor(route.contextWindow / 4));
-      const requestOverhead =
-        (tools.length > 0 ? count(JSON.stringify(tools)) + tools.length * TOKENS_PER_MESSAGE : 0) +
-        (input.outputSchema ? count(JSON.stringify(input.outputSchema)) : 0);
-      const summaries = new Map(transcript.summaries);
-      const turns: TurnMemo = transcript.memo ?? { tokenizer: route.tokenizer, turns: new Map() };
-      const planInput: RequestPackageInput = {
-        runId: input.runId,
-        callSeq: input.callSeq,
-        groups: transcript.groups,
-        newMessages,
-        budget: {
-          contextWindow: route.contextWindow,
-          outputReserve,
-          requestOverhead,
-          tokenizer: route.tokenizer,
-        },
-        route: input.modelRoute,
-        now: new Date().toISOString(),
-        policyVersion: CONTEXT_POLICY_VERSION,
-        summaries,
-        count,
-        scan: scanner.scan,
-        memo: turns,
+  const callModel = async (input: ModelCallActivityInput): Promise<ModelDecision> => {
+    await storeEvents(store, input.events);
+    const transcript = await loadTranscript(store, transcripts, input.runId, input.callSeq);
+    if (transcript.answered) return { ...transcript.answered.output, replayed: true };
+    const newMessages = await resolveReferences(store, input.runId, input.newMessages);
+    const tools: ModelToolSpec[] = input.toolKeys.map((key) => {
+      const at = key.lastIndexOf('@');
+      const { definition } = registry.get(key.slice(0, at), key.slice(at + 1));
+      return {
+        name: definition.name,
+        version: definition.version,
+        description: definition.description,
+        parameters: definition.parameters,
       };
-      let plan: RequestPackagePlan;
+    });
+    const route = resolveRoute(models, input.modelRoute, input.routeDigest);
+    const count = memo.counter(route.tokenizer);
+    const outputReserve =
+      route.maxOutputTokens ?? Math.min(DEFAULT_OUTPUT_RESERVE, Math.floor(route.contextWindow / 4));
+    const requestOverhead =
+      (tools.length > 0 ? count(JSON.stringify(tools)) + tools.length * TOKENS_PER_MESSAGE : 0) +
+      (input.outputSchema ? count(JSON.stringify(input.outputSchema)) : 0);
+    const summaries = new Map(transcript.summaries);
+    const turns: TurnMemo = transcript.memo ?? { tokenizer: route.tokenizer, turns: new Map() };
+    const planInput: RequestPackageInput = {
+      runId: input.runId,
+      callSeq: input.callSeq,
+      groups: transcript.groups,
+      newMessages,
+      budget: {
+        contextWindow: route.contextWindow,
+        outputReserve,
+        requestOverhead,
+        tokenizer: route.tokenizer,
+      },
+      route: input.modelRoute,
+      now: new Date().toISOString(),
+      policyVersion: CONTEXT_POLICY_VERSION,
+      summaries,
+      count,
+      scan: scanner.scan,
+      memo: turns,
+    };
+    let plan: RequestPackagePlan;
+    try {
+      plan = planRequest(planInput);
+    } catch (err) {
+      contextFailure(err);
+    }
+    const made = { calls: 0, usage: { inputTokens: 0, outputTokens: 0 }, costUsd: 0 };
+    if (plan.wanted.length > 0) {
+      const sent = new Map(summaries);
+      for (const item of plan.wanted) {
+        const got = await summarize(input, item, made);
+        sent.set(item.itemId, got ?? NO_SUMMARY);
+        if (got !== undefined) summaries.set(item.itemId, got);
+      }
       try {
-        plan = planRequest(planInput);
+        plan = planRequest({ ...planInput, summaries: sent });
       } catch (err) {
         contextFailure(err);
       }
-      const made = { calls: 0, usage: { inputTokens: 0, outputTokens: 0 }, costUsd: 0 };
-      if (plan.wanted.length > 0) {
-        const sent = new Map(summaries);
-        for (const item of plan.wanted) {
-          const got = await summarize(input, item, made);
-          sent.set(item.itemId, got ?? NO_SUMMARY);
-          if (got !== undefined) summaries.set(item.itemId, got);
-        }
-        try {
-          plan = planRequest({ ...planInput, summaries: sent });
-        } catch (err) {
-          contextFailure(err);
-        }
+    }
+    transcripts.set(input.runId, {
+      throughSeq: input.callSeq - 1,
+      groups: transcript.groups,
+      summaries,
+      memo: turns,
+    });
+    const pkg = plan.pkg;
+    const messages = plan.messages;
+    const blob = await storeRequestPackage(store, pkg, plan.turnOf);
+    const context: ContextRef = {
+      packageId: pkg.packageId,
+      ref: blob.ref,
+      digest: blob.digest,
+      totalTokens: pkg.totalTokenEstimate,
+      omitted: pkg.omittedItemRefs,
+      ...(pkg.omittedTurns ? { omittedTurns: pkg.omittedTurns } : {}),
+      ...(made.calls > 0 ? { summaries: made } : {}),
+    };
+    const ctx = Context.current();
+    // A fallback is another call of the same number: its deltas go under their own id.
+    const fallback = input.fallback ? `:f${input.fallback}` : '';
+    const callId = `${input.runId}:m${input.callSeq}${fallback}:a${ctx.info.attempt}`;
+    let pending: { index: number; type: string; data: unknown }[] = [];
+    let index = 0;
+    const flush = async (): Promise<void> => {
+      if (pending.length === 0) return;
+      const batch = pending;
+      pending = [];
+      await store.appendModelDeltas(input.runId, callId, batch);
+    };
+    let flushing = Promise.resolve();
+    let streamed = 0;
+    const onEvent = (e: ModelEvent): void => {
+      if (e.type === 'model.text.delta') streamed += Buffer.byteLength(e.delta);
+      if (e.type === 'model.tool_call.delta') streamed += Buffer.byteLength(e.argumentsDelta);
+      if (streamed > MAX_STORED_DELTA_BYTES) return;
+      pending.push({ index: index++, type: e.type, data: e });
+      if (pending.length >= DELTA_FLUSH_EVERY) {
+        ctx.heartbeat({ deltas: index });
+        flushing = flushing.then(flush);
       }
-      transcripts.set(input.runId, {
-        throughSeq: input.callSeq - 1,
-        groups: transcript.groups,
-        summaries,
-        memo: turns,
-      });
-      const pkg = plan.pkg;
-      const messages = plan.messages;
-      const blob = await storeRequestPackage(store, pkg, plan.turnOf);
-      const context: ContextRef = {
-        packageId: pkg.packageId,
-        ref: blob.ref,
-        digest: blob.digest,
-        totalTokens: pkg.totalTokenEstimate,
-        omitted: pkg.omittedItemRefs,
-        ...(pkg.omittedTurns ? { omittedTurns: pkg.omittedTurns } : {}),
-        ...(made.calls > 0 ? { summaries: made } : {}),
+    };
+    try {
+      const output = await route.provider.stream(
+        {
+          callId,
+          purpose: input.purpose,
+          model: route.model,
+          messages,
+          tools: tools.length ? tools : undefined,
+          outputSchema: input.outputSchema ? { ...input.outputSchema } : undefined,
+          // A configured window bounds the answer by the reserve the request was planned with.
+          ...(route.windowConfigured || route.maxOutputTokens !== undefined
+            ? { maxOutputTokens: outputReserve }
+            : {}),
+        },
+        { signal: ctx.cancellationSignal, onEvent },
+      );
+      await flushing;
+      await flush();
+      const decision: Omit<ModelDecision, 'replayed'> = {
+        text: output.text,
+        toolCalls: output.toolCalls.map((c) => ({
+          id: c.id,
+          name: c.name,
+          version: c.version,
+          args: c.args,
+        })),
+        stopReason: output.stopReason,
+        // Summaries made for this request are counted with it, once (the group is stored once).
+        usage: {
+          inputTokens: output.usage.inputTokens + made.usage.inputTokens,
+          outputTokens: output.usage.outputTokens + made.usage.outputTokens,
+        },
+        costUsd: output.costUsd + made.costUsd,
+        providerModel: output.providerModel,
+        provider: route.provider.name,
+        ...toolOutputFindingsOf(pkg, input.runId, input.callSeq),
       };
-      const ctx = Context.current();
-      // A fallback is another call of the same number: its deltas go under their own id.
-      const fallback = input.fallback ? `:f${input.fallback}` : '';
-      const callId = `${input.runId}:m${input.callSeq}${fallback}:a${ctx.info.attempt}`;
-      let pending: { index: number; type: string; data: unknown }[] = [];
-      let index = 0;
-      const flush = async (): Promise<void> => {
-        if (pending.length === 0) return;
-        const batch = pending;
-        pending = [];
-        await store.appendModelDeltas(input.runId, callId, batch);
-      };
-      let flushing = Promise.resolve();
-      let streamed = 0;
-      const onEvent = (e: ModelEvent): void => {
-        if (e.type === 'model.text.delta') streamed += Buffer.byteLength(e.delta);
-        if (e.type === 'model.tool_call.delta') streamed += Buffer.byteLength(e.argumentsDelta);
-        if (streamed > MAX_STORED_DELTA_BYTES) return;
-        pending.push({ index: index++, type: e.type, data: e });
-        if (pending.length >= DELTA_FLUSH_EVERY) {
-          ctx.heartbeat({ deltas: index });
-          flushing = flushing.then(flush);
-        }
-      };
+      assertAnswerBounded(decision);
+      const body: MessageGroupBody = { input: input.newMessages, context, output: decision };
       try {
-        const output = await route.provider.stream(
-          {
-            callId,
-            purpose: input.purpose,
-            model: route.model,
-            messages,
-            tools: tools.length ? tools : undefined,
-            outputSchema: input.outputSchema ? { ...input.outputSchema } : undefined,
-            // A configured window bounds the answer by the reserve the request was planned with.
-            ...(route.windowConfigured || route.maxOutputTokens !== undefined
-              ? { maxOutputTokens: outputReserve }
-              : {}),
-          },
-          { signal: ctx.cancellationSignal, onEvent },
-        );
-        await flushing;
-        await flush();
-        const decision: Omit<ModelDecision, 'replayed'> = {
-          text: output.text,
-          toolCalls: output.toolCalls.map((c) => ({
-            id: c.id,
-            name: c.name,
-            version: c.version,
-            args: c.args,
-          })),
-          stopReason: output.stopReason,
-          // Summaries made for this request are counted with it, once (the group is stored once).
-          usage: {
-            inputTokens: output.usage.inputTokens + made.usage.inputTokens,
-            outputTokens: output.usage.outputTokens + made.usage.outputTokens,
-          },
-          costUsd: output.costUsd + made.costUsd,
-          providerModel: output.providerModel,
-          provider: route.provider.name,
-          ...toolOutputFindingsOf(pkg, input.runId, input.callSeq),
-        };
-        assertAnswerBounded(decision);
-        const body: MessageGroupBody = { input: input.newMessages, context, output: decision };
-        try {
-          await store.appendMessageGroup(input.runId, input.callSeq, [body]);
-        } catch (err) {
-          // Another attempt of this call stored its answer first (an attempt that timed out while
-          // still running, then a retry on another worker: their packages differ in build time).
-          // The first record stands: that answer is the call's, counted once.
-          const first = await firstAnswer(err, store, input.runId, input.callSeq);
-          if (first) return { ...first.output, replayed: true };
-          throw err;
-        }
-        return {
-          ...decision,
-          replayed: false,
-          context: { packageId: context.packageId, digest: context.digest },
-          attempt: ctx.info.attempt,
-        };
+        await store.appendMessageGroup(input.runId, input.callSeq, [body]);
       } catch (err) {
-        await flushing.catch(() => undefined);
-        await flush().catch(() => undefined);
-        if (err instanceof ApplicationFailure) throw err;
-        throw toApplicationFailure(err);
+        // Another attempt of this call stored its answer first (an attempt that timed out while
+        // still running, then a retry on another worker: their packages differ in build time).
+        // The first record stands: that answer is the call's, counted once.
+        const first = await firstAnswer(err, store, input.runId, input.callSeq);
+        if (first) return { ...first.output, replayed: true };
+        throw err;
       }
-    },
+      return {
+        ...decision,
+        replayed: false,
+        context: { packageId: context.packageId, digest: context.digest },
+        attempt: ctx.info.attempt,
+      };
+    } catch (err) {
+      await flushing.catch(() => undefined);
+      await flush().catch(() => undefined);
+      if (err instanceof ApplicationFailure) throw err;
+      throw toApplicationFailure(err);
+    }
   };
+  // One implementation under both names: `callModelV2` is what runs scheduled by this release call
+  // (its batches may name the run header by reference, which an older worker would not read).
+  return { callModel, callModelV2: callModel };
 }

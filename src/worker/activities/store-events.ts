@@ -1,6 +1,7 @@
 import { isHarnessError } from '../../contract/errors.js';
-import { unpackEvents, type PackedEvents } from '../../core/runner/packed-events.js';
+import { unpackEvents, type PackedEvents, type PackedEventsByRef } from '../../core/runner/packed-events.js';
 import type { EvidenceStore, StoredEvent } from '../store/index.js';
+import { restorePackedEvents } from './run-header.js';
 
 export interface StoreEventsOptions {
   /**
@@ -15,15 +16,18 @@ export interface StoreEventsOptions {
 
 /**
  * Write the run's outbox events to the evidence store in one transaction, exactly once per (run,
- * sequence): a retry that writes them again is a no-op in the store.
+ * sequence): a retry that writes them again is a no-op in the store. A batch by header reference is
+ * restored first (run-header.ts: a header it carries is stored as a blob before the events).
  * @throws StoreError `store.conflict` when a sequence holds different content (with `local`: another
- *   event, by id or type); the store's other errors as they are.
+ *   event, by id or type); the store's other errors as they are; a batch by reference whose header
+ *   cannot be restored as {@link restorePackedEvents} says.
  */
 export async function storeEvents(
   store: EvidenceStore,
-  packed: PackedEvents,
+  batch: PackedEvents | PackedEventsByRef,
   o: StoreEventsOptions = {},
 ): Promise<void> {
+  const packed = await restorePackedEvents(store, batch);
   const events: StoredEvent[] = unpackEvents(packed).map((e) => ({
     runId: e.runId,
     seq: e.sequence,

@@ -196,23 +196,28 @@ export function createToolActivities(deps: ToolActivityDeps): ToolActivities {
     });
   }
 
+  /**
+   * Run one tool invocation (one attempt). A write that fails before its executor is called fails
+   * `tool.not_started` (nothing happened; the run may try it again).
+   */
+  const runTool = async (input: ToolCallActivityInput): Promise<ToolCallResult> => {
+    const attempt = input.attempt ?? Context.current().info.attempt;
+    const existing = await beforeEffect(input, async () => {
+      await storeEvents(store, input.events);
+      const record = await store.getInvocation(input.runId, input.seq);
+      // On a run's new attempt, the result of an earlier one is what made it try again (not applied).
+      if (input.attempt !== undefined && (record?.result?.attempt ?? 0) < input.attempt) return undefined;
+      return storedResultOf(store, record);
+    });
+    if (existing) return existing; // this attempt finished but its completion was lost
+    return execute(input, attempt);
+  };
+
   return {
-    /**
-     * Run one tool invocation (one attempt). A write that fails before its executor is called fails
-     * `tool.not_started` (nothing happened; the run may try it again).
-     */
-    async runTool(input: ToolCallActivityInput): Promise<ToolCallResult> {
-      const attempt = input.attempt ?? Context.current().info.attempt;
-      const existing = await beforeEffect(input, async () => {
-        await storeEvents(store, input.events);
-        const record = await store.getInvocation(input.runId, input.seq);
-        // On a run's new attempt, the result of an earlier one is what made it try again (not applied).
-        if (input.attempt !== undefined && (record?.result?.attempt ?? 0) < input.attempt) return undefined;
-        return storedResultOf(store, record);
-      });
-      if (existing) return existing; // this attempt finished but its completion was lost
-      return execute(input, attempt);
-    },
+    runTool,
+    // The same under the name runs scheduled by this release call (their batches may name the run
+    // header by reference, which an older worker would not read).
+    runToolV2: runTool,
 
     /**
      * Settle a write whose activity was lost: ask the store, then the tool's reconciler. Never runs the
