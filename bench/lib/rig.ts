@@ -116,9 +116,18 @@ export async function createRig(
       if (gate) {
         // Both names: the harness arm's runs call runToolV2, the bare arm's runTool.
         const runTool = activities.runTool.bind(activities);
-        activities.runTool = activities.runToolV2 = async (input) => {
+        const runToolV2 = activities.runToolV2.bind(activities);
+        activities.runTool = async (input) => {
           await gate.pass(input);
           return runTool(input);
+        };
+        activities.runToolV2 = async (input) => {
+          // A compact input names its run only when it is not the workflow's.
+          await gate.pass({
+            ...input,
+            runId: input.runId ?? Context.current().info.workflowExecution?.workflowId ?? '',
+          });
+          return runToolV2(input);
         };
       }
       const worker = await Worker.create({

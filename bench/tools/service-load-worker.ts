@@ -32,11 +32,14 @@ async function main(): Promise<void> {
   try {
     const activities = harnessActivities(composition);
     const runTool = activities.runTool.bind(activities);
-    activities.runTool = activities.runToolV2 = async (input) => {
-      const result = await runTool(input);
-      await new Promise((r) => setTimeout(r, delayMs));
-      return result;
+    const runToolV2 = activities.runToolV2.bind(activities);
+    const delayed = async <T>(result: Promise<T>): Promise<T> => {
+      const r = await result;
+      await new Promise((done) => setTimeout(done, delayMs));
+      return r;
     };
+    activities.runTool = (input) => delayed(runTool(input));
+    activities.runToolV2 = (input) => delayed(runToolV2(input));
     const worker = await Worker.create({
       connection,
       namespace: env('LOAD_NAMESPACE'),

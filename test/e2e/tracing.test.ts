@@ -125,10 +125,10 @@ describe('OpenTelemetry tracing (one trace per run)', { timeout: 240_000 }, () =
         'RunWorkflow:agentRun',
         'SignalWorkflow:approve',
         'HandleSignal:approve',
-        'StartActivity:callModel',
-        'RunActivity:callModel',
-        'StartActivity:runTool',
-        'RunActivity:runTool',
+        'StartActivity:callModelV2',
+        'RunActivity:callModelV2',
+        'StartActivity:runToolV2',
+        'RunActivity:runToolV2',
       ])
         expect(names, name).toContain(name);
       expect(new Set(spans.map((s) => s.spanContext().traceId))).toEqual(
@@ -139,7 +139,7 @@ describe('OpenTelemetry tracing (one trace per run)', { timeout: 240_000 }, () =
       expect(start.parentSpanId).toBe(rootSpanIdForRun(workflowId));
       const run = spans.find((s) => s.name === 'RunWorkflow:agentRun')!;
       expect(run.parentSpanId).toBe(start.spanContext().spanId);
-      const toolRuns = spans.filter((s) => s.name === 'RunActivity:runTool');
+      const toolRuns = spans.filter((s) => s.name === 'RunActivity:runToolV2');
       expect(toolRuns.length).toBeGreaterThanOrEqual(4);
       const activityStarts = new Set(
         spans.filter((s) => s.name.startsWith('StartActivity:')).map((s) => s.spanContext().spanId),
@@ -211,10 +211,10 @@ describe('OpenTelemetry tracing (one trace per run)', { timeout: 240_000 }, () =
       const traceId = otelTraceIdForRun(handle.workflowId);
       expect(new Set([...before, ...after].map((s) => s.traceId))).toEqual(new Set([traceId]));
       expect(before.map((s) => s.name)).toEqual(
-        expect.arrayContaining(['RunActivity:callModel', 'RunActivity:runTool']),
+        expect.arrayContaining(['RunActivity:callModelV2', 'RunActivity:runToolV2']),
       );
       expect(after.map((s) => s.name)).toEqual(
-        expect.arrayContaining(['RunWorkflow:agentRun', 'HandleSignal:approve', 'RunActivity:runTool']),
+        expect.arrayContaining(['RunWorkflow:agentRun', 'HandleSignal:approve', 'RunActivity:runToolV2']),
       );
       expect(after.find((s) => s.name === 'RunWorkflow:agentRun')?.parentSpanId).toBe(
         rootSpanIdForRun(handle.workflowId),

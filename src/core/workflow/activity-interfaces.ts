@@ -9,6 +9,7 @@ import type { BundlePin, BundleSlots, ResolvedBundles } from '../../contract/bun
 import type { MemoryEntry, MemoryScope } from '../../contract/memory.js';
 import type { PrincipalRegistry } from '../../contract/principals.js';
 import type { ToolDefinition } from '../../contract/tool.js';
+import type { CompactModelInput, CompactToolInput } from '../runner/compact-step-input.js';
 import type { PackedEvents, WithPackedEvents } from '../runner/packed-events.js';
 import type {
   ModelCallInput as RunnerModelCallInput,
@@ -104,10 +105,11 @@ export interface RunActivities {
 export interface ToolActivities {
   runTool(input: ToolCallActivityInput): Promise<ToolCallResult>;
   /**
-   * `runTool` under the name runs on the second baseline schedule (run-patches.ts): their batches
-   * may name the run header by reference, so a worker of a release without this name never gets one.
+   * `runTool` under the name runs on the second baseline schedule (run-patches.ts), with the compact
+   * input (compact-step-input.ts) and batches that may name the run header by reference, so a worker
+   * of a release without this name never gets either.
    */
-  runToolV2(input: ToolCallActivityInput): Promise<ToolCallResult>;
+  runToolV2(input: CompactToolInput<ToolCallActivityInput>): Promise<ToolCallResult>;
   resolveLostInvocation(input: ToolCallActivityInput): Promise<WriteResolution>;
   recordOperatorResolution(input: OperatorResolutionActivityInput): Promise<OperatorResolutionOutcome>;
 }
@@ -130,6 +132,6 @@ export interface MemoryActivities {
 /** Model calls through the gateway. */
 export interface ModelActivities {
   callModel(input: ModelCallActivityInput): Promise<ModelDecision>;
-  /** `callModel` under the name runs on the second baseline schedule (see `runToolV2`). */
-  callModelV2(input: ModelCallActivityInput): Promise<ModelDecision>;
+  /** `callModel` under the name runs on the second baseline schedule, with the compact input (see `runToolV2`). */
+  callModelV2(input: CompactModelInput<ModelCallActivityInput>): Promise<ModelDecision>;
 }

@@ -17,14 +17,17 @@ import type {
   ToolActivities,
 } from './activity-interfaces.js';
 import { TOOL_OUTCOME_UNKNOWN } from '../../contract/failure-types.js';
+import { packEvents, withPackedEvents, type RunHeader } from '../runner/packed-events.js';
 import {
-  headerRefOfText,
-  packEvents,
+  headerDigestOfText,
+  modelCallDerivation,
   packEventsByRef,
-  withPackedEvents,
-  type RunHeader,
-} from '../runner/packed-events.js';
+  toolCallDerivation,
+  type EventDerivation,
+} from '../runner/packed-events-by-ref.js';
 import { canonicalJson } from '../tools/canonical-json.js';
+import { compactModelInput, compactToolInput } from '../runner/compact-step-input.js';
+import { argsDigestOf } from '../runner/tool-pipeline.js';
 import type { ToolDefinition } from '../../contract/tool.js';
 import type { AgentEvent } from '../runner/agent-event.js';
 import type { RunnerPorts, ToolActivityOutcome, ToolCallInput } from '../runner/ports.js';
@@ -105,11 +108,13 @@ export function createTemporalPorts(
       const options = route ? routeModelOptions(timeouts, route) : modelOptions(timeouts);
       const on = route ? ` on ${input.modelRoute}` : '';
       try {
-        const { events, header } = batches.pack(input.events);
-        const decision = await (batches.byRef ? model.callModelV2 : model.callModel).executeWithOptions(
-          { ...options, summary: `model ${input.purpose} #${input.callSeq}${on}` },
-          [{ ...input, events }],
-        );
+        const { events, header } = batches.pack(input.events, modelCallDerivation(input));
+        const call = { ...options, summary: `model ${input.purpose} #${input.callSeq}${on}` };
+        const decision = batches.byRef
+          ? await model.callModelV2.executeWithOptions(call, [
+              compactModelInput({ ...input, events }, workflowInfo().workflowId),
+            ])
+          : await model.callModel.executeWithOptions(call, [{ ...input, events }]);
         batches.stored(header);
         return decision;
       } catch (err) {
@@ -134,11 +139,13 @@ export function createTemporalPorts(
       const act = input.effect === 'write' ? write : read;
       const options = input.effect === 'write' ? writeToolOptions(timeouts) : readToolOptions(timeouts);
       try {
-        const { events, header } = batches.pack(input.events);
-        const result = await (batches.byRef ? act.runToolV2 : act.runTool).executeWithOptions(
-          { ...options, summary },
-          [{ ...input, events }],
-        );
+        const { events, header } = batches.pack(input.events, toolCallDerivation(input));
+        const call = { ...options, summary };
+        const result = batches.byRef
+          ? await act.runToolV2.executeWithOptions(call, [
+              compactToolInput({ ...input, events }, workflowInfo().workflowId, argsDigestOf),
+            ])
+          : await act.runTool.executeWithOptions(call, [{ ...input, events }]);
         batches.stored(header);
         return { kind: 'completed', result };
       } catch (err) {
@@ -213,18 +220,19 @@ export function createTemporalPorts(
  */
 function stepBatches(byRef: boolean) {
   const stored = new Set<string>();
-  const refs = new Map<string, string>();
-  const refOf = (run: RunHeader): string => {
+  const digests = new Map<string, string>();
+  const digestOf = (run: RunHeader): string => {
     const text = canonicalJson(run);
-    let ref = refs.get(text);
-    if (ref === undefined) refs.set(text, (ref = headerRefOfText(text)));
-    return ref;
+    let digest = digests.get(text);
+    if (digest === undefined) digests.set(text, (digest = headerDigestOfText(text)));
+    return digest;
   };
   return {
     byRef,
-    pack(events: readonly AgentEvent[]) {
+    /** The batch as the activity takes it; `derive` is what the activity rebuilds from its input. */
+    pack(events: readonly AgentEvent[], derive: EventDerivation) {
       if (!byRef) return { events: packEvents(events), header: undefined };
-      const packed = packEventsByRef(events, refOf, (ref) => stored.has(ref));
+      const packed = packEventsByRef(events, { digestOf, stored: (d) => stored.has(d), derive });
       return { events: packed, header: packed.run ? packed.header : undefined };
     },
     /** The activity that carried `header` completed: later batches may name it alone. */

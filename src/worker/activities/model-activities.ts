@@ -27,6 +27,9 @@ import type { ModelActivities, ModelCallActivityInput } from '../../core/workflo
 import { observationText } from '../../core/runner/observations.js';
 import { StoreError, type EvidenceStore } from '../store/index.js';
 import type { ModelRouter, ResolvedRoute } from './model-router.js';
+import { completeModelInput, type CompactModelInput } from '../../core/runner/compact-step-input.js';
+import { modelCallDerivation } from '../../core/runner/packed-events-by-ref.js';
+import { callingWorkflowId } from './calling-workflow-id.js';
 import { storeEvents } from './store-events.js';
 import { TranscriptCache } from './transcript-cache.js';
 
@@ -381,7 +384,7 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
   }
 
   const callModel = async (input: ModelCallActivityInput): Promise<ModelDecision> => {
-    await storeEvents(store, input.events);
+    await storeEvents(store, input.events, { derive: modelCallDerivation(input) });
     const transcript = await loadTranscript(store, transcripts, input.runId, input.callSeq);
     if (transcript.answered) return { ...transcript.answered.output, replayed: true };
     const newMessages = await resolveReferences(store, input.runId, input.newMessages);
@@ -549,5 +552,9 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
   };
   // One implementation under both names: `callModelV2` is what runs scheduled by this release call
   // (its batches may name the run header by reference, which an older worker would not read).
-  return { callModel, callModelV2: callModel };
+  return {
+    callModel,
+    callModelV2: (input: CompactModelInput<ModelCallActivityInput>) =>
+      callModel(completeModelInput(input, callingWorkflowId())),
+  };
 }

@@ -2,13 +2,13 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { isHarnessError } from '../../contract/errors.js';
 import {
   expandCompactEvents,
-  headerRef,
+  headerDigest,
   isPackedByRef,
-  NO_EVENTS,
-  type PackedEvents,
+  NO_DERIVATION,
+  type EventDerivation,
   type PackedEventsByRef,
-  type RunHeader,
-} from '../../core/runner/packed-events.js';
+} from '../../core/runner/packed-events-by-ref.js';
+import { NO_EVENTS, type PackedEvents, type RunHeader } from '../../core/runner/packed-events.js';
 
 /** The blob store a header lives in (the evidence store). */
 export interface HeaderStore {
@@ -32,9 +32,9 @@ function remember(known: Map<string, RunHeader>, ref: string, run: RunHeader): v
   known.set(ref, run);
 }
 
-function expand(run: RunHeader, packed: PackedEventsByRef): PackedEvents {
+function expand(run: RunHeader, packed: PackedEventsByRef, derive: EventDerivation): PackedEvents {
   try {
-    return expandCompactEvents(run, packed.items);
+    return expandCompactEvents(run, packed.items, derive);
   } catch (err) {
     throw refused('events.invalid_batch', (err as Error).message, packed.header);
   }
@@ -60,7 +60,8 @@ const refused = (type: string, message: string, ref: string): ApplicationFailure
 /**
  * The {@link PackedEvents} of a batch in either form. A batch by reference that carries its header
  * stores it first (a blob: idempotent), so later batches can name it alone; one that names it alone
- * gets it from this process's memory or the store.
+ * gets it from this process's memory or the store. `derive` is the receiving activity's (what its
+ * input says of the events it left out).
  *
  * Failure semantics: nothing is stored but the header. A header that does not hash to the reference
  * it came with fails `events.header_mismatch`, a named header the store does not hold
@@ -70,13 +71,14 @@ const refused = (type: string, message: string, ref: string): ApplicationFailure
 export async function restorePackedEvents(
   store: HeaderStore,
   packed: PackedEvents | PackedEventsByRef,
+  derive: EventDerivation = NO_DERIVATION,
 ): Promise<PackedEvents> {
   if (!isPackedByRef(packed)) return packed;
   if (packed.items.length === 0) return NO_EVENTS;
   const known = knownIn(store);
-  const ref = packed.header;
+  const ref = `blob://${packed.header}`;
   if (packed.run) {
-    if (headerRef(packed.run) !== ref)
+    if (headerDigest(packed.run) !== packed.header)
       throw refused('events.header_mismatch', 'the batch header does not match its reference', ref);
     if (!known.has(ref)) {
       const stored = await store.putBlob(packed.run);
@@ -84,7 +86,7 @@ export async function restorePackedEvents(
         throw refused('events.header_mismatch', `the store addressed the header as ${stored.ref}`, ref);
       remember(known, ref, packed.run);
     }
-    return expand(packed.run, packed);
+    return expand(packed.run, packed, derive);
   }
   let run = known.get(ref);
   if (!run) {
@@ -100,5 +102,5 @@ export async function restorePackedEvents(
     if (!run) throw refused('events.header_invalid', `the blob ${ref} is not a run header`, ref);
     remember(known, ref, run);
   }
-  return expand(run, packed);
+  return expand(run, packed, derive);
 }

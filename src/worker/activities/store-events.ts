@@ -1,5 +1,6 @@
 import { isHarnessError } from '../../contract/errors.js';
-import { unpackEvents, type PackedEvents, type PackedEventsByRef } from '../../core/runner/packed-events.js';
+import type { EventDerivation, PackedEventsByRef } from '../../core/runner/packed-events-by-ref.js';
+import { unpackEvents, type PackedEvents } from '../../core/runner/packed-events.js';
 import type { EvidenceStore, StoredEvent } from '../store/index.js';
 import { restorePackedEvents } from './run-header.js';
 
@@ -12,6 +13,8 @@ export interface StoreEventsOptions {
    * same id and type is that event: the first record stands, and only the missing events are stored.
    */
   readonly local?: boolean;
+  /** What the activity's input says of the events a batch by reference left out (packed-events-by-ref.ts). */
+  readonly derive?: EventDerivation;
 }
 
 /**
@@ -27,7 +30,7 @@ export async function storeEvents(
   batch: PackedEvents | PackedEventsByRef,
   o: StoreEventsOptions = {},
 ): Promise<void> {
-  const packed = await restorePackedEvents(store, batch);
+  const packed = await restorePackedEvents(store, batch, o.derive);
   const events: StoredEvent[] = unpackEvents(packed).map((e) => ({
     runId: e.runId,
     seq: e.sequence,

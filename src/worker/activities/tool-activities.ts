@@ -17,7 +17,11 @@ import {
   type InvocationRecord,
   type InvocationResult,
 } from '../store/index.js';
+import { completeToolInput, type CompactToolInput } from '../../core/runner/compact-step-input.js';
+import { toolCallDerivation } from '../../core/runner/packed-events-by-ref.js';
+import { callingWorkflowId } from './calling-workflow-id.js';
 import { storeEvents } from './store-events.js';
+import { sha256Digest } from '../tools/digest.js';
 
 export interface ToolActivityDeps {
   readonly registry: ToolRegistry;
@@ -203,7 +207,7 @@ export function createToolActivities(deps: ToolActivityDeps): ToolActivities {
   const runTool = async (input: ToolCallActivityInput): Promise<ToolCallResult> => {
     const attempt = input.attempt ?? Context.current().info.attempt;
     const existing = await beforeEffect(input, async () => {
-      await storeEvents(store, input.events);
+      await storeEvents(store, input.events, { derive: toolCallDerivation(input) });
       const record = await store.getInvocation(input.runId, input.seq);
       // On a run's new attempt, the result of an earlier one is what made it try again (not applied).
       if (input.attempt !== undefined && (record?.result?.attempt ?? 0) < input.attempt) return undefined;
@@ -215,9 +219,10 @@ export function createToolActivities(deps: ToolActivityDeps): ToolActivities {
 
   return {
     runTool,
-    // The same under the name runs scheduled by this release call (their batches may name the run
-    // header by reference, which an older worker would not read).
-    runToolV2: runTool,
+    // The same under the name runs scheduled by this release call, with the compact input (an older
+    // worker would not read it).
+    runToolV2: (input: CompactToolInput<ToolCallActivityInput>) =>
+      runTool(completeToolInput(input, callingWorkflowId(), sha256Digest)),
 
     /**
      * Settle a write whose activity was lost: ask the store, then the tool's reconciler. Never runs the

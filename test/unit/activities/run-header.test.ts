@@ -5,11 +5,13 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../src/core/runner/agent-event.js';
 import {
-  headerRef,
-  packEvents,
+  headerDigest,
+  modelCallDerivation,
   packEventsByRef,
+  toolCallDerivation,
   type PackedEventsByRef,
-} from '../../../src/core/runner/packed-events.js';
+} from '../../../src/core/runner/packed-events-by-ref.js';
+import { packEvents } from '../../../src/core/runner/packed-events.js';
 import { restorePackedEvents } from '../../../src/worker/activities/run-header.js';
 import { storeEvents } from '../../../src/worker/activities/store-events.js';
 import { openEvidenceStore, type EvidenceStore } from '../../../src/worker/store/index.js';
@@ -65,10 +67,10 @@ describe('batches that name the run header by reference (runToolV2, callModelV2)
     const runId = newRunId();
     for (const traceId of [runId, 'trace-1']) {
       const batch = events(runId, 1, 5, traceId);
-      const carried = packEventsByRef(batch, headerRef, () => false);
+      const carried = packEventsByRef(batch, { stored: () => false });
       expect(carried.run).toBeDefined();
       expect(await restorePackedEvents(store, carried)).toEqual(packEvents(batch));
-      const named = packEventsByRef(batch, headerRef, () => true);
+      const named = packEventsByRef(batch, { stored: () => true });
       expect(named.run).toBeUndefined();
       expect(await restorePackedEvents(store, named)).toEqual(packEvents(batch));
     }
@@ -78,24 +80,18 @@ describe('batches that name the run header by reference (runToolV2, callModelV2)
     const runId = newRunId();
     const batch = events(runId, 1, 6);
     const full = JSON.stringify(packEvents(batch)).length;
-    const named = JSON.stringify(packEventsByRef(batch, headerRef, () => true)).length;
+    const named = JSON.stringify(packEventsByRef(batch, { stored: () => true })).length;
     expect(full - named).toBeGreaterThan(JSON.stringify(packEvents(batch).run).length);
   });
 
   it('stores the events of a named header read from the store by another worker process', async () => {
     const runId = newRunId();
     const first = events(runId, 1, 3);
-    await storeEvents(
-      store,
-      packEventsByRef(first, headerRef, () => false),
-    );
+    await storeEvents(store, packEventsByRef(first, { stored: () => false }));
     // A process that never saw this header (the other store's memory is empty for it): the blob is in the store.
-    const header = headerRef(packEvents(first).run!);
-    expect(await store.getBlob(header)).toEqual(packEvents(first).run);
-    await storeEvents(
-      store,
-      packEventsByRef(events(runId, 4, 2), headerRef, () => true),
-    );
+    const header = headerDigest(packEvents(first).run!);
+    expect(await store.getBlob(`blob://${header}`)).toEqual(packEvents(first).run);
+    await storeEvents(store, packEventsByRef(events(runId, 4, 2), { stored: () => true }));
     const stored = await store.listEvents(runId);
     expect(stored.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
     expect(stored.every((e) => e.envelope.threadId === `thread-${runId}`)).toBe(true);
@@ -103,28 +99,28 @@ describe('batches that name the run header by reference (runToolV2, callModelV2)
 
   it('refuses a named header the store does not hold, and stores nothing', async () => {
     const runId = newRunId();
-    const batch = packEventsByRef(events(runId, 1, 2), headerRef, () => true);
+    const batch = packEventsByRef(events(runId, 1, 2), { stored: () => true });
     await expect(storeEvents(other, batch)).rejects.toSatisfy(refusedAs('events.header_missing'));
     expect(await other.listEvents(runId)).toEqual([]);
   });
 
   it('refuses a header that does not match its reference (forged or corrupted), and stores nothing', async () => {
     const runId = newRunId();
-    const batch = packEventsByRef(events(runId, 1, 2), headerRef, () => false);
+    const batch = packEventsByRef(events(runId, 1, 2), { stored: () => false });
     const forged: PackedEventsByRef = { ...batch, run: { ...batch.run!, threadId: 'someone-else' } };
     await expect(storeEvents(other, forged)).rejects.toSatisfy(refusedAs('events.header_mismatch'));
     expect(await other.listEvents(runId)).toEqual([]);
-    expect(await other.getBlob(forged.header).catch(() => 'absent')).toBe('absent');
+    expect(await other.getBlob(`blob://${forged.header}`).catch(() => 'absent')).toBe('absent');
   });
 
   it('refuses a blob that is not a header, and a batch whose first item has no time', async () => {
     const runId = newRunId();
-    const { ref } = await other.putBlob({ items: [] });
-    const batch = packEventsByRef(events(runId, 1, 2), headerRef, () => true);
-    await expect(restorePackedEvents(other, { ...batch, header: ref })).rejects.toSatisfy(
+    const { digest } = await other.putBlob({ items: [] });
+    const batch = packEventsByRef(events(runId, 1, 2), { stored: () => true });
+    await expect(restorePackedEvents(other, { ...batch, header: digest })).rejects.toSatisfy(
       refusedAs('events.header_invalid'),
     );
-    const carried = packEventsByRef(events(runId, 1, 2), headerRef, () => false);
+    const carried = packEventsByRef(events(runId, 1, 2), { stored: () => false });
     const [head, ...rest] = carried.items;
     const { at: _at, ...timeless } = head!;
     await expect(restorePackedEvents(other, { ...carried, items: [timeless, ...rest] })).rejects.toSatisfy(
@@ -133,8 +129,68 @@ describe('batches that name the run header by reference (runToolV2, callModelV2)
   });
 
   it('an empty batch names no header and stores nothing', async () => {
-    const empty = packEventsByRef([], headerRef, () => false);
+    const empty = packEventsByRef([], { stored: () => false });
     expect(empty).toEqual({ header: '', items: [] });
     expect((await restorePackedEvents(other, empty)).items).toEqual([]);
+  });
+
+  it('leaves out the data of model.started and tool.authorized when the activity input says the same, and restores it', async () => {
+    const runId = newRunId();
+    const call = { callSeq: 3, purpose: 'decide', modelRoute: 'scripted/refund', toolKeys: ['order.get@v1'] };
+    const tool = { seq: 2, tool: 'order.get', version: 'v1', effect: 'read', argsDigest: 'sha256:ab' };
+    const [a, b] = events(runId, 1, 2);
+    const started = { ...a!, type: 'model.started', producer: 'model_gateway', data: { ...call } };
+    const authorized = { ...b!, type: 'tool.authorized', producer: 'tool_pipeline', data: { ...tool } };
+    for (const [e, derive] of [
+      [started, modelCallDerivation(call)],
+      [authorized, toolCallDerivation(tool)],
+    ] as const) {
+      const packed = packEventsByRef([e], { stored: () => false, derive });
+      expect(packed.items[0]).not.toHaveProperty('d');
+      expect(packed.items[0]).not.toHaveProperty('p');
+      expect(await restorePackedEvents(store, packed, derive)).toEqual(packEvents([e]));
+      // Without the derivation (an activity that cannot rebuild it) the batch is refused, not stored short.
+      await expect(restorePackedEvents(store, packed)).rejects.toSatisfy(refusedAs('events.invalid_batch'));
+    }
+    // A field the input does not name travels alone; data that differs from the input travels as it is.
+    const other = { ...started, data: { ...call, provider: 'scripted' } };
+    const packed = packEventsByRef([other], { stored: () => false, derive: modelCallDerivation(call) });
+    expect(packed.items[0]).toMatchObject({ x: { provider: 'scripted' } });
+    expect(await restorePackedEvents(store, packed, modelCallDerivation(call))).toEqual(packEvents([other]));
+    const rerouted = { ...started, data: { ...call, modelRoute: 'scripted/fallback' } };
+    const sent = packEventsByRef([rerouted], { stored: () => false, derive: modelCallDerivation(call) });
+    expect(sent.items[0]?.d).toEqual(rerouted.data);
+    expect(await restorePackedEvents(store, packed, modelCallDerivation(call))).toEqual(packEvents([other]));
+  });
+
+  it('leaves out the fields of policy.decided and tool.proposed the tool input names, and keeps the rest', async () => {
+    const runId = newRunId();
+    const tool = { seq: 2, tool: 'order.get', version: 'v1', effect: 'read', argsDigest: 'sha256:ab' };
+    const [a, b] = events(runId, 1, 2);
+    const decided = {
+      ...a!,
+      type: 'policy.decided',
+      producer: 'policy',
+      data: {
+        stage: 'dispatch',
+        tool: 'order.get',
+        version: 'v1',
+        argsDigest: 'sha256:ab',
+        decision: 'allow',
+      },
+    };
+    const presented = {
+      ...b!,
+      type: 'policy.decided',
+      producer: 'policy',
+      data: { stage: 'presentation', tool: 'order.get', version: 'v2' },
+    };
+    const derive = toolCallDerivation(tool);
+    const packed = packEventsByRef([decided, presented], { stored: () => false, derive });
+    expect(packed.items[0]).toMatchObject({ x: { stage: 'dispatch', decision: 'allow' } });
+    expect(packed.items[0]).not.toHaveProperty('d');
+    // Another version than the input's: the data travels as it is.
+    expect(packed.items[1]?.d).toEqual(presented.data);
+    expect(await restorePackedEvents(store, packed, derive)).toEqual(packEvents([decided, presented]));
   });
 });
