@@ -1,7 +1,6 @@
 import { sha256Hex } from '../../contract/sha256.js';
 import { canonicalJson } from '../tools/canonical-json.js';
 import type { AgentEvent, DataClassification } from './agent-event.js';
-import { EVENT_CATALOGUE } from './event-catalogue.js';
 import { headerOf, NO_EVENTS, type PackedEvents, type RunHeader } from './packed-events.js';
 
 /**
@@ -10,13 +9,13 @@ import { headerOf, NO_EVENTS, type PackedEvents, type RunHeader } from './packed
  * that carried it has completed (its worker stored the header in the evidence store as a blob,
  * before the events) a batch names it by digest alone. Items leave out what the reader can tell
  * without them: a time equal to the previous item's, a sequence one above the previous item's, null
- * step and attempt ids, the producer and classification the event catalogue gives the type, and data
+ * step and attempt ids, the producer and classification this format gives the type (frozen: {@link itemDefaults}), and data
  * the activity derives from its own input (`model.started`, `tool.authorized`: see
  * {@link EventDerivation}). The activity restores exactly the {@link PackedEvents} of the same events
  * (src/worker/activities/run-header.ts), so what is stored is identical.
  *
  * Only activities of the second names receive this form: a worker of an older release has no such
- * activity and fails the task (retryably), so it never reads a batch it would not understand.
+ * activity and fails the task (`NotFoundError`), so it never reads a batch it would not understand.
  */
 export interface PackedEventsByRef {
   /** The header's digest, `sha256:<hex of its canonical JSON>`; '' for an empty batch. */
@@ -39,6 +38,34 @@ export interface CompactEvent {
   readonly d?: Readonly<Record<string, unknown>>;
   /** With the data derived: the fields the derivation does not give. */
   readonly x?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The producer and classification an item leaves out, by event type: part of this format, frozen.
+ * Workflow and activity workers of different releases may both speak the format, so these may not
+ * follow the event catalogue when it changes: a change here (or in the derivations below) is a new
+ * format under new activity names. A test pins both (test/unit/activities/run-header.test.ts). An
+ * event of another type, or another producer or classification, carries its own.
+ */
+const ITEM_DEFAULTS: Readonly<Record<string, readonly [string, DataClassification]>> = Object.freeze({
+  'run.created': ['runner', 'internal'],
+  'run.started': ['runner', 'internal'],
+  'state.transitioned': ['runner', 'public'],
+  'checkpoint.saved': ['runner', 'public'],
+  'step.started': ['runner', 'public'],
+  'step.completed': ['runner', 'public'],
+  'guardrail.input_checked': ['guardrail', 'internal'],
+  'model.started': ['model_gateway', 'internal'],
+  'model.completed': ['model_gateway', 'internal'],
+  'tool.proposed': ['tool_pipeline', 'internal'],
+  'policy.decided': ['policy', 'internal'],
+  'tool.authorized': ['tool_pipeline', 'internal'],
+  'tool.completed': ['tool_pipeline', 'internal'],
+} as const);
+
+/** The frozen defaults of the format (for the test that pins them). */
+export function itemDefaults(): Readonly<Record<string, readonly [string, DataClassification]>> {
+  return ITEM_DEFAULTS;
 }
 
 /**
@@ -153,15 +180,15 @@ export function packEventsByRef(events: readonly AgentEvent[], o: PackByRefOptio
   let at: string | undefined;
   let q: number | undefined;
   const items = events.map((e): CompactEvent => {
-    const known = EVENT_CATALOGUE[e.type];
+    const [producer, classification] = ITEM_DEFAULTS[e.type] ?? [];
     const item: CompactEvent = {
       ...(q === undefined || e.sequence !== q + 1 ? { q: e.sequence } : {}),
       t: e.type,
       ...(e.occurredAt !== at ? { at: e.occurredAt } : {}),
       ...(e.stepId !== null ? { s: e.stepId } : {}),
       ...(e.attemptId !== null ? { a: e.attemptId } : {}),
-      ...(e.producer !== known?.producer ? { p: e.producer } : {}),
-      ...(e.dataClassification !== known?.classification ? { c: e.dataClassification } : {}),
+      ...(e.producer !== producer ? { p: e.producer } : {}),
+      ...(e.dataClassification !== classification ? { c: e.dataClassification } : {}),
       ...dataPart(e.data, derive(e.type)),
     };
     at = e.occurredAt;
@@ -191,9 +218,9 @@ export function expandCompactEvents(
     items: items.map((i) => {
       at = i.at ?? at;
       q = i.q ?? (q === undefined ? undefined : q + 1);
-      const known = EVENT_CATALOGUE[i.t];
-      const p = i.p ?? known?.producer;
-      const c = i.c ?? known?.classification;
+      const [producer, classification] = ITEM_DEFAULTS[i.t] ?? [];
+      const p = i.p ?? producer;
+      const c = i.c ?? classification;
       const derived = i.d === undefined ? derive(i.t) : undefined;
       const d = i.d ?? (derived && i.x ? { ...derived, ...i.x } : derived);
       if (at === undefined || q === undefined)

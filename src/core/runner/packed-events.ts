@@ -86,9 +86,17 @@ export function unpackEvents(packed: PackedEvents): AgentEvent[] {
   }));
 }
 
-/** An activity input whose outbox events travel packed (either form, packed-events-by-ref.ts). */
+/** An activity input whose outbox events travel packed (the first form). */
 export type WithPackedEvents<T extends { readonly events: readonly AgentEvent[] }> = Omit<T, 'events'> & {
-  readonly events: PackedEvents | PackedEventsByRef;
+  readonly events: PackedEvents;
+};
+
+/** An activity input whose outbox events travel by header reference (packed-events-by-ref.ts). */
+export type WithPackedEventsByRef<T extends { readonly events: readonly AgentEvent[] }> = Omit<
+  T,
+  'events'
+> & {
+  readonly events: PackedEventsByRef;
 };
 
 /** Replace an input's events with their packed form. */

@@ -20,19 +20,9 @@ import { WriteRecovery } from './write-recovery.js';
 import { TOOL_NOT_STARTED } from '../../contract/failure-types.js';
 import { TOOL_ARGUMENT_BOUNDS, jsonBoundsProblem } from '../../contract/json-bounds.js';
 
-/** Digests already computed, by arguments object (validated arguments are never changed after). */
-const digested = new WeakMap<object, string>();
-
-/**
- * `sha256:<hex>` of the canonical JSON of `value`, computed in the sandbox (once per arguments
- * object: the tool activity's compact input asks again, see compact-tool-input.ts).
- */
+/** `sha256:<hex>` of the canonical JSON of `value`, computed in the sandbox. */
 export function argsDigestOf(value: unknown): string {
-  const known = value !== null && typeof value === 'object' ? digested.get(value) : undefined;
-  if (known !== undefined) return known;
-  const digest = `sha256:${sha256Hex(canonicalJson(value))}`;
-  if (value !== null && typeof value === 'object') digested.set(value, digest);
-  return digest;
+  return `sha256:${sha256Hex(canonicalJson(value))}`;
 }
 
 /**

@@ -10,7 +10,7 @@ import type { MemoryEntry, MemoryScope } from '../../contract/memory.js';
 import type { PrincipalRegistry } from '../../contract/principals.js';
 import type { ToolDefinition } from '../../contract/tool.js';
 import type { CompactModelInput, CompactToolInput } from '../runner/compact-step-input.js';
-import type { PackedEvents, WithPackedEvents } from '../runner/packed-events.js';
+import type { PackedEvents, WithPackedEvents, WithPackedEventsByRef } from '../runner/packed-events.js';
 import type {
   ModelCallInput as RunnerModelCallInput,
   ModelDecision,
@@ -30,6 +30,12 @@ export const TOOL_CALL_ACTIVITY_TYPES: readonly string[] = ['runTool', 'runToolV
 /** The tool activity's input: the runner's call with its outbox events packed. */
 export type ToolCallActivityInput = WithPackedEvents<RunnerToolCallInput>;
 
+/** `runToolV2`'s input once completed (compact-step-input.ts): its events by header reference. */
+export type ToolCallActivityInputV2 = WithPackedEventsByRef<RunnerToolCallInput>;
+
+/** What the tool activity's implementation reads: either form (only `runToolV2` gets the second). */
+export type AnyToolCallActivityInput = ToolCallActivityInput | ToolCallActivityInputV2;
+
 /** The operator-resolution activity's input: the decision, with the call's outbox events packed. */
 export type OperatorResolutionActivityInput = Omit<RunnerOperatorResolutionInput, 'call'> & {
   readonly call: ToolCallActivityInput;
@@ -37,6 +43,12 @@ export type OperatorResolutionActivityInput = Omit<RunnerOperatorResolutionInput
 
 /** The model activity's input: the runner's request with its outbox events packed. */
 export type ModelCallActivityInput = WithPackedEvents<RunnerModelCallInput>;
+
+/** `callModelV2`'s input once completed: its events by header reference. */
+export type ModelCallActivityInputV2 = WithPackedEventsByRef<RunnerModelCallInput>;
+
+/** What the model activity's implementation reads: either form (only `callModelV2` gets the second). */
+export type AnyModelCallActivityInput = ModelCallActivityInput | ModelCallActivityInputV2;
 
 export interface ToolSnapshotRequest {
   /**
@@ -109,7 +121,7 @@ export interface ToolActivities {
    * input (compact-step-input.ts) and batches that may name the run header by reference, so a worker
    * of a release without this name never gets either.
    */
-  runToolV2(input: CompactToolInput<ToolCallActivityInput>): Promise<ToolCallResult>;
+  runToolV2(input: CompactToolInput<ToolCallActivityInputV2>): Promise<ToolCallResult>;
   resolveLostInvocation(input: ToolCallActivityInput): Promise<WriteResolution>;
   recordOperatorResolution(input: OperatorResolutionActivityInput): Promise<OperatorResolutionOutcome>;
 }
@@ -133,5 +145,5 @@ export interface MemoryActivities {
 export interface ModelActivities {
   callModel(input: ModelCallActivityInput): Promise<ModelDecision>;
   /** `callModel` under the name runs on the second baseline schedule, with the compact input (see `runToolV2`). */
-  callModelV2(input: CompactModelInput<ModelCallActivityInput>): Promise<ModelDecision>;
+  callModelV2(input: CompactModelInput<ModelCallActivityInputV2>): Promise<ModelDecision>;
 }

@@ -16,14 +16,15 @@ import type {
   RunActivities,
   ToolActivities,
 } from './activity-interfaces.js';
-import { TOOL_OUTCOME_UNKNOWN } from '../../contract/failure-types.js';
-import { packEvents, withPackedEvents, type RunHeader } from '../runner/packed-events.js';
+import { TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN } from '../../contract/failure-types.js';
+import { packEvents, withPackedEvents, type PackedEvents, type RunHeader } from '../runner/packed-events.js';
 import {
   headerDigestOfText,
   modelCallDerivation,
   packEventsByRef,
   toolCallDerivation,
   type EventDerivation,
+  type PackedEventsByRef,
 } from '../runner/packed-events-by-ref.js';
 import { canonicalJson } from '../tools/canonical-json.js';
 import { compactModelInput, compactToolInput } from '../runner/compact-step-input.js';
@@ -56,8 +57,13 @@ import {
   type RunPatches,
 } from './run-patches.js';
 
-/** Turn a failed tool activity into what the runner understands. */
-export function classifyToolFailure(err: unknown): ToolActivityOutcome {
+/**
+ * Turn a failed tool activity into what the runner understands. With `unregisteredNotStarted` (runs
+ * on the second baseline), a task no worker had the activity for (`NotFoundError`: a worker of an
+ * older release during a rolling deploy) is `tool.not_started`: nothing ran, and a write may be tried
+ * again under write recovery.
+ */
+export function classifyToolFailure(err: unknown, unregisteredNotStarted = false): ToolActivityOutcome {
   if (isCancellation(err)) return { kind: 'cancelled' };
   if (err instanceof ActivityFailure) {
     const cause = err.cause;
@@ -65,6 +71,8 @@ export function classifyToolFailure(err: unknown): ToolActivityOutcome {
       return { kind: 'lost', message: `activity timed out (${cause.timeoutType})` };
     if (cause instanceof ApplicationFailure) {
       if (cause.type === TOOL_OUTCOME_UNKNOWN) return { kind: 'lost', message: cause.message };
+      if (unregisteredNotStarted && cause.type === 'NotFoundError')
+        return { kind: 'failed', code: TOOL_NOT_STARTED, message: cause.message };
       return { kind: 'failed', code: cause.type ?? 'tool.failed', message: cause.message };
     }
     return { kind: 'failed', code: 'tool.failed', message: cause?.message ?? err.message };
@@ -107,18 +115,19 @@ export function createTemporalPorts(
     async callModel(input, route) {
       const options = route ? routeModelOptions(timeouts, route) : modelOptions(timeouts);
       const on = route ? ` on ${input.modelRoute}` : '';
+      const packed = batches.pack(input.events, modelCallDerivation(input));
       try {
-        const { events, header } = batches.pack(input.events, modelCallDerivation(input));
         const call = { ...options, summary: `model ${input.purpose} #${input.callSeq}${on}` };
-        const decision = batches.byRef
+        const decision = packed.byRef
           ? await model.callModelV2.executeWithOptions(call, [
-              compactModelInput({ ...input, events }, workflowInfo().workflowId),
+              compactModelInput({ ...input, events: packed.events }, workflowInfo().workflowId),
             ])
-          : await model.callModel.executeWithOptions(call, [{ ...input, events }]);
-        batches.stored(header);
+          : await model.callModel.executeWithOptions(call, [{ ...input, events: packed.events }]);
+        batches.stored(packed.header);
         return decision;
       } catch (err) {
         if (isCancellation(err)) throw err;
+        batches.failed(packed.digest, err);
         // A model call that failed for good ends the run with the provider's stable code (unless the
         // runner takes a fallback of its pinned route).
         const cause = err instanceof ActivityFailure ? err.cause : undefined;
@@ -138,18 +147,19 @@ export function createTemporalPorts(
     async callTool(input: ToolCallInput, { summary }): Promise<ToolActivityOutcome> {
       const act = input.effect === 'write' ? write : read;
       const options = input.effect === 'write' ? writeToolOptions(timeouts) : readToolOptions(timeouts);
+      const packed = batches.pack(input.events, toolCallDerivation(input));
       try {
-        const { events, header } = batches.pack(input.events, toolCallDerivation(input));
         const call = { ...options, summary };
-        const result = batches.byRef
+        const result = packed.byRef
           ? await act.runToolV2.executeWithOptions(call, [
-              compactToolInput({ ...input, events }, workflowInfo().workflowId, argsDigestOf),
+              compactToolInput({ ...input, events: packed.events }, workflowInfo().workflowId, argsDigestOf),
             ])
-          : await act.runTool.executeWithOptions(call, [{ ...input, events }]);
-        batches.stored(header);
+          : await act.runTool.executeWithOptions(call, [{ ...input, events: packed.events }]);
+        batches.stored(packed.header);
         return { kind: 'completed', result };
       } catch (err) {
-        return classifyToolFailure(err);
+        batches.failed(packed.digest, err);
+        return classifyToolFailure(err, packed.byRef);
       }
     },
     resolveLostInvocation: (input) =>
@@ -211,14 +221,29 @@ export function createTemporalPorts(
   };
 }
 
+/** A step's batch in the form its activity takes (the first, or by header reference). */
+type PackedBatch =
+  | {
+      readonly byRef: false;
+      readonly events: PackedEvents;
+      readonly digest: undefined;
+      readonly header: undefined;
+    }
+  | {
+      readonly byRef: true;
+      readonly events: PackedEventsByRef;
+      readonly digest: string | undefined;
+      readonly header: string | undefined;
+    };
+
 /**
  * How one execution packs the outbox batches of its step activities. On the second baseline a batch
  * names its header by reference and carries it only until an activity that carried it has completed
- * (its worker stored the header before anything else: packed-events.ts). The set of stored headers
+ * (its worker stored the header before the events: src/worker/activities/run-header.ts). The set of stored headers
  * lives in this execution's memory only: it follows from the activity completions in the history, so
  * it replays the same, and a new execution (continue-as-new) sends its header once again.
  */
-function stepBatches(byRef: boolean) {
+export function stepBatches(byRef: boolean) {
   const stored = new Set<string>();
   const digests = new Map<string, string>();
   const digestOf = (run: RunHeader): string => {
@@ -228,16 +253,29 @@ function stepBatches(byRef: boolean) {
     return digest;
   };
   return {
-    byRef,
-    /** The batch as the activity takes it; `derive` is what the activity rebuilds from its input. */
-    pack(events: readonly AgentEvent[], derive: EventDerivation) {
-      if (!byRef) return { events: packEvents(events), header: undefined };
+    /**
+     * The batch as the activity takes it; `derive` is what the activity rebuilds from its input.
+     * `digest`: the header the batch names; `header`: the same when the batch carries it.
+     */
+    pack(events: readonly AgentEvent[], derive: EventDerivation): PackedBatch {
+      if (!byRef) return { byRef: false, events: packEvents(events), digest: undefined, header: undefined };
       const packed = packEventsByRef(events, { digestOf, stored: (d) => stored.has(d), derive });
-      return { events: packed, header: packed.run ? packed.header : undefined };
+      const digest = packed.header === '' ? undefined : packed.header;
+      return { byRef: true, events: packed, digest, header: packed.run ? digest : undefined };
     },
     /** The activity that carried `header` completed: later batches may name it alone. */
     stored(header: string | undefined): void {
       if (header !== undefined) stored.add(header);
+    },
+    /**
+     * The activity failed. When its worker could not restore the header it named (the store does not
+     * hold it, e.g. restored from an older backup), the next batches carry it again, so the run heals
+     * instead of failing every later step. Payloads only: the commands are the same either way.
+     */
+    failed(digest: string | undefined, err: unknown): void {
+      const cause = err instanceof ActivityFailure ? err.cause : undefined;
+      const type = cause instanceof ApplicationFailure ? cause.type : undefined;
+      if (digest !== undefined && type?.startsWith('events.header_') === true) stored.delete(digest);
     },
   };
 }

@@ -23,7 +23,11 @@ import { toApplicationFailure } from '../model/to-application-failure.js';
 import type { ModelMessage, ModelToolSpec, ModelUsage } from '../model/types.js';
 import type { ToolRegistry } from '../tools/index.js';
 import type { ModelDecision, ModelMessageInput, ToolOutputFinding } from '../../core/runner/ports.js';
-import type { ModelActivities, ModelCallActivityInput } from '../../core/workflow/activity-interfaces.js';
+import type {
+  AnyModelCallActivityInput,
+  ModelActivities,
+  ModelCallActivityInputV2,
+} from '../../core/workflow/activity-interfaces.js';
 import { observationText } from '../../core/runner/observations.js';
 import { StoreError, type EvidenceStore } from '../store/index.js';
 import type { ModelRouter, ResolvedRoute } from './model-router.js';
@@ -330,7 +334,7 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
    * cancellation is thrown.
    */
   async function summarize(
-    input: ModelCallActivityInput,
+    input: AnyModelCallActivityInput,
     item: ContextItem,
     made: { calls: number; usage: { inputTokens: number; outputTokens: number }; costUsd: number },
   ): Promise<string | undefined> {
@@ -383,8 +387,8 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
     }
   }
 
-  const callModel = async (input: ModelCallActivityInput): Promise<ModelDecision> => {
-    await storeEvents(store, input.events, { derive: modelCallDerivation(input) });
+  const callModel = async (input: AnyModelCallActivityInput): Promise<ModelDecision> => {
+    await storeEvents(store, input.events, { derive: modelCallDerivation(input), runId: input.runId });
     const transcript = await loadTranscript(store, transcripts, input.runId, input.callSeq);
     if (transcript.answered) return { ...transcript.answered.output, replayed: true };
     const newMessages = await resolveReferences(store, input.runId, input.newMessages);
@@ -554,7 +558,7 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
   // (its batches may name the run header by reference, which an older worker would not read).
   return {
     callModel,
-    callModelV2: (input: CompactModelInput<ModelCallActivityInput>) =>
+    callModelV2: (input: CompactModelInput<ModelCallActivityInputV2>) =>
       callModel(completeModelInput(input, callingWorkflowId())),
   };
 }

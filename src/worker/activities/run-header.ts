@@ -59,48 +59,62 @@ const refused = (type: string, message: string, ref: string): ApplicationFailure
 
 /**
  * The {@link PackedEvents} of a batch in either form. A batch by reference that carries its header
- * stores it first (a blob: idempotent), so later batches can name it alone; one that names it alone
- * gets it from this process's memory or the store. `derive` is the receiving activity's (what its
- * input says of the events it left out).
+ * stores it (a blob: idempotent) once the whole batch is known to restore, so later batches can name
+ * it alone; one that names it alone gets it from this process's memory or the store. `derive` is the
+ * receiving activity's (what its input says of the events it left out); `runId` the run the
+ * activity serves: a batch by reference whose header names another run is refused.
  *
- * Failure semantics: nothing is stored but the header. A header that does not hash to the reference
- * it came with fails `events.header_mismatch`, a named header the store does not hold
- * `events.header_missing`, one of another shape `events.header_invalid` (all non-retryable: the
- * workflow sent a batch no retry can store); the store's own errors as they are (retryable).
+ * Failure semantics: nothing is stored but the header, and that only for a batch that restores. A
+ * header that does not hash to the digest it came with, or names another run, fails
+ * `events.header_mismatch`; a named header the store does not hold `events.header_missing`; one of
+ * another shape `events.header_invalid`; an item that cannot be completed `events.invalid_batch` (all
+ * non-retryable: no retry of the same input can store it; the workflow sends the header again
+ * after a failed `events.header_*`). The store's own errors propagate as they are (retryable).
  */
 export async function restorePackedEvents(
   store: HeaderStore,
   packed: PackedEvents | PackedEventsByRef,
   derive: EventDerivation = NO_DERIVATION,
+  runId?: string,
 ): Promise<PackedEvents> {
   if (!isPackedByRef(packed)) return packed;
   if (packed.items.length === 0) return NO_EVENTS;
   const known = knownIn(store);
   const ref = `blob://${packed.header}`;
+  const run = packed.run ?? (await namedHeader(store, known, ref));
+  if (runId !== undefined && run.runId !== runId)
+    throw refused('events.header_mismatch', `the batch header names another run than ${runId}`, ref);
+  const restored = expand(run, packed, derive);
   if (packed.run) {
     if (headerDigest(packed.run) !== packed.header)
       throw refused('events.header_mismatch', 'the batch header does not match its reference', ref);
-    if (!known.has(ref)) {
-      const stored = await store.putBlob(packed.run);
-      if (stored.ref !== ref)
-        throw refused('events.header_mismatch', `the store addressed the header as ${stored.ref}`, ref);
-      remember(known, ref, packed.run);
-    }
-    return expand(packed.run, packed, derive);
+    // Always stored when carried (once per execution, as a rule): a store that lost it gets it back.
+    const stored = await store.putBlob(packed.run);
+    if (stored.ref !== ref)
+      throw refused('events.header_mismatch', `the store addressed the header as ${stored.ref}`, ref);
+    remember(known, ref, packed.run);
   }
-  let run = known.get(ref);
-  if (!run) {
-    let value: unknown;
-    try {
-      value = await store.getBlob(ref);
-    } catch (err) {
-      if (isHarnessError(err, 'store.not_found') || isHarnessError(err, 'store.invalid_ref'))
-        throw refused('events.header_missing', `the evidence store holds no run header ${ref}`, ref);
-      throw err;
-    }
-    run = asHeader(value);
-    if (!run) throw refused('events.header_invalid', `the blob ${ref} is not a run header`, ref);
-    remember(known, ref, run);
+  return restored;
+}
+
+/** A header named by reference: from this process's memory, else the store. */
+async function namedHeader(
+  store: HeaderStore,
+  known: Map<string, RunHeader>,
+  ref: string,
+): Promise<RunHeader> {
+  const remembered = known.get(ref);
+  if (remembered) return remembered;
+  let value: unknown;
+  try {
+    value = await store.getBlob(ref);
+  } catch (err) {
+    if (isHarnessError(err, 'store.not_found') || isHarnessError(err, 'store.invalid_ref'))
+      throw refused('events.header_missing', `the evidence store holds no run header ${ref}`, ref);
+    throw err;
   }
-  return expand(run, packed, derive);
+  const run = asHeader(value);
+  if (!run) throw refused('events.header_invalid', `the blob ${ref} is not a run header`, ref);
+  remember(known, ref, run);
+  return run;
 }

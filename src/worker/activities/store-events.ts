@@ -15,6 +15,8 @@ export interface StoreEventsOptions {
   readonly local?: boolean;
   /** What the activity's input says of the events a batch by reference left out (packed-events-by-ref.ts). */
   readonly derive?: EventDerivation;
+  /** The run the activity serves: a batch by reference whose header names another is refused. */
+  readonly runId?: string;
 }
 
 /**
@@ -30,7 +32,7 @@ export async function storeEvents(
   batch: PackedEvents | PackedEventsByRef,
   o: StoreEventsOptions = {},
 ): Promise<void> {
-  const packed = await restorePackedEvents(store, batch, o.derive);
+  const packed = await restorePackedEvents(store, batch, o.derive, o.runId);
   const events: StoredEvent[] = unpackEvents(packed).map((e) => ({
     runId: e.runId,
     seq: e.sequence,

@@ -9,7 +9,9 @@ import type { OperatorResolutionOutcome, ToolCallResult, WriteResolution } from 
 import type {
   OperatorResolutionActivityInput,
   ToolActivities,
+  AnyToolCallActivityInput,
   ToolCallActivityInput,
+  ToolCallActivityInputV2,
 } from '../../core/workflow/activity-interfaces.js';
 import {
   StoreError,
@@ -40,7 +42,7 @@ function toolContext(): ToolContext {
   return { signal: ctx.cancellationSignal, heartbeat: (d?: unknown) => ctx.heartbeat(d) };
 }
 
-function toCall(input: ToolCallActivityInput): ToolCall {
+function toCall(input: AnyToolCallActivityInput): ToolCall {
   return {
     runId: input.runId,
     seq: input.seq,
@@ -140,7 +142,7 @@ export function createToolActivities(deps: ToolActivityDeps): ToolActivities {
    *   have happened, so the attempt ends `tool.outcome_unknown` and the run settles it through the
    *   evidence store, the tool's reconciler, or a person. A read is simply retried.
    */
-  async function execute(input: ToolCallActivityInput, attempt: number): Promise<ToolCallResult> {
+  async function execute(input: AnyToolCallActivityInput, attempt: number): Promise<ToolCallResult> {
     const startedAt = new Date().toISOString();
     const executor = await beforeEffect(input, async () => {
       const found = registry.get(input.tool, input.version).executor;
@@ -204,10 +206,10 @@ export function createToolActivities(deps: ToolActivityDeps): ToolActivities {
    * Run one tool invocation (one attempt). A write that fails before its executor is called fails
    * `tool.not_started` (nothing happened; the run may try it again).
    */
-  const runTool = async (input: ToolCallActivityInput): Promise<ToolCallResult> => {
+  const runTool = async (input: AnyToolCallActivityInput): Promise<ToolCallResult> => {
     const attempt = input.attempt ?? Context.current().info.attempt;
     const existing = await beforeEffect(input, async () => {
-      await storeEvents(store, input.events, { derive: toolCallDerivation(input) });
+      await storeEvents(store, input.events, { derive: toolCallDerivation(input), runId: input.runId });
       const record = await store.getInvocation(input.runId, input.seq);
       // On a run's new attempt, the result of an earlier one is what made it try again (not applied).
       if (input.attempt !== undefined && (record?.result?.attempt ?? 0) < input.attempt) return undefined;
@@ -221,7 +223,7 @@ export function createToolActivities(deps: ToolActivityDeps): ToolActivities {
     runTool,
     // The same under the name runs scheduled by this release call, with the compact input (an older
     // worker would not read it).
-    runToolV2: (input: CompactToolInput<ToolCallActivityInput>) =>
+    runToolV2: (input: CompactToolInput<ToolCallActivityInputV2>) =>
       runTool(completeToolInput(input, callingWorkflowId(), sha256Digest)),
 
     /**
@@ -335,7 +337,7 @@ export function createToolActivities(deps: ToolActivityDeps): ToolActivities {
  * Run what precedes an executor call. For a write, a failure there is `tool.not_started`: the effect
  * provably did not happen. For a read it propagates (and the read is retried).
  */
-async function beforeEffect<T>(input: ToolCallActivityInput, step: () => Promise<T>): Promise<T> {
+async function beforeEffect<T>(input: AnyToolCallActivityInput, step: () => Promise<T>): Promise<T> {
   try {
     return await step();
   } catch (err) {
@@ -353,7 +355,7 @@ async function beforeEffect<T>(input: ToolCallActivityInput, step: () => Promise
  * effect may have happened); for a read it propagates (and the read is retried).
  */
 async function afterEffect<T>(
-  input: ToolCallActivityInput,
+  input: AnyToolCallActivityInput,
   stage: string,
   step: () => Promise<T>,
 ): Promise<T> {
@@ -366,7 +368,7 @@ async function afterEffect<T>(
 }
 
 /** The failure of a write attempt whose effect may have happened: never retried, settled by the run. */
-function outcomeUnknown(input: ToolCallActivityInput, stage: string, err: unknown): ApplicationFailure {
+function outcomeUnknown(input: AnyToolCallActivityInput, stage: string, err: unknown): ApplicationFailure {
   return ApplicationFailure.create({
     type: TOOL_OUTCOME_UNKNOWN,
     nonRetryable: true,

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../src/core/runner/agent-event.js';
 import {
   headerDigest,
+  itemDefaults,
   modelCallDerivation,
   packEventsByRef,
   toolCallDerivation,
@@ -192,5 +193,84 @@ describe('batches that name the run header by reference (runToolV2, callModelV2)
     // Another version than the input's: the data travels as it is.
     expect(packed.items[1]?.d).toEqual(presented.data);
     expect(await restorePackedEvents(store, packed, derive)).toEqual(packEvents([decided, presented]));
+  });
+
+  it('refuses a batch whose header names another run than the activity serves, and stores nothing', async () => {
+    const runId = newRunId();
+    const batch = packEventsByRef(events(runId, 1, 2), { stored: () => false });
+    await expect(storeEvents(other, batch, { runId: 'another-run' })).rejects.toSatisfy(
+      refusedAs('events.header_mismatch'),
+    );
+    expect(await other.listEvents(runId)).toEqual([]);
+    expect(await other.getBlob(`blob://${batch.header}`).catch(() => 'absent')).toBe('absent');
+  });
+
+  it('stores a carried header only for a batch that restores', async () => {
+    const runId = newRunId();
+    const carried = packEventsByRef(events(runId, 1, 2), { stored: () => false });
+    const [head, ...rest] = carried.items;
+    const { at: _at, ...timeless } = head!;
+    await expect(storeEvents(other, { ...carried, items: [timeless, ...rest] })).rejects.toSatisfy(
+      refusedAs('events.invalid_batch'),
+    );
+    expect(await other.getBlob(`blob://${carried.header}`).catch(() => 'absent')).toBe('absent');
+  });
+
+  it('stores a carried header again in a store that lost it, even when this process knows it', async () => {
+    const runId = newRunId();
+    const first = packEventsByRef(events(runId, 1, 2), { stored: () => false });
+    await storeEvents(store, first);
+    const dir2 = mkdtempSync(join(tmpdir(), 'run-header-restored-'));
+    const restored = await openEvidenceStore(`sqlite:${join(dir2, 'evidence.db')}`);
+    try {
+      // The same header carried again into another store: it lands there too.
+      await storeEvents(restored, packEventsByRef(events(runId, 1, 2), { stored: () => false }));
+      expect(await restored.getBlob(`blob://${first.header}`)).toEqual(first.run);
+    } finally {
+      await restored.close();
+      rmSync(dir2, { recursive: true, force: true });
+    }
+  });
+
+  it('the format is frozen: its defaults and derivations change only with new activity names', () => {
+    // A change here changes what a batch leaves out, which a worker of the previous release would
+    // complete differently: it needs a third form under new names, not an edit.
+    expect(itemDefaults()).toEqual({
+      'run.created': ['runner', 'internal'],
+      'run.started': ['runner', 'internal'],
+      'state.transitioned': ['runner', 'public'],
+      'checkpoint.saved': ['runner', 'public'],
+      'step.started': ['runner', 'public'],
+      'step.completed': ['runner', 'public'],
+      'guardrail.input_checked': ['guardrail', 'internal'],
+      'model.started': ['model_gateway', 'internal'],
+      'model.completed': ['model_gateway', 'internal'],
+      'tool.proposed': ['tool_pipeline', 'internal'],
+      'policy.decided': ['policy', 'internal'],
+      'tool.authorized': ['tool_pipeline', 'internal'],
+      'tool.completed': ['tool_pipeline', 'internal'],
+    });
+    const model = modelCallDerivation({ callSeq: 1, purpose: 'decide', modelRoute: 'r', toolKeys: ['t@v1'] });
+    expect(['model.started', 'tool.authorized', 'policy.decided', 'tool.proposed', 'x'].map(model)).toEqual([
+      { callSeq: 1, purpose: 'decide', modelRoute: 'r', toolKeys: ['t@v1'] },
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    const tool = toolCallDerivation({
+      seq: 2,
+      tool: 't',
+      version: 'v1',
+      effect: 'read',
+      argsDigest: 'sha256:a',
+    });
+    expect(['model.started', 'tool.authorized', 'policy.decided', 'tool.proposed', 'x'].map(tool)).toEqual([
+      undefined,
+      { seq: 2, tool: 't', version: 'v1', effect: 'read', argsDigest: 'sha256:a' },
+      { tool: 't', version: 'v1', argsDigest: 'sha256:a' },
+      { tool: 't', version: 'v1' },
+      undefined,
+    ]);
   });
 });
