@@ -16,15 +16,7 @@ import { packEvents } from '../../../src/core/runner/packed-events.js';
 import { restorePackedEvents } from '../../../src/worker/activities/run-header.js';
 import { storeEvents } from '../../../src/worker/activities/store-events.js';
 import { openEvidenceStore, type EvidenceStore } from '../../../src/worker/store/index.js';
-import { newRunId } from '../store/fixtures.js';
-
-const VERSIONS = {
-  profile: 'refund.graph@v1',
-  policy: 'refund.rules@v1',
-  toolRegistryDigest: 'sha256:0',
-  modelRoute: 'scripted/refund',
-  configDigest: 'sha256:0',
-};
+import { newRunId, RUN_VERSIONS as VERSIONS } from '../store/fixtures.js';
 
 /** A step's events as the runner makes them: one clock per workflow task, a step id on some. */
 function events(runId: string, from: number, n: number, traceId = runId): AgentEvent[] {

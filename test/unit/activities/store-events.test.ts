@@ -6,15 +6,7 @@ import { isHarnessError } from '../../../src/contract/errors.js';
 import type { PackedEvents } from '../../../src/core/runner/packed-events.js';
 import { storeEvents } from '../../../src/worker/activities/store-events.js';
 import { openEvidenceStore, type EvidenceStore } from '../../../src/worker/store/index.js';
-import { newRunId } from '../store/fixtures.js';
-
-const VERSIONS = {
-  profile: 'refund.graph@v1',
-  policy: 'refund.rules@v1',
-  toolRegistryDigest: 'sha256:0',
-  modelRoute: 'scripted/refund',
-  configDigest: 'sha256:0',
-};
+import { newRunId, RUN_VERSIONS as VERSIONS } from '../store/fixtures.js';
 
 /** The last flush of a run, as one workflow task attempt stamps it (its workflow clock `at`). */
 function lastFlush(runId: string, at: string, types = ['eval.completed', 'run.completed']): PackedEvents {
