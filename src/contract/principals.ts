@@ -14,24 +14,34 @@ export type PrincipalKind = (typeof PRINCIPAL_KINDS)[number];
 export const MAX_PRINCIPALS = 1_000;
 export const MAX_KEYS_PER_PRINCIPAL = 5;
 
-export const PrincipalIdSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$/, 'must be 1-128 letters, digits or . _ @ + -');
-export const KeyIdSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1-64 letters, digits or . _ -');
-export const RoleSchema = z.string().regex(/^[a-z][a-z0-9_.-]{0,63}$/, 'must be a lowercase role name');
+/** Built on first use (see builtOnFirstUse). */
+export const PrincipalIdSchema = z.lazy(() =>
+  z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$/, 'must be 1-128 letters, digits or . _ @ + -'),
+);
+/** Built on first use (see builtOnFirstUse). */
+export const KeyIdSchema = z.lazy(() =>
+  z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1-64 letters, digits or . _ -'),
+);
+/** Built on first use (see builtOnFirstUse). */
+export const RoleSchema = z.lazy(() =>
+  z.string().regex(/^[a-z][a-z0-9_.-]{0,63}$/, 'must be a lowercase role name'),
+);
 
-export const PrincipalKeySchema = z
-  .object({
-    id: KeyIdSchema,
-    alg: z.literal('Ed25519'),
-    /** The raw 32-byte Ed25519 public key, base64url without padding (43 characters). */
-    publicKey: z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'must be a 32-byte key in base64url (43 characters)'),
-    /** The key is refused for tokens issued after this time (rotation); absent means no end. */
-    notAfter: z.iso.datetime({ offset: true }).optional(),
-  })
-  .strict();
+/** Built on first use (see builtOnFirstUse). */
+export const PrincipalKeySchema = z.lazy(() =>
+  z
+    .object({
+      id: KeyIdSchema,
+      alg: z.literal('Ed25519'),
+      /** The raw 32-byte Ed25519 public key, base64url without padding (43 characters). */
+      publicKey: z
+        .string()
+        .regex(/^[A-Za-z0-9_-]{43}$/, 'must be a 32-byte key in base64url (43 characters)'),
+      /** The key is refused for tokens issued after this time (rotation); absent means no end. */
+      notAfter: z.iso.datetime({ offset: true }).optional(),
+    })
+    .strict(),
+);
 
 /** The kinds of principal a delegate may vouch for (never another service). */
 export const DELEGABLE_KINDS = ['operator', 'approver', 'customer'] as const;
@@ -42,62 +52,72 @@ export type DelegableKind = (typeof DELEGABLE_KINDS)[number];
  * behalf of the people it authenticated, naming them in the token's `obo` claim. Their roles are the
  * roles it vouches for, cut down to `roles`; a principal the registry lists keeps its own kind and
  * roles instead.
+ *
+ * Built on first use (see builtOnFirstUse).
  */
-export const DelegationSchema = z
-  .object({
-    roles: z.array(RoleSchema).max(20),
-    kinds: z
-      .array(z.enum(DELEGABLE_KINDS))
-      .min(1)
-      .max(3)
-      .default([...DELEGABLE_KINDS]),
-  })
-  .strict();
+export const DelegationSchema = z.lazy(() =>
+  z
+    .object({
+      roles: z.array(RoleSchema).max(20),
+      kinds: z
+        .array(z.enum(DELEGABLE_KINDS))
+        .min(1)
+        .max(3)
+        .default([...DELEGABLE_KINDS]),
+    })
+    .strict(),
+);
 
-export const PrincipalSchema = z
-  .object({
-    id: PrincipalIdSchema,
-    kind: z.enum(PRINCIPAL_KINDS),
-    roles: z.array(RoleSchema).max(20).default([]),
-    keys: z.array(PrincipalKeySchema).min(1).max(MAX_KEYS_PER_PRINCIPAL),
-    displayName: z.string().max(200).optional(),
-    /** Only for `service` principals: it may decide on behalf of the people it authenticated. */
-    delegation: DelegationSchema.optional(),
-  })
-  .strict()
-  .refine((p) => p.delegation === undefined || p.kind === 'service', {
-    message: 'only a service principal may have a delegation',
-    path: ['delegation'],
-  });
+/** Built on first use (see builtOnFirstUse). */
+export const PrincipalSchema = z.lazy(() =>
+  z
+    .object({
+      id: PrincipalIdSchema,
+      kind: z.enum(PRINCIPAL_KINDS),
+      roles: z.array(RoleSchema).max(20).default([]),
+      keys: z.array(PrincipalKeySchema).min(1).max(MAX_KEYS_PER_PRINCIPAL),
+      displayName: z.string().max(200).optional(),
+      /** Only for `service` principals: it may decide on behalf of the people it authenticated. */
+      delegation: DelegationSchema.optional(),
+    })
+    .strict()
+    .refine((p) => p.delegation === undefined || p.kind === 'service', {
+      message: 'only a service principal may have a delegation',
+      path: ['delegation'],
+    }),
+);
 
-export const PrincipalRegistrySchema = z
-  .object({
-    version: z.literal(1),
-    principals: z.array(PrincipalSchema).max(MAX_PRINCIPALS),
-  })
-  .strict()
-  .superRefine((r, ctx) => {
-    const ids = new Set<string>();
-    const keys = new Set<string>();
-    r.principals.forEach((p, i) => {
-      if (ids.has(p.id))
-        ctx.addIssue({
-          code: 'custom',
-          path: ['principals', i, 'id'],
-          message: `duplicate principal ${p.id}`,
-        });
-      ids.add(p.id);
-      p.keys.forEach((k, j) => {
-        if (keys.has(k.id))
+/** Built on first use (see builtOnFirstUse). */
+export const PrincipalRegistrySchema = z.lazy(() =>
+  z
+    .object({
+      version: z.literal(1),
+      principals: z.array(PrincipalSchema).max(MAX_PRINCIPALS),
+    })
+    .strict()
+    .superRefine((r, ctx) => {
+      const ids = new Set<string>();
+      const keys = new Set<string>();
+      r.principals.forEach((p, i) => {
+        if (ids.has(p.id))
           ctx.addIssue({
             code: 'custom',
-            path: ['principals', i, 'keys', j, 'id'],
-            message: `key id ${k.id} is used twice (key ids are unique in a registry)`,
+            path: ['principals', i, 'id'],
+            message: `duplicate principal ${p.id}`,
           });
-        keys.add(k.id);
+        ids.add(p.id);
+        p.keys.forEach((k, j) => {
+          if (keys.has(k.id))
+            ctx.addIssue({
+              code: 'custom',
+              path: ['principals', i, 'keys', j, 'id'],
+              message: `key id ${k.id} is used twice (key ids are unique in a registry)`,
+            });
+          keys.add(k.id);
+        });
       });
-    });
-  });
+    }),
+);
 
 export type PrincipalKey = z.infer<typeof PrincipalKeySchema>;
 export type Principal = z.infer<typeof PrincipalSchema>;

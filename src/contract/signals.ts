@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { builtOnFirstUse } from './built-on-first-use.js';
 
 /**
  * The operator contract: signal names and payloads (docs/signals.md). Fixed names; payloads are
@@ -24,70 +25,89 @@ export type DecisionSignalName = (typeof SIGNAL_NAMES)[keyof typeof SIGNAL_NAMES
  */
 export const UPDATE_NAMES = { decide: 'decide' } as const;
 
-const Actor = z.string().min(1).max(200);
+/** Who decided, as the signal names them. */
+const actor = builtOnFirstUse(() => z.string().min(1).max(200));
 /**
  * A signed decision token (docs/authorization.md): a compact JWS (EdDSA) over the workflow id, the
  * action id, the argument digest, the decision, the payload digest, the principal, issued-at and
  * expiry. Required by runs that check decisions; ignored by runs started before them.
  */
-const Token = z.string().min(1).max(4_096);
+const token = builtOnFirstUse(() => z.string().min(1).max(4_096));
 
-export const ApproveSignalSchema = z
-  .object({
-    actionId: z.string().min(1).max(200),
-    actor: Actor,
-    reason: z.string().max(2000).optional(),
-    token: Token.optional(),
-  })
-  .strict();
-export const RejectSignalSchema = z
-  .object({
-    actionId: z.string().min(1).max(200),
-    actor: Actor,
-    reason: z.string().min(1).max(2000),
-    token: Token.optional(),
-  })
-  .strict();
+/** Built on first use (see builtOnFirstUse). */
+export const ApproveSignalSchema = z.lazy(() =>
+  z
+    .object({
+      actionId: z.string().min(1).max(200),
+      actor: actor(),
+      reason: z.string().max(2000).optional(),
+      token: token().optional(),
+    })
+    .strict(),
+);
+/** Built on first use (see builtOnFirstUse). */
+export const RejectSignalSchema = z.lazy(() =>
+  z
+    .object({
+      actionId: z.string().min(1).max(200),
+      actor: actor(),
+      reason: z.string().min(1).max(2000),
+      token: token().optional(),
+    })
+    .strict(),
+);
 /** A customer's confirmation: same shape as an approval, its own decision kind. */
 export const ConfirmSignalSchema = ApproveSignalSchema;
-export const ReconcileSignalSchema = z
-  .object({
-    invocationSeq: z.number().int().nonnegative(),
-    outcome: z.enum(['succeeded', 'failed', 'not_applied']),
-    actor: Actor,
-    /**
-     * The id the external system gave the effect (a refund id, a commit sha), as the operator found it.
-     * Only with `succeeded`: it becomes the invocation's external id, so a later independent
-     * verification of that id can stand in for the observation the lost activity never returned.
-     */
-    externalId: z.string().min(1).max(200).optional(),
-    evidence: z.record(z.string(), z.unknown()).optional(),
-    token: Token.optional(),
-  })
-  .strict()
-  .refine((s) => s.externalId === undefined || s.outcome === 'succeeded', {
-    message: 'externalId is only allowed with outcome "succeeded"',
-    path: ['externalId'],
-  });
-export const ProvideInputSignalSchema = z
-  .object({
-    slot: z.string().min(1).max(200),
-    value: z.string().max(10_000),
-    actor: Actor,
-    token: Token.optional(),
-  })
-  .strict();
-export const CancelRunSignalSchema = z
-  .object({ actor: Actor, reason: z.string().min(1).max(2000), token: Token.optional() })
-  .strict();
+/** Built on first use (see builtOnFirstUse). */
+export const ReconcileSignalSchema = z.lazy(() =>
+  z
+    .object({
+      invocationSeq: z.number().int().nonnegative(),
+      outcome: z.enum(['succeeded', 'failed', 'not_applied']),
+      actor: actor(),
+      /**
+       * The id the external system gave the effect (a refund id, a commit sha), as the operator found it.
+       * Only with `succeeded`: it becomes the invocation's external id, so a later independent
+       * verification of that id can stand in for the observation the lost activity never returned.
+       */
+      externalId: z.string().min(1).max(200).optional(),
+      evidence: z.record(z.string(), z.unknown()).optional(),
+      token: token().optional(),
+    })
+    .strict()
+    .refine((s) => s.externalId === undefined || s.outcome === 'succeeded', {
+      message: 'externalId is only allowed with outcome "succeeded"',
+      path: ['externalId'],
+    }),
+);
+/** Built on first use (see builtOnFirstUse). */
+export const ProvideInputSignalSchema = z.lazy(() =>
+  z
+    .object({
+      slot: z.string().min(1).max(200),
+      value: z.string().max(10_000),
+      actor: actor(),
+      token: token().optional(),
+    })
+    .strict(),
+);
+/** Built on first use (see builtOnFirstUse). */
+export const CancelRunSignalSchema = z.lazy(() =>
+  z.object({ actor: actor(), reason: z.string().min(1).max(2000), token: token().optional() }).strict(),
+);
 
-/** The payload of the `decide` update: which decision signal, and its payload. */
-export const DecideUpdateSchema = z
-  .object({
-    signal: z.enum(['approve', 'reject', 'confirm', 'reconcile', 'provideInput', 'cancelRun']),
-    payload: z.unknown(),
-  })
-  .strict();
+/**
+ * The payload of the `decide` update: which decision signal, and its payload. Built on first use (see
+ * builtOnFirstUse).
+ */
+export const DecideUpdateSchema = z.lazy(() =>
+  z
+    .object({
+      signal: z.enum(['approve', 'reject', 'confirm', 'reconcile', 'provideInput', 'cancelRun']),
+      payload: z.unknown(),
+    })
+    .strict(),
+);
 export type DecideUpdate = z.infer<typeof DecideUpdateSchema>;
 
 /** What the `decide` update answers: accepted, or refused with a reason code. */

@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import type { Artifact } from './artifact.js';
 
-/** The trusted effect of a tool. Declared by the composition, never inferred or taken from a model. */
-export const ToolEffectSchema = z.enum(['read', 'write']);
+/**
+ * The trusted effect of a tool. Declared by the composition, never inferred or taken from a model.
+ * Built on first use (see builtOnFirstUse).
+ */
+export const ToolEffectSchema = z.lazy(() => z.enum(['read', 'write']));
 export type ToolEffect = z.infer<typeof ToolEffectSchema>;
 
 /** A JSON Schema object as accepted by the registry (see docs/extending.md for the supported subset). */

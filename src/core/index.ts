@@ -60,7 +60,12 @@ export type {
   ModelRequest,
   ToolOptions,
 } from './runner/run-context.js';
-export { BudgetLimitsSchema, DEFAULT_LIMITS, type BudgetLimits } from './runner/budget.js';
+export {
+  budgetLimitsObject,
+  BudgetLimitsSchema,
+  DEFAULT_LIMITS,
+  type BudgetLimits,
+} from './runner/budget.js';
 export {
   isTerminal,
   RunStatusSchema,
@@ -85,6 +90,7 @@ export {
 export * from './tools/sandbox.js';
 export { NamedRegistry } from './tools/named-registry.js';
 export * from '../contract/index.js';
+export { builtOnFirstUse } from '../contract/built-on-first-use.js';
 export {
   AuthorizationRulesSchema,
   DEFAULT_AUTHORIZATION,

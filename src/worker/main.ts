@@ -5,9 +5,11 @@
  * PostgreSQL evidence store across hosts). HARNESS_OTEL turns on OpenTelemetry tracing
  * (docs/observability.md); a HARNESS_WORKFLOW_BUNDLE must then be a traced bundle.
  * HARNESS_CODEC_KEYS_FILE (or HARNESS_CODEC_KEYS) turns on payload encryption (docs/security.md).
+ * An app definition that does not compose (`composeAgentRun`) stops it before it connects.
  */
 import { NativeConnection } from '@temporalio/worker';
 import { loadHarnessApp, type HarnessApp } from './app.js';
+import { composeAgentRun } from '../core/workflow/agent-run-definition.js';
 import { loadDevServerConfig } from '../devserver/config.js';
 import { tracingConfigFromEnv } from './telemetry/tracing-config.js';
 import { tracingFromConfig } from './telemetry/tracing.js';
@@ -18,6 +20,8 @@ import { describePayloadCodec, payloadCodecFromEnv } from '../codec/codec-from-e
 
 /** Run a worker for `app` until SIGINT/SIGTERM. */
 export async function runWorkerProcess(app: HarnessApp): Promise<void> {
+  // The whole definition, once: a bad one stops the worker here (a run checks only its own profile).
+  composeAgentRun(app.definition);
   installWorkerRuntime();
   const settings = harnessSettings();
   const tracingConfig = tracingConfigFromEnv();

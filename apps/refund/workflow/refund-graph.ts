@@ -1,13 +1,14 @@
-import type { CompletionEvaluator } from '../../../src/core/index.js';
+import type { CompletionEvaluator, Profile } from '../../../src/core/index.js';
 import {
   actionWithVerification,
+  builtOnFirstUse,
   createGraphProfile,
   evaluatorFromFunction,
   type GraphDefinition,
   solutionDelivered,
 } from '../../../src/core/index.js';
 import { refundNodes } from './refund-nodes.js';
-import { initialRefundState, RefundGraphStateSchema, type RefundGraphState } from './refund-state.js';
+import { initialRefundState, refundGraphStateSchema, type RefundGraphState } from './refund-state.js';
 
 const ACTION_PARAMS = {
   actionTool: 'refund.create',
@@ -56,7 +57,10 @@ export const REFUND_GRAPH: GraphDefinition<RefundGraphState> = {
   policies: { default: 'refund.rules@v1', allowed: ['read_only@v1'] },
   completion: { evaluator: { name: 'refund_outcome', version: 'v1' } },
   initialState: initialRefundState,
-  stateSchema: RefundGraphStateSchema,
+  // Read when the graph profile is built (on first use), not when this module is evaluated.
+  get stateSchema() {
+    return refundGraphStateSchema();
+  },
   conditions: {
     is_refund: (s) => s.intent === 'refund',
     slots_complete: (s) => s.orderId !== null && s.customerId !== null,
@@ -90,5 +94,21 @@ export const REFUND_GRAPH: GraphDefinition<RefundGraphState> = {
   ],
 };
 
-/** The refund reference graph as a graph profile. */
-export const refundGraphProfile = createGraphProfile(REFUND_GRAPH);
+/** The graph profile of {@link REFUND_GRAPH}, built (and the graph checked) on its first run. */
+const builtRefundGraphProfile = builtOnFirstUse(() => createGraphProfile(REFUND_GRAPH));
+
+/**
+ * The refund reference graph as a graph profile. Built on first use (see builtOnFirstUse): its name,
+ * version, tools, policies and completion contract are {@link REFUND_GRAPH}'s; the graph profile itself
+ * (its state schema, its checks of the graph) is built when a run first runs it, so a workflow run of
+ * another profile builds none of it. test/unit/examples/refund/refund-on-first-use.test.ts builds it.
+ */
+export const refundGraphProfile: Profile = {
+  name: REFUND_GRAPH.name,
+  version: REFUND_GRAPH.version,
+  kind: 'graph',
+  completion: REFUND_GRAPH.completion,
+  tools: REFUND_GRAPH.tools,
+  policies: REFUND_GRAPH.policies,
+  run: (ctx) => builtRefundGraphProfile().run(ctx),
+};

@@ -1,5 +1,5 @@
 import { describeInputIssues, AgentRunInputSchema, type AgentRunInput } from '../../contract/run-input.js';
-import { BudgetLimitsSchema } from '../../core/runner/budget.js';
+import { budgetLimitsObject } from '../../core/runner/budget.js';
 import type { HarnessApp } from '../../worker/app.js';
 import { allowedPolicies } from '../../core/runner/profile.js';
 import { composeAgentRun, type AgentRunComposition } from '../../core/workflow/agent-run-definition.js';
@@ -80,7 +80,7 @@ function highestVersion(versions: string[]): string | undefined {
  */
 export function buildRunInput(req: StartRequest): AgentRunInput {
   if (req.budget) {
-    const b = BudgetLimitsSchema.partial().safeParse(req.budget);
+    const b = budgetLimitsObject().partial().safeParse(req.budget);
     if (!b.success) {
       const issues = b.error.issues
         .slice(0, 5)

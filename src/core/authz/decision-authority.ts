@@ -22,33 +22,38 @@ export interface DecisionRecord {
   readonly via?: string;
 }
 
-const Jti = z.string().regex(/^[A-Za-z0-9_-]{8,64}$/);
-const ActionId = z.string().min(1).max(200);
-/** The carried form, checked when a generation starts (bounded like the live one). */
-export const AuthzCarriedSchema = z
-  .object({
-    schemaVersion: z.literal(1),
-    decisionCounter: z.number().int().nonnegative(),
-    usedTokens: z.array(Jti).max(MAX_USED_TOKENS),
-    approvals: z
-      .record(z.string().max(400), z.array(PrincipalIdSchema).max(20))
-      .refine((r) => Object.keys(r).length <= MAX_APPROVAL_KEYS, 'too many approval keys'),
-    decisions: z
-      .array(
-        z
-          .object({
-            actionId: ActionId,
-            decision: z.enum(['approve', 'reject', 'confirm', 'reconcile', 'input', 'cancel']),
-            principal: PrincipalIdSchema,
-            keyId: z.string().max(64),
-            at: z.string().max(40),
-            via: PrincipalIdSchema.optional(),
-          })
-          .strict(),
-      )
-      .max(MAX_DECISION_RECORDS),
-  })
-  .strict();
+/**
+ * The carried form, checked when a generation starts (bounded like the live one). Built on first use
+ * (see builtOnFirstUse).
+ */
+export const AuthzCarriedSchema = z.lazy(() => {
+  const Jti = z.string().regex(/^[A-Za-z0-9_-]{8,64}$/);
+  const ActionId = z.string().min(1).max(200);
+  return z
+    .object({
+      schemaVersion: z.literal(1),
+      decisionCounter: z.number().int().nonnegative(),
+      usedTokens: z.array(Jti).max(MAX_USED_TOKENS),
+      approvals: z
+        .record(z.string().max(400), z.array(PrincipalIdSchema).max(20))
+        .refine((r) => Object.keys(r).length <= MAX_APPROVAL_KEYS, 'too many approval keys'),
+      decisions: z
+        .array(
+          z
+            .object({
+              actionId: ActionId,
+              decision: z.enum(['approve', 'reject', 'confirm', 'reconcile', 'input', 'cancel']),
+              principal: PrincipalIdSchema,
+              keyId: z.string().max(64),
+              at: z.string().max(40),
+              via: PrincipalIdSchema.optional(),
+            })
+            .strict(),
+        )
+        .max(MAX_DECISION_RECORDS),
+    })
+    .strict();
+});
 
 /** What a run that checks decisions carries across continue-as-new. */
 export interface AuthzCarried {

@@ -29,46 +29,50 @@ export const MAX_CLOCK_SKEW_SECONDS = 300;
 export const TOKEN_DECISIONS = ['approve', 'reject', 'confirm', 'reconcile', 'input', 'cancel'] as const;
 export type TokenDecision = (typeof TOKEN_DECISIONS)[number];
 
-export const DecisionTokenHeaderSchema = z
-  .object({ alg: z.literal('EdDSA'), typ: z.literal(DECISION_TOKEN_TYPE), kid: KeyIdSchema })
-  .strict();
+/** A token's JWS header. Built on first use (see builtOnFirstUse). */
+export const DecisionTokenHeaderSchema = z.lazy(() =>
+  z.object({ alg: z.literal('EdDSA'), typ: z.literal(DECISION_TOKEN_TYPE), kid: KeyIdSchema }).strict(),
+);
 
-export const DecisionClaimsSchema = z
-  .object({
-    /** Workflow id of the run. */
-    wf: z.string().min(1).max(400),
-    /** The run's first execution run id: a later run that reuses the workflow id is another run. */
-    rid: z.string().min(1).max(200),
-    /** The action decided (`cancel` for a cancellation). */
-    act: z.string().min(1).max(200),
-    /** Argument digest of the action's tool call; null when the action has none. */
-    dig: z
-      .string()
-      .regex(/^sha256:[0-9a-f]{64}$/)
-      .nullable(),
-    dec: z.enum(TOKEN_DECISIONS),
-    /** Digest of the decision's payload without its token ({@link decisionPayloadDigest}). */
-    pd: z.string().regex(/^sha256:[0-9a-f]{64}$/),
-    sub: PrincipalIdSchema,
-    iat: z.number().int().nonnegative(),
-    exp: z.number().int().positive(),
-    /** Unique token id: a token is accepted once. */
-    jti: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/),
-    /**
-     * On behalf of: a delegate (a `service` principal with a delegation, e.g. the run service) names
-     * the person it authenticated, their kind and roles, and the tenant it authenticated them in.
-     */
-    obo: z
-      .object({
-        sub: PrincipalIdSchema,
-        kind: z.enum(DELEGABLE_KINDS),
-        roles: z.array(RoleSchema).max(20),
-        ten: z.string().min(1).max(200).optional(),
-      })
-      .strict()
-      .optional(),
-  })
-  .strict();
+/** A token's claims. Built on first use (see builtOnFirstUse). */
+export const DecisionClaimsSchema = z.lazy(() =>
+  z
+    .object({
+      /** Workflow id of the run. */
+      wf: z.string().min(1).max(400),
+      /** The run's first execution run id: a later run that reuses the workflow id is another run. */
+      rid: z.string().min(1).max(200),
+      /** The action decided (`cancel` for a cancellation). */
+      act: z.string().min(1).max(200),
+      /** Argument digest of the action's tool call; null when the action has none. */
+      dig: z
+        .string()
+        .regex(/^sha256:[0-9a-f]{64}$/)
+        .nullable(),
+      dec: z.enum(TOKEN_DECISIONS),
+      /** Digest of the decision's payload without its token ({@link decisionPayloadDigest}). */
+      pd: z.string().regex(/^sha256:[0-9a-f]{64}$/),
+      sub: PrincipalIdSchema,
+      iat: z.number().int().nonnegative(),
+      exp: z.number().int().positive(),
+      /** Unique token id: a token is accepted once. */
+      jti: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/),
+      /**
+       * On behalf of: a delegate (a `service` principal with a delegation, e.g. the run service) names
+       * the person it authenticated, their kind and roles, and the tenant it authenticated them in.
+       */
+      obo: z
+        .object({
+          sub: PrincipalIdSchema,
+          kind: z.enum(DELEGABLE_KINDS),
+          roles: z.array(RoleSchema).max(20),
+          ten: z.string().min(1).max(200).optional(),
+        })
+        .strict()
+        .optional(),
+    })
+    .strict(),
+);
 export type DecisionClaims = z.infer<typeof DecisionClaimsSchema>;
 
 /** The digest a token binds the rest of the decision's payload with (its `token` field left out). */

@@ -11,19 +11,24 @@ import {
   verificationStateOf,
 } from './verification-state.js';
 
-/** Params of `action_with_verification/v1`, from the trusted profile contract. */
-export const ActionWithVerificationParamsSchema = z
-  .object({
-    /** Only observed artifacts recorded by this tool count as the action (e.g. `refund.create`). */
-    actionTool: z.string().min(1).optional(),
-    /** Only observed artifacts of this type count as the action (e.g. `refund`). */
-    actionType: z.string().min(1).optional(),
-    /** Only verified artifacts of this type count as checks (e.g. `refund.status_check`). */
-    verificationType: z.string().min(1).optional(),
-    /** `all` (default): every matching action must be verified; `any`: one verified action suffices. */
-    require: z.enum(['all', 'any']).default('all'),
-  })
-  .strict();
+/**
+ * Params of `action_with_verification/v1`, from the trusted profile contract. Built on first use
+ * (see builtOnFirstUse).
+ */
+export const ActionWithVerificationParamsSchema = z.lazy(() =>
+  z
+    .object({
+      /** Only observed artifacts recorded by this tool count as the action (e.g. `refund.create`). */
+      actionTool: z.string().min(1).optional(),
+      /** Only observed artifacts of this type count as the action (e.g. `refund`). */
+      actionType: z.string().min(1).optional(),
+      /** Only verified artifacts of this type count as checks (e.g. `refund.status_check`). */
+      verificationType: z.string().min(1).optional(),
+      /** `all` (default): every matching action must be verified; `any`: one verified action suffices. */
+      require: z.enum(['all', 'any']).default('all'),
+    })
+    .strict(),
+);
 
 /**
  * `action_with_verification/v1`: the run performed an action and an independent check confirmed it.

@@ -55,13 +55,15 @@ export interface CompletionEvaluator {
   checkParams?(params: Readonly<Record<string, unknown>>): void;
 }
 
-/** A goal profile's choice of evaluator and its trusted params. */
-export const CompletionContractSchema = z
-  .object({
-    evaluator: z.object({ name: z.string().min(1).max(100), version: z.string().min(1).max(50) }).strict(),
-    params: z.record(z.string(), z.unknown()).optional(),
-  })
-  .strict();
+/** A goal profile's choice of evaluator and its trusted params. Built on first use (see builtOnFirstUse). */
+export const CompletionContractSchema = z.lazy(() =>
+  z
+    .object({
+      evaluator: z.object({ name: z.string().min(1).max(100), version: z.string().min(1).max(50) }).strict(),
+      params: z.record(z.string(), z.unknown()).optional(),
+    })
+    .strict(),
+);
 export type CompletionContract = z.infer<typeof CompletionContractSchema>;
 
 /** `name/version` of an evaluator, as written into verdicts. */

@@ -7,22 +7,26 @@ import { CompletionReasonCodes } from './completion-reason-codes.js';
 /** What an evaluator function returns; the wrapper stamps the evaluator id. */
 export type VerdictBody = Omit<CompletionVerdict, 'evaluator'>;
 
-const VerdictBodySchema = z.object({
-  passed: z.boolean(),
-  reasonCodes: z
-    .array(
-      z
-        .string()
-        .regex(/^[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+$/)
-        .max(100),
-    )
-    .min(1)
-    .max(20),
-  evidenceArtifactIds: z.array(z.string().min(1).max(200)).max(100),
-  summary: z.string().max(500),
-});
+/** Built on first use (see builtOnFirstUse). */
+const VerdictBodySchema = z.lazy(() =>
+  z.object({
+    passed: z.boolean(),
+    reasonCodes: z
+      .array(
+        z
+          .string()
+          .regex(/^[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+$/)
+          .max(100),
+      )
+      .min(1)
+      .max(20),
+    evidenceArtifactIds: z.array(z.string().min(1).max(200)).max(100),
+    summary: z.string().max(500),
+  }),
+);
 
-const AnyParamsSchema = z.record(z.string(), z.unknown());
+/** Built on first use (see builtOnFirstUse). */
+const AnyParamsSchema = z.lazy(() => z.record(z.string(), z.unknown()));
 
 /**
  * An evaluator whose params are checked with a zod schema before `fn` runs.

@@ -9,22 +9,26 @@ import { failureCodeOf, idsOf, makeVerdict, verificationStateOf } from './verifi
 /** Artifact type of an observed remote branch. */
 export const REMOTE_BRANCH_ARTIFACT_TYPE = 'git.remote_branch';
 
-/** Data of a `git.remote_branch` artifact. */
-export const RemoteBranchDataSchema = z.object({
-  remote: z.string().min(1),
-  branch: z.string().min(1),
-  sha: z.string().regex(/^[0-9a-f]{7,64}$/),
-});
+/** Data of a `git.remote_branch` artifact. Built on first use (see builtOnFirstUse). */
+export const RemoteBranchDataSchema = z.lazy(() =>
+  z.object({
+    remote: z.string().min(1),
+    branch: z.string().min(1),
+    sha: z.string().regex(/^[0-9a-f]{7,64}$/),
+  }),
+);
 
-/** Params of `observed_remote_branch/v1`. */
-export const ObservedRemoteBranchParamsSchema = z
-  .object({
-    /** Required branch name, e.g. `agent/fix-123`. */
-    branch: z.string().min(1).optional(),
-    /** Required remote name, e.g. `origin`. */
-    remote: z.string().min(1).optional(),
-  })
-  .strict();
+/** Params of `observed_remote_branch/v1`. Built on first use (see builtOnFirstUse). */
+export const ObservedRemoteBranchParamsSchema = z.lazy(() =>
+  z
+    .object({
+      /** Required branch name, e.g. `agent/fix-123`. */
+      branch: z.string().min(1).optional(),
+      /** Required remote name, e.g. `origin`. */
+      remote: z.string().min(1).optional(),
+    })
+    .strict(),
+);
 
 /**
  * `observed_remote_branch/v1`: a trusted executor observed the branch on the remote, and a later

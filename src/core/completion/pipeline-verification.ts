@@ -8,19 +8,21 @@ import { makeVerdict, verificationStateOf } from './verification-state.js';
 /** Default artifact type of a verified pipeline run. */
 export const PIPELINE_ARTIFACT_TYPE = 'pipeline.run';
 
-/** Params of `pipeline_verification/v1`. */
-export const PipelineVerificationParamsSchema = z
-  .object({
-    /** Type of the verified pipeline artifact; default `pipeline.run`. */
-    pipelineType: z.string().min(1).default(PIPELINE_ARTIFACT_TYPE),
-    /** When true, the pipeline run must verify the latest observed change. Default false. */
-    requireLinkedChange: z.boolean().default(false),
-    /** With `requireLinkedChange`: only observed artifacts of this type are changes (e.g. `git.remote_branch`). */
-    changeType: z.string().min(1).optional(),
-    /** With `requireLinkedChange`: only observed artifacts recorded by this tool are changes. */
-    changeTool: z.string().min(1).optional(),
-  })
-  .strict();
+/** Params of `pipeline_verification/v1`. Built on first use (see builtOnFirstUse). */
+export const PipelineVerificationParamsSchema = z.lazy(() =>
+  z
+    .object({
+      /** Type of the verified pipeline artifact; default `pipeline.run`. */
+      pipelineType: z.string().min(1).default(PIPELINE_ARTIFACT_TYPE),
+      /** When true, the pipeline run must verify the latest observed change. Default false. */
+      requireLinkedChange: z.boolean().default(false),
+      /** With `requireLinkedChange`: only observed artifacts of this type are changes (e.g. `git.remote_branch`). */
+      changeType: z.string().min(1).optional(),
+      /** With `requireLinkedChange`: only observed artifacts recorded by this tool are changes. */
+      changeTool: z.string().min(1).optional(),
+    })
+    .strict(),
+);
 
 /**
  * `pipeline_verification/v1`: a trusted pipeline run (a verified artifact of `pipelineType`)

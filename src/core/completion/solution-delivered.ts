@@ -12,7 +12,7 @@ import { defineEvaluator } from './define-evaluator.js';
 export const solutionDelivered: CompletionEvaluator = defineEvaluator(
   'solution_delivered',
   'v1',
-  z.object({}).strict(),
+  z.lazy(() => z.object({}).strict()),
   (input) => {
     const ok = isNonEmpty(input.finalOutput);
     return ok

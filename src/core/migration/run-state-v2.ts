@@ -3,7 +3,7 @@ import { GuardrailFindingRecordSchema, MAX_FINDING_RECORDS } from '../guardrails
 import { MAX_OBLIGATIONS, mergeObligations } from '../guardrails/run-hooks.js';
 import type { RunState } from '../runner/run-state.js';
 import type { MigrationStep } from './migration-registry.js';
-import { RunStateV1Fields, RunStateV1Schema, type RunStateV1 } from './run-state-v1.js';
+import { runStateV1Fields, RunStateV1Schema, type RunStateV1 } from './run-state-v1.js';
 
 /**
  * Run state version 2 (the runner's RunState, src/core/runner/run-state.ts) = version 1 plus the fields
@@ -13,13 +13,15 @@ import { RunStateV1Fields, RunStateV1Schema, type RunStateV1 } from './run-state
  * - `guardrailFindings`: the most recent guardrail findings (at most {@link MAX_FINDING_RECORDS});
  * - `outputRetries`: compositions retried after the output guardrail blocked them.
  */
-export const RunStateV2Schema = z.strictObject({
-  schemaVersion: z.literal(2),
-  ...RunStateV1Fields,
-  obligations: z.array(z.string().min(1).max(200)).max(MAX_OBLIGATIONS),
-  guardrailFindings: z.array(GuardrailFindingRecordSchema).max(MAX_FINDING_RECORDS),
-  outputRetries: z.number().int().nonnegative(),
-});
+export const RunStateV2Schema = z.lazy(() =>
+  z.strictObject({
+    schemaVersion: z.literal(2),
+    ...runStateV1Fields(),
+    obligations: z.array(z.string().min(1).max(200)).max(MAX_OBLIGATIONS),
+    guardrailFindings: z.array(GuardrailFindingRecordSchema).max(MAX_FINDING_RECORDS),
+    outputRetries: z.number().int().nonnegative(),
+  }),
+);
 export type RunStateV2 = z.output<typeof RunStateV2Schema>;
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { builtOnFirstUse } from '../../contract/built-on-first-use.js';
 import { DecisionKindSchema } from '../../contract/policy-decision.js';
 import { ToolEffectSchema } from '../../contract/tool.js';
 import { isJsonPointer } from './json-pointer.js';
@@ -14,11 +15,14 @@ import {
  * data, never code; see docs/policies.md for the format and an example.
  */
 
-const PrimitiveSchema = z.union([z.string(), z.number().finite(), z.boolean(), z.null()]);
+const primitiveSchema = builtOnFirstUse(() =>
+  z.union([z.string(), z.number().finite(), z.boolean(), z.null()]),
+);
 
 /** A predicate body shared by argument and fact predicates, discriminated by `op`. */
 function predicateSchema<K extends string>(key: K, keySchema: z.ZodString) {
   const keyShape = { [key]: keySchema } as { [P in K]: z.ZodString };
+  const PrimitiveSchema = primitiveSchema();
   return z.discriminatedUnion('op', [
     z.object({ ...keyShape, op: z.enum(['gt', 'gte', 'lt', 'lte']), value: z.number().finite() }).strict(),
     z.object({ ...keyShape, op: z.enum(['eq', 'neq']), value: PrimitiveSchema }).strict(),
@@ -27,118 +31,143 @@ function predicateSchema<K extends string>(key: K, keySchema: z.ZodString) {
   ]);
 }
 
-/** `{ pointer: '/amount', op: 'gt', value: 5000 }`: a JSON pointer into the schema-validated arguments. */
-export const ArgPredicateSchema = predicateSchema(
-  'pointer',
-  z
-    .string()
-    .max(200)
-    .refine((p) => p !== '' && isJsonPointer(p), 'must be a non-empty RFC 6901 JSON pointer'),
+/**
+ * `{ pointer: '/amount', op: 'gt', value: 5000 }`: a JSON pointer into the schema-validated arguments.
+ * Built on first use (see builtOnFirstUse).
+ */
+export const ArgPredicateSchema = z.lazy(() =>
+  predicateSchema(
+    'pointer',
+    z
+      .string()
+      .max(200)
+      .refine((p) => p !== '' && isJsonPointer(p), 'must be a non-empty RFC 6901 JSON pointer'),
+  ),
 );
 export type ArgPredicate = z.infer<typeof ArgPredicateSchema>;
 
-/** `{ fact: 'order.owner_verified', op: 'eq', value: true }`: a verified fact the runner holds. */
-export const FactPredicateSchema = predicateSchema(
-  'fact',
-  z
-    .string()
-    .regex(/^[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*$/, 'must be a lowercase dotted fact name')
-    .max(100),
+/**
+ * `{ fact: 'order.owner_verified', op: 'eq', value: true }`: a verified fact the runner holds.
+ * Built on first use (see builtOnFirstUse).
+ */
+export const FactPredicateSchema = z.lazy(() =>
+  predicateSchema(
+    'fact',
+    z
+      .string()
+      .regex(/^[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*$/, 'must be a lowercase dotted fact name')
+      .max(100),
+  ),
 );
 export type FactPredicate = z.infer<typeof FactPredicateSchema>;
 
-/** A tool name or a glob over tool names where `*` matches any run of characters, e.g. `refund.*`. */
-const ToolPatternSchema = z.string().regex(/^[a-z0-9_.*-]{1,100}$/, 'must be a lowercase tool name or glob');
+/** The outcome fields a rule and the default share (one set of schemas, built on first use). */
+const outcomeShape = builtOnFirstUse(() => {
+  const ReasonCodeSchema = z
+    .string()
+    .max(100)
+    .refine(
+      (c) =>
+        isCatalogueReasonCode(c) ||
+        (CUSTOM_REASON_CODE_PATTERN.test(c) && !c.startsWith(RESERVED_REASON_PREFIX)),
+      'must be a catalogue code or a custom lowercase dotted code outside the policy. namespace',
+    );
 
-const ReasonCodeSchema = z
-  .string()
-  .max(100)
-  .refine(
-    (c) =>
-      isCatalogueReasonCode(c) ||
-      (CUSTOM_REASON_CODE_PATTERN.test(c) && !c.startsWith(RESERVED_REASON_PREFIX)),
-    'must be a catalogue code or a custom lowercase dotted code outside the policy. namespace',
-  );
+  const ObligationSchema = z
+    .string()
+    .refine(isValidObligation, 'must be a dotted obligation like limit.refund_amount=5000');
 
-const ObligationSchema = z
-  .string()
-  .refine(isValidObligation, 'must be a dotted obligation like limit.refund_amount=5000');
+  /** Seconds until a decision expires; at most 30 days. */
+  const ExpirySchema = z
+    .number()
+    .int()
+    .positive()
+    .max(30 * 24 * 3600);
 
-/** Seconds until a decision expires; at most 30 days. */
-const ExpirySchema = z
-  .number()
-  .int()
-  .positive()
-  .max(30 * 24 * 3600);
+  return {
+    decision: DecisionKindSchema,
+    reasonCodes: z.array(ReasonCodeSchema).max(20).default([]),
+    obligations: z.array(ObligationSchema).max(20).default([]),
+    expiresInSeconds: ExpirySchema.optional(),
+  };
+});
 
-const OutcomeShape = {
-  decision: DecisionKindSchema,
-  reasonCodes: z.array(ReasonCodeSchema).max(20).default([]),
-  obligations: z.array(ObligationSchema).max(20).default([]),
-  expiresInSeconds: ExpirySchema.optional(),
-};
-
-/** Conditions of a rule; all present conditions must hold (an absent one always holds). */
-export const RuleConditionSchema = z
-  .object({
-    tool: z.union([ToolPatternSchema, z.array(ToolPatternSchema).min(1).max(50)]).optional(),
-    effect: ToolEffectSchema.optional(),
-    stage: z.enum(['presentation', 'dispatch']).optional(),
-    args: z.array(ArgPredicateSchema).max(20).optional(),
-    facts: z.array(FactPredicateSchema).max(20).optional(),
-  })
-  .strict();
+/**
+ * Conditions of a rule; all present conditions must hold (an absent one always holds). Built on first
+ * use (see builtOnFirstUse).
+ */
+export const RuleConditionSchema = z.lazy(() => {
+  /** A tool name or a glob over tool names where `*` matches any run of characters, e.g. `refund.*`. */
+  const ToolPatternSchema = z
+    .string()
+    .regex(/^[a-z0-9_.*-]{1,100}$/, 'must be a lowercase tool name or glob');
+  return z
+    .object({
+      tool: z.union([ToolPatternSchema, z.array(ToolPatternSchema).min(1).max(50)]).optional(),
+      effect: ToolEffectSchema.optional(),
+      stage: z.enum(['presentation', 'dispatch']).optional(),
+      args: z.array(ArgPredicateSchema).max(20).optional(),
+      facts: z.array(FactPredicateSchema).max(20).optional(),
+    })
+    .strict();
+});
 
 export type RuleCondition = z.input<typeof RuleConditionSchema>;
 
-export const RuleSchema = z
-  .object({
-    id: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1-64 letters, digits, _ . -'),
-    description: z.string().max(500).optional(),
-    when: RuleConditionSchema,
-    ...OutcomeShape,
-  })
-  .strict()
-  .superRefine((rule, ctx) => {
-    if (rule.when.stage === 'presentation' && rule.when.args !== undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['when', 'args'],
-        message: 'argument predicates never match at presentation (there are no arguments yet)',
-      });
-    }
-  });
+/** One rule. Built on first use (see builtOnFirstUse). */
+export const RuleSchema = z.lazy(() =>
+  z
+    .object({
+      id: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1-64 letters, digits, _ . -'),
+      description: z.string().max(500).optional(),
+      when: RuleConditionSchema,
+      ...outcomeShape(),
+    })
+    .strict()
+    .superRefine((rule, ctx) => {
+      if (rule.when.stage === 'presentation' && rule.when.args !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['when', 'args'],
+          message: 'argument predicates never match at presentation (there are no arguments yet)',
+        });
+      }
+    }),
+);
 export type Rule = z.infer<typeof RuleSchema>;
 
-export const RulesPolicyConfigSchema = z
-  .object({
-    name: z.string().regex(/^[a-z][a-z0-9_.-]{0,63}$/, 'must be a lowercase identifier'),
-    version: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,49}$/, 'must be a short version like v18'),
-    /** Custom reason codes the rules may use besides the catalogue. */
-    customReasonCodes: z
-      .array(
-        z
-          .string()
-          .max(100)
-          .regex(CUSTOM_REASON_CODE_PATTERN, 'must be lowercase dotted words')
-          .refine((c) => !c.startsWith(RESERVED_REASON_PREFIX), 'the policy. namespace is reserved'),
-      )
-      .default([]),
-    rules: z.array(RuleSchema).max(500),
-    default: z.object(OutcomeShape).strict(),
-  })
-  .strict()
-  .superRefine((config, ctx) => {
-    const declared = new Set(config.customReasonCodes);
-    const seen = new Set<string>();
-    config.rules.forEach((rule, i) => {
-      if (seen.has(rule.id))
-        ctx.addIssue({ code: 'custom', path: ['rules', i, 'id'], message: `duplicate rule id ${rule.id}` });
-      seen.add(rule.id);
-      checkDeclared(rule.reasonCodes, declared, ['rules', i, 'reasonCodes'], ctx);
-    });
-    checkDeclared(config.default.reasonCodes, declared, ['default', 'reasonCodes'], ctx);
-  });
+/** A rules policy's configuration. Built on first use (see builtOnFirstUse). */
+export const RulesPolicyConfigSchema = z.lazy(() =>
+  z
+    .object({
+      name: z.string().regex(/^[a-z][a-z0-9_.-]{0,63}$/, 'must be a lowercase identifier'),
+      version: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,49}$/, 'must be a short version like v18'),
+      /** Custom reason codes the rules may use besides the catalogue. */
+      customReasonCodes: z
+        .array(
+          z
+            .string()
+            .max(100)
+            .regex(CUSTOM_REASON_CODE_PATTERN, 'must be lowercase dotted words')
+            .refine((c) => !c.startsWith(RESERVED_REASON_PREFIX), 'the policy. namespace is reserved'),
+        )
+        .default([]),
+      rules: z.array(RuleSchema).max(500),
+      default: z.object(outcomeShape()).strict(),
+    })
+    .strict()
+    .superRefine((config, ctx) => {
+      const declared = new Set(config.customReasonCodes);
+      const seen = new Set<string>();
+      config.rules.forEach((rule, i) => {
+        if (seen.has(rule.id))
+          ctx.addIssue({ code: 'custom', path: ['rules', i, 'id'], message: `duplicate rule id ${rule.id}` });
+        seen.add(rule.id);
+        checkDeclared(rule.reasonCodes, declared, ['rules', i, 'reasonCodes'], ctx);
+      });
+      checkDeclared(config.default.reasonCodes, declared, ['default', 'reasonCodes'], ctx);
+    }),
+);
 export type RulesPolicyConfig = z.input<typeof RulesPolicyConfigSchema>;
 export type ParsedRulesPolicyConfig = z.output<typeof RulesPolicyConfigSchema>;
 

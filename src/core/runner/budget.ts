@@ -1,29 +1,39 @@
 import { z } from 'zod';
+import { builtOnFirstUse } from '../../contract/built-on-first-use.js';
+
+/**
+ * The object schema of {@link BudgetLimitsSchema}, for callers that need its object methods (e.g.
+ * `budgetLimitsObject().partial()` for a partial budget). Built on first use (see builtOnFirstUse).
+ */
+export const budgetLimitsObject = builtOnFirstUse(() =>
+  z
+    .object({
+      maxSteps: z.number().int().positive(),
+      maxModelCalls: z.number().int().positive(),
+      maxToolCalls: z.number().int().positive(),
+      /** Per tool name: maximum dispatched invocations. */
+      perToolLimit: z.record(z.string(), z.number().int().positive()),
+      maxInputTokens: z.number().int().positive(),
+      maxOutputTokens: z.number().int().positive(),
+      maxCostUsd: z.number().positive(),
+      /** Wall-clock deadline from the run's start, enforced with a Temporal timer. */
+      deadlineSeconds: z.number().positive(),
+      /** How many times the same tool may be called with the same arguments (digest) before the run stops. */
+      maxDuplicateCalls: z.number().int().positive(),
+      /** How many consecutive steps may pass without a new fact, artifact or successful call. */
+      maxStepsWithoutProgress: z.number().int().positive(),
+      /** A warning event is emitted when a budget crosses this fraction. */
+      warnAtFraction: z.number().positive().max(1),
+    })
+    .strict(),
+);
 
 /**
  * Independent budgets of a run (seed 004 runtime guards). Each one, when exceeded, ends the run in
- * `budget_exhausted` naming that budget. All optional; defaults are in {@link DEFAULT_LIMITS}.
+ * `budget_exhausted` naming that budget. All optional; defaults are in {@link DEFAULT_LIMITS}. Built on
+ * first use (see builtOnFirstUse); its object methods are on {@link budgetLimitsObject}.
  */
-export const BudgetLimitsSchema = z
-  .object({
-    maxSteps: z.number().int().positive(),
-    maxModelCalls: z.number().int().positive(),
-    maxToolCalls: z.number().int().positive(),
-    /** Per tool name: maximum dispatched invocations. */
-    perToolLimit: z.record(z.string(), z.number().int().positive()),
-    maxInputTokens: z.number().int().positive(),
-    maxOutputTokens: z.number().int().positive(),
-    maxCostUsd: z.number().positive(),
-    /** Wall-clock deadline from the run's start, enforced with a Temporal timer. */
-    deadlineSeconds: z.number().positive(),
-    /** How many times the same tool may be called with the same arguments (digest) before the run stops. */
-    maxDuplicateCalls: z.number().int().positive(),
-    /** How many consecutive steps may pass without a new fact, artifact or successful call. */
-    maxStepsWithoutProgress: z.number().int().positive(),
-    /** A warning event is emitted when a budget crosses this fraction. */
-    warnAtFraction: z.number().positive().max(1),
-  })
-  .strict();
+export const BudgetLimitsSchema = z.lazy(budgetLimitsObject);
 export type BudgetLimits = z.infer<typeof BudgetLimitsSchema>;
 
 export const DEFAULT_LIMITS: BudgetLimits = {

@@ -25,49 +25,54 @@ export interface CarriedWait {
 
 const Text = (max: number) => z.string().max(max);
 
-const WaitingSchema = z
-  .object({
-    action: z
-      .object({
-        actionId: z.string().min(1).max(200),
-        tool: Text(200).optional(),
-        version: Text(40).optional(),
-        argsDigest: Text(80).optional(),
-        args: z.record(z.string(), z.unknown()).optional(),
-      })
+/**
+ * The carried form, checked when a generation starts (bounded: the arguments as a tool's). Built on
+ * first use (see builtOnFirstUse).
+ */
+export const CarriedWaitSchema = z.lazy(() => {
+  const WaitingSchema = z
+    .object({
+      action: z
+        .object({
+          actionId: z.string().min(1).max(200),
+          tool: Text(200).optional(),
+          version: Text(40).optional(),
+          argsDigest: Text(80).optional(),
+          args: z.record(z.string(), z.unknown()).optional(),
+        })
+        .strict(),
+      customer: z.boolean(),
+      dispatch: z.boolean(),
+    })
+    .strict();
+
+  const HumanDecisionSchema = z.union([
+    z.object({ decision: z.literal('approved'), actor: Text(200), reason: Text(2000).optional() }).strict(),
+    z
+      .object({ decision: z.literal('rejected'), actor: Text(200), reason: Text(2000), code: Text(100) })
       .strict(),
-    customer: z.boolean(),
-    dispatch: z.boolean(),
-  })
-  .strict();
+  ]);
 
-const HumanDecisionSchema = z.union([
-  z.object({ decision: z.literal('approved'), actor: Text(200), reason: Text(2000).optional() }).strict(),
-  z
-    .object({ decision: z.literal('rejected'), actor: Text(200), reason: Text(2000), code: Text(100) })
-    .strict(),
-]);
+  const MailboxSchema = z.discriminatedUnion('kind', [
+    z.object({ kind: z.literal('decision'), decision: HumanDecisionSchema }).strict(),
+    z.object({ kind: z.literal('reconcile'), signal: ReconcileSignalSchema }).strict(),
+    z.object({ kind: z.literal('input'), value: Text(10_000), actor: Text(200) }).strict(),
+  ]);
 
-const MailboxSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('decision'), decision: HumanDecisionSchema }).strict(),
-  z.object({ kind: z.literal('reconcile'), signal: ReconcileSignalSchema }).strict(),
-  z.object({ kind: z.literal('input'), value: Text(10_000), actor: Text(200) }).strict(),
-]);
-
-/** The carried form, checked when a generation starts (bounded: the arguments as a tool's). */
-export const CarriedWaitSchema = z
-  .object({
-    schemaVersion: z.literal(1),
-    waiting: WaitingSchema.optional(),
-    mailbox: MailboxSchema.optional(),
-    cancel: CancelRunSignalSchema.optional(),
-  })
-  .strict()
-  .superRefine((v, ctx) => {
-    const problem = jsonBoundsProblem(v.waiting?.action.args ?? {}, TOOL_ARGUMENT_BOUNDS);
-    if (problem !== undefined)
-      ctx.addIssue({ code: 'custom', path: ['waiting', 'action', 'args'], message: `args ${problem}` });
-  });
+  return z
+    .object({
+      schemaVersion: z.literal(1),
+      waiting: WaitingSchema.optional(),
+      mailbox: MailboxSchema.optional(),
+      cancel: CancelRunSignalSchema.optional(),
+    })
+    .strict()
+    .superRefine((v, ctx) => {
+      const problem = jsonBoundsProblem(v.waiting?.action.args ?? {}, TOOL_ARGUMENT_BOUNDS);
+      if (problem !== undefined)
+        ctx.addIssue({ code: 'custom', path: ['waiting', 'action', 'args'], message: `args ${problem}` });
+    });
+});
 
 function withoutToken<T extends { readonly token?: string }>(value: T): T {
   const { token: _verified, ...rest } = value;

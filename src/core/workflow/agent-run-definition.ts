@@ -49,7 +49,9 @@ function registryOf<T extends { readonly name: string; readonly version: string 
 /**
  * Build the registries of a definition: exact name/version lookup, default evaluators included, and
  * every profile's completion contract checked against them (its evaluator registered, its params
- * accepted), so a bad definition is refused before a run does anything.
+ * accepted), so a bad definition is refused before a run does anything. The worker process and
+ * `harness start` call it once; a workflow run checks only its own profile
+ * ({@link registerAgentRun}, {@link checkRunProfile}).
  * @throws HarnessError `registry.conflict` when two items share a name and version, `registry.*` for an
  *   invalid evaluator name/version or a contract naming an unregistered evaluator; CompletionError
  *   `completion.contract_invalid` / `completion.params_invalid` for a malformed contract;
@@ -57,21 +59,42 @@ function registryOf<T extends { readonly name: string; readonly version: string 
  *   default or allowed policy is not `name@vN` of a registered policy.
  */
 export function composeAgentRun(definition: AgentRunDefinition): AgentRunComposition {
-  const evaluators = createDefaultEvaluatorRegistry();
-  for (const e of definition.evaluators ?? []) evaluators.register(e);
-  const profiles = registryOf<Profile>('profile', definition.profiles);
-  for (const p of definition.profiles) evaluators.checkContract(p.completion);
-  const policies = registryOf<Policy>('policy', definition.policies);
-  for (const p of definition.profiles) checkPolicyBinding(p, policies);
+  const composition = registerAgentRun(definition);
+  for (const p of definition.profiles) checkRunProfile(composition, p);
   // Built once here only to validate the settings (each run builds its own).
   createInputGuardrail(definition.guardrails?.input);
   createOutputGuardrail(definition.guardrails?.output);
+  return composition;
+}
+
+/**
+ * The registries of a definition without checking its profiles: what a workflow run builds. The
+ * sandbox evaluates the app's modules for every run, so checking every profile's contract and
+ * policies there would cost every run the whole app; a run checks its own profile
+ * ({@link checkRunProfile}) and builds its own guardrails, and the worker process checks the whole
+ * definition once at start ({@link composeAgentRun}).
+ * @throws HarnessError `registry.conflict` when two items share a name and version, `registry.*` for an
+ *   invalid evaluator name/version.
+ */
+export function registerAgentRun(definition: AgentRunDefinition): AgentRunComposition {
+  const evaluators = createDefaultEvaluatorRegistry();
+  for (const e of definition.evaluators ?? []) evaluators.register(e);
   return {
-    profiles,
-    policies,
+    profiles: registryOf<Profile>('profile', definition.profiles),
+    policies: registryOf<Policy>('policy', definition.policies),
     evaluators,
     guardrails: definition.guardrails ?? {},
   };
+}
+
+/**
+ * A profile's completion contract names a registered evaluator with params it accepts, and its
+ * policies are registered.
+ * @throws as {@link composeAgentRun} for that profile.
+ */
+export function checkRunProfile(composition: AgentRunComposition, profile: Profile): void {
+  composition.evaluators.checkContract(profile.completion);
+  checkPolicyBinding(profile, composition.policies);
 }
 
 /**

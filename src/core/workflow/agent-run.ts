@@ -42,7 +42,7 @@ import { DEFAULT_AUTHORIZATION } from '../authz/authorization-rules.js';
 import { AuthzCarriedSchema, DecisionAuthority, type AuthzCarried } from '../authz/decision-authority.js';
 import { PrincipalDirectory } from '../authz/principal-directory.js';
 import { QUERY_NAMES } from '../../contract/visibility.js';
-import { BudgetLimitsSchema, DEFAULT_LIMITS } from '../runner/budget.js';
+import { budgetLimitsObject, DEFAULT_LIMITS } from '../runner/budget.js';
 import { boundCarriedState } from '../runner/carried-bounds.js';
 import { ContinueAsNewRequested } from '../runner/continue-as-new.js';
 import { CarriedWaitSchema, type CarriedWait } from '../runner/carried-wait.js';
@@ -51,7 +51,13 @@ import { DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS, restoreCarriedState, type Carried
 import type { RunState } from '../runner/run-state.js';
 import { Runner } from '../runner/runner.js';
 import { BOOKKEEPING_OPTIONS, DEFAULT_TIMEOUTS, LOCAL_BOOKKEEPING_OPTIONS } from './activity-options.js';
-import { bindPolicy, composeAgentRun, type AgentRunDefinition } from './agent-run-definition.js';
+import {
+  bindPolicy,
+  checkRunProfile,
+  registerAgentRun,
+  type AgentRunComposition,
+  type AgentRunDefinition,
+} from './agent-run-definition.js';
 import { allowedPolicies } from '../runner/profile.js';
 import { toRunView, type RunView } from './run-view.js';
 import { RunVisibility } from './run-visibility.js';
@@ -281,9 +287,10 @@ export type AgentRunWorkflow = (rawInput: unknown, carried?: CarriedRun) => Prom
  * query, search attributes and current details show where it is.
  *
  * Failure semantics: a definition that does not compose (two profiles with the same name and version,
- * a completion contract naming an unknown evaluator) throws in the first workflow task of a run: the
- * task fails and is retried (the run does nothing until a worker with a good definition takes it);
- * `harness start` and `composeAgentRun` report the same error before anything starts. Invalid input,
+ * a completion contract naming an unknown evaluator) stops the worker process (`harness worker`) and
+ * `harness start` before anything starts (`composeAgentRun`). A run checks only its own profile (the
+ * sandbox evaluates the app for every run): a bad one throws in the first workflow task, which fails
+ * and is retried (the run does nothing until a worker with a good definition takes it). Invalid input,
  * an unknown profile or policy, a policy the profile does not list
  * (`run.policy_not_allowed`) fail the workflow at once (non-retryable), as does a legacy
  * whole-registry pin the worker does not match (`run.registry_mismatch`). A worker that cannot serve
@@ -291,15 +298,15 @@ export type AgentRunWorkflow = (rawInput: unknown, carried?: CarriedRun) => Prom
  * Everything after the start ends in a typed run status returned as the result.
  */
 export function defineAgentRun(definition: AgentRunDefinition): AgentRunWorkflow {
-  let composed: ReturnType<typeof composeAgentRun> | undefined;
+  let composed: AgentRunComposition | undefined;
   const agentRun: AgentRunWorkflow = (rawInput, carried) =>
-    runAgent((composed ??= composeAgentRun(definition)), rawInput, carried);
+    runAgent((composed ??= registerAgentRun(definition)), rawInput, carried);
   setWorkflowOptions({ failureExceptionTypes: [TypeError, ReferenceError, RangeError] }, agentRun);
   return agentRun;
 }
 
 async function runAgent(
-  composition: ReturnType<typeof composeAgentRun>,
+  composition: AgentRunComposition,
   rawInput: unknown,
   carried: CarriedRun | undefined,
 ): Promise<AgentRunResult> {
@@ -309,6 +316,8 @@ async function runAgent(
   const profile = composition.profiles.find(input.profile.name, input.profile.version);
   if (!profile)
     fail('run.unknown_profile', `profile ${input.profile.name}@${input.profile.version} is not registered`);
+  // Only the run's own profile: the worker process checked the whole definition at start.
+  checkRunProfile(composition, profile);
   // Carried state comes only from this run's own continue-as-new: a starter cannot hand in facts,
   // approvals or spent tokens as the second argument.
   if (
@@ -333,7 +342,9 @@ async function runAgent(
   const codePolicy = composition.policies.find(bound.name, bound.version);
   if (!codePolicy) fail('run.unknown_policy', `policy ${bound.name}@${bound.version} is not registered`);
   const slots = { profile: `${profile.name}@${profile.version}`, policy: `${bound.name}@${bound.version}` };
-  const limitsParsed = BudgetLimitsSchema.partial().safeParse(input.budget ?? {});
+  const limitsParsed = budgetLimitsObject()
+    .partial()
+    .safeParse(input.budget ?? {});
   if (!limitsParsed.success)
     fail('run.invalid_input', `invalid budget: ${describeInputIssues(limitsParsed.error)}`);
   const limits = { ...DEFAULT_LIMITS, ...limitsParsed.data };

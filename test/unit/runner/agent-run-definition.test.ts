@@ -10,7 +10,12 @@ import {
   RestrictionPolicy,
   type AgentRunDefinition,
 } from '../../../src/core/index.js';
-import { bindPolicy } from '../../../src/core/workflow/agent-run-definition.js';
+import {
+  bindPolicy,
+  checkRunProfile,
+  registerAgentRun,
+} from '../../../src/core/workflow/agent-run-definition.js';
+import { runWorkerProcess } from '../../../src/worker/main.js';
 
 function errorOf(f: () => unknown): unknown {
   try {
@@ -65,6 +70,25 @@ describe('defineAgentRun definitions', () => {
       }),
     );
     expect(isHarnessError(badAllowed) && badAllowed.code).toBe('profile.invalid');
+  });
+
+  it('a run checks only its own profile; the worker process checks the whole definition before it connects', async () => {
+    const good = answer('v1');
+    const bad = answer('v2', 'no_such_evaluator');
+    const definition: AgentRunDefinition = { profiles: [good, bad], policies: [new AllowAllPolicy()] };
+    // What a workflow run builds: the registries, no profile checked yet.
+    const composition = registerAgentRun(definition);
+    expect(() => checkRunProfile(composition, good)).not.toThrow();
+    const refused = errorOf(() => checkRunProfile(composition, bad));
+    expect(isHarnessError(refused) && refused.code).toBe('registry.not_found');
+    // The worker process refuses the definition before it installs a runtime or connects anywhere.
+    const app = {
+      name: 'broken',
+      workflowsPath: '/nonexistent/workflows.ts',
+      definition,
+      createComposition: () => Promise.reject(new Error('must not be reached')),
+    };
+    await expect(runWorkerProcess(app)).rejects.toMatchObject({ code: 'registry.not_found' });
   });
 
   it('bind a policy: the default when none is named, only listed ones otherwise', () => {
