@@ -11,9 +11,13 @@ function ownModule(relativeWithoutExtension: string): string {
 /**
  * Modules evaluated once per worker and shared by every workflow run in its reused V8 context (the SDK
  * deep-freezes them). Only pure modules whose state is a cache qualify: the argument validator keeps
- * compiled ajv validators by canonical schema, so a run does not compile its tools' schemas again.
+ * compiled ajv validators by canonical schema, so a run does not compile its tools' schemas again;
+ * Ed25519 builds its curve tables once instead of once per run (src/core/authz/ed25519.ts).
  */
-export const preloadedModules = [ownModule('../core/tools/argument-validator')];
+export const preloadedModules = [
+  ownModule('../core/tools/argument-validator'),
+  ownModule('../core/authz/ed25519'),
+];
 
 /** Workflow interceptors of a traced bundle (OpenTelemetry, see docs/observability.md). */
 export const tracingInterceptorsPath = ownModule('../core/workflow/tracing-interceptors');

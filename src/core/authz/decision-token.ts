@@ -1,4 +1,4 @@
-import { ed25519 } from '@noble/curves/ed25519.js';
+import { ed25519 } from './ed25519.js';
 import { z } from 'zod';
 import {
   DELEGABLE_KINDS,
