@@ -9,7 +9,8 @@
  * schemas spread, an object schema whose `.extend`/`.partial` a caller needs, a compiled policy.
  *
  * Deterministic (no time, no randomness). A throw from `build` reaches the caller and the next call
- * tries again.
+ * tries again. For an immutable value every run builds (the run input's schema), see
+ * `sharedAcrossRuns`: built once per worker instead of once per run.
  */
 export function builtOnFirstUse<T>(build: () => T): () => T {
   let built = false;

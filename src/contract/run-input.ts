@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sharedAcrossRuns } from './shared-across-runs.js';
 import { MIN_WAIT_HISTORY_BOUND_BYTES, WAIT_HISTORY_BOUND_BYTES } from './wait-history-bound.js';
 
 /**
@@ -9,84 +10,86 @@ import { MIN_WAIT_HISTORY_BOUND_BYTES, WAIT_HISTORY_BOUND_BYTES } from './wait-h
  *
  * Built on first use (see builtOnFirstUse).
  */
-export const AgentRunInputSchema = z.lazy(() => {
-  const NameVersion = z
-    .object({
-      name: z.string().regex(/^[a-z][a-z0-9_.-]{0,63}$/, 'lowercase identifier'),
-      version: z.string().regex(/^v[1-9][0-9]*$/, 'expected vN'),
-    })
-    .strict();
-  return z
-    .object({
-      schemaVersion: z.literal(1),
-      profile: NameVersion,
-      /**
-       * The policy, when not the profile's default. Only a policy the profile lists may be named
-       * (`run.policy_not_allowed` otherwise): the composition, not the caller, decides what binds a run.
-       */
-      policy: NameVersion.optional(),
-      /**
-       * Legacy whole-registry pin: every worker that serves the run must have exactly this registry.
-       * Omit it (the default): the run pins the definitions of its profile's tools at its start.
-       */
-      toolRegistryDigest: z
-        .string()
-        .regex(/^sha256:[0-9a-f]{64}$/)
-        .optional(),
-      /**
-       * Model route name, e.g. `scripted/refund` or `openai/gpt-4o-mini`; the worker maps it to a
-       * provider. Default: the route of the worker that serves the start, pinned for the run.
-       */
-      modelRoute: z.string().min(1).max(200).optional(),
-      /** Digest of the worker configuration, when the starter composed with one; default: the worker's. */
-      configDigest: z
-        .string()
-        .regex(/^sha256:[0-9a-f]{64}$/)
-        .optional(),
-      threadId: z.string().min(1).max(200).optional(),
-      tenantId: z.string().min(1).max(200).optional(),
-      userId: z.string().min(1).max(200).optional(),
-      /** The task: interpreted by the profile (validated by its own schema). Bounded. */
-      task: z.record(z.string(), z.unknown()),
-      /** Budget overrides; unknown keys are rejected. */
-      budget: z.record(z.string(), z.unknown()).optional(),
-      /** How long an approval request stays open before it is rejected as expired. */
-      approvalTimeoutSeconds: z
-        .number()
-        .positive()
-        .max(30 * 24 * 3600)
-        .optional(),
-      /** Continue-as-new after this many history events (Temporal's own suggestion also triggers it). */
-      continueAsNewAfterEvents: z.number().int().min(20).max(50_000).optional(),
-      /**
-       * While the run waits for a person, continue as new once the history reaches this many bytes
-       * (default and most {@link WAIT_HISTORY_BOUND_BYTES}; lower only, for tests and replay fixtures).
-       */
-      waitHistoryBoundBytes: z
-        .number()
-        .int()
-        .min(MIN_WAIT_HISTORY_BOUND_BYTES)
-        .max(WAIT_HISTORY_BOUND_BYTES)
-        .optional(),
-      /**
-       * Heartbeat timeouts (seconds) of tool and model activities: how soon a lost worker is noticed.
-       * Defaults: writes and reads 30 s, model calls 120 s. Fault drills lower them; bounded 1..600.
-       */
-      activityTimeouts: z
-        .object({
-          writeHeartbeatSeconds: z.number().int().min(1).max(600).optional(),
-          readHeartbeatSeconds: z.number().int().min(1).max(600).optional(),
-          modelHeartbeatSeconds: z.number().int().min(1).max(600).optional(),
-        })
-        .strict()
-        .optional(),
-    })
-    .strict()
-    .refine((v) => JSON.stringify(v.task).length <= 64 * 1024, {
-      message: 'task is over 64 KiB',
-      path: ['task'],
-    });
-});
+export const AgentRunInputSchema = z.lazy(
+  sharedAcrossRuns('contract/run-input#AgentRunInputSchema', () => {
+    const NameVersion = z
+      .object({
+        name: z.string().regex(/^[a-z][a-z0-9_.-]{0,63}$/, 'lowercase identifier'),
+        version: z.string().regex(/^v[1-9][0-9]*$/, 'expected vN'),
+      })
+      .strict();
+    return z
+      .object({
+        schemaVersion: z.literal(1),
+        profile: NameVersion,
+        /**
+         * The policy, when not the profile's default. Only a policy the profile lists may be named
+         * (`run.policy_not_allowed` otherwise): the composition, not the caller, decides what binds a run.
+         */
+        policy: NameVersion.optional(),
+        /**
+         * Legacy whole-registry pin: every worker that serves the run must have exactly this registry.
+         * Omit it (the default): the run pins the definitions of its profile's tools at its start.
+         */
+        toolRegistryDigest: z
+          .string()
+          .regex(/^sha256:[0-9a-f]{64}$/)
+          .optional(),
+        /**
+         * Model route name, e.g. `scripted/refund` or `openai/gpt-4o-mini`; the worker maps it to a
+         * provider. Default: the route of the worker that serves the start, pinned for the run.
+         */
+        modelRoute: z.string().min(1).max(200).optional(),
+        /** Digest of the worker configuration, when the starter composed with one; default: the worker's. */
+        configDigest: z
+          .string()
+          .regex(/^sha256:[0-9a-f]{64}$/)
+          .optional(),
+        threadId: z.string().min(1).max(200).optional(),
+        tenantId: z.string().min(1).max(200).optional(),
+        userId: z.string().min(1).max(200).optional(),
+        /** The task: interpreted by the profile (validated by its own schema). Bounded. */
+        task: z.record(z.string(), z.unknown()),
+        /** Budget overrides; unknown keys are rejected. */
+        budget: z.record(z.string(), z.unknown()).optional(),
+        /** How long an approval request stays open before it is rejected as expired. */
+        approvalTimeoutSeconds: z
+          .number()
+          .positive()
+          .max(30 * 24 * 3600)
+          .optional(),
+        /** Continue-as-new after this many history events (Temporal's own suggestion also triggers it). */
+        continueAsNewAfterEvents: z.number().int().min(20).max(50_000).optional(),
+        /**
+         * While the run waits for a person, continue as new once the history reaches this many bytes
+         * (default and most {@link WAIT_HISTORY_BOUND_BYTES}; lower only, for tests and replay fixtures).
+         */
+        waitHistoryBoundBytes: z
+          .number()
+          .int()
+          .min(MIN_WAIT_HISTORY_BOUND_BYTES)
+          .max(WAIT_HISTORY_BOUND_BYTES)
+          .optional(),
+        /**
+         * Heartbeat timeouts (seconds) of tool and model activities: how soon a lost worker is noticed.
+         * Defaults: writes and reads 30 s, model calls 120 s. Fault drills lower them; bounded 1..600.
+         */
+        activityTimeouts: z
+          .object({
+            writeHeartbeatSeconds: z.number().int().min(1).max(600).optional(),
+            readHeartbeatSeconds: z.number().int().min(1).max(600).optional(),
+            modelHeartbeatSeconds: z.number().int().min(1).max(600).optional(),
+          })
+          .strict()
+          .optional(),
+      })
+      .strict()
+      .refine((v) => JSON.stringify(v.task).length <= 64 * 1024, {
+        message: 'task is over 64 KiB',
+        path: ['task'],
+      });
+  }),
+);
 export type AgentRunInput = z.infer<typeof AgentRunInputSchema>;
 
 /** Human-readable summary of the first problems in a failed input parse. */

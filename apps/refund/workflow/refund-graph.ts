@@ -1,7 +1,6 @@
-import type { CompletionEvaluator, Profile } from '../../../src/core/index.js';
+import type { CompletionEvaluator } from '../../../src/core/index.js';
 import {
   actionWithVerification,
-  builtOnFirstUse,
   createGraphProfile,
   evaluatorFromFunction,
   type GraphDefinition,
@@ -94,21 +93,8 @@ export const REFUND_GRAPH: GraphDefinition<RefundGraphState> = {
   ],
 };
 
-/** The graph profile of {@link REFUND_GRAPH}, built (and the graph checked) on its first run. */
-const builtRefundGraphProfile = builtOnFirstUse(() => createGraphProfile(REFUND_GRAPH));
-
 /**
- * The refund reference graph as a graph profile. Built on first use (see builtOnFirstUse): its name,
- * version, tools, policies and completion contract are {@link REFUND_GRAPH}'s; the graph profile itself
- * (its state schema, its checks of the graph) is built when a run first runs it, so a workflow run of
- * another profile builds none of it. test/unit/examples/refund/refund-on-first-use.test.ts builds it.
+ * The refund reference graph as a graph profile. Built on first use (createGraphProfile): the graph is
+ * checked and its state schema built when the profile is first checked or run.
  */
-export const refundGraphProfile: Profile = {
-  name: REFUND_GRAPH.name,
-  version: REFUND_GRAPH.version,
-  kind: 'graph',
-  completion: REFUND_GRAPH.completion,
-  tools: REFUND_GRAPH.tools,
-  policies: REFUND_GRAPH.policies,
-  run: (ctx) => builtRefundGraphProfile().run(ctx),
-};
+export const refundGraphProfile = createGraphProfile(REFUND_GRAPH);

@@ -1,48 +1,9 @@
 import {
-  builtOnFirstUse,
   RulesPolicy,
-  type AuthorizationRules,
   type AuthorizationRulesInput,
-  type Policy,
-  type PolicyDecision,
-  type PolicyRequest,
   type RuleCondition,
-  type RulesExplanation,
   type RulesPolicyConfig,
 } from '../../../src/core/index.js';
-
-/**
- * A {@link RulesPolicy} built on first use (see builtOnFirstUse): its name and version are the
- * config's, the policy (the config parsed and checked, its tool matchers compiled) is built when
- * something first evaluates it or reads its authorization rules. The workflow sandbox evaluates this
- * module for every run, also for runs under another policy, which then build none of it. A config
- * error surfaces on that first use; test/unit/examples/refund/refund-on-first-use.test.ts builds both
- * refund policies.
- */
-class RulesPolicyOnFirstUse implements Policy {
-  readonly name: string;
-  readonly version: string;
-  private readonly policy: () => RulesPolicy;
-
-  constructor(config: ConstructorParameters<typeof RulesPolicy>[0]) {
-    this.name = config.name;
-    this.version = config.version;
-    this.policy = builtOnFirstUse(() => new RulesPolicy(config));
-  }
-
-  get authorization(): AuthorizationRules | undefined {
-    return this.policy().authorization;
-  }
-
-  evaluate(req: PolicyRequest): PolicyDecision {
-    return this.policy().evaluate(req);
-  }
-
-  /** {@link RulesPolicy.explain} of the built policy. */
-  explain(req: PolicyRequest): RulesExplanation {
-    return this.policy().explain(req);
-  }
-}
 
 /** A refund over the 5000.00 automatic limit, at dispatch. */
 const OVER_AUTO_LIMIT: RuleCondition = {
@@ -84,9 +45,10 @@ const refundAuthorization: AuthorizationRulesInput = {
  * `refund.rules@v1`, data not code: reads are allowed; `refund.create` is denied unless the order's
  * ownership was verified (a fact backed by an observed artifact); refunds above 5000.00 need an extra
  * confirmation by a second refund approver, the customer's own confirmation and an audit record;
- * everything else is denied. Refund approvers decide (`refundAuthorization`).
+ * everything else is denied. Refund approvers decide (`refundAuthorization`). Built on first use
+ * (`RulesPolicy.onFirstUse`): a run under another policy parses none of it.
  */
-export const refundRulesPolicy = new RulesPolicyOnFirstUse({
+export const refundRulesPolicy = RulesPolicy.onFirstUse({
   name: 'refund.rules',
   version: 'v1',
   customReasonCodes: [
@@ -133,9 +95,9 @@ export const refundRulesPolicy = new RulesPolicyOnFirstUse({
  * the way the refund graph does (no verified ownership fact), so every `refund.create` it proposes,
  * whether the model thought of it or a tool result told it to, waits for a person's approval; above
  * 5000.00 the approval also carries the high-risk obligations. Reads are allowed with phones masked;
- * everything else is denied.
+ * everything else is denied. Built on first use, like {@link refundRulesPolicy}.
  */
-export const refundAssistedPolicy = new RulesPolicyOnFirstUse({
+export const refundAssistedPolicy = RulesPolicy.onFirstUse({
   name: 'refund.assisted',
   version: 'v1',
   customReasonCodes: ['refund.amount_over_auto_limit', 'refund.needs_approval', 'refund.read_allowed'],

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sharedAcrossRuns } from '../../contract/shared-across-runs.js';
 import type { Artifact } from '../../contract/artifact.js';
 import type { ToolEffect } from '../../contract/tool.js';
 
@@ -56,13 +57,17 @@ export interface CompletionEvaluator {
 }
 
 /** A goal profile's choice of evaluator and its trusted params. Built on first use (see builtOnFirstUse). */
-export const CompletionContractSchema = z.lazy(() =>
-  z
-    .object({
-      evaluator: z.object({ name: z.string().min(1).max(100), version: z.string().min(1).max(50) }).strict(),
-      params: z.record(z.string(), z.unknown()).optional(),
-    })
-    .strict(),
+export const CompletionContractSchema = z.lazy(
+  sharedAcrossRuns('core/completion/completion#CompletionContractSchema', () =>
+    z
+      .object({
+        evaluator: z
+          .object({ name: z.string().min(1).max(100), version: z.string().min(1).max(50) })
+          .strict(),
+        params: z.record(z.string(), z.unknown()).optional(),
+      })
+      .strict(),
+  ),
 );
 export type CompletionContract = z.infer<typeof CompletionContractSchema>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sharedAcrossRuns } from '../../contract/shared-across-runs.js';
 import { detectEncoding } from './detect-encoding.js';
 import { detectInjection } from './detect-injection.js';
 import { LanguageCheckSchema, detectLanguage } from './detect-language.js';
@@ -46,38 +47,40 @@ const INJECTION_FAMILY: ReadonlySet<string> = new Set([
 ]);
 
 /** Configuration of {@link createInputGuardrail}. Built on first use (see builtOnFirstUse). */
-export const InputGuardrailConfigSchema = z.lazy(() =>
-  z
-    .object({
-      /** Overrides of {@link DEFAULT_INPUT_ACTIONS}. `ignore` drops the finding (classification still counts). */
-      actions: z.partialRecord(z.enum(INPUT_CODES), z.enum(['block', 'flag', 'ignore'])).default({}),
-      /** Block when this many distinct injection/jailbreak/tool-call rules match in one value. */
-      injectionBlockThreshold: z.number().int().positive().default(3),
-      /**
-       * Longest string examined, at most {@link GUARDRAIL_MAX_SCAN_CHARS}; longer strings are an
-       * `oversize` finding and only their head is scanned.
-       */
-      maxStringChars: z.number().int().positive().max(GUARDRAIL_MAX_SCAN_CHARS).default(10_000),
-      /**
-       * Most characters over all strings, at most {@link GUARDRAIL_MAX_SCAN_CHARS} (the default); the
-       * rest is an `oversize` finding and is not scanned.
-       */
-      maxTotalChars: z
-        .number()
-        .int()
-        .positive()
-        .max(GUARDRAIL_MAX_SCAN_CHARS)
-        .default(GUARDRAIL_MAX_SCAN_CHARS),
-      maxStrings: z.number().int().positive().default(1_000),
-      maxDepth: z.number().int().positive().default(32),
-      /** Optional language check; off when absent. */
-      language: LanguageCheckSchema.optional(),
-      /** Classification of a value without findings that raise it. */
-      baseClassification: z.enum(['public', 'internal', 'confidential', 'restricted']).default('internal'),
-      /** Most findings returned; the rest are counted in `omittedFindings`. */
-      maxFindings: z.number().int().positive().max(1_000).default(50),
-    })
-    .strict(),
+export const InputGuardrailConfigSchema = z.lazy(
+  sharedAcrossRuns('core/guardrails/input-guardrail#InputGuardrailConfigSchema', () =>
+    z
+      .object({
+        /** Overrides of {@link DEFAULT_INPUT_ACTIONS}. `ignore` drops the finding (classification still counts). */
+        actions: z.partialRecord(z.enum(INPUT_CODES), z.enum(['block', 'flag', 'ignore'])).default({}),
+        /** Block when this many distinct injection/jailbreak/tool-call rules match in one value. */
+        injectionBlockThreshold: z.number().int().positive().default(3),
+        /**
+         * Longest string examined, at most {@link GUARDRAIL_MAX_SCAN_CHARS}; longer strings are an
+         * `oversize` finding and only their head is scanned.
+         */
+        maxStringChars: z.number().int().positive().max(GUARDRAIL_MAX_SCAN_CHARS).default(10_000),
+        /**
+         * Most characters over all strings, at most {@link GUARDRAIL_MAX_SCAN_CHARS} (the default); the
+         * rest is an `oversize` finding and is not scanned.
+         */
+        maxTotalChars: z
+          .number()
+          .int()
+          .positive()
+          .max(GUARDRAIL_MAX_SCAN_CHARS)
+          .default(GUARDRAIL_MAX_SCAN_CHARS),
+        maxStrings: z.number().int().positive().default(1_000),
+        maxDepth: z.number().int().positive().default(32),
+        /** Optional language check; off when absent. */
+        language: LanguageCheckSchema.optional(),
+        /** Classification of a value without findings that raise it. */
+        baseClassification: z.enum(['public', 'internal', 'confidential', 'restricted']).default('internal'),
+        /** Most findings returned; the rest are counted in `omittedFindings`. */
+        maxFindings: z.number().int().positive().max(1_000).default(50),
+      })
+      .strict(),
+  ),
 );
 export type InputGuardrailConfig = z.input<typeof InputGuardrailConfigSchema>;
 type ParsedConfig = z.output<typeof InputGuardrailConfigSchema>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sharedAcrossRuns } from '../../contract/shared-across-runs.js';
 import type { Artifact } from '../../contract/artifact.js';
 import { DEFAULT_CLAIM_KINDS, findClaims, rewriteFor, unsupported, type ClaimKind } from './claims.js';
 import { findDates, findRefundAmounts, isVouched, observedRefundCents, vouchedDates } from './commitments.js';
@@ -18,36 +19,38 @@ import { identifierCover, trustedIdentifiers } from './trusted-identifiers.js';
 import { collectTextLeaves, mapTextLeaves, pointerToken, type TextLeaf } from './text-leaves.js';
 
 /** Configuration of {@link createOutputGuardrail}. Built on first use (see builtOnFirstUse). */
-const OutputGuardrailConfigSchema = z.lazy(() => {
-  const Action = z.enum(['block', 'flag', 'ignore']);
-  return z
-    .object({
-      /** Unsupported claims: `block` the response, or `rewrite` each claiming sentence to what is verified. */
-      mode: z.enum(['block', 'rewrite']).default('block'),
-      claims: z
-        .array(z.custom<ClaimKind>((v) => typeof v === 'object' && v !== null && 'patterns' in v))
-        .optional(),
-      /** Per claim kind id: override of its requirement. */
-      claimRequirements: z.record(z.string(), z.enum(['observed', 'verified'])).default({}),
-      /** Artifact types of observed refunds, whose amount bounds the amounts a response may state. */
-      refundArtifactTypes: z.array(z.string().min(1)).default(['refund']),
-      /** Numeric field (cents) of a refund artifact's data. */
-      refundAmountField: z.string().min(1).default('amountCents'),
-      /** ISO dates (`YYYY-MM-DD`) the composition vouches for, besides trusted artifact data. */
-      verifiedDates: z.array(z.string().regex(/^\d{4}-\d{2}-\d{2}/)).default([]),
-      /** Time promises the composition allows ("within 3 business days"), besides trusted artifact data. */
-      allowedPromises: z.array(z.string().min(1)).default([]),
-      actions: z
-        .object({ amountUnverified: Action.default('flag'), dateUnverified: Action.default('block') })
-        .strict()
-        .default({ amountUnverified: 'flag', dateUnverified: 'block' }),
-      format: z.custom<OutputFormat>((v) => typeof v === 'object' && v !== null && 'kind' in v).optional(),
-      maxDepth: z.number().int().positive().default(32),
-      maxStrings: z.number().int().positive().default(2_000),
-      maxFindings: z.number().int().positive().max(1_000).default(50),
-    })
-    .strict();
-});
+const OutputGuardrailConfigSchema = z.lazy(
+  sharedAcrossRuns('core/guardrails/output-guardrail#OutputGuardrailConfigSchema', () => {
+    const Action = z.enum(['block', 'flag', 'ignore']);
+    return z
+      .object({
+        /** Unsupported claims: `block` the response, or `rewrite` each claiming sentence to what is verified. */
+        mode: z.enum(['block', 'rewrite']).default('block'),
+        claims: z
+          .array(z.custom<ClaimKind>((v) => typeof v === 'object' && v !== null && 'patterns' in v))
+          .optional(),
+        /** Per claim kind id: override of its requirement. */
+        claimRequirements: z.record(z.string(), z.enum(['observed', 'verified'])).default({}),
+        /** Artifact types of observed refunds, whose amount bounds the amounts a response may state. */
+        refundArtifactTypes: z.array(z.string().min(1)).default(['refund']),
+        /** Numeric field (cents) of a refund artifact's data. */
+        refundAmountField: z.string().min(1).default('amountCents'),
+        /** ISO dates (`YYYY-MM-DD`) the composition vouches for, besides trusted artifact data. */
+        verifiedDates: z.array(z.string().regex(/^\d{4}-\d{2}-\d{2}/)).default([]),
+        /** Time promises the composition allows ("within 3 business days"), besides trusted artifact data. */
+        allowedPromises: z.array(z.string().min(1)).default([]),
+        actions: z
+          .object({ amountUnverified: Action.default('flag'), dateUnverified: Action.default('block') })
+          .strict()
+          .default({ amountUnverified: 'flag', dateUnverified: 'block' }),
+        format: z.custom<OutputFormat>((v) => typeof v === 'object' && v !== null && 'kind' in v).optional(),
+        maxDepth: z.number().int().positive().default(32),
+        maxStrings: z.number().int().positive().default(2_000),
+        maxFindings: z.number().int().positive().max(1_000).default(50),
+      })
+      .strict();
+  }),
+);
 export type OutputGuardrailConfig = z.input<typeof OutputGuardrailConfigSchema>;
 
 /** What the output guardrail checks: the composed response and the run's recorded evidence. */

@@ -45,6 +45,12 @@ export interface Policy {
    * that verify signed decisions. Absent: the default rules (`DEFAULT_AUTHORIZATION`).
    */
   readonly authorization?: AuthorizationRules;
+  /**
+   * Build and check what the policy builds on first use (`RulesPolicy.onFirstUse`), throwing
+   * what that throws. `composeAgentRun` (the worker process at start, `harness start`) calls it for
+   * every policy; a run for its own policy. Absent: nothing deferred.
+   */
+  check?(): void;
   evaluate(req: PolicyRequest): PolicyDecision;
 }
 

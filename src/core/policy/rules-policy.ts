@@ -1,3 +1,4 @@
+import { builtOnFirstUse } from '../../contract/built-on-first-use.js';
 import type { PolicyDecision } from '../../contract/policy-decision.js';
 import type { DecisionParts } from './decision-merge.js';
 import { mergeDecisions } from './decision-merge.js';
@@ -21,6 +22,9 @@ import {
   type AuthorizationRules,
   type AuthorizationRulesInput,
 } from '../authz/authorization-rules.js';
+
+/** The constructor's argument: the rules (docs/policies.md) and, optionally, who may decide what. */
+export type RulesPolicyInput = RulesPolicyConfig & { readonly authorization?: AuthorizationRulesInput };
 
 /** A decision with the ids of the rules that produced it, for audit evidence (`policy://name/version#id`). */
 export interface RulesExplanation {
@@ -55,7 +59,30 @@ export class RulesPolicy implements Policy {
   private readonly toolMatchers: ReadonlyMap<string, RegExp[]>;
   readonly authorization?: AuthorizationRules;
 
-  constructor(config: RulesPolicyConfig & { readonly authorization?: AuthorizationRulesInput }) {
+  /**
+   * The same policy, built on first use (see builtOnFirstUse): its name and version are the config's
+   * at once; the config is parsed and checked, and its tool matchers compiled, when the policy is
+   * first checked ({@link Policy.check}), evaluated or asked for its authorization rules. For a
+   * policy defined at the top level of an app's workflow module: the sandbox evaluates that module
+   * for every run, and a run under another policy then builds none of it. `composeAgentRun` (the
+   * worker process at start, `harness start`) checks it, so a bad config still stops before any run.
+   * @throws from `check()`, `evaluate()`, `explain()` and `authorization`: what the constructor throws.
+   */
+  static onFirstUse(config: RulesPolicyInput): Policy & Pick<RulesPolicy, 'explain'> {
+    const built = builtOnFirstUse(() => new RulesPolicy(config));
+    return {
+      name: config.name,
+      version: config.version,
+      get authorization() {
+        return built().authorization;
+      },
+      check: () => void built(),
+      evaluate: (req) => built().evaluate(req),
+      explain: (req) => built().explain(req),
+    };
+  }
+
+  constructor(config: RulesPolicyInput) {
     const { authorization, ...rules } = config;
     const parsed = RulesPolicyConfigSchema.safeParse(rules);
     if (!parsed.success) {

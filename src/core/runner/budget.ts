@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { builtOnFirstUse } from '../../contract/built-on-first-use.js';
+import { sharedAcrossRuns } from '../../contract/shared-across-runs.js';
 
 /**
  * The object schema of {@link BudgetLimitsSchema}, for callers that need its object methods (e.g.
@@ -35,6 +36,14 @@ export const budgetLimitsObject = builtOnFirstUse(() =>
  */
 export const BudgetLimitsSchema = z.lazy(budgetLimitsObject);
 export type BudgetLimits = z.infer<typeof BudgetLimitsSchema>;
+
+/**
+ * {@link BudgetLimitsSchema} with every field optional: the `budget` of a run's input, which every run
+ * parses. Built once per worker and shared by its runs (see sharedAcrossRuns).
+ */
+export const PartialBudgetLimitsSchema = z.lazy(
+  sharedAcrossRuns('core/runner/budget#PartialBudgetLimitsSchema', () => budgetLimitsObject().partial()),
+);
 
 export const DEFAULT_LIMITS: BudgetLimits = {
   maxSteps: 50,

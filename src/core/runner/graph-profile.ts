@@ -1,4 +1,5 @@
 import type { CompletionContract } from '../completion/index.js';
+import { builtOnFirstUse } from '../../contract/built-on-first-use.js';
 import { HarnessError } from '../../contract/errors.js';
 import {
   checkBlockedOutputChoice,
@@ -248,9 +249,32 @@ function checkPatch(
  * fails the node (`graph.invalid_state_patch`, state unchanged); `retry` waits on a durable timer with
  * the node's backoff and fails the node once its attempts are used up (`graph.attempts_exhausted`); a
  * node failure is a `step.failed` event; node events carry the node's attempt.
- * @throws HarnessError `graph.invalid`, ProfileConfigError `profile.invalid` for an unusable definition.
+ *
+ * Built on first use (see builtOnFirstUse): the returned profile carries the definition's name,
+ * version, tools, policies and completion contract at once; the graph is checked and its state schema
+ * read when the profile is first checked or run. The workflow sandbox evaluates an app's modules for
+ * every run, so a run of another profile builds none of it. `composeAgentRun` (the worker process at
+ * start, `harness start`) calls {@link Profile.check} for every profile, a run for its own.
+ * @throws from `check()` and the first `run()`: HarnessError `graph.invalid`, ProfileConfigError
+ *   `profile.invalid` for an unusable definition. Creating it throws nothing.
  */
 export function createGraphProfile<S extends Record<string, unknown>>(g: GraphDefinition<S>): Profile {
+  const built = builtOnFirstUse(() => buildGraphProfile(g));
+  return {
+    name: g.name,
+    version: g.version,
+    kind: 'graph',
+    completion: g.completion,
+    tools: g.tools,
+    policies: g.policies,
+    ...(g.onBlockedOutput ? { onBlockedOutput: g.onBlockedOutput } : {}),
+    check: () => void built(),
+    run: (ctx) => built().run(ctx),
+  };
+}
+
+/** The graph profile of {@link createGraphProfile}, checked and built. */
+function buildGraphProfile<S extends Record<string, unknown>>(g: GraphDefinition<S>): Profile {
   validateGraph(g);
   checkBlockedOutputChoice(`${g.name}@${g.version}`, g.onBlockedOutput);
   const byId = new Map(g.nodes.map((n) => [n.id, n]));

@@ -51,6 +51,12 @@ export interface Profile {
   readonly policies: ProfilePolicies;
   /** When the output guardrail blocks the final output; default `{ action: 'fail' }`. */
   readonly onBlockedOutput?: BlockedOutputChoice;
+  /**
+   * Build and check what the profile builds on first use (a graph profile's graph and state schema),
+   * throwing what that throws. `composeAgentRun` (the worker process at start, `harness start`) calls
+   * it for every profile; a run for its own profile before anything else. Absent: nothing deferred.
+   */
+  check?(): void;
   run(ctx: RunContext): Promise<ProfileResult>;
 }
 

@@ -56,11 +56,13 @@ function registryOf<T extends { readonly name: string; readonly version: string 
  *   invalid evaluator name/version or a contract naming an unregistered evaluator; CompletionError
  *   `completion.contract_invalid` / `completion.params_invalid` for a malformed contract;
  *   GuardrailConfigError for invalid guardrail settings; HarnessError `profile.invalid` when a profile's
- *   default or allowed policy is not `name@vN` of a registered policy.
+ *   default or allowed policy is not `name@vN` of a registered policy; whatever a profile's or a
+ *   policy's `check()` throws (a graph that does not hold together, a rules config that does not parse).
  */
 export function composeAgentRun(definition: AgentRunDefinition): AgentRunComposition {
   const composition = registerAgentRun(definition);
   for (const p of definition.profiles) checkRunProfile(composition, p);
+  for (const p of definition.policies) p.check?.();
   // Built once here only to validate the settings (each run builds its own).
   createInputGuardrail(definition.guardrails?.input);
   createOutputGuardrail(definition.guardrails?.output);
@@ -88,11 +90,12 @@ export function registerAgentRun(definition: AgentRunDefinition): AgentRunCompos
 }
 
 /**
- * A profile's completion contract names a registered evaluator with params it accepts, and its
- * policies are registered.
+ * A profile builds what it defers ({@link Profile.check}), its completion contract names a registered
+ * evaluator with params it accepts, and its policies are registered.
  * @throws as {@link composeAgentRun} for that profile.
  */
 export function checkRunProfile(composition: AgentRunComposition, profile: Profile): void {
+  profile.check?.();
   composition.evaluators.checkContract(profile.completion);
   checkPolicyBinding(profile, composition.policies);
 }

@@ -42,7 +42,7 @@ import { DEFAULT_AUTHORIZATION } from '../authz/authorization-rules.js';
 import { AuthzCarriedSchema, DecisionAuthority, type AuthzCarried } from '../authz/decision-authority.js';
 import { PrincipalDirectory } from '../authz/principal-directory.js';
 import { QUERY_NAMES } from '../../contract/visibility.js';
-import { budgetLimitsObject, DEFAULT_LIMITS } from '../runner/budget.js';
+import { DEFAULT_LIMITS, PartialBudgetLimitsSchema } from '../runner/budget.js';
 import { boundCarriedState } from '../runner/carried-bounds.js';
 import { ContinueAsNewRequested } from '../runner/continue-as-new.js';
 import { CarriedWaitSchema, type CarriedWait } from '../runner/carried-wait.js';
@@ -341,10 +341,10 @@ async function runAgent(
     );
   const codePolicy = composition.policies.find(bound.name, bound.version);
   if (!codePolicy) fail('run.unknown_policy', `policy ${bound.name}@${bound.version} is not registered`);
+  // A policy built on first use is built here: a bad one fails this workflow task (retried).
+  codePolicy.check?.();
   const slots = { profile: `${profile.name}@${profile.version}`, policy: `${bound.name}@${bound.version}` };
-  const limitsParsed = budgetLimitsObject()
-    .partial()
-    .safeParse(input.budget ?? {});
+  const limitsParsed = PartialBudgetLimitsSchema.safeParse(input.budget ?? {});
   if (!limitsParsed.success)
     fail('run.invalid_input', `invalid budget: ${describeInputIssues(limitsParsed.error)}`);
   const limits = { ...DEFAULT_LIMITS, ...limitsParsed.data };

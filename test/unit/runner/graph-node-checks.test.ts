@@ -67,12 +67,14 @@ describe('graph node checks (unit)', () => {
     expect(nodeRetryPolicy(undefined)).toEqual(DEFAULT_NODE_RETRY);
   });
 
-  it('refuses a bad retry policy and a state schema that is not a zod object when the graph is created', () => {
+  it('refuses a bad retry policy and a state schema that is not a zod object when the graph is checked', () => {
     for (const retry of [{ maxAttempts: 0 }, { maxAttempts: 1.5 }, { backoffCoefficient: 0.5 }]) {
       const node = { id: 'work', retry, run: () => Promise.resolve({ outcome: 'completed' as const }) };
-      expect(() => graph({ nodes: [node] })).toThrow(expect.objectContaining({ code: 'graph.invalid' }));
+      // Built on first use: creating it throws nothing, checking it (composeAgentRun, a run) does.
+      const profile = graph({ nodes: [node] });
+      expect(() => profile.check!()).toThrow(expect.objectContaining({ code: 'graph.invalid' }));
     }
-    expect(() => graph({ stateSchema: z.string() as never })).toThrow(
+    expect(() => graph({ stateSchema: z.string() as never }).check!()).toThrow(
       expect.objectContaining({ code: 'graph.invalid' }),
     );
   });

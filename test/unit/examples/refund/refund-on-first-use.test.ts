@@ -1,14 +1,14 @@
 /**
- * The refund app's policies and graph profile are built on first use (the workflow sandbox evaluates
- * their modules for every run, also for runs that never use them). Their configs are then checked
- * only when something first uses them: these tests build them, so a config error fails here rather
- * than in a run.
+ * The refund app's policies (`RulesPolicy.onFirstUse`) and graph profile (`createGraphProfile`) are
+ * built on first use: the workflow sandbox evaluates their modules for every run, also for runs that
+ * never use them. Composing the definition (what the worker process does at start) builds and checks
+ * them; these tests do that and check what they decide.
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createGraphProfile } from '../../../../src/core/runner/graph-profile.js';
 import type { PolicyRequest } from '../../../../src/core/policy/policy.js';
-import type { Profile } from '../../../../src/core/runner/profile.js';
+import { composeAgentRun } from '../../../../src/core/index.js';
+import { refundDefinition } from '../../../../apps/refund/workflow/definition.js';
 import { REFUND_GRAPH, refundGraphProfile } from '../../../../apps/refund/workflow/refund-graph.js';
 import { refundGraphStateSchema } from '../../../../apps/refund/workflow/refund-state.js';
 import { refundAssistedPolicy, refundRulesPolicy } from '../../../../apps/refund/workflow/refund-policy.js';
@@ -22,8 +22,15 @@ const request = (tool: string, effect: 'read' | 'write', args?: Record<string, u
   now: NOW,
 });
 
-describe('refund policies built on first use', () => {
-  it('build from their configs and decide as rules policies', () => {
+describe('the refund app built on first use', () => {
+  it('composes: every deferred policy and profile builds and checks', () => {
+    const composition = composeAgentRun(refundDefinition);
+    expect(composition.policies.find('refund.rules', 'v1')).toBe(refundRulesPolicy);
+    expect(composition.profiles.find(REFUND_GRAPH.name, REFUND_GRAPH.version)).toBe(refundGraphProfile);
+    expect(() => refundGraphProfile.check!()).not.toThrow();
+  });
+
+  it('its policies decide as rules policies, built once', () => {
     expect(`${refundRulesPolicy.name}@${refundRulesPolicy.version}`).toBe('refund.rules@v1');
     expect(`${refundAssistedPolicy.name}@${refundAssistedPolicy.version}`).toBe('refund.assisted@v1');
     for (const policy of [refundRulesPolicy, refundAssistedPolicy]) {
@@ -40,25 +47,8 @@ describe('refund policies built on first use', () => {
     expect(refundRulesPolicy.explain(refund).matchedRuleIds).toContain('owner-must-be-verified');
     expect(refundAssistedPolicy.evaluate(refund).decision).toBe('require_human');
   });
-});
 
-describe('refund graph profile built on first use', () => {
-  it('names what the built graph profile names, and the graph builds', () => {
-    const built = createGraphProfile(REFUND_GRAPH);
-    const fieldsOf = (p: Profile): Omit<Profile, 'run'> => ({
-      name: p.name,
-      version: p.version,
-      kind: p.kind,
-      completion: p.completion,
-      tools: p.tools,
-      policies: p.policies,
-      ...(p.onBlockedOutput ? { onBlockedOutput: p.onBlockedOutput } : {}),
-    });
-    expect(fieldsOf(refundGraphProfile)).toEqual(fieldsOf(built));
-    expect(Object.keys(refundGraphProfile).sort()).toEqual(Object.keys(built).sort());
-  });
-
-  it('builds its state schema once, as a strict zod object', () => {
+  it('its graph state schema is built once, as a strict zod object', () => {
     expect(REFUND_GRAPH.stateSchema).toBeInstanceOf(z.ZodObject);
     expect(REFUND_GRAPH.stateSchema).toBe(refundGraphStateSchema());
     expect(refundGraphStateSchema().safeParse({ unknownKey: 1 }).success).toBe(false);
