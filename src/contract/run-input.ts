@@ -8,7 +8,7 @@ import { MIN_WAIT_HISTORY_BOUND_BYTES, WAIT_HISTORY_BOUND_BYTES } from './wait-h
  * carries code, credentials or effects. A starter needs no worker composition: what the run uses is
  * pinned by the run itself from the worker that serves its start (docs/rolling-deploys.md).
  *
- * Built on first use (see builtOnFirstUse).
+ * Built once per worker and shared by its runs, which all parse it (see sharedAcrossRuns).
  */
 export const AgentRunInputSchema = z.lazy(
   sharedAcrossRuns('contract/run-input#AgentRunInputSchema', () => {

@@ -56,7 +56,7 @@ export interface CompletionEvaluator {
   checkParams?(params: Readonly<Record<string, unknown>>): void;
 }
 
-/** A goal profile's choice of evaluator and its trusted params. Built on first use (see builtOnFirstUse). */
+/** A goal profile's choice of evaluator and its trusted params. Built once per worker (see sharedAcrossRuns). */
 export const CompletionContractSchema = z.lazy(
   sharedAcrossRuns('core/completion/completion#CompletionContractSchema', () =>
     z

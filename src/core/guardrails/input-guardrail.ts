@@ -46,7 +46,7 @@ const INJECTION_FAMILY: ReadonlySet<string> = new Set([
   InputReasonCodes.toolCallImitation,
 ]);
 
-/** Configuration of {@link createInputGuardrail}. Built on first use (see builtOnFirstUse). */
+/** Configuration of {@link createInputGuardrail}. Built once per worker (see sharedAcrossRuns). */
 export const InputGuardrailConfigSchema = z.lazy(
   sharedAcrossRuns('core/guardrails/input-guardrail#InputGuardrailConfigSchema', () =>
     z

@@ -18,7 +18,7 @@ import { TakenSpans } from './taken-spans.js';
 import { identifierCover, trustedIdentifiers } from './trusted-identifiers.js';
 import { collectTextLeaves, mapTextLeaves, pointerToken, type TextLeaf } from './text-leaves.js';
 
-/** Configuration of {@link createOutputGuardrail}. Built on first use (see builtOnFirstUse). */
+/** Configuration of {@link createOutputGuardrail}. Built once per worker (see sharedAcrossRuns). */
 const OutputGuardrailConfigSchema = z.lazy(
   sharedAcrossRuns('core/guardrails/output-guardrail#OutputGuardrailConfigSchema', () => {
     const Action = z.enum(['block', 'flag', 'ignore']);
