@@ -273,8 +273,8 @@ export function createGraphProfile<S extends Record<string, unknown>>(g: GraphDe
   };
 }
 
-/** The graph profile of {@link createGraphProfile}, checked and built. */
-function buildGraphProfile<S extends Record<string, unknown>>(g: GraphDefinition<S>): Profile {
+/** The run of {@link createGraphProfile}'s profile, its graph checked and built. */
+function buildGraphProfile<S extends Record<string, unknown>>(g: GraphDefinition<S>): Pick<Profile, 'run'> {
   validateGraph(g);
   checkBlockedOutputChoice(`${g.name}@${g.version}`, g.onBlockedOutput);
   const byId = new Map(g.nodes.map((n) => [n.id, n]));
@@ -299,13 +299,6 @@ function buildGraphProfile<S extends Record<string, unknown>>(g: GraphDefinition
       return { output: result.output ?? next, recompose: recomposer(ctx, node, next, checks) };
     };
   return {
-    name: g.name,
-    version: g.version,
-    kind: 'graph',
-    completion: g.completion,
-    tools: g.tools,
-    policies: g.policies,
-    ...(g.onBlockedOutput ? { onBlockedOutput: g.onBlockedOutput } : {}),
     async run(ctx: RunContext): Promise<ProfileResult> {
       const resumed = ctx.resume as GraphResume<S> | undefined;
       let state = resumed?.state ?? g.initialState(ctx.task);
