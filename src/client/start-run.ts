@@ -2,6 +2,7 @@ import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/
 import { AgentRunInputSchema, describeInputIssues, type AgentRunInput } from '../contract/run-input.js';
 import { HarnessError } from '../contract/errors.js';
 import type { AgentRunWorkflow } from '../core/workflow/agent-run.js';
+import { MARKER_FREE_START, MARKER_FREE_START_MEMO_KEY } from '../contract/visibility.js';
 
 /**
  * The workflow task timeout of a run. A burst of signals is taken in one workflow task: the server
@@ -25,7 +26,8 @@ export interface StartRunOptions {
  * Validate the input at the client (the workflow validates again, and refuses a policy the profile
  * does not list with `run.policy_not_allowed`) and start `agentRun` with its pinned
  * versions as memo and initial search attributes (with `AgentTenant` and `AgentUser` when the input
- * names a tenant or user: the server must have them registered, see temporal-dev.yml).
+ * names a tenant or user: the server must have them registered, see temporal-dev.yml). The memo also
+ * asks for a marker-free start ({@link MARKER_FREE_START_MEMO_KEY}): the run records no baseline marker.
  * @throws HarnessError `run.invalid_input` naming the bad fields; nothing is started.
  */
 export async function startAgentRun(
@@ -46,6 +48,8 @@ export async function startAgentRun(
     args: [input],
     memo: {
       ...o.memo,
+      // A marker-free start: two history events less per run (docs/history-cost.md, "The third baseline").
+      [MARKER_FREE_START_MEMO_KEY]: MARKER_FREE_START,
       profile,
       ...(input.tenantId !== undefined ? { tenant: input.tenantId } : {}),
       ...(policy !== undefined ? { policy } : {}),

@@ -14,3 +14,14 @@ export const AgentUserKey = defineSearchAttributeKey('AgentUser', 'KEYWORD');
 
 /** Query names of `agentRun`: `state` answers the RunView (once the run has pinned its tools). */
 export const QUERY_NAMES = { state: 'state' } as const;
+
+/**
+ * The start memo entry that asks for a **marker-free start** (docs/history-cost.md, "The third
+ * baseline"): `startAgentRun` records `{ [MARKER_FREE_START_MEMO_KEY]: MARKER_FREE_START }` and a new
+ * execution of such a run takes the second baseline's behaviour without recording its marker (two
+ * history events less per run: the marker and the SDK's `TemporalChangeVersion` upsert). It selects
+ * nothing else: a run started without it takes the same behaviour with the marker. Values other than
+ * {@link MARKER_FREE_START} are ignored.
+ */
+export const MARKER_FREE_START_MEMO_KEY = 'harnessBaseline';
+export const MARKER_FREE_START = 'v3';

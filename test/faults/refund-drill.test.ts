@@ -143,7 +143,7 @@ describe('fault drill: a lost refund.create settled by a person', { timeout: 240
     expect((record?.result as { evidence?: { actor?: string } } | undefined)?.evidence?.actor).toBe(actor);
     await d.stopWorker();
     if (actor === 'ops@example.com')
-      await recordFixtureIfAsked(r.client, h.workflowId, 'refund-graph-baseline2-operator-recorded-v1');
+      await recordFixtureIfAsked(r.client, h.workflowId, 'refund-graph-baseline3-operator-recorded-v1');
   }
 
   it('kill during refund.create, run waits with unknown_write_outcome, `harness reconcile` settles it, one refund', async () => {

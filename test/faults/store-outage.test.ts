@@ -113,7 +113,7 @@ describe('faults: the evidence store fails after the refund committed', { timeou
       await pgServer.halt();
       setTimeout(() => void pgServer.resume(), 6_000);
     });
-    await refundThroughOutage(h, 'refund-graph-baseline2-store-outage-v1');
+    await refundThroughOutage(h, 'refund-graph-baseline3-store-outage-v1');
   });
 
   it('SQLite locked by another process before the result is recorded, then released: reconciled, one refund', async () => {

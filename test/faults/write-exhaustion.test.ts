@@ -96,6 +96,6 @@ describe('faults: an approved write whose attempts all fail goes to a person', {
       `6 retry_attempt not_applied:operator:${TEST_APPROVER}`,
     ]);
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
-    await recordFixtureIfAsked(h.t.client, handle.workflowId, 'refund-graph-baseline2-write-exhaustion-v1');
+    await recordFixtureIfAsked(h.t.client, handle.workflowId, 'refund-graph-baseline3-write-exhaustion-v1');
   });
 });

@@ -152,7 +152,7 @@ describe('faults: the worker dies during a write', { timeout: 240_000 }, () => {
       ),
     ).toBe(false);
     await expectWriteAttempts(handle, 2);
-    await recordFixtureIfAsked(rig.client, handle.workflowId, 'refund-graph-baseline2-write-retry-v1');
+    await recordFixtureIfAsked(rig.client, handle.workflowId, 'refund-graph-baseline3-write-retry-v1');
     await healthy.kill();
   });
 

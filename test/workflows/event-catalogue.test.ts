@@ -103,7 +103,7 @@ describe('the event catalogue (docs/events.md) on the real server', { timeout: 1
     await decide(handle, 'approve', { reason: 'policy R001' }, waiting);
     expect(await handle.result()).toMatchObject({ status: 'succeeded', output: { outcome: 'refunded' } });
     const events = await expectDocumented(handle, 'Refund approved');
-    await recordFixtureIfAsked(h.t.client, handle.workflowId, 'refund-graph-baseline2-approved-v1');
+    await recordFixtureIfAsked(h.t.client, handle.workflowId, 'refund-graph-baseline3-approved-v1');
     const paused = events.find((e) => e.type === 'run.paused')!;
     expect(paused.data).toMatchObject({
       status: 'awaiting_confirmation',
@@ -125,7 +125,7 @@ describe('the event catalogue (docs/events.md) on the real server', { timeout: 1
       terminalReason: { code: 'model.script_no_match' },
     });
     const events = await expectDocumented(handle, 'Failed');
-    await recordFixtureIfAsked(h.t.client, handle.workflowId, 'refund-graph-baseline2-model-failed-v1');
+    await recordFixtureIfAsked(h.t.client, handle.workflowId, 'refund-graph-baseline3-model-failed-v1');
     expect(events.find((e) => e.type === 'model.failed')?.data).toMatchObject({
       callSeq: 1,
       modelRoute: SILENT_ROUTE,
@@ -157,7 +157,7 @@ describe('the event catalogue (docs/events.md) on the real server', { timeout: 1
     await decide(handle, 'cancelRun', { reason: 'customer withdrew' }, waiting);
     expect(await handle.result()).toMatchObject({ status: 'cancelled' });
     await expectDocumented(handle, 'Cancelled');
-    await recordFixtureIfAsked(h.t.client, handle.workflowId, 'refund-graph-baseline2-cancelled-v1');
+    await recordFixtureIfAsked(h.t.client, handle.workflowId, 'refund-graph-baseline3-cancelled-v1');
   });
 
   it('a run paused for a person (still waiting)', async () => {

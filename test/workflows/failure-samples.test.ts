@@ -88,7 +88,9 @@ describe('failure samples from production runs', () => {
     expect(exported.code, exported.stderr).toBe(0);
     const { sample, history } = readFailureSampleFolder(dir);
     expect(history.events?.length).toBeGreaterThan(10);
-    expect(sample.versions.patches.length).toBeGreaterThan(0);
+    // A marker-free start: no patch marker, the baseline its memo asked for says which code it took.
+    expect(sample.versions.patches).toEqual([]);
+    expect(sample.versions.baseline).toBe('v3');
     expect(sample.versions.configDigest).toBe(h.composition.configDigest);
     expect(sample.inputs.signals.map((s) => s.name)).toEqual(['approve']);
     // The approval's signed token is a credential: the sample keeps the decision, not the token.

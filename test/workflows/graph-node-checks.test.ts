@@ -5,7 +5,6 @@ import type { RunView } from '../../src/core/workflow/run-view.js';
 import type { StoredEvent } from '../../src/worker/store/records.js';
 import { createHarnessFixture, historyEventTypes, type HarnessFixture } from '../support/harness.js';
 import { scheduledActivities } from './runner-support.js';
-import { BASELINE_V2_PATCH } from '../../src/core/workflow/run-patches.js';
 
 const DEADLINE_SECONDS = 86_400;
 
@@ -99,8 +98,9 @@ describe('graph node checks on the real server', () => {
     expect(started.envelope.attemptId).toBe(`scoped#1@${started.seq}`);
     expect(excluded[0]!.envelope.attemptId).toBe(started.envelope.attemptId);
     expect(events.some((e) => e.type === 'tool.authorized' && e.data.tool === 'logistics.read')).toBe(false);
-    // The checks are on through the baseline patch (run-patches.ts): no marker of their own.
-    expect(await patchMarkers(handle)).toEqual([BASELINE_V2_PATCH]);
+    // The checks are on through the baseline (run-patches.ts): no marker of their own (a marker-free
+    // start records none at all).
+    expect(await patchMarkers(handle)).toEqual([]);
   });
 
   it('retry waits on durable timers with backoff and succeeds within the limit', async () => {

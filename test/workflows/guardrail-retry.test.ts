@@ -4,7 +4,6 @@ import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
 import type { RunView } from '../../src/core/workflow/run-view.js';
 import { createHarnessFixture, type HarnessFixture } from '../support/harness.js';
 import { historyOf } from '../support/history.js';
-import { BASELINE_V2_PATCH } from '../../src/core/workflow/run-patches.js';
 
 const CLAIM = 'Good news: your refund for ORD-1001 has been created.';
 const HONEST = 'I have not made a refund for ORD-1001; an agent will review your request.';
@@ -60,9 +59,10 @@ describe('support.answer@v2 composes a blocked answer again, within its retries'
       },
     ]);
     expect(JSON.stringify(events)).not.toContain(CLAIM);
-    // the retry is on through the baseline patch (run-patches.ts): no marker of its own
+    // the retry is on through the baseline (run-patches.ts): no marker of its own, and a marker-free
+    // start records none at all
     const markers = (await historyOf(handle)).flatMap((e) => (e.patchId ? [e.patchId] : []));
-    expect(markers).toEqual([BASELINE_V2_PATCH]);
+    expect(markers).toEqual([]);
   });
 
   it('when the retries run out the run ends failed with guardrail.output_blocked', async () => {

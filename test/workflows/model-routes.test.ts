@@ -23,7 +23,6 @@ import {
 } from '../unit/model/support/fake-http-server.js';
 import { chunk, done, usageChunk } from '../unit/model/support/openai-wire.js';
 import { messageEnd, messageStart, textBlock } from '../unit/model/support/anthropic-wire.js';
-import { BASELINE_V2_PATCH } from '../../src/core/workflow/run-patches.js';
 
 /** Keys the worker reads from the variables the routes file names: they must never reach history. */
 const OPENAI_KEY = 'sk-routes-primary-0123456789';
@@ -206,9 +205,10 @@ describe('model routes: two real providers, a fallback on outage (real server, r
       (e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && e.activityType === 'callModelV2',
     );
     expect(scheduled).toHaveLength(2);
-    // The fallback is on through the baseline patch (run-patches.ts): no marker of its own.
-    expect(history.flatMap((e) => (e.patchId ? [e.patchId] : []))).toEqual([BASELINE_V2_PATCH]);
-    await recordFixtureIfAsked(h.t.client, handle.workflowId, 'support-baseline2-model-fallback-v1');
+    // The fallback is on through the baseline (run-patches.ts): no marker of its own, and a marker-free
+    // start records none at all.
+    expect(history.flatMap((e) => (e.patchId ? [e.patchId] : []))).toEqual([]);
+    await recordFixtureIfAsked(h.t.client, handle.workflowId, 'support-baseline3-model-fallback-v1');
 
     // The live deltas of each route name it and its provider; usage is reported once, by the answer.
     const store = h.composition.store;

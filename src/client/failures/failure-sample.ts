@@ -2,6 +2,7 @@ import { defaultPayloadConverter, type Payload, type PayloadCodec } from '@tempo
 import type { temporal } from '@temporalio/proto';
 import { z } from 'zod';
 import { decodeHistoryPayloads } from '../../codec/history-payloads.js';
+import { MARKER_FREE_START_MEMO_KEY } from '../../contract/visibility.js';
 import type { EvidenceStore, FailureSampleRecord } from '../../worker/store/index.js';
 import { FailureSampleRecordSchema } from '../../worker/store/index.js';
 import {
@@ -58,6 +59,11 @@ export const FailureSampleSchema = z.strictObject({
     configDigest: z.string(),
     /** `patched()` ids the recorded run took (its history's patch markers), in order. */
     patches: z.array(z.string()),
+    /**
+     * The marker-free start its memo asked for (`v3`, docs/history-cost.md "The third baseline"):
+     * such a run records no baseline marker, so `patches` alone does not say which code it took.
+     */
+    baseline: z.string().optional(),
     workflowType: z.string(),
     taskQueue: z.string(),
   }),
@@ -93,6 +99,14 @@ function fromPayload(p: Payload | null | undefined): unknown {
   } catch {
     return undefined; // an encoded payload without the codec's keys: not readable here
   }
+}
+
+/** The marker-free start a run's start memo asked for, as the sample's `baseline`. */
+function markerFreeStartOf(started: { memo?: { fields?: Record<string, Payload> | null } | null }): {
+  baseline?: string;
+} {
+  const value = fromPayload(started.memo?.fields?.[MARKER_FREE_START_MEMO_KEY]);
+  return typeof value === 'string' ? { baseline: value } : {};
 }
 
 /** `patched()` ids a history recorded (its patch markers), first occurrence order. */
@@ -196,6 +210,7 @@ export async function buildFailureSample(i: BuildFailureSampleInput): Promise<Fa
     versions: {
       ...i.failure.versions,
       patches: patchIdsOf(plain),
+      ...markerFreeStartOf(started),
       workflowType: started.workflowType?.name ?? '',
       taskQueue: started.taskQueue?.name ?? '',
     },

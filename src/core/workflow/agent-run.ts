@@ -310,7 +310,7 @@ async function runAgent(
   rawInput: unknown,
   carried: CarriedRun | undefined,
 ): Promise<AgentRunResult> {
-  // First of all: the baseline marker is the first command of a new execution (run-patches.ts).
+  // First of all: the baseline marker, if the run records one, is the first command of a new execution (run-patches.ts).
   const runPatches = RunPatches.decide();
   const input = parseInput(rawInput);
   const profile = composition.profiles.find(input.profile.name, input.profile.version);

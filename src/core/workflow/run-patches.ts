@@ -1,4 +1,5 @@
-import { patched } from '@temporalio/workflow';
+import { patched, workflowInfo } from '@temporalio/workflow';
+import { MARKER_FREE_START, MARKER_FREE_START_MEMO_KEY } from '../../contract/visibility.js';
 
 /**
  * Every `patched()` id of `agentRun`, and the baseline that stands for all of them at once.
@@ -13,6 +14,9 @@ import { patched } from '@temporalio/workflow';
  * recorded before the baseline have no baseline marker, so replay answers it `false` and the run asks
  * each id where it always did, as recorded. Patches added after the baseline are asked with
  * `patched()` as usual (they are not in {@link BaselinePatchId}); the next baseline can fold them in.
+ *
+ * A run started with the marker-free memo ({@link RunPatches.decide}, the third baseline) takes the
+ * second baseline's behaviour and records no marker at all.
  *
  * Retiring old paths: once no run recorded before the baseline can still be in flight (the longest
  * run's deadline has passed since every worker ran this code) and the histories in
@@ -116,15 +120,38 @@ export class RunPatches {
     readonly baseline: boolean,
     /** This execution runs on the second baseline: step activities by their second names, headers by reference. */
     readonly headerByRef: boolean,
+    /** This execution runs on the third baseline: the second's behaviour, no marker in its history. */
+    readonly markerFree: boolean,
   ) {}
 
   /**
    * Ask the baselines, the second first (a new execution records only its marker; replay answers
    * from the history).
+   *
+   * A run whose start memo asks for a marker-free start ({@link MARKER_FREE_START_MEMO_KEY}, set by
+   * `startAgentRun`) is on the third baseline: a new execution takes the second baseline's behaviour
+   * and asks nothing, so it records no marker and the SDK no `TemporalChangeVersion` upsert. On replay
+   * the baselines are still asked: an older worker that ignored the memo may have taken the first
+   * workflow task and recorded its marker, and `patched()` answers from the history without recording
+   * anything. A history with neither marker is the third baseline's own. The one history this cannot
+   * tell apart is a marker-free run whose first task a worker from before the first baseline (before
+   * 2026-12-02) took: do not run those workers beside a starter of this code (docs/rolling-deploys.md).
    */
   static decide(): RunPatches {
-    if (patched(BASELINE_V2_PATCH)) return new RunPatches(true, true);
-    return new RunPatches(patched(BASELINE_PATCH), false);
+    const info = workflowInfo();
+    if (info.memo?.[MARKER_FREE_START_MEMO_KEY] === MARKER_FREE_START) {
+      if (!info.unsafe.isReplaying) return RunPatches.thirdBaseline();
+      if (patched(BASELINE_V2_PATCH)) return new RunPatches(true, true, false);
+      if (patched(BASELINE_PATCH)) return new RunPatches(true, false, false);
+      return RunPatches.thirdBaseline();
+    }
+    if (patched(BASELINE_V2_PATCH)) return new RunPatches(true, true, false);
+    return new RunPatches(patched(BASELINE_PATCH), false, false);
+  }
+
+  /** The second baseline's behaviour, with no marker recorded. */
+  private static thirdBaseline(): RunPatches {
+    return new RunPatches(true, true, true);
   }
 
   /** Is the behaviour of `id` on? On the baseline: yes, without a marker; else `patched(id)`. */

@@ -1,0 +1,149 @@
+import type { WorkflowHandle } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { MARKER_FREE_START, MARKER_FREE_START_MEMO_KEY } from '../../src/contract/visibility.js';
+import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
+import { BASELINE_V2_PATCH } from '../../src/core/workflow/run-patches.js';
+import type { ModelScript } from '../../src/worker/model/scripted-script.js';
+import { createHarnessFixture, refundRunInput, type HarnessFixture } from '../support/harness.js';
+import { historyOf } from '../support/history.js';
+import { testRunId } from '../support/run-id.js';
+
+type History = Awaited<ReturnType<WorkflowHandle['fetchHistory']>>;
+
+/** One search of the refund policy, then the answer: a model activity, a tool activity, a model activity. */
+const SCRIPT: ModelScript = {
+  entries: [
+    {
+      match: { step: 0 },
+      response: {
+        text: '',
+        toolCalls: [{ name: 'policy.search.refund', version: 'v1', args: { query: 'refund window' } }],
+      },
+    },
+  ],
+  fallback: { text: 'final answer', toolCalls: [] },
+};
+
+const INPUT = refundRunInput({
+  profile: { name: 'support.answer', version: 'v1' },
+  modelRoute: 'scripted/marker-free',
+  task: { message: 'how long is the refund window?' },
+});
+
+/** Whether `history` has any `TemporalChangeVersion` upsert (the SDK core writes one with each marker). */
+function hasChangeVersionUpsert(history: History): boolean {
+  return (history.events ?? []).some(
+    (e) =>
+      e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.[
+        'TemporalChangeVersion'
+      ] !== undefined,
+  );
+}
+
+/** `history` with its start memo's marker-free entry set (`value`) or removed (`undefined`). */
+function withStartMemo(history: History, value: string | undefined): History {
+  const copy = structuredClone(history);
+  const started = copy.events![0]!.workflowExecutionStartedEventAttributes!;
+  const fields = { ...(started.memo?.fields ?? {}) };
+  if (value === undefined) delete fields[MARKER_FREE_START_MEMO_KEY];
+  else fields[MARKER_FREE_START_MEMO_KEY] = defaultPayloadConverter.toPayload(value);
+  started.memo = { fields };
+  return copy;
+}
+
+function replay(history: History, workflowId: string): Promise<void> {
+  return Worker.runReplayHistory(
+    { workflowBundle: { codePath: inject('workflowBundlePath') } },
+    history,
+    workflowId,
+  );
+}
+
+/**
+ * The third baseline (docs/history-cost.md): a run started by `startAgentRun` asks for a marker-free
+ * start in its memo and records no baseline marker, yet every history it can have replays: its own,
+ * and one whose first workflow task an older worker took (which ignores the memo and records the
+ * second baseline's marker).
+ */
+describe('a marker-free start (real server)', () => {
+  let h: HarnessFixture;
+  let markerFree: { handle: WorkflowHandle; history: History };
+  let marked: { handle: WorkflowHandle; history: History };
+
+  beforeAll(async () => {
+    h = await createHarnessFixture('marker-free', { scripts: { 'scripted/marker-free': SCRIPT } });
+    const started = await h.start(INPUT);
+    expect(((await started.result()) as AgentRunResult).status).toBe('succeeded');
+    markerFree = { handle: started, history: await started.fetchHistory() };
+    // The same run started without the memo, as a starter from before this change (or a plain
+    // Temporal client) does.
+    const raw = await h.t.client.workflow.start('agentRun', {
+      taskQueue: h.taskQueue,
+      workflowId: testRunId('marker-free-raw'),
+      args: [INPUT],
+    });
+    expect(((await raw.result()) as AgentRunResult).status).toBe('succeeded');
+    marked = { handle: raw, history: await raw.fetchHistory() };
+  }, 60_000);
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('startAgentRun asks for it in the start memo', async () => {
+    const description = await markerFree.handle.describe();
+    expect(description.memo?.[MARKER_FREE_START_MEMO_KEY]).toBe(MARKER_FREE_START);
+  });
+
+  it('records no patch marker and no TemporalChangeVersion upsert; a start without the memo records the baseline marker', async () => {
+    const free = await historyOf(markerFree.handle);
+    expect(free.filter((e) => e.patchId !== undefined)).toEqual([]);
+    expect(hasChangeVersionUpsert(markerFree.history)).toBe(false);
+
+    const withMarker = await historyOf(marked.handle);
+    expect(withMarker.filter((e) => e.patchId !== undefined).map((e) => e.patchId)).toEqual([
+      BASELINE_V2_PATCH,
+    ]);
+    expect(hasChangeVersionUpsert(marked.history)).toBe(true);
+    // Otherwise the same commands: the same events once the marker and the upsert after it are left out.
+    const at = withMarker.findIndex((e) => e.patchId === BASELINE_V2_PATCH);
+    expect(withMarker[at + 1]?.type).toBe('EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES');
+    const types = (entries: { type: string }[]) => entries.map((e) => e.type);
+    expect(types(free)).toEqual(types(withMarker.filter((_, i) => i !== at && i !== at + 1)));
+  });
+
+  it('takes the same steps: the same activities with the same names', async () => {
+    const activities = async (handle: WorkflowHandle) =>
+      (await historyOf(handle)).flatMap((e) => (e.activityType ? [e.activityType] : []));
+    expect(await activities(markerFree.handle)).toEqual(['callModelV2', 'runToolV2', 'callModelV2']);
+    expect(await activities(marked.handle)).toEqual(await activities(markerFree.handle));
+  });
+
+  it('replays its own history', async () => {
+    await replay(markerFree.history, markerFree.handle.workflowId);
+  });
+
+  it("replays a run whose first task an older worker took (the memo asks, the history has the older worker's marker)", async () => {
+    await replay(withStartMemo(marked.history, MARKER_FREE_START), marked.handle.workflowId);
+  });
+
+  it('the memo decides: the marker-free history without it does not replay', async () => {
+    await expect(
+      replay(withStartMemo(markerFree.history, undefined), markerFree.handle.workflowId),
+    ).rejects.toMatchObject({ name: 'DeterminismViolationError' });
+  });
+
+  it('a memo value it does not know is ignored (the run records the marker)', async () => {
+    const other = await h.t.client.workflow.start('agentRun', {
+      taskQueue: h.taskQueue,
+      workflowId: testRunId('marker-free-other'),
+      args: [INPUT],
+      memo: { [MARKER_FREE_START_MEMO_KEY]: 'v99' },
+    });
+    expect(((await other.result()) as AgentRunResult).status).toBe('succeeded');
+    expect((await historyOf(other)).filter((e) => e.patchId !== undefined).map((e) => e.patchId)).toEqual([
+      BASELINE_V2_PATCH,
+    ]);
+  });
+});
