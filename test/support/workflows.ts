@@ -18,3 +18,33 @@ export async function continueIntoAgentRun(input: unknown, carried: unknown): Pr
     workflowType: 'agentRun',
   })(input, carried);
 }
+
+import { config, z, ZodType } from 'zod';
+
+/**
+ * Test only: what zod looks like inside the sandbox. A worker preloads zod (src/core/workflow/
+ * preloaded-zod.ts): one frozen copy shared by every run, jitless, its global config fixed.
+ */
+export function sandboxZod(): Promise<{
+  frozen: boolean;
+  jitless: boolean;
+  parsed: unknown;
+  refused: string;
+  configRefused: string;
+}> {
+  const schema = z.strictObject({ amount: z.number().int().positive(), note: z.string().optional() });
+  const refused = schema.safeParse({ amount: -1, extra: true });
+  let configRefused = '';
+  try {
+    config({ customError: () => 'mine' });
+  } catch (err) {
+    configRefused = (err as Error).name;
+  }
+  return Promise.resolve({
+    frozen: Object.isFrozen(ZodType),
+    jitless: config().jitless === true,
+    parsed: schema.parse({ amount: 5, note: 'ok' }),
+    refused: refused.success ? '' : refused.error.issues.map((i) => i.code).join(','),
+    configRefused,
+  });
+}
