@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sharedAcrossRuns } from './shared-across-runs.js';
 
 /** Built on first use (see builtOnFirstUse). */
 export const DecisionKindSchema = z.lazy(() =>
@@ -10,18 +11,20 @@ export type DecisionKind = z.infer<typeof DecisionKindSchema>;
  * A policy decision (seed 004). Serialisable and stable: it is written to durable audit records,
  * so reason codes come from the catalogue in `src/core/policy/reason-codes.ts`.
  *
- * Built on first use (see builtOnFirstUse).
+ * Built once per worker (see sharedAcrossRuns).
  */
-export const PolicyDecisionSchema = z.lazy(() =>
-  z.object({
-    decision: DecisionKindSchema,
-    /** `name@version` of the policy that decided. */
-    policyVersion: z.string().min(1),
-    reasonCodes: z.array(z.string().min(1)),
-    /** Obligations such as `limit.refund_amount=5000`, `confirm.user.v2`, `mask.phone`. */
-    obligations: z.array(z.string().min(1)),
-    /** ISO time after which the decision no longer holds. */
-    expiresAt: z.string().optional(),
-  }),
+export const PolicyDecisionSchema = z.lazy(
+  sharedAcrossRuns('contract/policy-decision#PolicyDecisionSchema', () =>
+    z.object({
+      decision: DecisionKindSchema,
+      /** `name@version` of the policy that decided. */
+      policyVersion: z.string().min(1),
+      reasonCodes: z.array(z.string().min(1)),
+      /** Obligations such as `limit.refund_amount=5000`, `confirm.user.v2`, `mask.phone`. */
+      obligations: z.array(z.string().min(1)),
+      /** ISO time after which the decision no longer holds. */
+      expiresAt: z.string().optional(),
+    }),
+  ),
 );
 export type PolicyDecision = z.infer<typeof PolicyDecisionSchema>;

@@ -1,6 +1,7 @@
 /**
  * Values built once per worker and shared by every workflow run, for immutable values that every run
- * builds: the schemas of the run input and of the guardrail settings.
+ * builds: the schemas of the run input, of the guardrail settings, of a policy's decision and of the
+ * completion evaluators' params and verdicts.
  *
  * The workflow sandbox evaluates every module again for every run, so even a value built on first use
  * ({@link builtOnFirstUse}) is built once per run. This module is preloaded (src/worker/bundle.ts

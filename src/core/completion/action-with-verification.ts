@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sharedAcrossRuns } from '../../contract/shared-across-runs.js';
 import type { CompletionEvaluator } from './completion.js';
 import { CompletionReasonCodes } from './completion-reason-codes.js';
 import { defineEvaluator } from './define-evaluator.js';
@@ -12,22 +13,24 @@ import {
 } from './verification-state.js';
 
 /**
- * Params of `action_with_verification/v1`, from the trusted profile contract. Built on first use
- * (see builtOnFirstUse).
+ * Params of `action_with_verification/v1`, from the trusted profile contract. Built once per
+ * worker (see sharedAcrossRuns).
  */
-export const ActionWithVerificationParamsSchema = z.lazy(() =>
-  z
-    .object({
-      /** Only observed artifacts recorded by this tool count as the action (e.g. `refund.create`). */
-      actionTool: z.string().min(1).optional(),
-      /** Only observed artifacts of this type count as the action (e.g. `refund`). */
-      actionType: z.string().min(1).optional(),
-      /** Only verified artifacts of this type count as checks (e.g. `refund.status_check`). */
-      verificationType: z.string().min(1).optional(),
-      /** `all` (default): every matching action must be verified; `any`: one verified action suffices. */
-      require: z.enum(['all', 'any']).default('all'),
-    })
-    .strict(),
+export const ActionWithVerificationParamsSchema = z.lazy(
+  sharedAcrossRuns('core/completion/action-with-verification#ActionWithVerificationParamsSchema', () =>
+    z
+      .object({
+        /** Only observed artifacts recorded by this tool count as the action (e.g. `refund.create`). */
+        actionTool: z.string().min(1).optional(),
+        /** Only observed artifacts of this type count as the action (e.g. `refund`). */
+        actionType: z.string().min(1).optional(),
+        /** Only verified artifacts of this type count as checks (e.g. `refund.status_check`). */
+        verificationType: z.string().min(1).optional(),
+        /** `all` (default): every matching action must be verified; `any`: one verified action suffices. */
+        require: z.enum(['all', 'any']).default('all'),
+      })
+      .strict(),
+  ),
 );
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sharedAcrossRuns } from '../../contract/shared-across-runs.js';
 import type { CompletionEvaluator, CompletionInput, CompletionVerdict } from './completion.js';
 import { evaluatorId } from './completion.js';
 import { CompletionError } from './completion-error.js';
@@ -7,26 +8,32 @@ import { CompletionReasonCodes } from './completion-reason-codes.js';
 /** What an evaluator function returns; the wrapper stamps the evaluator id. */
 export type VerdictBody = Omit<CompletionVerdict, 'evaluator'>;
 
-/** Built on first use (see builtOnFirstUse). */
-const VerdictBodySchema = z.lazy(() =>
-  z.object({
-    passed: z.boolean(),
-    reasonCodes: z
-      .array(
-        z
-          .string()
-          .regex(/^[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+$/)
-          .max(100),
-      )
-      .min(1)
-      .max(20),
-    evidenceArtifactIds: z.array(z.string().min(1).max(200)).max(100),
-    summary: z.string().max(500),
-  }),
+/** Built once per worker (see sharedAcrossRuns). */
+const VerdictBodySchema = z.lazy(
+  sharedAcrossRuns('core/completion/define-evaluator#VerdictBodySchema', () =>
+    z.object({
+      passed: z.boolean(),
+      reasonCodes: z
+        .array(
+          z
+            .string()
+            .regex(/^[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+$/)
+            .max(100),
+        )
+        .min(1)
+        .max(20),
+      evidenceArtifactIds: z.array(z.string().min(1).max(200)).max(100),
+      summary: z.string().max(500),
+    }),
+  ),
 );
 
-/** Built on first use (see builtOnFirstUse). */
-const AnyParamsSchema = z.lazy(() => z.record(z.string(), z.unknown()));
+/** Built once per worker (see sharedAcrossRuns). */
+const AnyParamsSchema = z.lazy(
+  sharedAcrossRuns('core/completion/define-evaluator#AnyParamsSchema', () =>
+    z.record(z.string(), z.unknown()),
+  ),
+);
 
 /**
  * An evaluator whose params are checked with a zod schema before `fn` runs.

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sharedAcrossRuns } from '../../contract/shared-across-runs.js';
 import type { CompletionEvaluator } from './completion.js';
 import { CompletionReasonCodes } from './completion-reason-codes.js';
 import { defineEvaluator } from './define-evaluator.js';
@@ -9,25 +10,29 @@ import { failureCodeOf, idsOf, makeVerdict, verificationStateOf } from './verifi
 /** Artifact type of an observed remote branch. */
 export const REMOTE_BRANCH_ARTIFACT_TYPE = 'git.remote_branch';
 
-/** Data of a `git.remote_branch` artifact. Built on first use (see builtOnFirstUse). */
-export const RemoteBranchDataSchema = z.lazy(() =>
-  z.object({
-    remote: z.string().min(1),
-    branch: z.string().min(1),
-    sha: z.string().regex(/^[0-9a-f]{7,64}$/),
-  }),
+/** Data of a `git.remote_branch` artifact. Built once per worker (see sharedAcrossRuns). */
+export const RemoteBranchDataSchema = z.lazy(
+  sharedAcrossRuns('core/completion/observed-remote-branch#RemoteBranchDataSchema', () =>
+    z.object({
+      remote: z.string().min(1),
+      branch: z.string().min(1),
+      sha: z.string().regex(/^[0-9a-f]{7,64}$/),
+    }),
+  ),
 );
 
-/** Params of `observed_remote_branch/v1`. Built on first use (see builtOnFirstUse). */
-export const ObservedRemoteBranchParamsSchema = z.lazy(() =>
-  z
-    .object({
-      /** Required branch name, e.g. `agent/fix-123`. */
-      branch: z.string().min(1).optional(),
-      /** Required remote name, e.g. `origin`. */
-      remote: z.string().min(1).optional(),
-    })
-    .strict(),
+/** Params of `observed_remote_branch/v1`. Built once per worker (see sharedAcrossRuns). */
+export const ObservedRemoteBranchParamsSchema = z.lazy(
+  sharedAcrossRuns('core/completion/observed-remote-branch#ObservedRemoteBranchParamsSchema', () =>
+    z
+      .object({
+        /** Required branch name, e.g. `agent/fix-123`. */
+        branch: z.string().min(1).optional(),
+        /** Required remote name, e.g. `origin`. */
+        remote: z.string().min(1).optional(),
+      })
+      .strict(),
+  ),
 );
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sharedAcrossRuns } from '../../contract/shared-across-runs.js';
 import type { CompletionEvaluator } from './completion.js';
 import { CompletionReasonCodes } from './completion-reason-codes.js';
 import { defineEvaluator } from './define-evaluator.js';
@@ -8,20 +9,22 @@ import { makeVerdict, verificationStateOf } from './verification-state.js';
 /** Default artifact type of a verified pipeline run. */
 export const PIPELINE_ARTIFACT_TYPE = 'pipeline.run';
 
-/** Params of `pipeline_verification/v1`. Built on first use (see builtOnFirstUse). */
-export const PipelineVerificationParamsSchema = z.lazy(() =>
-  z
-    .object({
-      /** Type of the verified pipeline artifact; default `pipeline.run`. */
-      pipelineType: z.string().min(1).default(PIPELINE_ARTIFACT_TYPE),
-      /** When true, the pipeline run must verify the latest observed change. Default false. */
-      requireLinkedChange: z.boolean().default(false),
-      /** With `requireLinkedChange`: only observed artifacts of this type are changes (e.g. `git.remote_branch`). */
-      changeType: z.string().min(1).optional(),
-      /** With `requireLinkedChange`: only observed artifacts recorded by this tool are changes. */
-      changeTool: z.string().min(1).optional(),
-    })
-    .strict(),
+/** Params of `pipeline_verification/v1`. Built once per worker (see sharedAcrossRuns). */
+export const PipelineVerificationParamsSchema = z.lazy(
+  sharedAcrossRuns('core/completion/pipeline-verification#PipelineVerificationParamsSchema', () =>
+    z
+      .object({
+        /** Type of the verified pipeline artifact; default `pipeline.run`. */
+        pipelineType: z.string().min(1).default(PIPELINE_ARTIFACT_TYPE),
+        /** When true, the pipeline run must verify the latest observed change. Default false. */
+        requireLinkedChange: z.boolean().default(false),
+        /** With `requireLinkedChange`: only observed artifacts of this type are changes (e.g. `git.remote_branch`). */
+        changeType: z.string().min(1).optional(),
+        /** With `requireLinkedChange`: only observed artifacts recorded by this tool are changes. */
+        changeTool: z.string().min(1).optional(),
+      })
+      .strict(),
+  ),
 );
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sharedAcrossRuns } from '../../contract/shared-across-runs.js';
 import type { CompletionEvaluator } from './completion.js';
 import { CompletionReasonCodes } from './completion-reason-codes.js';
 import { defineEvaluator } from './define-evaluator.js';
@@ -12,7 +13,7 @@ import { defineEvaluator } from './define-evaluator.js';
 export const solutionDelivered: CompletionEvaluator = defineEvaluator(
   'solution_delivered',
   'v1',
-  z.lazy(() => z.object({}).strict()),
+  z.lazy(sharedAcrossRuns('core/completion/solution-delivered#params', () => z.object({}).strict())),
   (input) => {
     const ok = isNonEmpty(input.finalOutput);
     return ok
