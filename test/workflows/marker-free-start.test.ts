@@ -1,7 +1,10 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { projectRoot } from '../../src/devserver/config.js';
+import { loadHistoryFixtures } from '../../src/worker/history-fixtures.js';
 import { MARKER_FREE_START, MARKER_FREE_START_MEMO_KEY } from '../../src/contract/visibility.js';
 import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
 import { BASELINE_V2_PATCH } from '../../src/core/workflow/run-patches.js';
@@ -126,6 +129,13 @@ describe('a marker-free start (real server)', () => {
 
   it("replays a run whose first task an older worker took (the memo asks, the history has the older worker's marker)", async () => {
     await replay(withStartMemo(marked.history, MARKER_FREE_START), marked.handle.workflowId);
+  });
+
+  it('replays a run whose first task a worker of the first baseline took (its marker decides)', async () => {
+    const fixtures = loadHistoryFixtures(join(projectRoot, 'test', 'fixtures', 'histories'));
+    const first = fixtures.filter((f) => f.name.includes('-baseline-'));
+    expect(first.length).toBeGreaterThan(0);
+    for (const f of first) await replay(withStartMemo(f.history, MARKER_FREE_START), f.workflowId);
   });
 
   it('the memo decides: the marker-free history without it does not replay', async () => {

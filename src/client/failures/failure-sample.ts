@@ -2,7 +2,7 @@ import { defaultPayloadConverter, type Payload, type PayloadCodec } from '@tempo
 import type { temporal } from '@temporalio/proto';
 import { z } from 'zod';
 import { decodeHistoryPayloads } from '../../codec/history-payloads.js';
-import { MARKER_FREE_START_MEMO_KEY } from '../../contract/visibility.js';
+import { MARKER_FREE_START, MARKER_FREE_START_MEMO_KEY } from '../../contract/visibility.js';
 import type { EvidenceStore, FailureSampleRecord } from '../../worker/store/index.js';
 import { FailureSampleRecordSchema } from '../../worker/store/index.js';
 import {
@@ -106,7 +106,8 @@ function markerFreeStartOf(started: { memo?: { fields?: Record<string, Payload> 
   baseline?: string;
 } {
   const value = fromPayload(started.memo?.fields?.[MARKER_FREE_START_MEMO_KEY]);
-  return typeof value === 'string' ? { baseline: value } : {};
+  // Only the value the workflow acts on: a run started with another value recorded its marker.
+  return value === MARKER_FREE_START ? { baseline: value } : {};
 }
 
 /** `patched()` ids a history recorded (its patch markers), first occurrence order. */

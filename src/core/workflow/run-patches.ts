@@ -9,7 +9,7 @@ import { MARKER_FREE_START, MARKER_FREE_START_MEMO_KEY } from '../../contract/vi
  * records a marker and, from the SDK core, an upsert of `TemporalChangeVersion`: two history events
  * per id. Before the baseline a run asked five at its start (ten events) and more on some paths.
  *
- * A run started by this code asks {@link BASELINE_PATCH} once, first of all, and from then on takes
+ * A run on the first baseline asks {@link BASELINE_PATCH} once, first of all, and from then on takes
  * every behaviour below without asking its id (no marker, no upsert): two events in all. Histories
  * recorded before the baseline have no baseline marker, so replay answers it `false` and the run asks
  * each id where it always did, as recorded. Patches added after the baseline are asked with
@@ -133,9 +133,11 @@ export class RunPatches {
    * and asks nothing, so it records no marker and the SDK no `TemporalChangeVersion` upsert. On replay
    * the baselines are still asked: an older worker that ignored the memo may have taken the first
    * workflow task and recorded its marker, and `patched()` answers from the history without recording
-   * anything. A history with neither marker is the third baseline's own. The one history this cannot
-   * tell apart is a marker-free run whose first task a worker from before the first baseline (before
-   * 2026-12-02) took: do not run those workers beside a starter of this code (docs/rolling-deploys.md).
+   * anything. A history with neither marker is the third baseline's own. A worker from before the
+   * first baseline records its own per-feature markers and start events, which no baseline path
+   * replays: a marker-free run whose first task such a worker took cannot be replayed by any newer
+   * worker (it is stuck). Do not run those workers beside a starter of this code
+   * (docs/rolling-deploys.md).
    */
   static decide(): RunPatches {
     const info = workflowInfo();
