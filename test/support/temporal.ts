@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, Worker, DefaultLogger, type WorkerOptions } from '@temporalio/worker';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { cliCacheDir } from '../../src/devserver/cli-locator.js';
 import { loadDevServerConfig } from '../../src/devserver/config.js';
 
@@ -102,4 +102,33 @@ export function signalWithTemporalCli(
     '--input',
     JSON.stringify(input),
   ]);
+}
+
+/**
+ * For a describe block: before its tests, connect to the shared server and start a worker of the
+ * tests' bundle with `activities` on a task queue of its own; after them, stop both. Call it in the
+ * block's body; `temporal()` is the connection once the block's tests (or later hooks) run.
+ */
+export function useTestWorker(
+  name: string,
+  activities: WorkerOptions['activities'] = {},
+): { readonly taskQueue: string; temporal(): TestTemporal } {
+  const taskQueue = uniqueTaskQueue(name);
+  let t: TestTemporal | undefined;
+  let stop: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    t = await connectTestTemporal();
+    stop = startWorker(await createTestWorker(t, { taskQueue, activities }));
+  });
+  afterAll(async () => {
+    await stop?.();
+    await t?.close();
+  });
+  return {
+    taskQueue,
+    temporal: () => {
+      if (!t) throw new Error(`useTestWorker(${name}): the worker starts in beforeAll`);
+      return t;
+    },
+  };
 }

@@ -1,31 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as activities from '../../bench/lib/plumbing-activities.js';
-import {
-  connectTestTemporal,
-  createTestWorker,
-  startWorker,
-  uniqueTaskQueue,
-  type TestTemporal,
-} from '../support/temporal.js';
+import { useTestWorker } from '../support/temporal.js';
 import { testRunId } from '../support/run-id.js';
 
 describe('plumbing workflow on the real dev server', () => {
-  let t: TestTemporal;
-  let stop: () => Promise<void>;
-  const taskQueue = uniqueTaskQueue('plumbing');
-
-  beforeAll(async () => {
-    t = await connectTestTemporal();
-    stop = startWorker(await createTestWorker(t, { taskQueue, activities }));
-  });
-  afterAll(async () => {
-    await stop?.();
-    await t?.close();
-  });
+  const worker = useTestWorker('plumbing', activities);
 
   it('runs one activity and completes after a signal round trip', async () => {
-    const handle = await t.client.workflow.start('plumbingWorkflow', {
-      taskQueue,
+    const handle = await worker.temporal().client.workflow.start('plumbingWorkflow', {
+      taskQueue: worker.taskQueue,
       workflowId: testRunId('plumbing'),
       args: [{ name: 'harness' }],
     });

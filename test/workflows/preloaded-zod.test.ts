@@ -1,11 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  connectTestTemporal,
-  createTestWorker,
-  startWorker,
-  uniqueTaskQueue,
-  type TestTemporal,
-} from '../support/temporal.js';
+import { describe, expect, it } from 'vitest';
+import { useTestWorker } from '../support/temporal.js';
 import { testRunId } from '../support/run-id.js';
 import type { sandboxZod } from '../support/workflows.js';
 
@@ -15,23 +9,12 @@ import type { sandboxZod } from '../support/workflows.js';
  * before, several of them on one worker; only `z.config()` in workflow code is refused.
  */
 describe('zod in the workflow sandbox (real server, the worker bundle)', () => {
-  let t: TestTemporal;
-  let stop: () => Promise<void>;
-  const taskQueue = uniqueTaskQueue('sandbox-zod');
-
-  beforeAll(async () => {
-    t = await connectTestTemporal();
-    stop = startWorker(await createTestWorker(t, { taskQueue, activities: {} }));
-  });
-  afterAll(async () => {
-    await stop?.();
-    await t?.close();
-  });
+  const worker = useTestWorker('sandbox-zod');
 
   it('is the preloaded, frozen copy in every run: jitless, parsing and refusing as usual', async () => {
     for (let i = 0; i < 3; i++) {
-      const facts = await t.client.workflow.execute<typeof sandboxZod>('sandboxZod', {
-        taskQueue,
+      const facts = await worker.temporal().client.workflow.execute<typeof sandboxZod>('sandboxZod', {
+        taskQueue: worker.taskQueue,
         workflowId: testRunId('sandbox-zod'),
       });
       expect(facts).toEqual({
