@@ -15,8 +15,9 @@ import { config, z } from 'zod';
  * `z.config(...)` throws a `TypeError` (the object is frozen); `TypeError` is a failure type of
  * `agentRun`, so the run fails (at a module's top level it fails the workflow task instead, retried).
  * Set what you need here instead. Workflow code must import this one zod (one copy in the app's
- * dependency tree): another copy would meet the frozen config too. `z.globalRegistry` (`.meta()`, `.describe()`) is one registry shared
- * by every run of the worker: do not register schema ids in workflow code.
+ * dependency tree): another copy would meet the frozen config too. `z.globalRegistry` (`.meta()`,
+ * `.describe()`) is one registry shared by every run of the worker: do not register schema ids in
+ * workflow code.
  */
 config({ jitless: true });
 // Every schema class workflow code uses, built and parsed once here: zod installs a class's members on

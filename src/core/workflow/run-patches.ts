@@ -120,8 +120,6 @@ export class RunPatches {
     readonly baseline: boolean,
     /** This execution runs on the second baseline: step activities by their second names, headers by reference. */
     readonly headerByRef: boolean,
-    /** This execution runs on the third baseline: the second's behaviour, no marker in its history. */
-    readonly markerFree: boolean,
   ) {}
 
   /**
@@ -141,19 +139,13 @@ export class RunPatches {
    */
   static decide(): RunPatches {
     const info = workflowInfo();
-    if (info.memo?.[MARKER_FREE_START_MEMO_KEY] === MARKER_FREE_START) {
-      if (!info.unsafe.isReplaying) return RunPatches.thirdBaseline();
-      if (patched(BASELINE_V2_PATCH)) return new RunPatches(true, true, false);
-      if (patched(BASELINE_PATCH)) return new RunPatches(true, false, false);
-      return RunPatches.thirdBaseline();
-    }
-    if (patched(BASELINE_V2_PATCH)) return new RunPatches(true, true, false);
-    return new RunPatches(patched(BASELINE_PATCH), false, false);
-  }
-
-  /** The second baseline's behaviour, with no marker recorded. */
-  private static thirdBaseline(): RunPatches {
-    return new RunPatches(true, true, true);
+    const markerFree = info.memo?.[MARKER_FREE_START_MEMO_KEY] === MARKER_FREE_START;
+    // A new marker-free execution asks nothing: the second baseline's behaviour, no marker.
+    if (markerFree && !info.unsafe.isReplaying) return new RunPatches(true, true);
+    if (patched(BASELINE_V2_PATCH)) return new RunPatches(true, true);
+    if (patched(BASELINE_PATCH)) return new RunPatches(true, false);
+    // Neither marker: a marker-free run's own history, or one from before the baselines.
+    return new RunPatches(markerFree, markerFree);
   }
 
   /** Is the behaviour of `id` on? On the baseline: yes, without a marker; else `patched(id)`. */
