@@ -1,6 +1,7 @@
 /**
- * Where saturation time goes: `npx tsx bench/tools/profile-saturation.ts [runs]` starts a private dev
- * server and runs the bench's saturation scenario twice over `runs` 1-step runs per arm (`BENCH_ARM=harness`
+ * Where saturation time goes: `npx tsx bench/tools/profile-saturation.ts [runs] [steps]` starts a
+ * private dev server and runs the bench's saturation scenario twice over `runs` runs of `steps` steps
+ * (default 1) per arm (`BENCH_ARM=harness`
  * or `bare` for one arm): drain time, the CPU of this process (worker + activities + client) and of
  * the dev server per run, on stderr. Run under `node --cpu-prof --import tsx` to see the worker side.
  */
@@ -13,15 +14,16 @@ import { benchWorkflowsPath } from '../lib/workflows-path.js';
 
 async function main(): Promise<void> {
   const runs = Number(process.argv[2] ?? 60);
+  const steps = Number(process.argv[3] ?? 1);
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const bundle = await bundleWorkflows({ workflowsPath: benchWorkflowsPath });
-  const rig = await createRig(bundle, [1], '/dev/shm', () => undefined);
+  const rig = await createRig(bundle, [steps], '/dev/shm', () => undefined);
   try {
     const only = process.env.BENCH_ARM;
     for (const rep of [0, 1])
       await measureSaturation(
         rig,
-        { 1: runs },
+        { [steps]: runs },
         rep,
         armOrder(rep).filter((a) => only === undefined || a === only),
       );

@@ -34,7 +34,7 @@ import type { ModelRouter, ResolvedRoute } from './model-router.js';
 import { completeModelInput, type CompactModelInput } from '../../core/runner/compact-step-input.js';
 import { modelCallDerivation } from '../../core/runner/packed-events-by-ref.js';
 import { callingWorkflowId } from './calling-workflow-id.js';
-import { storeEvents } from './store-events.js';
+import { eventsOf } from './store-events.js';
 import { TranscriptCache } from './transcript-cache.js';
 
 export interface ModelActivityDeps {
@@ -388,9 +388,17 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
   }
 
   const callModel = async (input: AnyModelCallActivityInput): Promise<ModelDecision> => {
-    await storeEvents(store, input.events, { derive: modelCallDerivation(input), runId: input.runId });
+    // The run's events go in the transaction of the request package. An attempt that ends before it
+    // stores them only when it answers: the run sends a failed call's events again (Runner.model).
+    const events = await eventsOf(store, input.events, {
+      derive: modelCallDerivation(input),
+      runId: input.runId,
+    });
     const transcript = await loadTranscript(store, transcripts, input.runId, input.callSeq);
-    if (transcript.answered) return { ...transcript.answered.output, replayed: true };
+    if (transcript.answered) {
+      await store.appendEvents(events);
+      return { ...transcript.answered.output, replayed: true };
+    }
     const newMessages = await resolveReferences(store, input.runId, input.newMessages);
     const tools: ModelToolSpec[] = input.toolKeys.map((key) => {
       const at = key.lastIndexOf('@');
@@ -458,7 +466,7 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
     });
     const pkg = plan.pkg;
     const messages = plan.messages;
-    const blob = await storeRequestPackage(store, pkg, plan.turnOf);
+    const blob = await storeRequestPackage(store, pkg, plan.turnOf, events);
     const context: ContextRef = {
       packageId: pkg.packageId,
       ref: blob.ref,
@@ -509,7 +517,6 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
         { signal: ctx.cancellationSignal, onEvent },
       );
       await flushing;
-      await flush();
       const decision: Omit<ModelDecision, 'replayed'> = {
         text: output.text,
         toolCalls: output.toolCalls.map((c) => ({
@@ -531,9 +538,16 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
       };
       assertAnswerBounded(decision);
       const body: MessageGroupBody = { input: input.newMessages, context, output: decision };
+      // The last deltas go in the transaction of the answer.
+      const last = pending;
+      pending = [];
       try {
-        await store.appendMessageGroup(input.runId, input.callSeq, [body]);
+        await store.appendMessageGroup(input.runId, input.callSeq, [body], {
+          deltas: { callId, deltas: last },
+        });
       } catch (err) {
+        pending = last;
+        await flush().catch(() => undefined);
         // Another attempt of this call stored its answer first (an attempt that timed out while
         // still running, then a retry on another worker: their packages differ in build time).
         // The first record stands: that answer is the call's, counted once.

@@ -20,9 +20,32 @@ export interface StoreEventsOptions {
 }
 
 /**
+ * The batch as the store takes it, nothing of it stored yet: a batch by header reference is restored
+ * first (run-header.ts: a header it carries is stored as a blob). For an activity that stores the
+ * events in the transaction of its own first write (`recordIntent`, `putIndexedBlobs`).
+ * @throws a batch by reference whose header cannot be restored, as {@link restorePackedEvents} says.
+ */
+export async function eventsOf(
+  store: EvidenceStore,
+  batch: PackedEvents | PackedEventsByRef,
+  o: Pick<StoreEventsOptions, 'derive' | 'runId'> = {},
+): Promise<StoredEvent[]> {
+  const packed = await restorePackedEvents(store, batch, o.derive, o.runId);
+  return unpackEvents(packed).map((e) => ({
+    runId: e.runId,
+    seq: e.sequence,
+    eventId: e.eventId,
+    type: e.type,
+    occurredAt: e.occurredAt,
+    data: { ...e.data },
+    envelope: { ...e },
+  }));
+}
+
+/**
  * Write the run's outbox events to the evidence store in one transaction, exactly once per (run,
  * sequence): a retry that writes them again is a no-op in the store. A batch by header reference is
- * restored first (run-header.ts: a header it carries is stored as a blob before the events).
+ * restored first (see {@link eventsOf}).
  * @throws StoreError `store.conflict` when a sequence holds different content (with `local`: another
  *   event, by id or type); the store's other errors as they are; a batch by reference whose header
  *   cannot be restored as {@link restorePackedEvents} says.
@@ -32,16 +55,7 @@ export async function storeEvents(
   batch: PackedEvents | PackedEventsByRef,
   o: StoreEventsOptions = {},
 ): Promise<void> {
-  const packed = await restorePackedEvents(store, batch, o.derive, o.runId);
-  const events: StoredEvent[] = unpackEvents(packed).map((e) => ({
-    runId: e.runId,
-    seq: e.sequence,
-    eventId: e.eventId,
-    type: e.type,
-    occurredAt: e.occurredAt,
-    data: { ...e.data },
-    envelope: { ...e },
-  }));
+  const events = await eventsOf(store, batch, o);
   try {
     await store.appendEvents(events);
   } catch (err) {

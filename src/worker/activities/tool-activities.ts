@@ -16,13 +16,15 @@ import type {
 import {
   StoreError,
   type EvidenceStore,
+  type InvocationIntent,
   type InvocationRecord,
   type InvocationResult,
+  type StoredEvent,
 } from '../store/index.js';
 import { completeToolInput, type CompactToolInput } from '../../core/runner/compact-step-input.js';
 import { toolCallDerivation } from '../../core/runner/packed-events-by-ref.js';
 import { callingWorkflowId } from './calling-workflow-id.js';
-import { storeEvents } from './store-events.js';
+import { eventsOf, storeEvents } from './store-events.js';
 import { sha256Digest } from '../tools/digest.js';
 
 export interface ToolActivityDeps {
@@ -142,11 +144,15 @@ export function createToolActivities(deps: ToolActivityDeps): ToolActivities {
    *   have happened, so the attempt ends `tool.outcome_unknown` and the run settles it through the
    *   evidence store, the tool's reconciler, or a person. A read is simply retried.
    */
-  async function execute(input: AnyToolCallActivityInput, attempt: number): Promise<ToolCallResult> {
+  async function execute(
+    input: AnyToolCallActivityInput,
+    attempt: number,
+    events: readonly StoredEvent[],
+  ): Promise<ToolCallResult> {
     const startedAt = new Date().toISOString();
     const executor = await beforeEffect(input, async () => {
       const found = registry.get(input.tool, input.version).executor;
-      await store.recordIntent({
+      const intent: InvocationIntent = {
         runId: input.runId,
         seq: input.seq,
         attempt,
@@ -158,7 +164,8 @@ export function createToolActivities(deps: ToolActivityDeps): ToolActivities {
         idempotencyKey: input.idempotencyKey,
         workerIdentity: identity,
         recordedAt: startedAt,
-      });
+      };
+      await store.recordIntent(intent, { events });
       return found;
     });
     let execution: ToolExecution;
@@ -208,15 +215,23 @@ export function createToolActivities(deps: ToolActivityDeps): ToolActivities {
    */
   const runTool = async (input: AnyToolCallActivityInput): Promise<ToolCallResult> => {
     const attempt = input.attempt ?? Context.current().info.attempt;
-    const existing = await beforeEffect(input, async () => {
-      await storeEvents(store, input.events, { derive: toolCallDerivation(input), runId: input.runId });
+    const found = await beforeEffect(input, async () => {
+      // The run's events go in the transaction of the intent; an attempt that returns a result
+      // recorded earlier stores them alone. A failed attempt may leave them: the run sends them again
+      // (ToolPipeline.invoke).
+      const events = await eventsOf(store, input.events, {
+        derive: toolCallDerivation(input),
+        runId: input.runId,
+      });
       const record = await store.getInvocation(input.runId, input.seq);
       // On a run's new attempt, the result of an earlier one is what made it try again (not applied).
-      if (input.attempt !== undefined && (record?.result?.attempt ?? 0) < input.attempt) return undefined;
-      return storedResultOf(store, record);
+      const stale = input.attempt !== undefined && (record?.result?.attempt ?? 0) < input.attempt;
+      const existing = stale ? undefined : await storedResultOf(store, record);
+      if (existing) await store.appendEvents(events);
+      return { events, existing };
     });
-    if (existing) return existing; // this attempt finished but its completion was lost
-    return execute(input, attempt);
+    if (found.existing) return found.existing; // this attempt finished but its completion was lost
+    return execute(input, attempt, found.events);
   };
 
   return {

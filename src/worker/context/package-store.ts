@@ -1,5 +1,6 @@
 import { StoreError } from '../store/errors.js';
-import type { BlobRef } from '../store/records.js';
+import type { EvidenceStore } from '../store/evidence-store.js';
+import type { BlobRef, StoredEvent } from '../store/records.js';
 import type { ContextItem, ContextPackage } from './types.js';
 
 /** Format of a request package stored as an index over chunks of items. */
@@ -19,10 +20,7 @@ interface PackageIndex extends Omit<ContextPackage, 'items'> {
 }
 
 /** Where packages are written: the evidence store's content-addressed blobs. */
-export interface PackageWriter {
-  putBlob(data: unknown): Promise<BlobRef>;
-  putBlobs(data: readonly unknown[]): Promise<BlobRef[]>;
-}
+export type PackageWriter = Pick<EvidenceStore, 'putIndexedBlobs'>;
 
 /** Where packages are read from. */
 export interface PackageReader {
@@ -34,14 +32,16 @@ export interface PackageReader {
  * index names each chunk by digest, so its own digest covers every item). A long run's successive
  * packages share most chunks, and the store keeps each chunk once: a call with a full window adds
  * only the chunks that changed (the newest turns, and the stretches where turns were compacted or
- * cut), not the whole window again. `turnOf` is {@link RequestPackagePlan.turnOf}.
+ * cut), not the whole window again. `turnOf` is {@link RequestPackagePlan.turnOf}. The chunks, the
+ * index and `events` (the run's events the model activity brought) are one transaction.
  * @returns the index's reference: {@link loadRequestPackage} gives back `pkg` exactly.
- * @throws the store's errors (nothing is referenced until the index is stored).
+ * @throws the store's errors (then nothing is stored, the events neither).
  */
 export async function storeRequestPackage(
   store: PackageWriter,
   pkg: ContextPackage,
   turnOf: readonly number[],
+  events: readonly StoredEvent[] = [],
 ): Promise<BlobRef> {
   if (turnOf.length !== pkg.items.length)
     throw new RangeError(`turnOf has ${turnOf.length} entries for ${pkg.items.length} items`);
@@ -53,14 +53,16 @@ export async function storeRequestPackage(
     key = k;
     chunks.at(-1)!.push(item);
   });
-  const refs = await store.putBlobs(chunks.map((items) => ({ items })));
   const { items: _items, ...rest } = pkg;
-  const index: PackageIndex = {
-    ...rest,
-    format: CHUNKED_PACKAGE_FORMAT,
-    chunks: refs.map((r, i) => ({ ref: r.ref, items: chunks[i]!.length })),
-  };
-  return store.putBlob(index);
+  return store.putIndexedBlobs(
+    chunks.map((items) => ({ items })),
+    (refs): PackageIndex => ({
+      ...rest,
+      format: CHUNKED_PACKAGE_FORMAT,
+      chunks: refs.map((r, i) => ({ ref: r.ref, items: chunks[i]!.length })),
+    }),
+    { events },
+  );
 }
 
 const isChunkEntry = (v: unknown): v is PackageIndex['chunks'][number] =>

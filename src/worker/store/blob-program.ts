@@ -30,9 +30,17 @@ export function parseBlobRef(ref: string): string {
   return match[1];
 }
 
-/** Store canonical JSON text under its digest (content-addressed: a repeat is a no-op). */
-export function* putBlobProgram(text: string): SqlProgram<BlobRef> {
+/** The reference of a blob holding `text` (canonical JSON): its address, known before it is stored. */
+export function blobRefOfText(text: string): BlobRef {
   const digest = textDigest(text);
+  return { ref: BLOB_REF_PREFIX + digest, digest };
+}
+
+/**
+ * Store canonical JSON text under its digest (content-addressed: a repeat is a no-op). `digest` is
+ * `textDigest(text)` when the caller has it already.
+ */
+export function* putBlobProgram(text: string, digest: string = textDigest(text)): SqlProgram<BlobRef> {
   try {
     yield* insertOrCompare(
       'blobs',

@@ -16,6 +16,14 @@ import type { FailureReason, FailureSampleRecord } from './failure-sample-record
 import type { RunRecord } from './run-record.js';
 
 /**
+ * Run events written in the same transaction as another record: one commit instead of two, and the
+ * events are stored only together with it. Empty or absent: nothing more is written.
+ */
+export interface WithEvents {
+  readonly events?: readonly StoredEvent[];
+}
+
+/**
  * The evidence store (seed 000 section 5, the RunStore): what tools were about to do, what they did,
  * the artifacts they produced, the message groups and events of a run, live model deltas and large
  * payloads by digest. Activities call it from worker processes; workflow code never does.
@@ -36,10 +44,12 @@ export interface EvidenceStore {
 
   /**
    * Record the intent of an invocation attempt before its executor runs. Idempotent by
-   * (runId, seq, attempt); `recordedAt` is ignored when comparing.
-   * @throws `store.conflict` when another intent is recorded under the same key.
+   * (runId, seq, attempt); `recordedAt` is ignored when comparing. With `events`, the run's events are
+   * appended in the same transaction ({@link EvidenceStore.appendEvents}): the intent and the events
+   * are both written, or neither.
+   * @throws `store.conflict` when another intent is recorded under the same key, or as appendEvents.
    */
-  recordIntent(intent: InvocationIntent): Promise<void>;
+  recordIntent(intent: InvocationIntent, options?: WithEvents): Promise<void>;
 
   /**
    * Record the result of an invocation attempt and its artifacts in one transaction: either all are
@@ -69,10 +79,17 @@ export interface EvidenceStore {
   listInvocations(runId: string): Promise<InvocationRecord[]>;
 
   /**
-   * Append the messages of one group. Idempotent by (runId, seq).
-   * @throws `store.conflict` when the group exists with other messages.
+   * Append the messages of one group. Idempotent by (runId, seq). With `deltas`, the last deltas of a
+   * model call of the run are appended in the same transaction
+   * ({@link EvidenceStore.appendModelDeltas}): the group and the deltas are both written, or neither.
+   * @throws `store.conflict` when the group exists with other messages, or as appendModelDeltas.
    */
-  appendMessageGroup(runId: string, seq: number, messages: readonly unknown[]): Promise<void>;
+  appendMessageGroup(
+    runId: string,
+    seq: number,
+    messages: readonly unknown[],
+    options?: { readonly deltas?: { readonly callId: string; readonly deltas: readonly ModelDelta[] } },
+  ): Promise<void>;
 
   /** Message groups of a run ordered by seq; `fromSeq` and `toSeq` are inclusive bounds. */
   listMessageGroups(runId: string, opts?: { fromSeq?: number; toSeq?: number }): Promise<MessageGroup[]>;
@@ -161,12 +178,19 @@ export interface EvidenceStore {
   putBlob(data: unknown): Promise<BlobRef>;
 
   /**
-   * Store several JSON values as blobs in one transaction, each as {@link putBlob} does; returns
-   * their references in order. All or none: every value is encoded and checked before the
-   * transaction starts, and a failure inside it stores nothing.
-   * @throws as {@link putBlob}, for the first value that fails.
+   * Store `items` as blobs, then the blob `index` builds from their references (in order), in one
+   * transaction, each as {@link putBlob} does; with `events`, the run's events too
+   * ({@link EvidenceStore.appendEvents}). Returns the index's reference. All or none: every value is
+   * encoded and checked before the transaction starts (blob references are content digests, known
+   * before anything is written), and a failure inside it stores nothing.
+   * @throws as {@link putBlob} for the first value that fails (`index` is called before any I/O; what
+   *   it throws rejects the call as it is); as appendEvents.
    */
-  putBlobs(data: readonly unknown[]): Promise<BlobRef[]>;
+  putIndexedBlobs(
+    items: readonly unknown[],
+    index: (refs: readonly BlobRef[]) => unknown,
+    options?: WithEvents,
+  ): Promise<BlobRef>;
 
   /**
    * Load a blob and check its bytes against the digest in the reference.

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { Artifact } from '../../contract/artifact.js';
 import { artifactRow, getArtifactProgram, listArtifactsProgram, putArtifactRow } from './artifact-program.js';
-import { getBlobProgram, putBlobProgram } from './blob-program.js';
+import { blobRefOfText, getBlobProgram, putBlobProgram } from './blob-program.js';
 import { encodeJson, parseRecord } from './codec.js';
 import { StoreError } from './errors.js';
-import type { EvidenceStore, RunListOptions } from './evidence-store.js';
+import type { EvidenceStore, RunListOptions, WithEvents } from './evidence-store.js';
 import {
   getInvocationProgram,
   listInvocationsProgram,
@@ -93,6 +93,26 @@ const RunListSchema = z.strictObject({
 });
 const SeqRangeSchema = z.strictObject({ fromSeq: SeqSchema.optional(), toSeq: SeqSchema.optional() });
 
+/** Events checked before any I/O, as appendEvents checks them; none for an absent list. */
+function validEvents(events: readonly StoredEvent[] | undefined): StoredEvent[] {
+  return (events ?? []).map((e) => parseRecord(StoredEventSchema, e, 'event'));
+}
+
+/** A model call's deltas checked before any I/O: each valid, no index twice. */
+function validDeltas(callId: string, deltas: readonly ModelDelta[]): { call: string; list: ModelDelta[] } {
+  const call = parseRecord(CallIdSchema, callId, 'call id');
+  const list = parseRecord(z.array(ModelDeltaSchema), deltas, 'model deltas');
+  const seen = new Set<number>();
+  for (const d of list) {
+    if (seen.has(d.index))
+      throw new StoreError('store.invalid_record', `model delta index ${d.index} is given twice`, {
+        index: d.index,
+      });
+    seen.add(d.index);
+  }
+  return { call, list };
+}
+
 /**
  * The {@link EvidenceStore} over a {@link SqlRunner}: one implementation of the semantics for both
  * backends. Inputs are validated here, before any I/O; each write is one transaction.
@@ -104,9 +124,13 @@ export class SqlEvidenceStore implements EvidenceStore {
     this.backend = runner.dialect;
   }
 
-  async recordIntent(intent: InvocationIntent): Promise<void> {
+  async recordIntent(intent: InvocationIntent, options: WithEvents = {}): Promise<void> {
     const valid = parseRecord(InvocationIntentSchema, intent, 'invocation intent');
-    await this.runner.transaction(() => recordIntentProgram(valid));
+    const events = validEvents(options.events);
+    await this.runner.transaction(function* () {
+      if (events.length > 0) yield* appendEventsProgram(events);
+      yield* recordIntentProgram(valid);
+    });
   }
 
   async recordResult(result: InvocationResult, artifacts: readonly Artifact[]): Promise<void> {
@@ -162,11 +186,20 @@ export class SqlEvidenceStore implements EvidenceStore {
     return this.runner.snapshot(() => listInvocationsProgram(id));
   }
 
-  async appendMessageGroup(runId: string, seq: number, messages: readonly unknown[]): Promise<void> {
+  async appendMessageGroup(
+    runId: string,
+    seq: number,
+    messages: readonly unknown[],
+    options: { readonly deltas?: { readonly callId: string; readonly deltas: readonly ModelDelta[] } } = {},
+  ): Promise<void> {
     const id = parseRecord(RunIdSchema, runId, 'run id');
     const s = parseRecord(SeqSchema, seq, 'seq');
     const list = parseRecord(z.array(z.unknown()), messages, 'message group');
-    await this.runner.transaction(() => appendMessageGroupProgram(id, s, list));
+    const deltas = options.deltas && validDeltas(options.deltas.callId, options.deltas.deltas);
+    await this.runner.transaction(function* () {
+      if (deltas && deltas.list.length > 0) yield* appendModelDeltasProgram(id, deltas.call, deltas.list);
+      yield* appendMessageGroupProgram(id, s, list);
+    });
   }
 
   async listMessageGroups(
@@ -224,7 +257,7 @@ export class SqlEvidenceStore implements EvidenceStore {
 
   async appendEvents(events: readonly StoredEvent[]): Promise<void> {
     if (events.length === 0) return;
-    const valid = events.map((e) => parseRecord(StoredEventSchema, e, 'event'));
+    const valid = validEvents(events);
     await this.runner.transaction(() => appendEventsProgram(valid));
   }
 
@@ -273,16 +306,7 @@ export class SqlEvidenceStore implements EvidenceStore {
 
   async appendModelDeltas(runId: string, callId: string, deltas: readonly ModelDelta[]): Promise<void> {
     const id = parseRecord(RunIdSchema, runId, 'run id');
-    const call = parseRecord(CallIdSchema, callId, 'call id');
-    const list = parseRecord(z.array(ModelDeltaSchema), deltas, 'model deltas');
-    const seen = new Set<number>();
-    for (const d of list) {
-      if (seen.has(d.index))
-        throw new StoreError('store.invalid_record', `model delta index ${d.index} is given twice`, {
-          index: d.index,
-        });
-      seen.add(d.index);
-    }
+    const { call, list } = validDeltas(callId, deltas);
     await this.runner.transaction(() => appendModelDeltasProgram(id, call, list));
   }
 
@@ -298,12 +322,19 @@ export class SqlEvidenceStore implements EvidenceStore {
     return this.runner.transaction(() => putBlobProgram(text));
   }
 
-  async putBlobs(data: readonly unknown[]): Promise<BlobRef[]> {
-    const texts = data.map((d) => encodeJson(d, MAX_BLOB_BYTES, 'blob'));
+  async putIndexedBlobs(
+    items: readonly unknown[],
+    index: (refs: readonly BlobRef[]) => unknown,
+    options: WithEvents = {},
+  ): Promise<BlobRef> {
+    const texts = items.map((d) => encodeJson(d, MAX_BLOB_BYTES, 'blob'));
+    const refs = texts.map(blobRefOfText);
+    const indexText = encodeJson(index(refs), MAX_BLOB_BYTES, 'blob');
+    const events = validEvents(options.events);
     return this.runner.transaction(function* () {
-      const refs: BlobRef[] = [];
-      for (const text of texts) refs.push(yield* putBlobProgram(text));
-      return refs;
+      if (events.length > 0) yield* appendEventsProgram(events);
+      for (let i = 0; i < texts.length; i++) yield* putBlobProgram(texts[i]!, refs[i]!.digest);
+      return yield* putBlobProgram(indexText);
     });
   }
 

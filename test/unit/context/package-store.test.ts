@@ -7,6 +7,7 @@ import {
   CHUNKED_PACKAGE_FORMAT,
   loadRequestPackage,
   storeRequestPackage,
+  type PackageWriter,
 } from '../../../src/worker/context/package-store.js';
 import {
   planRequest,
@@ -86,11 +87,10 @@ describe('request packages stored in shared chunks', () => {
   it('a full window adds only the chunks that changed since the previous call, not the whole window', async () => {
     const memo: TurnMemo = { tokenizer: 'o200k_base', turns: new Map() };
     const writes: unknown[][] = [];
-    const recording = {
-      putBlob: (d: unknown) => store.putBlob(d),
-      putBlobs: (d: readonly unknown[]) => {
+    const recording: PackageWriter = {
+      putIndexedBlobs: (d, index, options) => {
         writes.push([...d]);
-        return store.putBlobs(d);
+        return store.putIndexedBlobs(d, index, options);
       },
     };
     const before = planRequest(call(599, memo));
