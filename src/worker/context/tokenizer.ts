@@ -1,21 +1,20 @@
-import { Tiktoken } from 'js-tiktoken/lite';
-import cl100kBase from 'js-tiktoken/ranks/cl100k_base';
-import o200kBase from 'js-tiktoken/ranks/o200k_base';
+import cl100kBase from 'gpt-tokenizer/encoding/cl100k_base';
+import o200kBase from 'gpt-tokenizer/encoding/o200k_base';
 
-/** Token encodings bundled with js-tiktoken (offline). `o200k_base` is the default. */
+/** Token encodings bundled with gpt-tokenizer (offline). `o200k_base` is the default. */
 export type TokenEncoding = 'o200k_base' | 'cl100k_base';
 
-const RANKS = { o200k_base: o200kBase, cl100k_base: cl100kBase } as const;
-const cache = new Map<TokenEncoding, Tiktoken>();
+/**
+ * Merges each encoding remembers (pre-token -> tokens): repeated words and keys cost a lookup. The
+ * library's default is 100,000; this bounds the memory a worker spends on it to a few MB.
+ */
+const MERGE_CACHE_ENTRIES = 20_000;
 
-function encoder(encoding: TokenEncoding): Tiktoken {
-  let enc = cache.get(encoding);
-  if (enc === undefined) {
-    enc = new Tiktoken(RANKS[encoding]);
-    cache.set(encoding, enc);
-  }
-  return enc;
-}
+const ENCODINGS = { o200k_base: o200kBase, cl100k_base: cl100kBase } as const;
+for (const e of Object.values(ENCODINGS)) e.setMergeCacheSize(MERGE_CACHE_ENTRIES);
+
+/** Special-token text (`<|endoftext|>`) is ordinary text here: no set of special tokens is allowed or refused. */
+const AS_PLAIN_TEXT = { allowedSpecial: new Set<string>(), disallowedSpecial: new Set<string>() };
 
 /**
  * Longest piece one BPE encode call reads. Byte-pair merging is quadratic in the length of one
@@ -32,7 +31,7 @@ export const MAX_TOKENIZER_PIECE_CHARS = 256;
  */
 export function countTokens(text: string, encoding: TokenEncoding = 'o200k_base'): number {
   if (text === '') return 0;
-  const enc = encoder(encoding);
+  const enc = ENCODINGS[encoding];
   let total = 0;
   for (let start = 0; start < text.length;) {
     let end = Math.min(text.length, start + MAX_TOKENIZER_PIECE_CHARS);
@@ -45,7 +44,7 @@ export function countTokens(text: string, encoding: TokenEncoding = 'o200k_base'
         }
       }
     }
-    total += enc.encode(text.slice(start, end), [], []).length;
+    total += enc.countTokens(text.slice(start, end), AS_PLAIN_TEXT);
     start = end;
   }
   return total;
