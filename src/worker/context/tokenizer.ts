@@ -24,19 +24,15 @@ const AS_PLAIN_TEXT = { allowedSpecial: new Set<string>(), disallowedSpecial: ne
 export const MAX_TOKENIZER_PIECE_CHARS = 256;
 
 /**
- * Token count of `text` under a real BPE encoding, in time linear in its length. Exact, except that a
- * run of more than {@link MAX_TOKENIZER_PIECE_CHARS} characters without whitespace is counted in
- * pieces of that size (a few tokens more at each cut). Special-token text (e.g. `<|endoftext|>`)
- * is counted as ordinary text, never as a control token. Never throws for any string.
+ * Sum of `count` over `text` cut into pieces of at most {@link MAX_TOKENIZER_PIECE_CHARS} characters,
+ * each cut before a whitespace character that follows a non-whitespace one (a pre-token boundary)
+ * when the piece has one. A text that short is one piece.
  */
-export function countTokens(text: string, encoding: TokenEncoding = 'o200k_base'): number {
-  if (text === '') return 0;
-  const enc = ENCODINGS[encoding];
+export function countInPieces(text: string, count: (piece: string) => number): number {
   let total = 0;
   for (let start = 0; start < text.length;) {
     let end = Math.min(text.length, start + MAX_TOKENIZER_PIECE_CHARS);
     if (end < text.length) {
-      // Cut before a whitespace character that follows a non-whitespace one (a pre-token boundary).
       for (let i = end; i > start + 1; i--) {
         if (/\s/.test(text[i]!) && !/\s/.test(text[i - 1]!)) {
           end = i;
@@ -44,10 +40,21 @@ export function countTokens(text: string, encoding: TokenEncoding = 'o200k_base'
         }
       }
     }
-    total += enc.countTokens(text.slice(start, end), AS_PLAIN_TEXT);
+    total += count(text.slice(start, end));
     start = end;
   }
   return total;
+}
+
+/**
+ * Token count of `text` under a real BPE encoding, in time linear in its length. Exact, except that a
+ * run of more than {@link MAX_TOKENIZER_PIECE_CHARS} characters without whitespace is counted in
+ * pieces of that size (a few tokens more at each cut; {@link countInPieces}). Special-token text (e.g.
+ * `<|endoftext|>`) is counted as ordinary text, never as a control token. Never throws for any string.
+ */
+export function countTokens(text: string, encoding: TokenEncoding = 'o200k_base'): number {
+  const enc = ENCODINGS[encoding];
+  return countInPieces(text, (piece) => enc.countTokens(piece, AS_PLAIN_TEXT));
 }
 
 /**

@@ -3,11 +3,7 @@ import { Tiktoken } from 'js-tiktoken/lite';
 import cl100kRanks from 'js-tiktoken/ranks/cl100k_base';
 import o200kRanks from 'js-tiktoken/ranks/o200k_base';
 import { describe, expect, it } from 'vitest';
-import {
-  MAX_TOKENIZER_PIECE_CHARS,
-  countTokens,
-  type TokenEncoding,
-} from '../../../src/worker/context/tokenizer.js';
+import { countInPieces, countTokens, type TokenEncoding } from '../../../src/worker/context/tokenizer.js';
 
 /**
  * The reference: OpenAI's tiktoken ranks through js-tiktoken (the tokenizer the harness used before),
@@ -19,21 +15,7 @@ const reference: Record<TokenEncoding, Tiktoken> = {
 };
 
 function referenceCount(text: string, encoding: TokenEncoding): number {
-  let total = 0;
-  for (let start = 0; start < text.length;) {
-    let end = Math.min(text.length, start + MAX_TOKENIZER_PIECE_CHARS);
-    if (end < text.length) {
-      for (let i = end; i > start + 1; i--) {
-        if (/\s/.test(text[i]!) && !/\s/.test(text[i - 1]!)) {
-          end = i;
-          break;
-        }
-      }
-    }
-    total += reference[encoding].encode(text.slice(start, end), [], []).length;
-    start = end;
-  }
-  return total;
+  return countInPieces(text, (piece) => reference[encoding].encode(piece, [], []).length);
 }
 
 const CORPUS: readonly string[] = [
