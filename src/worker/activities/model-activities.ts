@@ -542,9 +542,7 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
       const last = pending;
       pending = [];
       try {
-        await store.appendMessageGroup(input.runId, input.callSeq, [body], {
-          deltas: { callId, deltas: last },
-        });
+        await store.appendMessageGroupWithDeltas(input.runId, input.callSeq, [body], callId, last);
       } catch (err) {
         pending = last;
         await flush().catch(() => undefined);

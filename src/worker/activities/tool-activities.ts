@@ -165,7 +165,7 @@ export function createToolActivities(deps: ToolActivityDeps): ToolActivities {
         workerIdentity: identity,
         recordedAt: startedAt,
       };
-      await store.recordIntent(intent, { events });
+      await store.recordIntentWithEvents(intent, events);
       return found;
     });
     let execution: ToolExecution;

@@ -61,7 +61,7 @@ export async function storeRequestPackage(
       format: CHUNKED_PACKAGE_FORMAT,
       chunks: refs.map((r, i) => ({ ref: r.ref, items: chunks[i]!.length })),
     }),
-    { events },
+    events,
   );
 }
 

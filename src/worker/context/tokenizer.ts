@@ -1,20 +1,43 @@
-import cl100kBase from 'gpt-tokenizer/encoding/cl100k_base';
-import o200kBase from 'gpt-tokenizer/encoding/o200k_base';
+import { createRequire } from 'node:module';
 
 /** Token encodings bundled with gpt-tokenizer (offline). `o200k_base` is the default. */
 export type TokenEncoding = 'o200k_base' | 'cl100k_base';
+const TOKEN_ENCODINGS: ReadonlySet<string> = new Set<TokenEncoding>(['o200k_base', 'cl100k_base']);
+
+/** What this module uses of one gpt-tokenizer encoding. */
+interface Encoding {
+  countTokens(text: string, options: typeof AS_PLAIN_TEXT): number;
+  setMergeCacheSize(size: number): void;
+}
 
 /**
- * Merges each encoding remembers (pre-token -> tokens): repeated words and keys cost a lookup. The
- * library's default is 100,000; this bounds the memory a worker spends on it to a few MB.
+ * Merges each encoding remembers (pre-token -> tokens). A pre-token is at most one piece
+ * ({@link MAX_TOKENIZER_PIECE_CHARS}), so an entry is at most a few KB and the cache a few MB per
+ * encoding (the library's default of 100,000 entries could hold hundreds of MB of CJK text). Texts are
+ * memoised whole by the model activity, so a small cache loses little.
  */
-const MERGE_CACHE_ENTRIES = 20_000;
+const MERGE_CACHE_ENTRIES = 2_000;
 
-const ENCODINGS = { o200k_base: o200kBase, cl100k_base: cl100kBase } as const;
-for (const e of Object.values(ENCODINGS)) e.setMergeCacheSize(MERGE_CACHE_ENTRIES);
-
-/** Special-token text (`<|endoftext|>`) is ordinary text here: no set of special tokens is allowed or refused. */
+/** Special-token text (`<|endoftext|>`) is ordinary text here: no special token is allowed or refused. */
 const AS_PLAIN_TEXT = { allowedSpecial: new Set<string>(), disallowedSpecial: new Set<string>() };
+
+const requireEncoding = createRequire(import.meta.url);
+const encodings = new Map<TokenEncoding, Encoding>();
+
+/**
+ * The encoding, built on first use (about 15 MB of heap and 0.25 s each): a process that imports the
+ * worker entry but counts nothing, or never meets a cl100k_base route, does not pay for it.
+ */
+function encodingOf(name: TokenEncoding): Encoding {
+  let enc = encodings.get(name);
+  if (enc === undefined) {
+    if (!TOKEN_ENCODINGS.has(name)) throw new RangeError(`unknown token encoding ${String(name)}`);
+    enc = requireEncoding(`gpt-tokenizer/cjs/encoding/${name}`) as Encoding;
+    enc.setMergeCacheSize(MERGE_CACHE_ENTRIES);
+    encodings.set(name, enc);
+  }
+  return enc;
+}
 
 /**
  * Longest piece one BPE encode call reads. Byte-pair merging is quadratic in the length of one
@@ -51,9 +74,10 @@ export function countInPieces(text: string, count: (piece: string) => number): n
  * run of more than {@link MAX_TOKENIZER_PIECE_CHARS} characters without whitespace is counted in
  * pieces of that size (a few tokens more at each cut; {@link countInPieces}). Special-token text (e.g.
  * `<|endoftext|>`) is counted as ordinary text, never as a control token. Never throws for any string.
+ * @throws RangeError for an encoding other than {@link TokenEncoding}'s.
  */
 export function countTokens(text: string, encoding: TokenEncoding = 'o200k_base'): number {
-  const enc = ENCODINGS[encoding];
+  const enc = encodingOf(encoding);
   return countInPieces(text, (piece) => enc.countTokens(piece, AS_PLAIN_TEXT));
 }
 

@@ -16,14 +16,6 @@ import type { FailureReason, FailureSampleRecord } from './failure-sample-record
 import type { RunRecord } from './run-record.js';
 
 /**
- * Run events written in the same transaction as another record: one commit instead of two, and the
- * events are stored only together with it. Empty or absent: nothing more is written.
- */
-export interface WithEvents {
-  readonly events?: readonly StoredEvent[];
-}
-
-/**
  * The evidence store (seed 000 section 5, the RunStore): what tools were about to do, what they did,
  * the artifacts they produced, the message groups and events of a run, live model deltas and large
  * payloads by digest. Activities call it from worker processes; workflow code never does.
@@ -44,12 +36,19 @@ export interface EvidenceStore {
 
   /**
    * Record the intent of an invocation attempt before its executor runs. Idempotent by
-   * (runId, seq, attempt); `recordedAt` is ignored when comparing. With `events`, the run's events are
-   * appended in the same transaction ({@link EvidenceStore.appendEvents}): the intent and the events
-   * are both written, or neither.
-   * @throws `store.conflict` when another intent is recorded under the same key, or as appendEvents.
+   * (runId, seq, attempt); `recordedAt` is ignored when comparing.
+   * @throws `store.conflict` when another intent is recorded under the same key.
    */
-  recordIntent(intent: InvocationIntent, options?: WithEvents): Promise<void>;
+  recordIntent(intent: InvocationIntent): Promise<void>;
+
+  /**
+   * {@link EvidenceStore.recordIntent} and {@link EvidenceStore.appendEvents} of the run's `events` in
+   * one transaction: both are written, or neither. What the tool activity calls (its events travel
+   * with the intent). A store that wraps another must pass `events` on: dropping them loses the run's
+   * evidence while the activity succeeds.
+   * @throws as recordIntent and appendEvents.
+   */
+  recordIntentWithEvents(intent: InvocationIntent, events: readonly StoredEvent[]): Promise<void>;
 
   /**
    * Record the result of an invocation attempt and its artifacts in one transaction: either all are
@@ -79,16 +78,24 @@ export interface EvidenceStore {
   listInvocations(runId: string): Promise<InvocationRecord[]>;
 
   /**
-   * Append the messages of one group. Idempotent by (runId, seq). With `deltas`, the last deltas of a
-   * model call of the run are appended in the same transaction
-   * ({@link EvidenceStore.appendModelDeltas}): the group and the deltas are both written, or neither.
-   * @throws `store.conflict` when the group exists with other messages, or as appendModelDeltas.
+   * Append the messages of one group. Idempotent by (runId, seq).
+   * @throws `store.conflict` when the group exists with other messages.
    */
-  appendMessageGroup(
+  appendMessageGroup(runId: string, seq: number, messages: readonly unknown[]): Promise<void>;
+
+  /**
+   * {@link EvidenceStore.appendMessageGroup} and {@link EvidenceStore.appendModelDeltas} of the run's
+   * model call `callId` in one transaction: both are written, or neither. What the model activity
+   * calls with its answer and the deltas it has not flushed yet. A store that wraps another must pass
+   * `deltas` on.
+   * @throws as appendMessageGroup and appendModelDeltas.
+   */
+  appendMessageGroupWithDeltas(
     runId: string,
     seq: number,
     messages: readonly unknown[],
-    options?: { readonly deltas?: { readonly callId: string; readonly deltas: readonly ModelDelta[] } },
+    callId: string,
+    deltas: readonly ModelDelta[],
   ): Promise<void>;
 
   /** Message groups of a run ordered by seq; `fromSeq` and `toSeq` are inclusive bounds. */
@@ -178,9 +185,10 @@ export interface EvidenceStore {
   putBlob(data: unknown): Promise<BlobRef>;
 
   /**
-   * Store `items` as blobs, then the blob `index` builds from their references (in order), in one
-   * transaction, each as {@link putBlob} does; with `events`, the run's events too
-   * ({@link EvidenceStore.appendEvents}). Returns the index's reference. All or none: every value is
+   * Store `items` as blobs, then the blob `index` builds from their references (in order), and the
+   * run's `events` ({@link EvidenceStore.appendEvents}; may be empty), in one transaction, each blob as
+   * {@link putBlob} does. Returns the index's reference. The model activity stores a request package
+   * and the events it carries this way; a store that wraps another must pass `events` on. All or none: every value is
    * encoded and checked before the transaction starts (blob references are content digests, known
    * before anything is written), and a failure inside it stores nothing.
    * @throws as {@link putBlob} for the first value that fails (`index` is called before any I/O; what
@@ -189,7 +197,7 @@ export interface EvidenceStore {
   putIndexedBlobs(
     items: readonly unknown[],
     index: (refs: readonly BlobRef[]) => unknown,
-    options?: WithEvents,
+    events: readonly StoredEvent[],
   ): Promise<BlobRef>;
 
   /**

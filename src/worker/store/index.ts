@@ -1,4 +1,4 @@
-export type { EvidenceStore, RunListOptions, WithEvents } from './evidence-store.js';
+export type { EvidenceStore, RunListOptions } from './evidence-store.js';
 export { openEvidenceStore, parseStoreUrl } from './open-evidence-store.js';
 export type { OpenEvidenceStoreOptions, StoreLocation } from './open-evidence-store.js';
 export { StoreError, STORE_ERROR_CODES, RETRYABLE_STORE_ERROR_CODES } from './errors.js';

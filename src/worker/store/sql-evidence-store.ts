@@ -4,7 +4,7 @@ import { artifactRow, getArtifactProgram, listArtifactsProgram, putArtifactRow }
 import { blobRefOfText, getBlobProgram, putBlobProgram } from './blob-program.js';
 import { encodeJson, parseRecord } from './codec.js';
 import { StoreError } from './errors.js';
-import type { EvidenceStore, RunListOptions, WithEvents } from './evidence-store.js';
+import type { EvidenceStore, RunListOptions } from './evidence-store.js';
 import {
   getInvocationProgram,
   listInvocationsProgram,
@@ -93,9 +93,9 @@ const RunListSchema = z.strictObject({
 });
 const SeqRangeSchema = z.strictObject({ fromSeq: SeqSchema.optional(), toSeq: SeqSchema.optional() });
 
-/** Events checked before any I/O, as appendEvents checks them; none for an absent list. */
-function validEvents(events: readonly StoredEvent[] | undefined): StoredEvent[] {
-  return (events ?? []).map((e) => parseRecord(StoredEventSchema, e, 'event'));
+/** Events checked before any I/O, as appendEvents checks them. */
+function validEvents(events: readonly StoredEvent[]): StoredEvent[] {
+  return events.map((e) => parseRecord(StoredEventSchema, e, 'event'));
 }
 
 /** A model call's deltas checked before any I/O: each valid, no index twice. */
@@ -124,11 +124,16 @@ export class SqlEvidenceStore implements EvidenceStore {
     this.backend = runner.dialect;
   }
 
-  async recordIntent(intent: InvocationIntent, options: WithEvents = {}): Promise<void> {
+  async recordIntent(intent: InvocationIntent): Promise<void> {
     const valid = parseRecord(InvocationIntentSchema, intent, 'invocation intent');
-    const events = validEvents(options.events);
+    await this.runner.transaction(() => recordIntentProgram(valid));
+  }
+
+  async recordIntentWithEvents(intent: InvocationIntent, events: readonly StoredEvent[]): Promise<void> {
+    const valid = parseRecord(InvocationIntentSchema, intent, 'invocation intent');
+    const stored = validEvents(events);
     await this.runner.transaction(function* () {
-      if (events.length > 0) yield* appendEventsProgram(events);
+      if (stored.length > 0) yield* appendEventsProgram(stored);
       yield* recordIntentProgram(valid);
     });
   }
@@ -186,18 +191,26 @@ export class SqlEvidenceStore implements EvidenceStore {
     return this.runner.snapshot(() => listInvocationsProgram(id));
   }
 
-  async appendMessageGroup(
+  async appendMessageGroup(runId: string, seq: number, messages: readonly unknown[]): Promise<void> {
+    const id = parseRecord(RunIdSchema, runId, 'run id');
+    const s = parseRecord(SeqSchema, seq, 'seq');
+    const list = parseRecord(z.array(z.unknown()), messages, 'message group');
+    await this.runner.transaction(() => appendMessageGroupProgram(id, s, list));
+  }
+
+  async appendMessageGroupWithDeltas(
     runId: string,
     seq: number,
     messages: readonly unknown[],
-    options: { readonly deltas?: { readonly callId: string; readonly deltas: readonly ModelDelta[] } } = {},
+    callId: string,
+    deltas: readonly ModelDelta[],
   ): Promise<void> {
     const id = parseRecord(RunIdSchema, runId, 'run id');
     const s = parseRecord(SeqSchema, seq, 'seq');
     const list = parseRecord(z.array(z.unknown()), messages, 'message group');
-    const deltas = options.deltas && validDeltas(options.deltas.callId, options.deltas.deltas);
+    const valid = validDeltas(callId, deltas);
     await this.runner.transaction(function* () {
-      if (deltas && deltas.list.length > 0) yield* appendModelDeltasProgram(id, deltas.call, deltas.list);
+      if (valid.list.length > 0) yield* appendModelDeltasProgram(id, valid.call, valid.list);
       yield* appendMessageGroupProgram(id, s, list);
     });
   }
@@ -325,14 +338,14 @@ export class SqlEvidenceStore implements EvidenceStore {
   async putIndexedBlobs(
     items: readonly unknown[],
     index: (refs: readonly BlobRef[]) => unknown,
-    options: WithEvents = {},
+    events: readonly StoredEvent[],
   ): Promise<BlobRef> {
     const texts = items.map((d) => encodeJson(d, MAX_BLOB_BYTES, 'blob'));
     const refs = texts.map(blobRefOfText);
     const indexText = encodeJson(index(refs), MAX_BLOB_BYTES, 'blob');
-    const events = validEvents(options.events);
+    const stored = validEvents(events);
     return this.runner.transaction(function* () {
-      if (events.length > 0) yield* appendEventsProgram(events);
+      if (stored.length > 0) yield* appendEventsProgram(stored);
       for (let i = 0; i < texts.length; i++) yield* putBlobProgram(texts[i]!, refs[i]!.digest);
       return yield* putBlobProgram(indexText);
     });

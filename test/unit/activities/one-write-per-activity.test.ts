@@ -22,9 +22,11 @@ import { newRunId, RUN_VERSIONS } from '../store/fixtures.js';
 /** The store methods that write (each is one transaction). */
 const WRITES = new Set([
   'recordIntent',
+  'recordIntentWithEvents',
   'recordResult',
   'recordResolution',
   'appendMessageGroup',
+  'appendMessageGroupWithDeltas',
   'putArtifact',
   'appendEvent',
   'appendEvents',
@@ -35,23 +37,34 @@ const WRITES = new Set([
   'forgetMemory',
 ]);
 
-/** The store with a log of its write calls and a set of methods that fail as an outage would. */
-function observed(store: EvidenceStore): { store: EvidenceStore; writes: string[]; failing: Set<string> } {
+/**
+ * The store with a log of its write calls, a set of methods that fail as an outage would, and what
+ * happens right after a method resolves (another attempt's write, say).
+ */
+function observed(store: EvidenceStore): {
+  store: EvidenceStore;
+  writes: string[];
+  failing: Set<string>;
+  after: Map<string, () => Promise<unknown>>;
+} {
   const writes: string[] = [];
   const failing = new Set<string>();
+  const after = new Map<string, () => Promise<unknown>>();
   const proxy = new Proxy(store, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver) as unknown;
       if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
+      return async (...args: unknown[]) => {
         if (WRITES.has(String(prop))) writes.push(String(prop));
         if (failing.has(String(prop)))
-          return Promise.reject(new StoreError('store.unavailable', 'the database is unavailable'));
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
+          throw new StoreError('store.unavailable', 'the database is unavailable');
+        const out: unknown = await (value as (...a: unknown[]) => unknown).apply(target, args);
+        await after.get(String(prop))?.();
+        return out;
       };
     },
   });
-  return { store: proxy, writes, failing };
+  return { store: proxy, writes, failing, after };
 }
 
 /** A batch of the run's outbox events, as the workflow hands one to an activity. */
@@ -71,22 +84,24 @@ function batch(runId: string, firstSeq: number, types: readonly string[]): Packe
   };
 }
 
-/** Streams 20 text deltas (more than one flush's worth), then answers. */
+/** Streams 20 text deltas (16 make a flush while the stream runs; 4 are left for the answer), then answers. */
 class StreamingProvider implements ModelProvider {
   readonly name = 'streaming';
   calls = 0;
-  stream(req: ModelRequest, opts: ModelStreamOptions): ReturnType<ModelProvider['stream']> {
+  async stream(req: ModelRequest, opts: ModelStreamOptions): ReturnType<ModelProvider['stream']> {
     this.calls += 1;
-    for (let i = 0; i < 20; i++)
+    for (let i = 0; i < 20; i++) {
       opts.onEvent({ type: 'model.text.delta', callId: req.callId, delta: `w${i} ` });
-    return Promise.resolve({
+      if (i === 15) await new Promise((resolve) => setImmediate(resolve));
+    }
+    return {
       text: 'done',
       toolCalls: [],
       stopReason: 'end_turn',
       usage: { inputTokens: 1, outputTokens: 20 },
       costUsd: 0,
       providerModel: 'streaming',
-    });
+    };
   }
 }
 
@@ -137,7 +152,7 @@ describe('activities write the run events with their own records', () => {
       );
       expect(got).toMatchObject({ text: 'done', replayed: false });
       // 16 deltas flushed while streaming, then one write for the answer and the other 4.
-      expect(seen.writes).toEqual(['putIndexedBlobs', 'appendModelDeltas', 'appendMessageGroup']);
+      expect(seen.writes).toEqual(['putIndexedBlobs', 'appendModelDeltas', 'appendMessageGroupWithDeltas']);
       expect(await seqs(runId)).toEqual([1, 2]);
       const callId = `${runId}:m1:a1`;
       expect((await store.listModelDeltas(runId, callId)).map((d) => d.index)).toEqual(
@@ -155,6 +170,41 @@ describe('activities write the run events with their own records', () => {
       expect(provider.calls).toBe(1);
       expect(seen.writes).toEqual(['appendEvents']);
       expect(await seqs(runId)).toEqual([1, 2, 3]);
+    });
+
+    it('another attempt answered first: its answer stands, this attempt keeps its events and deltas', async () => {
+      const runId = newRunId('model-first-answer');
+      const provider = new StreamingProvider();
+      const seen = observed(store);
+      const first = {
+        text: 'first',
+        toolCalls: [],
+        stopReason: 'end_turn',
+        usage: { inputTokens: 1, outputTokens: 1 },
+      };
+      // The other attempt stores its answer while this one streams.
+      seen.after.set('putIndexedBlobs', () =>
+        store.appendMessageGroup(runId, 1, [{ input: [], context: {}, output: first }]),
+      );
+      const activities = createModelActivities({
+        registry: new ToolRegistry(),
+        store: seen.store,
+        models: new ModelRouter().register('streaming/test', provider, 'm'),
+      });
+      const got = await new MockActivityEnvironment().run(
+        (i: ModelCallActivityInput) => activities.callModel(i),
+        modelCall(runId, batch(runId, 1, ['model.started', 'budget.updated'])),
+      );
+      expect(got).toMatchObject({ text: 'first', replayed: true });
+      expect(provider.calls).toBe(1);
+      expect(seen.writes).toEqual([
+        'putIndexedBlobs',
+        'appendModelDeltas',
+        'appendMessageGroupWithDeltas',
+        'appendModelDeltas',
+      ]);
+      expect(await seqs(runId)).toEqual([1, 2]);
+      expect(await store.listModelDeltas(runId, `${runId}:m1:a1`)).toHaveLength(20);
     });
 
     it('an attempt whose package cannot be stored stores none of the events (the run sends them again)', async () => {
@@ -225,7 +275,7 @@ describe('activities write the run events with their own records', () => {
       );
       expect(got).toMatchObject({ status: 'succeeded' });
       expect(executions).toBe(before + 1);
-      expect(seen.writes).toEqual(['recordIntent', 'recordResult']);
+      expect(seen.writes).toEqual(['recordIntentWithEvents', 'recordResult']);
       expect(await seqs(runId)).toEqual([1, 2]);
 
       // Its completion was lost: the same call returns the recorded result and stores this batch.
@@ -243,7 +293,7 @@ describe('activities write the run events with their own records', () => {
     it('a write whose intent cannot be recorded did not start and stored none of the events', async () => {
       const runId = newRunId('tool-outage');
       const seen = observed(store);
-      seen.failing.add('recordIntent');
+      seen.failing.add('recordIntentWithEvents');
       const activities = createToolActivities({ registry, store: seen.store, identity: 'test' });
       const before = executions;
       const err = await new MockActivityEnvironment()

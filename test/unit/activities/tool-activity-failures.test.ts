@@ -25,7 +25,7 @@ const PARAMETERS = {
 } as const;
 
 /** Which store calls fail (StoreError store.unavailable), as a database outage would. */
-type FailingCall = 'recordIntent' | 'recordResult' | 'recordEvents';
+type FailingCall = 'recordIntentWithEvents' | 'recordResult';
 
 /**
  * The tool activity against a real SQLite evidence store whose chosen calls fail: which failures are
@@ -116,7 +116,7 @@ describe('tool activity: which failures are which', () => {
 
   it('a write whose intent cannot be recorded did not start: the executor never ran', async () => {
     const before = executions;
-    const err = await run(call('demo.write'), ['recordIntent']);
+    const err = await run(call('demo.write'), ['recordIntentWithEvents']);
     expect(failureType(err)).toBe(TOOL_NOT_STARTED);
     expect((err as ApplicationFailure).nonRetryable).toBe(true);
     expect(executions).toBe(before);

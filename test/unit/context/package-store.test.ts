@@ -88,9 +88,9 @@ describe('request packages stored in shared chunks', () => {
     const memo: TurnMemo = { tokenizer: 'o200k_base', turns: new Map() };
     const writes: unknown[][] = [];
     const recording: PackageWriter = {
-      putIndexedBlobs: (d, index, options) => {
+      putIndexedBlobs: (d, index, events) => {
         writes.push([...d]);
-        return store.putIndexedBlobs(d, index, options);
+        return store.putIndexedBlobs(d, index, events);
       },
     };
     const before = planRequest(call(599, memo));

@@ -28,6 +28,11 @@ const CORPUS: readonly string[] = [
   JSON.stringify({ order: { id: 'ORD-1', items: [{ sku: 'A-1', qty: 2, price: 9.99 }], paid: true } }),
   '<|endoftext|> is text here, as are <|fim_prefix|>, <|im_start|> and <|endofprompt|>',
   '   leading, trailing and\t\ttabs   \n\n\n  newlines  ',
+  'x\n ',
+  'a\n  ',
+  'a\n \n b\n  ',
+  'a\r\n  b\r\n',
+  '\u00a0non-breaking\u3000ideographic\u2028line separator',
   'a'.repeat(700),
   'ab1'.repeat(400),
   `${'x'.repeat(300)} ${'y'.repeat(300)}`,
@@ -52,7 +57,37 @@ describe('countTokens', () => {
         { numRuns: 300 },
       );
     });
+
+    it(`counts exactly what tiktoken's ${encoding} ranks count (whitespace around words)`, () => {
+      // Pre-tokenisers differ most around runs of whitespace and line ends.
+      const char = fc.constantFrom(
+        ' ',
+        '  ',
+        '\n',
+        '\r\n',
+        '\t',
+        '\u00a0',
+        '\u3000',
+        'a',
+        'Zb',
+        '1',
+        '.',
+        '字',
+        '🙂',
+      );
+      fc.assert(
+        fc.property(fc.array(char, { maxLength: 40 }), (parts) => {
+          const text = parts.join('');
+          expect(countTokens(text, encoding)).toBe(referenceCount(text, encoding));
+        }),
+        { numRuns: 2000 },
+      );
+    });
   }
+
+  it('refuses an encoding it does not have', () => {
+    expect(() => countTokens('hi', 'p50k_base' as TokenEncoding)).toThrow(RangeError);
+  });
 
   it('is 0 for the empty string and never throws', () => {
     expect(countTokens('')).toBe(0);

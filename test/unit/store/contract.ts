@@ -203,32 +203,33 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
     describe("intents with the run's events", () => {
       it('writes the intent and the events in one transaction, all or none', async () => {
         const run = newRunId();
-        await store.recordIntent(intent(run, 1), { events: [event(run, 1), event(run, 2)] });
+        await store.recordIntentWithEvents(intent(run, 1), [event(run, 1), event(run, 2)]);
         expect((await store.getInvocation(run, 1))?.intents).toEqual([intent(run, 1)]);
         expect((await store.listEvents(run)).map((e) => e.seq)).toEqual([1, 2]);
         // The same again is a no-op for both.
-        await store.recordIntent(intent(run, 1), { events: [event(run, 1), event(run, 2)] });
+        await store.recordIntentWithEvents(intent(run, 1), [event(run, 1), event(run, 2)]);
         expect(await store.listEvents(run)).toHaveLength(2);
         // A conflicting event: the intent of another attempt is not written either.
         await expectCode(
-          store.recordIntent(intent(run, 1, { attempt: 2 }), {
-            events: [event(run, 3), event(run, 2, { data: { step: 'other' } })],
-          }),
+          store.recordIntentWithEvents(intent(run, 1, { attempt: 2 }), [
+            event(run, 3),
+            event(run, 2, { data: { step: 'other' } }),
+          ]),
           'store.conflict',
         );
         expect((await store.getInvocation(run, 1))?.intents.map((i) => i.attempt)).toEqual([1]);
         expect((await store.listEvents(run)).map((e) => e.seq)).toEqual([1, 2]);
         // A conflicting intent: the events are not written either.
         await expectCode(
-          store.recordIntent(intent(run, 1, { args: { orderId: 'o-2', amount: 1 } }), {
-            events: [event(run, 3)],
-          }),
+          store.recordIntentWithEvents(intent(run, 1, { args: { orderId: 'o-2', amount: 1 } }), [
+            event(run, 3),
+          ]),
           'store.conflict',
         );
         expect((await store.listEvents(run)).map((e) => e.seq)).toEqual([1, 2]);
         // An invalid event is refused before any I/O: no intent of seq 2.
         await expectCode(
-          store.recordIntent(intent(run, 2), { events: [{ ...event(run, 4), type: '' }] }),
+          store.recordIntentWithEvents(intent(run, 2), [{ ...event(run, 4), type: '' }]),
           'store.invalid_record',
         );
         expect(await store.getInvocation(run, 2)).toBeUndefined();
@@ -415,33 +416,35 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
           data: { text },
         });
         await store.appendModelDeltas(run, 'call-1', [d(0)]);
-        await store.appendMessageGroup(run, 1, [{ role: 'assistant', content: 'a' }], {
-          deltas: { callId: 'call-1', deltas: [d(1), d(2)] },
-        });
+        await store.appendMessageGroupWithDeltas(run, 1, [{ role: 'assistant', content: 'a' }], 'call-1', [
+          d(1),
+          d(2),
+        ]);
         expect((await store.listModelDeltas(run, 'call-1')).map((x) => x.index)).toEqual([0, 1, 2]);
         expect((await store.listMessageGroups(run)).map((g) => g.seq)).toEqual([1]);
         // No deltas: the group alone.
-        await store.appendMessageGroup(run, 2, [], { deltas: { callId: 'call-2', deltas: [] } });
+        await store.appendMessageGroupWithDeltas(run, 2, [], 'call-2', []);
         expect((await store.listMessageGroups(run)).map((g) => g.seq)).toEqual([1, 2]);
         // The group conflicts (another attempt answered first): its deltas are not written.
         await expectCode(
-          store.appendMessageGroup(run, 1, [{ role: 'assistant', content: 'b' }], {
-            deltas: { callId: 'call-1b', deltas: [d(0)] },
-          }),
+          store.appendMessageGroupWithDeltas(run, 1, [{ role: 'assistant', content: 'b' }], 'call-1b', [
+            d(0),
+          ]),
           'store.conflict',
         );
         expect(await store.listModelDeltas(run, 'call-1b')).toEqual([]);
         // A delta conflicts: the group is not written.
         await expectCode(
-          store.appendMessageGroup(run, 3, [{ role: 'assistant', content: 'c' }], {
-            deltas: { callId: 'call-1', deltas: [d(3), d(2, 'changed')] },
-          }),
+          store.appendMessageGroupWithDeltas(run, 3, [{ role: 'assistant', content: 'c' }], 'call-1', [
+            d(3),
+            d(2, 'changed'),
+          ]),
           'store.conflict',
         );
         expect((await store.listMessageGroups(run)).map((g) => g.seq)).toEqual([1, 2]);
         // An index given twice is refused before any I/O.
         await expectCode(
-          store.appendMessageGroup(run, 3, [], { deltas: { callId: 'call-3', deltas: [d(0), d(0)] } }),
+          store.appendMessageGroupWithDeltas(run, 3, [], 'call-3', [d(0), d(0)]),
           'store.invalid_record',
         );
         expect((await store.listMessageGroups(run)).map((g) => g.seq)).toEqual([1, 2]);
@@ -754,22 +757,23 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
       it('stores blobs and an index over their references in one transaction, all or none', async () => {
         const run = newRunId();
         const values = [{ chunk: 1, items: ['x'] }, { chunk: 2 }, { chunk: 1, items: ['x'] }];
-        const ref = await store.putIndexedBlobs(values, (refs) => ({ chunks: refs.map((r) => r.ref) }), {
-          events: [event(run, 1), event(run, 2)],
-        });
+        const ref = await store.putIndexedBlobs(values, (refs) => ({ chunks: refs.map((r) => r.ref) }), [
+          event(run, 1),
+          event(run, 2),
+        ]);
         const index = (await store.getBlob(ref.ref)) as { chunks: string[] };
         expect(index.chunks).toEqual(values.map((v) => `blob://${sha256Digest(v)}`));
         expect(await Promise.all(index.chunks.map((r) => store.getBlob(r)))).toEqual(values);
         expect(ref).toEqual(await store.putBlob(index));
         expect((await store.listEvents(run)).map((e) => e.seq)).toEqual([1, 2]);
         // Without items and events: the index alone.
-        expect(await store.putIndexedBlobs([], () => ({ empty: true }))).toEqual(
+        expect(await store.putIndexedBlobs([], () => ({ empty: true }), [])).toEqual(
           await store.putBlob({ empty: true }),
         );
         // A value that is not JSON fails the whole call before anything is stored.
         const fresh = { chunk: 3, at: 'never stored' };
         await expectCode(
-          store.putIndexedBlobs([fresh, { bad: () => 1 }], () => ({})),
+          store.putIndexedBlobs([fresh, { bad: () => 1 }], () => ({}), []),
           'store.invalid_record',
         );
         await expectCode(store.getBlob(`blob://${sha256Digest(fresh)}`), 'store.not_found');
@@ -778,9 +782,10 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
         await store.appendEvent(event(other, 1));
         const index2 = { chunks: 'never stored either' };
         await expectCode(
-          store.putIndexedBlobs([fresh], () => index2, {
-            events: [event(other, 2), event(other, 1, { data: { step: 'other' } })],
-          }),
+          store.putIndexedBlobs([fresh], () => index2, [
+            event(other, 2),
+            event(other, 1, { data: { step: 'other' } }),
+          ]),
           'store.conflict',
         );
         await expectCode(store.getBlob(`blob://${sha256Digest(fresh)}`), 'store.not_found');
@@ -788,7 +793,7 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
         expect((await store.listEvents(other)).map((e) => e.seq)).toEqual([1]);
         // An invalid event is refused before any I/O.
         await expectCode(
-          store.putIndexedBlobs([fresh], () => index2, { events: [{ ...event(other, 3), seq: -1 }] }),
+          store.putIndexedBlobs([fresh], () => index2, [{ ...event(other, 3), seq: -1 }]),
           'store.invalid_record',
         );
         await expectCode(store.getBlob(`blob://${sha256Digest(fresh)}`), 'store.not_found');
