@@ -22,7 +22,7 @@ export interface StoreEventsOptions {
 /**
  * The batch as the store takes it, nothing of it stored yet: a batch by header reference is restored
  * first (run-header.ts: a header it carries is stored as a blob). For an activity that stores the
- * events in the transaction of its own first write (`recordIntent`, `putIndexedBlobs`).
+ * events in the transaction of its own first write (`recordIntentWithEvents`, `putIndexedBlobs`).
  * @throws a batch by reference whose header cannot be restored, as {@link restorePackedEvents} says.
  */
 export async function eventsOf(

@@ -4,6 +4,9 @@ import { createRequire } from 'node:module';
 export type TokenEncoding = 'o200k_base' | 'cl100k_base';
 const TOKEN_ENCODINGS: ReadonlySet<string> = new Set<TokenEncoding>(['o200k_base', 'cl100k_base']);
 
+/** Special-token text (`<|endoftext|>`) is ordinary text here: no special token is allowed or refused. */
+const AS_PLAIN_TEXT = { allowedSpecial: new Set<string>(), disallowedSpecial: new Set<string>() };
+
 /** What this module uses of one gpt-tokenizer encoding. */
 interface Encoding {
   countTokens(text: string, options: typeof AS_PLAIN_TEXT): number;
@@ -17,9 +20,6 @@ interface Encoding {
  * memoised whole by the model activity, so a small cache loses little.
  */
 const MERGE_CACHE_ENTRIES = 2_000;
-
-/** Special-token text (`<|endoftext|>`) is ordinary text here: no special token is allowed or refused. */
-const AS_PLAIN_TEXT = { allowedSpecial: new Set<string>(), disallowedSpecial: new Set<string>() };
 
 const requireEncoding = createRequire(import.meta.url);
 const encodings = new Map<TokenEncoding, Encoding>();

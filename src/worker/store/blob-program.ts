@@ -37,10 +37,11 @@ export function blobRefOfText(text: string): BlobRef {
 }
 
 /**
- * Store canonical JSON text under its digest (content-addressed: a repeat is a no-op). `digest` is
- * `textDigest(text)` when the caller has it already.
+ * Store canonical JSON text under its digest (content-addressed: a repeat is a no-op). `ref` is
+ * {@link blobRefOfText} of `text`, when the caller has it already.
  */
-export function* putBlobProgram(text: string, digest: string = textDigest(text)): SqlProgram<BlobRef> {
+export function* putBlobProgram(text: string, ref: BlobRef = blobRefOfText(text)): SqlProgram<BlobRef> {
+  const { digest } = ref;
   try {
     yield* insertOrCompare(
       'blobs',
@@ -57,7 +58,7 @@ export function* putBlobProgram(text: string, digest: string = textDigest(text))
     }
     throw err;
   }
-  return { ref: BLOB_REF_PREFIX + digest, digest };
+  return ref;
 }
 
 /** Load a blob and verify its text against its digest. */

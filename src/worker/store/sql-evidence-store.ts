@@ -125,8 +125,7 @@ export class SqlEvidenceStore implements EvidenceStore {
   }
 
   async recordIntent(intent: InvocationIntent): Promise<void> {
-    const valid = parseRecord(InvocationIntentSchema, intent, 'invocation intent');
-    await this.runner.transaction(() => recordIntentProgram(valid));
+    await this.recordIntentWithEvents(intent, []);
   }
 
   async recordIntentWithEvents(intent: InvocationIntent, events: readonly StoredEvent[]): Promise<void> {
@@ -346,7 +345,7 @@ export class SqlEvidenceStore implements EvidenceStore {
     const stored = validEvents(events);
     return this.runner.transaction(function* () {
       if (stored.length > 0) yield* appendEventsProgram(stored);
-      for (let i = 0; i < texts.length; i++) yield* putBlobProgram(texts[i]!, refs[i]!.digest);
+      for (let i = 0; i < texts.length; i++) yield* putBlobProgram(texts[i]!, refs[i]);
       return yield* putBlobProgram(indexText);
     });
   }
