@@ -46,8 +46,19 @@ import { RunStop, stopIfExhausted } from './run-stop.js';
 import { assertTransition, isTerminal, type RunStatus } from './statuses.js';
 import { RunFinish } from './run-finish.js';
 import { ToolPipeline } from './tool-pipeline.js';
+import { callPromise } from './call-promise.js';
 
 const MAX_RECENT_TRANSITIONS = 20;
+
+/** What every attempt of one model call shares (the pinned route's fallbacks each make an attempt). */
+interface ModelCallPlan {
+  readonly callSeq: number;
+  readonly purpose: ModelPurpose;
+  readonly request: ModelRequest;
+  readonly toolKeys: readonly string[];
+  /** The route the run pinned for `purpose`: fallbacks are looked up from it. */
+  readonly primary: string;
+}
 
 export interface RunnerOptions {
   readonly state: RunState;
@@ -128,6 +139,8 @@ export class Runner implements RunContext, RunCore {
   /** The artifact each fact of this generation was recorded from (what a memory entry cites). */
   private readonly factEvidence = new Map<string, { readonly id: string; readonly provenance: string }>();
   private outbox: AgentEvent[] = [];
+  /** The answer of a checkpoint that does not continue as new: one settled promise, not one per step. */
+  private readonly resolved = Promise.resolve();
   /** The graph node attempt the run is in (see {@link RunContext.enterStep}); its events carry the id. */
   private attempt: { readonly id: string; readonly number: number } | undefined;
   /**
@@ -185,7 +198,7 @@ export class Runner implements RunContext, RunCore {
   }
 
   checkpoint(resumeState: Record<string, unknown>): Promise<void> {
-    if (!this.ports.shouldContinueAsNew?.()) return Promise.resolve();
+    if (!this.ports.shouldContinueAsNew?.()) return this.resolved;
     this.state.profileState = resumeState;
     this.emit('checkpoint.saved', { reason: 'continue_as_new', stateVersion: this.state.stateVersion });
     throw new ContinueAsNewRequested();
@@ -307,52 +320,65 @@ export class Runner implements RunContext, RunCore {
     return presentTools(wanted, this.policy, this.ports.now(), this.state.facts, this.subject).visible;
   }
 
-  async model(purpose: ModelPurpose, request: ModelRequest): Promise<ModelDecision> {
-    const s = this.state;
-    stopIfExhausted(checkStep(s.limits, s.budget) ?? checkModelCall(s.limits, s.budget), (t, d) =>
-      this.emit(t, d),
-    );
-    s.budget.steps += 1;
-    s.budget.stepsWithoutProgress += 1;
-    // Presentation point: the model never sees a tool the policy excludes, whatever the profile asked.
-    const allowed = new Set(this.visibleTools().map((d) => `${d.name}@${d.version}`));
-    const toolKeys = (request.tools ?? []).map((d) => `${d.name}@${d.version}`).filter((k) => allowed.has(k));
-    const callSeq = s.nextModelCall;
-    s.nextModelCall += 1;
-    const plan = this.options.modelRoutes;
-    const primary = plan ? routeForPurpose(plan, purpose) : s.versions.modelRoute;
-    this.emit(this.eventEnvelope ? 'model.started' : 'model.requested', {
-      callSeq,
-      purpose,
-      modelRoute: primary,
-      ...(plan ? { provider: pinnedRoute(plan, primary).provider } : {}),
-      toolKeys,
+  model(purpose: ModelPurpose, request: ModelRequest): Promise<ModelDecision> {
+    return callPromise(() => {
+      const s = this.state;
+      stopIfExhausted(checkStep(s.limits, s.budget) ?? checkModelCall(s.limits, s.budget), (t, d) =>
+        this.emit(t, d),
+      );
+      s.budget.steps += 1;
+      s.budget.stepsWithoutProgress += 1;
+      // Presentation point: the model never sees a tool the policy excludes, whatever the profile asked.
+      const allowed = new Set(this.visibleTools().map((d) => `${d.name}@${d.version}`));
+      const toolKeys = (request.tools ?? [])
+        .map((d) => `${d.name}@${d.version}`)
+        .filter((k) => allowed.has(k));
+      const callSeq = s.nextModelCall;
+      s.nextModelCall += 1;
+      const plan = this.options.modelRoutes;
+      const primary = plan ? routeForPurpose(plan, purpose) : s.versions.modelRoute;
+      this.emit(this.eventEnvelope ? 'model.started' : 'model.requested', {
+        callSeq,
+        purpose,
+        modelRoute: primary,
+        ...(plan ? { provider: pinnedRoute(plan, primary).provider } : {}),
+        toolKeys,
+      });
+      return this.modelAttempt({ callSeq, purpose, request, toolKeys, primary }, primary, 0);
     });
-    let route = primary;
-    let position = 0;
-    let decision: ModelDecision;
-    for (;;) {
-      const events = this.takeOutbox();
-      const pinned = plan ? pinnedRoute(plan, route) : undefined;
-      try {
-        decision = await this.ports.callModel(
-          {
-            runId: s.runId,
-            callSeq,
-            purpose,
-            modelRoute: route,
-            ...(pinned ? { routeDigest: pinned.digest } : {}),
-            ...(position > 0 ? { fallback: position } : {}),
-            ...(plan ? { summarizeRoute: summarizeRouteOf(plan) } : {}),
-            newMessages: request.messages,
-            toolKeys,
-            outputSchema: request.outputSchema,
-            events,
-          },
-          pinned,
-        );
-        break;
-      } catch (err) {
+  }
+
+  /**
+   * One attempt of a model call on `route` (the pinned route, or its fallback at `position`), and on
+   * failure the next fallback's attempt. Written with `then` (call-promise.ts): one promise per attempt.
+   */
+  private modelAttempt(call: ModelCallPlan, route: string, position: number): Promise<ModelDecision> {
+    const s = this.state;
+    const plan = this.options.modelRoutes;
+    const { callSeq, purpose, request, toolKeys, primary } = call;
+    const events = this.takeOutbox();
+    const pinned = plan ? pinnedRoute(plan, route) : undefined;
+    const pending = callPromise(() =>
+      this.ports.callModel(
+        {
+          runId: s.runId,
+          callSeq,
+          purpose,
+          modelRoute: route,
+          ...(pinned ? { routeDigest: pinned.digest } : {}),
+          ...(position > 0 ? { fallback: position } : {}),
+          ...(plan ? { summarizeRoute: summarizeRouteOf(plan) } : {}),
+          newMessages: request.messages,
+          toolKeys,
+          outputSchema: request.outputSchema,
+          events,
+        },
+        pinned,
+      ),
+    );
+    return pending.then(
+      (decision) => this.modelCompleted(callSeq, purpose, route, decision),
+      (err: unknown) => {
         this.requeue(events); // the activity may never have stored them
         const failure = err as { code?: string; message?: string; billed?: BilledUsage };
         const cancelled = this.options.isCancellation(err);
@@ -387,10 +413,20 @@ export class Runner implements RunContext, RunCore {
           message: (failure.message ?? '').slice(0, 500),
           ...(failure.billed ? { billed: failure.billed } : {}),
         });
-        route = next.route;
-        position = next.position;
-      }
-    }
+        return this.modelAttempt(call, next.route, next.position);
+      },
+    );
+  }
+
+  /** A model call answered on `route`: usage into the budgets, `model.completed`, the spend check. */
+  private modelCompleted(
+    callSeq: number,
+    purpose: ModelPurpose,
+    route: string,
+    decision: ModelDecision,
+  ): ModelDecision {
+    const s = this.state;
+    const plan = this.options.modelRoutes;
     s.budget.modelCalls += 1;
     s.budget.inputTokens += decision.usage.inputTokens;
     s.budget.outputTokens += decision.usage.outputTokens;

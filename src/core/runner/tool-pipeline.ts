@@ -8,7 +8,7 @@ import { checkStep, checkToolCall } from './budget.js';
 import type { HumanGate } from './human-gate.js';
 import { rejectedObservation, statusObservation, type ObservationBase } from './observations.js';
 import { LostWriteResolver } from './lost-write.js';
-import type { ToolCallInput } from './ports.js';
+import type { ToolActivityOutcome, ToolCallInput } from './ports.js';
 import type { RunCore } from './run-core.js';
 import type { ToolOptions } from './run-context.js';
 import type { InvocationSummary } from './run-state.js';
@@ -17,6 +17,7 @@ import { settleResult } from './settle-result.js';
 import { ALLOW_TAINTED_OBLIGATION, maskSecrets, taintedKindsIn } from '../guardrails/data-taint.js';
 import { deniedByObligations, obligationKind } from './obligations.js';
 import { WriteRecovery } from './write-recovery.js';
+import { callPromise } from './call-promise.js';
 import { TOOL_NOT_STARTED } from '../../contract/failure-types.js';
 import { TOOL_ARGUMENT_BOUNDS, jsonBoundsProblem } from '../../contract/json-bounds.js';
 
@@ -31,6 +32,25 @@ export function argsDigestOf(value: unknown): string {
  */
 function decisionTypeOf(reasonCodes: readonly string[]): string {
   return reasonCodes.find((c) => !c.startsWith('policy.')) ?? reasonCodes[0] ?? 'confirmation_required';
+}
+
+/** A proposed call every check before a person or the effect has let through. */
+interface CheckedCall {
+  readonly def: ToolDefinition;
+  readonly args: Readonly<Record<string, unknown>>;
+  readonly argsDigest: string;
+  /** `name@version#argsDigest`: what the duplicate-call budget counts. */
+  readonly callKey: string;
+  /** When the call was proposed (workflow time). */
+  readonly at: string;
+  readonly base: ObservationBase;
+  readonly decision: PolicyDecision;
+}
+
+/** An obligation a signed run meets before dispatch, by waiting: the customer's confirmation, the audit record. */
+function isMetBeforeDispatch(obligation: string): boolean {
+  const kind = obligationKind(obligation);
+  return kind === 'confirm_user' || kind === 'audit';
 }
 
 /** Does the profile's tool list allow this name/version? Entries are `name` or `name@version`. */
@@ -87,7 +107,33 @@ export class ToolPipeline {
     return rejectedObservation(base, code, message, details);
   }
 
-  async call(name: string, rawArgs: unknown, options: ToolOptions = {}): Promise<Observation> {
+  /**
+   * Propose a tool call and, once every check passes, run it. The way a call takes when nobody is
+   * asked has no `async` (call-promise.ts): its activity is scheduled in the caller's tick.
+   */
+  call(name: string, rawArgs: unknown, options: ToolOptions = {}): Promise<Observation> {
+    return callPromise(() => {
+      const checked = this.check(name, rawArgs, options);
+      if (!('def' in checked)) return Promise.resolve(checked);
+      const { decision } = checked;
+      if (
+        decision.decision === 'require_confirmation' ||
+        decision.decision === 'require_human' ||
+        (this.gate.signed && decision.obligations.some(isMetBeforeDispatch))
+      )
+        return this.confirmThenDispatch(checked);
+      this.core.noteObligations(decision.obligations);
+      return this.dispatch(checked.def, checked.args, checked.argsDigest, checked.callKey, checked.at);
+    });
+  }
+
+  /**
+   * Every check before a person or the effect: the tool, the profile, the arguments' bounds and
+   * schema, the policy at dispatch, tainted data, the call budgets, obligations the harness cannot
+   * meet. Returns the rejection's observation, or the call as authorized so far.
+   * @throws RunStop when a budget is exhausted.
+   */
+  private check(name: string, rawArgs: unknown, options: ToolOptions): Observation | CheckedCall {
     const { state, ports } = this.core;
     this.countStep();
     const at = ports.now();
@@ -158,6 +204,16 @@ export class ToolPipeline {
       this.core.emit('obligation.denied', { tool: def.name, version: def.version, argsDigest, ...denial });
       return this.reject(base, denial.code, denial.message, { obligation: denial.obligation });
     }
+    return { def, args, argsDigest, callKey, at, base, decision };
+  }
+
+  /**
+   * The rest of a call that waits first: for a confirmation or an approval, for the customer
+   * (`confirm.user.*`), or for the audit record (`log.audit.*`) to be stored.
+   */
+  private async confirmThenDispatch(checked: CheckedCall): Promise<Observation> {
+    const { state, ports } = this.core;
+    const { def, args, argsDigest, callKey, at, base, decision } = checked;
     if (decision.decision === 'require_confirmation' || decision.decision === 'require_human') {
       const human = await this.gate.decide(
         decision.decision === 'require_confirmation' ? 'confirmation' : 'human',
@@ -282,7 +338,7 @@ export class ToolPipeline {
     return undefined;
   }
 
-  private async dispatch(
+  private dispatch(
     def: ToolDefinition,
     args: Readonly<Record<string, unknown>>,
     argsDigest: string,
@@ -335,20 +391,38 @@ export class ToolPipeline {
    * under the same approval and idempotency key each time one is settled not applied or failed
    * before its executor ran, up to {@link MAX_WRITE_ATTEMPTS}.
    */
-  private async invoke(
+  private invoke(
     def: ToolDefinition,
     invocation: InvocationSummary,
     base: ObservationBase,
     first: ToolCallInput,
     firstOfItsKind: boolean,
   ): Promise<Observation> {
-    const recovery = new WriteRecovery(this.core, invocation);
     const summary = `${def.name}@${def.version} #${invocation.seq}`;
+    // The first attempt with `then`, not `await` (call-promise.ts); the rest only when it did not complete.
+    return callPromise(() => this.core.ports.callTool(first, { summary })).then((outcome) =>
+      outcome.kind === 'completed'
+        ? settleResult(this.core, invocation, base, outcome.result, firstOfItsKind, undefined)
+        : this.afterIncomplete(def, invocation, base, first, firstOfItsKind, summary, outcome),
+    );
+  }
+
+  /** The attempts of an invocation from its first, which did not complete (`outcome`), on. */
+  private async afterIncomplete(
+    def: ToolDefinition,
+    invocation: InvocationSummary,
+    base: ObservationBase,
+    first: ToolCallInput,
+    firstOfItsKind: boolean,
+    summary: string,
+    firstOutcome: ToolActivityOutcome,
+  ): Promise<Observation> {
+    const recovery = new WriteRecovery(this.core, invocation);
+    let outcome = firstOutcome;
     for (let attempt = 1; ; attempt += 1) {
       const input = attempt === 1 ? first : { ...first, attempt, events: this.core.takeOutbox() };
-      const outcome = await this.core.ports.callTool(input, {
-        summary: attempt === 1 ? summary : `${summary} attempt ${attempt}`,
-      });
+      if (attempt > 1)
+        outcome = await this.core.ports.callTool(input, { summary: `${summary} attempt ${attempt}` });
       if (outcome.kind !== 'completed') this.core.requeue(input.events); // the activity may not have stored them
       switch (outcome.kind) {
         case 'completed':

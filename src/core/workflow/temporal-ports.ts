@@ -27,11 +27,12 @@ import {
   type PackedEventsByRef,
 } from '../runner/packed-events-by-ref.js';
 import { canonicalJson } from '../tools/canonical-json.js';
+import { callPromise } from '../runner/call-promise.js';
 import { compactModelInput, compactToolInput } from '../runner/compact-step-input.js';
 import { argsDigestOf } from '../runner/tool-pipeline.js';
 import type { ToolDefinition } from '../../contract/tool.js';
 import type { AgentEvent } from '../runner/agent-event.js';
-import type { RunnerPorts, ToolActivityOutcome, ToolCallInput } from '../runner/ports.js';
+import type { ModelDecision, RunnerPorts, ToolActivityOutcome, ToolCallInput } from '../runner/ports.js';
 import type { RunState } from '../runner/run-state.js';
 import {
   BOOKKEEPING_OPTIONS,
@@ -112,55 +113,72 @@ export function createTemporalPorts(
   return {
     tools,
     now: () => new Date().toISOString(), // the workflow clock: deterministic inside the sandbox
-    async callModel(input, route) {
-      const options = route ? routeModelOptions(timeouts, route) : modelOptions(timeouts);
-      const on = route ? ` on ${input.modelRoute}` : '';
-      const packed = batches.pack(input.events, modelCallDerivation(input));
-      try {
-        const call = { ...options, summary: `model ${input.purpose} #${input.callSeq}${on}` };
-        const decision = packed.byRef
-          ? await model.callModelV2.executeWithOptions(call, [
-              compactModelInput({ ...input, events: packed.events }, workflowInfo().workflowId),
-            ])
-          : await model.callModel.executeWithOptions(call, [{ ...input, events: packed.events }]);
-        batches.stored(packed.header);
-        return decision;
-      } catch (err) {
-        if (isCancellation(err)) throw err;
-        batches.failed(packed.digest, err);
-        // A model call that failed for good ends the run with the provider's stable code (unless the
-        // runner takes a fallback of its pinned route).
-        const cause = err instanceof ActivityFailure ? err.cause : undefined;
-        const code =
-          cause instanceof ApplicationFailure
-            ? (cause.type ?? 'model.failed')
-            : cause instanceof TimeoutFailure
-              ? 'model.timeout'
-              : 'model.failed';
-        const billed = cause instanceof ApplicationFailure ? billedUsageOf(cause.details?.[0]) : undefined;
-        throw Object.assign(
-          new Error(`model call #${input.callSeq} failed: ${cause?.message ?? (err as Error).message}`),
-          { code, ...(billed ? { billed } : {}) },
-        );
-      }
+    callModel(input, route) {
+      return callPromise(() => {
+        const options = route ? routeModelOptions(timeouts, route) : modelOptions(timeouts);
+        const on = route ? ` on ${input.modelRoute}` : '';
+        const packed = batches.pack(input.events, modelCallDerivation(input));
+        const failed = (err: unknown): never => {
+          if (isCancellation(err)) throw err;
+          batches.failed(packed.digest, err);
+          // A model call that failed for good ends the run with the provider's stable code (unless the
+          // runner takes a fallback of its pinned route).
+          const cause = err instanceof ActivityFailure ? err.cause : undefined;
+          const code =
+            cause instanceof ApplicationFailure
+              ? (cause.type ?? 'model.failed')
+              : cause instanceof TimeoutFailure
+                ? 'model.timeout'
+                : 'model.failed';
+          const billed = cause instanceof ApplicationFailure ? billedUsageOf(cause.details?.[0]) : undefined;
+          throw Object.assign(
+            new Error(`model call #${input.callSeq} failed: ${cause?.message ?? (err as Error).message}`),
+            { code, ...(billed ? { billed } : {}) },
+          );
+        };
+        let pending: Promise<ModelDecision>;
+        try {
+          const call = { ...options, summary: `model ${input.purpose} #${input.callSeq}${on}` };
+          pending = packed.byRef
+            ? model.callModelV2.executeWithOptions(call, [
+                compactModelInput({ ...input, events: packed.events }, workflowInfo().workflowId),
+              ])
+            : model.callModel.executeWithOptions(call, [{ ...input, events: packed.events }]);
+        } catch (err) {
+          return failed(err);
+        }
+        // One promise and one tick to the Runner (call-promise.ts), as the async form had.
+        return pending.then((decision) => {
+          batches.stored(packed.header);
+          return decision;
+        }, failed);
+      });
     },
-    async callTool(input: ToolCallInput, { summary }): Promise<ToolActivityOutcome> {
-      const act = input.effect === 'write' ? write : read;
-      const options = input.effect === 'write' ? writeToolOptions(timeouts) : readToolOptions(timeouts);
-      const packed = batches.pack(input.events, toolCallDerivation(input));
-      try {
-        const call = { ...options, summary };
-        const result = packed.byRef
-          ? await act.runToolV2.executeWithOptions(call, [
-              compactToolInput({ ...input, events: packed.events }, workflowInfo().workflowId, argsDigestOf),
-            ])
-          : await act.runTool.executeWithOptions(call, [{ ...input, events: packed.events }]);
-        batches.stored(packed.header);
-        return { kind: 'completed', result };
-      } catch (err) {
-        batches.failed(packed.digest, err);
-        return classifyToolFailure(err, packed.byRef);
-      }
+    callTool(input: ToolCallInput, { summary }): Promise<ToolActivityOutcome> {
+      return callPromise(() => {
+        const act = input.effect === 'write' ? write : read;
+        const options = input.effect === 'write' ? writeToolOptions(timeouts) : readToolOptions(timeouts);
+        const packed = batches.pack(input.events, toolCallDerivation(input));
+        const failed = (err: unknown): ToolActivityOutcome => {
+          batches.failed(packed.digest, err);
+          return classifyToolFailure(err, packed.byRef);
+        };
+        let pending: Promise<unknown>;
+        try {
+          const call = { ...options, summary };
+          pending = packed.byRef
+            ? act.runToolV2.executeWithOptions(call, [
+                compactToolInput({ ...input, events: packed.events }, workflowInfo().workflowId, argsDigestOf),
+              ])
+            : act.runTool.executeWithOptions(call, [{ ...input, events: packed.events }]);
+        } catch (err) {
+          return Promise.resolve(failed(err));
+        }
+        return pending.then((result): ToolActivityOutcome => {
+          batches.stored(packed.header);
+          return { kind: 'completed', result } as ToolActivityOutcome;
+        }, failed);
+      });
     },
     resolveLostInvocation: (input) =>
       CancellationScope.nonCancellable(() =>
@@ -191,11 +209,11 @@ export function createTemporalPorts(
       recall: (scope, now, limit) => memory.recallMemory({ scope, now, limit }),
       write: (entry) => memory.writeMemory(entry),
     }),
-    async flushEvents(events: readonly AgentEvent[], options?: { readonly last?: boolean }): Promise<void> {
-      if (events.length === 0) return;
+    flushEvents(events: readonly AgentEvent[], options?: { readonly last?: boolean }): Promise<void> {
+      if (events.length === 0) return Promise.resolve();
       // Only the last flush of an execution is local: after a local activity nothing asks a patch.
       const recordEvents = localBookkeeping && options?.last ? local.recordEvents : run.recordEvents;
-      await CancellationScope.nonCancellable(() => recordEvents(packEvents(events)));
+      return callPromise(() => CancellationScope.nonCancellable(() => recordEvents(packEvents(events))));
     },
     async waitUntil(ready: () => boolean, timeoutMs?: number): Promise<boolean> {
       if (timeoutMs === undefined) {
