@@ -168,7 +168,11 @@ export function createTemporalPorts(
           const call = { ...options, summary };
           pending = packed.byRef
             ? act.runToolV2.executeWithOptions(call, [
-                compactToolInput({ ...input, events: packed.events }, workflowInfo().workflowId, argsDigestOf),
+                compactToolInput(
+                  { ...input, events: packed.events },
+                  workflowInfo().workflowId,
+                  argsDigestOf,
+                ),
               ])
             : act.runTool.executeWithOptions(call, [{ ...input, events: packed.events }]);
         } catch (err) {
