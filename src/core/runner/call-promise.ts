@@ -2,16 +2,17 @@
  * Promises on the Runner's hot path, made few on purpose.
  *
  * In the workflow sandbox every promise costs the SDK's promise hook: a captured stack trace mapped
- * through the bundle's source map and two functions compiled to find the run (BENCHMARKS.md, "Profiles
- * of 2026-12-03"). An async function with one `await` makes two promises (its own and the one V8
+ * through the bundle's source map and two functions compiled to find the run (docs/history-cost.md,
+ * "Promises per step"). An async function with one `await` makes two promises (its own and the one V8
  * makes for the await while a promise hook is installed); `start().then(done, failed)` makes one and
- * takes the same number of microtask ticks. So the model and tool paths are written with `then`.
+ * resumes its caller no later. So the model and tool paths are written with `then`: a step's result
+ * now reaches the profile in fewer ticks than before.
  *
- * Ordering (why no `patched()` gate is needed, docs/history-cost.md "Promises per step"): the only
- * two continuations of one activation that both can issue commands are the run's deadline (one tick
- * after its timer fires, it cancels the run's scope) and the Runner after an activity result. A port
- * keeps one tick between the SDK's promise and the Runner (its own `then`), so the Runner's next
- * command comes at its second tick at the earliest, after the deadline's cancellation, as before.
+ * Ordering (why no `patched()` gate is needed, same section): the only two continuations of one
+ * activation that both can issue commands are the run's deadline (one tick after its timer fires, it
+ * cancels the run's scope) and the Runner after an activity result. Every port keeps one tick of its
+ * own between the SDK's promise and the Runner (its `then`), so the Runner's next command comes at its
+ * second tick at the earliest, after the deadline's cancellation, as before: the same commands.
  */
 
 /**

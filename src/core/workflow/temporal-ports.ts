@@ -32,7 +32,13 @@ import { compactModelInput, compactToolInput } from '../runner/compact-step-inpu
 import { argsDigestOf } from '../runner/tool-pipeline.js';
 import type { ToolDefinition } from '../../contract/tool.js';
 import type { AgentEvent } from '../runner/agent-event.js';
-import type { ModelDecision, RunnerPorts, ToolActivityOutcome, ToolCallInput } from '../runner/ports.js';
+import type {
+  ModelDecision,
+  RunnerPorts,
+  ToolActivityOutcome,
+  ToolCallInput,
+  ToolCallResult,
+} from '../runner/ports.js';
 import type { RunState } from '../runner/run-state.js';
 import {
   BOOKKEEPING_OPTIONS,
@@ -163,7 +169,7 @@ export function createTemporalPorts(
           batches.failed(packed.digest, err);
           return classifyToolFailure(err, packed.byRef);
         };
-        let pending: Promise<unknown>;
+        let pending: Promise<ToolCallResult>;
         try {
           const call = { ...options, summary };
           pending = packed.byRef
@@ -180,7 +186,7 @@ export function createTemporalPorts(
         }
         return pending.then((result): ToolActivityOutcome => {
           batches.stored(packed.header);
-          return { kind: 'completed', result } as ToolActivityOutcome;
+          return { kind: 'completed', result };
         }, failed);
       });
     },
@@ -217,7 +223,10 @@ export function createTemporalPorts(
       if (events.length === 0) return Promise.resolve();
       // Only the last flush of an execution is local: after a local activity nothing asks a patch.
       const recordEvents = localBookkeeping && options?.last ? local.recordEvents : run.recordEvents;
-      return callPromise(() => CancellationScope.nonCancellable(() => recordEvents(packEvents(events))));
+      // Its own tick after the activity's promise (call-promise.ts), not one inside the SDK's scope.
+      return callPromise(() => CancellationScope.nonCancellable(() => recordEvents(packEvents(events)))).then(
+        () => undefined,
+      );
     },
     async waitUntil(ready: () => boolean, timeoutMs?: number): Promise<boolean> {
       if (timeoutMs === undefined) {
