@@ -70,10 +70,15 @@ export class RunEventFeeds {
     return this.feeds.size;
   }
 
-  /** Stop every feed (the service is closing); followers see `idle` and their own abort. */
-  close(): void {
-    for (const feed of this.feeds.values()) feed.stop();
+  /**
+   * Stop every feed (the service is closing); followers see `idle` and their own abort. Resolves once
+   * every poller has returned (a store read or a `stillRunning` call in flight finishes first), so the
+   * caller may close the store and the Temporal connection after it. Never rejects.
+   */
+  async close(): Promise<void> {
+    const loops = [...this.feeds.values()].map((feed) => feed.stop());
     this.feeds.clear();
+    await Promise.allSettled(loops);
   }
 }
 
@@ -110,17 +115,19 @@ class RunFeed {
         left = true;
         this.followers -= 1;
         if (this.followers === 0) {
-          this.stop();
+          void this.stop();
           this.onDone();
         }
       },
     };
   }
 
-  stop(): void {
+  /** Stop polling; resolves when the poller has returned (at once if it never started). */
+  stop(): Promise<void> {
     this.stopped = true;
     this.wake?.();
     this.notify();
+    return this.loop ?? Promise.resolve();
   }
 
   private get head(): number {

@@ -34,6 +34,23 @@ const OPEN_PATHS = new Set(['/healthz', '/readyz', '/metrics', '/openapi.json', 
 export const MAX_BODY_BYTES = 256 * 1024;
 
 /**
+ * How long closing the service waits for handlers still running (a Temporal call in its client's
+ * retry backoff can take seconds). Past it the service closes anyway.
+ */
+const CLOSE_WAIT_MS = 15_000;
+
+/** Resolves when every promise settled or `ms` passed, whichever is first. Never rejects. */
+async function settledWithin(promises: readonly Promise<unknown>[], ms: number): Promise<void> {
+  if (promises.length === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.allSettled(promises),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
+  ]);
+  clearTimeout(timer);
+}
+
+/**
  * The run service (`harness serve`, docs/api.md): an HTTP API over the harness client with identity
  * (bearer JWTs), tenancy (a caller sees and decides only its tenant's runs; others answer 404),
  * admission limits (429 with Retry-After), public events as Server-Sent Events, decisions signed on
@@ -73,10 +90,28 @@ export function createRunService(o: RunServiceOptions): FastifyInstance {
         performance.now() - t0,
       );
   });
-  app.addHook('onClose', (_instance, done) => {
+  // Handlers still running when the service closes (a caller that went away does not stop its
+  // handler): close waits for them, so the caller can close the Temporal connection and the store
+  // after it without a call of ours still in flight or in its client's retry backoff.
+  const running = new Set<Promise<unknown>>();
+  app.addHook('onRoute', (route) => {
+    const handler = route.handler;
+    route.handler = function tracked(this: FastifyInstance, req, reply) {
+      const result: unknown = handler.call(this, req, reply);
+      if (result instanceof Promise) {
+        running.add(result);
+        void result.then(
+          () => running.delete(result),
+          () => running.delete(result),
+        );
+      }
+      return result;
+    };
+  });
+  app.addHook('onClose', async () => {
     closing.abort();
-    feeds.close();
-    done();
+    await feeds.close();
+    await settledWithin([...running], CLOSE_WAIT_MS);
   });
 
   app.setErrorHandler((err, _req, reply) => {
