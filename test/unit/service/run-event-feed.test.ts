@@ -134,7 +134,7 @@ describe('RunEventFeeds', () => {
     const feeds = new RunEventFeeds({ store: counted, pollMs: 20 });
     const cursor = feeds.follow(runId, () => Promise.resolve(true));
     await cursor.next(-1, 50, never);
-    feeds.close();
+    await feeds.close(); // resolves once the poller returned
     reads = 0;
     await new Promise((r) => setTimeout(r, 150));
     expect(reads).toBe(0);
