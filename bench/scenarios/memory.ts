@@ -1,6 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { WorkflowHandle } from '@temporalio/client';
+import { globalHandlers } from '@temporalio/worker/lib/workflow/vm-shared.js';
 import { armOrder, expectDone, startRun, type Arm } from '../lib/arms.js';
 import { progress } from '../lib/progress.js';
 import { ToolGate, type Rig } from '../lib/rig.js';
@@ -30,6 +31,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * on a gate) so each stays in the worker's workflow cache with `blockAt` steps of state behind it.
  * The worker runs in debugMode for both arms, so workflow state lives in this process's main V8 heap
  * and `heapUsed` after a forced GC sees it. Per run = (held - idle) / count.
+ *
+ * A debugMode worker installs the SDK's promise hook and stack-trace override in this thread and the
+ * SDK never removes them (SDK 1.24, `GlobalHandlers.uninstall` is "not called anywhere"): every later
+ * promise of the process (activities, the client, the evidence store) would then pay the hook, and the
+ * scenarios of the next repetitions would measure it. They are removed here once both arms are done.
  */
 export async function measureMemory(
   rig: Rig,
@@ -77,5 +83,6 @@ export async function measureMemory(
       `  memory ${arm}: ${sample.heapPerRunKiB.toFixed(1)} KiB heap per cached run (${count} runs at step ${blockAt})`,
     );
   }
+  globalHandlers.uninstall();
   return out;
 }
