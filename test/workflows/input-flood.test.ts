@@ -163,6 +163,8 @@ describe('1,000 provideInput signals of 64 KiB to one waiting run', { timeout: 2
 
     // Every refusal is accounted for, one by one or counted; the events are bounded per generation.
     const events = await h.composition.store.listEvents(started.workflowId, { limit: 10_000 });
+    // Every event once, in a gap-free sequence across the generations (and their retried last flushes).
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
     const rejected = events.filter((e) => e.type === 'human.signal_rejected');
     const suppressed = events
       .filter((e) => e.type === 'human.signal_rejections_suppressed')

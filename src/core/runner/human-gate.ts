@@ -73,6 +73,14 @@ export class HumanGate {
   }
 
   /**
+   * This generation ends (continue-as-new): the refusals not recorded one by one since the last wait
+   * are counted in an event now, so the count goes to the next generation with the events it carries.
+   */
+  recordRefusalCount(): void {
+    this.intake.refusals.endWait();
+  }
+
+  /**
    * The wait this generation continues, when the profile asks for the same one (same kind and
    * subject): its action and request as the previous generation recorded them. Asked once, by the
    * first wait of a generation. A different wait drops the carried one (the run leaves the wait).

@@ -268,6 +268,16 @@ export class Runner implements RunContext, RunCore {
     return out;
   }
 
+  /**
+   * When the generation continues as new, after its last flush: the events emitted since (signal
+   * handlers run while it stores them), with the count of refusals not yet recorded. The caller carries
+   * them to the next generation, which stores them ({@link requeue}). Never throws.
+   */
+  takeLateEvents(): AgentEvent[] {
+    this.gate.recordRefusalCount();
+    return this.takeOutbox();
+  }
+
   requeue(events: readonly AgentEvent[]): void {
     this.outbox = [...events, ...this.outbox];
   }

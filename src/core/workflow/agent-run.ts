@@ -46,6 +46,8 @@ import { DEFAULT_LIMITS, PartialBudgetLimitsSchema } from '../runner/budget.js';
 import { boundCarriedState } from '../runner/carried-bounds.js';
 import { ContinueAsNewRequested } from '../runner/continue-as-new.js';
 import { CarriedWaitSchema, type CarriedWait } from '../runner/carried-wait.js';
+import { carriedEventsProblem, eventsToCarry } from '../runner/carried-events.js';
+import type { AgentEvent } from '../runner/agent-event.js';
 import { createInitialRunState } from '../runner/initial-state.js';
 import { DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS, restoreCarriedState, type CarriedRun } from './carried-run.js';
 import type { RunState } from '../runner/run-state.js';
@@ -102,6 +104,17 @@ function checkedWait(value: unknown): CarriedWait {
   const parsed = CarriedWaitSchema.safeParse(value);
   if (!parsed.success) fail('run.state_invalid', `carried wait: ${describeInputIssues(parsed.error)}`);
   return parsed.data;
+}
+
+/**
+ * Carried events, checked like any input: bounded, of this run, numbered before the carried state's
+ * next sequence number.
+ * @throws ApplicationFailure `run.state_invalid` (non-retryable) when they are not.
+ */
+function checkedEvents(value: unknown, runId: string, nextEventSeq: number): AgentEvent[] {
+  const problem = carriedEventsProblem(value, runId, nextEventSeq);
+  if (problem !== undefined) fail('run.state_invalid', `carried events: ${problem}`);
+  return value as AgentEvent[];
 }
 
 /**
@@ -487,6 +500,9 @@ async function runAgent(
       : {}),
   });
 
+  // What the previous generation recorded after its last flush: stored with this one's first activity.
+  if (carried?.events !== undefined) runner.requeue(checkedEvents(carried.events, runId, state.nextEventSeq));
+
   const scope = new CancellationScope();
   const receive = (signal: DecisionSignalName, payload: unknown): DecisionOutcome => {
     const outcome = runner.gate.receive(signal, payload);
@@ -545,8 +561,10 @@ async function runAgent(
       // Between steps, nothing pending: store the outbox, let handlers finish, carry compact state.
       await CancellationScope.nonCancellable(() => ports.flushEvents(runner.takeOutbox(), { last: true }));
       await condition(allHandlersFinished);
-      // Read last: a decision accepted while the events were stored goes with the run.
+      // Read last: a decision accepted while the events were stored goes with the run, and so does the
+      // record of a signal refused meanwhile (stored by the next generation).
       const gate = runner.gate.carry();
+      const events = eventsToCarry(runner.takeLateEvents());
       await continueAsNew<AgentRunWorkflow>(input, {
         schemaVersion: 1,
         state: bounded ? boundCarriedState(state) : state,
@@ -554,6 +572,7 @@ async function runAgent(
         ...(gate ? { gate } : {}),
         ...(modelRoutes ? { models: modelRoutes } : {}),
         ...(bundles ? { bundles: bundles.pin } : {}),
+        ...(events ? { events } : {}),
       });
     }
     if (!isCancellation(err)) throw err;

@@ -3,6 +3,7 @@ import { DurableShapes, MigrationError, migrate, type RunStateV1 } from '../migr
 import type { RunState } from '../runner/run-state.js';
 import type { AuthzCarried } from '../authz/decision-authority.js';
 import type { CarriedWait } from '../runner/carried-wait.js';
+import type { AgentEvent } from '../runner/agent-event.js';
 import type { ModelRoutePlan } from '../../contract/model-routes.js';
 import type { BundlePin } from '../../contract/bundles.js';
 
@@ -25,6 +26,11 @@ export interface CarriedRun {
   readonly models?: ModelRoutePlan;
   /** The bundles the run pinned at its first start (docs/control-plane.md): resolved again by a worker. */
   readonly bundles?: BundlePin;
+  /**
+   * Events the generation emitted after its last flush (see `eventsToCarry`): the next one stores them
+   * with its first activity, under their own sequence numbers. A worker from before ignores them.
+   */
+  readonly events?: readonly AgentEvent[];
 }
 
 /**

@@ -1,4 +1,3 @@
-import { isHarnessError } from '../../contract/errors.js';
 import type { EventDerivation, PackedEventsByRef } from '../../core/runner/packed-events-by-ref.js';
 import { unpackEvents, type PackedEvents } from '../../core/runner/packed-events.js';
 import type { EvidenceStore, StoredEvent } from '../store/index.js';
@@ -8,9 +7,11 @@ export interface StoreEventsOptions {
   /**
    * The events come from a local activity (the last flush of an execution). A local activity runs
    * inside its workflow task: when the task does not complete after the events were committed (its
-   * worker died, or the task timed out), the retried task flushes the same events again, stamped
-   * with its own later workflow clock. Then an event already stored under its (run, sequence) with the
-   * same id and type is that event: the first record stands, and only the missing events are stored.
+   * worker died, the task timed out, or the server refused it because a signal came meanwhile), the
+   * retried task flushes again, stamped with its own later workflow clock, and possibly with a signal
+   * handled before the events the first attempt recorded. What the retry flushes is what the history
+   * records: the store keeps the first record of the same events and replaces an abandoned attempt's
+   * other ones (EvidenceStore.appendLastFlush).
    */
   readonly local?: boolean;
   /** What the activity's input says of the events a batch by reference left out (packed-events-by-ref.ts). */
@@ -46,9 +47,9 @@ export async function eventsOf(
  * Write the run's outbox events to the evidence store in one transaction, exactly once per (run,
  * sequence): a retry that writes them again is a no-op in the store. A batch by header reference is
  * restored first (see {@link eventsOf}).
- * @throws StoreError `store.conflict` when a sequence holds different content (with `local`: another
- *   event, by id or type); the store's other errors as they are; a batch by reference whose header
- *   cannot be restored as {@link restorePackedEvents} says.
+ * @throws StoreError `store.conflict` when a sequence holds different content (never with `local`,
+ *   see {@link StoreEventsOptions.local}); the store's other errors as they are; a batch by reference
+ *   whose header cannot be restored as {@link restorePackedEvents} says.
  */
 export async function storeEvents(
   store: EvidenceStore,
@@ -56,22 +57,5 @@ export async function storeEvents(
   o: StoreEventsOptions = {},
 ): Promise<void> {
   const events = await eventsOf(store, batch, o);
-  try {
-    await store.appendEvents(events);
-  } catch (err) {
-    if (o.local !== true || !isHarnessError(err, 'store.conflict')) throw err;
-    for (const event of events) await storeOrKeepFirst(store, event);
-  }
-}
-
-/** Store one event, or keep the one stored under its sequence when it is the same event (id and type). */
-async function storeOrKeepFirst(store: EvidenceStore, event: StoredEvent): Promise<void> {
-  try {
-    await store.appendEvents([event]);
-  } catch (err) {
-    if (!isHarnessError(err, 'store.conflict')) throw err;
-    const [stored] = await store.listEvents(event.runId, { afterSeq: event.seq - 1, limit: 1 });
-    if (stored?.seq !== event.seq || stored.eventId !== event.eventId || stored.type !== event.type)
-      throw err;
-  }
+  await (o.local === true ? store.appendLastFlush(events) : store.appendEvents(events));
 }

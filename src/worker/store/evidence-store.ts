@@ -131,6 +131,16 @@ export interface EvidenceStore {
   appendEvents(events: readonly StoredEvent[]): Promise<void>;
 
   /**
+   * Append the last flush of a workflow execution (a local activity, whose retried workflow task
+   * flushes again): in one transaction, events an abandoned attempt stored from the batch's first
+   * sequence on stand when they are the same events (id and type), and are replaced, with the run's
+   * record projected again, when they are not (see `appendLastFlushProgram`). An empty batch writes
+   * nothing.
+   * @throws `store.invalid_record` for an invalid event or a batch of more than one run.
+   */
+  appendLastFlush(events: readonly StoredEvent[]): Promise<void>;
+
+  /**
    * The run's record (pinned versions, latest status, and at the end its terminal reason, response and
    * budget usage): a projection of its events kept in the transaction that appends them. Undefined
    * for a run without events, or whose events carry no pinned versions.

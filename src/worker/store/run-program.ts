@@ -64,41 +64,40 @@ export function* projectRunProgram(runId: string, events: readonly StoredEvent[]
     let next = current;
     for (const event of events) next = applyEventToRun(next, event) ?? next;
     if (next === undefined || next === current) return;
-    const body = encodeJson(next, MAX_RECORD_BYTES, 'run record');
-    const changed =
-      current === undefined
-        ? yield* exec(
-            `INSERT INTO runs (run_id, profile, policy, status, last_seq, created_at, updated_at, body, tenant_id)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-            [
-              next.runId,
-              next.versions.profile,
-              next.versions.policy,
-              next.status,
-              next.lastSeq,
-              next.createdAt,
-              next.updatedAt,
-              body,
-              next.tenantId ?? null,
-            ],
-          )
-        : yield* exec(
-            'UPDATE runs SET status = ?, last_seq = ?, updated_at = ?, body = ?, tenant_id = ? WHERE run_id = ? AND last_seq = ?',
-            [
-              next.status,
-              next.lastSeq,
-              next.updatedAt,
-              body,
-              next.tenantId ?? null,
-              next.runId,
-              current.lastSeq,
-            ],
-          );
-    if (changed === 1) {
+    if ((yield* writeRunRecordProgram(current, next)) === 1) {
       const sample = failureSampleOf(current, next);
       if (sample) yield* recordFailureSampleProgram(sample);
       return;
     }
   }
   throw new StoreError('store.unavailable', `run record ${runId} kept changing; retry`, { runId });
+}
+
+/**
+ * Write `next` over `current` (the record as read; undefined: none yet). The update is conditional on
+ * `current`'s last sequence.
+ * @returns the rows changed: 0 when another writer moved the record (or inserted it) meanwhile.
+ */
+export function* writeRunRecordProgram(current: RunRecord | undefined, next: RunRecord): SqlProgram<number> {
+  const body = encodeJson(next, MAX_RECORD_BYTES, 'run record');
+  return current === undefined
+    ? yield* exec(
+        `INSERT INTO runs (run_id, profile, policy, status, last_seq, created_at, updated_at, body, tenant_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+        [
+          next.runId,
+          next.versions.profile,
+          next.versions.policy,
+          next.status,
+          next.lastSeq,
+          next.createdAt,
+          next.updatedAt,
+          body,
+          next.tenantId ?? null,
+        ],
+      )
+    : yield* exec(
+        'UPDATE runs SET status = ?, last_seq = ?, updated_at = ?, body = ?, tenant_id = ? WHERE run_id = ? AND last_seq = ?',
+        [next.status, next.lastSeq, next.updatedAt, body, next.tenantId ?? null, next.runId, current.lastSeq],
+      );
 }

@@ -47,6 +47,7 @@ import {
   listModelDeltasProgram,
 } from './stream-program.js';
 import { getRunProgram, listRunsProgram } from './run-program.js';
+import { appendLastFlushProgram } from './last-flush-program.js';
 import { getFailureSampleProgram, listFailureSamplesProgram } from './failure-sample-program.js';
 import {
   FailureReasonSchema,
@@ -271,6 +272,12 @@ export class SqlEvidenceStore implements EvidenceStore {
     if (events.length === 0) return;
     const valid = validEvents(events);
     await this.runner.transaction(() => appendEventsProgram(valid));
+  }
+
+  async appendLastFlush(events: readonly StoredEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const valid = validEvents(events);
+    await this.runner.transaction(() => appendLastFlushProgram(valid));
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {

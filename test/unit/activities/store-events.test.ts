@@ -65,13 +65,23 @@ describe('storeEvents: the last flush of a retried workflow task', () => {
     ]);
   });
 
-  it('a local flush naming another event under a stored sequence is still a conflict', async () => {
+  it("a local flush naming another event under a stored sequence replaces the abandoned attempt's events", async () => {
     const runId = newRunId();
     await storeEvents(store, lastFlush(runId, '2026-01-01T00:00:00.000Z'), { local: true });
-    await expect(
-      storeEvents(store, lastFlush(runId, '2026-01-01T00:00:20.000Z', ['run.failed', 'run.completed']), {
-        local: true,
-      }),
-    ).rejects.toSatisfy(conflict);
+    await storeEvents(
+      store,
+      lastFlush(runId, '2026-01-01T00:00:20.000Z', [
+        'human.signal_rejected',
+        'eval.completed',
+        'run.completed',
+      ]),
+      { local: true },
+    );
+    const events = await store.listEvents(runId);
+    expect(events.map((e) => [e.seq, e.type, e.occurredAt])).toEqual([
+      [10, 'human.signal_rejected', '2026-01-01T00:00:20.000Z'],
+      [11, 'eval.completed', '2026-01-01T00:00:20.000Z'],
+      [12, 'run.completed', '2026-01-01T00:00:20.000Z'],
+    ]);
   });
 });

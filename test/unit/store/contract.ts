@@ -549,6 +549,82 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
         expect(await store.getRun(run)).toEqual(done);
       });
 
+      it("a retried last flush keeps the same events, and replaces an abandoned attempt's other ones with the record projected again", async () => {
+        const run = newRunId('last-flush');
+        const versions = RUN_VERSIONS;
+        const agentEvent = (seq: number, type: string, data: Record<string, unknown>, at: string) => {
+          const e = event(run, seq, { type, data, occurredAt: at });
+          return { ...e, envelope: { ...e.envelope, type, data, versions } };
+        };
+        const first = '2026-01-01T00:00:00.000Z';
+        const retry = '2026-01-01T00:00:20.000Z';
+        await store.appendEvents([
+          agentEvent(0, 'run.created', { versions }, first),
+          agentEvent(1, 'state.transitioned', { toStatus: 'running', patch: {} }, first),
+        ]);
+        await store.appendLastFlush([]);
+        // The abandoned attempt: the tool's result, then the run ends failed.
+        await store.appendLastFlush([
+          agentEvent(2, 'tool.completed', { seq: 1 }, first),
+          agentEvent(3, 'state.transitioned', { toStatus: 'failed', patch: {} }, first),
+          agentEvent(4, 'run.failed', { status: 'failed', reason: { code: 'x' } }, first),
+        ]);
+        expect(await store.getRun(run)).toMatchObject({ status: 'failed', lastSeq: 4 });
+        // The same attempt again, and the same events with a later clock: the first record stands.
+        await store.appendLastFlush([
+          agentEvent(2, 'tool.completed', { seq: 1 }, retry),
+          agentEvent(3, 'state.transitioned', { toStatus: 'failed', patch: {} }, retry),
+          agentEvent(4, 'run.failed', { status: 'failed', reason: { code: 'x' } }, retry),
+        ]);
+        expect((await store.listEvents(run)).map((e) => [e.seq, e.type, e.occurredAt])).toEqual([
+          [0, 'run.created', first],
+          [1, 'state.transitioned', first],
+          [2, 'tool.completed', first],
+          [3, 'state.transitioned', first],
+          [4, 'run.failed', first],
+        ]);
+        // The same events, but one says more (a refusal count that grew): the retry's stand.
+        await store.appendLastFlush([
+          agentEvent(2, 'tool.completed', { seq: 1 }, retry),
+          agentEvent(3, 'state.transitioned', { toStatus: 'failed', patch: {} }, retry),
+          agentEvent(4, 'run.failed', { status: 'failed', reason: { code: 'y' } }, retry),
+        ]);
+        expect((await store.listEvents(run)).map((e) => [e.seq, e.occurredAt, e.data])).toEqual([
+          [0, first, { versions }],
+          [1, first, { toStatus: 'running', patch: {} }],
+          [2, retry, { seq: 1 }],
+          [3, retry, { toStatus: 'failed', patch: {} }],
+          [4, retry, { status: 'failed', reason: { code: 'y' } }],
+        ]);
+        // The recorded attempt handled a signal first and went on waiting: its events replace the
+        // abandoned attempt's from the batch's first sequence on, the one it did not write included.
+        await store.appendLastFlush([
+          agentEvent(2, 'human.signal_rejected', { signal: 'approve' }, retry),
+          agentEvent(3, 'tool.completed', { seq: 1 }, retry),
+        ]);
+        expect((await store.listEvents(run)).map((e) => [e.seq, e.type, e.occurredAt])).toEqual([
+          [0, 'run.created', first],
+          [1, 'state.transitioned', first],
+          [2, 'human.signal_rejected', retry],
+          [3, 'tool.completed', retry],
+        ]);
+        expect(await store.getRun(run)).toMatchObject({
+          status: 'running',
+          endedAt: null,
+          lastSeq: 3,
+          updatedAt: retry,
+        });
+        // Later events project as usual; events before the batch are never touched.
+        await store.appendEvents([
+          agentEvent(4, 'state.transitioned', { toStatus: 'succeeded', patch: {} }, retry),
+        ]);
+        expect(await store.getRun(run)).toMatchObject({ status: 'succeeded', lastSeq: 4 });
+        await expectCode(
+          store.appendLastFlush([agentEvent(5, 'x', {}, retry), event(newRunId(), 6)]),
+          'store.invalid_record',
+        );
+      });
+
       it('records the tenant and user a run was started for, and lists runs of one tenant only', async () => {
         const versions = RUN_VERSIONS;
         const startRun = async (tenantId?: string) => {
