@@ -614,6 +614,22 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
           lastSeq: 3,
           updatedAt: retry,
         });
+        // The abandoned attempt's flush committing late (its worker stalled) changes nothing: refused when it
+        // differs, a no-op when it holds the stored events, never appending what the retry did not record.
+        const storedNow = await store.listEvents(run);
+        await expectCode(
+          store.appendLastFlush([
+            agentEvent(2, 'tool.completed', { seq: 1 }, first),
+            agentEvent(3, 'state.transitioned', { toStatus: 'failed', patch: {} }, first),
+          ]),
+          'store.conflict',
+        );
+        await store.appendLastFlush([
+          agentEvent(2, 'human.signal_rejected', { signal: 'approve' }, first),
+          agentEvent(3, 'tool.completed', { seq: 1 }, first),
+          agentEvent(4, 'run.failed', { status: 'failed', reason: { code: 'x' } }, first),
+        ]);
+        expect(await store.listEvents(run)).toEqual(storedNow);
         // Later events project as usual; events before the batch are never touched.
         await store.appendEvents([
           agentEvent(4, 'state.transitioned', { toStatus: 'succeeded', patch: {} }, retry),
