@@ -107,7 +107,7 @@ describe('a deadline that fires with an activity result in one workflow task (re
       await new Promise((r) => setTimeout(r, Math.max(0, startedAt + 5_500 - Date.now())));
       const stopSecond = startWorker(await workflowWorker());
       try {
-        const result = (await handle.result());
+        const result = await handle.result();
         expect(result.status).toBe('budget_exhausted');
         expect(result.terminalReason?.code).toBe('budget.wall_clock_deadline');
         const types = await historyEventTypes(handle);
