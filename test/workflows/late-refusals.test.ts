@@ -1,7 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredEvent } from '../../src/worker/store/records.js';
-import { createHarnessFixture, type HarnessFixture } from '../support/harness.js';
+import { MIN_WAIT_HISTORY_BOUND_BYTES } from '../../src/contract/wait-history-bound.js';
+import type { RunView } from '../../src/core/workflow/run-view.js';
+import { decide } from '../support/decisions.js';
+import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
 import { testRunId } from '../support/run-id.js';
 
 const ENDLESS_READS = {
@@ -89,5 +92,71 @@ describe('a signal that comes while a generation stores its last events', { time
     for await (const _ of h.t.client.workflow.list({ query: `WorkflowId = '${workflowId}'` }))
       executions += 1;
     expect(moves).toHaveLength(executions - 1);
+  });
+});
+
+/**
+ * The same window on a wait whose history reached its bound: the last flush before continue-as-new
+ * is stored, and a valid decision reaches the server meanwhile. The retried task takes the decision
+ * (the wait is answered, the run does not continue as new) and goes on; its next activity's events
+ * replace the abandoned attempt's provisional ones. Before, that activity met them for ever
+ * (`store.conflict`: the approved refund "did not start").
+ */
+describe('a decision that comes while a wait moves to a new history', { timeout: 120_000 }, () => {
+  let h: HarnessFixture;
+  beforeAll(async () => {
+    h = await createHarnessFixture('abandoned-flush');
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('is taken by the retried task; the run completes with every event once', async () => {
+    const workflowId = testRunId('abandoned-flush');
+    const store = h.composition.store;
+    const append = store.appendLastFlush.bind(store);
+    let view: RunView | undefined;
+    let sent = false;
+    store.appendLastFlush = async (events) => {
+      if (!sent && view !== undefined && events.some(isContinueAsNewCheckpoint)) {
+        sent = true;
+        await decide(h.t.client.workflow.getHandle(workflowId), 'approve', {}, view);
+        await sleep(HOLD_MS);
+      }
+      return append(events);
+    };
+    try {
+      const handle = await h.start(
+        {
+          task: { message: 'refund ORD-1001 please', customerId: 'C1001' },
+          waitHistoryBoundBytes: MIN_WAIT_HISTORY_BOUND_BYTES,
+        },
+        workflowId,
+      );
+      view = await waitForState(handle, (v) => v.status === 'awaiting_confirmation');
+      const actionId = view.pendingAction!.actionId;
+      const big = { actionId, actor: 'mallory@example.com', reason: 'x'.repeat(40 * 1024) };
+      for (let i = 0; i < 6 && !sent; i++) {
+        await handle.signal('approve', big);
+        await sleep(300);
+      }
+      expect(sent).toBe(true);
+      const result = (await handle.result()) as { status: string; output: { outcome: string } };
+      expect(result).toMatchObject({ status: 'succeeded', output: { outcome: 'refunded' } });
+      const events = await store.listEvents(workflowId, { limit: 10_000 });
+      expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+      expect(
+        events.filter(
+          (e) => e.type === 'human.decided' && (e.data as { actionId: string }).actionId === actionId,
+        ),
+      ).toHaveLength(1);
+      let executions = 0;
+      for await (const _ of h.t.client.workflow.list({ query: `WorkflowId = '${workflowId}'` }))
+        executions += 1;
+      expect(events.filter(isContinueAsNewCheckpoint)).toHaveLength(executions - 1);
+      expect(await store.getRun(workflowId)).toMatchObject({ status: 'succeeded' });
+    } finally {
+      store.appendLastFlush = append;
+    }
   });
 });

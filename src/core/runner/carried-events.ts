@@ -11,7 +11,8 @@ import type { AgentEvent } from './agent-event.js';
 export const MAX_CARRIED_EVENTS = 64;
 
 /**
- * The carried events as JSON: 64 refusals with their bounded payload previews fit several times over.
+ * The carried events as JSON, as the next generation checks them: more than {@link eventsToCarry}
+ * ever carries (this bound counts approximately, never under).
  * Deep, because a refused payload's preview keeps its nesting (2,000 characters can nest 1,000 levels).
  */
 const CARRIED_EVENTS_BOUNDS: JsonBounds = { maxChars: 1024 * 1024, maxDepth: 2_100 };
@@ -43,13 +44,44 @@ const CarriedEventsSchema = z.lazy(() =>
 );
 
 /**
- * The events a generation emitted after its last flush, to carry to the next one: signal handlers
- * run while that flush stores the outbox, and while a continue-as-new the server refused (more signals
- * came meanwhile) is tried again. The next generation stores them with its first activity, under their
- * own sequence numbers, so the run's sequence stays gap-free. Undefined when there are none.
+ * Most characters of the carried events as JSON. With the carried run state this stays well under
+ * Temporal's 2 MB payload limit, even at 3 bytes a character.
  */
-export function eventsToCarry(late: readonly AgentEvent[]): AgentEvent[] | undefined {
-  return late.length === 0 ? undefined : late.slice(0, MAX_CARRIED_EVENTS);
+export const MAX_CARRIED_EVENT_CHARS = 256 * 1024;
+
+/** What a generation carries of the events it emitted after its last flush. */
+export interface EventsToCarry {
+  /** The events, in order; undefined when there are none. */
+  readonly events: AgentEvent[] | undefined;
+  /**
+   * Set when the events past the bounds are left out: the carried state's next sequence number,
+   * lowered to the first one left out. They were the last events emitted, so the run's sequence
+   * stays gap-free; only they are lost.
+   */
+  readonly nextEventSeq: number | undefined;
+}
+
+/**
+ * The events a generation emitted after its last flush, to carry to the next one: signal handlers
+ * that ran while that flush stored the outbox. The next generation stores them with its first
+ * activity, under their own sequence numbers, so the run's sequence stays gap-free. At most
+ * {@link MAX_CARRIED_EVENTS} of them, and {@link MAX_CARRIED_EVENT_CHARS} as JSON: signed runs never
+ * come near that (at most 20 refusals, then a count); runs from before signed decisions record every
+ * refusal and may leave the latest ones out.
+ */
+export function eventsToCarry(late: readonly AgentEvent[]): EventsToCarry {
+  let chars = 0;
+  let kept = 0;
+  for (const e of late) {
+    if (kept === MAX_CARRIED_EVENTS) break;
+    chars += JSON.stringify(e).length;
+    if (chars > MAX_CARRIED_EVENT_CHARS) break;
+    kept += 1;
+  }
+  return {
+    events: kept === 0 ? undefined : late.slice(0, kept),
+    nextEventSeq: kept < late.length ? late[kept]!.sequence : undefined,
+  };
 }
 
 /**

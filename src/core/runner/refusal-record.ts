@@ -3,6 +3,8 @@ import type { RunCore } from './run-core.js';
 
 /** Most characters of a rejected signal's payload kept in its event (payloads are untrusted input). */
 const MAX_REJECTED_PAYLOAD_CHARS = 2_000;
+/** Most characters of a refusal's message kept in its event (it may quote what the signal held). */
+const MAX_REFUSAL_MESSAGE_CHARS = 1_000;
 /**
  * Most `human.signal_rejected` events per wait: a flood of bad decisions cannot grow the outbox (and
  * the next activity's input) without limit. Beyond it refusals are counted, and the count is recorded
@@ -61,7 +63,7 @@ export class RefusalRecord {
       this.core.emit('human.signal_rejected', {
         signal,
         code,
-        message,
+        message: message.slice(0, MAX_REFUSAL_MESSAGE_CHARS),
         pendingActionId: state.pendingAction?.actionId ?? null,
         ...(principal !== undefined ? { principal } : {}),
         payload: boundedPayload(payload),

@@ -564,7 +564,9 @@ async function runAgent(
       // Read last: a decision accepted while the events were stored goes with the run, and so does the
       // record of a signal refused meanwhile (stored by the next generation).
       const gate = runner.gate.carry();
-      const events = eventsToCarry(runner.takeLateEvents());
+      const late = eventsToCarry(runner.takeLateEvents());
+      // Events past the carried bounds are left out; they were the last ones: the sequence stays gap-free.
+      if (late.nextEventSeq !== undefined) state.nextEventSeq = late.nextEventSeq;
       await continueAsNew<AgentRunWorkflow>(input, {
         schemaVersion: 1,
         state: bounded ? boundCarriedState(state) : state,
@@ -572,7 +574,7 @@ async function runAgent(
         ...(gate ? { gate } : {}),
         ...(modelRoutes ? { models: modelRoutes } : {}),
         ...(bundles ? { bundles: bundles.pin } : {}),
-        ...(events ? { events } : {}),
+        ...(late.events ? { events: late.events } : {}),
       });
     }
     if (!isCancellation(err)) throw err;

@@ -10,8 +10,8 @@ export interface StoreEventsOptions {
    * worker died, the task timed out, or the server refused it because a signal came meanwhile), the
    * retried task flushes again, stamped with its own later workflow clock, and possibly with a signal
    * handled before the events the first attempt recorded. What the retry flushes is what the history
-   * records: the store keeps the first record of the same events and replaces an abandoned attempt's
-   * other ones (EvidenceStore.appendLastFlush).
+   * records: the store keeps them provisional, keeps the first record of the same events and replaces
+   * an abandoned attempt's other ones (EvidenceStore.appendLastFlush).
    */
   readonly local?: boolean;
   /** What the activity's input says of the events a batch by reference left out (packed-events-by-ref.ts). */
@@ -47,9 +47,9 @@ export async function eventsOf(
  * Write the run's outbox events to the evidence store in one transaction, exactly once per (run,
  * sequence): a retry that writes them again is a no-op in the store. A batch by header reference is
  * restored first (see {@link eventsOf}).
- * @throws StoreError `store.conflict` when a sequence holds different content (never with `local`,
- *   see {@link StoreEventsOptions.local}); the store's other errors as they are; a batch by reference
- *   whose header cannot be restored as {@link restorePackedEvents} says.
+ * @throws StoreError `store.conflict` when a sequence holds different content (with `local`: see
+ *   EvidenceStore.appendLastFlush); the store's other errors as they are; a batch by reference whose
+ *   header cannot be restored as {@link restorePackedEvents} says.
  */
 export async function storeEvents(
   store: EvidenceStore,

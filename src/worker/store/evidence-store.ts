@@ -124,19 +124,23 @@ export interface EvidenceStore {
   /**
    * Append a batch of events in one transaction (one commit, one fsync), each with the semantics of
    * {@link EvidenceStore.appendEvent}: all are written, or none (an invalid or conflicting event
-   * rejects the whole batch). An empty batch writes nothing.
+   * rejects the whole batch). An empty batch writes nothing. One exception to "conflicting": events a
+   * last flush stored provisionally for a workflow task attempt that was then abandoned are replaced
+   * by the retried attempt's (see {@link EvidenceStore.appendLastFlush}).
    * @throws `store.conflict` as appendEvent; `store.invalid_record` for an event given twice with
    *   different content in the batch.
    */
   appendEvents(events: readonly StoredEvent[]): Promise<void>;
 
   /**
-   * Append the last flush of a workflow execution (a local activity, whose retried workflow task
-   * flushes again): in one transaction, events an abandoned attempt stored from the batch's first
-   * sequence on stand when they are the same events (id and type), and are replaced, with the run's
-   * record projected again, when they are not (see `appendLastFlushProgram`). An empty batch writes
-   * nothing.
-   * @throws `store.invalid_record` for an invalid event or a batch of more than one run.
+   * Append the last flush of a workflow execution (a local activity, run again when its workflow
+   * task is retried), provisional: should that task attempt be abandoned, the retried attempt's
+   * events (what the history records, on a later workflow clock) replace them, through this call or
+   * through appendEvents; the same events apart from their clock keep their first record; a late
+   * commit of an older attempt changes nothing. Final events are never replaced. One transaction; the
+   * rules are those of `appendEventsProgram` (src/worker/store/event-append-program.ts).
+   * @throws `store.invalid_record` for an invalid event; `store.conflict` when final events, or later
+   *   provisional ones that differ, hold its sequences.
    */
   appendLastFlush(events: readonly StoredEvent[]): Promise<void>;
 

@@ -37,7 +37,6 @@ import type {
 } from './records.js';
 import type { SqlRunner } from './sql.js';
 import {
-  appendEventsProgram,
   appendMessageGroupProgram,
   appendModelDeltasProgram,
   EVENT_PAGE_DEFAULT,
@@ -47,7 +46,7 @@ import {
   listModelDeltasProgram,
 } from './stream-program.js';
 import { getRunProgram, listRunsProgram } from './run-program.js';
-import { appendLastFlushProgram } from './last-flush-program.js';
+import { appendEventsProgram } from './event-append-program.js';
 import { getFailureSampleProgram, listFailureSamplesProgram } from './failure-sample-program.js';
 import {
   FailureReasonSchema,
@@ -277,7 +276,7 @@ export class SqlEvidenceStore implements EvidenceStore {
   async appendLastFlush(events: readonly StoredEvent[]): Promise<void> {
     if (events.length === 0) return;
     const valid = validEvents(events);
-    await this.runner.transaction(() => appendLastFlushProgram(valid));
+    await this.runner.transaction(() => appendEventsProgram(valid, { lastFlush: true }));
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {

@@ -1,7 +1,6 @@
 import { decodeJson, encodeJson } from './codec.js';
 import { MAX_RECORD_BYTES } from './records.js';
 import type { MessageGroup, ModelDelta, StoredEvent } from './records.js';
-import { projectRunProgram } from './run-program.js';
 import { insertOrCompare, rows } from './sql.js';
 import type { SqlProgram } from './sql.js';
 
@@ -32,34 +31,6 @@ export function* listMessageGroupsProgram(
     [runId, fromSeq, toSeq],
   );
   return found.map((r) => ({ runId, seq: r.seq, messages: decodeJson<unknown[]>(r.body) }));
-}
-
-/**
- * Append events; the newly inserted ones then move their runs' records, once per run (see
- * {@link projectRunProgram}). An event already stored under its (run, seq) must be identical.
- */
-export function* appendEventsProgram(events: readonly StoredEvent[]): SqlProgram<void> {
-  const inserted = new Map<string, StoredEvent[]>();
-  for (const event of events) {
-    const outcome = yield* insertOrCompare(
-      'events',
-      {
-        run_id: event.runId,
-        seq: event.seq,
-        event_id: event.eventId,
-        type: event.type,
-        occurred_at: event.occurredAt,
-        body: encodeJson(event, MAX_RECORD_BYTES, 'event'),
-      },
-      ['run_id', 'seq'],
-      `event ${event.runId}#${event.seq} (${event.eventId})`,
-    );
-    if (outcome !== 'inserted') continue;
-    const ofRun = inserted.get(event.runId);
-    if (ofRun) ofRun.push(event);
-    else inserted.set(event.runId, [event]);
-  }
-  for (const [runId, ofRun] of inserted) yield* projectRunProgram(runId, ofRun);
 }
 
 /** One page of events after `afterSeq`: served by the (run_id, seq) primary key. */

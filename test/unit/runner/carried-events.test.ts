@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_AUTHORIZATION } from '../../../src/core/authz/authorization-rules.js';
 import { DecisionAuthority } from '../../../src/core/authz/decision-authority.js';
-import type { AgentEvent } from '../../../src/core/runner/agent-event.js';
 import {
   carriedEventsProblem,
   eventsToCarry,
+  MAX_CARRIED_EVENT_CHARS,
   MAX_CARRIED_EVENTS,
 } from '../../../src/core/runner/carried-events.js';
 import { ContinueAsNewRequested } from '../../../src/core/runner/continue-as-new.js';
@@ -50,14 +50,16 @@ describe('events emitted after a generation stored its last ones', () => {
     // The last flush takes the outbox; then more signals come and are refused.
     const stored = [...first.ports.events, ...first.runner.takeOutbox()];
     for (let i = 0; i < MAX_REFUSAL_EVENTS_PER_WAIT + 5; i++) refuse(first);
-    const late = eventsToCarry(first.runner.takeLateEvents())!;
+    const { events: late, nextEventSeq } = eventsToCarry(first.runner.takeLateEvents());
+    if (late === undefined) throw new Error('nothing carried');
+    expect(nextEventSeq).toBeUndefined();
     expect(late.map((e) => e.type)).toEqual([
       ...Array<string>(MAX_REFUSAL_EVENTS_PER_WAIT).fill('human.signal_rejected'),
       'human.signal_rejections_suppressed',
     ]);
     expect(late.at(-1)!.data).toMatchObject({ count: 5, recorded: MAX_REFUSAL_EVENTS_PER_WAIT });
     expect(carriedEventsProblem(late, first.state.runId, first.state.nextEventSeq)).toBeUndefined();
-    expect(eventsToCarry(first.runner.takeLateEvents())).toBeUndefined();
+    expect(eventsToCarry(first.runner.takeLateEvents()).events).toBeUndefined();
 
     // The continue-as-new input is JSON: the next generation gets a copy.
     const second = signedInputRun(first);
@@ -103,11 +105,19 @@ describe('events emitted after a generation stored its last ones', () => {
     expect(problems[9]).toContain('larger than');
   });
 
-  it('past the bound (runs from before signed decisions record every refusal), the first ones go', () => {
+  it('past the bounds (runs from before signed decisions record every refusal), the latest are left out and the sequence rewinds', () => {
     const run = fakeRun({ run: () => Promise.resolve({ output: 'x' }) });
+    const from = run.state.nextEventSeq;
     for (let i = 0; i < MAX_CARRIED_EVENTS + 3; i++) run.runner.emit('human.signal_rejected', { i });
-    const carried = eventsToCarry(run.runner.takeLateEvents()) as AgentEvent[];
-    expect(carried).toHaveLength(MAX_CARRIED_EVENTS);
-    expect(carried[0]!.data).toEqual({ i: 0 });
+    const many = eventsToCarry(run.runner.takeLateEvents());
+    expect(many.events).toHaveLength(MAX_CARRIED_EVENTS);
+    expect(many.events![0]!.data).toEqual({ i: 0 });
+    expect(many.nextEventSeq).toBe(from + MAX_CARRIED_EVENTS);
+    // By size: ten refusals of 60,000 characters each, four fit.
+    for (let i = 0; i < 10; i++) run.runner.emit('human.signal_rejected', { preview: 'x'.repeat(60_000) });
+    const large = eventsToCarry(run.runner.takeLateEvents());
+    expect(large.events).toHaveLength(Math.floor(MAX_CARRIED_EVENT_CHARS / 60_500));
+    expect(large.nextEventSeq).toBe(large.events!.at(-1)!.sequence + 1);
+    expect(carriedEventsProblem(large.events, run.state.runId, large.nextEventSeq!)).toBeUndefined();
   });
 });

@@ -558,6 +558,7 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
         };
         const first = '2026-01-01T00:00:00.000Z';
         const retry = '2026-01-01T00:00:20.000Z';
+        const retry2 = '2026-01-01T00:00:30.000Z';
         await store.appendEvents([
           agentEvent(0, 'run.created', { versions }, first),
           agentEvent(1, 'state.transitioned', { toStatus: 'running', patch: {} }, first),
@@ -599,20 +600,20 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
         // The recorded attempt handled a signal first and went on waiting: its events replace the
         // abandoned attempt's from the batch's first sequence on, the one it did not write included.
         await store.appendLastFlush([
-          agentEvent(2, 'human.signal_rejected', { signal: 'approve' }, retry),
-          agentEvent(3, 'tool.completed', { seq: 1 }, retry),
+          agentEvent(2, 'human.signal_rejected', { signal: 'approve' }, retry2),
+          agentEvent(3, 'tool.completed', { seq: 1 }, retry2),
         ]);
         expect((await store.listEvents(run)).map((e) => [e.seq, e.type, e.occurredAt])).toEqual([
           [0, 'run.created', first],
           [1, 'state.transitioned', first],
-          [2, 'human.signal_rejected', retry],
-          [3, 'tool.completed', retry],
+          [2, 'human.signal_rejected', retry2],
+          [3, 'tool.completed', retry2],
         ]);
         expect(await store.getRun(run)).toMatchObject({
           status: 'running',
           endedAt: null,
           lastSeq: 3,
-          updatedAt: retry,
+          updatedAt: retry2,
         });
         // The abandoned attempt's flush committing late (its worker stalled) changes nothing: refused when it
         // differs, a no-op when it holds the stored events, never appending what the retry did not record.
@@ -632,13 +633,61 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
         expect(await store.listEvents(run)).toEqual(storedNow);
         // Later events project as usual; events before the batch are never touched.
         await store.appendEvents([
-          agentEvent(4, 'state.transitioned', { toStatus: 'succeeded', patch: {} }, retry),
+          agentEvent(4, 'state.transitioned', { toStatus: 'succeeded', patch: {} }, retry2),
         ]);
         expect(await store.getRun(run)).toMatchObject({ status: 'succeeded', lastSeq: 4 });
+      });
+
+      it("the retried attempt's next activity replaces an abandoned last flush's provisional events; final events are never replaced", async () => {
+        const run = newRunId('abandoned-flush');
+        const versions = RUN_VERSIONS;
+        const agentEvent = (seq: number, type: string, data: Record<string, unknown>, at: string) => {
+          const e = event(run, seq, { type, data, occurredAt: at });
+          return { ...e, envelope: { ...e.envelope, type, data, versions, occurredAt: at } };
+        };
+        const first = '2026-01-01T00:00:00.000Z';
+        const retry = '2026-01-01T00:00:20.000Z';
+        await store.appendEvents([
+          agentEvent(1, 'run.created', { versions }, first),
+          agentEvent(2, 'state.transitioned', { toStatus: 'awaiting_input', patch: {} }, first),
+        ]);
+        // The abandoned attempt: the wait moved to a new history (its last flush).
+        await store.appendLastFlush([
+          agentEvent(3, 'human.signal_rejected', { signal: 'provideInput' }, first),
+          agentEvent(4, 'state.transitioned', { toStatus: 'running', patch: {} }, first),
+          agentEvent(5, 'checkpoint.saved', { reason: 'continue_as_new' }, first),
+        ]);
+        // The retried attempt took the decision that came meanwhile and went on: its next activity.
+        await store.appendEvents([
+          agentEvent(3, 'human.signal_rejected', { signal: 'provideInput' }, retry),
+          agentEvent(4, 'human.decided', { actionId: 'a1' }, retry),
+        ]);
+        expect((await store.listEvents(run)).map((e) => [e.seq, e.type, e.occurredAt])).toEqual([
+          [1, 'run.created', first],
+          [2, 'state.transitioned', first],
+          [3, 'human.signal_rejected', retry],
+          [4, 'human.decided', retry],
+        ]);
+        expect(await store.getRun(run)).toMatchObject({ status: 'awaiting_input', lastSeq: 4 });
+        // Those are final now: a last flush (or any batch) that differs is refused, whatever its clock.
+        const later = '2026-01-01T00:00:40.000Z';
         await expectCode(
-          store.appendLastFlush([agentEvent(5, 'x', {}, retry), event(newRunId(), 6)]),
-          'store.invalid_record',
+          store.appendLastFlush([agentEvent(4, 'run.completed', { status: 'succeeded' }, later)]),
+          'store.conflict',
         );
+        await expectCode(
+          store.appendEvents([agentEvent(2, 'state.transitioned', { toStatus: 'failed', patch: {} }, later)]),
+          'store.conflict',
+        );
+        // A batch that fails on a conflict midway writes none of its events.
+        await expectCode(
+          store.appendEvents([
+            agentEvent(5, 'tool.completed', {}, later),
+            agentEvent(4, 'run.completed', {}, later),
+          ]),
+          'store.conflict',
+        );
+        expect((await store.listEvents(run)).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
       });
 
       it('records the tenant and user a run was started for, and lists runs of one tenant only', async () => {

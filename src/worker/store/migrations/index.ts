@@ -3,6 +3,7 @@ import { migration002Runs } from './002-runs.js';
 import { migration003RunTenants } from './003-run-tenants.js';
 import { migration004FailureSamples } from './004-failure-samples.js';
 import { migration005ThreadMemory } from './005-thread-memory.js';
+import { migration006ProvisionalEvents } from './006-provisional-events.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -14,6 +15,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration003RunTenants,
   migration004FailureSamples,
   migration005ThreadMemory,
+  migration006ProvisionalEvents,
 ];
 
 /** Schema version this build writes and understands. */

@@ -1,0 +1,184 @@
+import { decodeJson, encodeJson } from './codec.js';
+import { StoreError } from './errors.js';
+import { recordFailureSampleProgram } from './failure-sample-program.js';
+import { failureSampleOf } from './failure-sample-record.js';
+import { MAX_RECORD_BYTES, type StoredEvent } from './records.js';
+import { applyEventToRun, type RunRecord } from './run-record.js';
+import { getRunProgram, projectRunProgram, writeRunRecordProgram } from './run-program.js';
+import { exec, insertOrCompare, rows } from './sql.js';
+import type { SqlProgram } from './sql.js';
+import { EVENT_PAGE_MAX, listEventsProgram } from './stream-program.js';
+
+export interface AppendEventsOptions {
+  /**
+   * The events are the last flush of a workflow execution: a local activity, which runs inside its
+   * workflow task. They are stored provisional: should that task attempt be abandoned after they were
+   * committed, the retried attempt's events may replace them (see {@link appendEventsProgram}).
+   */
+  readonly lastFlush?: boolean;
+}
+
+/**
+ * Append events; the newly inserted ones then move their runs' records, once per run (see
+ * projectRunProgram). An event already stored under its (run, seq) must be identical, with one
+ * exception: provisional events, left by the last flush of a workflow task attempt that was then
+ * abandoned (its worker died, the task timed out, or the server refused its completion because a
+ * signal came meanwhile). The retried attempt's events are what the run's history records, and they
+ * come with a later workflow clock. When a batch meets events stored from its first sequence on:
+ * - if any of them is final (not provisional), the stored events stand: `store.conflict`;
+ * - if they are stamped no earlier than the batch, the batch is the late commit of an attempt older
+ *   than them (its worker stalled): it changes nothing, and is refused unless it holds the same
+ *   events apart from their clock;
+ * - if they are the same events apart from their clock, the first record stands and only the missing
+ *   events are stored;
+ * - otherwise (the retry handled a signal first and numbered its events differently, counted more
+ *   refusals, or took another path) they are replaced by the batch, and the run's record and failure
+ *   sample are projected again from all its events.
+ * Runs in the caller's transaction.
+ * @throws `store.conflict` as above, or for an event id used by another run.
+ */
+export function* appendEventsProgram(
+  events: readonly StoredEvent[],
+  o: AppendEventsOptions = {},
+): SqlProgram<void> {
+  const provisional = o.lastFlush === true ? 1 : 0;
+  const inserted: StoredEvent[] = [];
+  let conflict: StoreError | undefined;
+  for (const event of events) {
+    try {
+      if ((yield* insertEvent(event, provisional)) === 'inserted') inserted.push(event);
+    } catch (err) {
+      if (!(err instanceof StoreError) || err.code !== 'store.conflict') throw err;
+      conflict = err;
+      break;
+    }
+  }
+  if (conflict !== undefined) {
+    yield* settleAbandonedFlush(events, provisional, inserted, conflict);
+    return;
+  }
+  const byRun = new Map<string, StoredEvent[]>();
+  for (const event of inserted) {
+    const ofRun = byRun.get(event.runId);
+    if (ofRun) ofRun.push(event);
+    else byRun.set(event.runId, [event]);
+  }
+  for (const [runId, ofRun] of byRun) yield* projectRunProgram(runId, ofRun);
+}
+
+function* insertEvent(event: StoredEvent, provisional: 0 | 1): SqlProgram<'inserted' | 'identical'> {
+  return yield* insertOrCompare(
+    'events',
+    {
+      run_id: event.runId,
+      seq: event.seq,
+      event_id: event.eventId,
+      type: event.type,
+      occurred_at: event.occurredAt,
+      body: encodeJson(event, MAX_RECORD_BYTES, 'event'),
+      provisional,
+    },
+    ['run_id', 'seq'],
+    `event ${event.runId}#${event.seq} (${event.eventId})`,
+  );
+}
+
+/** A batch met stored events: the rules of {@link appendEventsProgram}. */
+function* settleAbandonedFlush(
+  events: readonly StoredEvent[],
+  provisional: 0 | 1,
+  insertedBefore: readonly StoredEvent[],
+  conflict: StoreError,
+): SqlProgram<void> {
+  const runId = events[0]!.runId;
+  if (events.some((e) => e.runId !== runId)) throw conflict;
+  // One settlement of a run at a time (PostgreSQL: the run record's row lock, held to the commit; the
+  // SQLite writer holds the database's lock already).
+  yield* exec('UPDATE runs SET last_seq = last_seq WHERE run_id = ?', [runId]);
+  // What this batch inserted before it met the stored events is taken back: it is decided below.
+  for (const e of insertedBefore)
+    yield* exec('DELETE FROM events WHERE run_id = ? AND seq = ?', [runId, e.seq]);
+  const ordered = [...events].sort((a, b) => a.seq - b.seq);
+  const first = ordered[0]!.seq;
+  const stored = (yield* rows<{ body: string; provisional: number | string }>(
+    'SELECT body, provisional FROM events WHERE run_id = ? AND seq >= ? ORDER BY seq',
+    [runId, first],
+  )).map((row) => ({
+    body: row.body,
+    provisional: Number(row.provisional) === 1,
+    event: decodeJson<StoredEvent>(row.body),
+  }));
+  // Nothing stored from there on (the conflict was another run's event id), or final events: they stand.
+  if (stored.length === 0 || stored.some((s) => !s.provisional)) throw conflict;
+  const same =
+    stored.length <= ordered.length &&
+    stored.every((s, i) => sameApartFromClock(s.body, s.event, ordered[i]!));
+  if (latestClock(ordered) <= latestClock(stored.map((s) => s.event))) {
+    if (same) return;
+    throw new StoreError(
+      'store.conflict',
+      `events of run ${runId} from sequence ${first} on are older than the provisional events stored there, and differ from them: the late commit of an abandoned workflow task attempt; the stored events stand`,
+      { table: 'events', key: { run_id: runId, seq: first } },
+    );
+  }
+  if (same) {
+    const missing = ordered.slice(stored.length);
+    for (const e of missing) yield* insertEvent(e, provisional);
+    if (missing.length > 0) yield* projectRunProgram(runId, missing);
+    return;
+  }
+  yield* exec('DELETE FROM events WHERE run_id = ? AND seq >= ?', [runId, first]);
+  for (const e of ordered) yield* insertEvent(e, provisional);
+  yield* reprojectRunProgram(runId);
+}
+
+/** The latest `occurredAt` of `events` (epoch ms; an unreadable time counts as the earliest). */
+function latestClock(events: readonly StoredEvent[]): number {
+  let latest = Number.NEGATIVE_INFINITY;
+  for (const e of events) {
+    const at = Date.parse(e.occurredAt);
+    if (at > latest) latest = at;
+  }
+  return latest;
+}
+
+/** Is the stored event (`kept`, its canonical JSON `body`) `e`, but for the workflow clock it was stamped with? */
+function sameApartFromClock(body: string, kept: StoredEvent, e: StoredEvent): boolean {
+  if (kept.seq !== e.seq) return false;
+  const envelope =
+    'occurredAt' in e.envelope ? { ...e.envelope, occurredAt: kept.envelope.occurredAt } : e.envelope;
+  return encodeJson({ ...e, occurredAt: kept.occurredAt, envelope }, MAX_RECORD_BYTES, 'event') === body;
+}
+
+/**
+ * Project the run's record again from all its events, after events it had applied were replaced, and
+ * its failure sample with it (the replaced events may have ended the run, or ended it otherwise).
+ * Reads every event of the run: a rare path (an abandoned workflow task attempt that a different one
+ * replaced).
+ */
+function* reprojectRunProgram(runId: string): SqlProgram<void> {
+  const current = yield* getRunProgram(runId);
+  let next: RunRecord | undefined;
+  for (let after = -1; ;) {
+    const page = yield* listEventsProgram(runId, after, EVENT_PAGE_MAX);
+    for (const event of page) next = applyEventToRun(next, event) ?? next;
+    if (page.length < EVENT_PAGE_MAX) break;
+    after = page[page.length - 1]!.seq;
+  }
+  yield* exec('DELETE FROM failure_samples WHERE run_id = ?', [runId]);
+  if (next === undefined) {
+    yield* exec('DELETE FROM runs WHERE run_id = ?', [runId]);
+    return;
+  }
+  // In this transaction, after the run's row lock: the record read above is the one replaced.
+  if ((yield* writeRunRecordProgram(current, next)) !== 1)
+    throw new StoreError(
+      'store.unavailable',
+      `run record ${runId} changed while it was projected again; retry`,
+      {
+        runId,
+      },
+    );
+  const sample = failureSampleOf(undefined, next);
+  if (sample) yield* recordFailureSampleProgram(sample);
+}
