@@ -4,7 +4,7 @@ import { recordFailureSampleProgram } from './failure-sample-program.js';
 import { failureSampleOf } from './failure-sample-record.js';
 import { MAX_RECORD_BYTES, type StoredEvent } from './records.js';
 import { applyEventToRun, type RunRecord } from './run-record.js';
-import { getRunProgram, projectRunProgram, writeRunRecordProgram } from './run-program.js';
+import { projectRunProgram, replaceRunRecordProgram } from './run-program.js';
 import { exec, insertOrCompare, rows } from './sql.js';
 import type { SqlProgram } from './sql.js';
 import { EVENT_PAGE_MAX, listEventsProgram } from './stream-program.js';
@@ -25,10 +25,12 @@ export interface AppendEventsOptions {
  * abandoned (its worker died, the task timed out, or the server refused its completion because a
  * signal came meanwhile). The retried attempt's events are what the run's history records, and they
  * come with a later workflow clock. When a batch meets events stored from its first sequence on:
- * - if any of them is final (not provisional), the stored events stand: `store.conflict`;
- * - if they are stamped no earlier than the batch, the batch is the late commit of an attempt older
- *   than them (its worker stalled): it changes nothing, and is refused unless it holds the same
- *   events apart from their clock;
+ * - events stored exactly as the batch holds them stand (a failed activity's events, sent again);
+ *   the rules below apply from the first that differs;
+ * - if any of the rest is final (not provisional), the stored events stand: `store.conflict`;
+ * - if they are stamped later than the batch, the batch is the late commit of an attempt older than
+ *   them (its worker stalled): it changes nothing, and is refused unless it holds the same events
+ *   apart from their clock (refused too when differing events carry the same clock);
  * - if they are the same events apart from their clock, the first record stands and only the missing
  *   events are stored;
  * - otherwise (the retry handled a signal first and numbered its events differently, counted more
@@ -98,35 +100,49 @@ function* settleAbandonedFlush(
   // What this batch inserted before it met the stored events is taken back: it is decided below.
   for (const e of insertedBefore)
     yield* exec('DELETE FROM events WHERE run_id = ? AND seq = ?', [runId, e.seq]);
-  const ordered = [...events].sort((a, b) => a.seq - b.seq);
-  const first = ordered[0]!.seq;
-  const stored = (yield* rows<{ body: string; provisional: number | string }>(
+  const all = [...events].sort((a, b) => a.seq - b.seq);
+  const found = (yield* rows<{ body: string; provisional: number | string }>(
     'SELECT body, provisional FROM events WHERE run_id = ? AND seq >= ? ORDER BY seq',
-    [runId, first],
+    [runId, all[0]!.seq],
   )).map((row) => ({
     body: row.body,
     provisional: Number(row.provisional) === 1,
     event: decodeJson<StoredEvent>(row.body),
   }));
-  // Nothing stored from there on (the conflict was another run's event id), or final events: they stand.
-  if (stored.length === 0 || stored.some((s) => !s.provisional)) throw conflict;
+  // A batch may begin with events stored before, exactly as it holds them (a failed activity's
+  // events, sent again with the next one): they stand, and the rules apply from the first that is not.
+  let skip = 0;
+  while (
+    skip < found.length &&
+    skip < all.length &&
+    found[skip]!.event.seq === all[skip]!.seq &&
+    found[skip]!.body === encodeJson(all[skip], MAX_RECORD_BYTES, 'event')
+  )
+    skip += 1;
+  const ordered = all.slice(skip);
+  const stored = found.slice(skip);
+  // Nothing differs from there on (the conflict was another run's event id), or final events: they stand.
+  if (ordered.length === 0 || stored.length === 0 || stored.some((s) => !s.provisional)) throw conflict;
+  const first = ordered[0]!.seq;
   const same =
     stored.length <= ordered.length &&
     stored.every((s, i) => sameApartFromClock(s.body, s.event, ordered[i]!));
-  if (latestClock(ordered) <= latestClock(stored.map((s) => s.event))) {
-    if (same) return;
-    throw new StoreError(
-      'store.conflict',
-      `events of run ${runId} from sequence ${first} on are older than the provisional events stored there, and differ from them: the late commit of an abandoned workflow task attempt; the stored events stand`,
-      { table: 'events', key: { run_id: runId, seq: first } },
-    );
-  }
+  const batchClock = latestClock(ordered);
+  const storedClock = latestClock(stored.map((s) => s.event));
   if (same) {
+    // A late commit of the same events changes nothing; otherwise the first record stands.
+    if (batchClock < storedClock) return;
     const missing = ordered.slice(stored.length);
     for (const e of missing) yield* insertEvent(e, provisional);
     if (missing.length > 0) yield* projectRunProgram(runId, missing);
     return;
   }
+  if (batchClock <= storedClock)
+    throw new StoreError(
+      'store.conflict',
+      `events of run ${runId} from sequence ${first} on are not newer than the provisional events stored there, and differ from them: the late commit of an abandoned workflow task attempt; the stored events stand`,
+      { table: 'events', key: { run_id: runId, seq: first } },
+    );
   yield* exec('DELETE FROM events WHERE run_id = ? AND seq >= ?', [runId, first]);
   for (const e of ordered) yield* insertEvent(e, provisional);
   yield* reprojectRunProgram(runId);
@@ -157,7 +173,6 @@ function sameApartFromClock(body: string, kept: StoredEvent, e: StoredEvent): bo
  * replaced).
  */
 function* reprojectRunProgram(runId: string): SqlProgram<void> {
-  const current = yield* getRunProgram(runId);
   let next: RunRecord | undefined;
   for (let after = -1; ;) {
     const page = yield* listEventsProgram(runId, after, EVENT_PAGE_MAX);
@@ -170,15 +185,7 @@ function* reprojectRunProgram(runId: string): SqlProgram<void> {
     yield* exec('DELETE FROM runs WHERE run_id = ?', [runId]);
     return;
   }
-  // In this transaction, after the run's row lock: the record read above is the one replaced.
-  if ((yield* writeRunRecordProgram(current, next)) !== 1)
-    throw new StoreError(
-      'store.unavailable',
-      `run record ${runId} changed while it was projected again; retry`,
-      {
-        runId,
-      },
-    );
+  yield* replaceRunRecordProgram(next);
   const sample = failureSampleOf(undefined, next);
   if (sample) yield* recordFailureSampleProgram(sample);
 }

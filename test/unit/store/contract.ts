@@ -690,6 +690,40 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
         expect((await store.listEvents(run)).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
       });
 
+      it('a retried flush that begins with events stored before, exactly as it holds them, settles from the first that differs', async () => {
+        const run = newRunId('resent');
+        const versions = RUN_VERSIONS;
+        const agentEvent = (seq: number, type: string, data: Record<string, unknown>, at: string) => {
+          const e = event(run, seq, { type, data, occurredAt: at });
+          return { ...e, envelope: { ...e.envelope, type, data, versions, occurredAt: at } };
+        };
+        const first = '2026-01-01T00:00:00.000Z';
+        const retry = '2026-01-01T00:00:20.000Z';
+        const created = agentEvent(1, 'run.created', { versions }, first);
+        // A model call stored these with its answer, then failed: the workflow sends them again.
+        const resent = [created, agentEvent(2, 'model.completed', {}, first)];
+        await store.appendEvents(resent);
+        await store.appendLastFlush([...resent, agentEvent(3, 'run.failed', { status: 'failed' }, first)]);
+        // The retried attempt: the same two, then another ending.
+        await store.appendLastFlush([
+          ...resent,
+          agentEvent(3, 'human.signal_rejected', {}, retry),
+          agentEvent(4, 'run.completed', { status: 'succeeded' }, retry),
+        ]);
+        expect((await store.listEvents(run)).map((e) => [e.seq, e.type])).toEqual([
+          [1, 'run.created'],
+          [2, 'model.completed'],
+          [3, 'human.signal_rejected'],
+          [4, 'run.completed'],
+        ]);
+        // The record projected again keeps every column, its creation time included.
+        const created0 = (await store.listRuns({ createdFrom: first, createdBefore: retry })).map(
+          (r) => r.runId,
+        );
+        expect(created0).toContain(run);
+        expect(await store.getRun(run)).toMatchObject({ createdAt: first, lastSeq: 4 });
+      });
+
       it('records the tenant and user a run was started for, and lists runs of one tenant only', async () => {
         const versions = RUN_VERSIONS;
         const startRun = async (tenantId?: string) => {
