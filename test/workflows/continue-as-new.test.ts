@@ -2,15 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decide } from '../support/decisions.js';
 import type { RunView } from '../../src/core/workflow/run-view.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
-
-const ENDLESS_READS = {
-  entries: [],
-  fallback: {
-    text: '',
-    toolCalls: [{ name: 'order.read', version: 'v1', args: { orderId: 'ORD-1001' } }],
-    usage: { inputTokens: 10, outputTokens: 5 },
-  },
-};
+import { ENDLESS_READS } from '../support/scripts.js';
 
 describe('long runs continue as new, carrying compact state', () => {
   let h: HarnessFixture;

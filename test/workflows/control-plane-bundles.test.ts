@@ -20,6 +20,7 @@ import { ModelError } from '../../src/worker/model/errors.js';
 import type { ModelProvider, ModelRequest, ModelStreamOptions } from '../../src/worker/model/types.js';
 import { TEST_PRINCIPALS } from '../support/principals.js';
 import { connectTestTemporal, startWorker, uniqueTaskQueue, type TestTemporal } from '../support/temporal.js';
+import { ENDLESS_READS } from '../support/scripts.js';
 
 /**
  * Control-plane bundles on the real dev server (docs/control-plane.md): a prompt bundle rolled out to
@@ -46,15 +47,6 @@ const ANSWER = {
   entries: [],
   fallback: { text: 'Answered.', toolCalls: [], usage: { inputTokens: 10, outputTokens: 3 } },
 };
-const ENDLESS_READS = {
-  entries: [],
-  fallback: {
-    text: '',
-    toolCalls: [{ name: 'order.read', version: 'v1', args: { orderId: 'ORD-1001' } }],
-    usage: { inputTokens: 10, outputTokens: 5 },
-  },
-};
-
 function promptBundle(version: number, instructions: string): Record<string, unknown> {
   return {
     schemaVersion: 1,

@@ -1,18 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ModelScript } from '../../src/worker/model/scripted-script.js';
 import type { RunView } from '../../src/core/workflow/run-view.js';
 import { createHarnessFixture, type HarnessFixture } from '../support/harness.js';
+import { ENDLESS_READS } from '../support/scripts.js';
 
 /** Always one more read: the conversation grows by one model turn and one tool result per step. */
-const ENDLESS_READS: ModelScript = {
-  entries: [],
-  fallback: {
-    text: '',
-    toolCalls: [{ name: 'order.read', version: 'v1', args: { orderId: 'ORD-1001' } }],
-    usage: { inputTokens: 10, outputTokens: 5 },
-  },
-};
-
 describe('history size per model step does not grow with the conversation', () => {
   let h: HarnessFixture;
   beforeAll(async () => {

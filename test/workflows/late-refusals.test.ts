@@ -6,15 +6,7 @@ import type { RunView } from '../../src/core/workflow/run-view.js';
 import { decide } from '../support/decisions.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
 import { testRunId } from '../support/run-id.js';
-
-const ENDLESS_READS = {
-  entries: [],
-  fallback: {
-    text: '',
-    toolCalls: [{ name: 'order.read', version: 'v1', args: { orderId: 'ORD-1001' } }],
-    usage: { inputTokens: 10, outputTokens: 5 },
-  },
-};
+import { ENDLESS_READS } from '../support/scripts.js';
 
 /** How long the first attempt of the last flush takes: the signal reaches the server meanwhile. */
 const HOLD_MS = 500;

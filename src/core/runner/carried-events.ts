@@ -12,8 +12,8 @@ export const MAX_CARRIED_EVENTS = 64;
 
 /**
  * The carried events as JSON, as the next generation checks them: more than {@link eventsToCarry}
- * ever carries (this bound counts approximately, never under).
- * Deep, because a refused payload's preview keeps its nesting (2,000 characters can nest 1,000 levels).
+ * ever carries (this bound counts approximately, never under), and deep, because a refused payload's
+ * preview keeps its nesting (2,000 characters can nest 1,000 levels).
  */
 const CARRIED_EVENTS_BOUNDS: JsonBounds = { maxChars: 1024 * 1024, maxDepth: 2_100 };
 

@@ -4,7 +4,7 @@ import { recordFailureSampleProgram } from './failure-sample-program.js';
 import { failureSampleOf } from './failure-sample-record.js';
 import { MAX_RECORD_BYTES, type StoredEvent } from './records.js';
 import { applyEventToRun, type RunRecord } from './run-record.js';
-import { projectRunProgram, replaceRunRecordProgram } from './run-program.js';
+import { projectRunProgram, writeRunRecordProgram } from './run-program.js';
 import { exec, insertOrCompare, rows } from './sql.js';
 import type { SqlProgram } from './sql.js';
 import { EVENT_PAGE_MAX, listEventsProgram } from './stream-program.js';
@@ -180,12 +180,11 @@ function* reprojectRunProgram(runId: string): SqlProgram<void> {
     if (page.length < EVENT_PAGE_MAX) break;
     after = page[page.length - 1]!.seq;
   }
+  // The record and sample are written anew, every column included (the creation time may have moved).
   yield* exec('DELETE FROM failure_samples WHERE run_id = ?', [runId]);
-  if (next === undefined) {
-    yield* exec('DELETE FROM runs WHERE run_id = ?', [runId]);
-    return;
-  }
-  yield* replaceRunRecordProgram(next);
+  yield* exec('DELETE FROM runs WHERE run_id = ?', [runId]);
+  if (next === undefined) return;
+  yield* writeRunRecordProgram(undefined, next);
   const sample = failureSampleOf(undefined, next);
   if (sample) yield* recordFailureSampleProgram(sample);
 }

@@ -101,27 +101,3 @@ export function* writeRunRecordProgram(current: RunRecord | undefined, next: Run
         [next.status, next.lastSeq, next.updatedAt, body, next.tenantId ?? null, next.runId, current.lastSeq],
       );
 }
-
-/**
- * Write `next` as the run's whole record, every column included, whatever was there (a record
- * projected again from all the run's events). Call it holding the run row's lock.
- */
-export function* replaceRunRecordProgram(next: RunRecord): SqlProgram<void> {
-  const body = encodeJson(next, MAX_RECORD_BYTES, 'run record');
-  const changed = yield* exec(
-    `UPDATE runs SET profile = ?, policy = ?, status = ?, last_seq = ?, created_at = ?, updated_at = ?, body = ?, tenant_id = ?
-     WHERE run_id = ?`,
-    [
-      next.versions.profile,
-      next.versions.policy,
-      next.status,
-      next.lastSeq,
-      next.createdAt,
-      next.updatedAt,
-      body,
-      next.tenantId ?? null,
-      next.runId,
-    ],
-  );
-  if (changed === 0) yield* writeRunRecordProgram(undefined, next);
-}

@@ -4,6 +4,7 @@ import type { MemoryEntry } from '../../../src/contract/memory.js';
 import { openEvidenceStore, SCHEMA_VERSION } from '../../../src/worker/store/index.js';
 import type { EvidenceStore } from '../../../src/worker/store/index.js';
 import {
+  agentEvent as runEvent,
   event,
   expectCode,
   intent,
@@ -552,10 +553,8 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
       it("a retried last flush keeps the same events, and replaces an abandoned attempt's other ones with the record projected again", async () => {
         const run = newRunId('last-flush');
         const versions = RUN_VERSIONS;
-        const agentEvent = (seq: number, type: string, data: Record<string, unknown>, at: string) => {
-          const e = event(run, seq, { type, data, occurredAt: at });
-          return { ...e, envelope: { ...e.envelope, type, data, versions } };
-        };
+        const agentEvent = (seq: number, type: string, data: Record<string, unknown>, at: string) =>
+          runEvent(run, seq, type, data, at);
         const first = '2026-01-01T00:00:00.000Z';
         const retry = '2026-01-01T00:00:20.000Z';
         const retry2 = '2026-01-01T00:00:30.000Z';
@@ -641,10 +640,8 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
       it("the retried attempt's next activity replaces an abandoned last flush's provisional events; final events are never replaced", async () => {
         const run = newRunId('abandoned-flush');
         const versions = RUN_VERSIONS;
-        const agentEvent = (seq: number, type: string, data: Record<string, unknown>, at: string) => {
-          const e = event(run, seq, { type, data, occurredAt: at });
-          return { ...e, envelope: { ...e.envelope, type, data, versions, occurredAt: at } };
-        };
+        const agentEvent = (seq: number, type: string, data: Record<string, unknown>, at: string) =>
+          runEvent(run, seq, type, data, at);
         const first = '2026-01-01T00:00:00.000Z';
         const retry = '2026-01-01T00:00:20.000Z';
         await store.appendEvents([
@@ -693,10 +690,8 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
       it('a retried flush that begins with events stored before, exactly as it holds them, settles from the first that differs', async () => {
         const run = newRunId('resent');
         const versions = RUN_VERSIONS;
-        const agentEvent = (seq: number, type: string, data: Record<string, unknown>, at: string) => {
-          const e = event(run, seq, { type, data, occurredAt: at });
-          return { ...e, envelope: { ...e.envelope, type, data, versions, occurredAt: at } };
-        };
+        const agentEvent = (seq: number, type: string, data: Record<string, unknown>, at: string) =>
+          runEvent(run, seq, type, data, at);
         const first = '2026-01-01T00:00:00.000Z';
         const retry = '2026-01-01T00:00:20.000Z';
         const created = agentEvent(1, 'run.created', { versions }, first);

@@ -71,6 +71,18 @@ export function event(runId: string, seq: number, over: Partial<StoredEvent> = {
   return { ...base, envelope: { schema_version: '1', ...base }, ...over };
 }
 
+/** An event of an agent run as the runner emits it: its envelope pins the run's versions, stamped `at`. */
+export function agentEvent(
+  runId: string,
+  seq: number,
+  type: string,
+  data: Record<string, unknown>,
+  at: string,
+): StoredEvent {
+  const e = event(runId, seq, { type, data, occurredAt: at });
+  return { ...e, envelope: { ...e.envelope, type, data, versions: RUN_VERSIONS, occurredAt: at } };
+}
+
 /** Assert that `promise` rejects with a HarnessError of `code`. */
 export async function expectCode(promise: Promise<unknown>, code: string): Promise<void> {
   const err: unknown = await promise.then(
