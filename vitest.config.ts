@@ -25,7 +25,8 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['test/unit/**/*.test.ts'],
+          include: ['test/unit/**/*.test.ts', 'test/security/**/*.test.ts'],
+          exclude: ['test/security/**/*.server.test.ts'],
           globalSetup: ['test/setup/system-global.ts'],
           pool: 'forks',
           maxWorkers: 2,
@@ -41,6 +42,7 @@ export default defineConfig({
             'test/e2e/**/*.test.ts',
             'test/replay/**/*.test.ts',
             'test/faults/**/*.test.ts',
+            'test/security/**/*.server.test.ts',
           ],
           globalSetup: temporalSetup,
           pool: 'forks',

@@ -62,6 +62,14 @@ describe('a long run carries a bounded state through continue-as-new', () => {
     expect(generations.length).toBeGreaterThanOrEqual(6);
 
     const inputs = generations.slice(1).map((g) => carriedInput(g.history));
+    // Each generation's state is sealed by the one before it (carried-origin.ts), and taken.
+    generations.slice(1).forEach((g, i) => {
+      const started = g.history.events?.[0]?.workflowExecutionStartedEventAttributes;
+      const origin = inputs[i]!.carried!.origin;
+      expect(origin?.runId).toBe(started?.continuedExecutionRunId);
+      expect(origin?.firstExecutionRunId).toBe(started?.firstExecutionRunId);
+      expect(origin?.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    });
     for (const { carried } of inputs) {
       const state = carried!.state as RunState;
       expect(state.invocations.length).toBeLessThanOrEqual(CARRY_BOUNDS.invocations);

@@ -111,7 +111,7 @@ describe('agentRun refuses bad input at once (real server)', () => {
         { schemaVersion: 1, state: { facts: { 'order.owner_verified': true } }, authz: { approvals: {} } },
       ],
     });
-    const failure = await expectFailedAtOnce(handle, 'run.invalid_input');
+    const failure = await expectFailedAtOnce(handle, 'run.carried_state_refused');
     expect(failure.message).toContain("only from the run's own continue-as-new");
   });
 });

@@ -50,6 +50,8 @@ import { carriedEventsProblem, eventsToCarry } from '../runner/carried-events.js
 import type { AgentEvent } from '../runner/agent-event.js';
 import { createInitialRunState } from '../runner/initial-state.js';
 import { DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS, restoreCarriedState, type CarriedRun } from './carried-run.js';
+import { refuseUnsupportedStart } from './start-refusals.js';
+import { sealCarried } from './carried-origin.js';
 import type { RunState } from '../runner/run-state.js';
 import { Runner } from '../runner/runner.js';
 import { BOOKKEEPING_OPTIONS, DEFAULT_TIMEOUTS, LOCAL_BOOKKEEPING_OPTIONS } from './activity-options.js';
@@ -67,7 +69,6 @@ import { runTraceId } from './run-trace-context.js';
 import { createTemporalPorts, elapsedSince } from './temporal-ports.js';
 import {
   BOUNDED_CARRY_PATCH,
-  CARRIED_ONLY_PATCH,
   CONTINUE_AS_NEW_PATCH,
   EVENT_ENVELOPE_PATCH,
   GRAPH_NODE_CHECKS_PATCH,
@@ -331,14 +332,7 @@ async function runAgent(
     fail('run.unknown_profile', `profile ${input.profile.name}@${input.profile.version} is not registered`);
   // Only the run's own profile: the worker process checked the whole definition at start.
   checkRunProfile(composition, profile);
-  // Carried state comes only from this run's own continue-as-new: a starter cannot hand in facts,
-  // approvals or spent tokens as the second argument.
-  if (
-    carried !== undefined &&
-    workflowInfo().continuedFromExecutionRunId === undefined &&
-    runPatches.on(CARRIED_ONLY_PATCH)
-  )
-    fail('run.invalid_input', "carried state is accepted only from the run's own continue-as-new");
+  refuseUnsupportedStart(carried, runPatches);
   // A carried run keeps the policy its first generation pinned, whatever the profile's default is now.
   const pinnedPolicy = (carried?.state as { versions?: { policy?: unknown } } | undefined)?.versions?.policy;
   const bound =
@@ -567,7 +561,7 @@ async function runAgent(
       const late = eventsToCarry(runner.takeLateEvents());
       // Events past the carried bounds are left out; they were the last ones: the sequence stays gap-free.
       if (late.nextEventSeq !== undefined) state.nextEventSeq = late.nextEventSeq;
-      await continueAsNew<AgentRunWorkflow>(input, {
+      const next: CarriedRun = {
         schemaVersion: 1,
         state: bounded ? boundCarriedState(state) : state,
         ...(authority ? { authz: authority.carry() } : {}),
@@ -575,7 +569,9 @@ async function runAgent(
         ...(modelRoutes ? { models: modelRoutes } : {}),
         ...(bundles ? { bundles: bundles.pin } : {}),
         ...(late.events ? { events: late.events } : {}),
-      });
+      };
+      // Bound to this generation (input data, no command): the next one takes it only from here.
+      await continueAsNew<AgentRunWorkflow>(input, sealCarried(next, workflowInfo()));
     }
     if (!isCancellation(err)) throw err;
   }

@@ -6,6 +6,7 @@ import type { CarriedWait } from '../runner/carried-wait.js';
 import type { AgentEvent } from '../runner/agent-event.js';
 import type { ModelRoutePlan } from '../../contract/model-routes.js';
 import type { BundlePin } from '../../contract/bundles.js';
+import type { CarriedOrigin } from './carried-origin.js';
 
 /** History length (events) after which a run continues as new, unless the input says otherwise. */
 export const DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS = 5_000;
@@ -31,6 +32,11 @@ export interface CarriedRun {
    * with its first activity, under their own sequence numbers. A worker from before ignores them.
    */
   readonly events?: readonly AgentEvent[];
+  /**
+   * The generation that handed this over and a digest of the rest (see `carriedStateRefusal`). Absent
+   * only from a generation of a build before the binding.
+   */
+  readonly origin?: CarriedOrigin;
 }
 
 /**

@@ -65,6 +65,13 @@ export const WAIT_HISTORY_BOUND_PATCH = 'agent-run-wait-history-bound-v1';
 /** A write carrying data a tool returned earlier is held for a person (asked only then). */
 export const DATA_TAINT_PATCH = 'agent-run-data-taint-v1';
 
+/**
+ * Carried state bound to the generation that handed it over; cron runs and workflow retries refused
+ * (carried-origin.ts). Not in the baseline: asked only on the refusal path, so a history recorded
+ * before it (which took that path) replays unchanged, and a run that is not refused records nothing.
+ */
+export const CARRIED_BINDING_PATCH = 'agent-run-carried-binding-v1';
+
 /** The ids the baseline stands for. */
 export const BASELINE_PATCH_IDS = [
   CONTINUE_AS_NEW_PATCH,
