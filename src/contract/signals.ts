@@ -25,6 +25,12 @@ export type DecisionSignalName = (typeof SIGNAL_NAMES)[keyof typeof SIGNAL_NAMES
  */
 export const UPDATE_NAMES = { decide: 'decide' } as const;
 
+/**
+ * The failure type of a `decide` update its validator refused before admitting it (nothing in the
+ * run's history): the refused {@link DecisionOutcome} is the failure's first detail.
+ */
+export const DECISION_REFUSED = 'decision.refused';
+
 /** Who decided, as the signal names them. */
 const actor = builtOnFirstUse(() => z.string().min(1).max(200));
 /**

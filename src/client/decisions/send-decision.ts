@@ -1,6 +1,12 @@
-import type { WorkflowHandle } from '@temporalio/client';
+import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import type { TokenDecision } from '../../core/authz/decision-token.js';
-import { UPDATE_NAMES, type DecisionOutcome, type DecisionSignalName } from '../../contract/signals.js';
+import {
+  DECISION_REFUSED,
+  UPDATE_NAMES,
+  type DecisionOutcome,
+  type DecisionSignalName,
+} from '../../contract/signals.js';
 import type { DecisionKey } from './decision-key.js';
 import { signDecision, type OnBehalfOf } from './sign-decision.js';
 
@@ -66,15 +72,34 @@ export function signedPayload(
 
 /**
  * Send a decision by the `decide` update and return the run's answer: accepted, or refused with its
- * reason code. A malformed envelope is refused by the update's validator (the promise rejects).
+ * reason code. A decision the run would refuse is refused by the update's validator, before it
+ * enters the run's history ({@link DECISION_REFUSED}); its outcome is returned the same way.
+ * @throws WorkflowUpdateFailedError for a malformed envelope (`signal.malformed`); the client's
+ * errors when the run cannot be reached.
  */
 export async function sendDecision(
   handle: WorkflowHandle,
   signal: DecisionSignalName,
   payload: unknown,
 ): Promise<DecisionOutcome> {
-  return handle.executeUpdate<DecisionOutcome, [{ signal: DecisionSignalName; payload: unknown }]>(
-    UPDATE_NAMES.decide,
-    { args: [{ signal, payload }] },
-  );
+  try {
+    return await handle.executeUpdate<DecisionOutcome, [{ signal: DecisionSignalName; payload: unknown }]>(
+      UPDATE_NAMES.decide,
+      { args: [{ signal, payload }] },
+    );
+  } catch (err) {
+    const refused = refusedOutcome(err);
+    if (refused) return refused;
+    throw err;
+  }
+}
+
+/** The outcome a validator's refusal carries, or undefined for any other failure. */
+function refusedOutcome(err: unknown): DecisionOutcome | undefined {
+  if (!(err instanceof WorkflowUpdateFailedError)) return undefined;
+  const cause = err.cause;
+  if (!(cause instanceof ApplicationFailure) || cause.type !== DECISION_REFUSED) return undefined;
+  const outcome = cause.details?.[0] as Partial<DecisionOutcome> | undefined;
+  if (typeof outcome?.code !== 'string' || typeof outcome.message !== 'string') return undefined;
+  return { ...(outcome as DecisionOutcome), accepted: false };
 }

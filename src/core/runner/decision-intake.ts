@@ -55,6 +55,8 @@ export class DecisionIntake {
   waiting: Waiting | undefined;
   readonly refusals: RefusalRecord;
   private last: DecisionOutcome | undefined;
+  /** Checking only ({@link preview}): refusals are answered, not recorded; nothing is accepted. */
+  private dry = false;
 
   constructor(
     private readonly core: RunCore,
@@ -70,14 +72,45 @@ export class DecisionIntake {
     payload: unknown,
     principal?: string,
   ): void {
-    this.last = this.refusals.refuse(signal, code, message, payload, principal);
+    this.last = this.dry
+      ? { accepted: false, code, message, ...(principal !== undefined ? { principal } : {}) }
+      : this.refusals.refuse(signal, code, message, payload, principal);
+  }
+
+  /**
+   * Would {@link receive} accept this decision now? The same checks (bounds, schema, the pending
+   * action, and in signed runs the token, its binding and the authorization rules) with nothing
+   * recorded, spent or delivered: for the `decide` update's validator, so a refused decision never
+   * enters the run's history or uses its update budget. An `accepted` answer may still be refused by
+   * `receive` for what only taking it checks (an input guardrail on the value, a second approval of
+   * the same call arriving first).
+   */
+  preview(signal: DecisionSignalName, payload: unknown): DecisionOutcome {
+    this.dry = true;
+    const mailbox = this.mailbox;
+    const cancel = this.cancel;
+    try {
+      return this.receive(signal, payload);
+    } finally {
+      this.dry = false;
+      this.mailbox = mailbox;
+      this.cancel = cancel;
+    }
+  }
+
+  /** In a preview, stop before anything is taken: answer what taking it would answer first. */
+  private previewed(outcome: DecisionOutcome): boolean {
+    if (!this.dry) return false;
+    this.last = outcome;
+    return true;
   }
 
   private parse<T>(signal: string, schema: z.ZodType<T>, payload: unknown): T | undefined {
     // Before anything reads it (the schema, the payload digest of its token): a payload too large or
     // too deep is refused, never serialized. Asked only then, so older histories replay unchanged.
     const problem = jsonBoundsProblem(payload, DECISION_PAYLOAD_BOUNDS);
-    if (problem !== undefined && (this.core.ports.boundedValues?.() ?? false)) {
+    // A preview refuses it without asking the patch: nothing of a refused preview reaches history.
+    if (problem !== undefined && (this.dry || (this.core.ports.boundedValues?.() ?? false))) {
       this.rejectSignal(signal, 'signal.too_large', `the payload ${problem}`, payload);
       return undefined;
     }
@@ -137,7 +170,7 @@ export class DecisionIntake {
       this.rejectSignal(signal, verdict.code, verdict.message, payload, verdict.principal);
       return undefined;
     }
-    authority.accept(verdict, decision, action, this.core.ports.now());
+    if (!this.dry) authority.accept(verdict, decision, action, this.core.ports.now());
     return verdict;
   }
 
@@ -177,6 +210,7 @@ export class DecisionIntake {
     const s = this.parse('approve', ApproveSignalSchema, payload);
     if (!s || !this.pendingFor('approve', ['confirmation', 'human'], s.actionId, payload)) return;
     if (!this.authority) {
+      if (this.previewed(accepted(s.actionId))) return;
       this.mailbox = {
         kind: 'decision',
         decision: { decision: 'approved', actor: s.actor, reason: s.reason },
@@ -186,7 +220,7 @@ export class DecisionIntake {
     }
     const w = this.waiting!;
     const v = this.verify('approve', 'approve', s, w.action);
-    if (!v) return;
+    if (!v || this.previewed(accepted(s.actionId, v.principal.id))) return;
     const authority = this.authority;
     const have = authority.approversOf(w.action).length;
     const need = w.dispatch ? authority.requiredApprovals(w.action) : 1;
@@ -216,6 +250,7 @@ export class DecisionIntake {
       if (!v) return;
       actor = v.principal.id;
     }
+    if (this.previewed(accepted(s.actionId, this.authority ? actor : undefined))) return;
     this.mailbox = {
       kind: 'decision',
       decision: { decision: 'rejected', actor, reason: s.reason, code: 'approval.rejected' },
@@ -238,7 +273,7 @@ export class DecisionIntake {
     }
     if (!this.pendingFor('confirm', ['confirmation', 'human'], s.actionId, payload)) return;
     const v = this.verify('confirm', 'confirm', s, this.waiting!.action);
-    if (!v) return;
+    if (!v || this.previewed(accepted(s.actionId, v.principal.id))) return;
     this.mailbox = {
       kind: 'decision',
       decision: { decision: 'approved', actor: v.principal.id, reason: s.reason },
@@ -260,11 +295,12 @@ export class DecisionIntake {
     }
     if (this.authority) {
       const v = this.verify('reconcile', 'reconcile', s, this.waiting!.action);
-      if (!v) return;
+      if (!v || this.previewed(accepted(this.waiting!.action.actionId, v.principal.id))) return;
       this.mailbox = { kind: 'reconcile', signal: { ...s, actor: v.principal.id } };
       this.last = accepted(this.waiting!.action.actionId, v.principal.id);
       return;
     }
+    if (this.previewed(accepted(this.core.state.pendingAction?.actionId ?? ''))) return;
     this.mailbox = { kind: 'reconcile', signal: s };
     this.last = accepted(this.core.state.pendingAction?.actionId ?? '');
   }
@@ -287,6 +323,8 @@ export class DecisionIntake {
       if (!v) return;
       actor = v.principal.id;
     }
+    const pendingId = this.core.state.pendingAction?.actionId ?? '';
+    if (this.previewed(accepted(pendingId, this.authority ? actor : undefined))) return;
     const guard = this.core.guardInput(`provideInput:${s.slot}`, s.value);
     if (guard?.verdict === 'block') {
       this.rejectSignal(
@@ -313,11 +351,12 @@ export class DecisionIntake {
     }
     if (this.authority) {
       const v = this.verify('cancelRun', 'cancel', s, 'cancel');
-      if (!v) return;
+      if (!v || this.previewed(accepted('cancel', v.principal.id))) return;
       this.cancel = { ...s, actor: v.principal.id };
       this.last = accepted('cancel', v.principal.id);
       return;
     }
+    if (this.previewed(accepted('cancel'))) return;
     this.cancel = s;
     this.last = accepted('cancel');
   }

@@ -147,6 +147,11 @@ export class HumanGate {
     return this.intake.receive(signal, payload);
   }
 
+  /** Would {@link receive} take it? Nothing recorded or taken; see {@link DecisionIntake.preview}. */
+  preview(signal: DecisionSignalName, payload: unknown): DecisionOutcome {
+    return this.intake.preview(signal, payload);
+  }
+
   private nextActionId(suffix: string): string {
     this.actionCounter += 1;
     return `act-${this.core.state.nextSeq}-${this.actionCounter}${suffix ? `-${suffix}` : ''}`;

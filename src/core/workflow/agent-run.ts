@@ -51,6 +51,7 @@ import type { AgentEvent } from '../runner/agent-event.js';
 import { createInitialRunState } from '../runner/initial-state.js';
 import { DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS, restoreCarriedState, type CarriedRun } from './carried-run.js';
 import { refuseUnsupportedStart } from './start-refusals.js';
+import { refuseUnlessAccepted } from './decision-refusal.js';
 import { sealCarried } from './carried-origin.js';
 import type { RunState } from '../runner/run-state.js';
 import { Runner } from '../runner/runner.js';
@@ -509,12 +510,14 @@ async function runAgent(
   setHandler(reconcileSignal, (p) => void receive('reconcile', p));
   setHandler(provideInputSignal, (p) => void receive('provideInput', p));
   setHandler(cancelRunSignal, (p) => void receive('cancelRun', p));
-  // The same decisions, answered at once. The validator refuses only a malformed envelope (never in
-  // history); every other refusal is the update's answer, recorded like a refused signal.
+  // The same decisions, answered at once. The validator refuses, never in history and never counted
+  // against the run's update limit, a malformed envelope and every decision the run would refuse now
+  // (decision-refusal.ts); what only taking it can refuse is the update's answer, recorded.
   setHandler(decideUpdate, (u) => receive(u.signal, u.payload), {
     validator: (u) => {
       const parsed = DecideUpdateSchema.safeParse(u);
       if (!parsed.success) throw new Error(`signal.malformed: ${describeInputIssues(parsed.error)}`);
+      refuseUnlessAccepted(runner.gate.preview(parsed.data.signal, parsed.data.payload));
     },
   });
   setHandler(stateQuery, () =>
