@@ -1,6 +1,7 @@
 import { sha256Hex } from '../../contract/sha256.js';
 import { detectPersonalData } from './detect-personal-data.js';
 import { detectSecrets } from './detect-secrets.js';
+import { GUARDRAIL_MAX_SCAN_CHARS } from './scan-limit.js';
 import { collectTextLeaves } from './text-leaves.js';
 import { identifierCover } from './trusted-identifiers.js';
 
@@ -16,10 +17,22 @@ type Facts = Readonly<Record<string, string | number | boolean>>;
 /** The kinds of data that taint a run. */
 export type TaintKind = 'secret' | 'personal';
 
+/**
+ * Why part of a value was not scanned for tainting data: `scan_limit` (its strings hold more than
+ * {@link GUARDRAIL_MAX_SCAN_CHARS} characters; those past it were not read), `depth` or `strings`
+ * (nested deeper, or more strings, than the walk visits).
+ */
+export type TaintUnscanned = 'scan_limit' | 'depth' | 'strings';
+
 /** Digests of the tainting values a tool result carried (16 hex characters of SHA-256 each). */
 export interface TaintDigests {
   readonly secret: readonly string[];
   readonly personal: readonly string[];
+  /**
+   * Present when part of the value was not scanned, and why: data there is not remembered, so a
+   * later write carrying it is not held. Absent when every string was read in full.
+   */
+  readonly unscanned?: TaintUnscanned;
 }
 
 /** The fact each kind is kept under (space-separated digests), visible to policies. */
@@ -42,21 +55,37 @@ const digest = (text: string): string => sha256Hex(text).slice(0, 16);
  * The tainting values in `value`'s strings, by kind, as digests (each at most once). A detection
  * that lies inside an occurrence of one of `exempt` (the run's own id: a tool that echoes it, e.g.
  * in an idempotency key, did not read personal data because the id holds a Luhn-valid digit run) is
- * not one. Never throws.
+ * not one.
+ *
+ * Reads at most {@link GUARDRAIL_MAX_SCAN_CHARS} characters over all strings, in order (the string
+ * that crosses the limit is read up to it), in time linear in what it reads, whatever the value
+ * holds. What it does not read is never skipped silently: the result says so in `unscanned`. Tool
+ * arguments (at most 64 KiB of JSON, `TOOL_ARGUMENT_BOUNDS`) always fit. Never throws.
  */
 export function taintDigestsOf(value: unknown, exempt: ReadonlySet<string> = new Set()): TaintDigests {
   const secret = new Set<string>();
   const personal = new Set<string>();
-  for (const leaf of collectTextLeaves(value, WALK).leaves) {
-    const covered = identifierCover(leaf.text, exempt);
-    for (const d of detectSecrets(leaf.text))
-      if (!covered(d.span)) secret.add(digest(leaf.text.slice(d.span.start, d.span.end)));
-    for (const d of detectPersonalData(leaf.text))
-      if (!covered(d.span)) personal.add(digest(leaf.text.slice(d.span.start, d.span.end)));
+  const walk = collectTextLeaves(value, WALK);
+  let unscanned: TaintUnscanned | undefined = walk.truncated;
+  let budget = GUARDRAIL_MAX_SCAN_CHARS;
+  for (const leaf of walk.leaves) {
+    let text = leaf.text;
+    if (text.length > budget) {
+      unscanned = 'scan_limit';
+      text = text.slice(0, budget);
+    }
+    budget -= text.length;
+    if (text.length === 0) continue;
+    const covered = identifierCover(text, exempt);
+    for (const d of detectSecrets(text))
+      if (!covered(d.span)) secret.add(digest(text.slice(d.span.start, d.span.end)));
+    for (const d of detectPersonalData(text))
+      if (!covered(d.span)) personal.add(digest(text.slice(d.span.start, d.span.end)));
   }
   return {
     secret: [...secret].slice(0, MAX_TAINT_DIGESTS),
     personal: [...personal].slice(0, MAX_TAINT_DIGESTS),
+    ...(unscanned !== undefined ? { unscanned } : {}),
   };
 }
 
@@ -89,7 +118,13 @@ export function taintedKindsIn(args: unknown, facts: Facts): TaintKind[] {
   });
 }
 
-/** `text` with every secret the detector finds replaced by `[secret]` (for summaries shown to people and kept in events). */
+/**
+ * `text` with every secret the detector finds replaced by `[secret]` (for summaries shown to people
+ * and kept in events). Linear in the length of `text`; not capped here, because the workflow's one
+ * caller masks tool arguments, which are bounded before (`TOOL_ARGUMENT_BOUNDS`: 64 KiB of JSON, at
+ * most six times that once escaped), and a cap would change the summary of runs already recorded.
+ * Never throws.
+ */
 export function maskSecrets(text: string): string {
   let out = '';
   let at = 0;

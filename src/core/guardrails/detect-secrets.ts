@@ -1,18 +1,21 @@
-import type { Detection } from './finding.js';
+import type { Detection, Span } from './finding.js';
+import { jwtSpans } from './jwt-spans.js';
 import { InputReasonCodes } from './reason-codes.js';
 import { TakenSpans } from './taken-spans.js';
 
-interface SecretRule {
-  readonly ruleId: string;
-  readonly pattern: RegExp;
-}
+/** A rule: a global pattern, or a scanner written in code where a pattern would not be linear. */
+type SecretRule =
+  | { readonly ruleId: string; readonly pattern: RegExp }
+  | { readonly ruleId: string; readonly spans: (text: string) => Iterable<Span> };
 
 /**
  * Secret patterns, matched on the original text (case matters for most key formats). Each starts at
  * a literal prefix; the open-ended run after it is either consumed by the match or too short to
  * match (a bounded read), and white space after a keyword is read from that keyword alone, so a
- * global search is linear. The JWT pattern needs a guard: its first segment may hold the next `eyJ`
- * (`eyJ-eyJ-eyJ…`), and every later start would read the same run to its end again.
+ * global search is linear. JWTs need a guard: a first segment may hold the next `eyJ`
+ * (`eyJ-eyJ-eyJ…`), and every later start would read the same run to its end again; a lookbehind
+ * that skipped those starts rescanned the run backwards from each of them (O(n²) on `eyJeyJeyJ…`),
+ * so the guard is kept in code ({@link jwtSpans}), with the same matches.
  */
 const SECRET_RULES: readonly SecretRule[] = [
   { ruleId: 'secret.private_key', pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/g },
@@ -25,12 +28,7 @@ const SECRET_RULES: readonly SecretRule[] = [
   },
   { ruleId: 'secret.slack_token', pattern: /\bxox[abprs]-[A-Za-z0-9-]{10,}/g },
   { ruleId: 'secret.google_api_key', pattern: /\bAIza[0-9A-Za-z_-]{35}/g },
-  {
-    ruleId: 'secret.jwt',
-    // A start inside a run an earlier `eyJ` already began is skipped: it would reach the same end
-    // with a shorter first segment, so it matches only if the earlier start did.
-    pattern: /(?<!\beyJ[A-Za-z0-9_-]*?)\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
-  },
+  { ruleId: 'secret.jwt', spans: jwtSpans },
   { ruleId: 'secret.bearer_token', pattern: /\bbearer\s+[A-Za-z0-9._~+/-]{20,}=*/gi },
   {
     ruleId: 'secret.credential_assignment',
@@ -47,11 +45,15 @@ const SECRET_RULES: readonly SecretRule[] = [
 export function* detectSecrets(text: string): Generator<Detection> {
   const taken = new TakenSpans(text.length);
   for (const rule of SECRET_RULES) {
-    for (const m of text.matchAll(rule.pattern)) {
-      const span = { start: m.index, end: m.index + m[0].length };
+    for (const span of 'spans' in rule ? rule.spans(text) : matchSpans(text, rule.pattern)) {
       if (taken.overlaps(span)) continue;
       taken.take(span);
       yield { code: InputReasonCodes.secret, ruleId: rule.ruleId, span };
     }
   }
+}
+
+/** The spans of the matches of global `pattern` in `text`, in order. */
+function* matchSpans(text: string, pattern: RegExp): Generator<Span> {
+  for (const m of text.matchAll(pattern)) yield { start: m.index, end: m.index + m[0].length };
 }

@@ -91,8 +91,9 @@ function fromStored(
 }
 
 /**
- * `{ taint }` when the whole result carried secrets or personal data, else nothing (no history
- * bytes). The run's own id, where a tool echoes it, is not data it read.
+ * `{ taint }` when the whole result carried secrets or personal data, or was not scanned in full
+ * (`taint.unscanned`: past `GUARDRAIL_MAX_SCAN_CHARS` or the walk's limits, so it is in the history),
+ * else nothing (no history bytes). The run's own id, where a tool echoes it, is not data it read.
  */
 function taintOf(
   runId: string,
@@ -103,7 +104,9 @@ function taintOf(
     { output: output ?? null, artifacts: artifacts.map((a) => a.data ?? null) },
     new Set([runId]),
   );
-  return taint.secret.length > 0 || taint.personal.length > 0 ? { taint } : {};
+  return taint.secret.length > 0 || taint.personal.length > 0 || taint.unscanned !== undefined
+    ? { taint }
+    : {};
 }
 
 async function storedResult(
