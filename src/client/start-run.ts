@@ -2,7 +2,12 @@ import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/
 import { AgentRunInputSchema, describeInputIssues, type AgentRunInput } from '../contract/run-input.js';
 import { HarnessError } from '../contract/errors.js';
 import type { AgentRunWorkflow } from '../core/workflow/agent-run.js';
-import { MARKER_FREE_START, MARKER_FREE_START_MEMO_KEY } from '../contract/visibility.js';
+import {
+  MARKER_FREE_START,
+  MARKER_FREE_START_MEMO_KEY,
+  START_FEATURES,
+  START_FEATURES_MEMO_KEY,
+} from '../contract/visibility.js';
 
 /**
  * The workflow task timeout of a run. A burst of signals is taken in one workflow task: the server
@@ -50,6 +55,8 @@ export async function startAgentRun(
       ...o.memo,
       // A marker-free start: two history events less per run (docs/history-cost.md, "The third baseline").
       [MARKER_FREE_START_MEMO_KEY]: MARKER_FREE_START,
+      // Later behaviours from the start without their markers (RunPatches.feature).
+      [START_FEATURES_MEMO_KEY]: [...START_FEATURES],
       profile,
       ...(input.tenantId !== undefined ? { tenant: input.tenantId } : {}),
       ...(policy !== undefined ? { policy } : {}),

@@ -50,8 +50,10 @@ export type DelegableKind = (typeof DELEGABLE_KINDS)[number];
 /**
  * What a `service` principal (the run service, docs/api.md) may vouch for: it signs decisions on
  * behalf of the people it authenticated, naming them in the token's `obo` claim. Their roles are the
- * roles it vouches for, cut down to `roles`; a principal the registry lists keeps its own kind and
- * roles instead.
+ * roles it vouches for, cut down to `roles`, whatever the registry says of them: a principal the
+ * registry lists (in the decision's tenant) keeps no role beyond the vouched ones and `roles`, and
+ * must have the kind the delegate vouches for (since `agent-run-trust-scope-v1`; before, a listed
+ * principal kept its own kind and roles).
  *
  * Built on first use (see builtOnFirstUse).
  */
@@ -77,6 +79,13 @@ export const PrincipalSchema = z.lazy(() =>
       roles: z.array(RoleSchema).max(20).default([]),
       keys: z.array(PrincipalKeySchema).min(1).max(MAX_KEYS_PER_PRINCIPAL),
       displayName: z.string().max(200).optional(),
+      /**
+       * The tenants this principal decides in (runs started with one of these `tenantId`s); absent:
+       * every tenant and tenant-less runs. A person a delegate names in a tenant is this principal
+       * only when it lists that tenant (docs/authorization.md, "Tenants"). Checked by runs since
+       * `agent-run-trust-scope-v1`.
+       */
+      tenants: z.array(z.string().min(1).max(200)).min(1).max(100).optional(),
       /** Only for `service` principals: it may decide on behalf of the people it authenticated. */
       delegation: DelegationSchema.optional(),
     })

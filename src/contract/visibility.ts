@@ -25,3 +25,13 @@ export const QUERY_NAMES = { state: 'state' } as const;
  */
 export const MARKER_FREE_START_MEMO_KEY = 'harnessBaseline';
 export const MARKER_FREE_START = 'v3';
+
+/**
+ * The start memo entry listing behaviours added after the third baseline that a run takes from its
+ * start without recording a patch marker (`RunPatches.feature`): `startAgentRun` writes
+ * {@link START_FEATURES}. A run started without it (an older starter) asks each one's `patched()` id
+ * at its start instead: one marker, the same behaviour. Unknown entries are ignored.
+ */
+export const START_FEATURES_MEMO_KEY = 'harnessFeatures';
+/** The features this build's starter asks for (each is also a `patched()` id of `agentRun`). */
+export const START_FEATURES: readonly string[] = ['agent-run-trust-scope-v1'];

@@ -7,7 +7,7 @@ import { projectRoot } from '../../src/devserver/config.js';
 import { loadHistoryFixtures } from '../../src/worker/history-fixtures.js';
 import { MARKER_FREE_START, MARKER_FREE_START_MEMO_KEY } from '../../src/contract/visibility.js';
 import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
-import { BASELINE_V2_PATCH } from '../../src/core/workflow/run-patches.js';
+import { BASELINE_V2_PATCH, TRUST_SCOPE_PATCH } from '../../src/core/workflow/run-patches.js';
 import type { ModelScript } from '../../src/worker/model/scripted-script.js';
 import { createHarnessFixture, refundRunInput, type HarnessFixture } from '../support/harness.js';
 import { historyOf } from '../support/history.js';
@@ -105,15 +105,24 @@ describe('a marker-free start (real server)', () => {
     expect(hasChangeVersionUpsert(markerFree.history)).toBe(false);
 
     const withMarker = await historyOf(marked.handle);
+    // Without the memo the run asks the baseline, and the later features (harnessFeatures) at its start.
     expect(withMarker.filter((e) => e.patchId !== undefined).map((e) => e.patchId)).toEqual([
       BASELINE_V2_PATCH,
+      TRUST_SCOPE_PATCH,
     ]);
     expect(hasChangeVersionUpsert(marked.history)).toBe(true);
-    // Otherwise the same commands: the same events once the marker and the upsert after it are left out.
-    const at = withMarker.findIndex((e) => e.patchId === BASELINE_V2_PATCH);
-    expect(withMarker[at + 1]?.type).toBe('EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES');
+    // Otherwise the same commands: the same events once the markers and the upserts after them are left out.
+    const markerOrUpsert = withMarker.map(
+      (e, i) =>
+        e.patchId !== undefined ||
+        (e.type === 'EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES' &&
+          withMarker[i - 1]?.patchId !== undefined),
+    );
+    expect(withMarker[withMarker.findIndex((e) => e.patchId === BASELINE_V2_PATCH) + 1]?.type).toBe(
+      'EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES',
+    );
     const types = (entries: { type: string }[]) => entries.map((e) => e.type);
-    expect(types(free)).toEqual(types(withMarker.filter((_, i) => i !== at && i !== at + 1)));
+    expect(types(free)).toEqual(types(withMarker.filter((_, i) => !markerOrUpsert[i])));
   });
 
   it('takes the same steps: the same activities with the same names', async () => {
@@ -154,6 +163,7 @@ describe('a marker-free start (real server)', () => {
     expect(((await other.result()) as AgentRunResult).status).toBe('succeeded');
     expect((await historyOf(other)).filter((e) => e.patchId !== undefined).map((e) => e.patchId)).toEqual([
       BASELINE_V2_PATCH,
+      TRUST_SCOPE_PATCH,
     ]);
   });
 });

@@ -124,6 +124,8 @@ export class DecisionAuthority {
       readonly tenantId?: string;
       readonly rules: AuthorizationRules;
       readonly carried?: AuthzCarried;
+      /** Tenant and delegation scope (`agent-run-trust-scope-v1`; see `ExpectedDecision.scoped`). */
+      readonly scoped?: boolean;
     },
   ) {
     this.counter = o.carried?.decisionCounter ?? 0;
@@ -176,6 +178,7 @@ export class DecisionAuthority {
         decision,
         payloadDigest: decisionPayloadDigest(payload),
         ...(this.o.tenantId !== undefined ? { tenantId: this.o.tenantId } : {}),
+        ...(this.o.scoped ? { scoped: true } : {}),
       },
       nowMs,
       (jti) => this.usedSet.has(jti),

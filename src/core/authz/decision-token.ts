@@ -11,6 +11,7 @@ import { sha256Hex } from '../../contract/sha256.js';
 import { canonicalJson } from '../tools/canonical-json.js';
 import { asciiBytes, base64UrlDecode, base64UrlDecodeText } from './base64url.js';
 import type { PrincipalDirectory } from './principal-directory.js';
+import { scopedDelegatedPrincipal, servesTenant } from './delegation-scope.js';
 
 /**
  * Signed decision tokens (docs/authorization.md): a compact JWS (RFC 7515) signed with EdDSA over
@@ -91,6 +92,12 @@ export interface ExpectedDecision {
   readonly payloadDigest: string;
   /** The run's tenant: a delegated decision must name it. */
   readonly tenantId?: string;
+  /**
+   * Tenant and delegation scope (`agent-run-trust-scope-v1`): a delegated decision is bounded by its
+   * delegation's kinds and roles whatever the registry says, a run without a tenant takes none, and a
+   * principal limited to tenants decides only their runs.
+   */
+  readonly scoped?: boolean;
 }
 
 export type TokenCheck =
@@ -197,8 +204,14 @@ export function checkDecisionToken(
     return refuse('decision.token_lifetime', `a token lives at most ${MAX_TOKEN_LIFETIME_SECONDS} s`, t.sub);
   if (t.exp <= nowSeconds) return refuse('decision.token_expired', 'the token has expired', t.sub);
   if (used(t.jti)) return refuse('decision.token_reused', `token ${t.jti} was already used`, t.sub);
-  if (t.obo === undefined) return { ok: true, principal: key.principal, keyId: key.keyId, claims: t };
-  const onBehalf = delegatedPrincipal(t.obo, key.principal, directory, expected.tenantId);
+  if (t.obo === undefined) {
+    if (expected.scoped && !servesTenant(key.principal, expected.tenantId))
+      return refuse('decision.wrong_tenant', `${t.sub} does not decide in this run's tenant`, t.sub);
+    return { ok: true, principal: key.principal, keyId: key.keyId, claims: t };
+  }
+  const onBehalf = expected.scoped
+    ? scopedDelegatedPrincipal(t.obo, key.principal, directory, expected.tenantId)
+    : delegatedPrincipal(t.obo, key.principal, directory, expected.tenantId);
   if (!onBehalf.ok) return refuse(onBehalf.code, onBehalf.message, t.sub);
   return { ok: true, principal: onBehalf.principal, keyId: key.keyId, claims: t, via: key.principal.id };
 }

@@ -51,6 +51,7 @@ import type { AgentEvent } from '../runner/agent-event.js';
 import { createInitialRunState } from '../runner/initial-state.js';
 import { DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS, restoreCarriedState, type CarriedRun } from './carried-run.js';
 import { refuseUnsupportedStart } from './start-refusals.js';
+import { decideStartPatches, type StartPatches } from './start-patches.js';
 import { refuseUnlessAccepted } from './decision-refusal.js';
 import { sealCarried } from './carried-origin.js';
 import type { RunState } from '../runner/run-state.js';
@@ -70,10 +71,6 @@ import { runTraceId } from './run-trace-context.js';
 import { createTemporalPorts, elapsedSince } from './temporal-ports.js';
 import {
   BOUNDED_CARRY_PATCH,
-  CONTINUE_AS_NEW_PATCH,
-  EVENT_ENVELOPE_PATCH,
-  GRAPH_NODE_CHECKS_PATCH,
-  GUARDRAILS_PATCH,
   LOCAL_BOOKKEEPING_PATCH,
   MODEL_FALLBACK_PATCH,
   OUTPUT_RETRY_PATCH,
@@ -81,7 +78,6 @@ import {
   OVERDUE_WRITE_PATCH,
   POLICY_BINDING_PATCH,
   RunPatches,
-  SIGNED_DECISIONS_PATCH,
   TRUSTED_IDS_PATCH,
 } from './run-patches.js';
 
@@ -144,28 +140,6 @@ export interface AgentRunResult {
 
 const bookkeeping = proxyActivities<RunActivities>(BOOKKEEPING_OPTIONS);
 const localBookkeeping = proxyLocalActivities<RunActivities>(LOCAL_BOOKKEEPING_OPTIONS);
-
-/** The patches a run decides once at its start (one marker each for runs that take them). */
-interface StartPatches {
-  readonly continueAsNew: boolean;
-  readonly guardrails: boolean;
-  readonly signedDecisions: boolean;
-  readonly graphNodeChecks: boolean;
-  readonly eventEnvelope: boolean;
-}
-
-/**
- * In this order: recorded histories have the continue-as-new marker before the guardrails one. The
- * graph node checks are asked only for a graph profile (`graph`); the event envelope last.
- */
-function decideStartPatches(patches: RunPatches, graph: boolean): StartPatches {
-  const continueAsNew = patches.on(CONTINUE_AS_NEW_PATCH);
-  const guardrails = patches.on(GUARDRAILS_PATCH);
-  const signedDecisions = patches.on(SIGNED_DECISIONS_PATCH);
-  const graphNodeChecks = graph && patches.on(GRAPH_NODE_CHECKS_PATCH);
-  const eventEnvelope = patches.on(EVENT_ENVELOPE_PATCH);
-  return { continueAsNew, guardrails, signedDecisions, graphNodeChecks, eventEnvelope };
-}
 
 function fail(code: string, message: string): never {
   throw ApplicationFailure.create({ type: code, message, nonRetryable: true });
@@ -441,6 +415,7 @@ async function runAgent(
         firstExecutionRunId: info.firstExecutionRunId,
         requester: input.userId,
         ...(input.tenantId !== undefined ? { tenantId: input.tenantId } : {}),
+        ...(patches.trustScope ? { scoped: true } : {}),
         rules: policy.authorization ?? DEFAULT_AUTHORIZATION,
         ...(carried?.authz ? { carried: checkedAuthz(carried.authz) } : {}),
       })

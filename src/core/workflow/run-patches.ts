@@ -1,5 +1,9 @@
 import { patched, workflowInfo } from '@temporalio/workflow';
-import { MARKER_FREE_START, MARKER_FREE_START_MEMO_KEY } from '../../contract/visibility.js';
+import {
+  MARKER_FREE_START,
+  MARKER_FREE_START_MEMO_KEY,
+  START_FEATURES_MEMO_KEY,
+} from '../../contract/visibility.js';
 
 /**
  * Every `patched()` id of `agentRun`, and the baseline that stands for all of them at once.
@@ -71,6 +75,15 @@ export const DATA_TAINT_PATCH = 'agent-run-data-taint-v1';
  * before it (which took that path) replays unchanged, and a run that is not refused records nothing.
  */
 export const CARRIED_BINDING_PATCH = 'agent-run-carried-binding-v1';
+
+/**
+ * Tenant and delegation scope of signed decisions (decision-token.ts `scoped`, delegation-scope.ts):
+ * decided once at the start, without a marker when the start memo lists it ({@link RunPatches.feature}).
+ */
+export const TRUST_SCOPE_PATCH = 'agent-run-trust-scope-v1';
+
+/** Behaviours a start memo may ask for without a marker ({@link START_FEATURES_MEMO_KEY}). */
+export type StartFeatureId = typeof TRUST_SCOPE_PATCH;
 
 /** The ids the baseline stands for. */
 export const BASELINE_PATCH_IDS = [
@@ -153,6 +166,17 @@ export class RunPatches {
     if (patched(BASELINE_PATCH)) return new RunPatches(true, false);
     // Neither marker: a marker-free run's own history, or one from before the baselines.
     return new RunPatches(markerFree, markerFree);
+  }
+
+  /**
+   * Is a behaviour added after the baselines on? Yes without a marker when the start memo lists it
+   * (`harnessFeatures`, written by `startAgentRun`), else `patched(id)`. Ask it only at the start,
+   * before the first activity: the memo is the start's, and the answer holds for the execution.
+   */
+  feature(id: StartFeatureId): boolean {
+    const listed = workflowInfo().memo?.[START_FEATURES_MEMO_KEY];
+    if (Array.isArray(listed) && listed.includes(id)) return true;
+    return patched(id);
   }
 
   /** Is the behaviour of `id` on? On the baseline: yes, without a marker; else `patched(id)`. */
