@@ -41,6 +41,7 @@ export default defineConfig({
             'test/e2e/**/*.test.ts',
             'test/replay/**/*.test.ts',
             'test/faults/**/*.test.ts',
+            'test/security/**/*.server.test.ts',
           ],
           globalSetup: temporalSetup,
           pool: 'forks',

@@ -154,12 +154,33 @@ export async function readSse(
   }
 }
 
-/** What the API answered: status, headers and the JSON body (loosely typed: tests read what they need). */
+/** What the API answers, loosely: every field a test reads. */
+export interface ApiBody {
+  readonly runId?: string;
+  readonly tenant?: string;
+  readonly user?: string | null;
+  readonly status?: string | null;
+  readonly pendingAction?: { readonly kind: string; readonly actionId: string } | null;
+  readonly decisions?: readonly { readonly principal: string; readonly decision: string }[];
+  readonly runs?: readonly { readonly runId: string }[];
+  readonly view?: {
+    readonly signalRejections: readonly unknown[];
+    readonly decisions?: readonly unknown[];
+    readonly userId?: string;
+    readonly tenantId?: string;
+  };
+  readonly error?: { readonly code: string; readonly message: string };
+  readonly accepted?: boolean;
+  readonly principal?: string;
+  readonly mayDecide?: boolean;
+  readonly [key: string]: unknown;
+}
+
+/** What the API answered: status, headers and the JSON body. */
 export interface ApiAnswer {
   readonly status: number;
   readonly headers: Headers;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  readonly body: any;
+  readonly body: ApiBody;
 }
 
 /** A caller of the service at `url()` with bearer `token` (none when undefined). */
@@ -184,7 +205,7 @@ export function serviceApi(url: () => string) {
     return {
       status: res.status,
       headers: res.headers,
-      body: text.startsWith('{') ? (JSON.parse(text) as unknown) : { text },
+      body: text.startsWith('{') ? (JSON.parse(text) as ApiBody) : { text },
     };
   };
 }
@@ -194,11 +215,9 @@ export async function waitForRun(
   api: ReturnType<typeof serviceApi>,
   token: string,
   runId: string,
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  ok: (run: any) => boolean,
+  ok: (run: ApiBody) => boolean,
   ms = 60_000,
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-): Promise<any> {
+): Promise<ApiBody> {
   const until = Date.now() + ms;
   for (;;) {
     const r = await api(token, 'GET', `/v1/runs/${runId}`);
