@@ -129,7 +129,7 @@ export function checkStartCaps(
   if (start.modelRoute !== undefined && !cap.allowsRoute(start.modelRoute))
     return {
       code: 'run.model_route_not_allowed',
-      message: `model route ${start.modelRoute.slice(0, 200)} is not one you may choose${cap.modelRoutes.length ? ` (allowed: ${cap.modelRoutes.slice(0, 20).join(', ')})` : '; leave it out for the profile’s own'}`,
+      message: `model route ${start.modelRoute.slice(0, 200)} is not one you may choose${cap.modelRoutes.length ? ` (allowed: ${cap.modelRoutes.slice(0, 20).join(', ')})` : "; leave it out for the profile's own"}`,
     };
   const over = (field: string, value: unknown, limit: number): CapRefusal | undefined =>
     typeof value === 'number' && value > limit
