@@ -1,4 +1,4 @@
-import type { ServiceConfig } from './service-config.js';
+import { DEFAULT_DECISION_RATE, type ServiceConfig } from './service-config.js';
 import type { Caller } from './caller-identity.js';
 import { BucketMap } from './token-bucket.js';
 
@@ -10,25 +10,30 @@ export interface Refusal {
     | 'rate.active_runs'
     | 'rate.active_runs_user'
     | 'rate.sse_tenant'
-    | 'rate.sse_user';
+    | 'rate.sse_user'
+    | 'rate.decisions_user';
   readonly message: string;
   /** Seconds until trying again may succeed. */
   readonly retryAfterSeconds: number;
 }
 
 /**
- * The run service's admission limits (docs/api.md): run starts per second per tenant and per user
- * (token buckets), active runs per tenant, and open event streams per tenant and per user. In memory,
+ * The run service's admission limits (docs/api.md): run starts per second per tenant and per user and
+ * decisions per second per user (token buckets), active runs per tenant, and open event streams per
+ * tenant and per user. In memory,
  * per service process: with several service processes the limits apply to each.
  */
 export class Admission {
   private readonly tenantStarts: BucketMap;
   private readonly userStarts: BucketMap;
+  private readonly userDecisions: BucketMap;
   private readonly streams = new Map<string, number>();
 
   constructor(private readonly limits: ServiceConfig['limits']) {
     this.tenantStarts = new BucketMap(limits.startsPerTenant.perSecond, limits.startsPerTenant.burst);
     this.userStarts = new BucketMap(limits.startsPerUser.perSecond, limits.startsPerUser.burst);
+    const decisions = limits.decisionsPerUser ?? DEFAULT_DECISION_RATE;
+    this.userDecisions = new BucketMap(decisions.perSecond, decisions.burst);
   }
 
   /**
@@ -53,6 +58,21 @@ export class Admission {
         retryAfterSeconds: Math.ceil(tenant / 1000),
       };
     return undefined;
+  }
+
+  /**
+   * Take one decision (or cancellation) from the caller's bucket (tenant and `sub`), when the request
+   * arrives: before the run is looked up, so a refused or unknown run costs a token too and nothing
+   * reaches Temporal past the rate.
+   */
+  admitDecision(caller: Caller, now = Date.now()): Refusal | undefined {
+    const wait = this.userDecisions.take(`${caller.tenant}\u0000${caller.user}`, now);
+    if (wait === 0) return undefined;
+    return {
+      code: 'rate.decisions_user',
+      message: `more than ${(this.limits.decisionsPerUser ?? DEFAULT_DECISION_RATE).perSecond} decisions per second for this user`,
+      retryAfterSeconds: Math.ceil(wait / 1000),
+    };
   }
 
   /** Admit one run start by its active runs: `active` counts the runs of the tenant and of the user that have not ended. */

@@ -15,7 +15,11 @@ export interface Caller {
   /** The person (`sub`): the run's user when they start one, the principal of their decisions. */
   readonly user: string;
   readonly roles: readonly string[];
-  /** What the person is (claim `kind`, default `operator`): a `customer` confirms and never approves. */
+  /**
+   * What the person is (claim `kind`; a token without one is a `customer`, the narrowest): a
+   * `customer` sees its own runs, confirms and never approves; an `approver` sees what it may decide;
+   * an `operator` sees its tenant.
+   */
   readonly kind: DelegableKind;
 }
 
@@ -27,7 +31,8 @@ const ClaimsSchema = z.looseObject({
   sub: PrincipalIdSchema,
   tenant: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'must be 1-128 letters, digits or . _ -'),
   roles: z.array(RoleSchema).max(50).default([]),
-  kind: z.enum(DELEGABLE_KINDS).default('operator'),
+  /** Absent: a customer (least privilege; an operator must say so). */
+  kind: z.enum(DELEGABLE_KINDS).default('customer'),
 });
 
 /** Longest bearer token read (bytes); anything longer is refused before any parsing. */
@@ -54,7 +59,8 @@ export function readJwksFile(path: string): JSONWebKeySet {
 /**
  * Verifies bearer tokens (JWT, RFC 7519) with `jose` against the configured public keys: signature,
  * algorithm, expiry (`exp` required), not-before, issuer and audience when configured, then the claims
- * the service needs (`sub`, `tenant`, `roles`, optional `kind`).
+ * the service needs (`sub`, `tenant`, `roles`, optional `kind`, default `customer`). The service
+ * always configures issuer and audience outside dev mode (see `requireIssuerAndAudience`).
  */
 export class CallerIdentity {
   private readonly keys: ReturnType<typeof createLocalJWKSet>;

@@ -112,6 +112,8 @@ export async function ensureDevServiceFiles(
     const config = {
       identity: { jwksFile: 'jwks.json', issuer: DEV_ISSUER, audience: DEV_AUDIENCE },
       delegateKeyFile: 'run-service.json',
+      // Local only: starters may name any model route (production configs list theirs; default none).
+      caps: { default: { modelRoutes: ['*'] } },
     };
     writeFileSync(f.configPath, `${JSON.stringify(config, null, 2)}\n`);
     created.push(f.configPath);

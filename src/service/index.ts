@@ -7,6 +7,7 @@ export { createRunService, MAX_BODY_BYTES, type RunServiceOptions } from './run-
 export {
   loadServiceConfig,
   parseServiceConfig,
+  requireIssuerAndAudience,
   ServiceConfigSchema,
   type ServiceConfig,
   type ServiceConfigInput,
@@ -14,3 +15,4 @@ export {
 export { CallerIdentity, readJwksFile, AuthError, type Caller } from './caller-identity.js';
 export { openApiDocument } from './api-schemas.js';
 export { ensureDevServiceFiles, mintDevToken, devServiceFiles } from './dev-identity.js';
+export { CapsSchema, DEFAULT_BUDGET_CAP, type CapsConfig } from './start-caps.js';

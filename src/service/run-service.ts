@@ -7,10 +7,11 @@ import { Admission } from './admission.js';
 import { ApiError } from './api-error.js';
 import { openApiDocument } from './api-schemas.js';
 import { AuthError, CallerIdentity, type Caller } from './caller-identity.js';
+import { INBOX_HEADERS } from './inbox-csp.js';
 import { INBOX_HTML } from './inbox-page.js';
 import { RunEventFeeds } from './run-event-feed.js';
 import { registerRunRoutes } from './run-routes.js';
-import type { ServiceConfig } from './service-config.js';
+import { requireIssuerAndAudience, type ServiceConfig } from './service-config.js';
 import { ServiceMetrics } from './service-metrics.js';
 import type { JSONWebKeySet } from 'jose';
 
@@ -25,6 +26,11 @@ export interface RunServiceOptions {
   readonly jwks: JSONWebKeySet;
   /** The service's delegate decision key (the config's `delegateKeyFile`, loaded). */
   readonly delegateKey: DecisionKey;
+  /**
+   * Local development (`harness serve --dev`): the config may leave out `identity.issuer` and
+   * `identity.audience`. Never in production.
+   */
+  readonly dev?: boolean;
 }
 
 /** Paths that need no bearer token. */
@@ -52,12 +58,16 @@ async function settledWithin(promises: readonly Promise<unknown>[], ms: number):
 
 /**
  * The run service (`harness serve`, docs/api.md): an HTTP API over the harness client with identity
- * (bearer JWTs), tenancy (a caller sees and decides only its tenant's runs; others answer 404),
- * admission limits (429 with Retry-After), public events as Server-Sent Events, decisions signed on
+ * (bearer JWTs), tenancy and per-user scope (a caller sees and decides only the runs in its scope;
+ * others answer 404), admission limits (429 with Retry-After), public events as Server-Sent Events, decisions signed on
  * the caller's behalf by the service's delegate key (the run still checks them), Prometheus metrics,
  * an OpenAPI document and the approval inbox page. Returns the Fastify instance, not listening yet.
+ * Within a tenant, each caller sees its scope only (docs/api.md, "Scope").
+ * @throws HarnessError `service.config_invalid` when the config has no `identity.issuer` or
+ *   `identity.audience` and `dev` is not set.
  */
 export function createRunService(o: RunServiceOptions): FastifyInstance {
+  requireIssuerAndAudience(o.config, o.dev === true);
   const app = Fastify({ logger: false, bodyLimit: MAX_BODY_BYTES, return503OnClosing: true });
   const identity = new CallerIdentity({
     jwks: o.jwks,
@@ -167,7 +177,9 @@ export function createRunService(o: RunServiceOptions): FastifyInstance {
     return reply.type('text/plain; version=0.0.4').send(metrics.render(gauges));
   });
   app.get('/openapi.json', () => Promise.resolve(openApiDocument()));
-  app.get('/inbox', (_req, reply) => reply.type('text/html; charset=utf-8').send(INBOX_HTML));
+  app.get('/inbox', (_req, reply) =>
+    reply.headers(INBOX_HEADERS).type('text/html; charset=utf-8').send(INBOX_HTML),
+  );
 
   registerRunRoutes(app, {
     client: o.client,

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { HarnessError } from '../contract/errors.js';
 import { RoleSchema } from '../contract/principals.js';
 import { describeInputIssues } from '../contract/run-input.js';
+import { CapsSchema } from './start-caps.js';
 
 /**
  * The run service's configuration file (docs/api.md): where it listens, how it checks identity, which
@@ -18,6 +19,9 @@ const Rate = z.strictObject({
   burst: z.number().int().min(1).max(100_000),
 });
 
+/** Decisions per second per caller when `limits.decisionsPerUser` is not set. */
+export const DEFAULT_DECISION_RATE = { perSecond: 2, burst: 20 } as const;
+
 const Roles = z.array(RoleSchema).min(1).max(20);
 
 export const ServiceConfigSchema = z.strictObject({
@@ -30,7 +34,11 @@ export const ServiceConfigSchema = z.strictObject({
   identity: z.strictObject({
     /** A JWKS file (RFC 7517) with the public keys bearer tokens are signed with. */
     jwksFile: z.string().min(1),
-    /** Required `iss` and `aud` of every token, when set. */
+    /**
+     * Required `iss` and `aud` of every token. The service refuses to start without them (outside
+     * `--dev`, see {@link requireIssuerAndAudience}): any token signed with the same keys for another
+     * audience would pass.
+     */
     issuer: z.string().min(1).optional(),
     audience: z.string().min(1).optional(),
     /** Accepted JWS algorithms. */
@@ -62,6 +70,11 @@ export const ServiceConfigSchema = z.strictObject({
       activeRunsPerUser: z.number().int().min(1).max(1_000_000).default(100),
       sseConnectionsPerTenant: z.number().int().min(1).max(100_000).default(500),
       sseConnectionsPerUser: z.number().int().min(1).max(100_000).default(50),
+      /**
+       * Decisions (and cancellations) per caller (tenant and `sub`), refused or not; absent:
+       * {@link DEFAULT_DECISION_RATE}.
+       */
+      decisionsPerUser: Rate.optional(),
     })
     .default({
       startsPerTenant: { perSecond: 20, burst: 40 },
@@ -71,6 +84,8 @@ export const ServiceConfigSchema = z.strictObject({
       sseConnectionsPerTenant: 500,
       sseConnectionsPerUser: 50,
     }),
+  /** Caps on the budget and model route a starter may ask for, per tenant and per role. */
+  caps: CapsSchema,
   /** How often an SSE stream reads new events from the evidence store, and sends a heartbeat. */
   stream: z
     .strictObject({
@@ -118,4 +133,22 @@ export function loadServiceConfig(path: string): ServiceConfig {
     identity: { ...config.identity, jwksFile: resolve(base, config.identity.jwksFile) },
     delegateKeyFile: resolve(base, config.delegateKeyFile),
   };
+}
+
+/**
+ * Refuse a configuration without `identity.issuer` and `identity.audience`, unless `dev` (a local
+ * setup, where the dev issuer sets both anyway).
+ * @throws HarnessError `service.config_invalid` naming what is missing and how to fix it.
+ */
+export function requireIssuerAndAudience(config: ServiceConfig, dev: boolean): void {
+  const missing = [
+    ...(config.identity.issuer === undefined ? ['identity.issuer'] : []),
+    ...(config.identity.audience === undefined ? ['identity.audience'] : []),
+  ];
+  if (missing.length === 0 || dev) return;
+  throw new HarnessError(
+    'service.config_invalid',
+    `service config: ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} required: set them to your identity provider's token issuer (iss) and this service's audience (aud), so tokens minted for other services are refused (only --dev may leave them out)`,
+    { missing },
+  );
 }

@@ -39,7 +39,8 @@ describe('approval inbox', { timeout: 180_000 }, () => {
       roles: ['refund_approver'],
       kind: 'approver',
     });
-    const viewer = await issuer.token({ sub: 'val@shop', tenant, roles: ['viewer'] });
+    // Staff who see the tenant's runs and may approve none.
+    const viewer = await issuer.token({ sub: 'val@shop', tenant, roles: ['viewer'], kind: 'operator' });
     const res = await fetch(`${service.url}/v1/runs`, {
       method: 'POST',
       headers: { authorization: `Bearer ${customer}`, 'content-type': 'application/json' },
@@ -63,8 +64,13 @@ describe('approval inbox', { timeout: 180_000 }, () => {
     expect(await card(viewerPage).locator('[data-role=no-decision]').count()).toBe(1);
     await viewerPage.screenshot({ path: join(artifactsDir, 'inbox-viewer.png'), fullPage: true });
 
-    // The approver approves; the live stream turns the card to succeeded.
+    // The approver approves; the live stream turns the card to succeeded. The page works under its
+    // strict Content-Security-Policy: the browser reports no violation.
     const page = await browser.newPage();
+    const violations: string[] = [];
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
+    });
     await page.goto(`${service.url}/inbox#token=${approver}`);
     await card(page).locator('[data-role=approve]').waitFor({ timeout: 60_000 });
     expect(await card(page).locator('[data-role=summary]').innerText()).not.toBe('');
@@ -77,6 +83,7 @@ describe('approval inbox', { timeout: 180_000 }, () => {
       .poll(() => card(page).locator('[data-role=status]').innerText(), { timeout: 60_000 })
       .toBe('succeeded');
     await page.screenshot({ path: join(artifactsDir, 'inbox-approver-succeeded.png'), fullPage: true });
+    expect(violations).toEqual([]);
     const run = (await (
       await fetch(`${service.url}/v1/runs/${runId}`, { headers: { authorization: `Bearer ${approver}` } })
     ).json()) as { status: string; decisions: { principal: string; decision: string }[] };

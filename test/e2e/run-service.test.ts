@@ -78,12 +78,24 @@ describe('run service', { timeout: 180_000 }, () => {
       roles: ['refund_approver', 'approver'],
       kind: 'approver',
     });
-    tokens.viewer = await issuer.token({ sub: 'vic@acme', tenant: 'acme', roles: ['viewer'] });
-    tokens.operator = await issuer.token({ sub: 'ops@acme', tenant: 'acme', roles: ['operator'] });
+    // Staff of the tenant who may see every run but approve nothing.
+    tokens.viewer = await issuer.token({
+      sub: 'vic@acme',
+      tenant: 'acme',
+      roles: ['viewer'],
+      kind: 'operator',
+    });
+    tokens.operator = await issuer.token({
+      sub: 'ops@acme',
+      tenant: 'acme',
+      roles: ['operator'],
+      kind: 'operator',
+    });
     tokens.other = await issuer.token({
       sub: 'olga@globex',
       tenant: 'globex',
       roles: ['requester', 'refund_approver', 'operator'],
+      kind: 'operator',
     });
   });
   afterAll(async () => {
@@ -221,18 +233,19 @@ describe('run service', { timeout: 180_000 }, () => {
     expect(firstSeqs).toEqual(Array.from({ length: firstSeqs.length }, (_, i) => firstSeqs[0]! + i));
     expect(firstSeqs[0]).toBeLessThanOrEqual(1);
 
-    // Who may not decide is told why; the run changes nothing.
+    // Who may not decide is told why by the service, before anything reaches the run.
     const viewer = await api('viewer', 'POST', `/v1/runs/${runId}/decisions`, {
       decision: 'approve',
       actionId: waiting.pendingAction!.actionId,
     });
     expect(viewer.status).toBe(403);
-    expect(viewer.body).toMatchObject({ accepted: false, code: 'decision.role_missing' });
+    expect(viewer.body).toMatchObject({ error: { code: 'decision.role_missing' } });
     const requester = await api('customer', 'POST', `/v1/runs/${runId}/decisions`, {
       decision: 'approve',
       actionId: waiting.pendingAction!.actionId,
     });
     expect(requester.status).toBe(403);
+    expect(requester.body).toMatchObject({ error: { code: 'decision.customer_cannot_approve' } });
     const stale = await api('approver', 'POST', `/v1/runs/${runId}/decisions`, {
       decision: 'approve',
       actionId: 'a999.nothing',

@@ -2,18 +2,29 @@ import { exportJWK, generateKeyPair, SignJWT, type JSONWebKeySet } from 'jose';
 import type { FastifyInstance } from 'fastify';
 import { composeAgentRun } from '../../src/core/workflow/agent-run-definition.js';
 import { createRunService } from '../../src/service/run-service.js';
-import { parseServiceConfig, type ServiceConfigInput } from '../../src/service/service-config.js';
+import {
+  parseServiceConfig,
+  type ServiceConfig,
+  type ServiceConfigInput,
+} from '../../src/service/service-config.js';
 import { showcaseDefinition } from '../../apps/showcase/workflow/definition.js';
 import type { HarnessFixture } from './harness.js';
 import { TEST_KEYS } from './principals.js';
 
+/** The issuer and audience test tokens carry and the test service requires. */
+export const TEST_ISSUER = 'https://id.test.invalid/';
+export const TEST_AUDIENCE = 'agent-harness-test';
+
 /** A signing key pair for bearer tokens and the JWKS the service trusts. */
 export interface TokenIssuer {
   readonly jwks: JSONWebKeySet;
-  /** A bearer token for `claims` (default expiry in 10 minutes). */
+  /**
+   * A bearer token for `claims` (default expiry in 10 minutes), with {@link TEST_ISSUER} and
+   * {@link TEST_AUDIENCE} unless `iss`/`aud` say otherwise (`null`: no such claim).
+   */
   token(
     claims: { sub: string; tenant: string; roles?: string[]; kind?: string },
-    o?: { expiresIn?: string | number },
+    o?: { expiresIn?: string | number; iss?: string | null; aud?: string | null },
   ): Promise<string>;
 }
 
@@ -22,8 +33,8 @@ export async function createTokenIssuer(kid = 'test-issuer'): Promise<TokenIssue
   const jwk = { ...(await exportJWK(publicKey)), kid, alg: 'EdDSA', use: 'sig' };
   return {
     jwks: { keys: [jwk] },
-    token: (claims, o = {}) =>
-      new SignJWT({
+    token: (claims, o = {}) => {
+      const jwt = new SignJWT({
         tenant: claims.tenant,
         roles: claims.roles ?? [],
         ...(claims.kind ? { kind: claims.kind } : {}),
@@ -31,9 +42,27 @@ export async function createTokenIssuer(kid = 'test-issuer'): Promise<TokenIssue
         .setProtectedHeader({ alg: 'EdDSA', kid })
         .setSubject(claims.sub)
         .setIssuedAt()
-        .setExpirationTime(o.expiresIn ?? '10m')
-        .sign(privateKey),
+        .setExpirationTime(o.expiresIn ?? '10m');
+      const iss = o.iss === undefined ? TEST_ISSUER : o.iss;
+      const aud = o.aud === undefined ? TEST_AUDIENCE : o.aud;
+      if (iss !== null) jwt.setIssuer(iss);
+      if (aud !== null) jwt.setAudience(aud);
+      return jwt.sign(privateKey);
+    },
   };
+}
+
+/**
+ * The test service's config: the test issuer and audience, and caps that let starters name the
+ * scripted model routes (the default cap allows none); `config` overrides any part.
+ */
+export function testServiceConfig(config: Partial<ServiceConfigInput> = {}): ServiceConfig {
+  return parseServiceConfig({
+    identity: { jwksFile: 'unused', issuer: TEST_ISSUER, audience: TEST_AUDIENCE },
+    delegateKeyFile: 'unused',
+    caps: { default: { modelRoutes: ['scripted/*'] } },
+    ...config,
+  });
 }
 
 /** A run service over a test fixture's client, store and task queue, listening on a free loopback port. */
@@ -47,7 +76,7 @@ export async function startTestService(
     store: h.composition.store,
     composition: composeAgentRun(showcaseDefinition),
     taskQueue: h.taskQueue,
-    config: parseServiceConfig({ identity: { jwksFile: 'unused' }, delegateKeyFile: 'unused', ...config }),
+    config: testServiceConfig(config),
     jwks: issuer.jwks,
     delegateKey: TEST_KEYS.service,
   });
@@ -123,4 +152,84 @@ export async function readSse(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** What the API answers, loosely: every field a test reads. */
+export interface ApiBody {
+  readonly runId?: string;
+  readonly tenant?: string;
+  readonly user?: string | null;
+  readonly status?: string | null;
+  readonly pendingAction?: { readonly kind: string; readonly actionId: string } | null;
+  readonly decisions?: readonly { readonly principal: string; readonly decision: string }[];
+  readonly runs?: readonly { readonly runId: string }[];
+  readonly view?: {
+    readonly signalRejections: readonly unknown[];
+    readonly decisions?: readonly unknown[];
+    readonly userId?: string;
+    readonly tenantId?: string;
+  };
+  readonly error?: { readonly code: string; readonly message: string };
+  readonly accepted?: boolean;
+  readonly principal?: string;
+  readonly mayDecide?: boolean;
+  readonly [key: string]: unknown;
+}
+
+/** What the API answered: status, headers and the JSON body. */
+export interface ApiAnswer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: ApiBody;
+}
+
+/** A caller of the service at `url()` with bearer `token` (none when undefined). */
+export function serviceApi(url: () => string) {
+  return async (
+    token: string | undefined,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<ApiAnswer> => {
+    const res = await fetch(`${url()}${path}`, {
+      method,
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await res.text();
+    return {
+      status: res.status,
+      headers: res.headers,
+      body: text.startsWith('{') ? (JSON.parse(text) as ApiBody) : { text },
+    };
+  };
+}
+
+/** Poll `GET /v1/runs/{id}` as `token` until `ok` holds (status 200), or throw after `ms`. */
+export async function waitForRun(
+  api: ReturnType<typeof serviceApi>,
+  token: string,
+  runId: string,
+  ok: (run: ApiBody) => boolean,
+  ms = 60_000,
+): Promise<ApiBody> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const r = await api(token, 'GET', `/v1/runs/${runId}`);
+    if (r.status === 200 && ok(r.body)) return r.body;
+    if (Date.now() > until)
+      throw new Error(`run ${runId} never got there: ${JSON.stringify(r.body).slice(0, 500)}`);
+    await new Promise((res) => setTimeout(res, 200));
+  }
+}
+
+/** How many updates a run's history holds (refused decisions that reached the run add to it). */
+export async function updatesInHistory(h: HarnessFixture, runId: string): Promise<number> {
+  const history = await h.t.client.workflow.getHandle(runId).fetchHistory();
+  return (history.events ?? []).filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes).length;
 }

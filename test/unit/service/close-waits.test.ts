@@ -3,10 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { showcaseDefinition } from '../../../apps/showcase/workflow/definition.js';
 import { composeAgentRun } from '../../../src/core/workflow/agent-run-definition.js';
 import { createRunService } from '../../../src/service/run-service.js';
-import { parseServiceConfig } from '../../../src/service/service-config.js';
 import type { EvidenceStore } from '../../../src/worker/store/index.js';
 import { TEST_KEYS } from '../../support/principals.js';
-import { createTokenIssuer } from '../../support/run-service.js';
+import { createTokenIssuer, testServiceConfig } from '../../support/run-service.js';
 
 /**
  * Closing the run service waits for handlers still running, also when their caller went away: the
@@ -35,7 +34,7 @@ describe('closing the run service', () => {
       store,
       composition: composeAgentRun(showcaseDefinition),
       taskQueue: 'unused',
-      config: parseServiceConfig({ identity: { jwksFile: 'unused' }, delegateKeyFile: 'unused' }),
+      config: testServiceConfig(),
       jwks: issuer.jwks,
       delegateKey: TEST_KEYS.service,
     });

@@ -34,7 +34,7 @@ async function serviceWithSlowCount(limits: { perSecond: number; burst: number }
     composition: composeAgentRun(showcaseDefinition),
     taskQueue: 'q',
     config: parseServiceConfig({
-      identity: { jwksFile: 'unused' },
+      identity: { jwksFile: 'unused', issuer: 'https://id.test.invalid/', audience: 'harness' },
       delegateKeyFile: 'unused',
       limits: { startsPerTenant: limits, startsPerUser: { perSecond: 1000, burst: 1000 } },
     }),
@@ -44,6 +44,8 @@ async function serviceWithSlowCount(limits: { perSecond: number; burst: number }
   const token = await new SignJWT({ tenant: 'acme', roles: ['requester'] })
     .setProtectedHeader({ alg: 'EdDSA', kid: 'k' })
     .setSubject('C1001')
+    .setIssuer('https://id.test.invalid/')
+    .setAudience('harness')
     .setExpirationTime('5m')
     .sign(privateKey);
   const start = () =>

@@ -3,7 +3,7 @@ import { loadDecisionKey } from '../../decisions/decision-key.js';
 import { readJwksFile } from '../../../service/caller-identity.js';
 import { ensureDevServiceFiles, mintDevToken } from '../../../service/dev-identity.js';
 import { createRunService } from '../../../service/run-service.js';
-import { loadServiceConfig } from '../../../service/service-config.js';
+import { loadServiceConfig, requireIssuerAndAudience } from '../../../service/service-config.js';
 import { RoleSchema } from '../../../contract/principals.js';
 import type { HarnessApp } from '../../../worker/app.js';
 import { harnessSettings } from '../../../worker/settings.js';
@@ -26,7 +26,8 @@ const dataDir = () => resolve(process.cwd(), '.data');
  * `harness serve`: the run service (docs/api.md) until SIGINT/SIGTERM. `--config <file>` names its
  * configuration; `--dev` creates (once) a local token issuer, the service's delegate key and config
  * under `.data/service/`, and adds the delegate to `.data/principals.json` (restart workers to trust it).
- * @throws CliError `cli.usage` (exit 2) without `--config` or `--dev`; `service.config_invalid` for a bad file.
+ * @throws CliError `cli.usage` (exit 2) without `--config` or `--dev`; `service.config_invalid` for a bad
+ *   file, or one without `identity.issuer` and `identity.audience` outside `--dev`.
  */
 export async function serveCommand(app: HarnessApp, o: ServeOptions, out: Output): Promise<number> {
   let configPath = o.config;
@@ -44,6 +45,12 @@ export async function serveCommand(app: HarnessApp, o: ServeOptions, out: Output
     configPath = dev.files.configPath;
   }
   const config = loadServiceConfig(configPath);
+  // Before connecting to anything: a production service without iss/aud does not start.
+  requireIssuerAndAudience(config, o.dev === true);
+  if (o.dev && (config.identity.issuer === undefined || config.identity.audience === undefined))
+    out.progress(
+      'warning: no identity.issuer/audience in the config: tokens of any issuer with these keys pass',
+    );
   const port = o.port !== undefined ? parsePositiveInt('--port', o.port, true) : config.listen.port;
   const host = o.host ?? config.listen.host;
   const t = await connectTemporal();
@@ -56,6 +63,7 @@ export async function serveCommand(app: HarnessApp, o: ServeOptions, out: Output
     config,
     jwks: readJwksFile(config.identity.jwksFile),
     delegateKey: loadDecisionKey(config.delegateKeyFile),
+    dev: o.dev === true,
   });
   const url = await service.listen({ host, port });
   out.data({ url, inbox: `${url}/inbox`, openapi: `${url}/openapi.json` });

@@ -1,0 +1,70 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { QUERY_NAMES } from '../contract/visibility.js';
+import type { RunView } from '../core/workflow/run-view.js';
+import { sendDecision, signedPayload } from '../client/decisions/send-decision.js';
+import { ApiError } from './api-error.js';
+import { CancelBodySchema, DecisionBodySchema } from './api-schemas.js';
+import type { Caller } from './caller-identity.js';
+import { decisionContext, gateDecision, type GateDecision } from './decision-gate.js';
+import { accessRun } from './run-access.js';
+import { decisionStatus, runDecision, type RunDecision } from './run-decisions.js';
+import { parse, type RunRoutesOptions } from './route-options.js';
+
+/** What the service vouches for when it signs on the caller's behalf. */
+function onBehalfOf(caller: Caller) {
+  return { sub: caller.user, kind: caller.kind, roles: [...caller.roles].slice(0, 20), ten: caller.tenant };
+}
+
+/**
+ * `POST /v1/runs/{id}/decisions` and `/cancel` (docs/api.md, "Decisions"). In order, each refusal
+ * before anything reaches the run: 429 `rate.decisions_user` (the caller's bucket, taken first), 404
+ * `run.not_found` (out of scope), 409 `run.closed` / `signal.*` (nothing of this kind waits), 403 from
+ * the service's gate (the token's kind and roles against the run's rules). Only then is a decision
+ * signed on the caller's behalf and sent by the `decide` update; the run's answer is the response.
+ */
+export function registerDecisionRoutes(app: FastifyInstance, o: RunRoutesOptions): void {
+  const decideFor = async (
+    req: FastifyRequest<{ Params: { runId: string } }>,
+    reply: FastifyReply,
+    label: GateDecision,
+    decision: (view: RunView) => RunDecision,
+  ) => {
+    const caller = o.callerOf(req);
+    const rate = o.admission.admitDecision(caller, o.arrivedAt(req));
+    if (rate) throw new ApiError(429, rate.code, rate.message, rate.retryAfterSeconds);
+    const run = await accessRun(o, caller, req.params.runId);
+    if (!run.running)
+      throw new ApiError(409, 'run.closed', `run ${req.params.runId} has ended (${run.executionStatus})`);
+    const view = run.view ?? (await run.handle.query<RunView>(QUERY_NAMES.state));
+    const d = decision(view);
+    const refused = gateDecision(caller, decisionContext(o.composition, view, run.user), label);
+    if (refused) {
+      o.metrics.count('harness_decisions_total', { decision: label, outcome: 'refused_by_service' });
+      throw new ApiError(403, refused.code, refused.message);
+    }
+    const payload = signedPayload(o.delegateKey, view, d.signal, d.fields, d.pending, {
+      onBehalfOf: onBehalfOf(caller),
+    });
+    const outcome = await sendDecision(run.handle, d.signal, payload);
+    o.metrics.count('harness_decisions_total', {
+      decision: label,
+      outcome: outcome.accepted ? 'accepted' : 'refused',
+    });
+    if (!outcome.accepted) o.metrics.count('harness_refusals_total', { code: outcome.code });
+    return reply.code(decisionStatus(outcome)).send(outcome);
+  };
+
+  app.post<{ Params: { runId: string } }>('/v1/runs/:runId/decisions', async (req, reply) => {
+    const body = parse(DecisionBodySchema, req.body, 'body');
+    return decideFor(req, reply, body.decision, (view) => runDecision(req.params.runId, view, body));
+  });
+
+  app.post<{ Params: { runId: string } }>('/v1/runs/:runId/cancel', async (req, reply) => {
+    const body = parse(CancelBodySchema, req.body, 'body');
+    return decideFor(req, reply, 'cancel', () => ({
+      signal: 'cancelRun',
+      fields: { reason: body.reason },
+      pending: undefined,
+    }));
+  });
+}

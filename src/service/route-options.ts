@@ -1,0 +1,63 @@
+import type { Client } from '@temporalio/client';
+import type { FastifyRequest } from 'fastify';
+import type { AgentRunComposition } from '../core/workflow/agent-run-definition.js';
+import type { DecisionKey } from '../client/decisions/decision-key.js';
+import type { EvidenceStore } from '../worker/store/index.js';
+import type { Admission } from './admission.js';
+import { ApiError } from './api-error.js';
+import type { Caller } from './caller-identity.js';
+import type { RunEventFeeds } from './run-event-feed.js';
+import type { ServiceConfig } from './service-config.js';
+import type { ServiceMetrics } from './service-metrics.js';
+
+/** What the /v1/runs routes share (docs/api.md). */
+export interface RunRoutesOptions {
+  readonly client: Client;
+  readonly store: EvidenceStore;
+  readonly composition: AgentRunComposition;
+  readonly taskQueue: string;
+  readonly delegateKey: DecisionKey;
+  readonly config: ServiceConfig;
+  readonly admission: Admission;
+  readonly metrics: ServiceMetrics;
+  /** One store poller per followed run, shared by its streams. */
+  readonly feeds: RunEventFeeds;
+  /** When a request reached the service (epoch ms, before its token was verified): rate buckets judge by it. */
+  readonly arrivedAt: (req: FastifyRequest) => number;
+  /** The verified caller of a request (set by the service's auth hook). */
+  readonly callerOf: (req: FastifyRequest) => Caller;
+  /** Aborted when the service closes: open event streams end. */
+  readonly closing: AbortSignal;
+}
+
+/**
+ * Parse with a zod schema.
+ * @throws ApiError 400 `request.invalid` naming the first problem.
+ */
+export function parse<T>(
+  schema: {
+    safeParse(
+      v: unknown,
+    ):
+      | { success: true; data: T }
+      | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } };
+  },
+  value: unknown,
+  what: string,
+): T {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const i = r.error.issues[0];
+  throw new ApiError(
+    400,
+    'request.invalid',
+    `${what}: ${i?.path.map(String).join('.') || '(root)'}: ${i?.message}`,
+  );
+}
+
+/** True when the caller holds one of `roles`. */
+export const hasRole = (caller: Caller, roles: readonly string[]): boolean =>
+  caller.roles.some((r) => roles.includes(r));
+
+/** A visibility query string literal. */
+export const quote = (v: string): string => `'${v.replace(/'/g, "''")}'`;

@@ -1,0 +1,118 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { FastifyInstance } from 'fastify';
+import { isHarnessError } from '../contract/errors.js';
+import { canonicalJson } from '../core/tools/canonical-json.js';
+import { buildRunInput, resolvePolicy, resolveProfile } from '../client/cli/build-run-input.js';
+import { startAgentRun } from '../client/start-run.js';
+import { ApiError } from './api-error.js';
+import { IdempotencyKeySchema, StartRunBodySchema } from './api-schemas.js';
+import { accessRun } from './run-access.js';
+import { hasRole, parse, quote, type RunRoutesOptions } from './route-options.js';
+import { checkStartCaps } from './start-caps.js';
+
+/** The links a start answers with. */
+export function runLinks(runId: string, executionStatus: string) {
+  return {
+    runId,
+    executionStatus,
+    links: {
+      self: `/v1/runs/${encodeURIComponent(runId)}`,
+      events: `/v1/runs/${encodeURIComponent(runId)}/events`,
+    },
+  };
+}
+
+/**
+ * `POST /v1/runs` (docs/api.md). The run's tenant and user come from the token, never from the body
+ * (the body schema has no such field). Refusals, each before anything is started: 403
+ * `auth.role_missing`, 400 `request.invalid` / `run.policy_not_allowed`, 403 `run.budget_over_cap` /
+ * `run.model_route_not_allowed` (the caps), 429 (admission), 409 `idempotency.key_reused`.
+ */
+export function registerStartRoute(app: FastifyInstance, o: RunRoutesOptions): void {
+  const { client } = o;
+  app.post('/v1/runs', async (req, reply) => {
+    const caller = o.callerOf(req);
+    if (!hasRole(caller, o.config.roles.start))
+      throw new ApiError(
+        403,
+        'auth.role_missing',
+        `starting a run needs one of the roles ${o.config.roles.start.join(', ')}`,
+      );
+    const body = parse(StartRunBodySchema, req.body, 'body');
+    const keyHeader = req.headers['idempotency-key'];
+    const idempotencyKey =
+      keyHeader === undefined ? undefined : parse(IdempotencyKeySchema, keyHeader, 'Idempotency-Key');
+    let input;
+    try {
+      const profile = resolveProfile(o.composition, body.profile);
+      const policy = resolvePolicy(o.composition, body.policy, profile);
+      input = buildRunInput({
+        profile,
+        ...(body.policy !== undefined ? { policy } : {}),
+        task: body.task,
+        ...(body.modelRoute !== undefined ? { modelRoute: body.modelRoute } : {}),
+        ...(body.budget !== undefined ? { budget: body.budget } : {}),
+        ...(body.approvalTimeoutSeconds !== undefined
+          ? { approvalTimeoutSeconds: body.approvalTimeoutSeconds }
+          : {}),
+        ...(body.threadId !== undefined ? { threadId: body.threadId } : {}),
+        // Who the run is for: the verified caller, whatever the body says.
+        tenantId: caller.tenant,
+        userId: caller.user,
+      });
+    } catch (err) {
+      if (isHarnessError(err))
+        throw new ApiError(400, err.code === 'cli.usage' ? 'request.invalid' : err.code, err.message);
+      throw err;
+    }
+    const capped = checkStartCaps(o.config.caps, caller, o.config.roles.start, {
+      ...(body.budget !== undefined ? { budget: body.budget } : {}),
+      ...(body.modelRoute !== undefined ? { modelRoute: body.modelRoute } : {}),
+    });
+    if (capped) throw new ApiError(403, capped.code, capped.message);
+    const requestDigest = `sha256:${createHash('sha256').update(canonicalJson(body)).digest('hex')}`;
+    const workflowId =
+      idempotencyKey === undefined
+        ? `run-${caller.tenant}-${randomUUID()}`
+        : `run-${caller.tenant}-${createHash('sha256').update(`${caller.tenant}\u0000${caller.user}\u0000${idempotencyKey}`).digest('hex').slice(0, 32)}`;
+    // The rate first, judged at the request's arrival (a busy process handles requests later than they
+    // came; the caller's rate is what they sent); then the active runs, which cost visibility queries.
+    const rate = o.admission.admitStartRate(caller, o.arrivedAt(req));
+    if (rate) throw new ApiError(429, rate.code, rate.message, rate.retryAfterSeconds);
+    const running = `WorkflowType = 'agentRun' AND ExecutionStatus = 'Running' AND AgentTenant = ${quote(caller.tenant)}`;
+    const [tenantActive, userActive] = await Promise.all([
+      client.workflow.count(running),
+      client.workflow.count(`${running} AND AgentUser = ${quote(caller.user)}`),
+    ]);
+    const refusal = o.admission.admitActiveRuns(caller, {
+      tenant: tenantActive.count,
+      user: userActive.count,
+    });
+    if (refusal) throw new ApiError(429, refusal.code, refusal.message, refusal.retryAfterSeconds);
+    try {
+      await startAgentRun(client, {
+        taskQueue: o.taskQueue,
+        workflowId,
+        input,
+        memo: { requestDigest },
+        rejectDuplicateId: idempotencyKey !== undefined,
+      });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError) || idempotencyKey === undefined) throw err;
+      const existing = await accessRun(o, caller, workflowId);
+      if (existing.memo.requestDigest !== requestDigest)
+        throw new ApiError(
+          409,
+          'idempotency.key_reused',
+          'this Idempotency-Key was used with another request',
+        );
+      void reply.header('idempotent-replayed', 'true');
+      return reply.code(200).send(runLinks(workflowId, existing.executionStatus));
+    }
+    o.metrics.count('harness_runs_started_total', {
+      profile: `${input.profile.name}@${input.profile.version}`,
+    });
+    return reply.code(201).send(runLinks(workflowId, 'RUNNING'));
+  });
+}
