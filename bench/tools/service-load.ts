@@ -54,6 +54,12 @@ import { quantile, round } from '../lib/stats.js';
 import { startPrivateServer } from '../lib/server.js';
 import { parseOptions as parseBenchOptions } from '../lib/options.js';
 
+/** The token issuer and audience the load's service requires (a service refuses to start without). */
+const LOAD_ISSUER = 'https://load.bench.invalid';
+const LOAD_AUDIENCE = 'agent-harness-load';
+/** Caps as high as the bench's largest run asks for. */
+const LOAD_BUDGET_CAP = { maxSteps: 100_000, maxModelCalls: 100_000, maxToolCalls: 100_000 };
+
 interface LoadOptions {
   readonly seconds: number;
   /** The configured start rate per tenant (per second). */
@@ -165,6 +171,8 @@ async function main(): Promise<void> {
   const token = (tenant: string) =>
     new SignJWT({ tenant, roles: ['requester'], kind: 'customer' })
       .setProtectedHeader({ alg: 'EdDSA', kid: 'load' })
+      .setIssuer(LOAD_ISSUER)
+      .setAudience(LOAD_AUDIENCE)
       .setSubject(`load@${tenant}`)
       .setIssuedAt()
       .setExpirationTime('2h')
@@ -204,8 +212,10 @@ async function main(): Promise<void> {
     const composition = composeAgentRun(benchBundleDefinition);
     const serviceConfig = (limits: ServiceConfig['limits']) =>
       parseServiceConfig({
-        identity: { jwksFile: 'unused' },
+        identity: { jwksFile: 'unused', issuer: LOAD_ISSUER, audience: LOAD_AUDIENCE },
         delegateKeyFile: 'unused',
+        // The bench's own routes and budgets (bigger runs than the default cap allows).
+        caps: { default: { modelRoutes: ['bench/*', 'scripted/*'], budget: LOAD_BUDGET_CAP } },
         limits,
         stream: { pollMs: o.pollMs, heartbeatMs: 15_000 },
       });
