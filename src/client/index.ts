@@ -63,3 +63,4 @@ export {
 } from './decisions/decision-key.js';
 export { signDecision, DEFAULT_TOKEN_TTL_SECONDS, type DecisionTarget } from './decisions/sign-decision.js';
 export { sendDecision, signedPayload, type PendingTarget } from './decisions/send-decision.js';
+export { signStart, DEFAULT_START_TOKEN_TTL_SECONDS, type StartSigner } from './decisions/sign-start.js';

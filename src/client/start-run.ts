@@ -2,6 +2,7 @@ import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/
 import { AgentRunInputSchema, describeInputIssues, type AgentRunInput } from '../contract/run-input.js';
 import { HarnessError } from '../contract/errors.js';
 import type { AgentRunWorkflow } from '../core/workflow/agent-run.js';
+import { signStart, type StartSigner } from './decisions/sign-start.js';
 import {
   MARKER_FREE_START,
   MARKER_FREE_START_MEMO_KEY,
@@ -25,6 +26,12 @@ export interface StartRunOptions {
   readonly memo?: Readonly<Record<string, string>>;
   /** Refuse a workflow id that was ever used, even by a run that has ended (idempotent starts). */
   readonly rejectDuplicateId?: boolean;
+  /**
+   * Sign the start (docs/authorization.md, "Who a run is for"): the run's requester, tenant and roles
+   * become verified facts. Without it the run is anonymous: it has no requester a decision rule or a
+   * profile can rely on, and a policy may refuse it.
+   */
+  readonly signer?: StartSigner;
 }
 
 /**
@@ -42,7 +49,7 @@ export async function startAgentRun(
   const parsed = AgentRunInputSchema.safeParse(o.input);
   if (!parsed.success)
     throw new HarnessError('run.invalid_input', `invalid run input: ${describeInputIssues(parsed.error)}`);
-  const input = parsed.data;
+  const input = o.signer ? signStart(o.signer, o.workflowId, parsed.data) : parsed.data;
   const profile = `${input.profile.name}@${input.profile.version}`;
   const policy = input.policy ? `${input.policy.name}@${input.policy.version}` : undefined;
   return client.workflow.start<AgentRunWorkflow>('agentRun', {

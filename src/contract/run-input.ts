@@ -46,8 +46,16 @@ export const AgentRunInputSchema = z.lazy(
           .regex(/^sha256:[0-9a-f]{64}$/)
           .optional(),
         threadId: z.string().min(1).max(200).optional(),
+        /** The run's tenant: verified by the start token (`startToken`), else only claimed. */
         tenantId: z.string().min(1).max(200).optional(),
+        /** Who the run is for: verified by the start token (`startToken`), else only claimed. */
         userId: z.string().min(1).max(200).optional(),
+        /**
+         * A signed start (docs/authorization.md, "Who a run is for"): a compact JWS by the requester's
+         * key, or a delegate's naming the person it authenticated, bound to the workflow id and the
+         * digest of this input without the token. Without it the run is anonymous.
+         */
+        startToken: z.string().min(1).max(4_096).optional(),
         /** The task: interpreted by the profile (validated by its own schema). Bounded. */
         task: z.record(z.string(), z.unknown()),
         /** Budget overrides; unknown keys are rejected. */
