@@ -20,6 +20,7 @@ import {
   type WorkerProcess,
   type WorkerProcessOptions,
 } from '../support/worker-process.js';
+import { testStartSigner } from '../support/principals.js';
 import { testRunId } from '../support/run-id.js';
 
 /** One row of the refund business store, as the fault tests compare them. */
@@ -112,12 +113,16 @@ export async function createFaultRig(name: string, options: FaultRigOptions = {}
         ...o,
         env: { ...options.compositionEnv, ...o.env },
       }),
-    start: (input, workflowId) =>
-      startAgentRun(client, {
+    start: (input, workflowId) => {
+      // Signed as the fixtures sign (the workers trust TEST_PRINCIPALS): a run's requester is verified.
+      const signer = testStartSigner(input);
+      return startAgentRun(client, {
         taskQueue,
         workflowId: workflowId ?? testRunId(`fault-${name}`),
         input: refundRunInput(input),
-      }),
+        ...(signer !== undefined ? { signer } : {}),
+      });
+    },
     refundRows: () => refundRowsIn(dir),
     close: async () => {
       await composition.close();

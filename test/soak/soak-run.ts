@@ -7,6 +7,7 @@ import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
 import type { RunView } from '../../src/core/workflow/run-view.js';
 import { decide } from '../support/decisions.js';
 import { refundRunInput } from '../support/harness.js';
+import { testStartSigner } from '../support/principals.js';
 import type { SoakOrder } from './soak-orders.js';
 
 /** A person's reconciliation of a write the run could not settle by itself. */
@@ -77,16 +78,19 @@ async function stateOf(handle: WorkflowHandle): Promise<RunView | undefined> {
  * @throws when the run cannot be started (the Temporal frontend refused it).
  */
 export async function startSoakRun(o: StartSoakRunOptions): Promise<SoakRun> {
+  const input = refundRunInput({
+    task: {
+      message: `refund ${o.order.orderId} please, it has not shipped`,
+      customerId: o.order.customerId,
+    },
+    ...o.input,
+  });
+  const signer = testStartSigner(input);
   const handle = await startAgentRun(o.client, {
     taskQueue: o.taskQueue,
     workflowId: o.workflowId,
-    input: refundRunInput({
-      task: {
-        message: `refund ${o.order.orderId} please, it has not shipped`,
-        customerId: o.order.customerId,
-      },
-      ...o.input,
-    }),
+    input,
+    ...(signer !== undefined ? { signer } : {}),
   });
   return {
     handle,

@@ -10,7 +10,7 @@ import {
   type ShowcaseCompositionOptions,
 } from '../../apps/showcase/composition.js';
 import { registerBenchTools } from '../../apps/bench/bench-noop-tool.js';
-import { TEST_PRINCIPALS } from './principals.js';
+import { TEST_PRINCIPALS, testStartSigner } from './principals.js';
 import { refundDrillsFromEnv } from './refund-drills.js';
 import type { AgentRunInput } from '../../src/contract/run-input.js';
 import { createHarnessWorker, type HarnessWorkerOptions } from '../../src/worker/harness-worker.js';
@@ -24,11 +24,23 @@ export interface HarnessFixture {
   readonly composition: RefundComposition;
   readonly taskQueue: string;
   readonly dir: string;
+  /**
+   * Start a run of {@link refundRunInput}, signed as {@link testStartSigner} says (the `userId`'s own
+   * test key, else the test delegate for a `userId` in a `tenantId`); `{ unsigned: true }` starts it
+   * unsigned (an anonymous run).
+   */
   start(
     input: Partial<AgentRunInput> & Pick<AgentRunInput, 'task'>,
     workflowId?: string,
+    o?: FixtureStartOptions,
   ): Promise<WorkflowHandle>;
   close(): Promise<void>;
+}
+
+/** How a fixture starts a run. */
+export interface FixtureStartOptions {
+  /** Start without a start token (an anonymous run), whatever the input's `userId` says. */
+  readonly unsigned?: boolean;
 }
 
 /**
@@ -78,12 +90,15 @@ export async function createHarnessFixture(
     composition,
     taskQueue,
     dir,
-    start: (input, workflowId) =>
-      startAgentRun(t.client, {
+    start: (input, workflowId, o = {}) => {
+      const signer = o.unsigned ? undefined : testStartSigner(input);
+      return startAgentRun(t.client, {
         taskQueue,
         workflowId: workflowId ?? testRunId(name),
         input: refundRunInput(input),
-      }),
+        ...(signer !== undefined ? { signer } : {}),
+      });
+    },
     close: async () => {
       await stop();
       await composition.close();

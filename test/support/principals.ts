@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PrincipalRegistry } from '../../src/contract/principals.js';
 import { publicKeyOf, type DecisionKey } from '../../src/client/decisions/decision-key.js';
+import type { StartSigner } from '../../src/client/decisions/sign-start.js';
 
 /** An Ed25519 private key from a fixed 32-byte seed (PKCS#8 DER): test keys are the same in every process. */
 function keyFromSeed(principal: string, keyId: string, seedByte: number): DecisionKey {
@@ -76,4 +77,28 @@ export function writeKeyFile(key: DecisionKey, dir: string): string {
   };
   writeFileSync(path, JSON.stringify(keyFile), { mode: 0o600 });
   return path;
+}
+
+/** Registered people of {@link TEST_KEYS} (a start they sign is theirs): not the delegate, not mallory. */
+const PEOPLE: readonly DecisionKey[] = [TEST_KEYS.ops, TEST_KEYS.lead, TEST_KEYS.customer, TEST_KEYS.viewer];
+
+/**
+ * How a test signs a start (docs/authorization.md, "Who a run is for"): a `userId` that is one of the
+ * test people is signed with that person's key; another `userId` with a `tenantId` is signed by the test
+ * delegate ({@link TEST_KEYS.service}) on behalf of a customer of that id in that tenant; anything else
+ * is not signed (an anonymous run: no requester, no tenant for decisions).
+ */
+export function testStartSigner(input: {
+  readonly userId?: string | undefined;
+  readonly tenantId?: string | undefined;
+}): StartSigner | undefined {
+  const { userId, tenantId } = input;
+  if (userId === undefined) return undefined;
+  const own = PEOPLE.find((k) => k.principal === userId);
+  if (own !== undefined) return { key: own };
+  if (tenantId === undefined) return undefined;
+  return {
+    key: TEST_KEYS.service,
+    onBehalfOf: { sub: userId, kind: 'customer', roles: [], ten: tenantId },
+  };
 }
