@@ -4,16 +4,10 @@ import type { RunView } from '../core/workflow/run-view.js';
 import { sendDecision, signedPayload } from '../client/decisions/send-decision.js';
 import { ApiError } from './api-error.js';
 import { CancelBodySchema, DecisionBodySchema } from './api-schemas.js';
-import type { Caller } from './caller-identity.js';
 import { decisionContext, gateDecision, type GateDecision } from './decision-gate.js';
 import { accessRun } from './run-access.js';
 import { decisionStatus, runDecision, type RunDecision } from './run-decisions.js';
-import { parse, type RunRoutesOptions } from './route-options.js';
-
-/** What the service vouches for when it signs on the caller's behalf. */
-function onBehalfOf(caller: Caller) {
-  return { sub: caller.user, kind: caller.kind, roles: [...caller.roles].slice(0, 20), ten: caller.tenant };
-}
+import { onBehalfOf, parse, type RunRoutesOptions } from './route-options.js';
 
 /**
  * `POST /v1/runs/{id}/decisions` and `/cancel` (docs/api.md, "Decisions"). In order, each refusal

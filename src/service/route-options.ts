@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { FastifyRequest } from 'fastify';
 import type { AgentRunComposition } from '../core/workflow/agent-run-definition.js';
 import type { DecisionKey } from '../client/decisions/decision-key.js';
+import type { OnBehalfOf } from '../client/decisions/sign-decision.js';
 import type { EvidenceStore } from '../worker/store/index.js';
 import type { Admission } from './admission.js';
 import { ApiError } from './api-error.js';
@@ -53,6 +54,14 @@ export function parse<T>(
     'request.invalid',
     `${what}: ${i?.path.map(String).join('.') || '(root)'}: ${i?.message}`,
   );
+}
+
+/**
+ * What the service vouches for when it signs on the caller's behalf (a decision, or the start of the
+ * caller's run): their id, kind, roles (at most 20, what a token names) and tenant, from the bearer token.
+ */
+export function onBehalfOf(caller: Caller): OnBehalfOf {
+  return { sub: caller.user, kind: caller.kind, roles: [...caller.roles].slice(0, 20), ten: caller.tenant };
 }
 
 /** True when the caller holds one of `roles`. */

@@ -8,7 +8,7 @@ import { startAgentRun } from '../client/start-run.js';
 import { ApiError } from './api-error.js';
 import { IdempotencyKeySchema, StartRunBodySchema } from './api-schemas.js';
 import { accessRun } from './run-access.js';
-import { hasRole, parse, quote, type RunRoutesOptions } from './route-options.js';
+import { hasRole, onBehalfOf, parse, quote, type RunRoutesOptions } from './route-options.js';
 import { checkStartCaps } from './start-caps.js';
 
 /** The links a start answers with. */
@@ -25,7 +25,10 @@ export function runLinks(runId: string, executionStatus: string) {
 
 /**
  * `POST /v1/runs` (docs/api.md). The run's tenant and user come from the token, never from the body
- * (the body schema has no such field). Refusals, each before anything is started: 403
+ * (the body schema has no such field), and the service signs the start with its delegate key on the
+ * caller's behalf, so the run holds them as verified facts (docs/authorization.md, "Who a run is
+ * for"). An idempotent retry compares the digest of the request body, never the signed input (a start
+ * token differs at each signing). Refusals, each before anything is started: 403
  * `auth.role_missing`, 400 `request.invalid` / `run.policy_not_allowed`, 403 `run.budget_over_cap` /
  * `run.model_route_not_allowed` (the caps), 429 (admission), 409 `idempotency.key_reused`.
  */
@@ -71,6 +74,7 @@ export function registerStartRoute(app: FastifyInstance, o: RunRoutesOptions): v
       ...(body.modelRoute !== undefined ? { modelRoute: body.modelRoute } : {}),
     });
     if (capped) throw new ApiError(403, capped.code, capped.message);
+    // The request, not the signed input: a retry signs again (another iat and jti) and is the same request.
     const requestDigest = `sha256:${createHash('sha256').update(canonicalJson(body)).digest('hex')}`;
     const workflowId =
       idempotencyKey === undefined
@@ -97,6 +101,8 @@ export function registerStartRoute(app: FastifyInstance, o: RunRoutesOptions): v
         input,
         memo: { requestDigest },
         rejectDuplicateId: idempotencyKey !== undefined,
+        // Who the run is for, vouched by the service (the input's tenantId and userId are the caller's).
+        signer: { key: o.delegateKey, onBehalfOf: onBehalfOf(caller) },
       });
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError) || idempotencyKey === undefined) throw err;

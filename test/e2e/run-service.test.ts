@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarnessFixture, type HarnessFixture } from '../support/harness.js';
 import { createTokenIssuer, readSse, startTestService, type TokenIssuer } from '../support/run-service.js';
+import { startIdentityOf } from '../support/start-identity.js';
 
 /**
  * The run service (docs/api.md) on the real dev server, through HTTP: identity, tenancy, starts with
@@ -163,6 +164,11 @@ describe('run service', { timeout: 180_000 }, () => {
     );
     expect(reused.status).toBe(409);
     expect(reused.body).toMatchObject({ error: { code: 'idempotency.key_reused' } });
+    // The service signed the start for the caller with its delegate key: who the run is for is verified.
+    expect(await startIdentityOf(h.t.client.workflow.getHandle(runId))).toMatchObject({
+      ok: true,
+      identity: { verified: true, userId: 'C1001', kind: 'customer', tenantId: 'acme', via: 'run-service' },
+    });
 
     const waiting = await waitFor(
       'approver',
