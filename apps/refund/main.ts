@@ -3,9 +3,10 @@
  * 1. start (or reuse) the Temporal dev server, or use TEMPORAL_ADDRESS;
  * 2. run a worker in this process (SQLite evidence store, scripted model unless a real provider is
  *    configured in the environment, see docs/models.md);
- * 3. start a refund run for a sample request, show it waiting in `awaiting_confirmation` with the human
+ * 3. start a refund run for a sample request, signed with the local demo customer's key (who the run is
+ *    for is verified, not typed), show it waiting in `awaiting_confirmation` with the human
  *    request, approve it the way an operator would (a decision signed with the local demo approver's
- *    key, created under .data on first run), wait for `succeeded` with a
+ *    key; both keys created under .data on first run), wait for `succeeded` with a
  *    verified artifact, print the timeline and the Web UI link.
  * `--exit` stops everything when done (CI uses it); by default server and worker stay up for inspection.
  * HARNESS_OTEL traces the run (client, workflow, activities: docs/observability.md).
@@ -32,7 +33,7 @@ import {
 import { app } from './app.js';
 import { createRefundComposition } from './composition.js';
 import { seedDemoOrder } from './demo-order.js';
-import { ensureDemoApprover } from './demo-principals.js';
+import { ensureDemoApprover, ensureDemoCustomer } from './demo-principals.js';
 import { refundSettings } from './settings.js';
 
 const exitWhenDone = process.argv.includes('--exit');
@@ -57,10 +58,15 @@ installWorkerRuntime();
 const settings = harnessSettings();
 const target = await resolveTemporal({ log: (l) => say(l) });
 say(`Temporal: ${target.mode} server at ${target.connectionOptions.address} (namespace ${target.namespace})`);
-// Decisions are signed: the demo approver's key and the registry that trusts it, made on first run.
+// Starts and decisions are signed: the demo customer's and approver's keys and the registry that
+// trusts them, made on first run.
 const demo = ensureDemoApprover();
 if (demo.created) say(`Created a local demo approver key ${demo.keyPath} and registry ${demo.registryPath}`);
+const demoCustomer = ensureDemoCustomer();
+if (demoCustomer.created)
+  say(`Created a local demo customer key ${demoCustomer.keyPath} in registry ${demoCustomer.registryPath}`);
 const approverKey = loadDecisionKey(demo.keyPath);
+const customerKey = loadDecisionKey(demoCustomer.keyPath);
 const composition = await createRefundComposition({
   storeUrl: settings.storeUrl,
   refundStorePath: refundSettings().refundStorePath,
@@ -124,8 +130,12 @@ try {
       task: { message, customerId },
       userId: customerId,
     },
+    // The customer signs the start: the run is verifiably theirs (the key's principal is customerId).
+    signer: { key: customerKey },
   });
-  say(`Started run ${workflowId} (refund.graph@v1 under its policy refund.rules@v1)`);
+  say(
+    `Started run ${workflowId} (refund.graph@v1 under its policy refund.rules@v1), signed by ${customerKey.principal} with key ${customerKey.keyId}`,
+  );
   const waiting = await waitFor(
     handle,
     (v) => v.status === 'awaiting_confirmation' || v.status === 'failed' || v.status === 'succeeded',

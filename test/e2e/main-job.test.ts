@@ -16,6 +16,8 @@ describe('the main job (npm start -- --exit)', () => {
     child.stdout.on('data', (b: Buffer) => (output += b.toString()));
     child.stderr.on('data', (b: Buffer) => (output += b.toString()));
     const code = await waitForExit(child);
+    // The demo customer (the owner of the demo order) signs the start: the run is verifiably theirs.
+    expect(output).toMatch(/Started run refund-ord-demo-\S+ .*, signed by C1001 with key \S+/);
     expect(output).toContain('Run is awaiting_confirmation (confirmation_required). Human request:');
     expect(output).toMatch(
       /Operator demo-approver@main-job approves a\d+\.refund\.create\.[0-9a-f]{12}, signed with key/,
