@@ -300,6 +300,8 @@ export async function runCase(c: EvalCase, o: CaseRunOptions): Promise<CaseRun> 
         ...(customerId !== undefined ? { userId: customerId } : {}),
         ...(c.fault ? { activityTimeouts: { writeHeartbeatSeconds: LOST_WRITE_HEARTBEAT_SECONDS } } : {}),
       },
+      // The case's customer signs the start (the run is verifiably theirs); a case without one is anonymous.
+      ...(signers.customer ? { signer: { key: signers.customer } } : {}),
     });
     const view = await drive(handle, c, composition, started + (o.timeoutMs ?? 60_000), signers);
     const durationMs = Date.now() - started;
