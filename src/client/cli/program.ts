@@ -94,7 +94,8 @@ export function buildProgram(result: ProgramResult): Command {
     .option('--approval-timeout <seconds>', 'how long an approval request stays open')
     .option('--thread <id>', 'thread id')
     .option('--tenant <id>', 'tenant id')
-    .option('--user <id>', 'user id')
+    .option('--user <id>', "user id (with --key: the key's principal, the default)")
+    .option('--key <file>', 'sign the start with this key file: the run is for its principal')
     .option('--wait', 'wait until the run ends (status changes on stderr)')
     .action((profile: string, o: StartOptions, cmd: Command) =>
       run(async () =>

@@ -13,6 +13,7 @@ import { CliError, EXIT, usageError } from '../errors.js';
 import type { Output } from '../output.js';
 import { parsePositiveInt, readJsonObject } from '../read-json.js';
 import { sleep } from '../run-access.js';
+import { signingKey } from './decide.js';
 
 export interface StartOptions {
   readonly version?: string;
@@ -25,6 +26,8 @@ export interface StartOptions {
   readonly thread?: string;
   readonly tenant?: string;
   readonly user?: string;
+  /** A key file to sign the start with: the run is for the key's principal (docs/authorization.md). */
+  readonly key?: string;
   readonly wait?: boolean;
 }
 
@@ -32,6 +35,10 @@ export interface StartOptions {
  * `harness start <profile>`: validate everything first against the app's definition (exit 2, nothing
  * started), start `agentRun`; with `--wait`, follow the status until the run ends. Needs no worker
  * composition: the run pins its tools, model route and config from the worker that serves its start.
+ * With `--key` the start is signed with that key file (docs/authorization.md, "Who a run is for"): the
+ * run is for the key's principal, its `userId` (a `--user` naming anyone else is a usage error, exit 2);
+ * without it the run is anonymous. Never `HARNESS_KEY`: an approver's key would make them the requester
+ * of the runs they start, who never approves.
  */
 export async function startCommand(
   app: HarnessApp,
@@ -46,6 +53,12 @@ export async function startCommand(
   const budget = o.budget === undefined ? undefined : readJsonObject('--budget', o.budget);
   const approvalTimeoutSeconds =
     o.approvalTimeout === undefined ? undefined : parsePositiveInt('--approval-timeout', o.approvalTimeout);
+  const key = o.key === undefined ? undefined : signingKey({ key: o.key });
+  if (key !== undefined && o.user !== undefined && o.user !== key.principal)
+    throw usageError(
+      `--user ${o.user}: a start signed with --key is for the key's principal ${key.principal}`,
+      { option: '--user' },
+    );
   const settings = harnessSettings();
   // No worker composition here: no model credentials, no stores. The run pins its tools, model route
   // and config from the worker that serves its start.
@@ -58,7 +71,7 @@ export async function startCommand(
     modelRoute: o.modelRoute,
     threadId: o.thread,
     tenantId: o.tenant,
-    userId: o.user,
+    userId: o.user ?? key?.principal,
   });
   const workflowId =
     o.id ??
@@ -70,7 +83,12 @@ export async function startCommand(
   try {
     let handle;
     try {
-      handle = await startAgentRun(t.client, { taskQueue: settings.taskQueue, workflowId, input });
+      handle = await startAgentRun(t.client, {
+        taskQueue: settings.taskQueue,
+        workflowId,
+        input,
+        ...(key !== undefined ? { signer: { key } } : {}),
+      });
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError)
         throw usageError(`--id: a workflow with id ${workflowId} is already running or kept with that id`, {
@@ -81,8 +99,13 @@ export async function startCommand(
     }
     const runId = handle.firstExecutionRunId;
     if (!o.wait) {
-      out.data({ workflowId, runId, status: 'started' });
+      out.data({ workflowId, runId, status: 'started', ...(key ? { signedBy: key.principal } : {}) });
       out.line(`started ${workflowId} (run id ${runId})`);
+      out.line(
+        key
+          ? `  for ${key.principal} (the start is signed with key ${key.keyId})`
+          : '  unsigned: the run is anonymous (sign the start with --key <file>)',
+      );
       out.line(
         `  profile ${profile.name}@${profile.version}, policy ${policy.name}@${policy.version}, model route ${input.modelRoute ?? "the worker's default"}, task queue ${settings.taskQueue}`,
       );
