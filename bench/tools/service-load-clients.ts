@@ -5,7 +5,8 @@
  * - run starts through the service (`POST LOAD_URL/v1/runs` with `LOAD_BODY`) at `LOAD_RATE` per
  *   second for the first half of `LOAD_SECONDS` and at twice that for the second half; for every
  *   start the service accepts, one `startAgentRun` of `LOAD_PLAIN_INPUT` on the Temporal server at
- *   `LOAD_ADDRESS`/`LOAD_NAMESPACE`, task queue `LOAD_TASK_QUEUE` (the plain arm);
+ *   `LOAD_ADDRESS`/`LOAD_NAMESPACE`, task queue `LOAD_TASK_QUEUE` (the plain arm), signed with the
+ *   service's delegate key file `LOAD_DELEGATE_KEY` (JSON) as the service signs;
  * - `LOAD_CLIENTS` SSE clients on the run service at `LOAD_URL` (bearer `LOAD_BEARER`), each
  *   following a run of the service arm to its terminal event, then the next; a quarter of the
  *   connections are cut after 1-6 events and resumed with `Last-Event-ID`;
@@ -21,7 +22,9 @@ import { setMaxListeners } from 'node:events';
 import { httpAgent, postJson } from '../lib/http-json.js';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Client, Connection } from '@temporalio/client';
+import type { DecisionKeyFile } from '../../src/client/decisions/decision-key.js';
 import { startAgentRun } from '../../src/client/start-run.js';
+import { plainStartSigner } from '../lib/plain-start-signer.js';
 import type { AgentRunInput } from '../../src/contract/run-input.js';
 import { writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -140,6 +143,7 @@ async function main(): Promise<void> {
   const rate = Number(env('LOAD_RATE'));
   const body = JSON.parse(env('LOAD_BODY')) as unknown;
   const plainInput = JSON.parse(env('LOAD_PLAIN_INPUT')) as AgentRunInput;
+  const plainSigner = plainStartSigner(JSON.parse(env('LOAD_DELEGATE_KEY')) as DecisionKeyFile, plainInput);
   const taskQueue = env('LOAD_TASK_QUEUE');
   const connection = await Connection.connect({ address: env('LOAD_ADDRESS') });
   const client = new Client({ connection, namespace: env('LOAD_NAMESPACE') });
@@ -336,7 +340,7 @@ async function main(): Promise<void> {
     const phase = at < half ? 'at_rate' : 'above_rate';
     const s0 = performance.now();
     try {
-      await startAgentRun(client, { taskQueue, workflowId, input: plainInput });
+      await startAgentRun(client, { taskQueue, workflowId, input: plainInput, signer: plainSigner });
       starts.push({ arm: 'plain', at, phase, status: 201, ms: performance.now() - s0 });
       pools.plain.add(workflowId);
     } catch (err) {

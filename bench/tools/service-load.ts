@@ -34,7 +34,12 @@ import type { FastifyInstance } from 'fastify';
 import { exportJWK, generateKeyPair, SignJWT, type JSONWebKeySet } from 'jose';
 import { BENCH_TASK_MESSAGE, benchRoute } from '../../apps/bench/bench-script.js';
 import { buildRunInput } from '../../src/client/cli/build-run-input.js';
-import { decisionKeyFrom, generateDecisionKey } from '../../src/client/decisions/decision-key.js';
+import {
+  decisionKeyFrom,
+  generateDecisionKey,
+  type DecisionKeyFile,
+} from '../../src/client/decisions/decision-key.js';
+import { plainStartSigner } from '../lib/plain-start-signer.js';
 import { startAgentRun } from '../../src/client/start-run.js';
 import type { PrincipalRegistry } from '../../src/contract/principals.js';
 import { composeAgentRun } from '../../src/core/workflow/agent-run-definition.js';
@@ -208,7 +213,7 @@ async function main(): Promise<void> {
     connection = await Connection.connect({ address: server.address });
     const client = new Client({ connection, namespace: server.namespace });
     store = await openEvidenceStore(`sqlite:${join(server.dir, 'evidence.db')}`);
-    const world: World = { client, store, serverDir: server.dir };
+    const world: World = { client, store, serverDir: server.dir, delegateKeyFile: generated.keyFile };
     const composition = composeAgentRun(benchBundleDefinition);
     const serviceConfig = (limits: ServiceConfig['limits']) =>
       parseServiceConfig({
@@ -339,6 +344,11 @@ interface World {
   readonly client: Client;
   readonly store: EvidenceStore;
   readonly serverDir: string;
+  /**
+   * The service's delegate key file: the plain arm signs its starts with it for the same person the
+   * service signs for, so both arms pay for a signed start (docs/authorization.md, "Who a run is for").
+   */
+  readonly delegateKeyFile: DecisionKeyFile;
 }
 
 /** Their command lines name these files, so their CPU can be read from /proc. */
@@ -444,6 +454,7 @@ async function drive(
     LOAD_RATE: String(o.rate),
     LOAD_BODY: JSON.stringify(body),
     LOAD_PLAIN_INPUT: JSON.stringify(plainInput),
+    LOAD_DELEGATE_KEY: JSON.stringify(world.delegateKeyFile),
     LOAD_ADDRESS: temporal.address,
     LOAD_NAMESPACE: temporal.namespace,
     LOAD_TASK_QUEUE: TASK_QUEUE,
@@ -589,10 +600,12 @@ async function capacityProbe(
               const res = await postJson(`${url}/v1/runs`, { authorization: bearer }, body);
               if (res.status !== 201) failed += 1;
             } else {
+              const plain = input();
               await startAgentRun(world.client, {
                 taskQueue: PROBE_QUEUE,
                 workflowId: `probe-plain-${randomUUID()}`,
-                input: input(),
+                input: plain,
+                signer: plainStartSigner(world.delegateKeyFile, plain),
               });
             }
             latenciesMs.push(performance.now() - s0);
