@@ -1,14 +1,17 @@
 /**
- * An app's two halves: its workflows module and its worker. Type-checked by
+ * An app's two halves: its workflows module and its worker; and a client that starts a run. Type-checked by
  * test/unit/registry/docs-examples.test.ts; docs/extending.md ("Building an app") quotes it. The
  * runnable version is docs/quickstart.md (tested from the packed tarball).
  */
 import { fileURLToPath } from 'node:url';
+import type { Client } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
 import { createGoalProfile, defineAgentRun, RulesPolicy } from '../../src/core/index.js';
 import {
   composeWorker,
   createHarnessWorker,
+  loadDecisionKey,
+  startAgentRun,
   type ModelProvider,
   type ToolDefinition,
   type ToolExecutor,
@@ -54,4 +57,18 @@ export async function startWorker(
   });
   // --- end worker ---
   return worker;
+}
+
+export async function startRun(client: Client, requestId: string, task: Record<string, unknown>) {
+  // --- client ---
+  const run = await startAgentRun(client, {
+    taskQueue: 'shop',
+    workflowId: `order-${requestId}`,
+    input: { schemaVersion: 1, profile: { name: 'shop.assistant', version: 'v1' }, task, tenantId: 'acme' },
+    // The requester's own key (`harness keys create`), or a delegate's naming the person it authenticated:
+    // { key: serviceKey, onBehalfOf: { sub: 'bob@shop.example', kind: 'customer', roles: [], ten: 'acme' } }
+    signer: { key: loadDecisionKey('keys/bob.json') },
+  });
+  // --- end client ---
+  return run;
 }
