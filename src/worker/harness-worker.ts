@@ -115,8 +115,9 @@ export async function createHarnessWorker(o: HarnessWorkerOptions): Promise<Work
     maxCachedWorkflows: o.maxCachedWorkflows,
     // A burst of signals is taken in one activation (RUN_WORKFLOW_TASK_TIMEOUT, start-run.ts): past
     // the SDK's default of 5 s, Node's vm timeout can fire inside a microtask checkpoint and abort the
-    // process ("async hook stack has become corrupted", nodejs/node#38503); keep it under the task timeout.
-    isolateExecutionTimeout: RUN_ISOLATE_EXECUTION_TIMEOUT,
+    // process ("async hook stack has become corrupted", nodejs/node#38503). SDK 1.24 takes the option
+    // (its defaults are spread under the options) but does not declare it in its types.
+    ...({ isolateExecutionTimeout: RUN_ISOLATE_EXECUTION_TIMEOUT } as object),
     ...(o.deployment ? { workerDeploymentOptions: o.deployment } : {}),
     ...(dataConverter ? { dataConverter } : {}),
     ...(tracing
