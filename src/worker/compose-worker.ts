@@ -5,6 +5,7 @@ import { ModelRouter } from './activities/model-router.js';
 import { loadModelRoutes, type ModelRoutes } from './model/model-routes.js';
 import { loadBundleCatalog, type BundleCatalog } from './bundles/bundle-catalog.js';
 import { BundleError } from './bundles/bundle-error.js';
+import { resolveRolloutSecret } from './bundles/rollout-secret.js';
 import type { WorkerComposition } from './app.js';
 import type { ModelProvider } from './model/types.js';
 import { openEvidenceStore } from './store/open-evidence-store.js';
@@ -38,6 +39,13 @@ export interface ComposeWorkerOptions {
    */
   readonly bundles?: BundleCatalog | string;
   /**
+   * The secret that salts rollout arms (docs/control-plane.md), at least 32 bytes; used when the
+   * bundles have a rollout and their catalog none. Default: `HARNESS_ROLLOUT_SECRET`, the file named by
+   * `HARNESS_ROLLOUT_SECRET_FILE`, else `.data/keys/rollout-secret` (created on first use). Share one
+   * secret across the workers of a task queue. It never enters workflow input, history or events.
+   */
+  readonly rolloutSecret?: string | Uint8Array;
+  /**
    * The route of runs that name none (default: the routes file's `purposes`, else the only route,
    * when there is one).
    */
@@ -52,7 +60,8 @@ export interface ComposeWorkerOptions {
    */
   readonly principals?: PrincipalRegistry | string;
   /**
-   * Environment for `HARNESS_PRINCIPALS`, `HARNESS_MODEL_ROUTES`, `HARNESS_BUNDLES` and route API keys
+   * Environment for `HARNESS_PRINCIPALS`, `HARNESS_MODEL_ROUTES`, `HARNESS_BUNDLES`,
+   * `HARNESS_ROLLOUT_SECRET(_FILE)` and route API keys
    * (default process.env).
    */
   readonly env?: NodeJS.ProcessEnv;
@@ -65,7 +74,8 @@ export interface ComposeWorkerOptions {
  *   when no default route can be chosen or it is not registered, `model.routes_invalid` for an
  *   unreadable or invalid routes file (the worker does not start), `worker.route_conflict` when a
  *   file's route version is also registered in code, `bundle.invalid` for an unreadable or invalid
- *   bundles folder or a rollout naming a route the worker does not serve (the worker does not start),
+ *   bundles folder, a rollout naming a route the worker does not serve, or a bad or uncreatable
+ *   rollout secret (the worker does not start),
  *   `principals.*` for an unreadable or
  *   invalid principal registry, and the store's errors.
  */
@@ -101,8 +111,8 @@ export async function composeWorker(o: ComposeWorkerOptions): Promise<WorkerComp
     );
   }
   const bundlesSource = o.bundles ?? (env.HARNESS_BUNDLES?.trim() || undefined);
-  const bundles = typeof bundlesSource === 'string' ? loadBundleCatalog(bundlesSource) : bundlesSource;
-  for (const route of bundles?.rolloutRoutes() ?? []) {
+  const loaded = typeof bundlesSource === 'string' ? loadBundleCatalog(bundlesSource) : bundlesSource;
+  for (const route of loaded?.rolloutRoutes() ?? []) {
     if (!routesFile?.has(route))
       throw new BundleError(
         'bundle.invalid',
@@ -110,6 +120,11 @@ export async function composeWorker(o: ComposeWorkerOptions): Promise<WorkerComp
         { path: 'modelRoute', route },
       );
   }
+  // A rollout assigns arms under the workers' secret, so a starter cannot pick one by its workflow id.
+  const bundles =
+    loaded?.rollout && !loaded.salted
+      ? loaded.withRolloutSecret(resolveRolloutSecret({ secret: o.rolloutSecret, env }).secret)
+      : loaded;
   const principals = resolvePrincipals(o.principals, env);
   const store = typeof o.store === 'string' ? await openEvidenceStore(o.store) : o.store;
   return {

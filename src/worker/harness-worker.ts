@@ -17,6 +17,9 @@ import type { HarnessTracing } from './telemetry/tracing.js';
 import { harnessDataConverter } from '../codec/data-converter.js';
 import { payloadCodecFromEnv } from '../codec/codec-from-env.js';
 
+/** How long one workflow activation may run in the sandbox: under the run's 30 s workflow task timeout. */
+export const RUN_ISOLATE_EXECUTION_TIMEOUT = '25 seconds';
+
 export interface HarnessWorkerOptions {
   readonly connection: NativeConnection;
   readonly namespace: string;
@@ -110,6 +113,11 @@ export async function createHarnessWorker(o: HarnessWorkerOptions): Promise<Work
       (await bundleWorkflows({ workflowsPath: o.workflowsPath!, tracing: tracing !== undefined })),
     activities: harnessActivities(o.composition),
     maxCachedWorkflows: o.maxCachedWorkflows,
+    // A burst of signals is taken in one activation (RUN_WORKFLOW_TASK_TIMEOUT, start-run.ts): past
+    // the SDK's default of 5 s, Node's vm timeout can fire inside a microtask checkpoint and abort the
+    // process ("async hook stack has become corrupted", nodejs/node#38503). SDK 1.24 takes the option
+    // (its defaults are spread under the options) but does not declare it in its types.
+    ...({ isolateExecutionTimeout: RUN_ISOLATE_EXECUTION_TIMEOUT } as object),
     ...(o.deployment ? { workerDeploymentOptions: o.deployment } : {}),
     ...(dataConverter ? { dataConverter } : {}),
     ...(tracing

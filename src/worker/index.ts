@@ -49,6 +49,12 @@ export { loadModelRoutes, ModelRoutes } from './model/model-routes.js';
 export { BundleCatalog, loadBundleCatalog, type LoadedBundle } from './bundles/bundle-catalog.js';
 export { BundleError } from './bundles/bundle-error.js';
 export { assignArm, rolloutBucket } from './bundles/rollout-arm.js';
+export {
+  resolveRolloutSecret,
+  ROLLOUT_SECRET_ENV,
+  ROLLOUT_SECRET_FILE_ENV,
+  type RolloutSecret,
+} from './bundles/rollout-secret.js';
 export { parseModelRoutes, type ModelRoutesFile } from './model/routes-file.js';
 export { ScriptedProvider } from './model/scripted-provider.js';
 export { parseModelScript, type ModelScript, type ScriptEntry } from './model/scripted-script.js';

@@ -215,7 +215,14 @@ describe('harness CLI against a real worker', () => {
     expect(forged.code, forged.stderr).toBe(5);
     expect(forged.stderr).toContain(`waits on action ${actionId}, not act-forged; nothing sent`);
     // A key the registry does not know: the run refuses it, and the answer comes back at once.
-    const unknown = await cli('approve', workflowId, '--key', writeKeyFile(TEST_KEYS.mallory, h.dir));
+    const unknown = await cli(
+      'approve',
+      workflowId,
+      '--action',
+      actionId,
+      '--key',
+      writeKeyFile(TEST_KEYS.mallory, h.dir),
+    );
     expect(unknown.code, unknown.stderr).toBe(5);
     expect(unknown.stdout).toContain('approve refused by');
     expect(unknown.stdout).toContain('decision.unknown_key');
@@ -238,7 +245,15 @@ describe('harness CLI against a real worker', () => {
     expect(reconcile.code, reconcile.stderr).toBe(5);
     expect(reconcile.stderr).toContain('not waiting for reconciliation');
 
-    const approve = await cli('approve', workflowId, '--reason', 'policy R001', '--json');
+    const approve = await cli(
+      'approve',
+      workflowId,
+      '--action',
+      actionId,
+      '--reason',
+      'policy R001',
+      '--json',
+    );
     expect(approve.code, approve.stderr).toBe(0);
     expect(json<{ accepted: boolean; actionId: string; principal: string }>(approve)).toMatchObject({
       accepted: true,
@@ -349,10 +364,11 @@ describe('harness CLI against a real worker', () => {
     expect(printed.stdout).toContain('add this entry to the principal registry');
   });
 
-  it('reject takes the pending action by default and the run declines', async () => {
+  it('reject names the pending action and the run declines', async () => {
     const workflowId = await startWaiting('reject');
-    expect((await cli('reject', workflowId)).code).toBe(2);
-    const r = await cli('reject', workflowId, '--reason', 'changed my mind');
+    const actionId = (await state(workflowId)).pendingAction!.actionId;
+    expect((await cli('reject', workflowId, '--action', actionId)).code).toBe(2);
+    const r = await cli('reject', workflowId, '--action', actionId, '--reason', 'changed my mind');
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(`reject accepted by ${workflowId} from ${TEST_KEYS.ops.principal}`);
     const result = (await h.t.client.workflow.getHandle(workflowId).result()) as {

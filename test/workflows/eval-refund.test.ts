@@ -13,6 +13,7 @@ import { runEval } from '../../apps/refund/eval/run-eval.js';
 import { envelopesOf, projectPublic } from '../../src/client/evidence/public-projection.js';
 import { openEvidenceStore } from '../../src/worker/store/index.js';
 import { assignArm } from '../../src/worker/bundles/rollout-arm.js';
+import { resolveRolloutSecret } from '../../src/worker/bundles/rollout-secret.js';
 import { connectTestTemporal, type TestTemporal } from '../support/temporal.js';
 
 const CASES = join(projectRoot, 'eval', 'cases', 'refund');
@@ -138,10 +139,12 @@ describe('evaluation on the real server', () => {
     });
     expect(r.report.cases.every((c) => c.passed)).toBe(true);
     const arms = r.report.seedMetricsByArm ?? [];
-    // Each run pinned the arm its workflow id gives at 50 %; the arms' cases add up to the cases.
+    // Each run pinned the arm its workflow id gives at 50 % under the workers' rollout secret (the eval's
+    // workers set none, so it is the dev secret under .data/keys); the arms' cases add up to the cases.
+    const { secret } = resolveRolloutSecret({ env: {} });
     const expected = new Map<string, number>();
     for (const c of r.report.cases) {
-      const arm = assignArm('eval-ramp', 50, c.workflowId).arm;
+      const arm = assignArm('eval-ramp', 50, c.workflowId, secret).arm;
       expected.set(arm, (expected.get(arm) ?? 0) + 1);
     }
     expect(arms.map((a) => [a.arm, a.cases])).toEqual(

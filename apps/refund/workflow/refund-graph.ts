@@ -73,6 +73,8 @@ export const REFUND_GRAPH: GraphDefinition<RefundGraphState> = {
     { from: 'identify_intent', to: 'collect_required_slots', when: 'is_refund' },
     { from: 'identify_intent', to: 'compose_response' },
     { from: 'collect_required_slots', to: 'query_order', when: 'slots_complete' },
+    // Refused (an anonymous or mismatched requester): straight to the answer.
+    { from: 'collect_required_slots', to: 'compose_response' },
     { from: 'query_order', to: 'verify_order_ownership' },
     { from: 'query_order', to: 'compose_response' },
     { from: 'verify_order_ownership', to: 'query_logistics', when: 'owner_verified' },

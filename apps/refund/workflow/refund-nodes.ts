@@ -76,12 +76,23 @@ export const refundNodes: GraphNode<S>[] = [
   },
   {
     id: 'collect_required_slots',
-    run: (s) => {
+    run: (s, ctx) => {
+      // Who asks is the run's verified requester (a signed start), never a field of the task. Runs
+      // from before identities (`verified` absent) keep the task's customer.
+      const who = ctx.requester;
+      if (who.verified === false)
+        return Promise.resolve(refuse('identity_unverified: a refund is asked by a signed-in customer'));
+      if (who.verified === true && s.customerId !== null && s.customerId !== who.userId)
+        return Promise.resolve(
+          refuse('identity_mismatch: the request names another customer than the requester'),
+        );
       if (!s.orderId)
         return Promise.resolve({
           outcome: 'pause_for_input',
           input: { slot: 'orderId', prompt: 'Which order should be refunded? (order id, e.g. ORD-1001)' },
         });
+      if (who.verified === true)
+        return Promise.resolve({ outcome: 'completed', statePatch: { customerId: who.userId } });
       if (!s.customerId)
         return Promise.resolve({
           outcome: 'pause_for_input',
@@ -117,7 +128,8 @@ export const refundNodes: GraphNode<S>[] = [
   {
     id: 'verify_order_ownership',
     run: (s, ctx) => {
-      if (!s.order || !s.orderArtifactId || s.order.customerId !== s.customerId) {
+      const owner = ctx.requester.verified === true ? ctx.requester.userId : s.customerId;
+      if (!s.order || !s.orderArtifactId || s.order.customerId !== owner) {
         return Promise.resolve(refuse('ownership_mismatch: the order does not belong to this customer'));
       }
       ctx.recordFact('order.owner_verified', true, s.orderArtifactId);

@@ -134,7 +134,10 @@ export function buildProgram(result: ProgramResult): Command {
     .description('approve the pending action, signed with your key (exit 5 when the run refuses it)')
     .option('--key <file>', KEY_HELP)
     .option('--print', PRINT_HELP)
-    .option('--action <actionId>', 'the pending action you approve (checked; default: the pending action)')
+    .option(
+      '--action <actionId>',
+      'the pending action you approve (checked; without it you confirm at a terminal, and with no terminal nothing is signed)',
+    )
     .option('--reason <text>', 'why')
     .action((id: string, o: DecideOptions, cmd: Command) =>
       run(async () => (await import('./commands/decide.js')).approveCommand(id, o, out(cmd))),
@@ -145,7 +148,10 @@ export function buildProgram(result: ProgramResult): Command {
     .description("the customer's own confirmation of the pending action (exit 5 when the run refuses it)")
     .option('--key <file>', KEY_HELP)
     .option('--print', PRINT_HELP)
-    .option('--action <actionId>', 'the pending action you confirm (checked; default: the pending action)')
+    .option(
+      '--action <actionId>',
+      'the pending action you confirm (checked; without it you confirm at a terminal, and with no terminal nothing is signed)',
+    )
     .option('--reason <text>', 'why')
     .action((id: string, o: DecideOptions, cmd: Command) =>
       run(async () => (await import('./commands/decide.js')).confirmCommand(id, o, out(cmd))),
@@ -156,7 +162,10 @@ export function buildProgram(result: ProgramResult): Command {
     .description('reject the pending action, signed with your key (exit 5 when the run refuses it)')
     .option('--key <file>', KEY_HELP)
     .option('--print', PRINT_HELP)
-    .option('--action <actionId>', 'the pending action you reject (checked; default: the pending action)')
+    .option(
+      '--action <actionId>',
+      'the pending action you reject (checked; without it you confirm at a terminal, and with no terminal nothing is signed)',
+    )
     .option('--reason <text>', 'why (required)')
     .action((id: string, o: DecideOptions, cmd: Command) =>
       run(async () => (await import('./commands/decide.js')).rejectCommand(id, o, out(cmd))),

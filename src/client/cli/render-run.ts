@@ -107,7 +107,8 @@ function decideHint(id: string, v: RunView): string {
   if (p.kind === 'reconcile')
     return `harness reconcile ${id} --invocation ${p.invocationSeq ?? '?'} --outcome succeeded|failed|not_applied`;
   if (p.kind === 'input') return `harness input ${id} --value <text>`;
+  const a = `--action ${p.actionId}`;
   if (v.humanRequest?.decisionType === 'customer_confirmation')
-    return `harness confirm ${id}  |  harness reject ${id} --reason "..."  (the customer's key)`;
-  return `harness approve ${id}  |  harness reject ${id} --reason "..."  (HARNESS_KEY=<your key file>)`;
+    return `harness confirm ${id} ${a}  |  harness reject ${id} ${a} --reason "..."  (the customer's key)`;
+  return `harness approve ${id} ${a}  |  harness reject ${id} ${a} --reason "..."  (HARNESS_KEY=<your key file>)`;
 }

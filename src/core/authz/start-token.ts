@@ -201,3 +201,21 @@ export function verifyStartToken(
     },
   };
 }
+
+/** A run identity as a generation carries it to the next (checked like any input). Built on first use. */
+export const RunIdentitySchema = z.lazy(() =>
+  z.union([
+    z
+      .object({
+        verified: z.literal(true),
+        userId: PrincipalIdSchema,
+        kind: z.enum(DELEGABLE_KINDS),
+        roles: z.array(RoleSchema).max(20),
+        tenantId: z.string().min(1).max(200).optional(),
+        keyId: KeyIdSchema,
+        via: PrincipalIdSchema.optional(),
+      })
+      .strict(),
+    z.object({ verified: z.literal(false) }).strict(),
+  ]),
+);

@@ -15,6 +15,15 @@ export type PolicyFacts = Readonly<Record<string, string | number | boolean>>;
 export interface PolicySubject {
   readonly tenantId?: string;
   readonly userId?: string;
+  /**
+   * Whether the requester, tenant and roles are verified facts (a signed start, docs/authorization.md
+   * "Who a run is for"). `false`: an anonymous run (no user or tenant). Absent: a run started before
+   * identities, whose `tenantId`/`userId` are what its starter typed.
+   */
+  readonly verified?: boolean;
+  /** The verified requester's kind and roles. */
+  readonly kind?: string;
+  readonly roles?: readonly string[];
 }
 
 /** What a policy decides on. Everything in it is trusted: the tool identity and effect come from the registry. */

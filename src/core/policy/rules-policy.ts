@@ -4,7 +4,7 @@ import type { DecisionParts } from './decision-merge.js';
 import { mergeDecisions } from './decision-merge.js';
 import { addSeconds } from './decision-time.js';
 import { resolvePointer } from './json-pointer.js';
-import type { Policy, PolicyRequest } from './policy.js';
+import type { Policy, PolicyRequest, PolicySubject } from './policy.js';
 import { policyVersionOf } from './policy.js';
 import { PolicyError } from './policy-error.js';
 import { ReasonCodes } from './reason-codes.js';
@@ -12,6 +12,7 @@ import type {
   ArgPredicate,
   FactPredicate,
   ParsedRulesPolicyConfig,
+  RequesterCondition,
   Rule,
   RulesPolicyConfig,
 } from './rules-schema.js';
@@ -154,8 +155,25 @@ export class RulesPolicy implements Policy {
         );
       if (!when.facts.every(factHolds)) return false;
     }
+    if (when.requester !== undefined && !requesterHolds(when.requester, req.subject)) return false;
     return true;
   }
+}
+
+/** Does the run's requester match `c`? Positive fields hold only for a verified requester. */
+function requesterHolds(c: RequesterCondition, subject: PolicySubject | undefined): boolean {
+  const verified = subject?.verified === true;
+  if (c.verified !== undefined && c.verified !== verified) return false;
+  const needsIdentity = c.roles ?? c.tenants ?? c.users ?? c.kinds;
+  if (needsIdentity === undefined) return true;
+  if (!verified) return false;
+  if (c.roles !== undefined && !c.roles.some((r) => subject?.roles?.includes(r))) return false;
+  if (c.tenants !== undefined && (subject?.tenantId === undefined || !c.tenants.includes(subject.tenantId)))
+    return false;
+  if (c.users !== undefined && (subject?.userId === undefined || !c.users.includes(subject.userId)))
+    return false;
+  if (c.kinds !== undefined && !c.kinds.includes(subject?.kind as 'customer')) return false;
+  return true;
 }
 
 function outcome(

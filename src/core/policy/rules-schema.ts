@@ -108,9 +108,35 @@ export const RuleConditionSchema = z.lazy(() => {
       stage: z.enum(['presentation', 'dispatch']).optional(),
       args: z.array(ArgPredicateSchema).max(20).optional(),
       facts: z.array(FactPredicateSchema).max(20).optional(),
+      requester: RequesterConditionSchema.optional(),
     })
     .strict();
 });
+
+/**
+ * `{ verified: false }`, `{ roles: ['vip'] }`, `{ tenants: ['acme'] }`, `{ users: ['C1001'] }`,
+ * `{ kinds: ['customer'] }`: who the run is for (docs/policies.md, "Who the run is for"). Every field
+ * present must hold. `verified: false` matches every run whose requester is not verified (an unsigned
+ * start, or a run from before identities); `roles`, `tenants`, `users` and `kinds` hold only for a
+ * verified requester (a signed start).
+ * Built on first use (see builtOnFirstUse).
+ */
+export const RequesterConditionSchema = z.lazy(() =>
+  z
+    .object({
+      verified: z.boolean().optional(),
+      roles: z.array(z.string().min(1).max(64)).min(1).max(20).optional(),
+      tenants: z.array(z.string().min(1).max(200)).min(1).max(100).optional(),
+      users: z.array(z.string().min(1).max(200)).min(1).max(100).optional(),
+      kinds: z
+        .array(z.enum(['operator', 'approver', 'customer']))
+        .min(1)
+        .max(3)
+        .optional(),
+    })
+    .strict(),
+);
+export type RequesterCondition = z.infer<typeof RequesterConditionSchema>;
 
 export type RuleCondition = z.input<typeof RuleConditionSchema>;
 

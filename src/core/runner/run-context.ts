@@ -1,3 +1,4 @@
+import type { PolicySubject } from '../policy/policy.js';
 import type { Artifact } from '../../contract/artifact.js';
 import type { MemoryEntry } from '../../contract/memory.js';
 import type { RememberOutcome } from './thread-memory.js';
@@ -61,6 +62,13 @@ export interface RunContext {
   readonly runId: string;
   /** The task the run was started with. */
   readonly task: Readonly<Record<string, unknown>>;
+  /**
+   * Who the run is for (docs/authorization.md, "Who a run is for"): with `verified: true` the user,
+   * tenant, kind and roles come from its signed start; `verified: false` is an anonymous run (an
+   * unsigned start: no user); absent `verified`, a run from before identities with the claimed
+   * `userId`/`tenantId`. A profile that acts for a person checks it here, never in `task`.
+   */
+  readonly requester: PolicySubject;
   /**
    * What the profile handed to {@link RunContext.checkpoint} before the run continued as new, or
    * undefined in the first generation. A profile resumes from it.

@@ -149,6 +149,10 @@ export class Runner implements RunContext, RunCore {
    */
   private readonly warned: Set<string>;
 
+  get requester(): PolicySubject {
+    return this.subject ?? {};
+  }
+
   constructor(private readonly options: RunnerOptions) {
     this.state = options.state;
     this.warned = new Set(budgetWarnings(options.state.limits, options.state.budget));

@@ -52,6 +52,7 @@ import { createInitialRunState } from '../runner/initial-state.js';
 import { DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS, restoreCarriedState, type CarriedRun } from './carried-run.js';
 import { refuseUnsupportedStart } from './start-refusals.js';
 import { decideStartPatches, type StartPatches } from './start-patches.js';
+import { establishIdentity, subjectOf } from './run-identity.js';
 import { refuseUnlessAccepted } from './decision-refusal.js';
 import { sealCarried } from './carried-origin.js';
 import type { RunState } from '../runner/run-state.js';
@@ -409,12 +410,25 @@ async function runAgent(
     runPatches,
   );
   let deadlineReached = false;
+  // Who the run is for: verified from its start token (or carried), anonymous when unsigned.
+  const identity = patches.trustScope
+    ? establishIdentity({
+        input,
+        rawInput,
+        carried,
+        principals: snapshot.principals,
+        workflowId: runId,
+        nowMs: Date.now(),
+      })
+    : undefined;
+  /** Who the run was started for: in run.started, every policy request and the `state` view. */
+  const subject = subjectOf(identity, input);
   const authority = patches.signedDecisions
     ? new DecisionAuthority({
         workflowId: runId,
         firstExecutionRunId: info.firstExecutionRunId,
-        requester: input.userId,
-        ...(input.tenantId !== undefined ? { tenantId: input.tenantId } : {}),
+        requester: subject.verified === false ? undefined : subject.userId,
+        ...(subject.tenantId !== undefined ? { tenantId: subject.tenantId } : {}),
         ...(patches.trustScope ? { scoped: true } : {}),
         rules: policy.authorization ?? DEFAULT_AUTHORIZATION,
         ...(carried?.authz ? { carried: checkedAuthz(carried.authz) } : {}),
@@ -425,11 +439,6 @@ async function runAgent(
   const principals = snapshot.principals;
   if (authority && principals?.registry)
     authority.useDirectory(new PrincipalDirectory(principals.digest, principals.registry));
-  /** Who the run was started for: in run.started, every policy request and the `state` view. */
-  const subject = {
-    ...(input.tenantId !== undefined ? { tenantId: input.tenantId } : {}),
-    ...(input.userId !== undefined ? { userId: input.userId } : {}),
-  };
   const runner = new Runner({
     state,
     ports,
@@ -543,6 +552,7 @@ async function runAgent(
         schemaVersion: 1,
         state: bounded ? boundCarriedState(state) : state,
         ...(authority ? { authz: authority.carry() } : {}),
+        ...(identity ? { identity } : {}),
         ...(gate ? { gate } : {}),
         ...(modelRoutes ? { models: modelRoutes } : {}),
         ...(bundles ? { bundles: bundles.pin } : {}),

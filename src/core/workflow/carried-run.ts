@@ -7,6 +7,7 @@ import type { AgentEvent } from '../runner/agent-event.js';
 import type { ModelRoutePlan } from '../../contract/model-routes.js';
 import type { BundlePin } from '../../contract/bundles.js';
 import type { CarriedOrigin } from './carried-origin.js';
+import type { RunIdentity } from '../authz/start-token.js';
 
 /** History length (events) after which a run continues as new, unless the input says otherwise. */
 export const DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS = 5_000;
@@ -37,6 +38,8 @@ export interface CarriedRun {
    * only from a generation of a build before the binding.
    */
   readonly origin?: CarriedOrigin;
+  /** Who the run is for, as its first generation verified it (absent: a run before identities). */
+  readonly identity?: RunIdentity;
 }
 
 /**

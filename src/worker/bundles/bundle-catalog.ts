@@ -42,11 +42,16 @@ interface ArmContent {
  * bundles takes a worker restart (runs in flight keep their pins).
  */
 export class BundleCatalog {
-  /** Digest of the whole folder as validated (every bundle's digest and the rollout). */
+  /** Digest of the whole folder as validated (every bundle's digest and the rollout; never the secret). */
   readonly digest: string;
   private readonly arms: { readonly stable: ArmContent; readonly candidate?: ArmContent } | undefined;
+  /** The workers' rollout secret (see rolloutSecret); a private field, so it is in no serialization. */
+  readonly #rolloutSecret: Uint8Array | undefined;
 
   /**
+   * @param rolloutSecret the worker-side secret that salts arm assignment (`resolveRolloutSecret`);
+   *   a catalog with a rollout and without a secret loads, but {@link pin} refuses until
+   *   {@link withRolloutSecret} gives it one (composeWorker does).
    * @throws BundleError `bundle.invalid` when the rollout names a missing bundle, a bundle of the
    *   wrong kind, or two bundles for one profile or policy in one arm.
    */
@@ -54,7 +59,9 @@ export class BundleCatalog {
     private readonly bundles: ReadonlyMap<string, LoadedBundle>,
     readonly rollout: RolloutFile | undefined,
     private readonly rolloutSource = 'rollout',
+    rolloutSecret?: Uint8Array,
   ) {
+    this.#rolloutSecret = rolloutSecret;
     this.digest = sha256Digest({
       bundles: Object.fromEntries([...bundles].map(([k, b]) => [k, b.digest])),
       rollout: rollout ?? null,
@@ -114,6 +121,16 @@ export class BundleCatalog {
     });
   }
 
+  /** True when arm assignment is salted with a worker-side secret (always true for a worker's catalog). */
+  get salted(): boolean {
+    return this.#rolloutSecret !== undefined;
+  }
+
+  /** The same folder with `secret` salting arm assignment (see {@link assignArm}). */
+  withRolloutSecret(secret: Uint8Array): BundleCatalog {
+    return new BundleCatalog(this.bundles, this.rollout, this.rolloutSource, secret);
+  }
+
   /** Every bundle version of the folder, by key. */
   all(): readonly LoadedBundle[] {
     return [...this.bundles.values()].sort((a, b) => a.key.localeCompare(b.key));
@@ -130,14 +147,24 @@ export class BundleCatalog {
   }
 
   /**
-   * What a new run pins: its arm (by {@link assignArm} over its workflow id) and the arm's bundles for
+   * What a new run pins: its arm (by {@link assignArm} over its workflow id, salted with the workers'
+   * rollout secret, so a starter cannot choose its arm by choosing the id) and the arm's bundles for
    * its profile and policy, with their content. Undefined when the folder has no rollout config.
+   * The pin (arm and bucket, never the secret) is the start activity's result, so it is in history
+   * and replays without the secret.
+   * @throws BundleError `bundle.invalid` when the folder has a rollout and the catalog no secret.
    */
   pin(slots: BundleSlots): ResolvedBundles | undefined {
     const rollout = this.rollout;
     if (!rollout || !this.arms) return undefined;
+    const secret = this.#rolloutSecret;
+    if (secret === undefined)
+      throw this.invalid(
+        'the rollout needs a worker-side secret to assign arms (HARNESS_ROLLOUT_SECRET, or compose the worker with rolloutSecret)',
+        'id',
+      );
     const percent = rollout.candidate?.percent ?? 0;
-    const { arm, bucket } = assignArm(rollout.id, percent, slots.workflowId);
+    const { arm, bucket } = assignArm(rollout.id, percent, slots.workflowId, secret);
     const content = arm === 'candidate' && this.arms.candidate ? this.arms.candidate : this.arms.stable;
     const prompt = content.prompts.get(slots.profile);
     const policy = content.policies.get(slots.policy);
@@ -213,11 +240,15 @@ function withContent(
 
 /**
  * Loads a bundles folder: every `*.json`, `*.yaml`, `*.yml` file is one bundle, except `rollout.*`,
- * the rollout config. Other files are ignored.
+ * the rollout config. Other files are ignored. `rolloutSecret` salts arm assignment (see
+ * {@link BundleCatalog.pin}; `resolveRolloutSecret` finds the worker's).
  * @throws BundleError `bundle.invalid` naming the file and the first bad field (the worker does not
  *   start): an unreadable folder or file, a bad bundle, two files with the same `name@vN`, a bad rollout.
  */
-export function loadBundleCatalog(dir: string): BundleCatalog {
+export function loadBundleCatalog(
+  dir: string,
+  o: { readonly rolloutSecret?: Uint8Array } = {},
+): BundleCatalog {
   let names: string[];
   try {
     names = readdirSync(dir).sort();
@@ -266,5 +297,5 @@ export function loadBundleCatalog(dir: string): BundleCatalog {
       });
     bundles.set(key, { key, digest: bundleDigest(bundle), source: name, bundle });
   }
-  return new BundleCatalog(bundles, rollout, rolloutSource);
+  return new BundleCatalog(bundles, rollout, rolloutSource, o.rolloutSecret);
 }

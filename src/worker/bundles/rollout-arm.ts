@@ -1,13 +1,16 @@
-import { createHash } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { ROLLOUT_BUCKETS, type RolloutArm } from '../../contract/bundles.js';
 
 /**
- * The rollout bucket of a run: the first four bytes of SHA-256(`rolloutId` NUL `workflowId`), big
- * endian, modulo 10,000. Deterministic: the same run id always lands in the same bucket of a rollout,
- * on every worker and every retry; another rollout id reshuffles the buckets.
+ * The rollout bucket of a run: the first four bytes of HMAC-SHA256 keyed with the workers' rollout
+ * secret over `rolloutId` NUL `workflowId`, big endian, modulo 10,000. Deterministic for one secret:
+ * the same run id lands in the same bucket of a rollout on every worker that shares the secret, and
+ * another rollout id reshuffles the buckets. Without the secret a starter cannot tell which bucket a
+ * workflow id falls in, so it cannot pick its arm (and so a candidate bundle) by choosing the id
+ * (docs/control-plane.md). The secret never leaves the worker: only the bucket and arm are recorded.
  */
-export function rolloutBucket(rolloutId: string, workflowId: string): number {
-  const digest = createHash('sha256').update(`${rolloutId}\u0000${workflowId}`, 'utf8').digest();
+export function rolloutBucket(rolloutId: string, workflowId: string, secret: Uint8Array): number {
+  const digest = createHmac('sha256', secret).update(`${rolloutId}\u0000${workflowId}`, 'utf8').digest();
   return digest.readUInt32BE(0) % ROLLOUT_BUCKETS;
 }
 
@@ -19,12 +22,16 @@ export function armOfBucket(bucket: number, candidatePercent: number): RolloutAr
   return bucket < Math.round(candidatePercent * 100) ? 'candidate' : 'stable';
 }
 
-/** The arm of a new run: {@link armOfBucket} of its {@link rolloutBucket}. The one function starts use. */
+/**
+ * The arm of a new run: {@link armOfBucket} of its {@link rolloutBucket} under the workers' rollout
+ * secret. The one function starts use.
+ */
 export function assignArm(
   rolloutId: string,
   candidatePercent: number,
   workflowId: string,
+  secret: Uint8Array,
 ): { readonly arm: RolloutArm; readonly bucket: number } {
-  const bucket = rolloutBucket(rolloutId, workflowId);
+  const bucket = rolloutBucket(rolloutId, workflowId, secret);
   return { arm: armOfBucket(bucket, candidatePercent), bucket };
 }

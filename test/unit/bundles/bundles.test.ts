@@ -13,6 +13,9 @@ import type { Output } from '../../../src/client/cli/output.js';
 import { loadBundleCatalog, resolveWithoutBundles } from '../../../src/worker/bundles/bundle-catalog.js';
 import { parseBundle } from '../../../src/worker/bundles/bundle-file.js';
 import { armOfBucket, assignArm, rolloutBucket } from '../../../src/worker/bundles/rollout-arm.js';
+
+/** The workers' rollout secret in these tests (test/unit/bundles/rollout-secret.test.ts covers it). */
+const SECRET = Buffer.from('unit-test-rollout-secret-0123456789abcdef');
 import { TEST_PRINCIPALS } from '../../support/principals.js';
 import { ModelRouter } from '../../../src/worker/activities/model-router.js';
 import { createRunActivities } from '../../../src/worker/activities/run-activities.js';
@@ -125,9 +128,11 @@ describe('bundle files', () => {
 
 describe('rollout arms', () => {
   it('a run id always lands in the same bucket; another rollout id reshuffles', () => {
-    expect(rolloutBucket('r1', 'run-1')).toBe(rolloutBucket('r1', 'run-1'));
+    expect(rolloutBucket('r1', 'run-1', SECRET)).toBe(rolloutBucket('r1', 'run-1', SECRET));
     const ids = Array.from({ length: 200 }, (_, i) => `run-${i}`);
-    const same = ids.filter((id) => rolloutBucket('r1', id) === rolloutBucket('r2', id)).length;
+    const same = ids.filter(
+      (id) => rolloutBucket('r1', id, SECRET) === rolloutBucket('r2', id, SECRET),
+    ).length;
     expect(same).toBeLessThan(5);
   });
 
@@ -137,7 +142,7 @@ describe('rollout arms', () => {
     expect(armOfBucket(1999, 20)).toBe('candidate');
     expect(armOfBucket(2000, 20)).toBe('stable');
     const ids = Array.from({ length: 1000 }, (_, i) => `run-${i}`);
-    const at = (p: number) => new Set(ids.filter((id) => assignArm('r', p, id).arm === 'candidate'));
+    const at = (p: number) => new Set(ids.filter((id) => assignArm('r', p, id, SECRET).arm === 'candidate'));
     const five = at(5);
     const twenty = at(20);
     expect([...five].every((id) => twenty.has(id))).toBe(true);
@@ -160,10 +165,10 @@ describe('the bundles folder', () => {
         candidate: { percent: 50, prompts: ['support-prompt@v2'] },
       }),
     });
-    const c = loadBundleCatalog(dir);
+    const c = loadBundleCatalog(dir, { rolloutSecret: SECRET });
     const slots = { profile: 'support.answer@v1', policy: 'read_only@v1' };
     const [cand] = Array.from({ length: 100 }, (_, i) => `w-${i}`).filter(
-      (id) => assignArm('r1', 50, id).arm === 'candidate',
+      (id) => assignArm('r1', 50, id, SECRET).arm === 'candidate',
     );
     const pinned = c.pin({ workflowId: cand!, ...slots })!;
     expect(pinned.pin).toMatchObject({
@@ -331,6 +336,7 @@ describe('a rollout of a model route version', () => {
         candidate: { percent: 50, modelRoute: 'support@v2' },
       },
     }),
+    { rolloutSecret: SECRET },
   );
   const models = new ModelRouter().useRoutes(loadModelRoutes(routesFile, { OPENAI_KEY: 'sk-unit-000000' }));
   const activities = createRunActivities({
@@ -343,8 +349,8 @@ describe('a rollout of a model route version', () => {
     bundles: catalog,
   });
   const ids = Array.from({ length: 40 }, (_, i) => `route-run-${i}`);
-  const candidate = ids.find((id) => assignArm('route-v2', 50, id).arm === 'candidate')!;
-  const stable = ids.find((id) => assignArm('route-v2', 50, id).arm === 'stable')!;
+  const candidate = ids.find((id) => assignArm('route-v2', 50, id, SECRET).arm === 'candidate')!;
+  const stable = ids.find((id) => assignArm('route-v2', 50, id, SECRET).arm === 'stable')!;
   const slots = (workflowId: string) => ({
     workflowId,
     profile: 'support.answer@v1',

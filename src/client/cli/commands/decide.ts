@@ -7,6 +7,7 @@ import { sendDecision, signedPayload, type PendingTarget } from '../../decisions
 import { connectTemporal, describeRun, type CliTemporal } from '../connect.js';
 import { EXIT, refusedError, usageError } from '../errors.js';
 import type { Output } from '../output.js';
+import { confirmPending, pendingReview, type PendingReview } from '../pending-review.js';
 import { parsePositiveInt, readJsonObject } from '../read-json.js';
 import { isClosed, queryState } from '../run-access.js';
 
@@ -37,8 +38,14 @@ export function signingKey(o: SigningOptions, env: NodeJS.ProcessEnv = process.e
   }
 }
 
-function report(workflowId: string, signal: string, outcome: DecisionOutcome, out: Output): number {
-  out.data({ workflowId, signal, ...outcome });
+function report(
+  workflowId: string,
+  signal: string,
+  outcome: DecisionOutcome,
+  out: Output,
+  pending?: PendingReview,
+): number {
+  out.data({ workflowId, signal, ...outcome, ...(pending ? { pending } : {}) });
   if (outcome.accepted) {
     const approvals = outcome.approvals
       ? ` (${outcome.approvals.have} of ${outcome.approvals.need} approvals)`
@@ -51,27 +58,29 @@ function report(workflowId: string, signal: string, outcome: DecisionOutcome, ou
 }
 
 /**
- * Sign `fields` for the pending action and send them by the `decide` update (the answer comes back at
- * once), or print the signed payload with `--print`. Exit 5 when the run refuses it.
+ * Review, then sign `fields` for the pending action and send them by the `decide` update (the answer
+ * comes back at once), or print the signed payload with `--print`. `review` picks the action to decide
+ * and shows it (and, for an unnamed action, asks for a confirmation) before the key is used.
+ * Exit 5 when the run refuses it; nothing is signed when the review throws.
  */
 async function signAndSend(
   id: string,
   o: SigningOptions,
   signal: DecisionSignalName,
   fields: Record<string, unknown>,
-  pending: (v: RunView) => PendingTarget | undefined,
+  review: (v: RunView) => Promise<{ target: PendingTarget; pending: PendingReview }>,
   out: Output,
 ): Promise<number> {
   const key = signingKey(o);
   return withRun(id, async (_t, handle, before) => {
-    const target = pending(before);
+    const { target, pending } = await review(before);
     const payload = signedPayload(key, before, signal, fields, target);
     if (o.print) {
-      out.data({ workflowId: id, signal, payload });
+      out.data({ workflowId: id, signal, payload, pending });
       out.line(JSON.stringify(payload));
       return EXIT.ok;
     }
-    return report(id, signal, await sendDecision(handle, signal, payload), out);
+    return report(id, signal, await sendDecision(handle, signal, payload), out, pending);
   });
 }
 
@@ -95,24 +104,33 @@ async function withRun<T>(
 }
 
 /**
- * The approval-like action to decide: `--action` must name the pending one (the token binds its id and
- * argument digest, so a decision never lands on another action). Without `--action` the run must be
- * waiting for exactly one such decision, which is printed.
+ * The approval-like action to decide, shown with its tool, version, argument digest and arguments:
+ * `--action` must name the pending one (the token binds its id and argument digest, so a decision never
+ * lands on another action); without `--action` the operator confirms it at the terminal, and with no
+ * terminal nothing is signed (see {@link confirmPending}).
+ * @throws CliError `cli.refused` (exit 5) when the run waits for no decision or for another action,
+ *   `cli.action_required` / `cli.declined` (exit 2) without `--action` and a `y` at the terminal.
  */
-function decisionTarget(id: string, v: RunView, given: string | undefined): PendingTarget {
+async function decisionTarget(
+  id: string,
+  verb: string,
+  v: RunView,
+  given: string | undefined,
+  out: Output,
+): Promise<{ target: PendingTarget; pending: PendingReview }> {
   const p = v.pendingAction;
-  if (!p || (p.kind !== 'confirmation' && p.kind !== 'human')) {
+  const pending = pendingReview(v);
+  if (!p || !pending || (p.kind !== 'confirmation' && p.kind !== 'human')) {
     throw refusedError(`run ${id} is not waiting for a decision (status ${v.status}); nothing sent`, {
       workflowId: id,
       status: v.status,
     });
   }
-  if (given !== undefined && given !== p.actionId)
-    throw refusedError(`run ${id} waits on action ${p.actionId}, not ${given}; nothing sent`, {
-      workflowId: id,
-      pendingActionId: p.actionId,
-    });
-  return { actionId: p.actionId, ...(p.argsDigest !== undefined ? { argsDigest: p.argsDigest } : {}) };
+  await confirmPending(id, verb, pending, given, out);
+  return {
+    target: { actionId: p.actionId, ...(p.argsDigest !== undefined ? { argsDigest: p.argsDigest } : {}) },
+    pending,
+  };
 }
 
 export interface DecideOptions extends SigningOptions {
@@ -123,7 +141,7 @@ export interface DecideOptions extends SigningOptions {
 /** Approve or confirm the pending action (an optional reason), signed. */
 function decidePending(signal: 'approve' | 'confirm', id: string, o: DecideOptions, out: Output) {
   const fields = o.reason ? { reason: o.reason } : {};
-  return signAndSend(id, o, signal, fields, (v) => decisionTarget(id, v, o.action), out);
+  return signAndSend(id, o, signal, fields, (v) => decisionTarget(id, signal, v, o.action, out), out);
 }
 
 /** `harness approve <id>`: approve the pending action, signed. Exit 5 when the run refuses it. */
@@ -139,7 +157,14 @@ export async function confirmCommand(id: string, o: DecideOptions, out: Output):
 /** `harness reject <id> --reason r`: reject the pending action, signed. Exit 5 when the run refuses it. */
 export async function rejectCommand(id: string, o: DecideOptions, out: Output): Promise<number> {
   if (!o.reason) throw usageError('--reason: required for reject', { option: '--reason' });
-  return signAndSend(id, o, 'reject', { reason: o.reason }, (v) => decisionTarget(id, v, o.action), out);
+  return signAndSend(
+    id,
+    o,
+    'reject',
+    { reason: o.reason },
+    (v) => decisionTarget(id, 'reject', v, o.action, out),
+    out,
+  );
 }
 
 export interface ReconcileOptions extends SigningOptions {
@@ -174,13 +199,21 @@ export async function reconcileCommand(id: string, o: ReconcileOptions, out: Out
     o,
     'reconcile',
     fields,
-    (v) => {
-      if (v.pendingAction?.kind !== 'reconcile')
+    async (v) => {
+      const pending = pendingReview(v);
+      if (v.pendingAction?.kind !== 'reconcile' || !pending)
         throw refusedError(`run ${id} is not waiting for reconciliation (status ${v.status}); nothing sent`, {
           workflowId: id,
           status: v.status,
         });
-      return { actionId: v.pendingAction.actionId };
+      // `--invocation` names what is settled: it must be the pending one (a token binds one action).
+      if (v.pendingAction.invocationSeq !== undefined && v.pendingAction.invocationSeq !== invocationSeq)
+        throw refusedError(
+          `run ${id} waits to reconcile invocation #${v.pendingAction.invocationSeq}, not #${invocationSeq}; nothing sent`,
+          { workflowId: id, pendingActionId: pending.actionId, invocationSeq: v.pendingAction.invocationSeq },
+        );
+      await confirmPending(id, 'reconcile', pending, pending.actionId, out);
+      return { target: { actionId: v.pendingAction.actionId }, pending };
     },
     out,
   );
