@@ -27,6 +27,8 @@ function json<T>(r: CliResult): T {
 describe('harness CLI against a real worker', () => {
   let h: HarnessFixture;
   let env: NodeJS.ProcessEnv;
+  /** The customer's key file: refund runs are signed for C1001 (an unsigned refund run is refused). */
+  let customerKey: string;
   const ids: string[] = [];
   const id = (name: string): string => {
     const value = `cli-${name}-${Date.now()}-${ids.length}`;
@@ -38,7 +40,17 @@ describe('harness CLI against a real worker', () => {
     h.t.client.workflow.getHandle(workflowId).query<RunView>('state');
   const startWaiting = async (name: string): Promise<string> => {
     const workflowId = id(name);
-    const r = await cli('start', 'refund.graph', '--input', REFUND_TASK, '--id', workflowId, '--json');
+    const r = await cli(
+      'start',
+      'refund.graph',
+      '--input',
+      REFUND_TASK,
+      '--id',
+      workflowId,
+      '--key',
+      customerKey,
+      '--json',
+    );
     expect(r.code, r.stderr).toBe(0);
     await waitForState(
       h.t.client.workflow.getHandle(workflowId),
@@ -57,6 +69,7 @@ describe('harness CLI against a real worker', () => {
       // The operator's signing key (a registered refund approver and operator).
       HARNESS_KEY: writeKeyFile(TEST_KEYS.ops, h.dir),
     };
+    customerKey = writeKeyFile(TEST_KEYS.customer, h.dir);
   });
   afterAll(async () => {
     await h?.close();
@@ -387,6 +400,8 @@ describe('harness CLI against a real worker', () => {
       JSON.stringify({ message: 'I want a refund', customerId: 'C1001' }),
       '--id',
       workflowId,
+      '--key',
+      customerKey,
       '--json',
     );
     expect(r.code, r.stderr).toBe(0);
