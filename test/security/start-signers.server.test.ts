@@ -48,9 +48,15 @@ describe('signed starts of the test fixtures and the CLI', { timeout: 60_000 }, 
     });
   });
 
-  it('a start without a user, a user without a tenant, and an opted-out start are unsigned', async () => {
-    expect(await startIdentityOf(await start({ task }))).toBe('unsigned');
-    expect(await startIdentityOf(await start({ task, userId: 'u-1' }))).toBe('unsigned');
+  it("without a userId, the task's customer signs when a test person; else the start is unsigned", async () => {
+    expect(await startIdentityOf(await start({ task }))).toMatchObject({
+      ok: true,
+      identity: { userId: 'C1001', kind: 'customer', keyId: 'c1001-1' },
+    });
+    const other = { message: 'refund ORD-2001 please', customerId: 'C2002' };
+    expect(await startIdentityOf(await start({ task: other }))).toBe('unsigned');
+    expect(await startIdentityOf(await start({ task: { message: 'hello' } }))).toBe('unsigned');
+    expect(await startIdentityOf(await start({ task: other, userId: 'u-1' }))).toBe('unsigned');
     expect(
       await startIdentityOf(
         await start({ task, userId: 'C1001', tenantId: 'acme' }, undefined, { unsigned: true }),

@@ -26,8 +26,8 @@ export interface HarnessFixture {
   readonly dir: string;
   /**
    * Start a run of {@link refundRunInput}, signed as {@link testStartSigner} says (the `userId`'s own
-   * test key, else the test delegate for a `userId` in a `tenantId`); `{ unsigned: true }` starts it
-   * unsigned (an anonymous run).
+   * test key, else the test delegate for a `userId` in a `tenantId`, else the key of the task's
+   * `customerId` when that is a test person); `{ unsigned: true }` starts it unsigned (an anonymous run).
    */
   start(
     input: Partial<AgentRunInput> & Pick<AgentRunInput, 'task'>,

@@ -85,18 +85,22 @@ const PEOPLE: readonly DecisionKey[] = [TEST_KEYS.ops, TEST_KEYS.lead, TEST_KEYS
 /**
  * How a test signs a start (docs/authorization.md, "Who a run is for"): a `userId` that is one of the
  * test people is signed with that person's key; another `userId` with a `tenantId` is signed by the test
- * delegate ({@link TEST_KEYS.service}) on behalf of a customer of that id in that tenant; anything else
- * is not signed (an anonymous run: no requester, no tenant for decisions).
+ * delegate ({@link TEST_KEYS.service}) on behalf of a customer of that id in that tenant. Without a
+ * `userId`, a task whose `customerId` is a test person (the refund tests' C1001) is signed with their
+ * key: the run is theirs, as a customer filing their own request is. Anything else is not signed (an
+ * anonymous run: no requester, no tenant for decisions; the refund graph refuses it).
  */
 export function testStartSigner(input: {
   readonly userId?: string | undefined;
   readonly tenantId?: string | undefined;
+  readonly task?: Readonly<Record<string, unknown>> | undefined;
 }): StartSigner | undefined {
   const { userId, tenantId } = input;
-  if (userId === undefined) return undefined;
-  const own = PEOPLE.find((k) => k.principal === userId);
+  const customer = input.task?.customerId;
+  const who = userId ?? (typeof customer === 'string' ? customer : undefined);
+  const own = PEOPLE.find((k) => k.principal === who);
   if (own !== undefined) return { key: own };
-  if (tenantId === undefined) return undefined;
+  if (userId === undefined || tenantId === undefined) return undefined;
   return {
     key: TEST_KEYS.service,
     onBehalfOf: { sub: userId, kind: 'customer', roles: [], ten: tenantId },
