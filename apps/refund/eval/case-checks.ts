@@ -4,7 +4,7 @@ import { REFUND_GRAPH } from '../workflow/refund-graph.js';
 import { isTerminal } from '../../../src/index.js';
 import type { RunView } from '../../../src/index.js';
 import type { CaseObservation, ObservedEvent } from './case-observation.js';
-import { caseTask, seededOrderId, type EvalCase } from './eval-case.js';
+import { caseRequester, caseTask, seededOrderId, type EvalCase } from './eval-case.js';
 
 /**
  * Node names of seed 004's case format that the refund graph spells differently. H-RF-017 names
@@ -105,9 +105,9 @@ export function expectedOrderId(c: EvalCase): string {
   return (task.orderId as string | undefined) ?? c.provide?.orderId ?? seededOrderId(c);
 }
 
-/** The customer asking: the task's, else the provided slot. */
+/** The customer asking: the run's verified requester (who signed its start); none for an anonymous run. */
 export function askingCustomer(c: EvalCase): string | undefined {
-  return (caseTask(c).customerId as string | undefined) ?? c.provide?.customerId;
+  return caseRequester(c);
 }
 
 /** R001 applied to the case's initial state, independently of the graph's own decision. */

@@ -24,6 +24,7 @@ import type { CaseObservation, ObservedInvocation } from './case-observation.js'
 import {
   caseDecisions,
   caseDrills,
+  caseRequester,
   caseTask,
   LOST_WRITE_HEARTBEAT_SECONDS,
   splitNameVersion,
@@ -260,8 +261,8 @@ export async function runCase(c: EvalCase, o: CaseRunOptions): Promise<CaseRun> 
   mkdirSync(dir, { recursive: true });
   const refundStorePath = join(dir, 'refund.db');
   const task = caseTask(c);
-  const customerId = typeof task.customerId === 'string' ? task.customerId : undefined;
-  const signers = evalSigners(customerId);
+  const requester = caseRequester(c); // signs the start; confirms as the run's customer
+  const signers = evalSigners(requester);
   const composition = await createRefundComposition({
     storeUrl: `sqlite:${join(dir, 'evidence.db')}`,
     refundStorePath,
@@ -297,10 +298,10 @@ export async function runCase(c: EvalCase, o: CaseRunOptions): Promise<CaseRun> 
         modelRoute: 'scripted/refund',
         configDigest: composition.configDigest,
         task,
-        ...(customerId !== undefined ? { userId: customerId } : {}),
+        ...(requester !== undefined ? { userId: requester } : {}),
         ...(c.fault ? { activityTimeouts: { writeHeartbeatSeconds: LOST_WRITE_HEARTBEAT_SECONDS } } : {}),
       },
-      // The case's customer signs the start (the run is verifiably theirs); a case without one is anonymous.
+      // The requester signs the start (the run is verifiably theirs); a case without one is anonymous.
       ...(signers.customer ? { signer: { key: signers.customer } } : {}),
     });
     const view = await drive(handle, c, composition, started + (o.timeoutMs ?? 60_000), signers);

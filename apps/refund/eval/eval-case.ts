@@ -28,8 +28,13 @@ export const EvalCaseSchema = z
     expected_terminal_status: RunStatusSchema,
     /** The terminal reason code the run must end with (a regression case from a failure sample). */
     expected_terminal_code: ReasonCode.optional(),
-    /** Who asks. Absent: the order's owner (`initial_state.customer_id` or C1001). `null`: nobody (the run must ask). */
+    /** The customer the task names. Absent: the order's owner (`initial_state.customer_id` or C1001). `null`: none. */
     customer_id: z.string().min(1).max(64).nullable().optional(),
+    /**
+     * Who signs the run's start, the verified requester (docs/authorization.md, "Who a run is for").
+     * Absent: the task's customer. `null`: nobody (an unsigned start: an anonymous run).
+     */
+    requester: z.string().min(1).max(64).nullable().optional(),
     /** The order the task names. Absent: the seeded order. `null`: none (only what the message says). */
     order_id: z.string().min(1).max(64).nullable().optional(),
     /** `true`: approve every confirmation; `false`: reject the first. Absent: answer none. */
@@ -143,6 +148,13 @@ export function caseTask(c: EvalCase): Record<string, unknown> {
   if (customer !== null) task.customerId = customer;
   if (order !== null) task.orderId = order;
   return task;
+}
+
+/** Who signs a case's start (its verified requester): `requester`, else the task's customer; none for an anonymous run. */
+export function caseRequester(c: EvalCase): string | undefined {
+  if (c.requester !== undefined) return c.requester ?? undefined;
+  const customer = caseTask(c).customerId;
+  return typeof customer === 'string' ? customer : undefined;
 }
 
 /** How long a lost write hangs after its commit, and the write heartbeat timeout that declares it lost. */
