@@ -8,6 +8,7 @@ import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHarnessClient } from '../../src/client/harness-client.js';
 import { startAgentRun } from '../../src/client/start-run.js';
+import { TEST_KEYS } from '../support/principals.js';
 import { projectRoot } from '../../src/devserver/config.js';
 import type { SpanRecord } from '../../src/worker/telemetry/jsonl-exporter.js';
 import { otelTraceIdForRun, rootSpanIdForRun } from '../../src/core/workflow/run-trace.js';
@@ -109,10 +110,13 @@ describe('OpenTelemetry tracing (one trace per run)', { timeout: 240_000 }, () =
         tracing: createTracing(memory, 'agent-harness-client'),
       });
       const workflowId = testRunId('tracing-on');
+      const input = refundRunInput({ task: REFUND });
       const handle = await startAgentRun(client, {
         taskQueue: traced.taskQueue,
         workflowId,
-        input: refundRunInput({ task: REFUND }),
+        input,
+        // Signed by the customer (C1001): an anonymous refund run is refused.
+        signer: { key: TEST_KEYS.customer },
       });
       await refundToTheEnd(handle);
       await expect

@@ -16,6 +16,7 @@ import { startAgentRun } from '../../src/client/start-run.js';
 import type { RunView } from '../../src/core/workflow/run-view.js';
 import { seedDemoOrder } from '../../apps/refund/demo-order.js';
 import { decide } from '../support/decisions.js';
+import { TEST_KEYS } from '../support/principals.js';
 import {
   createHarnessFixture,
   refundRunInput,
@@ -104,10 +105,16 @@ describe('payload codec on a real server: a refund run leaves no plain data in h
     workflowId: string,
   ): Promise<{ handle: WorkflowHandle; orderId: string; refundId: string }> {
     const { orderId, customerId } = seedDemoOrder(h.composition.refundStore);
+    const input = refundRunInput({
+      task: { message: message(orderId), customerId },
+      modelRoute: CODEC_ROUTE,
+    });
+    // Signed by the customer (C1001): an anonymous refund run is refused.
     await startAgentRun(by, {
       taskQueue: h.taskQueue,
       workflowId,
-      input: refundRunInput({ task: { message: message(orderId), customerId }, modelRoute: CODEC_ROUTE }),
+      input,
+      signer: { key: TEST_KEYS.customer },
     });
     // Reads and decisions go through the client with the codec (the run's payloads are encrypted).
     const handle = client.workflow.getHandle(workflowId);

@@ -15,7 +15,7 @@ import { createHarnessWorker } from '../../src/worker/harness-worker.js';
 import { decide } from '../support/decisions.js';
 import { refundRunInput, waitForState } from '../support/harness.js';
 import { historyOf, workflowTaskWorkers } from '../support/history.js';
-import { TEST_PRINCIPALS } from '../support/principals.js';
+import { TEST_PRINCIPALS, testStartSigner } from '../support/principals.js';
 import { connectTestTemporal, startWorker, uniqueTaskQueue, type TestTemporal } from '../support/temporal.js';
 
 /**
@@ -98,7 +98,13 @@ describe('workflow code rollout with Worker Versioning (real dev server, tempora
   }
 
   function start(workflowId: string, input: Partial<AgentRunInput> & Pick<AgentRunInput, 'task'>) {
-    return startAgentRun(t.client, { taskQueue, workflowId, input: refundRunInput(input) });
+    const signer = testStartSigner(input); // the refund run's customer (an anonymous refund is refused)
+    return startAgentRun(t.client, {
+      taskQueue,
+      workflowId,
+      input: refundRunInput(input),
+      ...(signer !== undefined ? { signer } : {}),
+    });
   }
 
   beforeAll(async () => {
