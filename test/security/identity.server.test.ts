@@ -4,7 +4,12 @@ import { signStart } from '../../src/client/decisions/sign-start.js';
 import { startAgentRun } from '../../src/client/start-run.js';
 import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
 import type { RunView } from '../../src/core/workflow/run-view.js';
-import { createHarnessFixture, refundRunInput, type HarnessFixture } from '../support/harness.js';
+import {
+  createHarnessFixture,
+  refundRunInput,
+  waitForState,
+  type HarnessFixture,
+} from '../support/harness.js';
 import { TEST_KEYS } from '../support/principals.js';
 import { testRunId } from '../support/run-id.js';
 import { createTokenIssuer, serviceApi, startTestService, waitForRun } from '../support/run-service.js';
@@ -58,12 +63,7 @@ describe('identity from the authenticated principal', { timeout: 180_000 }, () =
       task: { message: 'refund ORD-1001 please' },
       userId: 'C1001',
     });
-    for (
-      let i = 0;
-      i < 100 && (await handle.query<RunView>('state')).status !== 'awaiting_confirmation';
-      i += 1
-    )
-      await new Promise((r) => setTimeout(r, 100));
+    await waitForState(handle, (v) => v.status === 'awaiting_confirmation');
     const view = await handle.query<RunView & { verified?: boolean }>('state');
     expect(view.status).toBe('awaiting_confirmation');
     expect(view).toMatchObject({ userId: 'C1001', verified: true });
