@@ -1,4 +1,3 @@
-import { ed25519 } from './ed25519.js';
 import { z } from 'zod';
 import {
   DELEGABLE_KINDS,
@@ -9,9 +8,9 @@ import {
 } from '../../contract/principals.js';
 import { sha256Hex } from '../../contract/sha256.js';
 import { canonicalJson } from '../tools/canonical-json.js';
-import { asciiBytes, base64UrlDecode, base64UrlDecodeText } from './base64url.js';
+import { jwsSegments, segmentJson, signatureVerifies, tokenTimeProblem } from './signed-token.js';
 import type { PrincipalDirectory } from './principal-directory.js';
-import { scopedDelegatedPrincipal, servesTenant } from './delegation-scope.js';
+import { delegatedPrincipal, scopedDelegatedPrincipal, servesTenant } from './delegation-scope.js';
 
 /**
  * Signed decision tokens (docs/authorization.md): a compact JWS (RFC 7515) signed with EdDSA over
@@ -23,8 +22,7 @@ import { scopedDelegatedPrincipal, servesTenant } from './delegation-scope.js';
 export const DECISION_TOKEN_TYPE = 'harness-decision+jwt';
 /** Longest a token may live (expiry minus issued-at). */
 export const MAX_TOKEN_LIFETIME_SECONDS = 24 * 3600;
-/** How far in the future an issued-at may be (clock skew between signer and server). */
-export const MAX_CLOCK_SKEW_SECONDS = 300;
+export { MAX_CLOCK_SKEW_SECONDS } from './signed-token.js';
 
 /** The decisions a token can carry. */
 export const TOKEN_DECISIONS = ['approve', 'reject', 'confirm', 'reconcile', 'input', 'cancel'] as const;
@@ -116,16 +114,6 @@ function refuse(code: string, message: string, principal?: string): TokenCheck {
   return { ok: false, code, message, ...(principal !== undefined ? { principal } : {}) };
 }
 
-function parseJson(segment: string): unknown {
-  const text = base64UrlDecodeText(segment);
-  if (text === undefined) return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Check a decision token against the registry, the clock and what it must be bound to. What the token
  * is bound to is compared first (cheap), then the signature, then everything that needs the verified
@@ -147,13 +135,12 @@ export function checkDecisionToken(
 ): TokenCheck {
   if (token === undefined)
     return refuse('decision.unsigned', 'this run accepts signed decisions only (token)');
-  const parts = token.split('.');
-  if (parts.length !== 3) return refuse('decision.token_malformed', 'a token is three base64url segments');
-  const [h = '', c = '', s = ''] = parts;
-  const header = DecisionTokenHeaderSchema.safeParse(parseJson(h));
+  const jws = jwsSegments(token);
+  if (!jws) return refuse('decision.token_malformed', 'a token is three base64url segments');
+  const header = DecisionTokenHeaderSchema.safeParse(segmentJson(jws.h));
   if (!header.success)
     return refuse('decision.token_malformed', `token header: not an EdDSA ${DECISION_TOKEN_TYPE}`);
-  const claims = DecisionClaimsSchema.safeParse(parseJson(c));
+  const claims = DecisionClaimsSchema.safeParse(segmentJson(jws.c));
   if (!claims.success) {
     const first = claims.error.issues[0];
     return refuse(
@@ -177,32 +164,15 @@ export function checkDecisionToken(
     return refuse('decision.wrong_decision', `the token decides ${t.dec}, not ${expected.decision}`);
   if (t.pd !== expected.payloadDigest)
     return refuse('decision.payload_mismatch', 'the payload is not the one the token signed');
-  const signature = base64UrlDecode(s);
-  let verified = false;
-  if (signature?.length === 64) {
-    try {
-      verified = ed25519.verify(signature, asciiBytes(`${h}.${c}`), key.publicKey);
-    } catch {
-      verified = false;
-    }
-  }
-  if (!verified)
+  if (!signatureVerifies(jws, key))
     return refuse('decision.bad_signature', `the signature does not verify with key ${key.keyId}`);
   if (t.sub !== key.principal.id)
     return refuse(
       'decision.principal_mismatch',
       `key ${key.keyId} belongs to ${key.principal.id}, not ${t.sub}`,
     );
-  const nowSeconds = Math.floor(nowMs / 1000);
-  // Retired when the token says it was issued after notAfter, or when it is used after notAfter (an
-  // issued-at is the signer's word).
-  if (key.notAfterMs !== undefined && (t.iat * 1000 > key.notAfterMs || nowMs > key.notAfterMs))
-    return refuse('decision.key_retired', `key ${key.keyId} is retired`, t.sub);
-  if (t.iat > nowSeconds + MAX_CLOCK_SKEW_SECONDS)
-    return refuse('decision.token_not_yet_valid', 'the token was issued in the future', t.sub);
-  if (t.exp - t.iat > MAX_TOKEN_LIFETIME_SECONDS)
-    return refuse('decision.token_lifetime', `a token lives at most ${MAX_TOKEN_LIFETIME_SECONDS} s`, t.sub);
-  if (t.exp <= nowSeconds) return refuse('decision.token_expired', 'the token has expired', t.sub);
+  const late = tokenTimeProblem(key, t, nowMs, MAX_TOKEN_LIFETIME_SECONDS);
+  if (late) return refuse(`decision.${late.reason}`, late.message, t.sub);
   if (used(t.jti)) return refuse('decision.token_reused', `token ${t.jti} was already used`, t.sub);
   if (t.obo === undefined) {
     if (expected.scoped && !servesTenant(key.principal, expected.tenantId))
@@ -214,48 +184,4 @@ export function checkDecisionToken(
     : delegatedPrincipal(t.obo, key.principal, directory, expected.tenantId);
   if (!onBehalf.ok) return refuse(onBehalf.code, onBehalf.message, t.sub);
   return { ok: true, principal: onBehalf.principal, keyId: key.keyId, claims: t, via: key.principal.id };
-}
-
-/**
- * The person a delegated token decides for. The signer must be a `service` with a delegation for the
- * claimed kind; the tenant it names must be the run's. A principal the registry lists keeps its own
- * kind and roles (the registry is the source of truth for who it knows); anyone else gets the roles
- * the delegate vouches for that its delegation allows.
- */
-function delegatedPrincipal(
-  obo: NonNullable<DecisionClaims['obo']>,
-  signer: Principal,
-  directory: PrincipalDirectory,
-  runTenant: string | undefined,
-): { ok: true; principal: Principal } | { ok: false; code: string; message: string } {
-  const delegation = signer.kind === 'service' ? signer.delegation : undefined;
-  if (delegation === undefined)
-    return { ok: false, code: 'decision.not_a_delegate', message: `${signer.id} may not decide for others` };
-  if (!delegation.kinds.includes(obo.kind))
-    return {
-      ok: false,
-      code: 'decision.not_a_delegate',
-      message: `${signer.id} may not decide for a ${obo.kind}`,
-    };
-  if (runTenant !== undefined && obo.ten !== runTenant)
-    return {
-      ok: false,
-      code: 'decision.wrong_tenant',
-      message: 'the decision was authenticated in another tenant than the run',
-    };
-  const known = directory.principal(obo.sub);
-  if (known !== undefined) {
-    if (known.kind === 'service')
-      return { ok: false, code: 'decision.not_a_delegate', message: 'a delegate decides for people only' };
-    return { ok: true, principal: known };
-  }
-  return {
-    ok: true,
-    principal: {
-      id: obo.sub,
-      kind: obo.kind,
-      roles: obo.roles.filter((r) => delegation.roles.includes(r)),
-      keys: [],
-    },
-  };
 }

@@ -1,4 +1,4 @@
-import type { Principal } from '../../contract/principals.js';
+import type { Delegation, Principal } from '../../contract/principals.js';
 import type { DecisionClaims } from './decision-token.js';
 import type { PrincipalDirectory } from './principal-directory.js';
 
@@ -28,15 +28,8 @@ export function scopedDelegatedPrincipal(
   directory: PrincipalDirectory,
   runTenant: string | undefined,
 ): Delegated {
-  const delegation = signer.kind === 'service' ? signer.delegation : undefined;
-  if (delegation === undefined)
-    return { ok: false, code: 'decision.not_a_delegate', message: `${signer.id} may not decide for others` };
-  if (!delegation.kinds.includes(obo.kind))
-    return {
-      ok: false,
-      code: 'decision.not_a_delegate',
-      message: `${signer.id} may not decide for a ${obo.kind}`,
-    };
+  const delegation = delegationFor(obo, signer);
+  if ('code' in delegation) return delegation;
   if (runTenant === undefined)
     return {
       ok: false,
@@ -63,4 +56,59 @@ export function scopedDelegatedPrincipal(
       message: `the delegate vouches for a ${obo.kind}; the registry lists ${known.id} as a ${known.kind}`,
     };
   return { ok: true, principal: { ...known, roles: known.roles.filter((r) => vouched.includes(r)) } };
+}
+
+/** The signer's delegation when it covers the vouched kind, else the refusal. */
+function delegationFor(
+  obo: NonNullable<DecisionClaims['obo']>,
+  signer: Principal,
+): Delegation | { ok: false; code: string; message: string } {
+  const delegation = signer.kind === 'service' ? signer.delegation : undefined;
+  if (delegation === undefined)
+    return { ok: false, code: 'decision.not_a_delegate', message: `${signer.id} may not decide for others` };
+  if (!delegation.kinds.includes(obo.kind))
+    return {
+      ok: false,
+      code: 'decision.not_a_delegate',
+      message: `${signer.id} may not decide for a ${obo.kind}`,
+    };
+  return delegation;
+}
+
+/**
+ * The older rule, for runs started before `agent-run-trust-scope-v1` (replayed unchanged): the person a
+ * delegated token decides for. The signer must be a `service` with a delegation for the
+ * claimed kind; the tenant it names must be the run's. A principal the registry lists keeps its own
+ * kind and roles (the registry is the source of truth for who it knows); anyone else gets the roles
+ * the delegate vouches for that its delegation allows.
+ */
+export function delegatedPrincipal(
+  obo: NonNullable<DecisionClaims['obo']>,
+  signer: Principal,
+  directory: PrincipalDirectory,
+  runTenant: string | undefined,
+): Delegated {
+  const delegation = delegationFor(obo, signer);
+  if ('code' in delegation) return delegation;
+  if (runTenant !== undefined && obo.ten !== runTenant)
+    return {
+      ok: false,
+      code: 'decision.wrong_tenant',
+      message: 'the decision was authenticated in another tenant than the run',
+    };
+  const known = directory.principal(obo.sub);
+  if (known !== undefined) {
+    if (known.kind === 'service')
+      return { ok: false, code: 'decision.not_a_delegate', message: 'a delegate decides for people only' };
+    return { ok: true, principal: known };
+  }
+  return {
+    ok: true,
+    principal: {
+      id: obo.sub,
+      kind: obo.kind,
+      roles: obo.roles.filter((r) => delegation.roles.includes(r)),
+      keys: [],
+    },
+  };
 }

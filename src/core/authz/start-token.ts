@@ -3,10 +3,8 @@ import { DELEGABLE_KINDS, KeyIdSchema, PrincipalIdSchema, RoleSchema } from '../
 import type { PrincipalKind } from '../../contract/principals.js';
 import { sha256Hex } from '../../contract/sha256.js';
 import { canonicalJson } from '../tools/canonical-json.js';
-import { asciiBytes, base64UrlDecode, base64UrlDecodeText } from './base64url.js';
-import { MAX_CLOCK_SKEW_SECONDS } from './decision-token.js';
+import { jwsSegments, segmentJson, signatureVerifies, tokenTimeProblem } from './signed-token.js';
 import { scopedDelegatedPrincipal, servesTenant } from './delegation-scope.js';
-import { ed25519 } from './ed25519.js';
 import type { PrincipalDirectory } from './principal-directory.js';
 
 /**
@@ -93,16 +91,6 @@ export type StartCheck =
 
 const refuse = (code: string, message: string): StartCheck => ({ ok: false, code, message });
 
-function parseJson(segment: string): unknown {
-  const text = base64UrlDecodeText(segment);
-  if (text === undefined) return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Verify a start token. The signer is the requester (a registered person; a principal limited to
  * tenants starts only in them), or a delegate with a delegation naming the person in the run's tenant
@@ -120,13 +108,12 @@ export function verifyStartToken(
   expected: ExpectedStart,
   nowMs: number,
 ): StartCheck {
-  const parts = token.split('.');
-  if (parts.length !== 3) return refuse('start.token_malformed', 'a token is three base64url segments');
-  const [h = '', c = '', s = ''] = parts;
-  const header = HeaderSchema.safeParse(parseJson(h));
+  const jws = jwsSegments(token);
+  if (!jws) return refuse('start.token_malformed', 'a token is three base64url segments');
+  const header = HeaderSchema.safeParse(segmentJson(jws.h));
   if (!header.success)
     return refuse('start.token_malformed', `token header: not an EdDSA ${START_TOKEN_TYPE}`);
-  const claims = StartClaimsSchema.safeParse(parseJson(c));
+  const claims = StartClaimsSchema.safeParse(segmentJson(jws.c));
   if (!claims.success) return refuse('start.token_malformed', 'token claims do not match the start claims');
   const key = directory.key(header.data.kid);
   if (!key) return refuse('start.unknown_key', `key ${header.data.kid} is not in the principal registry`);
@@ -135,32 +122,15 @@ export function verifyStartToken(
     return refuse('start.wrong_workflow', 'the token starts another workflow');
   if (t.ind !== expected.inputDigest)
     return refuse('start.input_mismatch', 'the input is not the one the token signed');
-  const signature = base64UrlDecode(s);
-  let verified = false;
-  if (signature?.length === 64) {
-    try {
-      verified = ed25519.verify(signature, asciiBytes(`${h}.${c}`), key.publicKey);
-    } catch {
-      verified = false;
-    }
-  }
-  if (!verified) return refuse('start.bad_signature', `the signature does not verify with key ${key.keyId}`);
+  if (!signatureVerifies(jws, key))
+    return refuse('start.bad_signature', `the signature does not verify with key ${key.keyId}`);
   if (t.sub !== key.principal.id)
     return refuse(
       'start.principal_mismatch',
       `key ${key.keyId} belongs to ${key.principal.id}, not ${t.sub}`,
     );
-  const nowSeconds = Math.floor(nowMs / 1000);
-  if (key.notAfterMs !== undefined && (t.iat * 1000 > key.notAfterMs || nowMs > key.notAfterMs))
-    return refuse('start.key_retired', `key ${key.keyId} is retired`);
-  if (t.iat > nowSeconds + MAX_CLOCK_SKEW_SECONDS)
-    return refuse('start.token_not_yet_valid', 'issued in the future');
-  if (t.exp - t.iat > MAX_START_TOKEN_LIFETIME_SECONDS)
-    return refuse(
-      'start.token_lifetime',
-      `a start token lives at most ${MAX_START_TOKEN_LIFETIME_SECONDS} s`,
-    );
-  if (t.exp <= nowSeconds) return refuse('start.token_expired', 'the start token has expired');
+  const late = tokenTimeProblem(key, t, nowMs, MAX_START_TOKEN_LIFETIME_SECONDS);
+  if (late) return refuse(`start.${late.reason}`, late.message);
   if (t.obo === undefined) {
     const p = key.principal;
     if (p.kind === 'service')
