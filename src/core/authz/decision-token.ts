@@ -33,6 +33,20 @@ export const DecisionTokenHeaderSchema = z.lazy(() =>
   z.object({ alg: z.literal('EdDSA'), typ: z.literal(DECISION_TOKEN_TYPE), kid: KeyIdSchema }).strict(),
 );
 
+/**
+ * The `obo` claim of decision and start tokens: the person a delegate authenticated, their kind and
+ * roles, and the tenant it authenticated them in. A function, so each schema builds it on first use.
+ */
+export const OnBehalfClaimSchema = () =>
+  z
+    .object({
+      sub: PrincipalIdSchema,
+      kind: z.enum(DELEGABLE_KINDS),
+      roles: z.array(RoleSchema).max(20),
+      ten: z.string().min(1).max(200).optional(),
+    })
+    .strict();
+
 /** A token's claims. Built on first use (see builtOnFirstUse). */
 export const DecisionClaimsSchema = z.lazy(() =>
   z
@@ -60,15 +74,7 @@ export const DecisionClaimsSchema = z.lazy(() =>
        * On behalf of: a delegate (a `service` principal with a delegation, e.g. the run service) names
        * the person it authenticated, their kind and roles, and the tenant it authenticated them in.
        */
-      obo: z
-        .object({
-          sub: PrincipalIdSchema,
-          kind: z.enum(DELEGABLE_KINDS),
-          roles: z.array(RoleSchema).max(20),
-          ten: z.string().min(1).max(200).optional(),
-        })
-        .strict()
-        .optional(),
+      obo: OnBehalfClaimSchema().optional(),
     })
     .strict(),
 );

@@ -3,6 +3,7 @@ import { DELEGABLE_KINDS, KeyIdSchema, PrincipalIdSchema, RoleSchema } from '../
 import type { PrincipalKind } from '../../contract/principals.js';
 import { sha256Hex } from '../../contract/sha256.js';
 import { canonicalJson } from '../tools/canonical-json.js';
+import { OnBehalfClaimSchema } from './decision-token.js';
 import { jwsSegments, segmentJson, signatureVerifies, tokenTimeProblem } from './signed-token.js';
 import { scopedDelegatedPrincipal, servesTenant } from './delegation-scope.js';
 import type { PrincipalDirectory } from './principal-directory.js';
@@ -33,15 +34,7 @@ export const StartClaimsSchema = z.lazy(() =>
       exp: z.number().int().positive(),
       jti: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/),
       /** On behalf of: a delegate names the person it authenticated, their kind, roles and tenant. */
-      obo: z
-        .object({
-          sub: PrincipalIdSchema,
-          kind: z.enum(DELEGABLE_KINDS),
-          roles: z.array(RoleSchema).max(20),
-          ten: z.string().min(1).max(200).optional(),
-        })
-        .strict()
-        .optional(),
+      obo: OnBehalfClaimSchema().optional(),
     })
     .strict(),
 );
