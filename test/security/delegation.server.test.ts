@@ -9,6 +9,7 @@ import { waitForPause } from '../faults/fault-rig.js';
 import { decide } from '../support/decisions.js';
 import { createHarnessFixture, type HarnessFixture } from '../support/harness.js';
 import { TEST_KEYS, TEST_PRINCIPALS } from '../support/principals.js';
+import { recordHistory } from '../../src/worker/history-fixtures.js';
 
 function newKey(principal: string): DecisionKey {
   return {
@@ -121,6 +122,9 @@ describe('delegated and tenant-scoped decisions', () => {
     expect(await decide(handle, 'approve', {}, view, { via: 'update' })).toMatchObject({ accepted: true });
     const result = (await handle.result()) as { status: string };
     expect(result.status).toBe('succeeded');
+    // HARNESS_RECORD_HISTORIES=<dir> keeps it as a replay fixture: a signed start, scoped decisions.
+    const dir = process.env.HARNESS_RECORD_HISTORIES;
+    if (dir) await recordHistory(h.t.client, handle.workflowId, dir, 'refund-graph-trust-scope-v1');
   });
 
   it('a run without a tenant takes no delegated decision, however the delegate vouches', async () => {
