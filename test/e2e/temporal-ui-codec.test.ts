@@ -63,6 +63,7 @@ describe.skipIf(Boolean(process.env.TEMPORAL_ADDRESS))(
       HARNESS_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
       HARNESS_KEY: writeKeyFile(TEST_KEYS.ops, dir),
     };
+    const customerKey = writeKeyFile(TEST_KEYS.customer, dir);
     const children: ReturnType<typeof spawnCli>[] = [];
     let codecLog = '';
     let server: StartedDevServer | undefined;
@@ -101,14 +102,20 @@ describe.skipIf(Boolean(process.env.TEMPORAL_ADDRESS))(
       { timeout: 300_000 },
       async () => {
         const started = await runCli(
-          ['start', 'refund.graph', '--input', TASK, '--id', workflowId, '--json'],
+          // Signed by the customer: an anonymous refund run is refused (docs/authorization.md).
+          ['start', 'refund.graph', '--input', TASK, '--id', workflowId, '--key', customerKey, '--json'],
           env,
         );
         expect(started.code, started.stderr).toBe(0);
+        let pendingActionId = '';
         const status = async (): Promise<string> => {
           const r = await runCli(['show', workflowId, '--json'], env);
           expect(r.code, r.stderr).toBe(0);
-          return (JSON.parse(r.stdout) as { state: { status: string } }).state.status;
+          const { state } = JSON.parse(r.stdout) as {
+            state: { status: string; pendingAction?: { actionId: string } | null };
+          };
+          pendingActionId = state.pendingAction?.actionId ?? pendingActionId;
+          return state.status;
         };
         const until = async (want: string): Promise<void> => {
           const deadline = Date.now() + 60_000;
@@ -119,7 +126,10 @@ describe.skipIf(Boolean(process.env.TEMPORAL_ADDRESS))(
           }
         };
         await until('awaiting_confirmation');
-        const approve = await runCli(['approve', workflowId, '--reason', 'policy R001', '--json'], env);
+        const approve = await runCli(
+          ['approve', workflowId, '--action', pendingActionId, '--reason', 'policy R001', '--json'],
+          env,
+        );
         expect(approve.code, approve.stderr).toBe(0);
         await until('succeeded');
 
