@@ -32,12 +32,23 @@ describe('harness decision verbs show the pending action and need --action or a 
   let h: HarnessFixture;
   let env: NodeJS.ProcessEnv;
   let n = 0;
+  let customerKey = '';
   const cli = (...args: string[]): Promise<CliResult> => runCli(args, env);
   const state = (workflowId: string): Promise<RunView> =>
     h.t.client.workflow.getHandle(workflowId).query<RunView>('state');
   const startWaiting = async (name: string): Promise<RunView> => {
     const workflowId = `cli-decide-${name}-${Date.now()}-${n++}`;
-    const r = await cli('start', 'refund.graph', '--input', REFUND_TASK, '--id', workflowId);
+    // Signed by the customer: an anonymous refund run is refused before it asks anything.
+    const r = await cli(
+      'start',
+      'refund.graph',
+      '--input',
+      REFUND_TASK,
+      '--id',
+      workflowId,
+      '--key',
+      customerKey,
+    );
     expect(r.code, r.stderr).toBe(0);
     return waitForState(
       h.t.client.workflow.getHandle(workflowId),
@@ -72,6 +83,7 @@ describe('harness decision verbs show the pending action and need --action or a 
       HARNESS_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
       HARNESS_KEY: writeKeyFile(TEST_KEYS.ops, h.dir),
     };
+    customerKey = writeKeyFile(TEST_KEYS.customer, h.dir);
   });
   afterAll(async () => {
     await h?.close();
