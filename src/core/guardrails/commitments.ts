@@ -1,3 +1,4 @@
+import { SubstringIndex } from './substring-index.js';
 import type { Span } from './finding.js';
 import type { RunEvidence } from './run-evidence.js';
 import { TakenSpans } from './taken-spans.js';
@@ -129,6 +130,10 @@ export interface VouchedDates {
   readonly dates: readonly { year: number; month: number; day: number }[];
   /** Whitespace-free, lower-cased strings of trusted data and configured promises. */
   readonly texts: readonly string[];
+  /** `month-day` and `year-month-day` of every date: an absolute hit is one lookup. */
+  readonly dateKeys: ReadonlySet<string>;
+  /** The texts as a phrase index: a relative hit is linear in its own length (substring-index.ts). */
+  readonly phrases: SubstringIndex;
 }
 
 const squash = (s: string): string => s.replace(/\s+/g, '').toLowerCase();
@@ -152,17 +157,25 @@ export function vouchedDates(
     for (const m of s.matchAll(/(?<!\d)(\d{4})-(\d{2})-(\d{2})/g))
       dates.push({ year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) });
   }
-  return { dates, texts };
+  const dateKeys = new Set<string>();
+  for (const d of dates) {
+    dateKeys.add(`${d.month}-${d.day}`);
+    dateKeys.add(`${d.year}-${d.month}-${d.day}`);
+  }
+  return { dates, texts, dateKeys, phrases: new SubstringIndex(texts) };
 }
 
-/** True when the evidence vouches for `hit` (found in `text`). */
+/**
+ * True when the evidence vouches for `hit` (found in `text`): an absolute date the evidence states
+ * (the same month and day, and year when the hit names one), or a relative phrase some trusted text
+ * contains. Linear in the hit's length (the keys and the phrase index are built once per check).
+ */
 export function isVouched(hit: DateHit, text: string, vouched: VouchedDates): boolean {
   if (hit.kind === 'absolute' && hit.date) {
     const d = hit.date;
-    return vouched.dates.some(
-      (v) => v.month === d.month && v.day === d.day && (d.year === undefined || d.year === v.year),
+    return vouched.dateKeys.has(
+      d.year === undefined ? `${d.month}-${d.day}` : `${d.year}-${d.month}-${d.day}`,
     );
   }
-  const phrase = squash(text.slice(hit.span.start, hit.span.end));
-  return vouched.texts.some((t) => t.includes(phrase));
+  return vouched.phrases.has(squash(text.slice(hit.span.start, hit.span.end)));
 }
