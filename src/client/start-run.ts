@@ -3,6 +3,7 @@ import { AgentRunInputSchema, describeInputIssues, type AgentRunInput } from '..
 import { HarnessError } from '../contract/errors.js';
 import type { AgentRunWorkflow } from '../core/workflow/agent-run.js';
 import { signStart, type StartSigner } from './decisions/sign-start.js';
+import { startFailure } from './start-error.js';
 import {
   MARKER_FREE_START,
   MARKER_FREE_START_MEMO_KEY,
@@ -52,30 +53,34 @@ export async function startAgentRun(
   const input = o.signer ? signStart(o.signer, o.workflowId, parsed.data) : parsed.data;
   const profile = `${input.profile.name}@${input.profile.version}`;
   const policy = input.policy ? `${input.policy.name}@${input.policy.version}` : undefined;
-  return client.workflow.start<AgentRunWorkflow>('agentRun', {
-    taskQueue: o.taskQueue,
-    workflowId: o.workflowId,
-    workflowTaskTimeout: RUN_WORKFLOW_TASK_TIMEOUT,
-    ...(o.rejectDuplicateId ? { workflowIdReusePolicy: 'REJECT_DUPLICATE' as const } : {}),
-    args: [input],
-    memo: {
-      ...o.memo,
-      // A marker-free start: two history events less per run (docs/history-cost.md, "The third baseline").
-      [MARKER_FREE_START_MEMO_KEY]: MARKER_FREE_START,
-      // Later behaviours from the start without their markers (RunPatches.feature).
-      [START_FEATURES_MEMO_KEY]: [...START_FEATURES],
-      profile,
-      ...(input.tenantId !== undefined ? { tenant: input.tenantId } : {}),
-      ...(policy !== undefined ? { policy } : {}),
-      ...(input.modelRoute !== undefined ? { modelRoute: input.modelRoute } : {}),
-    },
-    searchAttributes: {
-      AgentStatus: ['created'],
-      AgentProfile: [profile],
-      AgentWaitingReason: ['none'],
-      ...(input.tenantId !== undefined ? { AgentTenant: [input.tenantId] } : {}),
-      ...(input.userId !== undefined ? { AgentUser: [input.userId] } : {}),
-    },
-    staticSummary: `${profile} with ${policy ?? 'its default policy'}`,
-  });
+  return client.workflow
+    .start<AgentRunWorkflow>('agentRun', {
+      taskQueue: o.taskQueue,
+      workflowId: o.workflowId,
+      workflowTaskTimeout: RUN_WORKFLOW_TASK_TIMEOUT,
+      ...(o.rejectDuplicateId ? { workflowIdReusePolicy: 'REJECT_DUPLICATE' as const } : {}),
+      args: [input],
+      memo: {
+        ...o.memo,
+        // A marker-free start: two history events less per run (docs/history-cost.md, "The third baseline").
+        [MARKER_FREE_START_MEMO_KEY]: MARKER_FREE_START,
+        // Later behaviours from the start without their markers (RunPatches.feature).
+        [START_FEATURES_MEMO_KEY]: [...START_FEATURES],
+        profile,
+        ...(input.tenantId !== undefined ? { tenant: input.tenantId } : {}),
+        ...(policy !== undefined ? { policy } : {}),
+        ...(input.modelRoute !== undefined ? { modelRoute: input.modelRoute } : {}),
+      },
+      searchAttributes: {
+        AgentStatus: ['created'],
+        AgentProfile: [profile],
+        AgentWaitingReason: ['none'],
+        ...(input.tenantId !== undefined ? { AgentTenant: [input.tenantId] } : {}),
+        ...(input.userId !== undefined ? { AgentUser: [input.userId] } : {}),
+      },
+      staticSummary: `${profile} with ${policy ?? 'its default policy'}`,
+    })
+    .catch((err: unknown) => {
+      throw startFailure(err, client.options.namespace);
+    });
 }

@@ -1,0 +1,57 @@
+import { HarnessError } from '../contract/errors.js';
+import {
+  AgentProfileKey,
+  AgentStatusKey,
+  AgentTenantKey,
+  AgentUserKey,
+  AgentWaitingReasonKey,
+} from '../contract/visibility.js';
+
+/** The search attributes every run sets: the namespace must have them (temporal-dev.yml). */
+export const RUN_SEARCH_ATTRIBUTES = [
+  AgentStatusKey,
+  AgentWaitingReasonKey,
+  AgentProfileKey,
+  AgentTenantKey,
+  AgentUserKey,
+] as const;
+
+/** The messages of `err` and its causes, outermost first (at most 8 levels). */
+function messagesOf(err: unknown): string[] {
+  const out: string[] = [];
+  let e: unknown = err;
+  for (let depth = 0; depth < 8 && e instanceof Error; depth += 1) {
+    out.push(e.message);
+    e = (e as { cause?: unknown }).cause;
+  }
+  return out;
+}
+
+/**
+ * What a failed `client.workflow.start` of a run means, said in one message: a namespace without the
+ * harness's search attributes becomes `temporal.search_attributes_missing`, naming the missing ones and
+ * the exact `temporal operator search-attribute create` command; any other failure keeps its type and
+ * is returned itself with its causes' messages appended to its message (the SDK says only "Failed to
+ * start Workflow" and keeps the reason on `cause`), so its class still tells what it is.
+ */
+export function startFailure(err: unknown, namespace: string): Error {
+  const messages = messagesOf(err);
+  const text = messages.join(': ');
+  const missing = [...text.matchAll(/no mapping defined for search attribute (\w+)/g)].map((m) => m[1]!);
+  if (missing.length > 0) {
+    const names = RUN_SEARCH_ATTRIBUTES.map((k) => k.name);
+    const args = RUN_SEARCH_ATTRIBUTES.map((k) => `--name ${k.name} --type Keyword`).join(' ');
+    const missingError = new HarnessError(
+      'temporal.search_attributes_missing',
+      `namespace ${namespace} has no search attribute ${[...new Set(missing)].join(', ')}: every run sets ${names.join(', ')}. ` +
+        `Create them once: temporal operator search-attribute create --namespace ${namespace} ${args}`,
+      { missing, namespace },
+    );
+    return Object.assign(missingError, { cause: err });
+  }
+  if (!(err instanceof Error)) return new Error(String(err));
+  // The same error (callers test its class, e.g. WorkflowExecutionAlreadyStartedError), its message
+  // completed with its causes'.
+  if (messages.length > 1) err.message = text;
+  return err;
+}
