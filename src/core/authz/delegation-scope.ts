@@ -4,6 +4,9 @@ import type { PrincipalDirectory } from './principal-directory.js';
 
 type Delegated = { ok: true; principal: Principal } | { ok: false; code: string; message: string };
 
+const OTHER_TENANT = 'the decision was authenticated in another tenant than the run';
+const wrongTenant = (message: string): Delegated => ({ ok: false, code: 'decision.wrong_tenant', message });
+
 /** Does `principal` decide in `tenant` (undefined: a run without a tenant)? */
 export function servesTenant(principal: Principal, tenant: string | undefined): boolean {
   if (principal.tenants === undefined) return true;
@@ -31,17 +34,8 @@ export function scopedDelegatedPrincipal(
   const delegation = delegationFor(obo, signer);
   if ('code' in delegation) return delegation;
   if (runTenant === undefined)
-    return {
-      ok: false,
-      code: 'decision.wrong_tenant',
-      message: 'a run without a tenant takes no decision a delegate signed',
-    };
-  if (obo.ten !== runTenant || !servesTenant(signer, runTenant))
-    return {
-      ok: false,
-      code: 'decision.wrong_tenant',
-      message: 'the decision was authenticated in another tenant than the run',
-    };
+    return wrongTenant('a run without a tenant takes no decision a delegate signed');
+  if (obo.ten !== runTenant || !servesTenant(signer, runTenant)) return wrongTenant(OTHER_TENANT);
   const vouched = obo.roles.filter((r) => delegation.roles.includes(r));
   const listed = directory.principal(obo.sub);
   const known = listed !== undefined && servesTenant(listed, runTenant) ? listed : undefined;
@@ -90,12 +84,7 @@ export function delegatedPrincipal(
 ): Delegated {
   const delegation = delegationFor(obo, signer);
   if ('code' in delegation) return delegation;
-  if (runTenant !== undefined && obo.ten !== runTenant)
-    return {
-      ok: false,
-      code: 'decision.wrong_tenant',
-      message: 'the decision was authenticated in another tenant than the run',
-    };
+  if (runTenant !== undefined && obo.ten !== runTenant) return wrongTenant(OTHER_TENANT);
   const known = directory.principal(obo.sub);
   if (known !== undefined) {
     if (known.kind === 'service')

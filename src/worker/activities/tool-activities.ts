@@ -90,23 +90,19 @@ function fromStored(
   };
 }
 
-/**
- * `{ taint }` when the whole result carried secrets or personal data, or was not scanned in full
- * (`taint.unscanned`: past `GUARDRAIL_MAX_SCAN_CHARS` or the walk's limits, so it is in the history),
- * else nothing (no history bytes). The run's own id, where a tool echoes it, is not data it read.
- */
+/** `{ taint }` when the result held secrets or personal data or was not read in full, else nothing. */
 function taintOf(
   runId: string,
   output: Readonly<Record<string, unknown>> | undefined,
   artifacts: ToolCallResult['artifacts'],
 ): { taint?: TaintDigests } {
+  // The run's own id, where a tool echoes it, is not data it read.
   const taint = taintDigestsOf(
     { output: output ?? null, artifacts: artifacts.map((a) => a.data ?? null) },
     new Set([runId]),
   );
-  return taint.secret.length > 0 || taint.personal.length > 0 || taint.unscanned !== undefined
-    ? { taint }
-    : {};
+  const found = taint.secret.length > 0 || taint.personal.length > 0;
+  return found || taint.unscanned !== undefined ? { taint } : {};
 }
 
 async function storedResult(
