@@ -13,7 +13,7 @@ const temporalSetup = ['test/setup/system-global.ts', 'test/setup/temporal-globa
 
 /**
  * Two projects, and a third on request:
- * - `unit`: pure code, no server (test/unit, and test/security except `*.server.test.ts`).
+ * - `unit`: pure code, no server (test/unit, test/apps, and test/security except `*.server.test.ts`).
  * - `temporal`: real dev server shared by the whole run through a global setup (or TEMPORAL_ADDRESS),
  *   forks pool, workflows bundled once (test/workflows, test/e2e).
  * - `soak` (only with `--project soak`): long fault soaks (test/soak/*.soak.ts, docs/durability.md),
@@ -25,7 +25,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['test/unit/**/*.test.ts', 'test/security/**/*.test.ts'],
+          include: ['test/unit/**/*.test.ts', 'test/apps/**/*.test.ts', 'test/security/**/*.test.ts'],
           // test/security/**/*.server.test.ts need the dev server: not unit tests
           exclude: [...configDefaults.exclude, 'test/security/**/*.server.test.ts'],
           globalSetup: ['test/setup/system-global.ts'],

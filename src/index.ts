@@ -6,7 +6,7 @@
  */
 export * from './worker/index.js';
 export * from './client/index.js';
-export * from './core/index.js';
+export * from './workflows/index.js';
 // Replays need the worker SDK, so they are not part of the client entry.
 export {
   failureReplayer,

@@ -2,7 +2,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { startAgentRun } from '../../src/client/start-run.js';
 import { BENCH_NOOP_TOOL } from '../../apps/bench/bench-noop-tool.js';
 import { BENCH_TASK_MESSAGE, benchRoute } from '../../apps/bench/bench-script.js';
-import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
+import type { AgentRunResult } from '../../src/workflows/temporal/agent-run.js';
 import type { BareStepsResult } from '../workflows/bare-steps.js';
 import type { Rig } from './rig.js';
 

@@ -2,7 +2,7 @@ import proto from '@temporalio/proto';
 import {
   MODEL_CALL_ACTIVITY_TYPES,
   TOOL_CALL_ACTIVITY_TYPES,
-} from '../../src/core/workflow/activity-interfaces.js';
+} from '../../src/contract/activity-interfaces.js';
 
 /** A model call of either arm (the harness's runs use the second names, bare the first). */
 const isModelCall = (type: string | null | undefined): boolean =>

@@ -21,14 +21,14 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { benchNoopExecutor, BENCH_NOOP_TOOL } from '../../apps/bench/bench-noop-tool.js';
 import { benchRoute, benchScript, BENCH_TASK_MESSAGE } from '../../apps/bench/bench-script.js';
 import { sha256Hex } from '../../src/contract/sha256.js';
-import { NO_EVENTS } from '../../src/core/runner/packed-events.js';
-import type { ModelMessageInput } from '../../src/core/runner/ports.js';
+import { NO_EVENTS } from '../../src/contract/packed-events.js';
+import type { ModelMessageInput } from '../../src/workflows/runner/ports.js';
 import type {
   ModelActivities,
   ModelCallActivityInput,
   ToolActivities,
   ToolCallActivityInput,
-} from '../../src/core/workflow/activity-interfaces.js';
+} from '../../src/contract/activity-interfaces.js';
 
 /** One message of the transcript the graph keeps in its state (the bare arm's message shape, plus the model's turns). */
 export interface LoopMessage {

@@ -29,8 +29,8 @@ import type { AgentRunInput } from '../../src/contract/run-input.js';
 import { writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { TERMINAL_EVENT_TYPES } from '../../src/service/run-event-feed.js';
-import { openEvidenceStore } from '../../src/worker/store/open-evidence-store.js';
-import type { EvidenceStore } from '../../src/worker/store/index.js';
+import { openEvidenceStore } from '../../src/activities/store/open-evidence-store.js';
+import type { EvidenceStore } from '../../src/activities/store/index.js';
 import { sseEvents } from '../lib/sse.js';
 
 export type Arm = 'service' | 'plain';

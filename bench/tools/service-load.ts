@@ -33,7 +33,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { exportJWK, generateKeyPair, SignJWT, type JSONWebKeySet } from 'jose';
 import { BENCH_TASK_MESSAGE, benchRoute } from '../../apps/bench/bench-script.js';
-import { buildRunInput } from '../../src/client/cli/build-run-input.js';
+import { buildRunInput } from '../../src/client/build-run-input.js';
 import {
   decisionKeyFrom,
   generateDecisionKey,
@@ -42,13 +42,13 @@ import {
 import { plainStartSigner } from '../lib/plain-start-signer.js';
 import { startAgentRun } from '../../src/client/start-run.js';
 import type { PrincipalRegistry } from '../../src/contract/principals.js';
-import { composeAgentRun } from '../../src/core/workflow/agent-run-definition.js';
+import { composeAgentRun } from '../../src/workflows/temporal/agent-run-definition.js';
 import { projectRoot } from '../../src/devserver/config.js';
 import { TERMINAL_EVENT_TYPES } from '../../src/service/run-event-feed.js';
 import { createRunService } from '../../src/service/run-service.js';
 import { parseServiceConfig, type ServiceConfig } from '../../src/service/service-config.js';
-import { openEvidenceStore } from '../../src/worker/store/open-evidence-store.js';
-import type { EvidenceStore } from '../../src/worker/store/index.js';
+import { openEvidenceStore } from '../../src/activities/store/open-evidence-store.js';
+import type { EvidenceStore } from '../../src/activities/store/index.js';
 import { benchBundleDefinition } from '../workflows/definition.js';
 import { benchBudget } from '../lib/arms.js';
 import { ownCpuMs, processCpuMs } from '../lib/cpu.js';

@@ -28,7 +28,7 @@ import { join, resolve } from 'node:path';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { projectRoot } from '../../src/devserver/config.js';
 import { bundleWorkflows } from '../../src/worker/bundle.js';
-import { openEvidenceStore } from '../../src/worker/store/open-evidence-store.js';
+import { openEvidenceStore } from '../../src/activities/store/open-evidence-store.js';
 import { startTestPostgres, type TestPostgres } from '../../test/support/postgres.js';
 import { expectDone, startRun } from '../lib/arms.js';
 import { ownCpuMs, pidCpuMs, processCpuMs, processTreeCpuMs } from '../lib/cpu.js';

@@ -1,9 +1,13 @@
 import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
-import type { ModelActivities, ToolActivities } from '../../src/core/workflow/activity-interfaces.js';
-import { NO_EVENTS } from '../../src/core/runner/packed-events.js';
+import type { ModelActivities, ToolActivities } from '../../src/contract/activity-interfaces.js';
+import { NO_EVENTS } from '../../src/contract/packed-events.js';
 import { sha256Hex } from '../../src/contract/sha256.js';
-import type { ModelMessageInput } from '../../src/core/runner/ports.js';
-import { DEFAULT_TIMEOUTS, modelOptions, readToolOptions } from '../../src/core/workflow/activity-options.js';
+import type { ModelMessageInput } from '../../src/workflows/runner/ports.js';
+import {
+  DEFAULT_TIMEOUTS,
+  modelOptions,
+  readToolOptions,
+} from '../../src/workflows/temporal/activity-options.js';
 
 /** Input of {@link bareSteps}: what the benchmark's bare arm needs to drive the same activities. */
 export interface BareStepsInput {

@@ -1,4 +1,4 @@
-import { combineDefinitions } from '../../src/core/index.js';
+import { combineDefinitions } from '../../src/workflows/index.js';
 import { benchDefinition } from '../../apps/bench/workflow/definition.js';
 import { showcaseDefinition } from '../../apps/showcase/workflow/definition.js';
 

@@ -1,5 +1,5 @@
 // The benchmark's workflow bundle entry: the showcase and bench profiles, and the bare arm's workflows.
-import { defineAgentRun } from '../../src/core/index.js';
+import { defineAgentRun } from '../../src/workflows/index.js';
 import { benchBundleDefinition } from './definition.js';
 
 export const agentRun = defineAgentRun(benchBundleDefinition);

@@ -6,7 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
-import { createGoalProfile, defineAgentRun, RulesPolicy } from '../../src/core/index.js';
+import { createGoalProfile, defineAgentRun, RulesPolicy } from '../../src/workflows/index.js';
 import {
   composeWorker,
   createHarnessWorker,

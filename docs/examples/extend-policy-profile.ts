@@ -7,14 +7,14 @@ import {
   createDefaultEvaluatorRegistry,
   evaluatorFromFunction,
   type CompletionInput,
-} from '../../src/core/completion/index.js';
+} from '../../src/workflows/completion/index.js';
 import {
   RulesPolicy,
   composePolicies,
   type Policy,
   type PolicyRequest,
-} from '../../src/core/policy/index.js';
-import { createGoalProfile } from '../../src/core/runner/goal-profile.js';
+} from '../../src/workflows/policy/index.js';
+import { createGoalProfile } from '../../src/workflows/runner/goal-profile.js';
 
 // --- policy ---
 /** A custom policy: deterministic, no I/O, stable reason codes for the audit trail. */

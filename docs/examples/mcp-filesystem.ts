@@ -5,9 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { connectMcpTools } from '../../src/worker/mcp/index.js';
-import type { McpToolMapping } from '../../src/worker/mcp/index.js';
-import { ToolRegistry } from '../../src/worker/tools/index.js';
+import { connectMcpTools } from '../../src/activities/mcp/index.js';
+import type { McpToolMapping } from '../../src/activities/mcp/index.js';
+import { ToolRegistry } from '../../src/registry/index.js';
 
 /** The filesystem server's bin script, as its package.json names it. */
 function filesystemServerScript(): string {

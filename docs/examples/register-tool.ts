@@ -3,8 +3,8 @@
  * Compiled and run by test/unit/registry/docs-examples.test.ts; docs/extending.md quotes it.
  */
 import type { ToolDefinition, ToolExecutor } from '../../src/contract/tool.js';
-import { ToolRegistry } from '../../src/worker/tools/index.js';
-import type { ArgumentValidationResult } from '../../src/worker/tools/index.js';
+import { ToolRegistry } from '../../src/registry/index.js';
+import type { ArgumentValidationResult } from '../../src/registry/index.js';
 
 // --- definition ---
 const reportTool: ToolDefinition = {

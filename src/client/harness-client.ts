@@ -1,6 +1,6 @@
 import { Client, type Connection } from '@temporalio/client';
 import type { PayloadCodec } from '@temporalio/common';
-import type { HarnessTracing } from '../worker/telemetry/tracing.js';
+import type { HarnessTracing } from '../telemetry/tracing.js';
 import { harnessDataConverter } from '../codec/data-converter.js';
 import { payloadCodecFromEnv } from '../codec/codec-from-env.js';
 

@@ -51,8 +51,8 @@ export {
   type SeedMetricValues,
 } from './metrics/seed-metrics.js';
 export { resolveTemporal, type TemporalTarget } from '../devserver/temporal-target.js';
-export type { RunView } from '../core/workflow/run-view.js';
-export type { AgentRunResult, AgentRunWorkflow } from '../core/workflow/agent-run.js';
+export type { RunView } from '../workflows/index.js';
+export type { AgentRunResult, AgentRunWorkflow } from '../workflows/index.js';
 export {
   decisionKeyFrom,
   generateDecisionKey,

@@ -1,7 +1,7 @@
 import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { AgentRunInputSchema, describeInputIssues, type AgentRunInput } from '../contract/run-input.js';
 import { HarnessError } from '../contract/errors.js';
-import type { AgentRunWorkflow } from '../core/workflow/agent-run.js';
+import type { AgentRunWorkflow } from '../workflows/index.js';
 import { signStart, type StartSigner } from './decisions/sign-start.js';
 import { startFailure } from './start-error.js';
 import {

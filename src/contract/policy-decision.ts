@@ -9,7 +9,7 @@ export type DecisionKind = z.infer<typeof DecisionKindSchema>;
 
 /**
  * A policy decision (seed 004). Serialisable and stable: it is written to durable audit records,
- * so reason codes come from the catalogue in `src/core/policy/reason-codes.ts`.
+ * so reason codes come from the catalogue in `src/workflows/policy/reason-codes.ts`.
  *
  * Built once per worker (see sharedAcrossRuns).
  */

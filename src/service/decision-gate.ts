@@ -1,11 +1,7 @@
-import {
-  DEFAULT_AUTHORIZATION,
-  approvalRuleFor,
-  type AuthorizationRules,
-} from '../core/authz/authorization-rules.js';
-import type { PendingAction } from '../core/runner/pending-action.js';
-import type { AgentRunComposition } from '../core/workflow/agent-run-definition.js';
-import type { RunView } from '../core/workflow/run-view.js';
+import { DEFAULT_AUTHORIZATION, approvalRuleFor, type AuthorizationRules } from '../workflows/index.js';
+import type { PendingAction } from '../contract/pending-action.js';
+import type { AgentRunComposition } from '../workflows/index.js';
+import type { RunView } from '../workflows/index.js';
 import type { Caller } from './caller-identity.js';
 
 /** A decision as the gate judges it (the API's decisions plus a cancellation). */

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { envelopesOf, projectPublic, runObligations } from '../client/evidence/public-projection.js';
-import type { EvidenceStore, StoredEvent } from '../worker/store/index.js';
+import type { EvidenceStore, StoredEvent } from '../activities/store/index.js';
 import { pageAfter, TERMINAL_EVENT_TYPES, type FeedCursor } from './run-event-feed.js';
 
 export interface EventStreamOptions {

@@ -1,9 +1,9 @@
 import type { Client } from '@temporalio/client';
 import type { FastifyRequest } from 'fastify';
-import type { AgentRunComposition } from '../core/workflow/agent-run-definition.js';
+import type { AgentRunComposition } from '../workflows/index.js';
 import type { DecisionKey } from '../client/decisions/decision-key.js';
 import type { OnBehalfOf } from '../client/decisions/sign-decision.js';
-import type { EvidenceStore } from '../worker/store/index.js';
+import type { EvidenceStore } from '../activities/store/index.js';
 import type { Admission } from './admission.js';
 import { ApiError } from './api-error.js';
 import type { Caller } from './caller-identity.js';

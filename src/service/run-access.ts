@@ -1,9 +1,9 @@
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { AgentTenantKey, AgentUserKey, QUERY_NAMES } from '../contract/visibility.js';
-import type { AgentRunComposition } from '../core/workflow/agent-run-definition.js';
-import type { RunView } from '../core/workflow/run-view.js';
-import type { EvidenceStore } from '../worker/store/index.js';
-import type { RunRecord } from '../worker/store/run-record.js';
+import type { AgentRunComposition } from '../workflows/index.js';
+import type { RunView } from '../workflows/index.js';
+import type { EvidenceStore } from '../activities/store/index.js';
+import type { RunRecord } from '../contract/run-record.js';
 import type { Caller } from './caller-identity.js';
 import { ApiError } from './api-error.js';
 import { decisionContext, mayTakePending } from './decision-gate.js';

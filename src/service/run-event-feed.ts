@@ -1,4 +1,4 @@
-import type { EvidenceStore, StoredEvent } from '../worker/store/index.js';
+import type { EvidenceStore, StoredEvent } from '../activities/store/index.js';
 
 /** The events after which a run's stream ends. */
 export const TERMINAL_EVENT_TYPES = new Set(['run.completed', 'run.failed', 'run.cancelled']);

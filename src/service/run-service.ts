@@ -1,8 +1,8 @@
 import type { Client } from '@temporalio/client';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
-import type { AgentRunComposition } from '../core/workflow/agent-run-definition.js';
+import type { AgentRunComposition } from '../workflows/index.js';
 import type { DecisionKey } from '../client/decisions/decision-key.js';
-import type { EvidenceStore } from '../worker/store/index.js';
+import type { EvidenceStore } from '../activities/store/index.js';
 import { Admission } from './admission.js';
 import { ApiError } from './api-error.js';
 import { openApiDocument } from './api-schemas.js';

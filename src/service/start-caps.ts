@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_LIMITS } from '../core/runner/budget.js';
+import { DEFAULT_LIMITS } from '../workflows/index.js';
 import type { Caller } from './caller-identity.js';
 
 /**

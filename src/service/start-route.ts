@@ -2,8 +2,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { isHarnessError } from '../contract/errors.js';
-import { canonicalJson } from '../core/tools/canonical-json.js';
-import { buildRunInput, resolvePolicy, resolveProfile } from '../client/cli/build-run-input.js';
+import { canonicalJson } from '../contract/canonical-json.js';
+import { buildRunInput, resolvePolicy, resolveProfile } from '../client/build-run-input.js';
 import { startAgentRun } from '../client/start-run.js';
 import { ApiError } from './api-error.js';
 import { IdempotencyKeySchema, StartRunBodySchema } from './api-schemas.js';
@@ -66,7 +66,7 @@ export function registerStartRoute(app: FastifyInstance, o: RunRoutesOptions): v
       });
     } catch (err) {
       if (isHarnessError(err))
-        throw new ApiError(400, err.code === 'cli.usage' ? 'request.invalid' : err.code, err.message);
+        throw new ApiError(400, err.code === 'run.invalid_input' ? 'request.invalid' : err.code, err.message);
       throw err;
     }
     const capped = checkStartCaps(o.config.caps, caller, o.config.roles.start, {

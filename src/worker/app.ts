@@ -2,14 +2,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { HarnessError } from '../contract/errors.js';
-import type { AgentRunDefinition } from '../core/workflow/agent-run-definition.js';
-import type { ModelRouter } from './activities/model-router.js';
-import type { BundleCatalog } from './bundles/bundle-catalog.js';
-import type { EvidenceStore } from './store/evidence-store.js';
-import type { ToolRegistry } from './tools/tool-registry.js';
-import type { LoadedPrincipals } from './authz/principal-registry.js';
+import type { AgentRunDefinition } from '../workflows/index.js';
+import type { ModelRouter } from '../activities/model-router.js';
+import type { BundleCatalog } from '../activities/bundles/bundle-catalog.js';
+import type { EvidenceStore } from '../contract/evidence-store.js';
+import type { ToolRegistry } from '../registry/tool-registry.js';
+import type { LoadedPrincipals } from '../activities/authz/principal-registry.js';
 import type { PrincipalRegistry } from '../contract/principals.js';
-import type { FailureSample } from '../client/failures/failure-sample.js';
+import type { FailureSample } from '../contract/failure-sample.js';
 
 /** The trusted worker-side composition of an app: tools with executors, evidence store, model routes. */
 export interface WorkerComposition {

@@ -11,21 +11,21 @@ function ownModule(relativeWithoutExtension: string): string {
 /**
  * Modules evaluated once per worker and shared by every workflow run in its reused V8 context (the SDK
  * deep-freezes them). Only pure modules whose state is a cache qualify: zod itself, with its global
- * config set before the freeze (src/core/workflow/preloaded-zod.ts); the argument validator keeps
+ * config set before the freeze (src/workflows/temporal/preloaded-zod.ts); the argument validator keeps
  * compiled ajv validators by canonical schema, so a run does not compile its tools' schemas again;
- * Ed25519 builds its curve tables once instead of once per run (src/core/authz/ed25519.ts); the
+ * Ed25519 builds its curve tables once instead of once per run (src/workflows/authz/ed25519.ts); the
  * schemas every run parses (its input, its budget, its guardrail settings) are built once
  * (src/contract/shared-across-runs.ts).
  */
 export const preloadedModules = [
-  ownModule('../core/workflow/preloaded-zod'),
-  ownModule('../core/tools/argument-validator'),
-  ownModule('../core/authz/ed25519'),
+  ownModule('../workflows/temporal/preloaded-zod'),
+  ownModule('../registry/argument-validator'),
+  ownModule('../workflows/authz/ed25519'),
   ownModule('../contract/shared-across-runs'),
 ];
 
 /** Workflow interceptors of a traced bundle (OpenTelemetry, see docs/observability.md). */
-export const tracingInterceptorsPath = ownModule('../core/workflow/tracing-interceptors');
+export const tracingInterceptorsPath = ownModule('../workflows/temporal/tracing-interceptors');
 
 export interface BundleOptions {
   /** The app's workflows module: exports `agentRun = defineAgentRun(...)` (and any other workflows). */

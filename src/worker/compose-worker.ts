@@ -1,19 +1,19 @@
 import { hostname } from 'node:os';
 import { HarnessError } from '../contract/errors.js';
 import type { ToolDefinition, ToolExecutor } from '../contract/tool.js';
-import { ModelRouter } from './activities/model-router.js';
-import { loadModelRoutes, type ModelRoutes } from './model/model-routes.js';
-import { loadBundleCatalog, type BundleCatalog } from './bundles/bundle-catalog.js';
-import { BundleError } from './bundles/bundle-error.js';
-import { resolveRolloutSecret } from './bundles/rollout-secret.js';
+import { ModelRouter } from '../activities/model-router.js';
+import { loadModelRoutes, type ModelRoutes } from '../activities/model/model-routes.js';
+import { loadBundleCatalog, type BundleCatalog } from '../activities/bundles/bundle-catalog.js';
+import { BundleError } from '../activities/bundles/bundle-error.js';
+import { resolveRolloutSecret } from '../activities/bundles/rollout-secret.js';
 import type { WorkerComposition } from './app.js';
-import type { ModelProvider } from './model/types.js';
-import { openEvidenceStore } from './store/open-evidence-store.js';
-import type { EvidenceStore } from './store/evidence-store.js';
-import { sha256Digest } from './tools/digest.js';
-import { ToolRegistry } from './tools/tool-registry.js';
+import type { ModelProvider } from '../activities/model/types.js';
+import { openEvidenceStore } from '../activities/store/open-evidence-store.js';
+import type { EvidenceStore } from '../contract/evidence-store.js';
+import { sha256Digest } from '../activities/digest.js';
+import { ToolRegistry } from '../registry/tool-registry.js';
 import type { PrincipalRegistry } from '../contract/principals.js';
-import { resolvePrincipals } from './authz/principal-registry.js';
+import { resolvePrincipals } from '../activities/authz/principal-registry.js';
 
 /** A model route: the provider and the model name it is asked for. */
 export interface ModelRouteSpec {

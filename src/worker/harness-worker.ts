@@ -6,14 +6,14 @@ import type {
   WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import { Worker } from '@temporalio/worker';
-import { createMemoryActivities } from './activities/memory-activities.js';
-import { createModelActivities } from './activities/model-activities.js';
-import { createRunActivities } from './activities/run-activities.js';
-import { createToolActivities } from './activities/tool-activities.js';
+import { createMemoryActivities } from '../activities/memory-activities.js';
+import { createModelActivities } from '../activities/model-activities.js';
+import { createRunActivities } from '../activities/run-activities.js';
+import { createToolActivities } from '../activities/tool-activities.js';
 import type { WorkerComposition } from './app.js';
 import { HarnessError } from '../contract/errors.js';
-import { TRACED_BUNDLE_MARKER } from '../core/workflow/traced-bundle.js';
-import type { HarnessTracing } from './telemetry/tracing.js';
+import { TRACED_BUNDLE_MARKER } from '../contract/traced-bundle.js';
+import type { HarnessTracing } from '../telemetry/tracing.js';
 import { harnessDataConverter } from '../codec/data-converter.js';
 import { payloadCodecFromEnv } from '../codec/codec-from-env.js';
 

@@ -5,8 +5,9 @@
  * workflow code imports `agent-harness/workflow` instead.
  */
 export * from '../contract/index.js';
-export * from './tools/index.js';
-export * from './mcp/index.js';
+export * from '../registry/index.js';
+export { DIGEST_PREFIX, sha256Digest } from '../activities/digest.js';
+export * from '../activities/mcp/index.js';
 export {
   loadHarnessApp,
   type AppCompositionOptions,
@@ -23,13 +24,13 @@ export {
   resolvePrincipals,
   NO_PRINCIPALS,
   type LoadedPrincipals,
-} from './authz/principal-registry.js';
+} from '../activities/authz/principal-registry.js';
 export { bundleWorkflows, type BundleOptions } from './bundle.js';
 export { installWorkerRuntime } from './runtime.js';
 export { harnessSettings, redactUrl, type HarnessSettings } from './settings.js';
-export { ModelRouter } from './activities/model-router.js';
-export { createTracing, tracingFromEnv, type HarnessTracing } from './telemetry/tracing.js';
-export { otelTraceIdForRun } from '../core/workflow/run-trace.js';
+export { ModelRouter } from '../activities/model-router.js';
+export { createTracing, tracingFromEnv, type HarnessTracing } from '../telemetry/tracing.js';
+export { otelTraceIdForRun } from '../contract/run-trace.js';
 export {
   openEvidenceStore,
   parseStoreUrl,
@@ -42,25 +43,25 @@ export {
   type InvocationRecord as StoreInvocationRecord,
   type StoredEvent,
   type StoredArtifact,
-} from './store/index.js';
-export type { ModelProvider, ModelOutput, ModelMessage, ModelToolSpec } from './model/types.js';
-export { providerFromEnv } from './model/provider-from-env.js';
-export { loadModelRoutes, ModelRoutes } from './model/model-routes.js';
-export { BundleCatalog, loadBundleCatalog, type LoadedBundle } from './bundles/bundle-catalog.js';
-export { BundleError } from './bundles/bundle-error.js';
-export { assignArm, rolloutBucket } from './bundles/rollout-arm.js';
+} from '../activities/store/index.js';
+export type { ModelProvider, ModelOutput, ModelMessage, ModelToolSpec } from '../activities/model/types.js';
+export { providerFromEnv } from '../activities/model/provider-from-env.js';
+export { loadModelRoutes, ModelRoutes } from '../activities/model/model-routes.js';
+export { BundleCatalog, loadBundleCatalog, type LoadedBundle } from '../activities/bundles/bundle-catalog.js';
+export { BundleError } from '../activities/bundles/bundle-error.js';
+export { assignArm, rolloutBucket } from '../activities/bundles/rollout-arm.js';
 export {
   resolveRolloutSecret,
   ROLLOUT_SECRET_ENV,
   ROLLOUT_SECRET_FILE_ENV,
   type RolloutSecret,
-} from './bundles/rollout-secret.js';
-export { parseModelRoutes, type ModelRoutesFile } from './model/routes-file.js';
-export { ScriptedProvider } from './model/scripted-provider.js';
-export { parseModelScript, type ModelScript, type ScriptEntry } from './model/scripted-script.js';
-export { ModelError } from './model/errors.js';
-export { buildContext } from './context/build-context.js';
-export { renderContext } from './context/render.js';
+} from '../activities/bundles/rollout-secret.js';
+export { parseModelRoutes, type ModelRoutesFile } from '../activities/model/routes-file.js';
+export { ScriptedProvider } from '../activities/model/scripted-provider.js';
+export { parseModelScript, type ModelScript, type ScriptEntry } from '../activities/model/scripted-script.js';
+export { ModelError } from '../activities/model/errors.js';
+export { buildContext } from '../activities/context/build-context.js';
+export { renderContext } from '../activities/context/render.js';
 export {
   planRequest,
   renderRequest,
@@ -69,7 +70,7 @@ export {
   type RequestPackageInput,
   type RequestPackagePlan,
   type TranscriptGroup,
-} from './context/request-package.js';
+} from '../activities/context/request-package.js';
 export {
   contextMetricsOfRun,
   loadRunPackages,
@@ -78,5 +79,10 @@ export {
   type MetricsEvent,
   type PackageSource,
   type RunContextMetrics,
-} from './context/run-metrics.js';
-export { countWith, defaultTokenizer, estimateTokens, type TokenizerName } from './context/tokenizer.js';
+} from '../activities/context/run-metrics.js';
+export {
+  countWith,
+  defaultTokenizer,
+  estimateTokens,
+  type TokenizerName,
+} from '../activities/context/tokenizer.js';

@@ -9,10 +9,10 @@
  */
 import { NativeConnection } from '@temporalio/worker';
 import { loadHarnessApp, type HarnessApp } from './app.js';
-import { composeAgentRun } from '../core/workflow/agent-run-definition.js';
+import { composeAgentRun } from '../workflows/index.js';
 import { loadDevServerConfig } from '../devserver/config.js';
-import { tracingConfigFromEnv } from './telemetry/tracing-config.js';
-import { tracingFromConfig } from './telemetry/tracing.js';
+import { tracingConfigFromEnv } from '../telemetry/tracing-config.js';
+import { tracingFromConfig } from '../telemetry/tracing.js';
 import { createHarnessWorker } from './harness-worker.js';
 import { installWorkerRuntime } from './runtime.js';
 import { harnessSettings, redactUrl } from './settings.js';

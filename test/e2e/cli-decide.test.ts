@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { RunView } from '../../src/core/workflow/run-view.js';
+import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import { projectRoot } from '../../src/devserver/config.js';
 import { TEST_KEYS, writeKeyFile } from '../support/principals.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/devserver/config.js';
-import { EXIT } from '../../src/client/cli/errors.js';
-import { buildProgram } from '../../src/client/cli/program.js';
+import { EXIT } from '../../src/cli/errors.js';
+import { buildProgram } from '../../src/cli/program.js';
 
 /** docs/cli.md keeps up with the command tree: every verb, every option and every exit code. */
 describe('docs/cli.md', () => {

@@ -1,11 +1,11 @@
 import { loadDecisionKey, publicKeyOf } from '../../src/client/decisions/decision-key.js';
-import { loadPrincipalRegistry } from '../../src/worker/authz/principal-registry.js';
+import { loadPrincipalRegistry } from '../../src/activities/authz/principal-registry.js';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { TEST_KEYS, writeKeyFile } from '../support/principals.js';
 import { join } from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { RunView } from '../../src/core/workflow/run-view.js';
+import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
 import { collect, runCli, spawnCli, until, type CliResult } from './cli-support.js';
 import { refundGraphProfile } from '../../apps/refund/workflow/refund-graph.js';

@@ -10,13 +10,13 @@ import { createHarnessClient } from '../../src/client/harness-client.js';
 import { startAgentRun } from '../../src/client/start-run.js';
 import { TEST_KEYS } from '../support/principals.js';
 import { projectRoot } from '../../src/devserver/config.js';
-import type { SpanRecord } from '../../src/worker/telemetry/jsonl-exporter.js';
-import { otelTraceIdForRun, rootSpanIdForRun } from '../../src/core/workflow/run-trace.js';
-import { createTracing, tracingFromEnv } from '../../src/worker/telemetry/tracing.js';
+import type { SpanRecord } from '../../src/telemetry/jsonl-exporter.js';
+import { otelTraceIdForRun, rootSpanIdForRun } from '../../src/contract/run-trace.js';
+import { createTracing, tracingFromEnv } from '../../src/telemetry/tracing.js';
 import { bundleWorkflows } from '../../src/worker/bundle.js';
 import { createHarnessWorker } from '../../src/worker/harness-worker.js';
 import { loadHistoryFixtures } from '../../src/worker/history-fixtures.js';
-import type { RunView } from '../../src/core/workflow/run-view.js';
+import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import { createFaultRig, resultOf, waitForPause } from '../faults/fault-rig.js';
 import {
   createHarnessFixture,

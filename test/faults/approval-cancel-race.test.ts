@@ -1,6 +1,6 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { RunView } from '../../src/core/workflow/run-view.js';
+import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import { decide } from '../support/decisions.js';
 import { TEST_KEYS } from '../support/principals.js';
 import { killAllWorkerProcesses } from '../support/worker-process.js';

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunView } from '../../src/core/workflow/run-view.js';
+import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import { startSlowModelServer, type SlowModelServer } from '../support/slow-model-server.js';
 import { killAllWorkerProcesses } from '../support/worker-process.js';
 import { createFaultRig, resultOf, type FaultRig } from './fault-rig.js';

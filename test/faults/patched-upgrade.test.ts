@@ -34,7 +34,7 @@ async function bundle(entry: string, out: string): Promise<string> {
 
 /**
  * Scenario 6: a run started on one build resumes on the next, whose change is behind `patched()`.
- * The "old build" is the bundle of src/core/workflow; the "new build" adds a timer at the start of
+ * The "old build" is the bundle of src/workflows/workflow; the "new build" adds a timer at the start of
  * agentRun behind `patched('test-change')`; an unguarded copy of the change is the negative control.
  */
 describe('faults: a waiting run resumes on a newer build', { timeout: 240_000 }, () => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { decide } from '../support/decisions.js';
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import type { RunView } from '../../src/core/workflow/run-view.js';
+import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import { runCli, until, type CliResult } from '../e2e/cli-support.js';
 import { waitForState } from '../support/harness.js';
 import { signalWithTemporalCli } from '../support/temporal.js';

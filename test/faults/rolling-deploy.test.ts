@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BENCH_TASK_MESSAGE, benchRoute } from '../../apps/bench/bench-script.js';
 import { startAgentRun } from '../../src/client/start-run.js';
 import type { AgentRunInput } from '../../src/contract/run-input.js';
-import type { RunView } from '../../src/core/workflow/run-view.js';
+import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import { TEST_APP_BENCH_SIZES } from '../support/test-app.js';
 import { killAllWorkerProcesses } from '../support/worker-process.js';
 import { createFaultRig, type FaultRig } from './fault-rig.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RefundStore } from '../../apps/refund/business/refund-store.js';
-import type { RunView } from '../../src/core/workflow/run-view.js';
+import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import { decide } from '../support/decisions.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';

@@ -1,8 +1,8 @@
 import { recordFixtureIfAsked } from '../support/record-fixture.js';
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { RunView } from '../../src/core/workflow/run-view.js';
-import { MAX_WRITE_ATTEMPTS } from '../../src/core/runner/write-recovery.js';
+import type { RunView } from '../../src/workflows/temporal/run-view.js';
+import { MAX_WRITE_ATTEMPTS } from '../../src/workflows/runner/write-recovery.js';
 import { TEST_APPROVER, decide } from '../support/decisions.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';

@@ -2,7 +2,7 @@ import { recordFixtureIfAsked } from '../support/record-fixture.js';
 import type { WorkflowHandle } from '@temporalio/client';
 import { decide } from '../support/decisions.js';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { RunView } from '../../src/core/workflow/run-view.js';
+import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import { waitForState } from '../support/harness.js';
 import { killAllWorkerProcesses, type WorkerProcess } from '../support/worker-process.js';
 import { createFaultRig, resultOf, type FaultRig } from './fault-rig.js';

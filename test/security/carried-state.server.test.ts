@@ -2,10 +2,10 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createInitialRunState } from '../../src/core/runner/initial-state.js';
-import { DEFAULT_LIMITS } from '../../src/core/runner/budget.js';
-import type { CarriedRun } from '../../src/core/workflow/carried-run.js';
-import type { RunView } from '../../src/core/workflow/run-view.js';
+import { createInitialRunState } from '../../src/workflows/runner/initial-state.js';
+import { DEFAULT_LIMITS } from '../../src/workflows/runner/budget.js';
+import type { CarriedRun } from '../../src/workflows/temporal/carried-run.js';
+import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import { createHarnessWorker } from '../../src/worker/harness-worker.js';
 import {
   createHarnessFixture,

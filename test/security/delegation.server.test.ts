@@ -4,7 +4,7 @@ import { publicKeyOf, type DecisionKey } from '../../src/client/decisions/decisi
 import { sendDecision, signedPayload } from '../../src/client/decisions/send-decision.js';
 import type { PrincipalRegistry } from '../../src/contract/principals.js';
 import type { OnBehalfOf } from '../../src/client/decisions/sign-decision.js';
-import type { RunView } from '../../src/core/workflow/run-view.js';
+import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import { waitForPause } from '../faults/fault-rig.js';
 import { decide } from '../support/decisions.js';
 import { createHarnessFixture, type HarnessFixture } from '../support/harness.js';

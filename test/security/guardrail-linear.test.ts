@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CLAIM_KINDS, findClaims } from '../../src/core/guardrails/claims.js';
-import { findDates, findRefundAmounts } from '../../src/core/guardrails/commitments.js';
-import { taintDigestsOf } from '../../src/core/guardrails/data-taint.js';
-import { detectEncoding } from '../../src/core/guardrails/detect-encoding.js';
-import { detectInjection } from '../../src/core/guardrails/detect-injection.js';
-import { detectLanguage } from '../../src/core/guardrails/detect-language.js';
-import { detectPersonalData } from '../../src/core/guardrails/detect-personal-data.js';
-import { detectSecrets } from '../../src/core/guardrails/detect-secrets.js';
-import { checkInput, checkOutput } from '../../src/core/guardrails/index.js';
-import { maskEdits } from '../../src/core/guardrails/masking.js';
-import { sentencesOf } from '../../src/core/guardrails/sentences.js';
+import { DEFAULT_CLAIM_KINDS, findClaims } from '../../src/workflows/guardrails/claims.js';
+import { findDates, findRefundAmounts } from '../../src/workflows/guardrails/commitments.js';
+import { taintDigestsOf } from '../../src/workflows/guardrails/data-taint.js';
+import { detectEncoding } from '../../src/workflows/guardrails/detect-encoding.js';
+import { detectInjection } from '../../src/workflows/guardrails/detect-injection.js';
+import { detectLanguage } from '../../src/workflows/guardrails/detect-language.js';
+import { detectPersonalData } from '../../src/workflows/guardrails/detect-personal-data.js';
+import { detectSecrets } from '../../src/workflows/guardrails/detect-secrets.js';
+import { checkInput, checkOutput } from '../../src/workflows/guardrails/index.js';
+import { maskEdits } from '../../src/workflows/guardrails/masking.js';
+import { sentencesOf } from '../../src/workflows/guardrails/sentences.js';
 
 /**
  * Issue 35, "Bounded and linear everywhere": every scan of untrusted text inside the workflow or a

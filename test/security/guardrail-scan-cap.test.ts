@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { taintDigestsOf } from '../../src/core/guardrails/data-taint.js';
+import { taintDigestsOf } from '../../src/workflows/guardrails/data-taint.js';
 import {
   GUARDRAIL_MAX_SCAN_CHARS,
   InputReasonCodes,
@@ -7,7 +7,7 @@ import {
   checkInput,
   checkOutput,
   inputCheckedEvent,
-} from '../../src/core/guardrails/index.js';
+} from '../../src/workflows/guardrails/index.js';
 
 /**
  * Issue 35: a scan reads at most {@link GUARDRAIL_MAX_SCAN_CHARS} characters of a text and reports

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import { findDates, isVouched, vouchedDates } from '../../src/core/guardrails/commitments.js';
-import type { RunEvidence } from '../../src/core/guardrails/run-evidence.js';
+import { findDates, isVouched, vouchedDates } from '../../src/workflows/guardrails/commitments.js';
+import type { RunEvidence } from '../../src/workflows/guardrails/run-evidence.js';
 
 /** Evidence of one trusted artifact holding `text`. */
 function evidenceOf(text: string): RunEvidence {

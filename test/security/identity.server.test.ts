@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signStart } from '../../src/client/decisions/sign-start.js';
 import { startAgentRun } from '../../src/client/start-run.js';
-import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
-import type { RunView } from '../../src/core/workflow/run-view.js';
+import type { AgentRunResult } from '../../src/workflows/temporal/agent-run.js';
+import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import {
   createHarnessFixture,
   refundRunInput,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { composeAgentRun } from '../../src/core/workflow/agent-run-definition.js';
+import { composeAgentRun } from '../../src/workflows/temporal/agent-run-definition.js';
 import { createRunService } from '../../src/service/run-service.js';
 import { parseServiceConfig } from '../../src/service/service-config.js';
 import { showcaseDefinition } from '../../apps/showcase/workflow/definition.js';

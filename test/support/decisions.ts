@@ -2,7 +2,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { DecisionOutcome, DecisionSignalName } from '../../src/contract/signals.js';
 import type { DecisionKey } from '../../src/client/decisions/decision-key.js';
 import { sendDecision, signedPayload } from '../../src/client/decisions/send-decision.js';
-import type { RunView } from '../../src/core/workflow/run-view.js';
+import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import { waitForState } from './harness.js';
 import { TEST_KEYS } from './principals.js';
 

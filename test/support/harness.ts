@@ -14,7 +14,7 @@ import { TEST_PRINCIPALS, testStartSigner } from './principals.js';
 import { refundDrillsFromEnv } from './refund-drills.js';
 import type { AgentRunInput } from '../../src/contract/run-input.js';
 import { createHarnessWorker, type HarnessWorkerOptions } from '../../src/worker/harness-worker.js';
-import type { RunView } from '../../src/core/workflow/run-view.js';
+import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import { connectTestTemporal, startWorker, uniqueTaskQueue, type TestTemporal } from './temporal.js';
 import { testRunId } from './run-id.js';
 

@@ -1,4 +1,4 @@
-import type { ModelScript } from '../../src/worker/model/scripted-script.js';
+import type { ModelScript } from '../../src/activities/model/scripted-script.js';
 
 /**
  * A scripted model for the data-taint tests: read `notes/creds.txt` with fs.read, then make one

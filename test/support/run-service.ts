@@ -1,6 +1,6 @@
 import { exportJWK, generateKeyPair, SignJWT, type JSONWebKeySet } from 'jose';
 import type { FastifyInstance } from 'fastify';
-import { composeAgentRun } from '../../src/core/workflow/agent-run-definition.js';
+import { composeAgentRun } from '../../src/workflows/temporal/agent-run-definition.js';
 import { createRunService } from '../../src/service/run-service.js';
 import {
   parseServiceConfig,

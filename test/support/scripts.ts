@@ -1,4 +1,4 @@
-import type { ModelScript } from '../../src/worker/model/scripted-script.js';
+import type { ModelScript } from '../../src/activities/model/scripted-script.js';
 
 /** A model that reads the same order on every call: a goal run that never ends by itself. */
 export const ENDLESS_READS: ModelScript = {

@@ -1,8 +1,12 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { PrincipalRegistry } from '../../src/contract/principals.js';
-import { PrincipalDirectory } from '../../src/core/authz/principal-directory.js';
-import { startInputDigest, verifyStartToken, type StartCheck } from '../../src/core/authz/start-token.js';
+import { PrincipalDirectory } from '../../src/workflows/authz/principal-directory.js';
+import {
+  startInputDigest,
+  verifyStartToken,
+  type StartCheck,
+} from '../../src/workflows/authz/start-token.js';
 import { TEST_PRINCIPALS } from './principals.js';
 
 /** The input a run was started with (the first argument of its start event). */

@@ -1,6 +1,6 @@
 // The tests' workflow bundle entry: the benchmark's workflows (every app's profiles, the plumbing and
 // bare workflows) plus the test-only graph profile, bundled once per test run by the global setup.
-import { defineAgentRun } from '../../src/core/index.js';
+import { defineAgentRun } from '../../src/workflows/index.js';
 import { testBundleDefinition } from './workflow/test-bundle-definition.js';
 
 export const agentRun = defineAgentRun(testBundleDefinition);
@@ -22,7 +22,7 @@ export async function continueIntoAgentRun(input: unknown, carried: unknown): Pr
 import { config, z, ZodType } from 'zod';
 
 /**
- * Test only: what zod looks like inside the sandbox. A worker preloads zod (src/core/workflow/
+ * Test only: what zod looks like inside the sandbox. A worker preloads zod (src/workflows/temporal/
  * preloaded-zod.ts): one frozen copy shared by every run, jitless, its global config fixed.
  */
 export function sandboxZod(): Promise<{

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ModelScript } from '../../src/worker/model/scripted-script.js';
-import { MAX_MODEL_TEXT_CHARS } from '../../src/worker/activities/model-activities.js';
-import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
+import type { ModelScript } from '../../src/activities/model/scripted-script.js';
+import { MAX_MODEL_TEXT_CHARS } from '../../src/activities/model-activities.js';
+import type { AgentRunResult } from '../../src/workflows/temporal/agent-run.js';
 import { createHarnessFixture, historyEventTypes, type HarnessFixture } from '../support/harness.js';
 
 /**

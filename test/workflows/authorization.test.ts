@@ -6,7 +6,7 @@ import { signDecision } from '../../src/client/decisions/sign-decision.js';
 import { sendDecision, signedPayload } from '../../src/client/decisions/send-decision.js';
 import type { DecisionOutcome } from '../../src/contract/signals.js';
 import { recordHistory } from '../../src/worker/history-fixtures.js';
-import type { RunView } from '../../src/core/workflow/run-view.js';
+import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import { decide } from '../support/decisions.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
 import { TEST_KEYS } from '../support/principals.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decide } from '../support/decisions.js';
 import { openRefundStore } from '../../apps/refund/business/refund-store.js';
-import type { RunView } from '../../src/core/workflow/run-view.js';
+import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import {
   createHarnessFixture,
   historyEventTypes,

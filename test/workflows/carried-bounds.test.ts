@@ -5,11 +5,11 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BENCH_TASK_MESSAGE, benchRoute, benchScripts } from '../../apps/bench/bench-script.js';
 import { benchBudget } from '../../bench/lib/arms.js';
-import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
-import type { CarriedRun } from '../../src/core/workflow/carried-run.js';
-import { CARRY_BOUNDS } from '../../src/core/runner/carried-bounds.js';
-import type { RunState } from '../../src/core/runner/run-state.js';
-import type { RunView } from '../../src/core/workflow/run-view.js';
+import type { AgentRunResult } from '../../src/workflows/temporal/agent-run.js';
+import type { CarriedRun } from '../../src/workflows/temporal/carried-run.js';
+import { CARRY_BOUNDS } from '../../src/workflows/runner/carried-bounds.js';
+import type { RunState } from '../../src/workflows/runner/run-state.js';
+import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import { createHarnessFixture, type HarnessFixture } from '../support/harness.js';
 
 /** Enough steps for every per-step list to pass its bound, in generations of about 20 steps. */

@@ -12,9 +12,9 @@ import {
 } from '../../apps/coding/coding-script.js';
 import { createCodingTools } from '../../apps/coding/coding-tools.js';
 import { createDemoRepo, type DemoRepo } from '../../apps/coding/demo-repo.js';
-import type { ModelScript } from '../../src/worker/model/scripted-script.js';
-import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
-import type { RunView } from '../../src/core/workflow/run-view.js';
+import type { ModelScript } from '../../src/activities/model/scripted-script.js';
+import type { AgentRunResult } from '../../src/workflows/temporal/agent-run.js';
+import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import { createHarnessFixture, type HarnessFixture } from '../support/harness.js';
 
 const PUSH = { name: 'coding.push', version: 'v1' };

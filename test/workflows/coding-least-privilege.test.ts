@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CHILD_ENV_NAMES } from '../../apps/coding/child-env.js';
 import { CODING_PIPELINE_ROUTE } from '../../apps/coding/coding-script.js';
 import { createDemoRepo, type DemoRepo } from '../../apps/coding/demo-repo.js';
-import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
+import type { AgentRunResult } from '../../src/workflows/temporal/agent-run.js';
 import { createHarnessFixture, type HarnessFixture } from '../support/harness.js';
 
 /** Fake credentials in the worker's environment (the worker runs in this process). */

@@ -8,9 +8,9 @@ import { createDemoRepo, type DemoRepo } from '../../apps/coding/demo-repo.js';
 import { markPipelineStarted, pipelineRecordsDir } from '../../apps/coding/pipeline-records.js';
 import type { Artifact } from '../../src/contract/artifact.js';
 import type { ToolCall, ToolContext, ToolExecution, ToolExecutor } from '../../src/contract/tool.js';
-import type { InvocationRecord } from '../../src/core/completion/completion.js';
-import { observedRemoteBranch } from '../../src/core/completion/observed-remote-branch.js';
-import { pipelineVerification } from '../../src/core/completion/pipeline-verification.js';
+import type { InvocationRecord } from '../../src/workflows/completion/completion.js';
+import { observedRemoteBranch } from '../../src/workflows/completion/observed-remote-branch.js';
+import { pipelineVerification } from '../../src/workflows/completion/pipeline-verification.js';
 
 const BRANCH = 'agent/change';
 const ctx: ToolContext = { signal: new AbortController().signal, heartbeat: () => undefined };

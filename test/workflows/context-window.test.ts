@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BENCH_TASK_MESSAGE, benchScript } from '../../apps/bench/bench-script.js';
 import { benchBudget } from '../../bench/lib/arms.js';
-import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
-import { renderRequest, requestTokens } from '../../src/worker/context/request-package.js';
-import { contextMetricsOfRun, loadRunPackages } from '../../src/worker/context/run-metrics.js';
-import { loadRequestPackage } from '../../src/worker/context/package-store.js';
-import { countTokens } from '../../src/worker/context/tokenizer.js';
-import { TOKENS_PER_MESSAGE } from '../../src/worker/context/tokenizer.js';
-import type { ModelRequest } from '../../src/worker/model/types.js';
+import type { AgentRunResult } from '../../src/workflows/temporal/agent-run.js';
+import { renderRequest, requestTokens } from '../../src/activities/context/request-package.js';
+import { contextMetricsOfRun, loadRunPackages } from '../../src/activities/context/run-metrics.js';
+import { loadRequestPackage } from '../../src/activities/context/package-store.js';
+import { countTokens } from '../../src/activities/context/tokenizer.js';
+import { TOKENS_PER_MESSAGE } from '../../src/activities/context/tokenizer.js';
+import type { ModelRequest } from '../../src/activities/model/types.js';
 import { createHarnessFixture, type HarnessFixture } from '../support/harness.js';
 
 /**

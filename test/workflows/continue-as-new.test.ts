@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decide } from '../support/decisions.js';
-import type { RunView } from '../../src/core/workflow/run-view.js';
+import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
 import { ENDLESS_READS } from '../support/scripts.js';
 

@@ -2,9 +2,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
-import type { RunView } from '../../src/core/workflow/run-view.js';
-import type { ModelScript } from '../../src/worker/model/scripted-script.js';
+import type { AgentRunResult } from '../../src/workflows/temporal/agent-run.js';
+import type { RunView } from '../../src/workflows/temporal/run-view.js';
+import type { ModelScript } from '../../src/activities/model/scripted-script.js';
 import { decide } from '../support/decisions.js';
 import { readThenCallScript } from '../support/leak-script.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createShowcaseComposition } from '../../apps/showcase/composition.js';
 import type { RefundComposition } from '../../apps/refund/composition.js';
 import { startAgentRun } from '../../src/client/start-run.js';
-import { ScriptedProvider } from '../../src/worker/model/scripted-provider.js';
+import { ScriptedProvider } from '../../src/activities/model/scripted-provider.js';
 import { harnessActivities } from '../../src/worker/harness-worker.js';
 import { historyEventTypes, refundRunInput } from '../support/harness.js';
 import { TEST_PRINCIPALS } from '../support/principals.js';
@@ -24,7 +24,7 @@ import { endlessSearch, scheduledActivities } from './runner-support.js';
 /**
  * The run's deadline fires in the same workflow task as a model call's result: the two continuations
  * of that activation are the deadline (one tick after its timer, it cancels the run's scope) and the
- * Runner (its port's `then`, then its own, src/core/runner/call-promise.ts). The deadline cancels
+ * Runner (its port's `then`, then its own, src/workflows/runner/call-promise.ts). The deadline cancels
  * first, so the tool call the model proposed is never scheduled, the run ends on the deadline, and
  * the task completes without a nondeterminism.
  *

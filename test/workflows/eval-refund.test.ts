@@ -11,9 +11,9 @@ import {
 } from '../../apps/refund/eval/failure-sample.js';
 import { runEval } from '../../apps/refund/eval/run-eval.js';
 import { envelopesOf, projectPublic } from '../../src/client/evidence/public-projection.js';
-import { openEvidenceStore } from '../../src/worker/store/index.js';
-import { assignArm } from '../../src/worker/bundles/rollout-arm.js';
-import { resolveRolloutSecret } from '../../src/worker/bundles/rollout-secret.js';
+import { openEvidenceStore } from '../../src/activities/store/index.js';
+import { assignArm } from '../../src/activities/bundles/rollout-arm.js';
+import { resolveRolloutSecret } from '../../src/activities/bundles/rollout-secret.js';
 import { connectTestTemporal, type TestTemporal } from '../support/temporal.js';
 
 const CASES = join(projectRoot, 'eval', 'cases', 'refund');

@@ -1,8 +1,8 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
-import type { RunView } from '../../src/core/workflow/run-view.js';
-import type { StoredEvent } from '../../src/worker/store/records.js';
+import type { AgentRunResult } from '../../src/workflows/temporal/agent-run.js';
+import type { RunView } from '../../src/workflows/temporal/run-view.js';
+import type { StoredEvent } from '../../src/contract/store-records.js';
 import { createHarnessFixture, historyEventTypes, type HarnessFixture } from '../support/harness.js';
 import { scheduledActivities } from './runner-support.js';
 

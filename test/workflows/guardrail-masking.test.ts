@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { envelopesOf, projectPublic } from '../../src/client/evidence/public-projection.js';
-import type { ModelScript } from '../../src/worker/model/scripted-script.js';
-import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
-import type { RunView } from '../../src/core/workflow/run-view.js';
+import type { ModelScript } from '../../src/activities/model/scripted-script.js';
+import type { AgentRunResult } from '../../src/workflows/temporal/agent-run.js';
+import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import { createHarnessFixture, type HarnessFixture } from '../support/harness.js';
 import { callAt, textAt } from './runner-support.js';
 

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultSeedData, SEED_POLICIES } from '../../apps/refund/business/seed-data.js';
-import { InputReasonCodes } from '../../src/core/guardrails/reason-codes.js';
-import { resolveReferences, toProviderMessages } from '../../src/worker/activities/model-activities.js';
+import { InputReasonCodes } from '../../src/workflows/guardrails/reason-codes.js';
+import { resolveReferences, toProviderMessages } from '../../src/activities/model-activities.js';
 import type { z } from 'zod';
-import type { ModelScriptSchema } from '../../src/worker/model/scripted-script.js';
-import type { ModelMessageInput } from '../../src/core/runner/ports.js';
-import type { RunView } from '../../src/core/workflow/run-view.js';
-import { loadRequestPackage } from '../../src/worker/context/package-store.js';
+import type { ModelScriptSchema } from '../../src/activities/model/scripted-script.js';
+import type { ModelMessageInput } from '../../src/workflows/runner/ports.js';
+import type { RunView } from '../../src/workflows/temporal/run-view.js';
+import { loadRequestPackage } from '../../src/activities/context/package-store.js';
 import { rejectPending } from '../support/decisions.js';
 import { createHarnessFixture, historyEventTypes, type HarnessFixture } from '../support/harness.js';
 

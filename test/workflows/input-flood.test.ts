@@ -4,13 +4,13 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_REFUSAL_EVENTS_PER_WAIT } from '../../src/core/runner/human-gate.js';
+import { MAX_REFUSAL_EVENTS_PER_WAIT } from '../../src/workflows/runner/human-gate.js';
 import {
   MIN_WAIT_HISTORY_BOUND_BYTES,
   WAIT_HISTORY_BOUND_BYTES,
 } from '../../src/contract/wait-history-bound.js';
-import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
-import type { RunView } from '../../src/core/workflow/run-view.js';
+import type { AgentRunResult } from '../../src/workflows/temporal/agent-run.js';
+import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import { waitForPause } from '../faults/fault-rig.js';
 import { approvePending, decide } from '../support/decisions.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StoredEvent } from '../../src/worker/store/records.js';
+import type { StoredEvent } from '../../src/contract/store-records.js';
 import { MIN_WAIT_HISTORY_BOUND_BYTES } from '../../src/contract/wait-history-bound.js';
-import type { RunView } from '../../src/core/workflow/run-view.js';
+import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import { decide } from '../support/decisions.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
 import { testRunId } from '../support/run-id.js';

@@ -11,8 +11,8 @@ import {
   MCP_FILES_SCRIPT_READ,
   MCP_FILES_SCRIPT_WRITE,
 } from '../../apps/mcp-files/mcp-files-script.js';
-import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
-import type { RunView } from '../../src/core/workflow/run-view.js';
+import type { AgentRunResult } from '../../src/workflows/temporal/agent-run.js';
+import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import { createHarnessFixture, type HarnessFixture } from '../support/harness.js';
 import { scheduledActivities } from './runner-support.js';
 

@@ -3,10 +3,10 @@ import { decide } from '../support/decisions.js';
 import { WorkflowFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentRunInput } from '../../src/contract/run-input.js';
-import { RunStateV1Schema } from '../../src/core/migration/index.js';
-import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
-import type { CarriedRun } from '../../src/core/workflow/carried-run.js';
-import type { RunView } from '../../src/core/workflow/run-view.js';
+import { RunStateV1Schema } from '../../src/workflows/migration/index.js';
+import type { AgentRunResult } from '../../src/workflows/temporal/agent-run.js';
+import type { CarriedRun } from '../../src/workflows/temporal/carried-run.js';
+import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import {
   createHarnessFixture,
   refundRunInput,

@@ -8,8 +8,8 @@ import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createShowcaseComposition } from '../../apps/showcase/composition.js';
 import type { RefundComposition } from '../../apps/refund/composition.js';
-import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
-import type { RunView } from '../../src/core/workflow/run-view.js';
+import type { AgentRunResult } from '../../src/workflows/temporal/agent-run.js';
+import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import { harnessActivities } from '../../src/worker/harness-worker.js';
 import { createHarnessFixture, type HarnessFixture } from '../support/harness.js';
 import { historyOf } from '../support/history.js';
@@ -20,9 +20,9 @@ import {
   startFakeServer,
   startSse,
   type FakeServer,
-} from '../unit/model/support/fake-http-server.js';
-import { chunk, done, usageChunk } from '../unit/model/support/openai-wire.js';
-import { messageEnd, messageStart, textBlock } from '../unit/model/support/anthropic-wire.js';
+} from '../unit/activities/model/support/fake-http-server.js';
+import { chunk, done, usageChunk } from '../unit/activities/model/support/openai-wire.js';
+import { messageEnd, messageStart, textBlock } from '../unit/activities/model/support/anthropic-wire.js';
 
 /** Keys the worker reads from the variables the routes file names: they must never reach history. */
 const OPENAI_KEY = 'sk-routes-primary-0123456789';

@@ -13,7 +13,7 @@ import {
 } from '../../src/codec/index.js';
 import { createHarnessClient } from '../../src/client/harness-client.js';
 import { startAgentRun } from '../../src/client/start-run.js';
-import type { RunView } from '../../src/core/workflow/run-view.js';
+import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import { seedDemoOrder } from '../../apps/refund/demo-order.js';
 import { decide } from '../support/decisions.js';
 import { TEST_KEYS } from '../support/principals.js';

@@ -4,7 +4,7 @@ import { testRunId } from '../support/run-id.js';
 import type { sandboxZod } from '../support/workflows.js';
 
 /**
- * Zod is evaluated once per worker and shared by every run (src/core/workflow/preloaded-zod.ts): the
+ * Zod is evaluated once per worker and shared by every run (src/workflows/temporal/preloaded-zod.ts): the
  * SDK deep-freezes it, so everything zod would set lazily is set before. Runs parse and refuse as
  * before, several of them on one worker; only `z.config()` in workflow code is refused.
  */

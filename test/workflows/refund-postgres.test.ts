@@ -7,7 +7,7 @@ import { type RefundComposition } from '../../apps/refund/composition.js';
 import { createShowcaseComposition } from '../../apps/showcase/composition.js';
 import { seedDemoOrder } from '../../apps/refund/demo-order.js';
 import { createHarnessWorker } from '../../src/worker/harness-worker.js';
-import type { RunView } from '../../src/core/workflow/run-view.js';
+import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
 import { startWorker } from '../support/temporal.js';

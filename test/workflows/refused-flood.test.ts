@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunView } from '../../src/core/workflow/run-view.js';
-import { MAX_REFUSAL_EVENTS_PER_WAIT } from '../../src/core/runner/human-gate.js';
+import type { RunView } from '../../src/workflows/temporal/run-view.js';
+import { MAX_REFUSAL_EVENTS_PER_WAIT } from '../../src/workflows/runner/human-gate.js';
 import { waitForPause } from '../faults/fault-rig.js';
 import { decide } from '../support/decisions.js';
 import {

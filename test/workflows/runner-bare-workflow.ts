@@ -1,7 +1,11 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { createModelActivities } from '../../src/worker/activities/model-activities.js';
-import type { createToolActivities } from '../../src/worker/activities/tool-activities.js';
-import { DEFAULT_TIMEOUTS, modelOptions, readToolOptions } from '../../src/core/workflow/activity-options.js';
+import type { createModelActivities } from '../../src/activities/model-activities.js';
+import type { createToolActivities } from '../../src/activities/tool-activities.js';
+import {
+  DEFAULT_TIMEOUTS,
+  modelOptions,
+  readToolOptions,
+} from '../../src/workflows/temporal/activity-options.js';
 
 type ModelActivities = ReturnType<typeof createModelActivities>;
 type ToolActivities = ReturnType<typeof createToolActivities>;

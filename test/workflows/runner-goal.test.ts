@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ModelScript } from '../../src/worker/model/scripted-script.js';
-import { ScriptedProvider } from '../../src/worker/model/scripted-provider.js';
-import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
-import type { RunView } from '../../src/core/workflow/run-view.js';
+import type { ModelScript } from '../../src/activities/model/scripted-script.js';
+import { ScriptedProvider } from '../../src/activities/model/scripted-provider.js';
+import type { AgentRunResult } from '../../src/workflows/temporal/agent-run.js';
+import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import { createHarnessFixture, historyEventTypes, type HarnessFixture } from '../support/harness.js';
 import { callAt, scheduledActivities, textAt } from './runner-support.js';
 import { approvePending } from '../support/decisions.js';

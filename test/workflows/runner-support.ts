@@ -1,6 +1,6 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { WorkflowHandle } from '@temporalio/client';
-import type { ModelScript, ScriptEntry } from '../../src/worker/model/scripted-script.js';
+import type { ModelScript, ScriptEntry } from '../../src/activities/model/scripted-script.js';
 
 /** One scripted tool call: a response with that call only. */
 export function callAt(

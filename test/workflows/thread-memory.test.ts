@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentRunResult } from '../../src/core/workflow/agent-run.js';
+import type { AgentRunResult } from '../../src/workflows/temporal/agent-run.js';
 import { runCli } from '../e2e/cli-support.js';
 import { createHarnessFixture, type HarnessFixture } from '../support/harness.js';
 

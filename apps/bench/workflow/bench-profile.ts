@@ -1,4 +1,4 @@
-import { createGoalProfile } from '../../../src/core/index.js';
+import { createGoalProfile } from '../../../src/workflows/index.js';
 
 /** Name of the benchmark's no-op read tool. */
 export const BENCH_NOOP_TOOL = 'bench.noop';

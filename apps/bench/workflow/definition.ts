@@ -1,4 +1,4 @@
-import type { AgentRunDefinition } from '../../../src/core/index.js';
+import type { AgentRunDefinition } from '../../../src/workflows/index.js';
 import { benchStepsProfile } from './bench-profile.js';
 
 /** The benchmark's workflow-side composition: the N-step profile the bench drives (with the showcase's policies). */

@@ -2,7 +2,7 @@ import {
   createGoalProfile,
   REMOTE_BRANCH_ARTIFACT_TYPE,
   RestrictionPolicy,
-} from '../../../src/core/index.js';
+} from '../../../src/workflows/index.js';
 
 /** The branch the coding profiles' completion contracts require. */
 export const CODING_BRANCH = 'agent/change';

@@ -1,4 +1,4 @@
-import type { AgentRunDefinition } from '../../../src/core/index.js';
+import type { AgentRunDefinition } from '../../../src/workflows/index.js';
 import { codingPipelineProfile, codingPushProfile, codingToolsPolicy } from './coding-profiles.js';
 
 /** The coding app's workflow-side composition: commit and push, and the pipeline profile (real git). */

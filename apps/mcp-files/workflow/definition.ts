@@ -1,4 +1,4 @@
-import type { AgentRunDefinition } from '../../../src/core/index.js';
+import type { AgentRunDefinition } from '../../../src/workflows/index.js';
 import { mcpFilesProfile, mcpFilesRootPolicy } from './mcp-files-profile.js';
 
 /** The MCP filesystem app's workflow-side composition: its profile and its root-confining policy. */

@@ -1,4 +1,4 @@
-import { createGoalProfile, RestrictionPolicy } from '../../../src/core/index.js';
+import { createGoalProfile, RestrictionPolicy } from '../../../src/workflows/index.js';
 import { MCP_FILES_PATH_FIELDS, MCP_FILES_TOOLS } from './mcp-files-mapping.js';
 
 const TOOLS = [MCP_FILES_TOOLS.list, MCP_FILES_TOOLS.read, MCP_FILES_TOOLS.write];

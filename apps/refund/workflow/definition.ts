@@ -3,7 +3,7 @@ import {
   type AgentRunDefinition,
   createGoalProfile,
   RestrictionPolicy,
-} from '../../../src/core/index.js';
+} from '../../../src/workflows/index.js';
 import { refundGraphProfile, refundOutcomeEvaluator } from './refund-graph.js';
 import { refundGuardrails } from './refund-guardrails.js';
 import { refundAssistedPolicy, refundRulesPolicy } from './refund-policy.js';

@@ -1,11 +1,11 @@
-import type { CompletionEvaluator } from '../../../src/core/index.js';
+import type { CompletionEvaluator } from '../../../src/workflows/index.js';
 import {
   actionWithVerification,
   createGraphProfile,
   evaluatorFromFunction,
   type GraphDefinition,
   solutionDelivered,
-} from '../../../src/core/index.js';
+} from '../../../src/workflows/index.js';
 import { refundNodes } from './refund-nodes.js';
 import { initialRefundState, refundGraphStateSchema, type RefundGraphState } from './refund-state.js';
 

@@ -1,4 +1,4 @@
-import { DEFAULT_CLAIM_KINDS, type AgentRunDefinition } from '../../../src/core/index.js';
+import { DEFAULT_CLAIM_KINDS, type AgentRunDefinition } from '../../../src/workflows/index.js';
 
 /**
  * The refund app's guardrail settings: the built-in claim kinds, with `refund.create` as the write that

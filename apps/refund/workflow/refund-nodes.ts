@@ -1,4 +1,4 @@
-import type { GraphNode, NodeResult, Observation, RunContext } from '../../../src/core/index.js';
+import type { GraphNode, NodeResult, Observation, RunContext } from '../../../src/workflows/index.js';
 import type { RefundGraphState as S } from './refund-state.js';
 
 const ORDER_ID = /\bORD-[A-Z0-9-]{1,40}\b/;

@@ -3,7 +3,7 @@ import {
   type AuthorizationRulesInput,
   type RuleCondition,
   type RulesPolicyConfig,
-} from '../../../src/core/index.js';
+} from '../../../src/workflows/index.js';
 
 /** A refund over the 5000.00 automatic limit, at dispatch. */
 const OVER_AUTO_LIMIT: RuleCondition = {

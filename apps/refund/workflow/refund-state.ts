@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { builtOnFirstUse } from '../../../src/core/index.js';
+import { builtOnFirstUse } from '../../../src/workflows/index.js';
 
 /** The typed state of the refund graph (seed 004 refund reference). Business truth stays in the store. */
 export interface RefundGraphState extends Record<string, unknown> {

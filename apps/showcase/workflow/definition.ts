@@ -1,4 +1,4 @@
-import { combineDefinitions } from '../../../src/core/index.js';
+import { combineDefinitions } from '../../../src/workflows/index.js';
 import { codingDefinition } from '../../coding/workflow/definition.js';
 import { mcpFilesDefinition } from '../../mcp-files/workflow/definition.js';
 import { refundDefinition } from '../../refund/workflow/definition.js';

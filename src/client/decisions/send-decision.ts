@@ -1,6 +1,6 @@
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { TokenDecision } from '../../core/authz/decision-token.js';
+import type { TokenDecision } from '../../workflows/index.js';
 import {
   DECISION_REFUSED,
   UPDATE_NAMES,

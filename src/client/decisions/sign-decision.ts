@@ -4,7 +4,7 @@ import {
   decisionPayloadDigest,
   type DecisionClaims,
   type TokenDecision,
-} from '../../core/authz/decision-token.js';
+} from '../../workflows/index.js';
 import type { DecisionKey } from './decision-key.js';
 
 /** Default token lifetime: five minutes (tokens may live at most a day). */

@@ -1,6 +1,6 @@
-import type { AgentEvent, DataClassification } from '../../core/runner/agent-event.js';
-import type { StoredEvent } from '../../worker/store/index.js';
-import { classifyKey, DEFAULT_FIELD_RULES, type FieldRule } from '../../core/runner/field-classification.js';
+import type { AgentEvent, DataClassification } from '../../contract/agent-event.js';
+import type { StoredEvent } from '../../contract/store-records.js';
+import { classifyKey, DEFAULT_FIELD_RULES, type FieldRule } from '../../contract/field-classification.js';
 import { maskPhoneNumber, maskPhonesInText, PHONE_KEY } from './phone-mask.js';
 
 /** The obligation that asks for phone numbers to be masked wherever an outside reader sees them. */

@@ -1,4 +1,5 @@
-import type { EvidenceStore, StoredEvent } from '../../worker/store/index.js';
+import type { EvidenceStore } from '../../contract/evidence-store.js';
+import type { StoredEvent } from '../../contract/store-records.js';
 
 /** Largest page the store returns. */
 const PAGE = 5000;

@@ -1,4 +1,4 @@
-import { detectSecrets } from '../../core/guardrails/detect-secrets.js';
+import { detectSecrets } from '../../workflows/index.js';
 
 /** What replaces a secret found inside a text. */
 export const SECRET_REDACTED = '[redacted:secret]';

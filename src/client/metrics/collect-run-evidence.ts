@@ -1,8 +1,9 @@
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
-import type { EvidenceStore, FailureSampleRecord } from '../../worker/store/index.js';
+import type { EvidenceStore } from '../../contract/evidence-store.js';
+import type { FailureSampleRecord } from '../../contract/failure-sample-record.js';
 import { readAllEvents } from '../evidence/read-all-events.js';
-import { loadRunPackages } from '../../worker/context/run-metrics.js';
+import { loadRunPackages } from '../../activities/context/run-metrics.js';
 import { historyFacts, sumHistoryFacts, type HistoryFacts } from './history-facts.js';
 import type { RunEvidence } from './run-evidence-metrics.js';
 

@@ -1,4 +1,4 @@
-import { contextMetricsOfRun, stepsOfEvents } from '../../worker/context/run-metrics.js';
+import { contextMetricsOfRun, stepsOfEvents } from '../../activities/context/run-metrics.js';
 import { notComputable, ratio, type MetricValue } from './metric-value.js';
 import type { RunEvidence } from './run-evidence-metrics.js';
 import type { SeedMetricValues } from './seed-metrics.js';

@@ -1,5 +1,6 @@
-import { TRANSITIONS, type RunStatus } from '../../core/runner/statuses.js';
-import type { InvocationRecord, RunRecord, StoredEvent } from '../../worker/store/index.js';
+import { TRANSITIONS, type RunStatus } from '../../contract/statuses.js';
+import type { InvocationRecord, StoredEvent } from '../../contract/store-records.js';
+import type { RunRecord } from '../../contract/run-record.js';
 import type { HistoryFacts } from './history-facts.js';
 import { distribution, notComputable, ratio, type Distribution, type MetricValue } from './metric-value.js';
 

@@ -4,7 +4,7 @@ import {
   type AgentRunDefinition,
   type GraphDefinition,
   type NodeResult,
-} from '../../../src/core/index.js';
+} from '../../../src/workflows/index.js';
 
 /** Test only: the state of `graph.checks@v1`. */
 const ChecksStateSchema = z.strictObject({

@@ -1,4 +1,8 @@
-import { createGoalProfile, RestrictionPolicy, type AgentRunDefinition } from '../../../src/core/index.js';
+import {
+  createGoalProfile,
+  RestrictionPolicy,
+  type AgentRunDefinition,
+} from '../../../src/workflows/index.js';
 import { MCP_FILES_PATH_FIELDS } from '../../../apps/mcp-files/workflow/mcp-files-mapping.js';
 
 const TOOLS = ['fs.read', 'git.commit'];

@@ -1,4 +1,4 @@
-import { combineDefinitions } from '../../../src/core/index.js';
+import { combineDefinitions } from '../../../src/workflows/index.js';
 import { benchBundleDefinition } from '../../../bench/workflows/definition.js';
 import { graphChecksDefinition } from './graph-checks.js';
 import { taintFilesGitDefinition } from './taint-files-git.js';

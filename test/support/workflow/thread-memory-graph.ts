@@ -3,7 +3,7 @@ import {
   createGraphProfile,
   type AgentRunDefinition,
   type GraphDefinition,
-} from '../../../src/core/index.js';
+} from '../../../src/workflows/index.js';
 
 /** Test only: the state of `memory.thread@v1`. */
 const MemoryStateSchema = z.strictObject({

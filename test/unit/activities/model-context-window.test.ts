@@ -3,18 +3,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NO_EVENTS } from '../../../src/core/runner/packed-events.js';
-import type { ModelDecision, ModelMessageInput } from '../../../src/core/runner/ports.js';
-import type { ModelCallActivityInput } from '../../../src/core/workflow/activity-interfaces.js';
-import { createModelActivities } from '../../../src/worker/activities/model-activities.js';
-import { ModelRouter } from '../../../src/worker/activities/model-router.js';
-import { loadRequestPackage } from '../../../src/worker/context/package-store.js';
-import { renderRequest, requestTokens } from '../../../src/worker/context/request-package.js';
-import { countTokens } from '../../../src/worker/context/tokenizer.js';
-import type { ModelProvider, ModelRequest } from '../../../src/worker/model/types.js';
-import { openEvidenceStore, type EvidenceStore } from '../../../src/worker/store/index.js';
-import { ToolRegistry } from '../../../src/worker/tools/index.js';
-import { intent, newRunId, result } from '../store/fixtures.js';
+import { NO_EVENTS } from '../../../src/contract/packed-events.js';
+import type { ModelDecision, ModelMessageInput } from '../../../src/workflows/runner/ports.js';
+import type { ModelCallActivityInput } from '../../../src/contract/activity-interfaces.js';
+import { createModelActivities } from '../../../src/activities/model-activities.js';
+import { ModelRouter } from '../../../src/activities/model-router.js';
+import { loadRequestPackage } from '../../../src/activities/context/package-store.js';
+import { renderRequest, requestTokens } from '../../../src/activities/context/request-package.js';
+import { countTokens } from '../../../src/activities/context/tokenizer.js';
+import type { ModelProvider, ModelRequest } from '../../../src/activities/model/types.js';
+import { openEvidenceStore, type EvidenceStore } from '../../../src/activities/store/index.js';
+import { ToolRegistry } from '../../../src/registry/index.js';
+import { intent, newRunId, result } from './store/fixtures.js';
 
 /** Answers `decide` with a tool call and `summarize` with a summary; keeps every request. */
 class WindowProvider implements ModelProvider {

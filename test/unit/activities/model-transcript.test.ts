@@ -3,16 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NO_EVENTS } from '../../../src/core/runner/packed-events.js';
-import type { ModelDecision, ModelMessageInput } from '../../../src/core/runner/ports.js';
-import type { ModelCallActivityInput } from '../../../src/core/workflow/activity-interfaces.js';
-import { createModelActivities } from '../../../src/worker/activities/model-activities.js';
-import { ModelRouter } from '../../../src/worker/activities/model-router.js';
-import { TranscriptCache } from '../../../src/worker/activities/transcript-cache.js';
-import type { ModelMessage, ModelProvider, ModelRequest } from '../../../src/worker/model/types.js';
-import { openEvidenceStore, type EvidenceStore } from '../../../src/worker/store/index.js';
-import { ToolRegistry } from '../../../src/worker/tools/index.js';
-import { intent, newRunId, result } from '../store/fixtures.js';
+import { NO_EVENTS } from '../../../src/contract/packed-events.js';
+import type { ModelDecision, ModelMessageInput } from '../../../src/workflows/runner/ports.js';
+import type { ModelCallActivityInput } from '../../../src/contract/activity-interfaces.js';
+import { createModelActivities } from '../../../src/activities/model-activities.js';
+import { ModelRouter } from '../../../src/activities/model-router.js';
+import { TranscriptCache } from '../../../src/activities/transcript-cache.js';
+import type { ModelMessage, ModelProvider, ModelRequest } from '../../../src/activities/model/types.js';
+import { openEvidenceStore, type EvidenceStore } from '../../../src/activities/store/index.js';
+import { ToolRegistry } from '../../../src/registry/index.js';
+import { intent, newRunId, result } from './store/fixtures.js';
 
 /** Answers every call with the same text and keeps the messages each request carried. */
 class RecordingProvider implements ModelProvider {

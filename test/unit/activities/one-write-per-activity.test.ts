@@ -6,18 +6,18 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOL_NOT_STARTED } from '../../../src/contract/failure-types.js';
 import type { ToolExecutor } from '../../../src/contract/tool.js';
-import type { PackedEvents } from '../../../src/core/runner/packed-events.js';
+import type { PackedEvents } from '../../../src/contract/packed-events.js';
 import type {
   ModelCallActivityInput,
   ToolCallActivityInput,
-} from '../../../src/core/workflow/activity-interfaces.js';
-import { createModelActivities } from '../../../src/worker/activities/model-activities.js';
-import { ModelRouter } from '../../../src/worker/activities/model-router.js';
-import { createToolActivities } from '../../../src/worker/activities/tool-activities.js';
-import type { ModelProvider, ModelRequest, ModelStreamOptions } from '../../../src/worker/model/types.js';
-import { openEvidenceStore, StoreError, type EvidenceStore } from '../../../src/worker/store/index.js';
-import { ToolRegistry } from '../../../src/worker/tools/index.js';
-import { newRunId, RUN_VERSIONS } from '../store/fixtures.js';
+} from '../../../src/contract/activity-interfaces.js';
+import { createModelActivities } from '../../../src/activities/model-activities.js';
+import { ModelRouter } from '../../../src/activities/model-router.js';
+import { createToolActivities } from '../../../src/activities/tool-activities.js';
+import type { ModelProvider, ModelRequest, ModelStreamOptions } from '../../../src/activities/model/types.js';
+import { openEvidenceStore, StoreError, type EvidenceStore } from '../../../src/activities/store/index.js';
+import { ToolRegistry } from '../../../src/registry/index.js';
+import { newRunId, RUN_VERSIONS } from './store/fixtures.js';
 
 /** The store methods that write (each is one transaction). */
 const WRITES = new Set([

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createToolActivities } from '../../../src/worker/activities/tool-activities.js';
-import type { OperatorResolutionActivityInput as OperatorResolutionInput } from '../../../src/core/workflow/activity-interfaces.js';
-import { NO_EVENTS } from '../../../src/core/runner/packed-events.js';
-import { ToolRegistry } from '../../../src/worker/tools/index.js';
-import { openEvidenceStore, type EvidenceStore } from '../../../src/worker/store/index.js';
-import { intent, newRunId, result } from '../store/fixtures.js';
+import { createToolActivities } from '../../../src/activities/tool-activities.js';
+import type { OperatorResolutionActivityInput as OperatorResolutionInput } from '../../../src/contract/activity-interfaces.js';
+import { NO_EVENTS } from '../../../src/contract/packed-events.js';
+import { ToolRegistry } from '../../../src/registry/index.js';
+import { openEvidenceStore, type EvidenceStore } from '../../../src/activities/store/index.js';
+import { intent, newRunId, result } from './store/fixtures.js';
 
 /** recordOperatorResolution against a real SQLite evidence store. */
 describe('recordOperatorResolution activity', () => {

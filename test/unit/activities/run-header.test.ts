@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentEvent } from '../../../src/core/runner/agent-event.js';
+import type { AgentEvent } from '../../../src/contract/agent-event.js';
 import {
   headerDigest,
   itemDefaults,
@@ -11,12 +11,12 @@ import {
   packEventsByRef,
   toolCallDerivation,
   type PackedEventsByRef,
-} from '../../../src/core/runner/packed-events-by-ref.js';
-import { packEvents } from '../../../src/core/runner/packed-events.js';
-import { restorePackedEvents } from '../../../src/worker/activities/run-header.js';
-import { storeEvents } from '../../../src/worker/activities/store-events.js';
-import { openEvidenceStore, type EvidenceStore } from '../../../src/worker/store/index.js';
-import { newRunId, RUN_VERSIONS as VERSIONS } from '../store/fixtures.js';
+} from '../../../src/contract/packed-events-by-ref.js';
+import { packEvents } from '../../../src/contract/packed-events.js';
+import { restorePackedEvents } from '../../../src/activities/run-header.js';
+import { storeEvents } from '../../../src/activities/store-events.js';
+import { openEvidenceStore, type EvidenceStore } from '../../../src/activities/store/index.js';
+import { newRunId, RUN_VERSIONS as VERSIONS } from './store/fixtures.js';
 
 /** A step's events as the runner makes them: one clock per workflow task, a step id on some. */
 function events(runId: string, from: number, n: number, traceId = runId): AgentEvent[] {

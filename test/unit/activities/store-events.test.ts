@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isHarnessError } from '../../../src/contract/errors.js';
-import type { PackedEvents } from '../../../src/core/runner/packed-events.js';
-import { storeEvents } from '../../../src/worker/activities/store-events.js';
-import { openEvidenceStore, type EvidenceStore } from '../../../src/worker/store/index.js';
-import { newRunId, RUN_VERSIONS as VERSIONS } from '../store/fixtures.js';
+import type { PackedEvents } from '../../../src/contract/packed-events.js';
+import { storeEvents } from '../../../src/activities/store-events.js';
+import { openEvidenceStore, type EvidenceStore } from '../../../src/activities/store/index.js';
+import { newRunId, RUN_VERSIONS as VERSIONS } from './store/fixtures.js';
 
 /** The last flush of a run, as one workflow task attempt stamps it (its workflow clock `at`). */
 function lastFlush(runId: string, at: string, types = ['eval.completed', 'run.completed']): PackedEvents {

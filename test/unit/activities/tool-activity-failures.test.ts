@@ -7,15 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HarnessError } from '../../../src/contract/errors.js';
 import { TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN } from '../../../src/contract/failure-types.js';
 import type { ToolExecution, ToolExecutor } from '../../../src/contract/tool.js';
-import type { ToolCallActivityInput } from '../../../src/core/workflow/activity-interfaces.js';
-import { NO_EVENTS } from '../../../src/core/runner/packed-events.js';
+import type { ToolCallActivityInput } from '../../../src/contract/activity-interfaces.js';
+import { NO_EVENTS } from '../../../src/contract/packed-events.js';
 import {
   MAX_TOOL_RESULT_OUTPUT_CHARS,
   createToolActivities,
-} from '../../../src/worker/activities/tool-activities.js';
-import { ToolRegistry } from '../../../src/worker/tools/index.js';
-import { StoreError, openEvidenceStore, type EvidenceStore } from '../../../src/worker/store/index.js';
-import { newRunId } from '../store/fixtures.js';
+} from '../../../src/activities/tool-activities.js';
+import { ToolRegistry } from '../../../src/registry/index.js';
+import { StoreError, openEvidenceStore, type EvidenceStore } from '../../../src/activities/store/index.js';
+import { newRunId } from './store/fixtures.js';
 
 const PARAMETERS = {
   type: 'object',

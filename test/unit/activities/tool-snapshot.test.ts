@@ -1,11 +1,11 @@
-import { NO_PRINCIPALS } from '../../../src/worker/authz/principal-registry.js';
+import { NO_PRINCIPALS } from '../../../src/activities/authz/principal-registry.js';
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { benchNoopDefinition, benchNoopExecutor } from '../../../apps/bench/bench-noop-tool.js';
 import { TOOLS_UNAVAILABLE } from '../../../src/contract/failure-types.js';
-import { createRunActivities } from '../../../src/worker/activities/run-activities.js';
-import type { EvidenceStore } from '../../../src/worker/store/index.js';
-import { ToolRegistry } from '../../../src/worker/tools/index.js';
+import { createRunActivities } from '../../../src/activities/run-activities.js';
+import type { EvidenceStore } from '../../../src/activities/store/index.js';
+import { ToolRegistry } from '../../../src/registry/index.js';
 import {
   orderReadV2Definition,
   rolloutExecutor,

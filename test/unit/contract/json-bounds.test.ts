@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DECISION_PAYLOAD_BOUNDS, jsonBoundsProblem } from '../../../src/contract/json-bounds.js';
-import { fakeRun } from '../runner/fake-run.js';
+import { fakeRun } from '../workflows/runner/fake-run.js';
 
 /** `{ a: { a: ... } }` nested `levels` deep, built without recursion. */
 function nested(levels: number): unknown {

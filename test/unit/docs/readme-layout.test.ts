@@ -43,10 +43,10 @@ describe('README layout', () => {
     expect(named.filter((p) => !existsSync(join(projectRoot, p)))).toEqual([]);
   });
 
-  it('names every folder of src/, src/core/, src/worker/ and apps/', () => {
+  it('names every folder of src/, src/workflows/, src/activities/, src/worker/ and apps/', () => {
     const text = lines.join('\n');
     const missing: string[] = [];
-    for (const dir of ['src', 'src/core', 'src/worker', 'apps']) {
+    for (const dir of ['src', 'src/workflows', 'src/activities', 'src/worker', 'apps']) {
       for (const d of dirsOf(dir)) {
         const full = `${dir}/${d}/`;
         if (!named.includes(full) && !new RegExp(`(^|\\s)${d}/`, 'm').test(text)) missing.push(full);

@@ -62,7 +62,7 @@ describe('workflow sandbox lint coverage', () => {
     for (const entry of entries) for (const f of await bundledSources(join(projectRoot, entry))) files.add(f);
     for (const f of await bundledSources(join(projectRoot, 'test/support/workflows.ts'), true)) files.add(f);
     // The list is real: the core's runner and an app's graph are in it.
-    expect([...files]).toContain('src/core/runner/runner.ts');
+    expect([...files]).toContain('src/workflows/runner/runner.ts');
     expect([...files]).toContain('apps/refund/workflow/refund-graph.ts');
     const uncovered: string[] = [];
     for (const file of files) {

@@ -1,15 +1,15 @@
 import { Ajv } from 'ajv';
 import { describe, expect, it, vi } from 'vitest';
 import type { ToolDefinition } from '../../../src/contract/tool.js';
-import type { ArgumentValidationResult, ToolCallRejection } from '../../../src/worker/tools/index.js';
+import type { ArgumentValidationResult, ToolCallRejection } from '../../../src/registry/index.js';
 import {
   ArgumentValidator,
   MAX_ARGUMENT_ERROR_MESSAGE,
   MAX_ARGUMENT_ERRORS,
   ToolCallValidator,
   validateToolDefinition,
-} from '../../../src/worker/tools/index.js';
-import { MAX_SHARED_VALIDATORS } from '../../../src/core/tools/argument-validator.js';
+} from '../../../src/registry/index.js';
+import { MAX_SHARED_VALIDATORS } from '../../../src/registry/argument-validator.js';
 import { EVERY_KEYWORD, closed, definition } from './helpers.js';
 
 const REFUND = validateToolDefinition(

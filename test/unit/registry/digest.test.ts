@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isHarnessError } from '../../../src/contract/errors.js';
-import { canonicalJson, sha256Digest } from '../../../src/worker/tools/digest.js';
+import { canonicalJson, sha256Digest } from '../../../src/activities/digest.js';
 
 const VALUE = { b: [1, 'two', { y: null, x: true }], a: { é: -0, z: 1.5e-7 }, c: 'line\n"quoted"' };
 
@@ -107,7 +107,7 @@ describe('sha256Digest', () => {
   });
 
   it('is the same in another process', () => {
-    const digestModule = fileURLToPath(new URL('../../../src/worker/tools/digest.ts', import.meta.url));
+    const digestModule = fileURLToPath(new URL('../../../src/activities/digest.ts', import.meta.url));
     const script = `import { sha256Digest } from ${JSON.stringify(digestModule)};
       const value = JSON.parse(process.argv[1]);
       process.stdout.write(sha256Digest(value));`;

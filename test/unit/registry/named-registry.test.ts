@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isHarnessError } from '../../../src/contract/errors.js';
 import { HarnessError } from '../../../src/contract/errors.js';
-import { NamedRegistry } from '../../../src/core/tools/named-registry.js';
+import { NamedRegistry } from '../../../src/registry/named-registry.js';
 
 interface Item {
   name: string;

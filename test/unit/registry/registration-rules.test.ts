@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isHarnessError } from '../../../src/contract/errors.js';
 import type { ToolDefinition, ToolExecutor } from '../../../src/contract/tool.js';
-import {
-  MAX_DESCRIPTION_LENGTH,
-  REGISTRY_ERROR_CODES,
-  ToolRegistry,
-} from '../../../src/worker/tools/index.js';
+import { MAX_DESCRIPTION_LENGTH, REGISTRY_ERROR_CODES, ToolRegistry } from '../../../src/registry/index.js';
 import { closed, definition, executor } from './helpers.js';
 
 function registerError(

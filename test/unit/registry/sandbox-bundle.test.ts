@@ -4,8 +4,9 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 
-const SANDBOX_ENTRY = fileURLToPath(new URL('../../../src/core/tools/sandbox.ts', import.meta.url));
-const FULL_ENTRY = fileURLToPath(new URL('../../../src/worker/tools/index.ts', import.meta.url));
+const SANDBOX_ENTRY = fileURLToPath(new URL('../../../src/registry/sandbox.ts', import.meta.url));
+const FULL_ENTRY = fileURLToPath(new URL('../../../src/registry/index.ts', import.meta.url));
+const NODE_DIGEST = fileURLToPath(new URL('../../../src/activities/digest.ts', import.meta.url));
 
 /** Bundles an entry for a platform without Node builtins; fails on any `node:` import. */
 async function bundleNeutral(entry: string): Promise<string> {
@@ -81,8 +82,14 @@ describe('registry in the workflow sandbox', () => {
     });
   });
 
-  it('refuses to bundle the full registry entry, which uses node:crypto (the check can fail)', async () => {
-    await expect(bundleNeutral(FULL_ENTRY)).rejects.toThrow(/node:crypto/);
+  it('bundles the whole registry entry: the registry is sandbox-safe, digests included', async () => {
+    const code = await bundleNeutral(FULL_ENTRY);
+    expect(code).toContain('ToolRegistry');
+    expect(code).not.toContain('node:crypto');
+  });
+
+  it("refuses to bundle the activities' digest, which uses node:crypto (the check can fail)", async () => {
+    await expect(bundleNeutral(NODE_DIGEST)).rejects.toThrow(/node:crypto/);
   });
 
   it('is accepted by the Temporal workflow bundler', async () => {

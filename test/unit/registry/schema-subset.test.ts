@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isHarnessError } from '../../../src/contract/errors.js';
 import type { JsonSchema } from '../../../src/contract/tool.js';
-import {
-  SCHEMA_LIMITS,
-  SUPPORTED_SCHEMA_KEYWORDS,
-  checkToolSchema,
-} from '../../../src/worker/tools/index.js';
+import { SCHEMA_LIMITS, SUPPORTED_SCHEMA_KEYWORDS, checkToolSchema } from '../../../src/registry/index.js';
 import { EVERY_KEYWORD, closed } from './helpers.js';
 
 function schemaError(schema: unknown): { code: string; message: string; details: Record<string, unknown> } {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { isHarnessError } from '../../../src/contract/errors.js';
 import type { ToolDefinition } from '../../../src/contract/tool.js';
-import { ToolNotFoundError, ToolRegistry, sha256Digest } from '../../../src/worker/tools/index.js';
+import { ToolNotFoundError, ToolRegistry } from '../../../src/registry/index.js';
+import { sha256Digest } from '../../../src/activities/digest.js';
 import { closed, definition, executor } from './helpers.js';
 
 function codeOf(fn: () => unknown): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_AUTHORIZATION } from '../../../src/core/authz/authorization-rules.js';
+import { DEFAULT_AUTHORIZATION } from '../../../src/workflows/authz/authorization-rules.js';
 import type { Caller } from '../../../src/service/caller-identity.js';
 import { gateDecision, mayTakePending, type DecisionContext } from '../../../src/service/decision-gate.js';
 

@@ -3,8 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunEventFeeds, type FeedCursor, type FeedRead } from '../../../src/service/run-event-feed.js';
-import { openEvidenceStore, type EvidenceStore, type StoredEvent } from '../../../src/worker/store/index.js';
-import { event, newRunId } from '../store/fixtures.js';
+import {
+  openEvidenceStore,
+  type EvidenceStore,
+  type StoredEvent,
+} from '../../../src/activities/store/index.js';
+import { event, newRunId } from '../activities/store/fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'harness-feed-'));
 let store: EvidenceStore;

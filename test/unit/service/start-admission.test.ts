@@ -2,10 +2,10 @@ import type { Client } from '@temporalio/client';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { showcaseDefinition } from '../../../apps/showcase/workflow/definition.js';
-import { composeAgentRun } from '../../../src/core/workflow/agent-run-definition.js';
+import { composeAgentRun } from '../../../src/workflows/temporal/agent-run-definition.js';
 import { createRunService } from '../../../src/service/run-service.js';
 import { parseServiceConfig } from '../../../src/service/service-config.js';
-import type { EvidenceStore } from '../../../src/worker/store/index.js';
+import type { EvidenceStore } from '../../../src/activities/store/index.js';
 import { TEST_KEYS } from '../../support/principals.js';
 
 /**

@@ -5,7 +5,7 @@ import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { ExportResultCode } from '@opentelemetry/core';
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
-import { JsonLinesSpanExporter, type SpanRecord } from '../../../src/worker/telemetry/jsonl-exporter.js';
+import { JsonLinesSpanExporter, type SpanRecord } from '../../../src/telemetry/jsonl-exporter.js';
 
 describe('JsonLinesSpanExporter', () => {
   it('appends one JSON line per finished span with ids, parent, times, plain attributes and resource', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isHarnessError } from '../../../src/contract/errors.js';
-import { tracingConfigFromEnv } from '../../../src/worker/telemetry/tracing-config.js';
-import { tracingFromEnv } from '../../../src/worker/telemetry/tracing.js';
+import { tracingConfigFromEnv } from '../../../src/telemetry/tracing-config.js';
+import { tracingFromEnv } from '../../../src/telemetry/tracing.js';
 
 function errorOf(fn: () => unknown): { code: string; message: string } {
   try {

@@ -6,8 +6,8 @@ import { benchNoopDefinition, benchNoopExecutor } from '../../../apps/bench/benc
 import { isHarnessError } from '../../../src/contract/errors.js';
 import { loadHarnessApp } from '../../../src/worker/app.js';
 import { composeWorker } from '../../../src/worker/compose-worker.js';
-import { ScriptedProvider } from '../../../src/worker/model/scripted-provider.js';
-import { parseModelScript } from '../../../src/worker/model/scripted-script.js';
+import { ScriptedProvider } from '../../../src/activities/model/scripted-provider.js';
+import { parseModelScript } from '../../../src/activities/model/scripted-script.js';
 
 const provider = new ScriptedProvider(
   parseModelScript({ entries: [{ match: { step: 0 }, response: { text: 'hi' } }] }, 'scripted/x'),

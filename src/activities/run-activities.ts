@@ -1,0 +1,166 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { TOOLS_UNAVAILABLE } from '../contract/failure-types.js';
+import type { ToolRegistry } from '../registry/index.js';
+import type { PackedEvents } from '../contract/packed-events.js';
+import type { EvidenceStore } from './store/index.js';
+import type { LoadedPrincipals } from './authz/principal-registry.js';
+import type {
+  PrincipalsRequest,
+  PrincipalsSnapshot,
+  RunActivities,
+  ToolSnapshot,
+  ToolSnapshotRequest,
+} from '../contract/activity-interfaces.js';
+import type { ModelRoutePlan } from '../contract/model-routes.js';
+import type { ModelRouter } from './model-router.js';
+import type { BundlePin, ResolvedBundles } from '../contract/bundles.js';
+import { isHarnessError } from '../contract/errors.js';
+import { resolveWithoutBundles, type BundleCatalog } from './bundles/bundle-catalog.js';
+import { storeEvents } from './store-events.js';
+
+export interface RunActivityDeps {
+  readonly registry: ToolRegistry;
+  readonly store: EvidenceStore;
+  /** What a run that names no model route pins (the worker composition's default route). */
+  readonly defaultModelRoute: string;
+  /** The worker composition's config digest, pinned by runs whose starter did not pin one. */
+  readonly configDigest: string;
+  /** The principal registry decisions are checked against. */
+  readonly principals: LoadedPrincipals;
+  /** The worker's model routes: what a new run pins of a routes file (absent: nothing). */
+  readonly models?: ModelRouter;
+  /** The worker's control-plane bundles (docs/control-plane.md): what a new run pins, what a pin names. */
+  readonly bundles?: BundleCatalog;
+}
+
+function withoutRoute(pin: BundlePin): BundlePin {
+  const { modelRoute: _route, ...rest } = pin;
+  return rest;
+}
+
+/** Activities that serve the run itself: the pinned tool snapshot and event writes. */
+export function createRunActivities(deps: RunActivityDeps): RunActivities {
+  /**
+   * The bundles of a run: at its first start (`bundleSlots`) its rollout arm and that arm's bundles;
+   * after continue-as-new (`bundlePin`) the content of exactly the pinned versions.
+   * @throws ApplicationFailure `bundle.not_found` / `bundle.changed` (non-retryable) when this worker
+   *   cannot serve the pin; the workflow turns them into a workflow task failure.
+   */
+  const bundlesFor = (req: ToolSnapshotRequest): ResolvedBundles | undefined => {
+    try {
+      if (req.bundlePin !== undefined)
+        return deps.bundles ? deps.bundles.resolve(req.bundlePin) : resolveWithoutBundles(req.bundlePin);
+      if (req.bundleSlots !== undefined) return deps.bundles?.pin(req.bundleSlots);
+      return undefined;
+    } catch (err) {
+      if (isHarnessError(err))
+        throw ApplicationFailure.create({
+          type: err.code,
+          nonRetryable: true,
+          message: err.message,
+          details: [err.details],
+        });
+      throw err;
+    }
+  };
+  /**
+   * What a run pins at its first start: its bundles, and its model routes for the starter's route
+   * (else the rollout arm's route, else the routes file's purposes). A later generation keeps what it
+   * carried.
+   */
+  const pinsFor = (req: ToolSnapshotRequest): { modelRoutes?: ModelRoutePlan; bundles?: ResolvedBundles } => {
+    const resolved = bundlesFor(req);
+    if (req.toolsDigest !== undefined || req.bundlePin !== undefined)
+      return resolved ? { bundles: resolved } : {};
+    // A starter that names a route keeps it: the arm's route is then not part of the run's pin.
+    const bundles =
+      resolved && req.modelRoute !== undefined && resolved.pin.modelRoute !== undefined
+        ? { ...resolved, pin: withoutRoute(resolved.pin) }
+        : resolved;
+    const plan = deps.models?.plan(req.modelRoute ?? bundles?.pin.modelRoute);
+    return { ...(plan ? { modelRoutes: plan } : {}), ...(bundles ? { bundles } : {}) };
+  };
+  const principalsFor = (req: ToolSnapshotRequest): { principals?: PrincipalsSnapshot } =>
+    req.withPrincipals
+      ? { principals: { digest: deps.principals.digest, registry: deps.principals.registry } }
+      : {};
+  return {
+    /**
+     * The model-visible definitions of the profile's tools, from this worker's registry, and what the
+     * run pins: the digest of exactly those definitions (name, version, effect, description, schema),
+     * this worker's default model route and config digest. Tools outside the profile do not count, so
+     * a worker with more tools, or other versions of tools the profile does not name, serves the run.
+     *
+     * Fails non-retryable `worker.tools_unavailable` when this worker lacks one of the profile's tools
+     * or serves a different definition than the run pinned (`toolsDigest`); the workflow turns that
+     * into a workflow task failure, so another worker takes the task (never a failed run). With
+     * `expectedDigest` (runs from older clients) the whole registry must match: `run.registry_mismatch`.
+     */
+    // eslint-disable-next-line @typescript-eslint/require-await -- async: every refusal is a rejection
+    async loadToolSnapshot(req: ToolSnapshotRequest): Promise<ToolSnapshot> {
+      if (req.expectedDigest !== undefined) {
+        const full = deps.registry.snapshot();
+        if (full.digest !== req.expectedDigest) {
+          throw ApplicationFailure.create({
+            type: 'run.registry_mismatch',
+            nonRetryable: true,
+            message: `this worker's tool registry is ${full.digest}, the run pinned ${req.expectedDigest}`,
+          });
+        }
+        return {
+          definitions: deps.registry.snapshot(req.names).definitions,
+          digest: full.digest,
+          defaultModelRoute: deps.defaultModelRoute,
+          configDigest: deps.configDigest,
+          ...pinsFor(req),
+          ...principalsFor(req),
+        };
+      }
+      let selected;
+      try {
+        selected = deps.registry.snapshot(req.names);
+      } catch (err) {
+        throw ApplicationFailure.create({
+          type: TOOLS_UNAVAILABLE,
+          nonRetryable: true,
+          message: `this worker cannot serve the profile's tools: ${(err as Error).message}`,
+        });
+      }
+      if (req.toolsDigest !== undefined && selected.digest !== req.toolsDigest) {
+        const served = selected.definitions.map((d) => `${d.name}@${d.version}`).join(', ');
+        throw ApplicationFailure.create({
+          type: TOOLS_UNAVAILABLE,
+          nonRetryable: true,
+          message: `this worker serves other definitions of the run's tools (${served}: ${selected.digest}); the run pinned ${req.toolsDigest}`,
+        });
+      }
+      return {
+        definitions: selected.definitions,
+        digest: selected.digest,
+        defaultModelRoute: deps.defaultModelRoute,
+        configDigest: deps.configDigest,
+        ...pinsFor(req),
+        ...principalsFor(req),
+      };
+    },
+
+    /**
+     * This worker's principal registry and its digest; the registry is left out when the run already
+     * holds that digest (history stays small across waits). Never fails.
+     */
+    // eslint-disable-next-line @typescript-eslint/require-await -- an activity is async
+    async loadPrincipals(req: PrincipalsRequest): Promise<PrincipalsSnapshot> {
+      const p = deps.principals;
+      return req.knownDigest === p.digest ? { digest: p.digest } : { digest: p.digest, registry: p.registry };
+    },
+
+    /**
+     * Store events exactly once (unique by run and sequence). As a local activity (the last flush), a
+     * retried workflow task's copy of events already stored leaves the first record standing.
+     */
+    async recordEvents(events: PackedEvents): Promise<void> {
+      await storeEvents(deps.store, events, { local: Context.current().info.isLocal });
+    },
+  };
+}

@@ -1,0 +1,55 @@
+import type { ToolDefinition } from '../contract/tool.js';
+import { isPlainObject } from '../contract/canonical-json.js';
+import { InvalidDefinitionError, InvalidDescriptionError, UnknownEffectError } from './errors.js';
+import { checkToolSchema } from './schema-subset.js';
+import { assertToolName, assertToolVersion } from './tool-identity.js';
+
+/** Maximum length of a tool description, in characters. */
+export const MAX_DESCRIPTION_LENGTH = 2048;
+
+const DEFINITION_FIELDS = ['description', 'effect', 'name', 'parameters', 'version'] as const;
+
+/**
+ * Checks a tool definition against every registration rule and returns a deep-frozen copy, so a
+ * later change to the caller's object cannot change what was checked. Pure and sandbox-safe.
+ *
+ * Checks run in this order: shape (exactly the ToolDefinition fields), name, version, effect,
+ * description, parameter schema.
+ *
+ * @throws {InvalidDefinitionError} `registry.invalid_definition` when not an object or with other fields.
+ * @throws {InvalidToolNameError} `registry.invalid_name`.
+ * @throws {InvalidToolVersionError} `registry.invalid_version`.
+ * @throws {UnknownEffectError} `registry.unknown_effect` unless the effect is exactly `read` or `write`.
+ * @throws {InvalidDescriptionError} `registry.invalid_description` when blank or over {@link MAX_DESCRIPTION_LENGTH}.
+ * @throws {RegistryError} the schema errors of {@link checkToolSchema}.
+ */
+export function validateToolDefinition(definition: unknown): ToolDefinition {
+  if (!isPlainObject(definition)) throw new InvalidDefinitionError('a definition must be a plain object');
+  const extra = Object.keys(definition).filter((k) => !(DEFINITION_FIELDS as readonly string[]).includes(k));
+  if (extra.length > 0) throw new InvalidDefinitionError(`unexpected fields: ${extra.sort().join(', ')}`);
+  const { name, version, effect, description, parameters } = definition;
+  assertToolName(name);
+  assertToolVersion(version);
+  const tool = `${name}@${version}`;
+  if (effect !== 'read' && effect !== 'write') throw new UnknownEffectError(tool, effect);
+  if (typeof description !== 'string') throw new InvalidDescriptionError(tool, 'not a string');
+  if (description.trim() === '') throw new InvalidDescriptionError(tool, 'empty');
+  if (description.length > MAX_DESCRIPTION_LENGTH) {
+    throw new InvalidDescriptionError(tool, `longer than ${MAX_DESCRIPTION_LENGTH} characters`);
+  }
+  checkToolSchema(tool, parameters);
+  return deepFreeze({ name, version, effect, description, parameters: structuredJsonCopy(parameters) });
+}
+
+/** Copy of JSON data (already checked to be JSON by the schema check). */
+function structuredJsonCopy<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const item of Object.values(value)) deepFreeze(item);
+    Object.freeze(value);
+  }
+  return value;
+}

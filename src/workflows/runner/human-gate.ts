@@ -1,0 +1,515 @@
+import type {
+  CancelRunSignal,
+  DecisionOutcome,
+  DecisionSignalName,
+  ReconcileSignal,
+} from '../../contract/signals.js';
+import type { DecidedAction, DecisionAuthority } from '../authz/decision-authority.js';
+import { PrincipalDirectory } from '../authz/principal-directory.js';
+import type { PrincipalsSnapshot } from '../../contract/activity-interfaces.js';
+import { addSeconds } from '../policy/index.js';
+import { earliestExpiry } from '../policy/decision-time.js';
+import { carriedWaitOf, type CarriedWait } from './carried-wait.js';
+import { ContinueAsNewRequested } from './continue-as-new.js';
+import { DecisionIntake, type Mailbox } from './decision-intake.js';
+import type { RunCore } from './run-core.js';
+import type { ConfirmRequest, HumanDecision, WaitOptions } from './run-context.js';
+import type { HumanRequest, PendingAction } from '../../contract/pending-action.js';
+import { RunStop } from './run-stop.js';
+import { argsDigestOf } from './tool-pipeline.js';
+
+export { MAX_REFUSAL_EVENTS_PER_WAIT } from './refusal-record.js';
+
+/**
+ * A run that checks signed decisions (docs/authorization.md): who decides, and how the registry is
+ * loaded for each wait (a local activity whose result is recorded).
+ */
+export interface GateAuthorization {
+  readonly authority: DecisionAuthority;
+  loadPrincipals(knownDigest: string | undefined): Promise<PrincipalsSnapshot>;
+}
+
+/**
+ * Human-in-the-loop: the pending action, the waits and their expiry. Decisions arrive through the
+ * {@link DecisionIntake} (signals and the `decide` update); a malformed, stale, forged, unsigned or
+ * unauthorized one changes nothing and is recorded, bounded.
+ */
+export class HumanGate {
+  private readonly intake: DecisionIntake;
+  private actionCounter = 0;
+  /**
+   * This generation continued a wait (the run state names its pending action): the first wait the
+   * profile asks for takes it up again, with the same action id and expiry.
+   */
+  private continuing: boolean;
+
+  /**
+   * @param carried what the previous generation's gate handed over when it continued as new in the
+   *   middle of a wait (see {@link CarriedWait}); absent otherwise.
+   */
+  constructor(
+    private readonly core: RunCore,
+    private readonly approvalTimeoutSeconds: number,
+    private readonly authz?: GateAuthorization,
+    carried?: CarriedWait,
+  ) {
+    this.intake = new DecisionIntake(core, authz?.authority);
+    this.intake.waiting = carried?.waiting;
+    this.intake.mailbox = carried?.mailbox;
+    this.intake.cancel = carried?.cancel;
+    this.continuing = core.state.pendingAction !== null;
+  }
+
+  /**
+   * What the next generation's gate needs when the run continues as new now: the signed wait, a
+   * decision or a cancellation accepted but not yet taken. Undefined when there is none.
+   */
+  carry(): CarriedWait | undefined {
+    return carriedWaitOf({
+      waiting: this.core.state.pendingAction !== null ? this.intake.waiting : undefined,
+      mailbox: this.intake.mailbox,
+      cancel: this.intake.cancel,
+    });
+  }
+
+  /**
+   * This generation ends (continue-as-new): the refusals not recorded one by one since the last wait
+   * are counted in an event now, so the count goes to the next generation with the events it carries.
+   */
+  recordRefusalCount(): void {
+    this.intake.refusals.endWait();
+  }
+
+  /**
+   * The wait this generation continues, when the profile asks for the same one (same kind and
+   * subject): its action and request as the previous generation recorded them. Asked once, by the
+   * first wait of a generation. A different wait drops the carried one (the run leaves the wait).
+   */
+  private continuedWait(
+    kind: PendingAction['kind'],
+    same: (pending: PendingAction) => boolean,
+  ): { action: PendingAction; request: HumanRequest } | undefined {
+    if (!this.continuing) return undefined;
+    this.continuing = false;
+    const { state } = this.core;
+    const action = state.pendingAction;
+    const request = state.humanRequest;
+    if (action !== null && request !== null && action.kind === kind && same(action))
+      return { action, request };
+    state.pendingAction = null;
+    state.humanRequest = null;
+    this.intake.waiting = undefined;
+    this.intake.mailbox = undefined;
+    if (state.status !== 'running') this.core.transition('running', { waitingReason: null });
+    return undefined;
+  }
+
+  get cancelRequest(): CancelRunSignal | undefined {
+    return this.intake.cancel;
+  }
+
+  /** True when the run accepts signed decisions only. */
+  get signed(): boolean {
+    return this.authz !== undefined;
+  }
+
+  /** The run's user, when the run checks signed decisions and has one. */
+  get requester(): string | undefined {
+    return this.authz?.authority.requester;
+  }
+
+  /** Distinct principals who approved a tool call (signed runs). */
+  approversOf(action: DecidedAction): readonly string[] {
+    return this.authz?.authority.approversOf(action) ?? [];
+  }
+
+  /** Signed runs: the call was dispatched; its approvals are used up (see DecisionAuthority.consume). */
+  consumeApprovals(action: DecidedAction): void {
+    this.authz?.authority.consume(action);
+  }
+
+  /**
+   * The arguments of the tool call the run waits for a decision on (signed runs), for the `state`
+   * view: the person deciding sees what they approve. Undefined when nothing waits or the wait binds
+   * no call.
+   */
+  get pendingArguments(): Readonly<Record<string, unknown>> | undefined {
+    return this.core.state.pendingAction !== null ? this.intake.waiting?.action.args : undefined;
+  }
+
+  /** Decisions refused since the run (this generation) started. */
+  get refusals(): number {
+    return this.intake.refusals.count;
+  }
+
+  /** Take a decision by name (a signal or the `decide` update); see {@link DecisionIntake.receive}. */
+  receive(signal: DecisionSignalName, payload: unknown): DecisionOutcome {
+    return this.intake.receive(signal, payload);
+  }
+
+  /** Would {@link receive} take it? Nothing recorded or taken; see {@link DecisionIntake.preview}. */
+  preview(signal: DecisionSignalName, payload: unknown): DecisionOutcome {
+    return this.intake.preview(signal, payload);
+  }
+
+  private nextActionId(suffix: string): string {
+    this.actionCounter += 1;
+    return `act-${this.core.state.nextSeq}-${this.actionCounter}${suffix ? `-${suffix}` : ''}`;
+  }
+
+  /**
+   * Signed mode: load the principal registry for this wait (a local activity; its result is in the
+   * history, so verification replays exactly). A changed registry is recorded as an event.
+   */
+  private async loadPrincipals(): Promise<void> {
+    const authz = this.authz!;
+    const known = authz.authority.registryDigest;
+    const snapshot = await authz.loadPrincipals(known);
+    if (snapshot.registry !== undefined && snapshot.digest !== known) {
+      authz.authority.useDirectory(new PrincipalDirectory(snapshot.digest, snapshot.registry));
+      this.core.emit('principals.loaded', {
+        digest: snapshot.digest,
+        principals: snapshot.registry.principals.length,
+      });
+    }
+  }
+
+  /**
+   * Wait for a decision on `action`. `continued`: the previous generation was already waiting for it
+   * (the state still names it; a decision may already be in the mailbox). When the history is over
+   * its bound (see {@link RunnerPorts.historyOverWaitBound}) after this wait refused a decision, and
+   * no decision has come:
+   * with `resumeAt`, the run continues as new carrying it as the profile's resume state and waits
+   * again in the next generation; without, the run ends `failed` with `run.history_limit`.
+   * @throws ContinueAsNewRequested, RunStop(failed, `run.history_limit`) as above;
+   *   RunStop(cancelled) when the run is cancelled while waiting.
+   */
+  private async wait(
+    action: PendingAction,
+    status: 'awaiting_confirmation' | 'awaiting_human' | 'awaiting_input',
+    waitingReason: string,
+    request: HumanRequest | null,
+    options: WaitOptions & { readonly continued?: boolean } = {},
+  ): Promise<Mailbox | undefined> {
+    const { state, ports } = this.core;
+    if (this.authz) await this.loadPrincipals();
+    if (options.continued) {
+      this.core.emit('human.wait_continued', { actionId: action.actionId, kind: action.kind });
+      ports.publish(state);
+    } else {
+      this.intake.mailbox = undefined;
+      state.pendingAction = action;
+      state.humanRequest = request;
+      this.core.transition(status, { waitingReason });
+      this.core.emit('human.requested', { action, request });
+      if (this.core.eventEnvelope)
+        this.core.emit('run.paused', {
+          status,
+          waitingReason,
+          actionId: action.actionId,
+          kind: action.kind,
+        });
+    }
+    this.core.emit('checkpoint.saved', { reason: 'before_pause', stateVersion: state.stateVersion });
+    await ports.flushEvents(this.core.takeOutbox());
+    const timeoutMs =
+      action.expiresAt === null
+        ? undefined
+        : Math.max(0, Date.parse(action.expiresAt) - Date.parse(ports.now()));
+    const answered = () => this.intake.mailbox !== undefined || this.intake.cancel !== undefined;
+    // The size is read only while nothing is answered, so a decision always wins over the bound, and
+    // only once this wait refused something: the bound is about what refused decisions add. A history
+    // that was over it already (a bound below what a generation needs to start) never loops.
+    const refusedBefore = options.continued ? 0 : this.intake.refusals.count;
+    const historyFull = () =>
+      this.intake.refusals.count > refusedBefore && ports.historyOverWaitBound?.() !== undefined;
+    const ready = await ports.waitUntil(() => answered() || historyFull(), timeoutMs);
+    if (ready && !answered()) this.leaveFullHistory(action, waitingReason, options.resumeAt);
+    const received = this.intake.mailbox;
+    this.intake.mailbox = undefined;
+    this.intake.waiting = undefined;
+    state.pendingAction = null;
+    state.humanRequest = null;
+    this.intake.refusals.endWait();
+    if (this.intake.cancel) {
+      this.core.emit('human.decided', {
+        actionId: action.actionId,
+        decision: 'cancelled',
+        actor: this.intake.cancel.actor,
+      });
+      throw new RunStop('cancelled', {
+        code: 'run.cancelled',
+        message: `cancelled by ${this.intake.cancel.actor}: ${this.intake.cancel.reason}`,
+      });
+    }
+    this.core.transition('running', { waitingReason: null });
+    return received;
+  }
+
+  /**
+   * The history reached its bound during the wait for `action`, undecided. The refusals counted so
+   * far are recorded; then the run continues as new (the wait stays pending in the state) when the
+   * profile said where to resume, or ends `failed` with `run.history_limit` naming the wait.
+   * @throws ContinueAsNewRequested or RunStop; never returns.
+   */
+  private leaveFullHistory(
+    action: PendingAction,
+    waitingReason: string,
+    resumeAt: Record<string, unknown> | undefined,
+  ): never {
+    const { state, ports } = this.core;
+    const historySizeBytes = ports.historyOverWaitBound?.() ?? 0;
+    this.intake.refusals.endWait();
+    if (resumeAt !== undefined) {
+      state.profileState = resumeAt;
+      this.core.emit('checkpoint.saved', {
+        reason: 'continue_as_new',
+        stateVersion: state.stateVersion,
+        waitingFor: action.actionId,
+        historySizeBytes,
+      });
+      throw new ContinueAsNewRequested();
+    }
+    this.intake.waiting = undefined;
+    throw new RunStop('failed', {
+      code: 'run.history_limit',
+      message: `the history reached ${historySizeBytes} bytes while the run waited for ${action.actionId} (${waitingReason}), which cannot move to a new history; the run ends before the server terminates it`,
+      details: { actionId: action.actionId, kind: action.kind, waitingReason, historySizeBytes },
+    });
+  }
+
+  /**
+   * Ask for a confirmation or a human decision bound to `request.action` (tool, version, argument
+   * digest). Resolves with the decision; on expiry, a rejection with code `approval.expired`. The
+   * request expires after the approval timeout, or at `notAfter` (the policy decision's own expiry)
+   * when that is earlier. A generation that continued this wait takes it up with the same action.
+   * @throws RunStop(cancelled) when the run is cancelled while waiting; ContinueAsNewRequested or
+   *   RunStop(failed, `run.history_limit`) when the history reaches its bound (see `wait`).
+   */
+  async decide(
+    kind: 'confirmation' | 'human',
+    request: ConfirmRequest,
+    argsDigest?: string,
+    obligations?: readonly string[],
+    notAfter?: string,
+    mode: { readonly customer?: boolean } = {},
+    options: WaitOptions = {},
+  ): Promise<HumanDecision> {
+    const continued = this.continuedWait(
+      kind,
+      (p) => p.tool === request.action?.tool && p.version === request.action?.version,
+    );
+    const { action, request: humanRequest } =
+      continued ?? this.decisionWait(kind, request, argsDigest, obligations, notAfter, mode);
+    const actionId = action.actionId;
+    const boundDigest = action.argsDigest;
+    const status = kind === 'confirmation' ? 'awaiting_confirmation' : 'awaiting_human';
+    const received = await this.wait(
+      action,
+      status,
+      kind === 'confirmation' ? 'confirmation_required' : 'human_decision_required',
+      humanRequest,
+      { ...options, continued: continued !== undefined },
+    );
+    const decision: HumanDecision =
+      received?.kind === 'decision'
+        ? received.decision
+        : {
+            decision: 'rejected',
+            actor: 'system',
+            reason: 'the approval request expired',
+            code: 'approval.expired',
+          };
+    this.core.emit('human.decided', {
+      actionId,
+      ...decision,
+      ...(this.authz
+        ? {
+            verified: true,
+            kind: mode.customer ? 'customer_confirmation' : 'approval',
+            registryDigest: this.authz.authority.registryDigest ?? null,
+          }
+        : {}),
+    });
+    // A rejected or expired decision ends the approvals of its call: a new proposal starts over.
+    if (this.authz && decision.decision === 'rejected' && boundDigest !== undefined)
+      this.authz.authority.consume({
+        actionId,
+        tool: request.action?.tool,
+        version: request.action?.version,
+        argsDigest: boundDigest,
+      });
+    return decision;
+  }
+
+  /** A new decision wait: its action id, expiry and request (and, signed, what it is bound to). */
+  private decisionWait(
+    kind: 'confirmation' | 'human',
+    request: ConfirmRequest,
+    argsDigest: string | undefined,
+    obligations: readonly string[] | undefined,
+    notAfter: string | undefined,
+    mode: { readonly customer?: boolean },
+  ): { action: PendingAction; request: HumanRequest } {
+    const { state, ports } = this.core;
+    const timeout = addSeconds(ports.now(), this.approvalTimeoutSeconds);
+    const expiresAt = earliestExpiry(timeout, notAfter) ?? timeout;
+    let actionId: string;
+    let boundDigest = argsDigest;
+    if (this.authz) {
+      // Signed runs bind a confirmation to its tool call too, so approvals of one call add up.
+      boundDigest ??= request.action ? argsDigestOf(request.action.args) : undefined;
+      actionId = this.authz.authority.nextActionId(
+        mode.customer ? 'c' : 'a',
+        request.action?.tool ?? kind,
+        boundDigest ? boundDigest.slice(7, 19) : 'none',
+      );
+      this.intake.waiting = {
+        action: {
+          actionId,
+          tool: request.action?.tool,
+          version: request.action?.version,
+          argsDigest: boundDigest,
+          args: request.action?.args,
+        },
+        customer: mode.customer === true,
+        dispatch: argsDigest !== undefined,
+      };
+    } else {
+      actionId = this.nextActionId(argsDigest ? argsDigest.slice(7, 19) : '');
+    }
+    const action: PendingAction = {
+      actionId,
+      kind,
+      tool: request.action?.tool,
+      version: request.action?.version,
+      argsDigest: boundDigest,
+      obligations,
+      expiresAt,
+    };
+    const humanRequest: HumanRequest = {
+      runId: state.runId,
+      decisionType: request.decisionType,
+      requestSummary: request.summary,
+      verifiedFacts: request.verifiedFacts ?? [],
+      policyEvidence: request.policyEvidence ?? [],
+      proposedAction: `action://${state.runId}/${actionId}`,
+      riskReasons: request.riskReasons ?? [],
+      allowedDecisions: mode.customer ? ['confirm', 'reject'] : ['approve', 'reject'],
+      expiresAt,
+    };
+    return { action, request: humanRequest };
+  }
+
+  /** Wait for a `reconcile` signal about invocation `seq` (unknown write outcome). */
+  async awaitReconciliation(
+    seq: number,
+    tool: string,
+    version: string,
+    exhausted?: { readonly attempts: number; readonly lastReason: string },
+  ): Promise<ReconcileSignal> {
+    const actionId = this.authz
+      ? this.authz.authority.nextActionId('r', tool, String(seq))
+      : `reconcile-${seq}`;
+    if (this.authz)
+      this.intake.waiting = { action: { actionId, tool, version }, customer: false, dispatch: false };
+    const action: PendingAction = {
+      actionId,
+      kind: 'reconcile',
+      invocationSeq: seq,
+      tool,
+      version,
+      expiresAt: null,
+    };
+    const reason = exhausted ? 'write_attempts_exhausted' : 'unknown_write_outcome';
+    const request: HumanRequest = {
+      runId: this.core.state.runId,
+      decisionType: reason,
+      requestSummary: exhausted
+        ? `${tool}@${version} #${seq} was approved but did not take effect in ${exhausted.attempts} attempts (last: ${exhausted.lastReason}); send a reconcile signal: not_applied to try again, failed to give it up, succeeded if it was done outside the run`
+        : `${tool}@${version} #${seq} may or may not have taken effect; check the external system and send a reconcile signal`,
+      verifiedFacts: [],
+      policyEvidence: [],
+      proposedAction: `invocation://${this.core.state.runId}/${seq}`,
+      riskReasons: [exhausted ? 'write_attempts_exhausted' : 'write_outcome_unknown'],
+      allowedDecisions: ['succeeded', 'failed', 'not_applied'],
+      expiresAt: '',
+    };
+    const received = await this.wait(action, 'awaiting_human', reason, request);
+    if (received?.kind !== 'reconcile') throw new Error('reconciliation wait ended without a signal');
+    this.core.emit('human.decided', { actionId: action.actionId, ...received.signal });
+    return received.signal;
+  }
+
+  /** True while the run waits for a person to settle a write whose outcome is unknown. */
+  get reconciling(): boolean {
+    return this.core.state.pendingAction?.kind === 'reconcile';
+  }
+
+  /**
+   * The run's wall-clock deadline passed during a reconciliation wait. An unresolved write is never
+   * dropped: the wait goes on, escalated. `human.escalated` is recorded (and stored at once), the
+   * human request says the answer is overdue (`riskReasons` gains `deadline_passed`), and the waiting
+   * reason, which is the `AgentWaitingReason` search attribute, becomes `unknown_write_outcome_overdue`
+   * so operators can filter for it. Does nothing when no reconciliation is pending.
+   */
+  async escalateReconciliation(deadlineSeconds: number): Promise<void> {
+    const { state, ports } = this.core;
+    const action = state.pendingAction;
+    const request = state.humanRequest;
+    if (action?.kind !== 'reconcile' || request === null) return;
+    state.humanRequest = {
+      ...request,
+      requestSummary: `OVERDUE: the run's deadline passed while this write was unresolved. ${request.requestSummary}`,
+      riskReasons: [...request.riskReasons, 'deadline_passed'],
+    };
+    state.waitingReason = 'unknown_write_outcome_overdue';
+    state.stateVersion += 1;
+    this.core.emit('human.escalated', {
+      actionId: action.actionId,
+      invocationSeq: action.invocationSeq ?? null,
+      tool: action.tool ?? null,
+      reason: 'deadline_passed',
+      deadlineSeconds,
+    });
+    ports.publish(state);
+    await ports.flushEvents(this.core.takeOutbox());
+  }
+
+  /**
+   * Wait for a `provideInput` signal for `slot`. A generation that continued this wait takes it up
+   * with the same action (and a value that came in between).
+   * @throws RunStop(cancelled) when the run is cancelled while waiting; ContinueAsNewRequested or
+   *   RunStop(failed, `run.history_limit`) when the history reaches its bound (see `wait`).
+   */
+  async awaitInput(slot: string, prompt: string, options: WaitOptions = {}): Promise<string> {
+    const continued = this.continuedWait('input', (p) => p.slot === slot);
+    const { action, request } = continued ?? this.inputWait(slot, prompt);
+    const received = await this.wait(action, 'awaiting_input', `input_required:${slot}`, request, {
+      ...options,
+      continued: continued !== undefined,
+    });
+    if (received?.kind !== 'input') throw new Error('input wait ended without a value');
+    this.core.emit('human.decided', { actionId: action.actionId, slot, actor: received.actor });
+    return received.value;
+  }
+
+  /** A new input wait for `slot`: its action id and request. */
+  private inputWait(slot: string, prompt: string): { action: PendingAction; request: HumanRequest } {
+    const actionId = this.authz ? this.authz.authority.nextActionId('i', slot) : `input-${slot}`;
+    if (this.authz) this.intake.waiting = { action: { actionId }, customer: false, dispatch: false };
+    const action: PendingAction = { actionId, kind: 'input', slot, expiresAt: null };
+    const request: HumanRequest = {
+      runId: this.core.state.runId,
+      decisionType: 'input_required',
+      requestSummary: prompt,
+      verifiedFacts: [],
+      policyEvidence: [],
+      proposedAction: `slot://${this.core.state.runId}/${slot}`,
+      riskReasons: [],
+      allowedDecisions: ['provideInput'],
+      expiresAt: '',
+    };
+    return { action, request };
+  }
+}

@@ -1,0 +1,67 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openEvidenceStore, parseStoreUrl } from '../../../../src/activities/store/index.js';
+import { startTestPostgres } from '../../../support/postgres.js';
+import type { TestPostgres } from '../../../support/postgres.js';
+import { describeEvidenceStoreContract } from './contract.js';
+import { expectCode } from './fixtures.js';
+
+let server: TestPostgres | undefined;
+
+beforeAll(async () => {
+  server = await startTestPostgres();
+}, 120_000);
+afterAll(async () => {
+  await server?.stop();
+}, 60_000);
+
+function live(): TestPostgres {
+  if (server === undefined) throw new Error('PostgreSQL did not start');
+  return server;
+}
+
+async function raw(url: string, sql: string): Promise<Record<string, unknown>[]> {
+  const location = parseStoreUrl(url);
+  if (location.backend !== 'postgres') throw new Error('not a postgres url');
+  const client = new pg.Client({ connectionString: location.connectionString });
+  await client.connect();
+  try {
+    if (location.schema !== undefined) await client.query(`SET search_path TO "${location.schema}"`);
+    const result = await client.query(sql);
+    return result.rows as Record<string, unknown>[];
+  } finally {
+    await client.end();
+  }
+}
+
+describeEvidenceStoreContract('postgres', () => ({ freshUrl: () => live().freshUrl(), raw }));
+
+describe('PostgreSQL adapter', () => {
+  it('puts the tables in the schema named by the URL', async () => {
+    const url = live().freshUrl();
+    const schema = new URL(url).searchParams.get('schema');
+    const store = await openEvidenceStore(url);
+    await store.close();
+    const tables = await raw(
+      live().url,
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = '${schema}' ORDER BY table_name`,
+    );
+    expect(tables.map((t) => t.table_name)).toEqual([
+      'artifacts',
+      'blobs',
+      'events',
+      'failure_samples',
+      'invocation_intents',
+      'invocation_results',
+      'memory_entries',
+      'message_groups',
+      'model_deltas',
+      'runs',
+      'schema_migrations',
+    ]);
+  });
+
+  it('reports an unreachable server as store.unavailable', async () => {
+    await expectCode(openEvidenceStore('postgres://postgres@127.0.0.1:1/none'), 'store.unavailable');
+  });
+});
