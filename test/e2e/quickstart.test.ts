@@ -44,7 +44,7 @@ describe('the quickstart, from the packed tarball', () => {
       expect(tarball).toBeDefined();
       const listing = await run('tar', ['-tzf', join(packDir, tarball!)], { maxBuffer: 64 * 1024 * 1024 });
       const packed = listing.stdout.split('\n');
-      for (const entry of ['core', 'worker', 'client', 'contract']) {
+      for (const entry of ['workflows', 'worker', 'client', 'contract']) {
         expect(packed).toContain(`package/dist/src/${entry}/index.js`);
         expect(packed).toContain(`package/dist/src/${entry}/index.d.ts`);
       }

@@ -48,8 +48,8 @@ export async function startCommand(
   out: Output,
 ): Promise<number> {
   const definition = composeAgentRun(app.definition);
-  const profile = resolveProfile(definition, profileSpec, o.version);
-  const policy = resolvePolicy(definition, o.policy, profile);
+  const profile = asUsage(() => resolveProfile(definition, profileSpec, o.version));
+  const policy = asUsage(() => resolvePolicy(definition, o.policy, profile));
   const task = readJsonObject('--input', o.input);
   const budget = o.budget === undefined ? undefined : readJsonObject('--budget', o.budget);
   const approvalTimeoutSeconds =
@@ -63,17 +63,19 @@ export async function startCommand(
   const settings = harnessSettings();
   // No worker composition here: no model credentials, no stores. The run pins its tools, model route
   // and config from the worker that serves its start.
-  const input = buildRunInput({
-    profile,
-    policy,
-    task,
-    budget,
-    approvalTimeoutSeconds,
-    modelRoute: o.modelRoute,
-    threadId: o.thread,
-    tenantId: o.tenant,
-    userId: o.user ?? key?.principal,
-  });
+  const input = asUsage(() =>
+    buildRunInput({
+      profile,
+      policy,
+      task,
+      budget,
+      approvalTimeoutSeconds,
+      modelRoute: o.modelRoute,
+      threadId: o.thread,
+      tenantId: o.tenant,
+      userId: o.user ?? key?.principal,
+    }),
+  );
   const workflowId =
     o.id ??
     `${profile.name}-${new Date()
@@ -174,4 +176,14 @@ function watchStatus(
     }
   })();
   return { stop: () => (running = false) };
+}
+
+/** A request the shared start code refuses (`run.invalid_input`) is a usage error here (exit 2). */
+function asUsage<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (isHarnessError(err, 'run.invalid_input')) throw usageError(err.message, err.details);
+    throw err;
+  }
 }
