@@ -1,242 +1,36 @@
-import type { CompletionContract } from '../completion/index.js';
 import { builtOnFirstUse } from '../../contract/built-on-first-use.js';
 import { HarnessError } from '../../contract/errors.js';
 import {
   checkBlockedOutputChoice,
-  type BlockedOutputChoice,
   type BlockedOutputFeedback,
   type Profile,
-  type ProfilePolicies,
   type ProfileResult,
 } from './profile.js';
-import type { ConfirmRequest, RunContext } from './run-context.js';
-import { RunStop } from './run-stop.js';
+import type { RunContext } from './run-context.js';
 import {
-  nodeRetryPolicy,
-  retryDelaySeconds,
-  retryPolicyProblems,
-  type NodeRetryPolicy,
-} from './graph-node-retry.js';
-import {
-  isStateSchema,
-  statePatchCheck,
-  type GraphStateSchema,
-  type StatePatchCheck,
-} from './graph-state-patch.js';
+  OUTPUT_FEEDBACK_KEY,
+  type GraphDefinition,
+  type GraphEdge,
+  type GraphNode,
+  type NodeResult,
+  type RouteDecision,
+} from './graph-definition.js';
+import { validateGraph } from './graph-validation.js';
+import { scopedContext } from './graph-node-scope.js';
+import { checkPatch, failedNode, nextAttemptDelay } from './graph-node-failure.js';
+import { resumePoint, type GraphResume } from './graph-resume.js';
+import { statePatchCheck, type StatePatchCheck } from './graph-state-patch.js';
 
-/** Outcome of one node (seed 004 NodeResult). */
-export interface NodeResult<S> {
-  readonly outcome:
-    'completed' | 'retry' | 'pause_for_input' | 'pause_for_confirmation' | 'pause_for_human' | 'failed';
-  readonly statePatch?: Partial<S>;
-  readonly nextNode?: string;
-  readonly retryAfterSeconds?: number;
-  /** For pause_for_confirmation / pause_for_human: what to ask. */
-  readonly confirmation?: ConfirmRequest;
-  /** For pause_for_input: the slot and the question. */
-  readonly input?: { readonly slot: string; readonly prompt: string };
-  /** For failed: a stable code and message. */
-  readonly failure?: { readonly code: string; readonly message: string };
-  /** For a terminal node: the run's output. */
-  readonly output?: unknown;
-}
-
-/** A route decision (seed 004): which capabilities a node may use and which it may not, and why. */
-export interface RouteDecision {
-  readonly route: string;
-  readonly candidateCapabilities: readonly string[];
-  readonly excludedCapabilities: readonly string[];
-  readonly reasonCode: string;
-}
-
-export interface GraphNode<S> {
-  readonly id: string;
-  /** Tools this node may call; every other tool of the profile is excluded here. */
-  readonly capabilities?: readonly string[];
-  /**
-   * How often the node may answer `retry` per visit and how long the run waits in between (a durable
-   * timer); default `DEFAULT_NODE_RETRY` (3 attempts). A `retry` on the last attempt fails the node with
-   * `graph.attempts_exhausted`.
-   */
-  readonly retry?: NodeRetryPolicy;
-  run(state: S, ctx: RunContext): Promise<NodeResult<S>>;
-}
-
-/** An edge; `when` names a condition that must hold (and can be blocked in static checks). */
-export interface GraphEdge {
-  readonly from: string;
-  readonly to: string;
-  readonly when?: string;
-}
-
-export interface GraphDefinition<S> {
-  readonly name: string;
-  readonly version: string;
-  readonly start: string;
-  /** Nodes that end the run when they complete. */
-  readonly terminal: readonly string[];
-  readonly nodes: readonly GraphNode<S>[];
-  readonly edges: readonly GraphEdge[];
-  readonly conditions: Readonly<Record<string, (state: S) => boolean>>;
-  readonly initialState: (task: Readonly<Record<string, unknown>>) => S;
-  /**
-   * The typed state as a zod object. Every `statePatch` a node returns must fit it (its keys only,
-   * each value valid for its key); a patch that does not fails the node with
-   * `graph.invalid_state_patch` and is not applied.
-   */
-  readonly stateSchema: GraphStateSchema<S>;
-  readonly tools: readonly string[];
-  /** The policies runs of this graph may use, and the default (see {@link ProfilePolicies}). */
-  readonly policies: ProfilePolicies;
-  readonly completion: CompletionContract;
-  /** Maximum node executions (guards against cycles); the runner's step budget applies too. */
-  readonly maxNodeRuns?: number;
-  /**
-   * When the output guardrail blocks the final output (default fail). On `retry` the terminal node
-   * that produced it runs again with the block's feedback in its state under {@link OUTPUT_FEEDBACK_KEY}.
-   */
-  readonly onBlockedOutput?: BlockedOutputChoice;
-}
-
-/**
- * A node's pause, as the graph carries it when the run continues as new in the middle of the wait:
- * the node's result without its state patch (already in the carried state).
- */
-type CarriedPause<S> = Omit<NodeResult<S>, 'statePatch'>;
-
-/** What a graph run resumes from: the next node, or the node whose wait it continues. */
-interface GraphResume<S> {
-  readonly state: S;
-  readonly node: string;
-  readonly pause?: CarriedPause<S>;
-  /** With the node checks: the edge that led to `node` (null for the start node). */
-  readonly edge?: GraphEdge | null;
-  /** With the node checks, in the middle of a wait: the attempt of `node` the wait belongs to. */
-  readonly attempt?: number;
-  readonly attemptId?: string;
-}
-
-/** The state key under which a terminal node that runs again finds the {@link BlockedOutputFeedback}. */
-export const OUTPUT_FEEDBACK_KEY = 'outputFeedback';
-
-/**
- * Static reachability: every node reachable from `start` when the edges guarded by
- * `blockedConditions` can never be taken. Used to prove, e.g., that `create_refund` is unreachable
- * before `confirmation_granted`.
- */
-export function reachableNodes(
-  graph: Pick<GraphDefinition<unknown>, 'edges'>,
-  start: string,
-  blockedConditions: ReadonlySet<string> | readonly string[],
-): Set<string> {
-  const blocked = new Set(blockedConditions);
-  const seen = new Set([start]);
-  const queue = [start];
-  while (queue.length) {
-    const node = queue.shift()!;
-    for (const e of graph.edges) {
-      if (e.from !== node || (e.when !== undefined && blocked.has(e.when)) || seen.has(e.to)) continue;
-      seen.add(e.to);
-      queue.push(e.to);
-    }
-  }
-  return seen;
-}
-
-/** Checks a graph's shape at composition time. @throws HarnessError `graph.invalid`. */
-export function validateGraph<S>(g: GraphDefinition<S>): void {
-  const ids = new Set(g.nodes.map((n) => n.id));
-  const problems: string[] = [];
-  if (ids.size !== g.nodes.length) problems.push('duplicate node ids');
-  if (!ids.has(g.start)) problems.push(`start node ${g.start} is not defined`);
-  for (const e of g.edges) {
-    if (!ids.has(e.from)) problems.push(`edge from unknown node ${e.from}`);
-    if (!ids.has(e.to)) problems.push(`edge to unknown node ${e.to}`);
-    if (e.when !== undefined && !g.conditions[e.when])
-      problems.push(`edge ${e.from}->${e.to} uses unknown condition ${e.when}`);
-  }
-  for (const t of g.terminal) if (!ids.has(t)) problems.push(`terminal node ${t} is not defined`);
-  for (const n of g.nodes) problems.push(...retryPolicyProblems(n.id, n.retry));
-  if (!isStateSchema(g.stateSchema)) problems.push('stateSchema must be a zod object schema');
-  if (problems.length)
-    throw new HarnessError('graph.invalid', `graph ${g.name}@${g.version}: ${problems.join('; ')}`, {
-      problems,
-    });
-}
-
-/** Wrap a RunContext so a node can only call its own capabilities. */
-function scopedContext(ctx: RunContext, node: GraphNode<unknown>): RunContext {
-  if (!node.capabilities) return ctx;
-  const allowed = node.capabilities;
-  return Object.create(ctx, {
-    tool: {
-      value: async (name: string, args: unknown, options?: Parameters<RunContext['tool']>[2]) => {
-        if (!allowed.includes(name)) {
-          ctx.emit('route.capability_excluded', {
-            node: node.id,
-            tool: name,
-            reasonCode: 'route.capability_excluded',
-          });
-          return {
-            toolCallId: `${ctx.runId}:-1`,
-            seq: -1,
-            toolName: name,
-            toolVersion: options?.version ?? '',
-            status: 'rejected' as const,
-            artifactIds: [],
-            errorCode: 'route.capability_excluded',
-            errorMessage: `${name} is not a capability of node ${node.id}`,
-            startedAt: '',
-            finishedAt: '',
-          };
-        }
-        return ctx.tool(name, args, options);
-      },
-    },
-  }) as RunContext;
-}
-
-/**
- * A node's failure as the run records it: a `step.failed` event with the node, its attempt and the
- * code, then the stop that ends the run `failed` with that code.
- */
-function nodeFailure(
-  ctx: RunContext,
-  node: string,
-  attempt: number,
-  code: string,
-  message: string,
-  details: Record<string, unknown> = {},
-): RunStop {
-  ctx.emit('step.failed', { stepId: node, attempt, code, message, ...details });
-  return new RunStop('failed', { code, message, details: { node, attempt, ...details } });
-}
-
-/**
- * Check a node's state patch (node checks on): a patch that does not fit the state schema fails the
- * node with `graph.invalid_state_patch` and is not applied.
- * @throws RunStop `graph.invalid_state_patch`.
- */
-function checkPatch(
-  ctx: RunContext,
-  check: StatePatchCheck,
-  node: string,
-  attempt: number,
-  patch: unknown,
-): void {
-  const issues = check(patch);
-  if (issues === undefined) return;
-  throw nodeFailure(
-    ctx,
-    node,
-    attempt,
-    'graph.invalid_state_patch',
-    `node ${node} returned a state patch that does not fit the graph's state schema: ${issues
-      .map((i) => `${i.path || '(patch)'}: ${i.message}`)
-      .join('; ')}`,
-    { issues },
-  );
-}
+// The graph profile's public face (agent-harness/workflow): its definition and static checks.
+export {
+  OUTPUT_FEEDBACK_KEY,
+  type GraphDefinition,
+  type GraphEdge,
+  type GraphNode,
+  type NodeResult,
+  type RouteDecision,
+} from './graph-definition.js';
+export { reachableNodes, validateGraph } from './graph-validation.js';
 
 /**
  * A graph profile: typed state, nodes, conditional edges, route decisions. The runner records each
@@ -278,26 +72,7 @@ function buildGraphProfile<S extends Record<string, unknown>>(g: GraphDefinition
   validateGraph(g);
   checkBlockedOutputChoice(`${g.name}@${g.version}`, g.onBlockedOutput);
   const byId = new Map(g.nodes.map((n) => [n.id, n]));
-  const toolNames = g.tools;
   const checkState = statePatchCheck(g.stateSchema);
-  /** Run terminal `node` again with the feedback in its state; it must complete again. */
-  const recomposer =
-    (ctx: RunContext, node: GraphNode<S>, state: S, checks: boolean) =>
-    async (feedback: BlockedOutputFeedback): Promise<ProfileResult> => {
-      const withFeedback = { ...state, [OUTPUT_FEEDBACK_KEY]: feedback };
-      ctx.enterStep(node.id, checks ? 1 : undefined);
-      const result = await node.run(withFeedback, scopedContext(ctx, node));
-      if (result.outcome !== 'completed') {
-        throw new HarnessError(
-          'graph.recompose_failed',
-          `terminal node ${node.id} did not complete when composing again (${result.outcome})`,
-        );
-      }
-      if (checks && result.statePatch) checkPatch(ctx, checkState, node.id, 1, result.statePatch);
-      const next = { ...withFeedback, ...result.statePatch };
-      ctx.completeStep(node.id);
-      return { output: result.output ?? next, recompose: recomposer(ctx, node, next, checks) };
-    };
   return {
     async run(ctx: RunContext): Promise<ProfileResult> {
       const resumed = ctx.resume as GraphResume<S> | undefined;
@@ -319,13 +94,7 @@ function buildGraphProfile<S extends Record<string, unknown>>(g: GraphDefinition
           result = pause;
           pause = undefined;
         } else {
-          const capabilities = node.capabilities ?? [];
-          const route: RouteDecision = {
-            route: `${g.name}:${node.id}`,
-            candidateCapabilities: capabilities,
-            excludedCapabilities: toolNames.filter((t) => !capabilities.includes(t)),
-            reasonCode: capabilities.length ? 'route.node_capabilities' : 'route.no_tools',
-          };
+          const route = routeDecisionOf(g, node);
           attemptId = ctx.enterStep(node.id, checks ? attempt : undefined);
           ctx.emit('route.decided', checks ? { ...route, edge, attempt } : { ...route });
           result = await node.run(state, scopedContext(ctx, node));
@@ -335,42 +104,19 @@ function buildGraphProfile<S extends Record<string, unknown>>(g: GraphDefinition
           }
         }
         // Where to resume should the wait move to a new history (see WaitOptions.resumeAt).
-        const resumeAt = (): Record<string, unknown> => {
-          const { statePatch: _applied, ...carried } = result;
-          const at: GraphResume<S> = {
-            state,
-            node: node.id,
-            pause: carried,
-            ...(checks ? { edge, attempt, ...(attemptId !== undefined ? { attemptId } : {}) } : {}),
-          };
-          return at as unknown as Record<string, unknown>;
-        };
+        const resumeAt = () => resumePoint(result, state, node.id, checks, edge, attempt, attemptId);
         switch (result.outcome) {
           case 'retry': {
             if (!checks) {
               await ctx.sleep(result.retryAfterSeconds ?? 1);
               continue;
             }
-            const policy = nodeRetryPolicy(node.retry);
-            if (attempt >= policy.maxAttempts)
-              throw nodeFailure(
-                ctx,
-                node.id,
-                attempt,
-                'graph.attempts_exhausted',
-                `node ${node.id} asked to retry after its last attempt (${policy.maxAttempts})`,
-                { maxAttempts: policy.maxAttempts },
-              );
-            await ctx.sleep(retryDelaySeconds(policy, attempt, result.retryAfterSeconds));
+            await ctx.sleep(nextAttemptDelay(ctx, node, attempt, result.retryAfterSeconds));
             attempt += 1;
             continue;
           }
-          case 'failed': {
-            const code = result.failure?.code ?? 'graph.node_failed';
-            const message = result.failure?.message ?? `node ${node.id} failed`;
-            if (checks) throw nodeFailure(ctx, node.id, attempt, code, message);
-            throw new HarnessError(code, message);
-          }
+          case 'failed':
+            throw failedNode(ctx, node.id, attempt, result.failure, checks);
           case 'pause_for_input': {
             const slot = result.input?.slot ?? 'input';
             const value = await ctx.askInput(slot, result.input?.prompt ?? `please provide ${slot}`, {
@@ -401,7 +147,10 @@ function buildGraphProfile<S extends Record<string, unknown>>(g: GraphDefinition
         }
         ctx.completeStep(node.id);
         if (g.terminal.includes(node.id))
-          return { output: result.output ?? state, recompose: recomposer(ctx, node, state, checks) };
+          return {
+            output: result.output ?? state,
+            recompose: recomposer(ctx, node, state, checks, checkState),
+          };
         const next = pickEdge(g, node.id, result.nextNode, state);
         if (!next) throw new HarnessError('graph.no_route', `no edge from ${node.id} matches the state`);
         current = next.to;
@@ -411,6 +160,47 @@ function buildGraphProfile<S extends Record<string, unknown>>(g: GraphDefinition
       }
       throw new HarnessError('graph.too_many_node_runs', `graph ${g.name} ran more than ${limit} nodes`);
     },
+  };
+}
+
+/** The route decision of `node`: its capabilities, and the graph's other tools excluded there. */
+function routeDecisionOf<S>(g: GraphDefinition<S>, node: GraphNode<S>): RouteDecision {
+  const capabilities = node.capabilities ?? [];
+  return {
+    route: `${g.name}:${node.id}`,
+    candidateCapabilities: capabilities,
+    excludedCapabilities: g.tools.filter((t) => !capabilities.includes(t)),
+    reasonCode: capabilities.length ? 'route.node_capabilities' : 'route.no_tools',
+  };
+}
+
+/**
+ * How a terminal node composes again after its output was blocked: it runs again with the
+ * {@link BlockedOutputFeedback} in its state under {@link OUTPUT_FEEDBACK_KEY}, and must complete again.
+ * @throws HarnessError `graph.recompose_failed` when it does not complete; RunStop
+ *   `graph.invalid_state_patch` (node checks on) when its state patch does not fit.
+ */
+function recomposer<S extends Record<string, unknown>>(
+  ctx: RunContext,
+  node: GraphNode<S>,
+  state: S,
+  checks: boolean,
+  checkState: StatePatchCheck,
+): (feedback: BlockedOutputFeedback) => Promise<ProfileResult> {
+  return async (feedback: BlockedOutputFeedback): Promise<ProfileResult> => {
+    const withFeedback = { ...state, [OUTPUT_FEEDBACK_KEY]: feedback };
+    ctx.enterStep(node.id, checks ? 1 : undefined);
+    const result = await node.run(withFeedback, scopedContext(ctx, node));
+    if (result.outcome !== 'completed') {
+      throw new HarnessError(
+        'graph.recompose_failed',
+        `terminal node ${node.id} did not complete when composing again (${result.outcome})`,
+      );
+    }
+    if (checks && result.statePatch) checkPatch(ctx, checkState, node.id, 1, result.statePatch);
+    const next = { ...withFeedback, ...result.statePatch };
+    ctx.completeStep(node.id);
+    return { output: result.output ?? next, recompose: recomposer(ctx, node, next, checks, checkState) };
   };
 }
 

@@ -5,18 +5,17 @@ import type {
   ReconcileSignal,
 } from '../../contract/signals.js';
 import type { DecidedAction, DecisionAuthority } from '../authz/decision-authority.js';
-import { PrincipalDirectory } from '../authz/principal-directory.js';
 import type { PrincipalsSnapshot } from '../../contract/activity-interfaces.js';
 import { addSeconds } from '../policy/index.js';
 import { earliestExpiry } from '../policy/decision-time.js';
 import { carriedWaitOf, type CarriedWait } from './carried-wait.js';
-import { ContinueAsNewRequested } from './continue-as-new.js';
-import { DecisionIntake, type Mailbox } from './decision-intake.js';
+import { DecisionIntake } from './decision-intake.js';
+import { HumanWait } from './human-wait.js';
+import { decisionRequest, inputRequest, reconcileRequest } from './human-requests.js';
 import type { RunCore } from './run-core.js';
 import type { ConfirmRequest, HumanDecision, WaitOptions } from './run-context.js';
 import type { HumanRequest, PendingAction } from '../../contract/pending-action.js';
-import { RunStop } from './run-stop.js';
-import { argsDigestOf } from './tool-pipeline.js';
+import { argsDigestOf } from './args-digest.js';
 
 export { MAX_REFUSAL_EVENTS_PER_WAIT } from './refusal-record.js';
 
@@ -36,6 +35,7 @@ export interface GateAuthorization {
  */
 export class HumanGate {
   private readonly intake: DecisionIntake;
+  private readonly humanWait: HumanWait;
   private actionCounter = 0;
   /**
    * This generation continued a wait (the run state names its pending action): the first wait the
@@ -57,6 +57,7 @@ export class HumanGate {
     this.intake.waiting = carried?.waiting;
     this.intake.mailbox = carried?.mailbox;
     this.intake.cancel = carried?.cancel;
+    this.humanWait = new HumanWait(core, this.intake, authz);
     this.continuing = core.state.pendingAction !== null;
   }
 
@@ -158,133 +159,12 @@ export class HumanGate {
   }
 
   /**
-   * Signed mode: load the principal registry for this wait (a local activity; its result is in the
-   * history, so verification replays exactly). A changed registry is recorded as an event.
-   */
-  private async loadPrincipals(): Promise<void> {
-    const authz = this.authz!;
-    const known = authz.authority.registryDigest;
-    const snapshot = await authz.loadPrincipals(known);
-    if (snapshot.registry !== undefined && snapshot.digest !== known) {
-      authz.authority.useDirectory(new PrincipalDirectory(snapshot.digest, snapshot.registry));
-      this.core.emit('principals.loaded', {
-        digest: snapshot.digest,
-        principals: snapshot.registry.principals.length,
-      });
-    }
-  }
-
-  /**
-   * Wait for a decision on `action`. `continued`: the previous generation was already waiting for it
-   * (the state still names it; a decision may already be in the mailbox). When the history is over
-   * its bound (see {@link RunnerPorts.historyOverWaitBound}) after this wait refused a decision, and
-   * no decision has come:
-   * with `resumeAt`, the run continues as new carrying it as the profile's resume state and waits
-   * again in the next generation; without, the run ends `failed` with `run.history_limit`.
-   * @throws ContinueAsNewRequested, RunStop(failed, `run.history_limit`) as above;
-   *   RunStop(cancelled) when the run is cancelled while waiting.
-   */
-  private async wait(
-    action: PendingAction,
-    status: 'awaiting_confirmation' | 'awaiting_human' | 'awaiting_input',
-    waitingReason: string,
-    request: HumanRequest | null,
-    options: WaitOptions & { readonly continued?: boolean } = {},
-  ): Promise<Mailbox | undefined> {
-    const { state, ports } = this.core;
-    if (this.authz) await this.loadPrincipals();
-    if (options.continued) {
-      this.core.emit('human.wait_continued', { actionId: action.actionId, kind: action.kind });
-      ports.publish(state);
-    } else {
-      this.intake.mailbox = undefined;
-      state.pendingAction = action;
-      state.humanRequest = request;
-      this.core.transition(status, { waitingReason });
-      this.core.emit('human.requested', { action, request });
-      if (this.core.eventEnvelope)
-        this.core.emit('run.paused', {
-          status,
-          waitingReason,
-          actionId: action.actionId,
-          kind: action.kind,
-        });
-    }
-    this.core.emit('checkpoint.saved', { reason: 'before_pause', stateVersion: state.stateVersion });
-    await ports.flushEvents(this.core.takeOutbox());
-    const timeoutMs =
-      action.expiresAt === null
-        ? undefined
-        : Math.max(0, Date.parse(action.expiresAt) - Date.parse(ports.now()));
-    const answered = () => this.intake.mailbox !== undefined || this.intake.cancel !== undefined;
-    // The size is read only while nothing is answered, so a decision always wins over the bound, and
-    // only once this wait refused something: the bound is about what refused decisions add. A history
-    // that was over it already (a bound below what a generation needs to start) never loops.
-    const refusedBefore = options.continued ? 0 : this.intake.refusals.count;
-    const historyFull = () =>
-      this.intake.refusals.count > refusedBefore && ports.historyOverWaitBound?.() !== undefined;
-    const ready = await ports.waitUntil(() => answered() || historyFull(), timeoutMs);
-    if (ready && !answered()) this.leaveFullHistory(action, waitingReason, options.resumeAt);
-    const received = this.intake.mailbox;
-    this.intake.mailbox = undefined;
-    this.intake.waiting = undefined;
-    state.pendingAction = null;
-    state.humanRequest = null;
-    this.intake.refusals.endWait();
-    if (this.intake.cancel) {
-      this.core.emit('human.decided', {
-        actionId: action.actionId,
-        decision: 'cancelled',
-        actor: this.intake.cancel.actor,
-      });
-      throw new RunStop('cancelled', {
-        code: 'run.cancelled',
-        message: `cancelled by ${this.intake.cancel.actor}: ${this.intake.cancel.reason}`,
-      });
-    }
-    this.core.transition('running', { waitingReason: null });
-    return received;
-  }
-
-  /**
-   * The history reached its bound during the wait for `action`, undecided. The refusals counted so
-   * far are recorded; then the run continues as new (the wait stays pending in the state) when the
-   * profile said where to resume, or ends `failed` with `run.history_limit` naming the wait.
-   * @throws ContinueAsNewRequested or RunStop; never returns.
-   */
-  private leaveFullHistory(
-    action: PendingAction,
-    waitingReason: string,
-    resumeAt: Record<string, unknown> | undefined,
-  ): never {
-    const { state, ports } = this.core;
-    const historySizeBytes = ports.historyOverWaitBound?.() ?? 0;
-    this.intake.refusals.endWait();
-    if (resumeAt !== undefined) {
-      state.profileState = resumeAt;
-      this.core.emit('checkpoint.saved', {
-        reason: 'continue_as_new',
-        stateVersion: state.stateVersion,
-        waitingFor: action.actionId,
-        historySizeBytes,
-      });
-      throw new ContinueAsNewRequested();
-    }
-    this.intake.waiting = undefined;
-    throw new RunStop('failed', {
-      code: 'run.history_limit',
-      message: `the history reached ${historySizeBytes} bytes while the run waited for ${action.actionId} (${waitingReason}), which cannot move to a new history; the run ends before the server terminates it`,
-      details: { actionId: action.actionId, kind: action.kind, waitingReason, historySizeBytes },
-    });
-  }
-
-  /**
    * Ask for a confirmation or a human decision bound to `request.action` (tool, version, argument
    * digest). Resolves with the decision; on expiry, a rejection with code `approval.expired`. The
    * request expires after the approval timeout, or at `notAfter` (the policy decision's own expiry)
    * when that is earlier. A generation that continued this wait takes it up with the same action.
    * @throws RunStop(cancelled) when the run is cancelled while waiting; ContinueAsNewRequested or
-   *   RunStop(failed, `run.history_limit`) when the history reaches its bound (see `wait`).
+   *   RunStop(failed, `run.history_limit`) when the history reaches its bound (see `HumanWait.wait`).
    */
   async decide(
     kind: 'confirmation' | 'human',
@@ -304,7 +184,7 @@ export class HumanGate {
     const actionId = action.actionId;
     const boundDigest = action.argsDigest;
     const status = kind === 'confirmation' ? 'awaiting_confirmation' : 'awaiting_human';
-    const received = await this.wait(
+    const received = await this.humanWait.wait(
       action,
       status,
       kind === 'confirmation' ? 'confirmation_required' : 'human_decision_required',
@@ -387,17 +267,7 @@ export class HumanGate {
       obligations,
       expiresAt,
     };
-    const humanRequest: HumanRequest = {
-      runId: state.runId,
-      decisionType: request.decisionType,
-      requestSummary: request.summary,
-      verifiedFacts: request.verifiedFacts ?? [],
-      policyEvidence: request.policyEvidence ?? [],
-      proposedAction: `action://${state.runId}/${actionId}`,
-      riskReasons: request.riskReasons ?? [],
-      allowedDecisions: mode.customer ? ['confirm', 'reject'] : ['approve', 'reject'],
-      expiresAt,
-    };
+    const humanRequest = decisionRequest(state.runId, actionId, request, expiresAt, mode.customer === true);
     return { action, request: humanRequest };
   }
 
@@ -422,20 +292,8 @@ export class HumanGate {
       expiresAt: null,
     };
     const reason = exhausted ? 'write_attempts_exhausted' : 'unknown_write_outcome';
-    const request: HumanRequest = {
-      runId: this.core.state.runId,
-      decisionType: reason,
-      requestSummary: exhausted
-        ? `${tool}@${version} #${seq} was approved but did not take effect in ${exhausted.attempts} attempts (last: ${exhausted.lastReason}); send a reconcile signal: not_applied to try again, failed to give it up, succeeded if it was done outside the run`
-        : `${tool}@${version} #${seq} may or may not have taken effect; check the external system and send a reconcile signal`,
-      verifiedFacts: [],
-      policyEvidence: [],
-      proposedAction: `invocation://${this.core.state.runId}/${seq}`,
-      riskReasons: [exhausted ? 'write_attempts_exhausted' : 'write_outcome_unknown'],
-      allowedDecisions: ['succeeded', 'failed', 'not_applied'],
-      expiresAt: '',
-    };
-    const received = await this.wait(action, 'awaiting_human', reason, request);
+    const request = reconcileRequest(this.core.state.runId, seq, tool, version, reason, exhausted);
+    const received = await this.humanWait.wait(action, 'awaiting_human', reason, request);
     if (received?.kind !== 'reconcile') throw new Error('reconciliation wait ended without a signal');
     this.core.emit('human.decided', { actionId: action.actionId, ...received.signal });
     return received.signal;
@@ -480,12 +338,12 @@ export class HumanGate {
    * Wait for a `provideInput` signal for `slot`. A generation that continued this wait takes it up
    * with the same action (and a value that came in between).
    * @throws RunStop(cancelled) when the run is cancelled while waiting; ContinueAsNewRequested or
-   *   RunStop(failed, `run.history_limit`) when the history reaches its bound (see `wait`).
+   *   RunStop(failed, `run.history_limit`) when the history reaches its bound (see `HumanWait.wait`).
    */
   async awaitInput(slot: string, prompt: string, options: WaitOptions = {}): Promise<string> {
     const continued = this.continuedWait('input', (p) => p.slot === slot);
     const { action, request } = continued ?? this.inputWait(slot, prompt);
-    const received = await this.wait(action, 'awaiting_input', `input_required:${slot}`, request, {
+    const received = await this.humanWait.wait(action, 'awaiting_input', `input_required:${slot}`, request, {
       ...options,
       continued: continued !== undefined,
     });
@@ -499,17 +357,7 @@ export class HumanGate {
     const actionId = this.authz ? this.authz.authority.nextActionId('i', slot) : `input-${slot}`;
     if (this.authz) this.intake.waiting = { action: { actionId }, customer: false, dispatch: false };
     const action: PendingAction = { actionId, kind: 'input', slot, expiresAt: null };
-    const request: HumanRequest = {
-      runId: this.core.state.runId,
-      decisionType: 'input_required',
-      requestSummary: prompt,
-      verifiedFacts: [],
-      policyEvidence: [],
-      proposedAction: `slot://${this.core.state.runId}/${slot}`,
-      riskReasons: [],
-      allowedDecisions: ['provideInput'],
-      expiresAt: '',
-    };
+    const request = inputRequest(this.core.state.runId, slot, prompt);
     return { action, request };
   }
 }

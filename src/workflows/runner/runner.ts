@@ -4,34 +4,21 @@ import {
   inputCheckedEvent,
   mergeObligations,
   type GuardrailFinding,
-  type InputGuardrail,
   type InputGuardrailResult,
-  type OutputGuardrail,
 } from '../guardrails/index.js';
-import { ArtifactSchema, type Artifact } from '../../contract/artifact.js';
+import type { Artifact } from '../../contract/artifact.js';
 import type { Observation } from '../../contract/observation.js';
 import type { ToolDefinition } from '../../contract/tool.js';
-import type { EvaluatorRegistry } from '../completion/index.js';
 import { presentTools, type Policy, type PolicySubject } from '../policy/index.js';
 import type { MemoryEntry } from '../../contract/memory.js';
 import { ThreadMemory, type RememberOutcome } from './thread-memory.js';
 import type { AgentEvent, DataClassification } from '../../contract/agent-event.js';
-import { envelopeOf } from './event-catalogue.js';
-import { budgetWarnings, checkModelCall, checkSpend, checkStep } from './budget.js';
-import { HumanGate, type GateAuthorization } from './human-gate.js';
-import type { ModelRoutePlan } from '../../contract/model-routes.js';
-import type { BundlePin } from '../../contract/bundles.js';
-import {
-  nextFallback,
-  pinnedRoute,
-  routeForPurpose,
-  summarizeRouteOf,
-  type BilledUsage,
-} from './model-routing.js';
+import { nextRunEvent } from './run-event.js';
+import { budgetWarnings } from './budget.js';
+import { HumanGate } from './human-gate.js';
 import type { ModelDecision, ModelPurpose, RunnerPorts } from './ports.js';
 import type { Profile } from './profile.js';
 import type { RunCore, TransitionPatch } from './run-core.js';
-import type { CarriedWait } from './carried-wait.js';
 import type {
   ConfirmRequest,
   HumanDecision,
@@ -41,85 +28,17 @@ import type {
   WaitOptions,
 } from './run-context.js';
 import type { RunState } from './run-state.js';
+import type { RunnerOptions } from './runner-options.js';
 import { ContinueAsNewRequested } from './continue-as-new.js';
-import { RunStop, stopIfExhausted } from './run-stop.js';
-import { assertTransition, isTerminal, type RunStatus } from '../../contract/statuses.js';
+import { RunStop } from './run-stop.js';
+import { assertTransition, type RunStatus } from '../../contract/statuses.js';
 import { RunFinish } from './run-finish.js';
 import { ToolPipeline } from './tool-pipeline.js';
-import { callPromise } from './call-promise.js';
+import { ModelStep } from './model-step.js';
+import { RunEvidence } from './run-evidence.js';
+import { endInterrupted } from './run-interruption.js';
 
 const MAX_RECENT_TRANSITIONS = 20;
-
-/** What every attempt of one model call shares (the pinned route's fallbacks each make an attempt). */
-interface ModelCallPlan {
-  readonly callSeq: number;
-  readonly purpose: ModelPurpose;
-  readonly request: ModelRequest;
-  readonly toolKeys: readonly string[];
-  /** The route the run pinned for `purpose`: fallbacks are looked up from it. */
-  readonly primary: string;
-}
-
-export interface RunnerOptions {
-  readonly state: RunState;
-  readonly ports: RunnerPorts;
-  readonly policy: Policy;
-  readonly profile: Profile;
-  readonly evaluators: EvaluatorRegistry;
-  readonly task: Readonly<Record<string, unknown>>;
-  readonly approvalTimeoutSeconds: number;
-  /** Tells a cancellation (Temporal's CancelledFailure) apart from other errors. */
-  readonly isCancellation: (err: unknown) => boolean;
-  /** True once the wall-clock deadline timer fired (its cancellation then means budget exhaustion). */
-  readonly deadlineReached?: () => boolean;
-  /** Input and output guardrails; absent: none (histories from before them replay unchanged). */
-  readonly guardrails?: { readonly input: InputGuardrail; readonly output: OutputGuardrail };
-  /** True when this runner continues a run carried over by continue-as-new. */
-  readonly resumed?: boolean;
-  /**
-   * Asked once a blocked output would be retried (the profile retries and retries remain): true lets
-   * the retry happen. The workflow answers with a `patched()` id, so it is asked only on that path.
-   * Absent: blocked outputs are never retried.
-   */
-  readonly outputRetryEnabled?: () => boolean;
-  /** Passed to the output guardrail (see `OutputCheckInput.exemptTrustedIdentifiers`); absent = yes. */
-  readonly exemptTrustedIdentifiers?: () => boolean;
-  /** Passed to the output guardrail (see `OutputCheckInput.limitText`); absent = yes. */
-  readonly limitOutputText?: () => boolean;
-  /**
-   * Signed decisions and authorization rules (docs/authorization.md); obligations are enforced before
-   * dispatch. Absent: histories from before them replay unchanged (decisions name a free actor).
-   */
-  readonly authorization?: GateAuthorization;
-  /** What the previous generation's gate carried when it continued as new in the middle of a wait. */
-  readonly carriedWait?: CarriedWait;
-  /** The run's tenant and user (from its input): in `run.started` and every policy request. */
-  readonly subject?: PolicySubject;
-  /**
-   * The model routes the run pinned at its start (docs/models.md): a route per purpose, each with its
-   * fallbacks. Absent: every call goes to `versions.modelRoute`, with no fallback.
-   */
-  readonly modelRoutes?: ModelRoutePlan;
-  /**
-   * Asked when a failed call has a fallback to take: true takes it. The workflow answers with a
-   * `patched()` id, so it is asked only on that path. Absent: no fallback.
-   */
-  readonly modelFallbackEnabled?: () => boolean;
-  /**
-   * The control-plane bundles the run pinned (docs/control-plane.md): in `run.created.bundles`.
-   * Absent: the worker that served the start had no rollout config.
-   */
-  readonly bundles?: BundlePin;
-  /** The profile instructions of the run's pinned prompt bundle ({@link RunContext.instructions}). */
-  readonly instructions?: string;
-  /**
-   * The event envelope of `agent-run-event-envelope-v1` (docs/events.md), decided once at the start:
-   * `traceId` (the run's OpenTelemetry trace id when tracing is on, else the run id), producer and
-   * classification from the event catalogue, `model.started`, `model.failed` and `run.paused`.
-   * Absent: the envelope of runs from before it (trace id = run id, producer `runner`).
-   */
-  readonly eventEnvelope?: { readonly traceId: string };
-}
 
 /**
  * The Runner state machine (seed 000/004): owns the run's state, the transition table, budgets and
@@ -135,9 +54,9 @@ export class Runner implements RunContext, RunCore {
   readonly gate: HumanGate;
   private readonly tools: ToolPipeline;
   private readonly finish: RunFinish;
+  private readonly modelStep: ModelStep;
   private readonly threadMemory: ThreadMemory;
-  /** The artifact each fact of this generation was recorded from (what a memory entry cites). */
-  private readonly factEvidence = new Map<string, { readonly id: string; readonly provenance: string }>();
+  private readonly evidence: RunEvidence;
   private outbox: AgentEvent[] = [];
   /** The answer of a checkpoint that does not continue as new: one settled promise, not one per step. */
   private readonly resolved = Promise.resolve();
@@ -167,6 +86,8 @@ export class Runner implements RunContext, RunCore {
       options.carriedWait,
     );
     this.tools = new ToolPipeline(this, this.gate);
+    this.modelStep = new ModelStep(options);
+    this.evidence = new RunEvidence();
     this.threadMemory = new ThreadMemory({
       state: this.state,
       policy: this.policy,
@@ -174,7 +95,7 @@ export class Runner implements RunContext, RunCore {
       port: () => this.ports.memory?.(),
       now: () => this.ports.now(),
       emit: (type, data, classification) => this.emit(type, data, classification),
-      evidenceOf: (name) => this.factEvidence.get(name),
+      evidenceOf: (name) => this.evidence.evidenceOf(name),
     });
     this.finish = new RunFinish(this, {
       evaluators: options.evaluators,
@@ -241,29 +162,13 @@ export class Runner implements RunContext, RunCore {
   }
 
   emit(type: string, data: Record<string, unknown>, classification?: DataClassification): void {
-    const s = this.state;
-    const sequence = s.nextEventSeq;
-    s.nextEventSeq += 1;
-    const v1 = this.options.eventEnvelope;
-    const envelope = v1
-      ? envelopeOf(type, data, classification)
-      : { producer: 'runner', classification: classification ?? 'internal' };
-    this.outbox.push({
-      schemaVersion: '1',
-      eventId: `${s.runId}:${sequence}`,
-      traceId: v1?.traceId ?? s.runId,
-      runId: s.runId,
-      threadId: s.threadId,
-      stepId: s.currentNode,
-      attemptId: this.attempt?.id ?? null,
-      sequence,
-      type,
-      occurredAt: this.ports.now(),
-      producer: envelope.producer,
-      data,
-      dataClassification: envelope.classification,
-      versions: s.versions,
-    });
+    const source = {
+      state: this.state,
+      envelope: this.options.eventEnvelope,
+      attemptId: this.attempt?.id,
+      now: () => this.ports.now(),
+    };
+    this.outbox.push(nextRunEvent(source, type, data, classification));
   }
 
   takeOutbox(): AgentEvent[] {
@@ -335,138 +240,7 @@ export class Runner implements RunContext, RunCore {
   }
 
   model(purpose: ModelPurpose, request: ModelRequest): Promise<ModelDecision> {
-    return callPromise(() => {
-      const s = this.state;
-      stopIfExhausted(checkStep(s.limits, s.budget) ?? checkModelCall(s.limits, s.budget), (t, d) =>
-        this.emit(t, d),
-      );
-      s.budget.steps += 1;
-      s.budget.stepsWithoutProgress += 1;
-      // Presentation point: the model never sees a tool the policy excludes, whatever the profile asked.
-      const allowed = new Set(this.visibleTools().map((d) => `${d.name}@${d.version}`));
-      const toolKeys = (request.tools ?? [])
-        .map((d) => `${d.name}@${d.version}`)
-        .filter((k) => allowed.has(k));
-      const callSeq = s.nextModelCall;
-      s.nextModelCall += 1;
-      const plan = this.options.modelRoutes;
-      const primary = plan ? routeForPurpose(plan, purpose) : s.versions.modelRoute;
-      this.emit(this.eventEnvelope ? 'model.started' : 'model.requested', {
-        callSeq,
-        purpose,
-        modelRoute: primary,
-        ...(plan ? { provider: pinnedRoute(plan, primary).provider } : {}),
-        toolKeys,
-      });
-      return this.modelAttempt({ callSeq, purpose, request, toolKeys, primary }, primary, 0);
-    });
-  }
-
-  /**
-   * One attempt of a model call on `route` (the pinned route, or its fallback at `position`), and on
-   * failure the next fallback's attempt. Written with `then` (call-promise.ts): one promise per attempt.
-   */
-  private modelAttempt(call: ModelCallPlan, route: string, position: number): Promise<ModelDecision> {
-    const s = this.state;
-    const plan = this.options.modelRoutes;
-    const { callSeq, purpose, request, toolKeys, primary } = call;
-    const events = this.takeOutbox();
-    const pinned = plan ? pinnedRoute(plan, route) : undefined;
-    const pending = callPromise(() =>
-      this.ports.callModel(
-        {
-          runId: s.runId,
-          callSeq,
-          purpose,
-          modelRoute: route,
-          ...(pinned ? { routeDigest: pinned.digest } : {}),
-          ...(position > 0 ? { fallback: position } : {}),
-          ...(plan ? { summarizeRoute: summarizeRouteOf(plan) } : {}),
-          newMessages: request.messages,
-          toolKeys,
-          outputSchema: request.outputSchema,
-          events,
-        },
-        pinned,
-      ),
-    );
-    return pending.then(
-      (decision) => this.modelCompleted(callSeq, purpose, route, decision),
-      (err: unknown) => {
-        this.requeue(events); // the activity may never have stored them
-        const failure = err as { code?: string; message?: string; billed?: BilledUsage };
-        const cancelled = this.options.isCancellation(err);
-        const next = plan && !cancelled ? nextFallback(plan, primary, position, failure.code) : undefined;
-        // The call failed for good on this route (its retries ran out): recorded before the run fails
-        // or falls back. A cancellation is the run's end, not a model failure.
-        if (this.eventEnvelope && !cancelled)
-          this.emit('model.failed', {
-            callSeq,
-            purpose,
-            modelRoute: route,
-            ...(pinned ? { provider: pinned.provider } : {}),
-            code: failure.code ?? 'model.failed',
-            message: (failure.message ?? '').slice(0, 500),
-          });
-        if (!plan || !next || !this.options.modelFallbackEnabled?.()) throw err;
-        // A billed failed attempt (a refusal) is counted once, here; attempts without an answer cost nothing.
-        if (failure.billed) {
-          s.budget.inputTokens += failure.billed.usage.inputTokens;
-          s.budget.outputTokens += failure.billed.usage.outputTokens;
-          s.budget.costUsd += failure.billed.costUsd;
-        }
-        this.emit('model.fallback', {
-          callSeq,
-          purpose,
-          from: route,
-          fromProvider: pinnedRoute(plan, route).provider,
-          to: next.route,
-          toProvider: pinnedRoute(plan, next.route).provider,
-          reason: next.trigger,
-          code: failure.code,
-          message: (failure.message ?? '').slice(0, 500),
-          ...(failure.billed ? { billed: failure.billed } : {}),
-        });
-        return this.modelAttempt(call, next.route, next.position);
-      },
-    );
-  }
-
-  /** A model call answered on `route`: usage into the budgets, `model.completed`, the spend check. */
-  private modelCompleted(
-    callSeq: number,
-    purpose: ModelPurpose,
-    route: string,
-    decision: ModelDecision,
-  ): ModelDecision {
-    const s = this.state;
-    const plan = this.options.modelRoutes;
-    s.budget.modelCalls += 1;
-    s.budget.inputTokens += decision.usage.inputTokens;
-    s.budget.outputTokens += decision.usage.outputTokens;
-    s.budget.costUsd += decision.costUsd;
-    this.emit('model.completed', {
-      callSeq,
-      purpose,
-      stopReason: decision.stopReason,
-      usage: decision.usage,
-      costUsd: decision.costUsd,
-      toolCalls: decision.toolCalls.map((c) => `${c.name}@${c.version}`),
-      replayed: decision.replayed,
-      // The Temporal attempt of the model activity that got the answer.
-      ...(this.eventEnvelope && decision.attempt !== undefined ? { activityAttempt: decision.attempt } : {}),
-      ...(plan
-        ? { modelRoute: route, provider: decision.provider ?? pinnedRoute(plan, route).provider }
-        : {}),
-    });
-    // Tool output the input guardrail flagged in this call's request (recorded by the activity in
-    // its result, so a replay emits the same): the finding is evidence, the data stayed fenced.
-    if (decision.toolOutputFindings?.length)
-      this.emit('guardrail.tool_output_flagged', { callSeq, findings: decision.toolOutputFindings });
-    this.warnBudgets();
-    stopIfExhausted(checkSpend(s.limits, s.budget), (t, d) => this.emit(t, d));
-    this.ports.publish(s);
-    return decision;
+    return this.modelStep.call(this, purpose, request);
   }
 
   tool(name: string, args: unknown, options?: ToolOptions): Promise<Observation> {
@@ -486,15 +260,7 @@ export class Runner implements RunContext, RunCore {
   }
 
   recordFact(name: string, value: string | number | boolean, evidenceArtifactId: string): void {
-    const evidence = this.state.artifacts.find((a) => a.id === evidenceArtifactId);
-    if (!evidence || evidence.provenance === 'model') {
-      this.emit('fact.rejected', { name, evidenceArtifactId, code: 'fact.unverified_evidence' });
-      return;
-    }
-    this.state.facts[name] = value;
-    this.factEvidence.set(name, { id: evidence.id, provenance: evidence.provenance });
-    this.state.budget.stepsWithoutProgress = 0;
-    this.emit('fact.recorded', { name, value, evidenceArtifactId });
+    this.evidence.recordFact(this, name, value, evidenceArtifactId);
   }
 
   recall(): Promise<readonly MemoryEntry[]> {
@@ -506,17 +272,7 @@ export class Runner implements RunContext, RunCore {
   }
 
   addModelArtifact(artifact: Omit<Artifact, 'provenance'> & { provenance?: string }): Artifact {
-    if (artifact.provenance !== undefined && artifact.provenance !== 'model') {
-      this.emit('artifact.rejected', { id: artifact.id, code: 'artifact.forged_provenance' });
-      throw new RunStop('failed', {
-        code: 'artifact.forged_provenance',
-        message: `a profile tried to create a ${artifact.provenance} artifact; profiles create only model artifacts`,
-      });
-    }
-    const parsed = ArtifactSchema.parse({ ...artifact, provenance: 'model' });
-    this.state.artifacts.push(parsed);
-    this.emit('artifact.recorded', { id: parsed.id, type: parsed.type, provenance: 'model' });
-    return parsed;
+    return this.evidence.addModelArtifact(this, artifact);
   }
 
   artifact(id: string): Artifact | undefined {
@@ -618,36 +374,6 @@ export class Runner implements RunContext, RunCore {
   }
 
   private stop(err: unknown): void {
-    const s = this.state;
-    let stop: RunStop;
-    const cancelled =
-      this.options.isCancellation(err) || (err instanceof RunStop && err.status === 'cancelled');
-    if (cancelled && this.options.deadlineReached?.()) {
-      stop = new RunStop('budget_exhausted', {
-        code: 'budget.wall_clock_deadline',
-        message: `budget wall_clock_deadline exhausted (limit ${s.limits.deadlineSeconds} s)`,
-        details: { budget: 'wall_clock_deadline', limit: s.limits.deadlineSeconds },
-      });
-      this.emit('budget.exhausted', { budget: 'wall_clock_deadline', limit: s.limits.deadlineSeconds });
-    } else if (err instanceof RunStop) stop = err;
-    else if (this.options.isCancellation(err) || this.isCancelRequested()) {
-      stop = new RunStop('cancelled', { code: 'run.cancelled', message: this.cancelReason });
-    } else {
-      const e = err as { message?: string; code?: string };
-      stop = new RunStop('failed', {
-        code: e.code ?? 'run.internal_error',
-        message: e.message ?? String(err),
-      });
-    }
-    if (isTerminal(s.status)) return;
-    s.pendingAction = null;
-    s.humanRequest = null;
-    s.terminalReason = stop.reason;
-    this.transition(stop.status, { waitingReason: null });
-    this.emit(stop.status === 'cancelled' ? 'run.cancelled' : 'run.failed', {
-      status: stop.status,
-      reason: stop.reason,
-      budget: { ...s.budget },
-    });
+    endInterrupted(this, err, () => this.options.deadlineReached?.());
   }
 }

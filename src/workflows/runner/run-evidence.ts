@@ -1,0 +1,73 @@
+import { ArtifactSchema, type Artifact } from '../../contract/artifact.js';
+import type { RunCore } from './run-core.js';
+import { RunStop } from './run-stop.js';
+
+/** The artifact a fact was recorded from: what a memory entry cites. */
+export interface FactEvidence {
+  readonly id: string;
+  readonly provenance: string;
+}
+
+/**
+ * What the evidence rules work through: the run's state and its events. It is the context the
+ * profile called (the runner, or a graph node's view of it), passed with each call.
+ */
+type EvidenceCore = Pick<RunCore, 'state' | 'emit'>;
+
+/**
+ * The run's evidence: its artifacts and the facts recorded from them. A fact stands only on an
+ * artifact the run holds that the model did not make; a profile adds only model artifacts.
+ */
+export class RunEvidence {
+  /** The artifact each fact of this generation was recorded from (what a memory entry cites). */
+  private readonly factEvidence = new Map<string, FactEvidence>();
+
+  /**
+   * Record fact `name` with `value`, citing artifact `evidenceArtifactId` (see `RunContext.recordFact`).
+   * Failure semantics: never throws; evidence that is missing or made by the model records
+   * `fact.rejected` (`fact.unverified_evidence`) and leaves the facts unchanged.
+   */
+  recordFact(
+    core: EvidenceCore,
+    name: string,
+    value: string | number | boolean,
+    evidenceArtifactId: string,
+  ): void {
+    const evidence = core.state.artifacts.find((a) => a.id === evidenceArtifactId);
+    if (!evidence || evidence.provenance === 'model') {
+      core.emit('fact.rejected', { name, evidenceArtifactId, code: 'fact.unverified_evidence' });
+      return;
+    }
+    core.state.facts[name] = value;
+    this.factEvidence.set(name, { id: evidence.id, provenance: evidence.provenance });
+    core.state.budget.stepsWithoutProgress = 0;
+    core.emit('fact.recorded', { name, value, evidenceArtifactId });
+  }
+
+  /** The artifact fact `name` was recorded from in this generation, or undefined. Never throws. */
+  evidenceOf(name: string): FactEvidence | undefined {
+    return this.factEvidence.get(name);
+  }
+
+  /**
+   * Add an artifact the profile made (see `RunContext.addModelArtifact`); its provenance is `model`.
+   * Failure semantics: throws RunStop (`failed`, `artifact.forged_provenance`, after
+   * `artifact.rejected`) when it names another provenance; the schema's error when it is malformed.
+   */
+  addModelArtifact(
+    core: EvidenceCore,
+    artifact: Omit<Artifact, 'provenance'> & { provenance?: string },
+  ): Artifact {
+    if (artifact.provenance !== undefined && artifact.provenance !== 'model') {
+      core.emit('artifact.rejected', { id: artifact.id, code: 'artifact.forged_provenance' });
+      throw new RunStop('failed', {
+        code: 'artifact.forged_provenance',
+        message: `a profile tried to create a ${artifact.provenance} artifact; profiles create only model artifacts`,
+      });
+    }
+    const parsed = ArtifactSchema.parse({ ...artifact, provenance: 'model' });
+    core.state.artifacts.push(parsed);
+    core.emit('artifact.recorded', { id: parsed.id, type: parsed.type, provenance: 'model' });
+    return parsed;
+  }
+}
