@@ -62,8 +62,8 @@ export { parseModelScript, type ModelScript, type ScriptEntry } from '../activit
 export { ModelError } from '../activities/model/errors.js';
 export { buildContext } from '../activities/context/build-context.js';
 export { renderContext } from '../activities/context/render.js';
+export { planRequest } from '../activities/context/plan-request.js';
 export {
-  planRequest,
   renderRequest,
   requestTokens,
   type RequestBudget,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultSeedData, SEED_POLICIES } from '../../apps/refund/business/seed-data.js';
 import { InputReasonCodes } from '../../src/workflows/guardrails/reason-codes.js';
-import { resolveReferences, toProviderMessages } from '../../src/activities/model-activities.js';
+import { resolveReferences, toProviderMessages } from '../../src/activities/model-transcript.js';
 import type { z } from 'zod';
 import type { ModelScriptSchema } from '../../src/activities/model/scripted-script.js';
 import type { ModelMessageInput } from '../../src/workflows/runner/ports.js';

@@ -9,10 +9,8 @@ import { TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN } from '../../../src/contract/fa
 import type { ToolExecution, ToolExecutor } from '../../../src/contract/tool.js';
 import type { ToolCallActivityInput } from '../../../src/contract/activity-interfaces.js';
 import { NO_EVENTS } from '../../../src/contract/packed-events.js';
-import {
-  MAX_TOOL_RESULT_OUTPUT_CHARS,
-  createToolActivities,
-} from '../../../src/activities/tool-activities.js';
+import { createToolActivities } from '../../../src/activities/tool-activities.js';
+import { MAX_TOOL_RESULT_OUTPUT_CHARS } from '../../../src/activities/tool-results.js';
 import { ToolRegistry } from '../../../src/registry/index.js';
 import { StoreError, openEvidenceStore, type EvidenceStore } from '../../../src/activities/store/index.js';
 import { newRunId } from './store/fixtures.js';

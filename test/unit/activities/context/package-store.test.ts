@@ -9,8 +9,8 @@ import {
   storeRequestPackage,
   type PackageWriter,
 } from '../../../../src/activities/context/package-store.js';
+import { planRequest } from '../../../../src/activities/context/plan-request.js';
 import {
-  planRequest,
   renderRequest,
   type RequestPackageInput,
   type TranscriptGroup,

@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { planRequest } from '../../../../src/activities/context/plan-request.js';
 import {
-  NO_SUMMARY,
-  SUMMARY_MAX_TOKENS,
-  planRequest,
   renderRequest,
   requestTokens,
   type RequestPackageInput,
   type TranscriptGroup,
   type TurnMemo,
 } from '../../../../src/activities/context/request-package.js';
+import { NO_SUMMARY, SUMMARY_MAX_TOKENS } from '../../../../src/activities/context/transcript-items.js';
 import { DATA_NOTICE } from '../../../../src/activities/context/render.js';
 import {
   countTokens,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { planRequest, type TranscriptGroup } from '../../../../src/activities/context/request-package.js';
+import { planRequest } from '../../../../src/activities/context/plan-request.js';
+import type { TranscriptGroup } from '../../../../src/activities/context/request-package.js';
 import { contextMetricsOfRun, stepsOfEvents } from '../../../../src/activities/context/run-metrics.js';
 import type { ContextPackage } from '../../../../src/activities/context/types.js';
 import type { ModelMessageInput } from '../../../../src/workflows/runner/ports.js';

@@ -1,0 +1,165 @@
+/**
+ * One attempt of a tool call: its intent recorded before the executor runs, its result and artifacts
+ * in one transaction after, and the failure semantics of a write around its effect.
+ */
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { AnyToolCallActivityInput } from '../contract/activity-interfaces.js';
+import { isHarnessError } from '../contract/errors.js';
+import { TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN } from '../contract/failure-types.js';
+import type { ToolCallResult } from '../contract/step-io.js';
+import type { ToolCall, ToolContext, ToolExecution } from '../contract/tool.js';
+import type { ToolRegistry } from '../registry/index.js';
+import type { EvidenceStore, InvocationIntent, InvocationResult, StoredEvent } from './store/index.js';
+import { fromStored } from './tool-results.js';
+
+/** What one attempt uses: the tools, the evidence store, and the worker's identity (kept on the intent). */
+export interface ToolAttemptDeps {
+  readonly registry: ToolRegistry;
+  readonly store: EvidenceStore;
+  readonly identity: string;
+}
+
+/** The executor's context of the current activity: its cancellation signal and heartbeat. */
+export function toolContext(): ToolContext {
+  const ctx = Context.current();
+  return { signal: ctx.cancellationSignal, heartbeat: (d?: unknown) => ctx.heartbeat(d) };
+}
+
+/** The call an executor (or reconciler) gets for activity input `input`. */
+export function toCall(input: AnyToolCallActivityInput): ToolCall {
+  return {
+    runId: input.runId,
+    seq: input.seq,
+    tool: input.tool,
+    version: input.version,
+    args: input.args,
+    idempotencyKey: input.idempotencyKey,
+  };
+}
+
+/**
+ * One attempt of a call. Failure semantics (docs/durability.md "Which failures are which"):
+ * - before the executor runs (unknown tool, the intent cannot be recorded): nothing happened; a
+ *   write fails `tool.not_started` (the run may try it again), a read is retried;
+ * - the executor throws a harness error: its own business failure, recorded as `failed_terminal`;
+ * - anything else after the executor was called, for a write (it threw something else, or its
+ *   result or artifacts cannot be recorded: store down, record refused, oversized): the effect may
+ *   have happened, so the attempt ends `tool.outcome_unknown` and the run settles it through the
+ *   evidence store, the tool's reconciler, or a person. A read is simply retried.
+ * @throws ApplicationFailure `tool.not_started` or `tool.outcome_unknown` (non-retryable) for a write as
+ *   above; for a read, the error as thrown; the cancellation when the activity is cancelled.
+ */
+export async function executeTool(
+  deps: ToolAttemptDeps,
+  input: AnyToolCallActivityInput,
+  attempt: number,
+  events: readonly StoredEvent[],
+): Promise<ToolCallResult> {
+  const { registry, store, identity } = deps;
+  const startedAt = new Date().toISOString();
+  const executor = await beforeEffect(input, async () => {
+    const found = registry.get(input.tool, input.version).executor;
+    const intent: InvocationIntent = {
+      runId: input.runId,
+      seq: input.seq,
+      attempt,
+      tool: input.tool,
+      version: input.version,
+      effect: input.effect,
+      argsDigest: input.argsDigest,
+      args: { ...input.args },
+      idempotencyKey: input.idempotencyKey,
+      workerIdentity: identity,
+      recordedAt: startedAt,
+    };
+    await store.recordIntentWithEvents(intent, events);
+    return found;
+  });
+  let execution: ToolExecution;
+  try {
+    execution = await executor.execute(toolContext(), toCall(input));
+  } catch (err) {
+    if (Context.current().cancellationSignal.aborted) throw err;
+    if (isHarnessError(err)) {
+      const result: InvocationResult = {
+        runId: input.runId,
+        seq: input.seq,
+        attempt,
+        status: 'failed_terminal',
+        errorCode: err.code,
+        errorMessage: err.message.slice(0, 2000),
+        artifactIds: [],
+        recordedAt: new Date().toISOString(),
+        source: 'executor',
+      };
+      await afterEffect(input, 'could not record its failure', () => store.recordResult(result, []));
+      return fromStored(result, startedAt, []);
+    }
+    if (input.effect === 'write') throw outcomeUnknown(input, 'threw after its intent was recorded', err);
+    throw err; // a read: retried with backoff by its retry policy
+  }
+  return afterEffect(input, 'could not record its result', async () => {
+    const artifacts = (execution.artifacts ?? []).map((a) => ({ ...a }));
+    const result: InvocationResult = {
+      runId: input.runId,
+      seq: input.seq,
+      attempt,
+      status: 'succeeded',
+      output: { ...execution.output },
+      externalId: execution.externalId,
+      artifactIds: artifacts.map((a) => a.id),
+      recordedAt: new Date().toISOString(),
+      source: 'executor',
+    };
+    await store.recordResult(result, artifacts);
+    return fromStored(result, startedAt, artifacts);
+  });
+}
+
+/**
+ * Run what precedes an executor call. For a write, a failure there is `tool.not_started`: the effect
+ * provably did not happen. For a read it propagates (and the read is retried).
+ */
+export async function beforeEffect<T>(input: AnyToolCallActivityInput, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    if (input.effect !== 'write') throw err;
+    throw ApplicationFailure.create({
+      type: TOOL_NOT_STARTED,
+      nonRetryable: true,
+      message: `${input.tool}@${input.version} #${input.seq} did not start: ${errorText(err)}`,
+    });
+  }
+}
+
+/**
+ * Run what follows an executor call. For a write, any failure there leaves the outcome unknown (the
+ * effect may have happened); for a read it propagates (and the read is retried).
+ */
+async function afterEffect<T>(
+  input: AnyToolCallActivityInput,
+  stage: string,
+  step: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    if (input.effect !== 'write') throw err;
+    throw outcomeUnknown(input, stage, err);
+  }
+}
+
+/** The failure of a write attempt whose effect may have happened: never retried, settled by the run. */
+function outcomeUnknown(input: AnyToolCallActivityInput, stage: string, err: unknown): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: TOOL_OUTCOME_UNKNOWN,
+    nonRetryable: true,
+    message: `${input.tool}@${input.version} #${input.seq} ${stage}: ${errorText(err)}`,
+  });
+}
+
+function errorText(err: unknown): string {
+  return (err instanceof Error ? `${err.name}: ${err.message}` : String(err)).slice(0, 2000);
+}

@@ -1,0 +1,60 @@
+import type { Client } from '@temporalio/client';
+import type { FastifyInstance } from 'fastify';
+import type { EvidenceStore } from '../activities/store/index.js';
+import type { Admission } from './admission.js';
+import { openApiDocument } from './api-schemas.js';
+import { INBOX_HEADERS } from './inbox-csp.js';
+import { INBOX_HTML } from './inbox-page.js';
+import type { RunEventFeeds } from './run-event-feed.js';
+import type { ServiceMetrics } from './service-metrics.js';
+
+/** What the open routes read. */
+export interface OpenRoutesOptions {
+  readonly client: Client;
+  readonly store: EvidenceStore;
+  readonly admission: Admission;
+  readonly feeds: RunEventFeeds;
+  readonly metrics: ServiceMetrics;
+}
+
+/**
+ * Registers the routes that need no bearer token: `/healthz`; `/readyz` (503 with the first error's
+ * message when Temporal or the store does not answer); `/metrics` (Prometheus text: the process's
+ * counters and gauges, and runs by execution status when visibility answers, left out when not);
+ * `/openapi.json`; and the approval inbox page `/inbox`.
+ */
+export function registerOpenRoutes(app: FastifyInstance, o: OpenRoutesOptions): void {
+  app.get('/healthz', () => Promise.resolve({ ok: true }));
+  app.get('/readyz', async (_req, reply) => {
+    try {
+      await o.client.workflowService.getSystemInfo({});
+      await o.store.listRuns({ limit: 1 });
+      return { ready: true };
+    } catch (err) {
+      return reply.code(503).send({ ready: false, message: (err as Error).message.slice(0, 200) });
+    }
+  });
+  app.get('/metrics', async (_req, reply) => {
+    const gauges: { name: string; labels?: Record<string, string>; value: number; help: string }[] = [
+      { name: 'harness_sse_clients', value: o.admission.openStreams, help: 'Open event streams' },
+      { name: 'harness_sse_followed_runs', value: o.feeds.size, help: 'Runs with a shared store poller' },
+    ];
+    try {
+      const counts = await o.client.workflow.count(`WorkflowType = 'agentRun' GROUP BY ExecutionStatus`);
+      for (const g of counts.groups)
+        gauges.push({
+          name: 'harness_runs',
+          labels: { status: String(g.groupValues[0] ?? 'unknown') },
+          value: g.count,
+          help: 'Agent runs by Temporal execution status',
+        });
+    } catch {
+      // visibility unavailable: the scrape still answers with what the process knows
+    }
+    return reply.type('text/plain; version=0.0.4').send(o.metrics.render(gauges));
+  });
+  app.get('/openapi.json', () => Promise.resolve(openApiDocument()));
+  app.get('/inbox', (_req, reply) =>
+    reply.headers(INBOX_HEADERS).type('text/html; charset=utf-8').send(INBOX_HTML),
+  );
+}

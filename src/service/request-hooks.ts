@@ -1,0 +1,59 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AuthError, type Caller, type CallerIdentity } from './caller-identity.js';
+import type { ServiceMetrics } from './service-metrics.js';
+
+/** Paths that need no bearer token. */
+const OPEN_PATHS = new Set(['/healthz', '/readyz', '/metrics', '/openapi.json', '/inbox']);
+
+/** What the routes read of a request the hooks saw. */
+export interface RequestFacts {
+  /**
+   * The verified caller of `req`.
+   * @throws AuthError `auth.missing_token` when the request carried none (an open path).
+   */
+  readonly callerOf: (req: FastifyRequest) => Caller;
+  /** When `req` arrived (epoch milliseconds; now, for a request the hooks did not see). */
+  readonly arrivedAt: (req: FastifyRequest) => number;
+}
+
+/**
+ * Adds the per-request hooks: each request's arrival, its caller verified from its bearer token
+ * (every path but the open ones: health, readiness, metrics, OpenAPI, the inbox page), and the
+ * route's latency in `metrics` when the response is sent. A token that does not verify fails the
+ * request with the {@link AuthError} of {@link CallerIdentity.verify} (401 by the error handler).
+ */
+export function addRequestHooks(
+  app: FastifyInstance,
+  identity: CallerIdentity,
+  metrics: ServiceMetrics,
+): RequestFacts {
+  const callers = new WeakMap<FastifyRequest, Caller>();
+  const started = new WeakMap<FastifyRequest, number>();
+  const arrived = new WeakMap<FastifyRequest, number>();
+
+  app.addHook('onRequest', async (req) => {
+    started.set(req, performance.now());
+    arrived.set(req, Date.now());
+    const path = req.url.split('?')[0] ?? '';
+    if (OPEN_PATHS.has(path)) return;
+    callers.set(req, await identity.verify(req.headers.authorization));
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    const t0 = started.get(req);
+    if (t0 !== undefined)
+      metrics.observe(
+        req.routeOptions.url ?? 'unknown',
+        req.method,
+        reply.statusCode,
+        performance.now() - t0,
+      );
+  });
+  return {
+    arrivedAt: (req) => arrived.get(req) ?? Date.now(),
+    callerOf: (req) => {
+      const c = callers.get(req);
+      if (!c) throw new AuthError('auth.missing_token', 'send a bearer token');
+      return c;
+    },
+  };
+}
