@@ -55,6 +55,8 @@ function render(entry: PackageEntry, values: readonly string[], all: readonly st
   ].join('\n');
 }
 
+const nameOf = (line: string): string => line.split(/\s+/).pop()!;
+
 /** What changed, as `+ value x` / `- type y` lines. */
 function difference(before: string, after: string): string {
   const lines = (t: string) => new Set(t.split('\n').filter((l) => l && !l.startsWith('#')));
@@ -64,7 +66,7 @@ function difference(before: string, after: string): string {
     ...[...a].filter((l) => !b.has(l)).map((l) => `- ${l}`),
     ...[...b].filter((l) => !a.has(l)).map((l) => `+ ${l}`),
   ]
-    .sort((x, y) => x.slice(2).localeCompare(y.slice(2)))
+    .sort((x, y) => nameOf(x).localeCompare(nameOf(y)) || (x[0] === y[0] ? 0 : x[0] === '-' ? -1 : 1))
     .join('\n');
 }
 
