@@ -4,6 +4,7 @@ import tseslint from 'typescript-eslint';
 import { importX } from 'eslint-plugin-import-x';
 import { builtinModules } from 'node:module';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 /**
  * Everything that can end up in a workflow bundle: the workflow side, the registry, the contract, each
@@ -102,7 +103,7 @@ function sandboxConfigs() {
  */
 const SIZE_ALLOWLIST =
   /** @type {{ limits: { 'max-lines': number, 'max-lines-per-function': number }, files: Record<string, { lines?: number, functions?: Record<string, number> }> }} */ (
-    JSON.parse(readFileSync(new URL('./size-allowlist.json', import.meta.url), 'utf8'))
+    JSON.parse(readFileSync(join(import.meta.dirname, 'size-allowlist.json'), 'utf8'))
   );
 
 /** @param {number} maxLines @param {number} maxFunctionLines */

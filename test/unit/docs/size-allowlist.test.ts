@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { ESLint, type Linter } from 'eslint';
+import { ESLint } from 'eslint';
 import tseslint from 'typescript-eslint';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../../src/devserver/config.js';
@@ -45,7 +45,7 @@ async function measure(
     overrideConfig: [
       {
         files: ['**/*.ts'],
-        languageOptions: { parser: tseslint.parser as Linter.Parser },
+        languageOptions: { parser: tseslint.parser },
         rules: {
           'max-lines': ['error', { max: limits['max-lines'], skipBlankLines: false, skipComments: false }],
           'max-lines-per-function': [

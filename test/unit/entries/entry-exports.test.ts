@@ -112,7 +112,7 @@ describe('package entries: their export names', () => {
     expect(workflow).toContain('RunView');
     const contract = readFileSync(join(SNAPSHOTS, 'contract.txt'), 'utf8');
     expect(contract).toMatch(/^value HarnessError$/m);
-    expect(contract).toMatch(/^type  AgentRunInput$/m);
+    expect(contract).toMatch(/^type {2}AgentRunInput$/m);
     expect(difference(contract, contract.replace('value HarnessError\n', 'type  HarnessError\n'))).toBe(
       '- value HarnessError\n+ type  HarnessError',
     );
