@@ -3,6 +3,8 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { importX } from 'eslint-plugin-import-x';
 import { builtinModules } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 /**
  * Everything that can end up in a workflow bundle: the workflow side, the registry, the contract, each
@@ -90,6 +92,42 @@ function sandboxConfigs() {
         },
       ]),
     },
+  ];
+}
+
+/**
+ * Size held by lint: files of at most 400 lines (every line counts) and functions of at most 120 (code
+ * lines). The files over either limit when it came in are listed with their size in
+ * size-allowlist.json; each gets its own limit raised to its recorded size, and
+ * test/unit/docs/size-allowlist.test.ts holds the list to "may only shrink".
+ */
+const SIZE_ALLOWLIST =
+  /** @type {{ limits: { 'max-lines': number, 'max-lines-per-function': number }, files: Record<string, { lines?: number, functions?: Record<string, number> }> }} */ (
+    JSON.parse(readFileSync(join(import.meta.dirname, 'size-allowlist.json'), 'utf8'))
+  );
+
+/** @param {number} maxLines @param {number} maxFunctionLines */
+function sizeRules(maxLines, maxFunctionLines) {
+  return {
+    'max-lines': ['error', { max: maxLines, skipBlankLines: false, skipComments: false }],
+    'max-lines-per-function': ['error', { max: maxFunctionLines, skipBlankLines: true, skipComments: true }],
+  };
+}
+
+function sizeConfigs() {
+  const limits = SIZE_ALLOWLIST.limits;
+  return [
+    {
+      files: ['src/**/*.ts'],
+      rules: sizeRules(limits['max-lines'], limits['max-lines-per-function']),
+    },
+    ...Object.entries(SIZE_ALLOWLIST.files).map(([file, size]) => ({
+      files: [file],
+      rules: sizeRules(
+        Math.max(limits['max-lines'], size.lines ?? 0),
+        Math.max(limits['max-lines-per-function'], ...Object.values(size.functions ?? {})),
+      ),
+    })),
   ];
 }
 
@@ -184,7 +222,7 @@ export default tseslint.config(
               target: './src/client',
               from: './src/activities',
               // The seed metrics (client/metrics) re-render stored context packages to count what a
-              // model saw: pure rendering, no store driver (test/unit/client/entry-imports.test.ts).
+              // model saw: pure rendering, no store driver (test/unit/entries/entry-loads.test.ts).
               except: ['./context'],
               message:
                 'The client needs only a Temporal connection: no activities (they load the SQL store) but the context renderer.',
@@ -238,4 +276,5 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
   },
   ...sandboxConfigs(),
+  ...sizeConfigs(),
 );

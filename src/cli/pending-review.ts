@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import { sha256Hex } from '../contract/sha256.js';
 import { canonicalJson } from '../contract/canonical-json.js';
-import type { RunView } from '../workflows/index.js';
+import type { RunView } from '../contract/run-view.js';
 import { CliError, EXIT, refusedError } from './errors.js';
 import type { Output } from './output.js';
 

@@ -1,4 +1,4 @@
-import type { RunView } from '../workflows/index.js';
+import type { RunView } from '../contract/run-view.js';
 import type { ExecutionInfo } from './connect.js';
 import { brief, table } from './output.js';
 

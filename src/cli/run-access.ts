@@ -1,6 +1,6 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import type { EvidenceStore, StoredEvent } from '../activities/store/index.js';
-import type { RunView } from '../workflows/index.js';
+import type { RunView } from '../contract/run-view.js';
 import type { CliTemporal } from './connect.js';
 import { CliError, EXIT } from './errors.js';
 

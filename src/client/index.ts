@@ -51,7 +51,7 @@ export {
   type SeedMetricValues,
 } from './metrics/seed-metrics.js';
 export { resolveTemporal, type TemporalTarget } from '../devserver/temporal-target.js';
-export type { RunView } from '../workflows/index.js';
+export type { RunView } from '../contract/run-view.js';
 export type { AgentRunResult, AgentRunWorkflow } from '../workflows/index.js';
 export {
   decisionKeyFrom,

@@ -51,3 +51,17 @@ export {
   type ResolvedBundles,
   type RolloutArm,
 } from './bundles.js';
+export type {
+  RunBudgetLimits,
+  RunBudgetUsage,
+  RunDecisionRecord,
+  RunFacts,
+  RunSignalRejection,
+  RunTerminalReason,
+  RunView,
+  RunViewArtifact,
+  RunViewInvocation,
+} from './run-view.js';
+export type { HumanRequest, PendingAction } from './pending-action.js';
+export type { RunStatus } from './statuses.js';
+export type { RunVersions } from './agent-event.js';

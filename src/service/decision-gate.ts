@@ -1,7 +1,7 @@
 import { DEFAULT_AUTHORIZATION, approvalRuleFor, type AuthorizationRules } from '../workflows/index.js';
 import type { PendingAction } from '../contract/pending-action.js';
 import type { AgentRunComposition } from '../workflows/index.js';
-import type { RunView } from '../workflows/index.js';
+import type { RunView } from '../contract/run-view.js';
 import type { Caller } from './caller-identity.js';
 
 /** A decision as the gate judges it (the API's decisions plus a cancellation). */

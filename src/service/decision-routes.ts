@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { QUERY_NAMES } from '../contract/visibility.js';
-import type { RunView } from '../workflows/index.js';
+import type { RunView } from '../contract/run-view.js';
 import { sendDecision, signedPayload } from '../client/decisions/send-decision.js';
 import { ApiError } from './api-error.js';
 import { CancelBodySchema, DecisionBodySchema } from './api-schemas.js';

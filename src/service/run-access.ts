@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { AgentTenantKey, AgentUserKey, QUERY_NAMES } from '../contract/visibility.js';
 import type { AgentRunComposition } from '../workflows/index.js';
-import type { RunView } from '../workflows/index.js';
+import type { RunView } from '../contract/run-view.js';
 import type { EvidenceStore } from '../activities/store/index.js';
 import type { RunRecord } from '../contract/run-record.js';
 import type { Caller } from './caller-identity.js';

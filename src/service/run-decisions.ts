@@ -1,6 +1,6 @@
 import type { DecisionSignalName } from '../contract/signals.js';
 import type { PendingTarget } from '../client/decisions/send-decision.js';
-import type { RunView } from '../workflows/index.js';
+import type { RunView } from '../contract/run-view.js';
 import type { DecisionBody } from './api-schemas.js';
 import { ApiError } from './api-error.js';
 

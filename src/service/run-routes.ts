@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { RunView } from '../workflows/index.js';
+import type { RunView } from '../contract/run-view.js';
 import { projectPublicValue } from '../client/evidence/public-projection.js';
 import { ApiError } from './api-error.js';
 import { decisionContext, mayTakePending } from './decision-gate.js';

@@ -29,7 +29,7 @@ export {
   type AgentRunComposition,
   type AgentRunDefinition,
 } from './temporal/agent-run-definition.js';
-export type { RunView } from './temporal/run-view.js';
+export type { RunView } from '../contract/run-view.js';
 
 export { createGoalProfile, type GoalProfileConfig } from './runner/goal-profile.js';
 export {

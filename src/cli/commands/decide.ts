@@ -1,7 +1,7 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { isHarnessError } from '../../contract/errors.js';
 import type { DecisionOutcome, DecisionSignalName } from '../../contract/signals.js';
-import type { RunView } from '../../workflows/index.js';
+import type { RunView } from '../../contract/run-view.js';
 import { loadDecisionKey, type DecisionKey } from '../../client/decisions/decision-key.js';
 import { sendDecision, signedPayload, type PendingTarget } from '../../client/decisions/send-decision.js';
 import { connectTemporal, describeRun, type CliTemporal } from '../connect.js';

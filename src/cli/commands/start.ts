@@ -6,7 +6,7 @@ import type { HarnessApp } from '../../worker/app.js';
 import { isHarnessError } from '../../contract/errors.js';
 import { TERMINAL_STATUSES } from '../../contract/statuses.js';
 import type { AgentRunResult } from '../../workflows/index.js';
-import type { RunView } from '../../workflows/index.js';
+import type { RunView } from '../../contract/run-view.js';
 import { harnessSettings } from '../../worker/settings.js';
 import { buildRunInput, resolvePolicy, resolveProfile } from '../../client/build-run-input.js';
 import { connectTemporal } from '../connect.js';

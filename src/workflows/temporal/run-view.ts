@@ -1,65 +1,60 @@
 import type { RunState } from '../runner/run-state.js';
 import type { DecisionRecord } from '../authz/decision-authority.js';
+import type {
+  RunBudgetLimits,
+  RunBudgetUsage,
+  RunDecisionRecord,
+  RunFacts,
+  RunSignalRejection,
+  RunTerminalReason,
+  RunView,
+} from '../../contract/run-view.js';
 
-/** What the `state` query returns: a bounded view of the run for operators and tools. */
-export interface RunView {
-  /** The run state schema version the run is on (2 in this build; carried older states are migrated). */
-  readonly schemaVersion: RunState['schemaVersion'];
-  readonly runId: string;
-  readonly status: RunState['status'];
-  readonly waitingReason: string | null;
-  readonly currentNode: string | null;
-  readonly stateVersion: number;
-  readonly pendingAction: RunState['pendingAction'];
-  readonly humanRequest: RunState['humanRequest'];
-  /** Counts of the whole run, across continue-as-new. */
-  readonly budget: Omit<RunState['budget'], 'callDigests'>;
-  readonly limits: RunState['limits'];
-  /**
-   * This generation's invocations and the most recent ones the run carried into it (see
-   * `boundCarriedState`): after continue-as-new, older ones are in the events and the evidence store.
-   * The same holds for `artifacts` and `completedSteps`.
-   */
-  readonly invocations: {
-    seq: number;
-    tool: string;
-    version: string;
-    effect: string;
-    status: string;
-    externalId?: string;
-    resolvedBy?: string;
-  }[];
-  readonly artifacts: {
-    id: string;
-    type: string;
-    provenance: string;
-    externalId?: string;
-    verification?: unknown;
-  }[];
-  readonly versions: RunState['versions'];
-  readonly completedSteps: string[];
-  readonly facts: RunState['facts'];
-  readonly terminalReason: RunState['terminalReason'];
-  readonly output: unknown;
-  /**
-   * Signed runs: the verified decisions (action, decision, principal, key), newest last, bounded;
-   * absent for runs from before signed decisions.
-   */
-  readonly decisions?: readonly DecisionRecord[];
-  /** Signed runs: the arguments of the tool call that waits for a decision (what an approver approves). */
-  readonly pendingArguments?: Readonly<Record<string, unknown>>;
-  /** The tenant and user the run was started for (its input), when it names them. */
-  readonly tenantId?: string;
-  readonly userId?: string;
-  /** Signed runs: the first execution run id, which decision tokens are bound to. */
-  readonly firstExecutionRunId?: string;
-  /** The last signals refused (malformed, stale, forged, repeated), newest last. */
-  readonly signalRejections: NonNullable<RunState['signalRejections']>;
-  /** Policy obligations in force (`mask.phone`...), applied by the output guardrail. */
-  readonly obligations: RunState['obligations'];
-  /** Compositions retried after the output guardrail blocked them. */
-  readonly outputRetries: number;
-}
+/** What the `state` query returns: written out in the contract (src/contract/run-view.ts). */
+export type { RunView } from '../../contract/run-view.js';
+
+/**
+ * The contract writes the view out; these hold it to the run state it shows, so a field added,
+ * removed or retyped on either side fails the build. `Same<A, B>` is `true` only when each is
+ * assignable to the other and both have the same keys (an optional field added on one side too).
+ */
+type Same<A, B> = [A] extends [B]
+  ? [B] extends [A]
+    ? [keyof A] extends [keyof B]
+      ? [keyof B] extends [keyof A]
+        ? true
+        : false
+      : false
+    : false
+  : false;
+type Budget = Omit<RunState['budget'], 'callDigests'>;
+type SignalRejection = NonNullable<RunState['signalRejections']>[number];
+type InvocationView = Pick<
+  RunState['invocations'][number],
+  'seq' | 'tool' | 'version' | 'effect' | 'status' | 'externalId' | 'resolvedBy'
+>;
+type ArtifactView = Pick<
+  RunState['artifacts'][number],
+  'id' | 'type' | 'provenance' | 'externalId' | 'verification'
+>;
+/** Compiles only when every check is `true`. */
+type AllTrue<T extends Record<string, true>> = T;
+type _RunViewMatchesRunState = AllTrue<{
+  schemaVersion: Same<RunState['schemaVersion'], RunView['schemaVersion']>;
+  status: Same<RunState['status'], RunView['status']>;
+  pendingAction: Same<RunState['pendingAction'], RunView['pendingAction']>;
+  humanRequest: Same<RunState['humanRequest'], RunView['humanRequest']>;
+  budget: Same<Budget, RunBudgetUsage>;
+  limits: Same<RunState['limits'], RunBudgetLimits>;
+  versions: Same<RunState['versions'], RunView['versions']>;
+  facts: Same<RunState['facts'], RunFacts>;
+  terminalReason: Same<NonNullable<RunState['terminalReason']>, RunTerminalReason>;
+  signalRejections: Same<SignalRejection, RunSignalRejection>;
+  obligations: Same<RunState['obligations'], RunView['obligations']>;
+  decisions: Same<DecisionRecord, RunDecisionRecord>;
+  invocationKeys: Same<keyof InvocationView, keyof RunView['invocations'][number]>;
+  artifactKeys: Same<keyof ArtifactView, keyof RunView['artifacts'][number]>;
+}>;
 
 export function toRunView(s: RunState): RunView {
   const { callDigests: _omit, ...budget } = s.budget;
