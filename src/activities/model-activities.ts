@@ -509,6 +509,7 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
           messages,
           tools: tools.length ? tools : undefined,
           outputSchema: input.outputSchema ? { ...input.outputSchema } : undefined,
+          ...(input.invalidToolCalls ? { invalidToolCalls: input.invalidToolCalls } : {}),
           // A configured window bounds the answer by the reserve the request was planned with.
           ...(route.windowConfigured || route.maxOutputTokens !== undefined
             ? { maxOutputTokens: outputReserve }
@@ -535,6 +536,7 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
         providerModel: output.providerModel,
         provider: route.provider.name,
         ...toolOutputFindingsOf(pkg, input.runId, input.callSeq),
+        ...(output.invalidToolCalls ? { invalidToolCalls: output.invalidToolCalls } : {}),
       };
       assertAnswerBounded(decision);
       const body: MessageGroupBody = { input: input.newMessages, context, output: decision };

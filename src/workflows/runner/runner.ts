@@ -28,7 +28,8 @@ import {
   summarizeRouteOf,
   type BilledUsage,
 } from './model-routing.js';
-import type { ModelDecision, ModelPurpose, RunnerPorts } from './ports.js';
+import type { InvalidToolCall, ModelDecision, ModelPurpose, RunnerPorts } from './ports.js';
+import { rejectInvalidToolCall } from './invalid-tool-call.js';
 import type { Profile } from './profile.js';
 import type { RunCore, TransitionPatch } from './run-core.js';
 import type { CarriedWait } from './carried-wait.js';
@@ -119,6 +120,11 @@ export interface RunnerOptions {
    * Absent: the envelope of runs from before it (trace id = run id, producer `runner`).
    */
   readonly eventEnvelope?: { readonly traceId: string };
+  /**
+   * Model calls whose profile asks (`ModelRequest.invalidToolCalls`) get invalid tool calls back
+   * instead of failing (`agent-run-invalid-tool-calls-v1`, decided at the start). Absent: not asked.
+   */
+  readonly invalidToolCalls?: boolean;
 }
 
 /**
@@ -385,6 +391,9 @@ export class Runner implements RunContext, RunCore {
           newMessages: request.messages,
           toolKeys,
           outputSchema: request.outputSchema,
+          ...(request.invalidToolCalls && this.options.invalidToolCalls
+            ? { invalidToolCalls: 'report' }
+            : {}),
           events,
         },
         pinned,
@@ -471,6 +480,10 @@ export class Runner implements RunContext, RunCore {
 
   tool(name: string, args: unknown, options?: ToolOptions): Promise<Observation> {
     return this.tools.call(name, args, options);
+  }
+
+  invalidToolCall(call: InvalidToolCall): Observation {
+    return rejectInvalidToolCall(this, call);
   }
 
   confirm(request: ConfirmRequest, options?: WaitOptions): Promise<HumanDecision> {
