@@ -161,6 +161,7 @@ async function answer(
         messages: request.plan.messages,
         tools: tools.length ? tools : undefined,
         outputSchema: input.outputSchema ? { ...input.outputSchema } : undefined,
+        ...(input.invalidToolCalls ? { invalidToolCalls: input.invalidToolCalls } : {}),
         // A configured window bounds the answer by the reserve the request was planned with.
         ...(route.windowConfigured || route.maxOutputTokens !== undefined
           ? { maxOutputTokens: outputReserve }
@@ -187,6 +188,7 @@ async function answer(
       providerModel: output.providerModel,
       provider: route.provider.name,
       ...toolOutputFindingsOf(request.plan.pkg, input.runId, input.callSeq),
+      ...(output.invalidToolCalls ? { invalidToolCalls: output.invalidToolCalls } : {}),
     };
     assertAnswerBounded(decision);
     const body: MessageGroupBody = { input: input.newMessages, context, output: decision };

@@ -72,8 +72,41 @@ export interface ModelCallInput {
   /** Tools the model may see (`name@version`), already filtered by policy at presentation. */
   readonly toolKeys: readonly string[];
   readonly outputSchema?: Readonly<Record<string, unknown>>;
+  /**
+   * `report`: a tool call whose name was not offered or whose arguments are not a JSON object comes
+   * back in {@link ModelDecision.invalidToolCalls} instead of failing the call
+   * (`model.unknown_tool`, `model.invalid_tool_arguments`). Absent: the call fails, as before. Asked
+   * by a profile that reads them (the goal profile), on runs since `agent-run-invalid-tool-calls-v1`.
+   */
+  readonly invalidToolCalls?: 'report';
   /** Events of the run not yet stored (the outbox), written before the call. */
   readonly events: readonly AgentEvent[];
+}
+
+/** Why a tool call the model sent is not a proposal: the name was not offered, or the arguments are not a JSON object. */
+export type InvalidToolCallCode =
+  'tool.not_offered' | 'tool.arguments_not_json' | 'tool.arguments_not_object';
+
+/**
+ * A tool call the model sent that the gateway could not take as a proposal (only when the call input
+ * asked with `invalidToolCalls: 'report'`). Model output, so untrusted and bounded: the name as the
+ * model sent it (at most 64 characters), a message written by the harness, and a digest and the
+ * length of the argument text, never the text itself. Nothing is ever run for it.
+ */
+export interface InvalidToolCall {
+  /** The provider's id of the call (at most 64 characters). */
+  readonly id: string;
+  /** The tool name as the model sent it (the provider-safe form, e.g. `order_read__v1`), cut to 64 characters. */
+  readonly name: string;
+  /** `name@version` of the offered tool the name stands for; absent for `tool.not_offered`. */
+  readonly tool?: string;
+  readonly code: InvalidToolCallCode;
+  /** What was wrong and what to send instead, written by the harness (at most 300 characters). */
+  readonly message: string;
+  /** `sha256:` of the argument text as the model sent it: the same text gives the same digest. */
+  readonly argsDigest: string;
+  /** Characters of the argument text. */
+  readonly argsChars: number;
 }
 
 /** A tool call as the model proposed it, parsed (not yet validated against the schema). */
@@ -109,6 +142,11 @@ export interface ModelDecision {
    * answers from before the scan.
    */
   readonly toolOutputFindings?: readonly ToolOutputFinding[];
+  /**
+   * Tool calls of this answer that are not proposals (at most 16, in the order the model sent them):
+   * present only when the call input asked (`invalidToolCalls: 'report'`) and there were any.
+   */
+  readonly invalidToolCalls?: readonly InvalidToolCall[];
 }
 
 /** One tool result the input guardrail flagged: where it came from and what it found. */

@@ -34,4 +34,7 @@ export const MARKER_FREE_START = 'v3';
  */
 export const START_FEATURES_MEMO_KEY = 'harnessFeatures';
 /** The features this build's starter asks for (each is also a `patched()` id of `agentRun`). */
-export const START_FEATURES: readonly string[] = ['agent-run-trust-scope-v1'];
+export const START_FEATURES: readonly string[] = [
+  'agent-run-trust-scope-v1',
+  'agent-run-invalid-tool-calls-v1',
+];

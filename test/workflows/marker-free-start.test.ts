@@ -7,7 +7,11 @@ import { projectRoot } from '../../src/devserver/config.js';
 import { loadHistoryFixtures } from '../../src/worker/history-fixtures.js';
 import { MARKER_FREE_START, MARKER_FREE_START_MEMO_KEY } from '../../src/contract/visibility.js';
 import type { AgentRunResult } from '../../src/workflows/temporal/agent-run.js';
-import { BASELINE_V2_PATCH, TRUST_SCOPE_PATCH } from '../../src/workflows/temporal/run-patches.js';
+import {
+  BASELINE_V2_PATCH,
+  INVALID_TOOL_CALLS_PATCH,
+  TRUST_SCOPE_PATCH,
+} from '../../src/workflows/temporal/run-patches.js';
 import type { ModelScript } from '../../src/activities/model/scripted-script.js';
 import { createHarnessFixture, refundRunInput, type HarnessFixture } from '../support/harness.js';
 import { historyOf } from '../support/history.js';
@@ -109,6 +113,7 @@ describe('a marker-free start (real server)', () => {
     expect(withMarker.filter((e) => e.patchId !== undefined).map((e) => e.patchId)).toEqual([
       BASELINE_V2_PATCH,
       TRUST_SCOPE_PATCH,
+      INVALID_TOOL_CALLS_PATCH,
     ]);
     expect(hasChangeVersionUpsert(marked.history)).toBe(true);
     // Otherwise the same commands: the same events once the markers and the upserts after them are left out.
@@ -164,6 +169,7 @@ describe('a marker-free start (real server)', () => {
     expect((await historyOf(other)).filter((e) => e.patchId !== undefined).map((e) => e.patchId)).toEqual([
       BASELINE_V2_PATCH,
       TRUST_SCOPE_PATCH,
+      INVALID_TOOL_CALLS_PATCH,
     ]);
   });
 });

@@ -1,4 +1,5 @@
 import type { ModelPurpose, ModelStopReason, ModelToolCall, ModelUsage } from './types.js';
+import type { InvalidToolCall } from '../../contract/step-io.js';
 
 /** The call began (emitted before any network I/O). */
 export interface ModelStartedEvent {
@@ -36,6 +37,8 @@ export interface ModelOutputCompletedEvent {
   readonly stopReason: ModelStopReason;
   readonly text: string;
   readonly toolCalls: readonly ModelToolCall[];
+  /** Calls that are not proposals (only when the request asked for them, and there were any). */
+  readonly invalidToolCalls?: readonly InvalidToolCall[];
 }
 
 /** Emitted exactly once per call that the provider completed (also for blocked calls, which are billed). */

@@ -39,7 +39,9 @@ function matches(match: ScriptMatch, req: ModelRequest): boolean {
  * A deterministic stand-in for a model (provider name `scripted`): answers from a {@link ModelScript}
  * and emits the same normalized events as the real providers, deltas split into a few chunks.
  * Fails with `model.script_no_match` when no entry matches and there is no fallback, and with
- * `model.unknown_tool` when the script names a tool the request did not offer.
+ * `model.unknown_tool` when the script names a tool the request did not offer (`model.invalid_tool_arguments`
+ * for `rawArguments` that are not a JSON object), unless the request asks for such calls to be
+ * reported (`invalidToolCalls: 'report'`): then they come back in `invalidToolCalls`.
  */
 export class ScriptedProvider implements ModelProvider {
   readonly name = 'scripted';
@@ -92,7 +94,7 @@ export class ScriptedProvider implements ModelProvider {
     }
     const argsTexts: string[] = [];
     for (const [i, call] of response.toolCalls.entries()) {
-      const raw = JSON.stringify(call.args);
+      const raw = call.rawArguments ?? JSON.stringify(call.args);
       argsTexts.push(raw);
       const [first = '', ...rest] = split(raw);
       asm.addToolCallFragment(i, {

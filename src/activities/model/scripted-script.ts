@@ -27,6 +27,11 @@ export const ScriptedResponseSchema = z
             name: z.string().min(1),
             version: z.string().min(1),
             args: z.record(z.string(), z.unknown()).default({}),
+            /**
+             * The argument text exactly as sent, instead of `args` as JSON: lets a script send
+             * arguments that are not valid JSON or not an object (docs/models.md, "Invalid tool calls").
+             */
+            rawArguments: z.string().optional(),
           })
           .strict(),
       )

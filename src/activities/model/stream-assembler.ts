@@ -1,6 +1,8 @@
 import { ModelBlockedError, ModelError } from './errors.js';
 import { validateStructuredOutput } from './output-validation.js';
 import { costUsd } from './pricing.js';
+import { MAX_INVALID_TOOL_CALLS, invalidToolCall, parseToolArguments } from './invalid-tool-calls.js';
+import type { InvalidToolCall } from '../../contract/step-io.js';
 import type { ModelEvent } from './events.js';
 import type { ModelPrice } from './pricing.js';
 import type { ToolNameCodec } from './tool-names.js';
@@ -12,6 +14,8 @@ interface PendingToolCall {
   name?: string;
   version?: string;
   raw: string;
+  /** The name as the model sent it, when no offered tool has it (reported as `tool.not_offered`). */
+  notOffered?: string;
   /** Arguments of the synthetic structured-output tool: they are the answer text, not a tool call. */
   readonly structured: boolean;
 }
@@ -72,9 +76,15 @@ export class StreamAssembler {
     this.emit({ type: 'model.text.delta', callId: this.init.req.callId, delta });
   }
 
+  /** Does the request ask for invalid tool calls to be returned rather than fail the call? */
+  private get reporting(): boolean {
+    return this.init.req.invalidToolCalls === 'report';
+  }
+
   /**
    * One fragment of a tool call. `key` is the provider's index of the call; `id` and `name` arrive on
-   * the first fragment. Throws `model.unknown_tool` at once for a name that was not offered.
+   * the first fragment. Throws `model.unknown_tool` at once for a name that was not offered, unless
+   * the request asked to report it (`invalidToolCalls: 'report'`): then the call is kept aside.
    */
   addToolCallFragment(key: string | number, frag: { id?: string; name?: string; arguments?: string }): void {
     let call = this.calls.get(key);
@@ -85,13 +95,14 @@ export class StreamAssembler {
         });
       }
       const structured = frag.name === this.init.structuredToolName;
-      const spec = structured ? undefined : this.init.codec.decode(frag.name);
+      const codec = this.init.codec;
+      const spec = structured ? undefined : this.reporting ? codec.find(frag.name) : codec.decode(frag.name);
       const visible = [...this.calls.values()].filter((c) => !c.structured).length;
       call = { index: visible, id: frag.id ?? `call_${visible}`, raw: '', structured };
       if (spec) {
         call.name = spec.name;
         call.version = spec.version;
-      }
+      } else if (!structured) call.notOffered = frag.name;
       this.calls.set(key, call);
       if (!structured) {
         this.emit({
@@ -173,13 +184,15 @@ export class StreamAssembler {
       this.emit({ type: 'model.blocked', callId: req.callId, ...this.blocked });
       throw new ModelBlockedError(this.blocked.reason, this.blocked.message, { usage, costUsd: cost });
     }
-    const toolCalls = this.finishToolCalls();
+    const { toolCalls, invalid } = this.finishToolCalls();
+    const called = toolCalls.length > 0 || invalid.length > 0;
     let stopReason = this.stopReason ?? 'other';
     const structuredAnswered = [...this.calls.values()].some((c) => c.structured);
-    if (structuredAnswered && toolCalls.length === 0 && stopReason === 'tool_calls') stopReason = 'end_turn';
-    if (req.outputSchema && toolCalls.length === 0 && stopReason === 'end_turn') {
+    if (structuredAnswered && !called && stopReason === 'tool_calls') stopReason = 'end_turn';
+    if (req.outputSchema && !called && stopReason === 'end_turn') {
       validateStructuredOutput(this.text, req.outputSchema);
     }
+    const reported = invalid.length > 0 ? { invalidToolCalls: invalid } : {};
     const output: ModelOutput = {
       text: this.text,
       toolCalls,
@@ -187,44 +200,85 @@ export class StreamAssembler {
       usage,
       costUsd: cost,
       providerModel,
+      ...reported,
     };
-    this.emit({ type: 'model.output.completed', callId: req.callId, stopReason, text: this.text, toolCalls });
+    this.emit({
+      type: 'model.output.completed',
+      callId: req.callId,
+      stopReason,
+      text: this.text,
+      toolCalls,
+      ...reported,
+    });
     this.terminal = true;
     this.emit(usageEvent);
     return output;
   }
 
-  private finishToolCalls(): ModelToolCall[] {
-    const out: ModelToolCall[] = [];
+  /**
+   * The assembled calls: proposals, and (when the request asked) the calls that are not (a name not
+   * offered, arguments that are not a JSON object), at most {@link MAX_INVALID_TOOL_CALLS}.
+   * @throws ModelError `model.invalid_tool_arguments` for bad arguments when the request did not ask.
+   */
+  private finishToolCalls(): { toolCalls: ModelToolCall[]; invalid: InvalidToolCall[] } {
+    const toolCalls: ModelToolCall[] = [];
+    const invalid: InvalidToolCall[] = [];
+    const keep = (c: InvalidToolCall): void => {
+      if (invalid.length < MAX_INVALID_TOOL_CALLS) invalid.push(c);
+    };
     for (const call of this.calls.values()) {
-      if (call.structured || call.name === undefined || call.version === undefined) continue;
-      const raw = call.raw.trim() === '' ? '{}' : call.raw;
-      let args: unknown;
-      try {
-        args = JSON.parse(raw);
-      } catch {
+      if (call.structured) continue;
+      if (call.notOffered !== undefined) {
+        keep(
+          invalidToolCall({
+            id: call.id,
+            providerName: call.notOffered,
+            code: 'tool.not_offered',
+            raw: call.raw,
+          }),
+        );
+        continue;
+      }
+      if (call.name === undefined || call.version === undefined) continue;
+      const parsed = parseToolArguments(call.raw);
+      if ('args' in parsed) {
+        toolCalls.push({
+          id: call.id,
+          name: call.name,
+          version: call.version,
+          args: parsed.args,
+          rawArguments: call.raw,
+        });
+        continue;
+      }
+      if (this.reporting) {
+        const providerName = this.init.codec.encode({ name: call.name, version: call.version });
+        const tool = `${call.name}@${call.version}`;
+        keep(
+          invalidToolCall({
+            id: call.id,
+            providerName,
+            tool,
+            code: parsed.code,
+            raw: call.raw,
+            kind: parsed.kind,
+          }),
+        );
+        continue;
+      }
+      if (parsed.code === 'tool.arguments_not_json')
         throw new ModelError('model.invalid_tool_arguments', `arguments of ${call.name} are not valid JSON`, {
           details: { tool: call.name, preview: call.raw.slice(0, 200) },
         });
-      }
-      if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-        throw new ModelError(
-          'model.invalid_tool_arguments',
-          `arguments of ${call.name} are not a JSON object`,
-          {
-            details: { tool: call.name },
-          },
-        );
-      }
-      out.push({
-        id: call.id,
-        name: call.name,
-        version: call.version,
-        args: args as Record<string, unknown>,
-        rawArguments: call.raw,
-      });
+      throw new ModelError(
+        'model.invalid_tool_arguments',
+        `arguments of ${call.name} are not a JSON object`,
+        {
+          details: { tool: call.name },
+        },
+      );
     }
-    return out;
+    return { toolCalls, invalid };
   }
 
   /**

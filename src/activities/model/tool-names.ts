@@ -50,9 +50,14 @@ export class ToolNameCodec {
     return encodeToolName(tool.name, tool.version);
   }
 
+  /** The offered tool a provider name refers to, or undefined for a name not offered. */
+  find(providerName: string): ModelToolSpec | undefined {
+    return this.byEncoded.get(providerName);
+  }
+
   /** The offered tool a provider name refers to. Throws `model.unknown_tool` for names not offered. */
   decode(providerName: string): ModelToolSpec {
-    const tool = this.byEncoded.get(providerName);
+    const tool = this.find(providerName);
     if (tool === undefined) {
       throw new ModelError(
         'model.unknown_tool',

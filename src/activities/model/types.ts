@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ModelEvent } from './events.js';
+import type { InvalidToolCall } from '../../contract/step-io.js';
 
 /**
  * Why the harness calls a model. Part of the request; also selects scripted responses. `summarize`
@@ -64,6 +65,12 @@ export const ModelRequestSchema = z.object({
   outputSchema: z.record(z.string(), z.unknown()).optional(),
   maxOutputTokens: z.number().int().positive().optional(),
   temperature: z.number().min(0).max(2).optional(),
+  /**
+   * `report`: a tool call with a name not offered or arguments that are not a JSON object is returned
+   * in {@link ModelOutput.invalidToolCalls}; absent: it fails the call (`model.unknown_tool`,
+   * `model.invalid_tool_arguments`).
+   */
+  invalidToolCalls: z.literal('report').optional(),
 });
 export type ModelRequest = z.infer<typeof ModelRequestSchema>;
 
@@ -98,6 +105,8 @@ export interface ModelOutput {
   readonly costUsd: number;
   /** The model name the provider reported (or the configured one when it reports none). */
   readonly providerModel: string;
+  /** Calls that are not proposals, when the request asked for them (`invalidToolCalls: 'report'`) and there were any. */
+  readonly invalidToolCalls?: readonly InvalidToolCall[];
 }
 
 export interface ModelStreamOptions {

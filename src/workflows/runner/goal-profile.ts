@@ -86,6 +86,31 @@ export function observationForModel(o: Observation): string {
   });
 }
 
+/**
+ * What the model reads about its tool calls that were not proposals (`RunContext.invalidToolCall`'s
+ * observations): a harness notice (trusted, it names nothing the model wrote), then each observation
+ * as a fenced data block (it holds the model's own tool name). Plain `user` messages, not `tool`
+ * messages: the calls are not in the model's stored answer, so there is no call for a tool message
+ * to answer (a provider refuses a tool message without its call).
+ */
+export function invalidCallMessages(observations: readonly Observation[]): ModelMessageInput[] {
+  return [
+    {
+      role: 'user',
+      trust: 'system',
+      content:
+        `${observations.length} of your tool calls could not be run: the name was not offered or the ` +
+        'arguments were not one JSON object. Nothing was run for them; the errors follow as data. ' +
+        'Call only the tools offered, with JSON object arguments that match their parameters.',
+    },
+    ...observations.map((o): ModelMessageInput => ({
+      role: 'user',
+      trust: 'untrusted',
+      content: observationForModel(o),
+    })),
+  ];
+}
+
 /** The conversation message of an observation: a reference when its result is in the evidence store. */
 export function observationMessage(toolCallId: string, o: Observation): ModelMessageInput {
   return o.resultRef
@@ -129,12 +154,21 @@ export function createGoalProfile(config: GoalProfileConfig): Profile {
     },
   };
 
-  /** The model/tool loop from `first`; a blocked answer continues the same conversation. */
+  /**
+   * The model/tool loop from `first`; a blocked answer continues the same conversation. Tool calls the
+   * model sent that are not proposals (a name not offered, arguments not a JSON object) are answered
+   * with {@link invalidCallMessages} after the results of its valid calls, and the model asked again.
+   */
   async function converse(ctx: RunContext, first: ModelMessageInput[]): Promise<ProfileResult> {
     let messages = first;
     for (;;) {
-      const decision = await ctx.model('decide', { messages, tools: ctx.visibleTools() });
-      if (decision.toolCalls.length === 0) {
+      const decision = await ctx.model('decide', {
+        messages,
+        tools: ctx.visibleTools(),
+        invalidToolCalls: 'report',
+      });
+      const invalid = decision.invalidToolCalls ?? [];
+      if (decision.toolCalls.length === 0 && invalid.length === 0) {
         return {
           output: config.interpret ? config.interpret(decision.text) : decision.text,
           recompose: (feedback) => converse(ctx, [blockedOutputMessage(feedback)]),
@@ -148,6 +182,8 @@ export function createGoalProfile(config: GoalProfileConfig): Profile {
         });
         messages.push(observationMessage(call.id, observation));
       }
+      if (invalid.length > 0)
+        messages.push(...invalidCallMessages(invalid.map((c) => ctx.invalidToolCall(c))));
       await ctx.checkpoint({ messages });
     }
   }

@@ -38,6 +38,11 @@ export interface ModelStepOptions {
   readonly modelRoutes?: ModelRoutePlan;
   /** Asked when a failed call has a fallback to take: true takes it (a `patched()` id); absent: no fallback. */
   readonly modelFallbackEnabled?: () => boolean;
+  /**
+   * Model calls whose profile asks (`ModelRequest.invalidToolCalls`) get invalid tool calls back
+   * instead of failing (`agent-run-invalid-tool-calls-v1`, decided at the start). Absent: not asked.
+   */
+  readonly invalidToolCalls?: boolean;
 }
 
 /**
@@ -112,6 +117,9 @@ export class ModelStep {
           newMessages: request.messages,
           toolKeys,
           outputSchema: request.outputSchema,
+          ...(request.invalidToolCalls && this.options.invalidToolCalls
+            ? { invalidToolCalls: 'report' as const }
+            : {}),
           events,
         },
         pinned,

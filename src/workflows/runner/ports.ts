@@ -19,6 +19,8 @@ export type {
   ToolProposal,
   ModelDecision,
   ToolOutputFinding,
+  InvalidToolCall,
+  InvalidToolCallCode,
   ToolCallInput,
   ToolCallResult,
   ToolActivityOutcome,

@@ -5,7 +5,7 @@ import type { RememberOutcome } from './thread-memory.js';
 import type { Observation } from '../../contract/observation.js';
 import type { ToolDefinition } from '../../contract/tool.js';
 import type { DataClassification } from '../../contract/agent-event.js';
-import type { ModelDecision, ModelMessageInput, ModelPurpose } from './ports.js';
+import type { InvalidToolCall, ModelDecision, ModelMessageInput, ModelPurpose } from './ports.js';
 
 /** What a profile asks the model. */
 export interface ModelRequest {
@@ -13,6 +13,13 @@ export interface ModelRequest {
   /** Offer these tools (already policy-filtered by {@link RunContext.visibleTools}); default none. */
   readonly tools?: readonly ToolDefinition[];
   readonly outputSchema?: Readonly<Record<string, unknown>>;
+  /**
+   * `report`: tool calls whose name was not offered or whose arguments are not a JSON object come back
+   * in `ModelDecision.invalidToolCalls` (hand each to {@link RunContext.invalidToolCall}) instead of
+   * ending the run. Honoured on runs since `agent-run-invalid-tool-calls-v1` (the runner's
+   * `invalidToolCalls` option); on older runs such a call still fails the model call. Default: not asked.
+   */
+  readonly invalidToolCalls?: 'report';
 }
 
 export interface ConfirmRequest {
@@ -86,6 +93,13 @@ export interface RunContext {
   checkpoint(resumeState: Record<string, unknown>): Promise<void>;
   model(purpose: ModelPurpose, request: ModelRequest): Promise<ModelDecision>;
   tool(name: string, args: unknown, options?: ToolOptions): Promise<Observation>;
+  /**
+   * A tool call the model sent that is not a proposal (`ModelDecision.invalidToolCalls`): a `rejected`
+   * observation with its code for the model to read; nothing runs. Counts one step and against the
+   * duplicate-call guard (docs/runner.md, "Invalid tool calls").
+   * @throws RunStop (ends the run `budget_exhausted`) when a step budget or the duplicate guard is exhausted.
+   */
+  invalidToolCall(call: InvalidToolCall): Observation;
   /** Tools the policy lets the model see now (presentation point), optionally restricted to names. */
   visibleTools(names?: readonly string[]): ToolDefinition[];
   confirm(request: ConfirmRequest, options?: WaitOptions): Promise<HumanDecision>;

@@ -69,4 +69,9 @@ export interface RunnerOptions {
    * Absent: the envelope of runs from before it (trace id = run id, producer `runner`).
    */
   readonly eventEnvelope?: { readonly traceId: string };
+  /**
+   * Model calls whose profile asks (`ModelRequest.invalidToolCalls`) get invalid tool calls back
+   * instead of failing (`agent-run-invalid-tool-calls-v1`, decided at the start). Absent: not asked.
+   */
+  readonly invalidToolCalls?: boolean;
 }

@@ -16,7 +16,8 @@ import type { AgentEvent, DataClassification } from '../../contract/agent-event.
 import { nextRunEvent } from './run-event.js';
 import { budgetWarnings } from './budget.js';
 import { HumanGate } from './human-gate.js';
-import type { ModelDecision, ModelPurpose, RunnerPorts } from './ports.js';
+import type { InvalidToolCall, ModelDecision, ModelPurpose, RunnerPorts } from './ports.js';
+import { rejectInvalidToolCall } from './invalid-tool-call.js';
 import type { Profile } from './profile.js';
 import type { RunCore, TransitionPatch } from './run-core.js';
 import type {
@@ -245,6 +246,10 @@ export class Runner implements RunContext, RunCore {
 
   tool(name: string, args: unknown, options?: ToolOptions): Promise<Observation> {
     return this.tools.call(name, args, options);
+  }
+
+  invalidToolCall(call: InvalidToolCall): Observation {
+    return rejectInvalidToolCall(this, call);
   }
 
   confirm(request: ConfirmRequest, options?: WaitOptions): Promise<HumanDecision> {

@@ -460,6 +460,7 @@ async function runAgent(
     ...(bundles?.prompt ? { instructions: bundles.prompt.instructions } : {}),
     exemptTrustedIdentifiers: () => runPatches.on(TRUSTED_IDS_PATCH),
     limitOutputText: () => runPatches.on(OUTPUT_TEXT_LIMIT_PATCH),
+    invalidToolCalls: patches.invalidToolCalls,
     ...(authority
       ? {
           authorization: {

@@ -82,8 +82,17 @@ export const CARRIED_BINDING_PATCH = 'agent-run-carried-binding-v1';
  */
 export const TRUST_SCOPE_PATCH = 'agent-run-trust-scope-v1';
 
+/**
+ * Tool calls a goal model sent with a name it was not offered or arguments that are not a JSON object
+ * become rejected observations the model reads, instead of failing the run (`model.unknown_tool`,
+ * `model.invalid_tool_arguments`): the model activity is asked to report them (`invalidToolCalls:
+ * 'report'` in its input). Decided once at the start of a goal run, without a marker when the start
+ * memo lists it ({@link RunPatches.feature}); a history without it keeps failing such calls.
+ */
+export const INVALID_TOOL_CALLS_PATCH = 'agent-run-invalid-tool-calls-v1';
+
 /** Behaviours a start memo may ask for without a marker ({@link START_FEATURES_MEMO_KEY}). */
-export type StartFeatureId = typeof TRUST_SCOPE_PATCH;
+export type StartFeatureId = typeof TRUST_SCOPE_PATCH | typeof INVALID_TOOL_CALLS_PATCH;
 
 /** The ids the baseline stands for. */
 export const BASELINE_PATCH_IDS = [

@@ -3,6 +3,7 @@ import {
   EVENT_ENVELOPE_PATCH,
   GRAPH_NODE_CHECKS_PATCH,
   GUARDRAILS_PATCH,
+  INVALID_TOOL_CALLS_PATCH,
   SIGNED_DECISIONS_PATCH,
   TRUST_SCOPE_PATCH,
   type RunPatches,
@@ -17,13 +18,15 @@ export interface StartPatches {
   readonly eventEnvelope: boolean;
   /** Tenant and delegation scope of signed decisions (`decision-token.ts`, `scoped`). */
   readonly trustScope: boolean;
+  /** Goal runs: invalid tool calls are reported to the model (`INVALID_TOOL_CALLS_PATCH`). */
+  readonly invalidToolCalls: boolean;
 }
 
 /**
  * In this order: recorded histories have the continue-as-new marker before the guardrails one. The
  * graph node checks are asked only for a graph profile (`graph`); the event envelope next; the trust
- * scope last, only for a run that checks signed decisions, and without a marker when the start memo
- * names it ({@link RunPatches.feature}).
+ * scope next, only for a run that checks signed decisions; the invalid tool calls last, only for a
+ * goal run (not `graph`). Both without a marker when the start memo names them ({@link RunPatches.feature}).
  */
 export function decideStartPatches(patches: RunPatches, graph: boolean): StartPatches {
   const continueAsNew = patches.on(CONTINUE_AS_NEW_PATCH);
@@ -32,5 +35,14 @@ export function decideStartPatches(patches: RunPatches, graph: boolean): StartPa
   const graphNodeChecks = graph && patches.on(GRAPH_NODE_CHECKS_PATCH);
   const eventEnvelope = patches.on(EVENT_ENVELOPE_PATCH);
   const trustScope = signedDecisions && patches.feature(TRUST_SCOPE_PATCH);
-  return { continueAsNew, guardrails, signedDecisions, graphNodeChecks, eventEnvelope, trustScope };
+  const invalidToolCalls = !graph && patches.feature(INVALID_TOOL_CALLS_PATCH);
+  return {
+    continueAsNew,
+    guardrails,
+    signedDecisions,
+    graphNodeChecks,
+    eventEnvelope,
+    trustScope,
+    invalidToolCalls,
+  };
 }

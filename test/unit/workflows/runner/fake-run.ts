@@ -270,6 +270,8 @@ export interface FakeRunOptions {
   readonly carriedWait?: CarriedWait;
   /** The event envelope of `agent-run-event-envelope-v1`; absent: the envelope of older runs. */
   readonly eventEnvelope?: { readonly traceId: string };
+  /** Invalid tool calls reported to the model (as `agentRun` does behind its patch); default false. */
+  readonly invalidToolCalls?: boolean;
 }
 
 export interface FakeRun {
@@ -334,6 +336,7 @@ export function fakeRun(o: FakeRunOptions): FakeRun {
     ...(o.resumed ? { resumed: true } : {}),
     ...(o.carriedWait ? { carriedWait: o.carriedWait } : {}),
     ...(o.eventEnvelope ? { eventEnvelope: o.eventEnvelope } : {}),
+    ...(o.invalidToolCalls ? { invalidToolCalls: true } : {}),
     ...(o.guardrails
       ? { guardrails: { input: createInputGuardrail(), output: createOutputGuardrail() } }
       : {}),
