@@ -1,21 +1,18 @@
 import { z } from 'zod';
 import { sharedAcrossRuns } from '../../contract/shared-across-runs.js';
 import type { Artifact } from '../../contract/artifact.js';
-import { DEFAULT_CLAIM_KINDS, findClaims, rewriteFor, unsupported, type ClaimKind } from './claims.js';
-import { findDates, findRefundAmounts, isVouched, observedRefundCents, vouchedDates } from './commitments.js';
-import { detectPersonalData } from './detect-personal-data.js';
-import { detectSecrets } from './detect-secrets.js';
-import type { FindingAction, GuardrailFinding, Span } from './finding.js';
+import { DEFAULT_CLAIM_KINDS, type ClaimKind } from './claims.js';
+import { observedRefundCents, vouchedDates } from './commitments.js';
+import type { GuardrailFinding } from './finding.js';
 import { GuardrailConfigError } from './guardrail-error.js';
-import { maskEdits } from './masking.js';
 import { readObligations } from './obligations.js';
 import { compileFormat, type FormatCheck, type OutputFormat } from './output-format.js';
-import { InputReasonCodes, OutputReasonCodes, type OutputReasonCode } from './reason-codes.js';
+import { outputFindings } from './output-findings.js';
+import { applyEdits, checkText, type Edit, type TextChecks } from './output-text-checks.js';
+import { OutputReasonCodes, type OutputReasonCode } from './reason-codes.js';
 import { backingOf, trustedEvidence, type Backing, type EvidenceInvocation } from './run-evidence.js';
 import { GUARDRAIL_MAX_SCAN_CHARS } from './scan-limit.js';
-import { sentencesOf } from './sentences.js';
-import { TakenSpans } from './taken-spans.js';
-import { identifierCover, trustedIdentifiers } from './trusted-identifiers.js';
+import { trustedIdentifiers } from './trusted-identifiers.js';
 import { collectTextLeaves, mapTextLeaves, pointerToken, type TextLeaf } from './text-leaves.js';
 
 /** Configuration of {@link createOutputGuardrail}. Built once per worker (see sharedAcrossRuns). */
@@ -97,11 +94,6 @@ export interface OutputGuardrail {
 const RESTRICTED_KEY =
   /^(password|passwd|secret|client_?secret|token|access_?token|refresh_?token|api_?key|authorization|credentials?|private_?key|card_?number|pan|cvv|cvc)$/i;
 
-interface Edit {
-  readonly span: Span;
-  readonly replacement: string;
-}
-
 /**
  * Create an output guardrail: it checks a response before it leaves the run for
  * - faithfulness: a claimed effect needs trusted artifacts (observed, or observed and verified);
@@ -149,26 +141,8 @@ function check(
   format: FormatCheck | undefined,
   input: OutputCheckInput,
 ): OutputGuardrailResult {
-  // findings in order; only the first maxFindings are kept (a long response can hold a finding
-  // every few characters), the rest counted
-  const findings: GuardrailFinding[] = [];
-  const codes = new Set<OutputReasonCode>();
-  let count = 0;
-  let blocked = false;
-  const note = (
-    code: OutputReasonCode,
-    ruleId: string,
-    path: string,
-    action: FindingAction | 'rewrite',
-    span?: Span,
-  ): void => {
-    if (action === 'ignore') return;
-    count += 1;
-    codes.add(code);
-    blocked ||= action === 'block';
-    if (findings.length < cfg.maxFindings)
-      findings.push({ code, ruleId, path, ...(span ? { span } : {}), action });
-  };
+  const found = outputFindings(cfg.maxFindings);
+  const { note } = found;
   const obligations = readObligations(input.obligations ?? []);
   for (const o of obligations.unsupportedMasks)
     note(OutputReasonCodes.obligationUnsupported, `obligation.${o}`, '', 'block');
@@ -194,92 +168,40 @@ function check(
   const vouched = vouchedDates(evidence, cfg.verifiedDates, cfg.allowedPromises);
   const identifiers = trustedIdentifiers(evidence);
   let exempting: boolean | undefined;
+  const exemptIds = (): boolean => (exempting ??= input.exemptTrustedIdentifiers?.() ?? true);
+  const texts: TextChecks = {
+    mode: cfg.mode,
+    actions: cfg.actions,
+    kinds,
+    backing,
+    ceiling,
+    vouched,
+    identifiers,
+    masks: obligations.masks,
+    exemptIds,
+  };
   const editsByPath = new Map<string, Edit[]>();
-
-  for (const { path, text } of leaves) {
-    // an observed object's own id (an order number, a refund id) is not personal data
-    const insideId = identifierCover(text, identifiers);
-    const exempt = (span: Span): boolean =>
-      insideId(span) && (exempting ??= input.exemptTrustedIdentifiers?.() ?? true);
-    for (const d of detectSecrets(text))
-      note(OutputReasonCodes.restrictedData, d.ruleId, path, 'block', d.span);
-    for (const d of detectPersonalData(text)) {
-      if (d.code !== InputReasonCodes.piiCardNumber || exempt(d.span)) continue;
-      note(OutputReasonCodes.restrictedData, d.ruleId, path, 'block', d.span);
-    }
-    const replaced = new Map<number, { span: Span; replacements: string[] }>();
-    for (const hit of findClaims(text, kinds)) {
-      const b = backing.get(hit.kind.id) ?? 'none';
-      if (!unsupported(hit.kind, b)) continue;
-      const ruleId = `claim.${hit.kind.id}`;
-      if (cfg.mode === 'block' || isToken(text)) {
-        note(OutputReasonCodes.unsupportedClaim, ruleId, path, 'block', hit.span);
-        continue;
-      }
-      note(OutputReasonCodes.unsupportedClaim, ruleId, path, 'rewrite', hit.span);
-      const entry = replaced.get(hit.sentence.start) ?? { span: hit.sentence, replacements: [] };
-      entry.replacements.push(rewriteFor(hit.kind, b, text.slice(hit.sentence.start, hit.sentence.end)));
-      replaced.set(hit.sentence.start, entry);
-    }
-    const replacedSpans = new TakenSpans(text.length);
-    for (const r of replaced.values()) replacedSpans.take(r.span);
-    const inReplaced = (s: Span): boolean => replacedSpans.overlaps(s);
-    for (const a of findRefundAmounts(text, sentencesOf(text))) {
-      if (inReplaced(a.span)) continue;
-      if (ceiling === undefined)
-        note(
-          OutputReasonCodes.amountUnverified,
-          'commitment.refund_amount',
-          path,
-          cfg.actions.amountUnverified,
-          a.span,
-        );
-      else if (a.cents > ceiling)
-        note(OutputReasonCodes.amountOverApproved, 'commitment.refund_amount', path, 'block', a.span);
-    }
-    for (const d of findDates(text)) {
-      if (inReplaced(d.span) || isVouched(d, text, vouched)) continue;
-      note(
-        OutputReasonCodes.dateUnverified,
-        `commitment.date.${d.kind}`,
-        path,
-        cfg.actions.dateUnverified,
-        d.span,
-      );
-    }
-    const edits: Edit[] = [...replaced.values()].map((r) => ({
-      span: r.span,
-      replacement: r.replacements.join(' '),
-    }));
-    for (const m of maskEdits(text, obligations.masks)) {
-      if (inReplaced(m.span) || exempt(m.span)) continue;
-      note(OutputReasonCodes.masked, `mask.${m.kind}`, path, 'rewrite', m.span);
-      edits.push({ span: m.span, replacement: m.replacement });
-    }
-    if (edits.length > 0) editsByPath.set(path, edits);
+  for (const leaf of leaves) {
+    const edits = checkText(leaf, texts, note);
+    if (edits.length > 0) editsByPath.set(leaf.path, edits);
   }
 
   let output = input.output;
-  if (!blocked && editsByPath.size > 0) {
+  if (!found.blocked && editsByPath.size > 0) {
     output = mapTextLeaves(input.output, (path, text) => applyEdits(text, editsByPath.get(path) ?? []));
   }
-  if (!blocked && format) {
+  if (!found.blocked && format) {
     for (const issue of format(output))
       note(OutputReasonCodes.formatInvalid, `format.${issue.keyword}`, issue.path, 'block');
   }
-  const verdict = blocked ? 'block' : editsByPath.size > 0 ? 'rewritten' : 'pass';
+  const verdict = found.blocked ? 'block' : editsByPath.size > 0 ? 'rewritten' : 'pass';
   return {
     verdict,
     output: verdict === 'block' ? null : output,
-    reasonCodes: [...codes],
-    findings,
-    omittedFindings: count - findings.length,
+    reasonCodes: [...found.codes],
+    findings: found.findings,
+    omittedFindings: found.omitted,
   };
-}
-
-/** A short single-token value (an enum-like field such as `refunded`): it cannot be rewritten, only blocked. */
-function isToken(text: string): boolean {
-  return text.length <= 40 && !/[\s.!?。！？，,]/.test(text.trim());
 }
 
 /**
@@ -299,17 +221,6 @@ function withinScanLimit(
   }
   if (fit === leaves.length || !(limitText?.() ?? true)) return leaves;
   return leaves.slice(0, fit);
-}
-
-/** `text` with the (non-overlapping) edits applied, built in one pass in text order. */
-function applyEdits(text: string, edits: readonly Edit[]): string {
-  let out = '';
-  let at = 0;
-  for (const e of [...edits].sort((a, b) => a.span.start - b.span.start)) {
-    out += text.slice(at, e.span.start) + e.replacement;
-    at = e.span.end;
-  }
-  return out + text.slice(at);
 }
 
 function restrictedKeyPaths(value: unknown, maxDepth: number): string[] {

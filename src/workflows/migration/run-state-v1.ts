@@ -7,14 +7,8 @@ import { ArtifactSchema } from '../../contract/artifact.js';
  * drops a field it does not know.
  */
 
-/**
- * Every field of run state version 1 except `schemaVersion` (shared with later versions), built
- * afresh on each call. Only schemas built on first use (`z.lazy`) call it: the workflow sandbox
- * evaluates every module again for every run, so module-level schemas would be built for runs that
- * never parse a state (docs/history-cost.md, "CPU per run").
- */
-export function runStateV1Fields() {
-  const RunStatus = z.enum([
+function runStatusV1() {
+  return z.enum([
     'created',
     'queued',
     'running',
@@ -27,16 +21,20 @@ export function runStateV1Fields() {
     'cancelled',
     'budget_exhausted',
   ]);
+}
 
-  const Versions = z.strictObject({
+function versionsV1() {
+  return z.strictObject({
     profile: z.string(),
     policy: z.string(),
     toolRegistryDigest: z.string(),
     modelRoute: z.string(),
     configDigest: z.string(),
   });
+}
 
-  const Limits = z.strictObject({
+function limitsV1() {
+  return z.strictObject({
     maxSteps: z.number(),
     maxModelCalls: z.number(),
     maxToolCalls: z.number(),
@@ -49,8 +47,10 @@ export function runStateV1Fields() {
     maxStepsWithoutProgress: z.number(),
     warnAtFraction: z.number(),
   });
+}
 
-  const Usage = z.strictObject({
+function usageV1() {
+  return z.strictObject({
     steps: z.number(),
     modelCalls: z.number(),
     toolCalls: z.number(),
@@ -61,8 +61,10 @@ export function runStateV1Fields() {
     callDigests: z.record(z.string(), z.number()),
     stepsWithoutProgress: z.number(),
   });
+}
 
-  const Invocation = z.strictObject({
+function invocationV1() {
+  return z.strictObject({
     seq: z.number().int(),
     tool: z.string(),
     version: z.string(),
@@ -84,8 +86,10 @@ export function runStateV1Fields() {
     errorCode: z.string().optional(),
     resolvedBy: z.string().optional(),
   });
+}
 
-  const PendingAction = z.strictObject({
+function pendingActionV1() {
+  return z.strictObject({
     actionId: z.string(),
     kind: z.enum(['confirmation', 'human', 'reconcile', 'input']),
     tool: z.string().optional(),
@@ -96,8 +100,10 @@ export function runStateV1Fields() {
     obligations: z.array(z.string()).readonly().optional(),
     expiresAt: z.string().nullable(),
   });
+}
 
-  const HumanRequest = z.strictObject({
+function humanRequestV1() {
+  return z.strictObject({
     runId: z.string(),
     decisionType: z.string(),
     requestSummary: z.string(),
@@ -108,14 +114,18 @@ export function runStateV1Fields() {
     allowedDecisions: z.array(z.string()).readonly(),
     expiresAt: z.string(),
   });
+}
 
-  const TerminalReason = z.strictObject({
+function terminalReasonV1() {
+  return z.strictObject({
     code: z.string(),
     message: z.string(),
     details: z.record(z.string(), z.unknown()).optional(),
   });
+}
 
-  const Transition = z.strictObject({
+function transitionV1(RunStatus: ReturnType<typeof runStatusV1>) {
+  return z.strictObject({
     fromVersion: z.number().int(),
     fromStatus: RunStatus,
     toStatus: RunStatus,
@@ -123,6 +133,27 @@ export function runStateV1Fields() {
     patch: z.record(z.string(), z.unknown()),
     occurredAt: z.string(),
   });
+}
+
+/**
+ * Every field of run state version 1 except `schemaVersion` (shared with later versions), built
+ * afresh on each call. Only schemas built on first use (`z.lazy`) call it: the workflow sandbox
+ * evaluates every module again for every run, so module-level schemas would be built for runs that
+ * never parse a state (docs/history-cost.md, "CPU per run").
+ *
+ * Failure semantics: never throws; the schemas it builds report a state that does not match them
+ * (`safeParse`) or throw a ZodError (`parse`).
+ */
+export function runStateV1Fields() {
+  const RunStatus = runStatusV1();
+  const Versions = versionsV1();
+  const Limits = limitsV1();
+  const Usage = usageV1();
+  const Invocation = invocationV1();
+  const PendingAction = pendingActionV1();
+  const HumanRequest = humanRequestV1();
+  const TerminalReason = terminalReasonV1();
+  const Transition = transitionV1(RunStatus);
 
   return {
     runId: z.string().min(1),

@@ -2,7 +2,7 @@ import { ActivityFailure, ApplicationFailure, RetryState } from '@temporalio/com
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../../src/contract/agent-event.js';
 import { NO_DERIVATION } from '../../../../src/contract/packed-events-by-ref.js';
-import { stepBatches } from '../../../../src/workflows/temporal/temporal-ports.js';
+import { stepBatches } from '../../../../src/workflows/temporal/step-batches.js';
 
 const event = (seq: number): AgentEvent => ({
   schemaVersion: '1',

@@ -1,0 +1,71 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  isCancellation,
+  proxyActivities,
+  TimeoutFailure,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { ModelActivities } from '../../contract/activity-interfaces.js';
+import { compactModelInput } from '../../contract/compact-step-input.js';
+import { modelCallDerivation } from '../../contract/packed-events-by-ref.js';
+import { callPromise } from '../runner/call-promise.js';
+import { billedUsageOf } from '../runner/model-routing.js';
+import type { ModelDecision, RunnerPorts } from '../runner/ports.js';
+import { modelOptions, routeModelOptions, type ActivityTimeouts } from './activity-options.js';
+import type { StepBatches } from './step-batches.js';
+
+/**
+ * The `callModel` port: one model step activity (`callModelV2` with its batch by header reference on
+ * the second baseline, else `callModel`), under the options of the pinned route when the Runner names
+ * one, summarised in the history by purpose and call number.
+ *
+ * Failure semantics: a cancellation rejects as it came; any other failure rejects with an Error
+ * whose `code` is the provider's stable type (`ApplicationFailure`), `model.timeout` or
+ * `model.failed`, with the provider's billed usage when it reported one (the Runner ends the run with
+ * it, unless it takes a fallback of the pinned route). A batch whose header the worker could not
+ * restore is sent with its header again next time (see {@link StepBatches}).
+ */
+export function modelCallPort(timeouts: ActivityTimeouts, batches: StepBatches): RunnerPorts['callModel'] {
+  const model = proxyActivities<ModelActivities>(modelOptions(timeouts));
+  return (input, route) =>
+    callPromise(() => {
+      const options = route ? routeModelOptions(timeouts, route) : modelOptions(timeouts);
+      const on = route ? ` on ${input.modelRoute}` : '';
+      const packed = batches.pack(input.events, modelCallDerivation(input));
+      const failed = (err: unknown): never => {
+        if (isCancellation(err)) throw err;
+        batches.failed(packed.digest, err);
+        // A model call that failed for good ends the run with the provider's stable code (unless the
+        // runner takes a fallback of its pinned route).
+        const cause = err instanceof ActivityFailure ? err.cause : undefined;
+        const code =
+          cause instanceof ApplicationFailure
+            ? (cause.type ?? 'model.failed')
+            : cause instanceof TimeoutFailure
+              ? 'model.timeout'
+              : 'model.failed';
+        const billed = cause instanceof ApplicationFailure ? billedUsageOf(cause.details?.[0]) : undefined;
+        throw Object.assign(
+          new Error(`model call #${input.callSeq} failed: ${cause?.message ?? (err as Error).message}`),
+          { code, ...(billed ? { billed } : {}) },
+        );
+      };
+      let pending: Promise<ModelDecision>;
+      try {
+        const call = { ...options, summary: `model ${input.purpose} #${input.callSeq}${on}` };
+        pending = packed.byRef
+          ? model.callModelV2.executeWithOptions(call, [
+              compactModelInput({ ...input, events: packed.events }, workflowInfo().workflowId),
+            ])
+          : model.callModel.executeWithOptions(call, [{ ...input, events: packed.events }]);
+      } catch (err) {
+        return failed(err);
+      }
+      // One promise and one tick to the Runner (call-promise.ts), as the async form had.
+      return pending.then((decision) => {
+        batches.stored(packed.header);
+        return decision;
+      }, failed);
+    });
+}

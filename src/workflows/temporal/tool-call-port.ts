@@ -1,0 +1,80 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  isCancellation,
+  proxyActivities,
+  TimeoutFailure,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { ToolActivities } from '../../contract/activity-interfaces.js';
+import { compactToolInput } from '../../contract/compact-step-input.js';
+import { TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN } from '../../contract/failure-types.js';
+import { toolCallDerivation } from '../../contract/packed-events-by-ref.js';
+import { callPromise } from '../runner/call-promise.js';
+import type { RunnerPorts, ToolActivityOutcome, ToolCallInput, ToolCallResult } from '../runner/ports.js';
+import { argsDigestOf } from '../runner/tool-pipeline.js';
+import { readToolOptions, writeToolOptions, type ActivityTimeouts } from './activity-options.js';
+import type { StepBatches } from './step-batches.js';
+
+/**
+ * Turn a failed tool activity into what the runner understands. With `unregisteredNotStarted` (runs
+ * on the second baseline), a task no worker had the activity for (`NotFoundError`: a worker of an
+ * older release during a rolling deploy) is `tool.not_started`: nothing ran, and a write may be tried
+ * again under write recovery.
+ * @throws the error itself when it is neither a cancellation nor an `ActivityFailure`.
+ */
+export function classifyToolFailure(err: unknown, unregisteredNotStarted = false): ToolActivityOutcome {
+  if (isCancellation(err)) return { kind: 'cancelled' };
+  if (err instanceof ActivityFailure) {
+    const cause = err.cause;
+    if (cause instanceof TimeoutFailure)
+      return { kind: 'lost', message: `activity timed out (${cause.timeoutType})` };
+    if (cause instanceof ApplicationFailure) {
+      if (cause.type === TOOL_OUTCOME_UNKNOWN) return { kind: 'lost', message: cause.message };
+      if (unregisteredNotStarted && cause.type === 'NotFoundError')
+        return { kind: 'failed', code: TOOL_NOT_STARTED, message: cause.message };
+      return { kind: 'failed', code: cause.type ?? 'tool.failed', message: cause.message };
+    }
+    return { kind: 'failed', code: 'tool.failed', message: cause?.message ?? err.message };
+  }
+  throw err;
+}
+
+/**
+ * The `callTool` port: one tool step activity (`runToolV2` with its batch by header reference on the
+ * second baseline, else `runTool`), under the write or read options by the call's effect.
+ *
+ * Failure semantics: never rejects for a failed activity; it resolves to the outcome the Runner
+ * understands ({@link classifyToolFailure}: `cancelled`, `lost`, `failed`). A failure that is not an
+ * activity's (thrown by the SDK itself) rejects as it came. A batch whose header the worker could not
+ * restore is sent with its header again next time (see {@link StepBatches}).
+ */
+export function toolCallPort(timeouts: ActivityTimeouts, batches: StepBatches): RunnerPorts['callTool'] {
+  const write = proxyActivities<ToolActivities>(writeToolOptions(timeouts));
+  const read = proxyActivities<ToolActivities>(readToolOptions(timeouts));
+  return (input: ToolCallInput, { summary }): Promise<ToolActivityOutcome> =>
+    callPromise(() => {
+      const act = input.effect === 'write' ? write : read;
+      const options = input.effect === 'write' ? writeToolOptions(timeouts) : readToolOptions(timeouts);
+      const packed = batches.pack(input.events, toolCallDerivation(input));
+      const failed = (err: unknown): ToolActivityOutcome => {
+        batches.failed(packed.digest, err);
+        return classifyToolFailure(err, packed.byRef);
+      };
+      let pending: Promise<ToolCallResult>;
+      try {
+        const call = { ...options, summary };
+        pending = packed.byRef
+          ? act.runToolV2.executeWithOptions(call, [
+              compactToolInput({ ...input, events: packed.events }, workflowInfo().workflowId, argsDigestOf),
+            ])
+          : act.runTool.executeWithOptions(call, [{ ...input, events: packed.events }]);
+      } catch (err) {
+        return Promise.resolve(failed(err));
+      }
+      return pending.then((result): ToolActivityOutcome => {
+        batches.stored(packed.header);
+        return { kind: 'completed', result };
+      }, failed);
+    });
+}
