@@ -110,7 +110,7 @@ export class DecisionIntake {
     // too deep is refused, never serialized. Asked only then, so older histories replay unchanged.
     const problem = jsonBoundsProblem(payload, DECISION_PAYLOAD_BOUNDS);
     // A preview refuses it without asking the patch: nothing of a refused preview reaches history.
-    if (problem !== undefined && (this.dry || (this.core.ports.boundedValues?.() ?? false))) {
+    if (problem !== undefined && (this.dry || this.core.features.on('boundedValues'))) {
       this.rejectSignal(signal, 'signal.too_large', `the payload ${problem}`, payload);
       return undefined;
     }

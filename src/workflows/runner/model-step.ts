@@ -36,13 +36,6 @@ export interface ModelStepCore extends RunCore {
 export interface ModelStepOptions {
   /** The model routes the run pinned at its start; absent: every call goes to `versions.modelRoute`. */
   readonly modelRoutes?: ModelRoutePlan;
-  /** Asked when a failed call has a fallback to take: true takes it (a `patched()` id); absent: no fallback. */
-  readonly modelFallbackEnabled?: () => boolean;
-  /**
-   * Model calls whose profile asks (`ModelRequest.invalidToolCalls`) get invalid tool calls back
-   * instead of failing (`agent-run-invalid-tool-calls-v1`, decided at the start). Absent: not asked.
-   */
-  readonly invalidToolCalls?: boolean;
 }
 
 /**
@@ -117,7 +110,7 @@ export class ModelStep {
           newMessages: request.messages,
           toolKeys,
           outputSchema: request.outputSchema,
-          ...(request.invalidToolCalls && this.options.invalidToolCalls
+          ...(request.invalidToolCalls && core.features.on('invalidToolCalls')
             ? { invalidToolCalls: 'report' as const }
             : {}),
           events,
@@ -143,7 +136,7 @@ export class ModelStep {
             code: failure.code ?? 'model.failed',
             message: (failure.message ?? '').slice(0, 500),
           });
-        if (!plan || !next || !this.options.modelFallbackEnabled?.()) throw err;
+        if (!plan || !next || !core.features.on('modelFallback')) throw err;
         // A billed failed attempt (a refusal) is counted once, here; attempts without an answer cost nothing.
         if (failure.billed) {
           s.budget.inputTokens += failure.billed.usage.inputTokens;

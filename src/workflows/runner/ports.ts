@@ -54,43 +54,11 @@ export interface RunnerPorts {
    */
   operatorResolutionRecorder?(): OperatorResolutionRecorder | undefined;
   /**
-   * May this run try a write again once an attempt is settled not applied (or failed before its
-   * executor ran), and record its recovery decisions as events? Asked when a write attempt does not
-   * complete; a Temporal host answers with `patched()`, so histories from before replay unchanged.
-   * Optional: in-memory hosts leave it out (no recovery).
-   */
-  writeRecovery?(): boolean;
-  /**
-   * When every automatic attempt of an approved write ended without effect, is a person asked
-   * (retry, give up, or done outside) instead of the write failing? Asked only then; a Temporal host
-   * answers with `patched()`. Optional: in-memory hosts leave it out (the write fails, as before).
-   */
-  writeExhaustionToPerson?(): boolean;
-  /**
-   * Are values from outside over their bounds (contract/json-bounds.ts) refused: decision payloads
-   * (`signal.too_large`) and tool arguments (`tool.arguments_too_large`)? Asked only when one is; a
-   * Temporal host answers with `patched()`. Optional: in-memory hosts leave it out (not refused).
-   */
-  boundedValues?(): boolean;
-  /**
-   * Are the graph node checks in effect (see `RunContext.graphNodeChecks`)? Asked by a graph profile
-   * before its first node; a Temporal host decides it once at the run's start with `patched()` (before
-   * any local activity, so it replays in the same task). Optional: hosts without a history (in-memory)
-   * leave it out and the checks are off.
-   */
-  graphNodeChecks?(): boolean;
-  /**
    * Store the outbox now. `last`: nothing follows in this workflow execution (the run ended, or it
    * continues as new), so a Temporal host may use a local activity; a flush before a wait may not
    * (a decision asked after a local activity is fragile on replay).
    */
   flushEvents(events: readonly AgentEvent[], options?: { readonly last?: boolean }): Promise<void>;
-  /**
-   * Is a write that would carry tainted data (a secret or personal data a tool returned earlier) held
-   * for a person? Asked only when one would be; a Temporal host answers with `patched()`, so histories
-   * from before replay unchanged. Optional: in-memory hosts leave it out (not held).
-   */
-  dataTaint?(): boolean;
   /**
    * Thread memory (docs/context.md, "Memory"), or undefined when the host keeps none. Asked only when
    * a profile recalls or remembers. Optional: in-memory hosts may leave it out.

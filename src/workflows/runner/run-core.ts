@@ -2,6 +2,7 @@ import type { GuardrailFinding, InputGuardrailResult } from '../guardrails/index
 import type { Policy, PolicySubject } from '../policy/index.js';
 import type { AgentEvent, DataClassification } from '../../contract/agent-event.js';
 import type { RunnerPorts } from './ports.js';
+import type { RunFeatures } from './run-features.js';
 import type { RunState } from './run-state.js';
 import type { RunStatus } from '../../contract/statuses.js';
 
@@ -21,6 +22,8 @@ export interface RunCore {
   /** Run the input guardrail on `value` and emit `guardrail.input_checked`; undefined when the run has none. */
   guardInput(source: string, value: unknown): InputGuardrailResult | undefined;
   readonly ports: RunnerPorts;
+  /** The behaviours the run takes only when its host says so (run-features.ts). */
+  readonly features: RunFeatures;
   readonly policy: Policy;
   /** The run's tenant and user, passed into every policy request. */
   readonly subject: PolicySubject | undefined;

@@ -20,12 +20,6 @@ export interface RunFinishOptions {
   readonly evaluators: EvaluatorRegistry;
   /** The output guardrail; absent for runs that predate it (patch) or hosts without one. */
   readonly outputGuardrail?: OutputGuardrail;
-  /** Whether a blocked output may be composed again (the workflow's patch); absent = no. */
-  readonly outputRetryEnabled?: () => boolean;
-  /** Whether observed object ids are exempt from the personal-data checks (the workflow's patch); absent = yes. */
-  readonly exemptTrustedIdentifiers?: () => boolean;
-  /** Whether a response over the guardrail scan limit blocks (the workflow's patch); absent = yes. */
-  readonly limitOutputText?: () => boolean;
 }
 
 /**
@@ -52,8 +46,8 @@ export class RunFinish {
       artifacts: s.artifacts,
       invocations: s.invocations,
       obligations: s.obligations,
-      exemptTrustedIdentifiers: this.options.exemptTrustedIdentifiers,
-      limitText: this.options.limitOutputText,
+      exemptTrustedIdentifiers: () => this.core.features.on('trustedIdentifiers'),
+      limitText: () => this.core.features.on('outputTextLimit'),
     });
     if (!guard) return undefined;
     const e = outputCheckedEvent(guard);
@@ -65,7 +59,7 @@ export class RunFinish {
 
   /**
    * After a blocked output: recompose when the profile retries and retries remain (the retry is a
-   * step, and `outputRetryEnabled` holds), else stop the run `failed` / `guardrail.output_blocked`.
+   * step, and the `outputRetry` feature is on), else stop the run `failed` / `guardrail.output_blocked`.
    */
   async retryBlocked(
     profile: Profile,
@@ -84,7 +78,7 @@ export class RunFinish {
           : { reasonCodes: guard.reasonCodes },
     });
     if (retries === 0 || !result.recompose || s.outputRetries >= retries) throw stop;
-    if (!this.options.outputRetryEnabled?.()) throw stop;
+    if (!this.core.features.on('outputRetry')) throw stop;
     stopIfExhausted(checkStep(s.limits, s.budget), (t, d) => this.core.emit(t, d));
     s.budget.steps += 1;
     s.outputRetries += 1;

@@ -1,4 +1,5 @@
 import type { InputGuardrail, OutputGuardrail } from '../guardrails/index.js';
+import type { RunFeatures } from './run-features.js';
 import type { EvaluatorRegistry } from '../completion/index.js';
 import type { Policy, PolicySubject } from '../policy/index.js';
 import type { ModelRoutePlan } from '../../contract/model-routes.js';
@@ -27,15 +28,10 @@ export interface RunnerOptions {
   /** True when this runner continues a run carried over by continue-as-new. */
   readonly resumed?: boolean;
   /**
-   * Asked once a blocked output would be retried (the profile retries and retries remain): true lets
-   * the retry happen. The workflow answers with a `patched()` id, so it is asked only on that path.
-   * Absent: blocked outputs are never retried.
+   * The behaviours the run takes only when its host says so (run-features.ts): a Temporal host
+   * answers each with its `patched()` id where the runner asks. Absent: `IN_MEMORY_FEATURES`.
    */
-  readonly outputRetryEnabled?: () => boolean;
-  /** Passed to the output guardrail (see `OutputCheckInput.exemptTrustedIdentifiers`); absent = yes. */
-  readonly exemptTrustedIdentifiers?: () => boolean;
-  /** Passed to the output guardrail (see `OutputCheckInput.limitText`); absent = yes. */
-  readonly limitOutputText?: () => boolean;
+  readonly features?: RunFeatures;
   /**
    * Signed decisions and authorization rules (docs/authorization.md); obligations are enforced before
    * dispatch. Absent: histories from before them replay unchanged (decisions name a free actor).
@@ -51,11 +47,6 @@ export interface RunnerOptions {
    */
   readonly modelRoutes?: ModelRoutePlan;
   /**
-   * Asked when a failed call has a fallback to take: true takes it. The workflow answers with a
-   * `patched()` id, so it is asked only on that path. Absent: no fallback.
-   */
-  readonly modelFallbackEnabled?: () => boolean;
-  /**
    * The control-plane bundles the run pinned (docs/control-plane.md): in `run.created.bundles`.
    * Absent: the worker that served the start had no rollout config.
    */
@@ -69,9 +60,4 @@ export interface RunnerOptions {
    * Absent: the envelope of runs from before it (trace id = run id, producer `runner`).
    */
   readonly eventEnvelope?: { readonly traceId: string };
-  /**
-   * Model calls whose profile asks (`ModelRequest.invalidToolCalls`) get invalid tool calls back
-   * instead of failing (`agent-run-invalid-tool-calls-v1`, decided at the start). Absent: not asked.
-   */
-  readonly invalidToolCalls?: boolean;
 }

@@ -18,6 +18,7 @@ import { budgetWarnings } from './budget.js';
 import { HumanGate } from './human-gate.js';
 import type { InvalidToolCall, ModelDecision, ModelPurpose, RunnerPorts } from './ports.js';
 import { rejectInvalidToolCall } from './invalid-tool-call.js';
+import { IN_MEMORY_FEATURES, type RunFeatures } from './run-features.js';
 import type { Profile } from './profile.js';
 import type { RunCore, TransitionPatch } from './run-core.js';
 import type {
@@ -49,6 +50,7 @@ const MAX_RECENT_TRANSITIONS = 20;
 export class Runner implements RunContext, RunCore {
   readonly state: RunState;
   readonly ports: RunnerPorts;
+  readonly features: RunFeatures;
   readonly subject: PolicySubject | undefined;
   readonly policy: Policy;
   readonly profileTools: readonly string[];
@@ -77,6 +79,7 @@ export class Runner implements RunContext, RunCore {
     this.state = options.state;
     this.warned = new Set(budgetWarnings(options.state.limits, options.state.budget));
     this.ports = options.ports;
+    this.features = options.features ?? IN_MEMORY_FEATURES;
     this.subject = options.subject;
     this.policy = options.policy;
     this.profileTools = options.profile.tools;
@@ -101,9 +104,6 @@ export class Runner implements RunContext, RunCore {
     this.finish = new RunFinish(this, {
       evaluators: options.evaluators,
       outputGuardrail: options.guardrails?.output,
-      outputRetryEnabled: options.outputRetryEnabled,
-      exemptTrustedIdentifiers: options.exemptTrustedIdentifiers,
-      limitOutputText: options.limitOutputText,
     });
   }
 
@@ -307,7 +307,7 @@ export class Runner implements RunContext, RunCore {
   }
 
   graphNodeChecks(): boolean {
-    return this.ports.graphNodeChecks?.() ?? false;
+    return this.features.on('graphNodeChecks');
   }
 
   async sleep(seconds: number): Promise<void> {

@@ -103,7 +103,7 @@ export class ToolCallChecks {
     }
     // Before the schema walks them or anything serializes them (the digest, the intent).
     const tooLarge = jsonBoundsProblem(rawArgs, TOOL_ARGUMENT_BOUNDS);
-    if (tooLarge !== undefined && (this.core.ports.boundedValues?.() ?? false))
+    if (tooLarge !== undefined && this.core.features.on('boundedValues'))
       return rejectCall(this.core, base, 'tool.arguments_too_large', `the arguments ${tooLarge}`);
     const validation = this.validator.validate(def, rawArgs);
     if (!validation.ok) {
@@ -171,7 +171,7 @@ export class ToolCallChecks {
     if (def.effect !== 'write' || decision.decision !== 'allow') return decision;
     if (decision.obligations.includes(ALLOW_TAINTED_OBLIGATION)) return decision;
     const kinds = taintedKindsIn(args, this.core.state.facts);
-    if (kinds.length === 0 || !(this.core.ports.dataTaint?.() ?? false)) return decision;
+    if (kinds.length === 0 || !this.core.features.on('dataTaint')) return decision;
     this.core.emit('data.taint_held', { tool: def.name, version: def.version, argsDigest, kinds });
     return {
       ...decision,

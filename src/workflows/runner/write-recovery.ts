@@ -32,7 +32,7 @@ export class WriteRecovery {
 
   /** True when this run recovers writes. Asked at the first attempt that did not complete. */
   get active(): boolean {
-    this.enabled ??= this.core.ports.writeRecovery?.() ?? false;
+    this.enabled ??= this.core.features.on('writeRecovery');
     return this.enabled;
   }
 
@@ -75,7 +75,7 @@ export class WriteRecovery {
       await this.retry(attempt, reason);
       return 'retry';
     }
-    if (!(this.core.ports.writeExhaustionToPerson?.() ?? false)) {
+    if (!this.core.features.on('writeExhaustionToPerson')) {
       this.decide(attempt, 'fail', 'tool.attempts_exhausted', { lastReason: reason });
       return 'fail';
     }

@@ -11,14 +11,9 @@ import type { AgentRunComposition } from './agent-run-definition.js';
 import { DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS, type CarriedRun } from './carried-run.js';
 import { establishRunAuthority } from './run-authority.js';
 import { checkedEvents, checkedWait } from './run-checks.js';
-import {
-  MODEL_FALLBACK_PATCH,
-  OUTPUT_RETRY_PATCH,
-  OUTPUT_TEXT_LIMIT_PATCH,
-  TRUSTED_IDS_PATCH,
-  type RunPatches,
-} from './run-patches.js';
+import { type RunPatches } from './run-patches.js';
 import type { AdmittedRun, PinnedRun } from './run-start.js';
+import { temporalRunFeatures } from './run-features.js';
 import { runTraceId } from './run-trace-context.js';
 import { RunVisibility } from './run-visibility.js';
 import { createTemporalPorts } from './temporal-ports.js';
@@ -71,7 +66,6 @@ function startPorts(o: RunnerStart): RunnerPorts {
       ...(input.waitHistoryBoundBytes !== undefined ? { waitBoundBytes: input.waitHistoryBoundBytes } : {}),
     },
     o.local,
-    patches.graphNodeChecks,
     o.runPatches,
   );
 }
@@ -113,13 +107,10 @@ export function startRunner(o: RunnerStart): StartedRunner {
     // The run's OpenTelemetry trace id when the worker traces (noted from the start headers), else the run id.
     ...(patches.eventEnvelope ? { eventEnvelope: { traceId: runTraceId() ?? runId } } : {}),
     ...(carried?.gate !== undefined ? { carriedWait: checkedWait(carried.gate) } : {}),
-    outputRetryEnabled: () => runPatches.on(OUTPUT_RETRY_PATCH),
-    ...(modelRoutes ? { modelRoutes, modelFallbackEnabled: () => runPatches.on(MODEL_FALLBACK_PATCH) } : {}),
+    features: temporalRunFeatures(runPatches, patches),
+    ...(modelRoutes ? { modelRoutes } : {}),
     ...(bundles ? { bundles: bundles.pin } : {}),
     ...(bundles?.prompt ? { instructions: bundles.prompt.instructions } : {}),
-    exemptTrustedIdentifiers: () => runPatches.on(TRUSTED_IDS_PATCH),
-    limitOutputText: () => runPatches.on(OUTPUT_TEXT_LIMIT_PATCH),
-    invalidToolCalls: patches.invalidToolCalls,
     ...(authority
       ? {
           authorization: {

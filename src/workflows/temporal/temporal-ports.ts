@@ -23,15 +23,7 @@ import { DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS } from './carried-run.js';
 import { WAIT_HISTORY_BOUND_BYTES } from '../../contract/wait-history-bound.js';
 import { modelCallPort } from './model-call-port.js';
 import type { RunVisibility } from './run-visibility.js';
-import {
-  BOUNDED_VALUES_PATCH,
-  DATA_TAINT_PATCH,
-  OPERATOR_RESOLUTION_PATCH,
-  WAIT_HISTORY_BOUND_PATCH,
-  WRITE_EXHAUSTION_PATCH,
-  WRITE_RECOVERY_PATCH,
-  type RunPatches,
-} from './run-patches.js';
+import { OPERATOR_RESOLUTION_PATCH, WAIT_HISTORY_BOUND_PATCH, type RunPatches } from './run-patches.js';
 import { stepBatches } from './step-batches.js';
 import { toolCallPort } from './tool-call-port.js';
 
@@ -59,8 +51,6 @@ export function createTemporalPorts(
   },
   /** The last event flush runs as a local activity (decided once per run by the workflow, behind a patch). */
   localBookkeeping = false,
-  /** The answer to `graphNodeChecks` (decided once per run at its start, behind a patch). */
-  graphNodeChecks = false,
   /** The execution's patch decisions (run-patches.ts): the ports ask their patches through it. */
   patches: RunPatches,
 ): RunnerPorts {
@@ -81,10 +71,6 @@ export function createTemporalPorts(
           [withPackedEvents(input)],
         ),
       ),
-    writeRecovery: () => patches.on(WRITE_RECOVERY_PATCH),
-    boundedValues: () => patches.on(BOUNDED_VALUES_PATCH),
-    graphNodeChecks: () => graphNodeChecks,
-    writeExhaustionToPerson: () => patches.on(WRITE_EXHAUSTION_PATCH),
     operatorResolutionRecorder() {
       if (!patches.on(OPERATOR_RESOLUTION_PATCH)) return undefined;
       return (input) =>
@@ -98,7 +84,6 @@ export function createTemporalPorts(
           ),
         );
     },
-    dataTaint: () => patches.on(DATA_TAINT_PATCH),
     memory: () => ({
       recall: (scope, now, limit) => memory.recallMemory({ scope, now, limit }),
       write: (entry) => memory.writeMemory(entry),

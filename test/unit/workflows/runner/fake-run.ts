@@ -22,6 +22,7 @@ import type {
 import type { Profile, ProfileResult } from '../../../../src/workflows/runner/profile.js';
 import type { RunContext } from '../../../../src/workflows/runner/run-context.js';
 import type { RunState } from '../../../../src/workflows/runner/run-state.js';
+import { featuresOf, type RunFeatures } from '../../../../src/workflows/runner/run-features.js';
 import { Runner } from '../../../../src/workflows/runner/runner.js';
 
 /** Two tools for the runner's unit tests: one read, one write (closed schemas). */
@@ -107,8 +108,6 @@ export class FakePorts implements RunnerPorts {
   readonly sleeps: number[] = [];
   publishes = 0;
   waiting = false;
-  /** The answer to `writeRecovery` (the workflow's patch). */
-  recovery = false;
   private expire = false;
 
   constructor(
@@ -148,28 +147,6 @@ export class FakePorts implements RunnerPorts {
     this.resolutions.push(input);
     this.events.push(...input.events);
     return this.onResolve(input);
-  }
-
-  writeRecovery(): boolean {
-    return this.recovery;
-  }
-
-  /** The answer to `writeExhaustionToPerson` (the workflow's patch). */
-  exhaustionToPerson = false;
-  writeExhaustionToPerson(): boolean {
-    return this.exhaustionToPerson;
-  }
-
-  /** The answer to `boundedValues` (the workflow's patch). */
-  boundedValuesOn = true;
-  boundedValues(): boolean {
-    return this.boundedValuesOn;
-  }
-
-  /** The answer to `graphNodeChecks` (the workflow's patch). */
-  nodeChecks = true;
-  graphNodeChecks(): boolean {
-    return this.nodeChecks;
   }
 
   /** The history's size as `historyOverWaitBound` reports it: set it to say the bound is reached. */
@@ -272,6 +249,22 @@ export interface FakeRunOptions {
   readonly eventEnvelope?: { readonly traceId: string };
   /** Invalid tool calls reported to the model (as `agentRun` does behind its patch); default false. */
   readonly invalidToolCalls?: boolean;
+  /** Every feature answer at once (e.g. `ALL_FEATURES`), instead of the options above. */
+  readonly features?: RunFeatures;
+}
+
+/** The feature answers of a fake run: its options, with the defaults they document. */
+function fakeFeatures(o: FakeRunOptions): RunFeatures {
+  return featuresOf({
+    writeRecovery: o.writeRecovery ?? false,
+    writeExhaustionToPerson: o.writeExhaustion ?? false,
+    boundedValues: true,
+    graphNodeChecks: o.graphNodeChecks ?? true,
+    outputRetry: o.outputRetryEnabled ?? true,
+    trustedIdentifiers: true,
+    outputTextLimit: true,
+    invalidToolCalls: o.invalidToolCalls ?? false,
+  });
 }
 
 export interface FakeRun {
@@ -308,9 +301,6 @@ export function fakeRun(o: FakeRunOptions): FakeRun {
     o.tool ?? ((input) => succeeded(input)),
     o.resolve ?? (() => ({ kind: 'unknown' })),
   );
-  ports.recovery = o.writeRecovery ?? false;
-  ports.exhaustionToPerson = o.writeExhaustion ?? false;
-  ports.nodeChecks = o.graphNodeChecks ?? true;
   const profile: Profile = o.profile ?? {
     name: 'test.profile',
     version: 'v1',
@@ -331,12 +321,11 @@ export function fakeRun(o: FakeRunOptions): FakeRun {
     task: { message: 'hello' },
     approvalTimeoutSeconds: o.approvalTimeoutSeconds ?? 600,
     isCancellation: () => false,
-    outputRetryEnabled: () => o.outputRetryEnabled ?? true,
+    features: o.features ?? fakeFeatures(o),
     ...(o.authorization ? { authorization: o.authorization } : {}),
     ...(o.resumed ? { resumed: true } : {}),
     ...(o.carriedWait ? { carriedWait: o.carriedWait } : {}),
     ...(o.eventEnvelope ? { eventEnvelope: o.eventEnvelope } : {}),
-    ...(o.invalidToolCalls ? { invalidToolCalls: true } : {}),
     ...(o.guardrails
       ? { guardrails: { input: createInputGuardrail(), output: createOutputGuardrail() } }
       : {}),

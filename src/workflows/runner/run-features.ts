@@ -1,0 +1,65 @@
+/**
+ * The behaviours a run takes only when its host says so: each was added after runs were recorded
+ * without it, so a Temporal host answers with `patched()` (or the start memo's features) at the moment
+ * the runner asks, and an old history replays down its old path. One question, one place:
+ * `features.on('dataTaint')`. The runner's ports stay pure I/O.
+ */
+export const RUN_FEATURES = [
+  /** A write attempt settled `not_applied` (or failed before its executor ran) may be tried again. */
+  'writeRecovery',
+  /** When every automatic attempt of an approved write ended without effect, a person is asked. */
+  'writeExhaustionToPerson',
+  /** Decision payloads and tool arguments over their bounds are refused. */
+  'boundedValues',
+  /** Graph node checks (`RunContext.graphNodeChecks`). */
+  'graphNodeChecks',
+  /** A write carrying tainting data a tool returned earlier is held for a person. */
+  'dataTaint',
+  /** A blocked output may be composed again. */
+  'outputRetry',
+  /** Observed object ids are exempt from the output's personal-data checks. */
+  'trustedIdentifiers',
+  /** A response over the guardrail scan limit is blocked. */
+  'outputTextLimit',
+  /** A failed model call takes a fallback of its pinned route. */
+  'modelFallback',
+  /** Malformed or unoffered tool calls come back to the model as tool errors (when its profile asks). */
+  'invalidToolCalls',
+] as const;
+
+export type RunFeature = (typeof RUN_FEATURES)[number];
+
+/**
+ * Answers whether a run takes a behaviour. Asked lazily, at the moment the behaviour matters, and
+ * possibly many times: a Temporal host's answer may record a marker the first time (so it must be asked
+ * exactly where the runner always asked it), later answers are the same. Never throws.
+ */
+export interface RunFeatures {
+  on(feature: RunFeature): boolean;
+}
+
+/** Every feature on: what a test of today's behaviour passes. */
+export const ALL_FEATURES: RunFeatures = { on: () => true };
+
+/**
+ * What a host without a history (in memory, unit tests) gets when it passes no features: the output
+ * guardrail's trusted-identifier exemption and text limit (on wherever they were not asked), every
+ * other behaviour off, as such hosts had them before the features object.
+ */
+export const IN_MEMORY_FEATURES: RunFeatures = featuresOf({
+  trustedIdentifiers: true,
+  outputTextLimit: true,
+});
+
+/**
+ * Features from answers: a boolean (decided once, e.g. at the run's start) or a question asked each
+ * time (`() => patches.on(ID)`). A feature not named is off.
+ */
+export function featuresOf(answers: Partial<Record<RunFeature, boolean | (() => boolean)>>): RunFeatures {
+  return {
+    on(feature) {
+      const answer = answers[feature];
+      return typeof answer === 'function' ? answer() : answer === true;
+    },
+  };
+}

@@ -1,0 +1,33 @@
+import { featuresOf, type RunFeatures } from '../runner/run-features.js';
+import {
+  BOUNDED_VALUES_PATCH,
+  DATA_TAINT_PATCH,
+  MODEL_FALLBACK_PATCH,
+  OUTPUT_RETRY_PATCH,
+  OUTPUT_TEXT_LIMIT_PATCH,
+  TRUSTED_IDS_PATCH,
+  WRITE_EXHAUSTION_PATCH,
+  WRITE_RECOVERY_PATCH,
+  type RunPatches,
+} from './run-patches.js';
+import type { StartPatches } from './start-patches.js';
+
+/**
+ * The runner's features on Temporal: each answered by its `patched()` id at the moment the runner asks
+ * (a marker the first time, on the paths that need it), or by what the run decided at its start. Asking
+ * order and places are the runner's, exactly as when these were port methods and option closures.
+ */
+export function temporalRunFeatures(runPatches: RunPatches, decided: StartPatches): RunFeatures {
+  return featuresOf({
+    writeRecovery: () => runPatches.on(WRITE_RECOVERY_PATCH),
+    writeExhaustionToPerson: () => runPatches.on(WRITE_EXHAUSTION_PATCH),
+    boundedValues: () => runPatches.on(BOUNDED_VALUES_PATCH),
+    graphNodeChecks: decided.graphNodeChecks,
+    dataTaint: () => runPatches.on(DATA_TAINT_PATCH),
+    outputRetry: () => runPatches.on(OUTPUT_RETRY_PATCH),
+    trustedIdentifiers: () => runPatches.on(TRUSTED_IDS_PATCH),
+    outputTextLimit: () => runPatches.on(OUTPUT_TEXT_LIMIT_PATCH),
+    modelFallback: () => runPatches.on(MODEL_FALLBACK_PATCH),
+    invalidToolCalls: decided.invalidToolCalls,
+  });
+}
