@@ -35,6 +35,7 @@ import { createRefundComposition } from './composition.js';
 import { seedDemoOrder } from './demo-order.js';
 import { ensureDemoApprover, ensureDemoCustomer } from './demo-principals.js';
 import { refundSettings } from './settings.js';
+import { versionedName } from '../../src/index.js';
 
 const exitWhenDone = process.argv.includes('--exit');
 const say = (line = ''): void => console.log(line);
@@ -192,7 +193,7 @@ try {
         e.type === 'state.transitioned'
           ? `${String(d.fromStatus)} -> ${String(d.toStatus)}`
           : e.type === 'tool.completed'
-            ? `${String(d.tool)}@${String(d.version)} #${String(d.seq)}`
+            ? `${versionedName(String(d.tool), String(d.version))} #${String(d.seq)}`
             : e.type === 'eval.completed'
               ? `${String(d.evaluator)} passed=${String(d.passed)}`
               : '';

@@ -12,6 +12,7 @@ import { inputItem } from './context/transcript-items.js';
 import type { ModelMessage, ModelUsage } from './model/types.js';
 import { StoreError, type EvidenceStore } from './store/index.js';
 import type { TranscriptCache } from './transcript-cache.js';
+import { versionedName } from '../contract/versioned-name.js';
 
 /** One stored message group: what the call added, its context package ref, and what the model answered. */
 export interface MessageGroupBody {
@@ -63,7 +64,7 @@ export async function resolveReferences(
       ...m,
       content: observationText({
         status: result.status === 'succeeded' ? 'succeeded' : 'failed_terminal',
-        tool: `${intent.tool}@${intent.version}`,
+        tool: versionedName(intent.tool, intent.version),
         seq: m.resultOf,
         output: result.output,
         artifactIds: result.artifactIds,

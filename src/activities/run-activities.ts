@@ -18,6 +18,7 @@ import type { BundlePin, ResolvedBundles } from '../contract/bundles.js';
 import { isHarnessError } from '../contract/errors.js';
 import { resolveWithoutBundles, type BundleCatalog } from './bundles/bundle-catalog.js';
 import { storeEvents } from './store-events.js';
+import { versionedName } from '../contract/versioned-name.js';
 
 export interface RunActivityDeps {
   readonly registry: ToolRegistry;
@@ -128,7 +129,7 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
         });
       }
       if (req.toolsDigest !== undefined && selected.digest !== req.toolsDigest) {
-        const served = selected.definitions.map((d) => `${d.name}@${d.version}`).join(', ');
+        const served = selected.definitions.map((d) => versionedName(d.name, d.version)).join(', ');
         throw ApplicationFailure.create({
           type: TOOLS_UNAVAILABLE,
           nonRetryable: true,

@@ -12,6 +12,7 @@ import type { ToolCall, ToolContext, ToolExecution } from '../contract/tool.js';
 import type { ToolRegistry } from '../registry/index.js';
 import type { EvidenceStore, InvocationIntent, InvocationResult, StoredEvent } from './store/index.js';
 import { fromStored } from './tool-results.js';
+import { versionedName } from '../contract/versioned-name.js';
 
 /** What one attempt uses: the tools, the evidence store, and the worker's identity (kept on the intent). */
 export interface ToolAttemptDeps {
@@ -129,7 +130,7 @@ export async function beforeEffect<T>(input: AnyToolCallActivityInput, step: () 
     throw ApplicationFailure.create({
       type: TOOL_NOT_STARTED,
       nonRetryable: true,
-      message: `${input.tool}@${input.version} #${input.seq} did not start: ${errorText(err)}`,
+      message: `${versionedName(input.tool, input.version)} #${input.seq} did not start: ${errorText(err)}`,
     });
   }
 }
@@ -156,7 +157,7 @@ function outcomeUnknown(input: AnyToolCallActivityInput, stage: string, err: unk
   return ApplicationFailure.create({
     type: TOOL_OUTCOME_UNKNOWN,
     nonRetryable: true,
-    message: `${input.tool}@${input.version} #${input.seq} ${stage}: ${errorText(err)}`,
+    message: `${versionedName(input.tool, input.version)} #${input.seq} ${stage}: ${errorText(err)}`,
   });
 }
 

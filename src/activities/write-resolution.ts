@@ -14,6 +14,7 @@ import { StoreError, type EvidenceStore } from './store/index.js';
 import { storeEvents } from './store-events.js';
 import { toCall, toolContext } from './tool-attempt.js';
 import { fromStored, storedResult, storedResultOf } from './tool-results.js';
+import { versionedName } from '../contract/versioned-name.js';
 
 /** The result status a person's outcome is recorded as. */
 const OPERATOR_STATUS = {
@@ -109,7 +110,7 @@ export async function recordOperatorResolution(
     throw ApplicationFailure.create({
       type: 'store.no_intent',
       nonRetryable: true,
-      message: `${call.tool}@${call.version} #${call.seq} has no recorded intent to reconcile`,
+      message: `${versionedName(call.tool, call.version)} #${call.seq} has no recorded intent to reconcile`,
     });
   if (record.result !== undefined)
     return record.result.source === 'operator'

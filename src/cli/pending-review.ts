@@ -4,6 +4,7 @@ import { canonicalJson } from '../contract/canonical-json.js';
 import type { RunView } from '../contract/run-view.js';
 import { CliError, EXIT, refusedError } from './errors.js';
 import type { Output } from './output.js';
+import { versionedName } from '../contract/versioned-name.js';
 
 /** What a decision verb is about to sign, as the run's `state` query shows it. */
 export interface PendingReview {
@@ -41,7 +42,7 @@ export function pendingReview(v: RunView): PendingReview | undefined {
 /** The readable lines of a review: action, tool and version, argument digest, the arguments in full. */
 export function describeReview(workflowId: string, verb: string, r: PendingReview): string[] {
   const lines = [`${verb} ${workflowId}: pending action ${r.actionId} (${r.kind})`];
-  if (r.tool !== undefined) lines.push(`  tool:        ${r.tool}@${r.version ?? '?'}`);
+  if (r.tool !== undefined) lines.push(`  tool:        ${versionedName(r.tool, r.version ?? '?')}`);
   if (r.invocationSeq !== undefined) lines.push(`  invocation:  #${r.invocationSeq}`);
   if (r.decisionType !== undefined) lines.push(`  request:     (${r.decisionType}) ${r.summary ?? ''}`);
   lines.push(`  args digest: ${r.argsDigest ?? '(none: the wait binds no arguments)'}`);

@@ -1,6 +1,7 @@
 import type { RunView } from '../contract/run-view.js';
 import type { ExecutionInfo } from './connect.js';
 import { brief, table } from './output.js';
+import { versionedName } from '../contract/versioned-name.js';
 
 /** The readable `harness show` page of one run. */
 export function renderRun(exec: ExecutionInfo, v: RunView): string {
@@ -14,7 +15,7 @@ export function renderRun(exec: ExecutionInfo, v: RunView): string {
   );
   const p = v.pendingAction;
   if (p) {
-    const target = p.tool ? ` ${p.tool}@${p.version ?? '?'}` : '';
+    const target = p.tool ? ` ${versionedName(p.tool, p.version ?? '?')}` : '';
     const inv = p.invocationSeq !== undefined ? ` invocation #${p.invocationSeq}` : '';
     out.push(
       '',
@@ -50,7 +51,7 @@ export function renderRun(exec: ExecutionInfo, v: RunView): string {
             ['SEQ', 'TOOL', 'EFFECT', 'STATUS', 'EXTERNAL ID', 'RESOLVED BY'],
             v.invocations.map((i) => [
               i.seq,
-              `${i.tool}@${i.version}`,
+              versionedName(i.tool, i.version),
               i.effect,
               i.status,
               i.externalId,

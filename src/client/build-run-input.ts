@@ -3,6 +3,7 @@ import { budgetLimitsObject } from '../workflows/index.js';
 import { allowedPolicies } from '../workflows/index.js';
 import type { AgentRunComposition } from '../workflows/index.js';
 import { HarnessError } from '../contract/errors.js';
+import { versionedName } from '../contract/versioned-name.js';
 
 /** Invalid start request (`run.invalid_input`), naming the offending field in `details.field`. */
 function inputError(message: string, details: Record<string, unknown>): HarnessError {
@@ -33,7 +34,7 @@ export function resolveProfile(
   const v = version ?? suffix ?? highestVersion(known.filter((p) => p.name === name).map((p) => p.version));
   if (!v || !composition.profiles.find(name, v)) {
     throw inputError(
-      `profile: ${name}@${v ?? '?'} is not registered (known: ${known.map((p) => `${p.name}@${p.version}`).join(', ')})`,
+      `profile: ${versionedName(name, v ?? '?')} is not registered (known: ${known.map((p) => versionedName(p.name, p.version)).join(', ')})`,
       { field: 'profile' },
     );
   }
@@ -52,21 +53,23 @@ export function resolvePolicy(
 ): { name: string; version: string } {
   const found = composition.profiles.find(profile.name, profile.version);
   if (!found)
-    throw inputError(`profile: ${profile.name}@${profile.version} is not registered`, { field: 'profile' });
+    throw inputError(`profile: ${versionedName(profile.name, profile.version)} is not registered`, {
+      field: 'profile',
+    });
   const allowed = allowedPolicies(found);
   const value = spec ?? found.policies.default;
   const [name = '', version] = value.split('@');
   if (!version || !composition.policies.find(name, version)) {
     const known = composition.policies.list();
     throw inputError(
-      `policy: ${value} is not registered; use name@vN (known: ${known.map((p) => `${p.name}@${p.version}`).join(', ')})`,
+      `policy: ${value} is not registered; use name@vN (known: ${known.map((p) => versionedName(p.name, p.version)).join(', ')})`,
       { field: 'policy' },
     );
   }
-  if (!allowed.includes(`${name}@${version}`))
+  if (!allowed.includes(versionedName(name, version)))
     throw new HarnessError(
       'run.policy_not_allowed',
-      `policy: ${profile.name}@${profile.version} may not run under ${value} (allowed: ${allowed.join(', ')})`,
+      `policy: ${versionedName(profile.name, profile.version)} may not run under ${value} (allowed: ${allowed.join(', ')})`,
       { field: 'policy', allowed },
     );
   return { name, version };

@@ -10,6 +10,7 @@ import {
   START_FEATURES,
   START_FEATURES_MEMO_KEY,
 } from '../contract/visibility.js';
+import { versionedName } from '../contract/versioned-name.js';
 
 /**
  * The workflow task timeout of a run. A burst of signals is taken in one workflow task: the server
@@ -51,8 +52,8 @@ export async function startAgentRun(
   if (!parsed.success)
     throw new HarnessError('run.invalid_input', `invalid run input: ${describeInputIssues(parsed.error)}`);
   const input = o.signer ? signStart(o.signer, o.workflowId, parsed.data) : parsed.data;
-  const profile = `${input.profile.name}@${input.profile.version}`;
-  const policy = input.policy ? `${input.policy.name}@${input.policy.version}` : undefined;
+  const profile = versionedName(input.profile.name, input.profile.version);
+  const policy = input.policy ? versionedName(input.policy.name, input.policy.version) : undefined;
   return client.workflow
     .start<AgentRunWorkflow>('agentRun', {
       taskQueue: o.taskQueue,

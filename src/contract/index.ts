@@ -65,3 +65,4 @@ export type {
 export type { HumanRequest, PendingAction } from './pending-action.js';
 export type { RunStatus } from './statuses.js';
 export type { RunVersions } from './agent-event.js';
+export { versionedName } from './versioned-name.js';

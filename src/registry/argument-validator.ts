@@ -5,6 +5,7 @@ import { canonicalJson, escapePointerToken, isPlainObject } from '../contract/ca
 import { FORMAT_CHECKERS, SUPPORTED_FORMATS } from './formats.js';
 import { checkToolSchema } from './schema-subset.js';
 import { toolKey } from './tool-identity.js';
+import { versionedName } from '../contract/versioned-name.js';
 
 /** At most this many errors are reported per rejected call. */
 export const MAX_ARGUMENT_ERRORS = 10;
@@ -190,9 +191,11 @@ export function unknownToolRejection(
       tool: name,
       version: ver,
       message: truncate(
-        `tool ${name}@${ver} is not available; call one of the tools you were given, with its exact version`,
+        `tool ${versionedName(name, ver)} is not available; call one of the tools you were given, with its exact version`,
       ),
-      errors: [{ pointer: '', keyword: 'tool', message: truncate(`unknown tool ${name}@${ver}`) }],
+      errors: [
+        { pointer: '', keyword: 'tool', message: truncate(`unknown tool ${versionedName(name, ver)}`) },
+      ],
       omittedErrors: 0,
     },
   };
@@ -214,7 +217,7 @@ function reject(
       code,
       tool,
       version,
-      message: truncate(`invalid arguments for ${tool}@${version}: ${summary}`),
+      message: truncate(`invalid arguments for ${versionedName(tool, version)}: ${summary}`),
       errors,
       omittedErrors: all.length - errors.length,
     },

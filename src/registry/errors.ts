@@ -1,4 +1,5 @@
 import { HarnessError } from '../contract/errors.js';
+import { versionedName } from '../contract/versioned-name.js';
 
 /**
  * Every error code the tool registry raises. Codes are stable: they appear in audit records and
@@ -143,7 +144,7 @@ export class ToolConflictError extends RegistryError {
   constructor(tool: string, version: string, reason: 'definition_differs' | 'executor_differs') {
     super(
       'registry.conflict',
-      `tool ${tool}@${version} is already registered with a different ${reason === 'definition_differs' ? 'definition' : 'executor'}`,
+      `tool ${versionedName(tool, version)} is already registered with a different ${reason === 'definition_differs' ? 'definition' : 'executor'}`,
       {
         tool,
         version,
@@ -163,7 +164,7 @@ export class InvalidExecutorError extends RegistryError {
 /** `registry.not_found`: no tool with that exact name and version is registered. */
 export class ToolNotFoundError extends RegistryError {
   constructor(tool: string, version?: string) {
-    const ref = version === undefined ? describe(tool) : `${describe(tool)}@${describe(version)}`;
+    const ref = version === undefined ? describe(tool) : versionedName(describe(tool), describe(version));
     super('registry.not_found', `tool ${ref} is not registered`, {
       tool: describe(tool),
       version: version === undefined ? null : describe(version),

@@ -3,6 +3,7 @@ import { isPlainObject } from '../contract/canonical-json.js';
 import { InvalidDefinitionError, InvalidDescriptionError, UnknownEffectError } from './errors.js';
 import { checkToolSchema } from './schema-subset.js';
 import { assertToolName, assertToolVersion } from './tool-identity.js';
+import { versionedName } from '../contract/versioned-name.js';
 
 /** Maximum length of a tool description, in characters. */
 export const MAX_DESCRIPTION_LENGTH = 2048;
@@ -30,7 +31,7 @@ export function validateToolDefinition(definition: unknown): ToolDefinition {
   const { name, version, effect, description, parameters } = definition;
   assertToolName(name);
   assertToolVersion(version);
-  const tool = `${name}@${version}`;
+  const tool = versionedName(name, version);
   if (effect !== 'read' && effect !== 'write') throw new UnknownEffectError(tool, effect);
   if (typeof description !== 'string') throw new InvalidDescriptionError(tool, 'not a string');
   if (description.trim() === '') throw new InvalidDescriptionError(tool, 'empty');

@@ -1,4 +1,5 @@
 import { InvalidToolNameError, InvalidToolVersionError } from './errors.js';
+import { versionedName } from '../contract/versioned-name.js';
 
 /** Maximum length of a tool name. */
 export const MAX_TOOL_NAME_LENGTH = 64;
@@ -43,5 +44,5 @@ export function assertToolVersion(version: unknown): asserts version is string {
 
 /** The `name@version` key of a tool, e.g. `report.generate@v1`. Does not validate. */
 export function toolKey(name: string, version: string): string {
-  return `${name}@${version}`;
+  return versionedName(name, version);
 }

@@ -10,6 +10,7 @@ import { IdempotencyKeySchema, StartRunBodySchema } from './api-schemas.js';
 import { accessRun } from './run-access.js';
 import { hasRole, onBehalfOf, parse, quote, type RunRoutesOptions } from './route-options.js';
 import { checkStartCaps } from './start-caps.js';
+import { versionedName } from '../contract/versioned-name.js';
 
 /** The links a start answers with. */
 export function runLinks(runId: string, executionStatus: string) {
@@ -117,7 +118,7 @@ export function registerStartRoute(app: FastifyInstance, o: RunRoutesOptions): v
       return reply.code(200).send(runLinks(workflowId, existing.executionStatus));
     }
     o.metrics.count('harness_runs_started_total', {
-      profile: `${input.profile.name}@${input.profile.version}`,
+      profile: versionedName(input.profile.name, input.profile.version),
     });
     return reply.code(201).send(runLinks(workflowId, 'RUNNING'));
   });

@@ -10,6 +10,7 @@ import { readBusinessRows, type BusinessRows } from './business-rows.js';
 import type { CaseChecks } from './case-checks.js';
 import type { CaseObservation } from './case-observation.js';
 import { parseEvalCase, type EvalCase } from './eval-case.js';
+import { versionedName } from '../../../src/index.js';
 
 type History = temporal.api.history.v1.IHistory;
 
@@ -223,8 +224,8 @@ export function failureSampleToCase(dir: string, options: { caseId?: string } = 
       ...(decisions.length ? { decisions } : {}),
       ...(distinct.length < decisionSignals.length ? { duplicate_signals: true } : {}),
       ...(Object.keys(provide).length ? { provide } : {}),
-      ...(start.policy ? { policy: `${start.policy.name}@${start.policy.version}` } : {}),
-      ...(start.profile ? { profile: `${start.profile.name}@${start.profile.version}` } : {}),
+      ...(start.policy ? { policy: versionedName(start.policy.name, start.policy.version) } : {}),
+      ...(start.profile ? { profile: versionedName(start.profile.name, start.profile.version) } : {}),
       tags: original ? ['regression'] : ['regression', 'needs_review'],
     },
     `failure sample ${dir}`,

@@ -2,6 +2,7 @@ import { HarnessError, type FailureCase, type FailureSample } from '../../../src
 import { ORDER_ARTIFACT_TYPE } from '../tools/order-read.js';
 import { LOGISTICS_ARTIFACT_TYPE } from '../tools/logistics-read.js';
 import { parseEvalCase, type EvalCase } from './eval-case.js';
+import { versionedName } from '../../../src/index.js';
 
 /** A failure sample that cannot become a refund evaluation case. */
 export class SampleCaseError extends HarnessError {
@@ -61,7 +62,7 @@ export function refundFailureCase(sample: FailureSample): FailureCase {
       failures.set(i.tool, i.errorCode);
   const nameVersion = (v: unknown): string | undefined => {
     const r = record(v);
-    return text(r.name) && text(r.version) ? `${String(r.name)}@${String(r.version)}` : undefined;
+    return text(r.name) && text(r.version) ? versionedName(String(r.name), String(r.version)) : undefined;
   };
   const profile = nameVersion(start.profile) ?? sample.versions.profile;
   const policy = nameVersion(start.policy) ?? sample.versions.policy;

@@ -6,6 +6,7 @@ import { BundleError } from './bundle-error.js';
 import { formatIssuePath, parseBundle, readDataFile, type BundleFile } from './bundle-file.js';
 import { assignArm } from './rollout-arm.js';
 import { RolloutFileSchema, type RolloutFile } from './rollout-file.js';
+import { versionedName } from '../../contract/versioned-name.js';
 
 /** One loaded bundle: its file, its key and the digest of its canonical content. */
 export interface LoadedBundle {
@@ -288,7 +289,7 @@ export function loadBundleCatalog(
       continue;
     }
     const bundle = parseBundle(value, name);
-    const key = `${bundle.name}@${bundle.version}`;
+    const key = versionedName(bundle.name, bundle.version);
     const twin = bundles.get(key);
     if (twin)
       throw new BundleError('bundle.invalid', `bundle ${name}: ${key} is also defined in ${twin.source}`, {

@@ -13,6 +13,7 @@ import {
 import type { TokenizerName } from './tokenizer.js';
 import { SUMMARY_MAX_TOKENS, answerItem, compactAnswer, inputItem, summaryItem } from './transcript-items.js';
 import type { ContextItem, ContextPackage } from './types.js';
+import { versionedName } from '../../contract/versioned-name.js';
 
 /** Tokens added per summary item for BPE effects at the cut between reserved and real text. */
 const SUMMARY_MARGIN = 4;
@@ -166,7 +167,7 @@ export class TranscriptTurns {
   private itemsOf(k: number): ContextItem[] {
     const { groups, runId } = this.source;
     const calls = k > 0 ? groups[k - 1]!.output.toolCalls : [];
-    const names = new Map(calls.map((c) => [c.id, `${c.name}@${c.version}`]));
+    const names = new Map(calls.map((c) => [c.id, versionedName(c.name, c.version)]));
     return this.inputs[k]!.input.map((m, idx) =>
       inputItem(runId, this.inputs[k]!.seq, idx, m, k === 0 && idx === this.firstUser, names),
     );

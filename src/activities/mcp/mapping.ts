@@ -2,6 +2,7 @@ import type { JsonSchema, ToolDefinition, ToolEffect } from '../../contract/tool
 import { isPlainObject } from '../../contract/canonical-json.js';
 import { validateToolDefinition } from '../../registry/tool-definition.js';
 import { McpInvalidMappingError, McpNarrowSchemaMismatchError } from './errors.js';
+import { versionedName } from '../../contract/versioned-name.js';
 
 /**
  * How one MCP tool becomes a harness tool. Written by the trusted composition: the harness name,
@@ -125,7 +126,7 @@ export function checkMapping(mapping: McpToolMapping): void {
   const paths = new Map<string, string>();
   for (const [mcpName, entry] of Object.entries(mapping)) {
     if (!isPlainObject(entry)) throw new McpInvalidMappingError(mcpName, 'entry must be an object');
-    const key = `${entry.name}@${entry.version}`;
+    const key = versionedName(entry.name, entry.version);
     const other = keys.get(key);
     if (other !== undefined)
       throw new McpInvalidMappingError(mcpName, `harness tool ${key} is also mapped from ${other}`);

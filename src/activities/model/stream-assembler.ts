@@ -7,6 +7,7 @@ import type { ModelEvent } from './events.js';
 import type { ModelPrice } from './pricing.js';
 import type { ToolNameCodec } from './tool-names.js';
 import type { ModelOutput, ModelRequest, ModelStopReason, ModelToolCall } from './types.js';
+import { versionedName } from '../../contract/versioned-name.js';
 
 interface PendingToolCall {
   readonly index: number;
@@ -253,7 +254,7 @@ export class StreamAssembler {
       }
       if (this.reporting) {
         const providerName = this.init.codec.encode({ name: call.name, version: call.version });
-        const tool = `${call.name}@${call.version}`;
+        const tool = versionedName(call.name, call.version);
         keep(
           invalidToolCall({
             id: call.id,

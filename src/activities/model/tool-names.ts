@@ -1,5 +1,6 @@
 import { ModelError } from './errors.js';
 import type { ModelToolSpec } from './types.js';
+import { versionedName } from '../../contract/versioned-name.js';
 
 /** Tool names every provider accepts. */
 export const PROVIDER_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -14,7 +15,7 @@ export function encodeToolName(name: string, version: string): string {
   if (!PROVIDER_TOOL_NAME.test(encoded)) {
     throw new ModelError(
       'model.invalid_request',
-      `tool ${name}@${version} cannot be given a provider-safe name`,
+      `tool ${versionedName(name, version)} cannot be given a provider-safe name`,
       {
         details: { tool: name, version, encoded },
       },
@@ -38,7 +39,7 @@ export class ToolNameCodec {
       if (clash !== undefined) {
         throw new ModelError(
           'model.invalid_request',
-          `tools ${clash.name}@${clash.version} and ${tool.name}@${tool.version} share the provider name ${encoded}`,
+          `tools ${versionedName(clash.name, clash.version)} and ${versionedName(tool.name, tool.version)} share the provider name ${encoded}`,
           { details: { encoded } },
         );
       }

@@ -18,7 +18,7 @@ export interface MigrateOptions {
 
 /**
  * Bring the schema to the latest version, applying each missing migration once, in order, inside the
- * caller's transaction. Concurrent openers serialise: SQLite through `BEGIN IMMEDIATE` (the runner's
+ * caller's transaction. Concurrent openers serialise: SQLite through `BEGIN IMMEDIATE` (the executor's
  * write transaction), PostgreSQL through a transaction-scoped advisory lock on the schema.
  * @throws `store.schema_too_new` when the database holds a version this build does not know;
  *   `store.schema_mismatch` when an applied version has another name than this build's.

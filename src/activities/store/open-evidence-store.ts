@@ -1,10 +1,10 @@
 import { StoreError } from './errors.js';
 import type { EvidenceStore } from '../../contract/evidence-store.js';
 import { migrateProgram } from './migrate.js';
-import { PostgresRunner } from './postgres-runner.js';
+import { PostgresExecutor } from './postgres-executor.js';
 import { SqlEvidenceStore } from './sql-evidence-store.js';
-import type { SqlRunner } from './sql.js';
-import { SqliteRunner } from './sqlite-runner.js';
+import type { SqlExecutor } from './sql.js';
+import { SqliteExecutor } from './sqlite-executor.js';
 
 /** Where an evidence store lives, parsed from its URL. */
 export type StoreLocation =
@@ -73,25 +73,25 @@ export async function openEvidenceStore(
   options: OpenEvidenceStoreOptions = {},
 ): Promise<EvidenceStore> {
   const location = parseStoreUrl(url);
-  const runner: SqlRunner =
+  const executor: SqlExecutor =
     location.backend === 'sqlite'
-      ? new SqliteRunner(location.path, options.sqliteBusyTimeoutMs)
-      : new PostgresRunner({
+      ? new SqliteExecutor(location.path, options.sqliteBusyTimeoutMs)
+      : new PostgresExecutor({
           connectionString: location.connectionString,
           schema: location.schema,
           poolSize: options.pgPoolSize,
         });
   try {
-    await runner.transaction(() =>
+    await executor.transaction(() =>
       migrateProgram({
-        dialect: runner.dialect,
+        dialect: executor.dialect,
         pgSchema: location.backend === 'postgres' ? location.schema : undefined,
         now: () => new Date().toISOString(),
       }),
     );
   } catch (err) {
-    await runner.close();
+    await executor.close();
     throw err;
   }
-  return new SqlEvidenceStore(runner);
+  return new SqlEvidenceStore(executor);
 }

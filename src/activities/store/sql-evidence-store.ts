@@ -35,7 +35,7 @@ import type {
   StoredArtifact,
   StoredEvent,
 } from '../../contract/store-records.js';
-import type { SqlRunner } from './sql.js';
+import type { SqlExecutor } from './sql.js';
 import {
   appendMessageGroupProgram,
   appendModelDeltasProgram,
@@ -114,14 +114,14 @@ function validDeltas(callId: string, deltas: readonly ModelDelta[]): { call: str
 }
 
 /**
- * The {@link EvidenceStore} over a {@link SqlRunner}: one implementation of the semantics for both
+ * The {@link EvidenceStore} over a {@link SqlExecutor}: one implementation of the semantics for both
  * backends. Inputs are validated here, before any I/O; each write is one transaction.
  */
 export class SqlEvidenceStore implements EvidenceStore {
   readonly backend: 'sqlite' | 'postgres';
 
-  constructor(private readonly runner: SqlRunner) {
-    this.backend = runner.dialect;
+  constructor(private readonly executor: SqlExecutor) {
+    this.backend = executor.dialect;
   }
 
   async recordIntent(intent: InvocationIntent): Promise<void> {
@@ -131,7 +131,7 @@ export class SqlEvidenceStore implements EvidenceStore {
   async recordIntentWithEvents(intent: InvocationIntent, events: readonly StoredEvent[]): Promise<void> {
     const valid = parseRecord(InvocationIntentSchema, intent, 'invocation intent');
     const stored = validEvents(events);
-    await this.runner.transaction(function* () {
+    await this.executor.transaction(function* () {
       if (stored.length > 0) yield* appendEventsProgram(stored);
       yield* recordIntentProgram(valid);
     });
@@ -160,7 +160,7 @@ export class SqlEvidenceStore implements EvidenceStore {
         throw new StoreError('store.invalid_record', `artifact id ${row.id} is given twice`, { id: row.id });
       ids.add(row.id);
     }
-    await this.runner.transaction(() => recordResultProgram(valid, rows));
+    await this.executor.transaction(() => recordResultProgram(valid, rows));
   }
 
   async recordResolution(
@@ -182,19 +182,19 @@ export class SqlEvidenceStore implements EvidenceStore {
   async getInvocation(runId: string, seq: number): Promise<InvocationRecord | undefined> {
     const id = parseRecord(RunIdSchema, runId, 'run id');
     const s = parseRecord(SeqSchema, seq, 'seq');
-    return this.runner.snapshot(() => getInvocationProgram(id, s));
+    return this.executor.snapshot(() => getInvocationProgram(id, s));
   }
 
   async listInvocations(runId: string): Promise<InvocationRecord[]> {
     const id = parseRecord(RunIdSchema, runId, 'run id');
-    return this.runner.snapshot(() => listInvocationsProgram(id));
+    return this.executor.snapshot(() => listInvocationsProgram(id));
   }
 
   async appendMessageGroup(runId: string, seq: number, messages: readonly unknown[]): Promise<void> {
     const id = parseRecord(RunIdSchema, runId, 'run id');
     const s = parseRecord(SeqSchema, seq, 'seq');
     const list = parseRecord(z.array(z.unknown()), messages, 'message group');
-    await this.runner.transaction(() => appendMessageGroupProgram(id, s, list));
+    await this.executor.transaction(() => appendMessageGroupProgram(id, s, list));
   }
 
   async appendMessageGroupWithDeltas(
@@ -208,7 +208,7 @@ export class SqlEvidenceStore implements EvidenceStore {
     const s = parseRecord(SeqSchema, seq, 'seq');
     const list = parseRecord(z.array(z.unknown()), messages, 'message group');
     const valid = validDeltas(callId, deltas);
-    await this.runner.transaction(function* () {
+    await this.executor.transaction(function* () {
       if (valid.list.length > 0) yield* appendModelDeltasProgram(id, valid.call, valid.list);
       yield* appendMessageGroupProgram(id, s, list);
     });
@@ -220,7 +220,7 @@ export class SqlEvidenceStore implements EvidenceStore {
   ): Promise<MessageGroup[]> {
     const id = parseRecord(RunIdSchema, runId, 'run id');
     const range = parseRecord(SeqRangeSchema, opts, 'message group range');
-    return this.runner.snapshot(() =>
+    return this.executor.snapshot(() =>
       listMessageGroupsProgram(id, range.fromSeq ?? 0, range.toSeq ?? MAX_SEQ),
     );
   }
@@ -243,7 +243,7 @@ export class SqlEvidenceStore implements EvidenceStore {
         },
       );
     }
-    return this.runner.transaction(function* () {
+    return this.executor.transaction(function* () {
       yield* putArtifactRow(row);
       const stored = yield* getArtifactProgram(row.id);
       if (stored === undefined)
@@ -254,34 +254,34 @@ export class SqlEvidenceStore implements EvidenceStore {
 
   async getArtifact(id: string): Promise<StoredArtifact | undefined> {
     const valid = parseRecord(RunIdSchema, id, 'artifact id');
-    return this.runner.snapshot(() => getArtifactProgram(valid));
+    return this.executor.snapshot(() => getArtifactProgram(valid));
   }
 
   async listArtifacts(runId: string): Promise<StoredArtifact[]> {
     const id = parseRecord(RunIdSchema, runId, 'run id');
-    return this.runner.snapshot(() => listArtifactsProgram(id));
+    return this.executor.snapshot(() => listArtifactsProgram(id));
   }
 
   async appendEvent(event: StoredEvent): Promise<void> {
     const valid = parseRecord(StoredEventSchema, event, 'event');
-    await this.runner.transaction(() => appendEventsProgram([valid]));
+    await this.executor.transaction(() => appendEventsProgram([valid]));
   }
 
   async appendEvents(events: readonly StoredEvent[]): Promise<void> {
     if (events.length === 0) return;
     const valid = validEvents(events);
-    await this.runner.transaction(() => appendEventsProgram(valid));
+    await this.executor.transaction(() => appendEventsProgram(valid));
   }
 
   async appendLastFlush(events: readonly StoredEvent[]): Promise<void> {
     if (events.length === 0) return;
     const valid = validEvents(events);
-    await this.runner.transaction(() => appendEventsProgram(valid, { lastFlush: true }));
+    await this.executor.transaction(() => appendEventsProgram(valid, { lastFlush: true }));
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {
     const id = parseRecord(RunIdSchema, runId, 'run id');
-    return this.runner.snapshot(() => getRunProgram(id));
+    return this.executor.snapshot(() => getRunProgram(id));
   }
 
   async listRuns(opts: RunListOptions = {}): Promise<RunRecord[]> {
@@ -292,12 +292,12 @@ export class SqlEvidenceStore implements EvidenceStore {
       ...(o.createdFrom !== undefined ? { createdFrom: new Date(o.createdFrom).toISOString() } : {}),
       ...(o.createdBefore !== undefined ? { createdBefore: new Date(o.createdBefore).toISOString() } : {}),
     };
-    return this.runner.snapshot(() => listRunsProgram(filter, Math.min(o.limit ?? 100, EVENT_PAGE_MAX)));
+    return this.executor.snapshot(() => listRunsProgram(filter, Math.min(o.limit ?? 100, EVENT_PAGE_MAX)));
   }
 
   async getFailureSample(runId: string): Promise<FailureSampleRecord | undefined> {
     const id = parseRecord(RunIdSchema, runId, 'run id');
-    return this.runner.snapshot(() => getFailureSampleProgram(id));
+    return this.executor.snapshot(() => getFailureSampleProgram(id));
   }
 
   async listFailureSamples(
@@ -310,7 +310,7 @@ export class SqlEvidenceStore implements EvidenceStore {
       ...(o.reason !== undefined ? { reason: o.reason } : {}),
       ...(o.tenantId !== undefined ? { tenantId: o.tenantId } : {}),
     };
-    return this.runner.snapshot(() =>
+    return this.executor.snapshot(() =>
       listFailureSamplesProgram(filter, Math.min(o.limit ?? 100, EVENT_PAGE_MAX)),
     );
   }
@@ -319,25 +319,25 @@ export class SqlEvidenceStore implements EvidenceStore {
     const id = parseRecord(RunIdSchema, runId, 'run id');
     const page = parseRecord(EventPageSchema, opts, 'event page');
     const limit = Math.min(page.limit ?? EVENT_PAGE_DEFAULT, EVENT_PAGE_MAX);
-    return this.runner.snapshot(() => listEventsProgram(id, page.afterSeq ?? -1, limit));
+    return this.executor.snapshot(() => listEventsProgram(id, page.afterSeq ?? -1, limit));
   }
 
   async appendModelDeltas(runId: string, callId: string, deltas: readonly ModelDelta[]): Promise<void> {
     const id = parseRecord(RunIdSchema, runId, 'run id');
     const { call, list } = validDeltas(callId, deltas);
-    await this.runner.transaction(() => appendModelDeltasProgram(id, call, list));
+    await this.executor.transaction(() => appendModelDeltasProgram(id, call, list));
   }
 
   async listModelDeltas(runId: string, callId: string, afterIndex?: number): Promise<ModelDelta[]> {
     const id = parseRecord(RunIdSchema, runId, 'run id');
     const call = parseRecord(CallIdSchema, callId, 'call id');
     const after = afterIndex === undefined ? -1 : parseRecord(SeqSchema, afterIndex, 'afterIndex');
-    return this.runner.snapshot(() => listModelDeltasProgram(id, call, after));
+    return this.executor.snapshot(() => listModelDeltasProgram(id, call, after));
   }
 
   async putBlob(data: unknown): Promise<BlobRef> {
     const text = encodeJson(data, MAX_BLOB_BYTES, 'blob');
-    return this.runner.transaction(() => putBlobProgram(text));
+    return this.executor.transaction(() => putBlobProgram(text));
   }
 
   async putIndexedBlobs(
@@ -349,7 +349,7 @@ export class SqlEvidenceStore implements EvidenceStore {
     const refs = texts.map(blobRefOfText);
     const indexText = encodeJson(index(refs), MAX_BLOB_BYTES, 'blob');
     const stored = validEvents(events);
-    return this.runner.transaction(function* () {
+    return this.executor.transaction(function* () {
       if (stored.length > 0) yield* appendEventsProgram(stored);
       for (let i = 0; i < texts.length; i++) yield* putBlobProgram(texts[i]!, refs[i]);
       return yield* putBlobProgram(indexText);
@@ -357,12 +357,12 @@ export class SqlEvidenceStore implements EvidenceStore {
   }
 
   async getBlob(ref: string): Promise<unknown> {
-    return this.runner.snapshot(() => getBlobProgram(ref));
+    return this.executor.snapshot(() => getBlobProgram(ref));
   }
 
   async putMemory(entry: MemoryEntry): Promise<void> {
     const valid = parseRecord(MemoryEntrySchema, entry, 'memory entry');
-    await this.runner.transaction(() => putMemoryProgram(valid));
+    await this.executor.transaction(() => putMemoryProgram(valid));
   }
 
   async listMemory(
@@ -372,16 +372,16 @@ export class SqlEvidenceStore implements EvidenceStore {
     const s = parseRecord(MemoryScopeSchema, scope, 'memory scope');
     const o = parseRecord(MemoryListSchema, opts, 'memory list');
     const limit = Math.min(o.limit ?? MAX_RECALLED_ENTRIES, EVENT_PAGE_MAX);
-    return this.runner.snapshot(() => listMemoryProgram(s, o.now, limit, o.all ?? false));
+    return this.executor.snapshot(() => listMemoryProgram(s, o.now, limit, o.all ?? false));
   }
 
   async forgetMemory(scope: MemoryScope, opts: { name?: string; at: string }): Promise<number> {
     const s = parseRecord(MemoryScopeSchema, scope, 'memory scope');
     const o = parseRecord(MemoryForgetSchema, opts, 'memory forget');
-    return this.runner.transaction(() => forgetMemoryProgram(s, o.name, o.at));
+    return this.executor.transaction(() => forgetMemoryProgram(s, o.name, o.at));
   }
 
   close(): Promise<void> {
-    return this.runner.close();
+    return this.executor.close();
   }
 }

@@ -3,15 +3,15 @@ import { StoreError } from './errors.js';
 /** A value bound to a SQL parameter. Both backends store JSON as canonical text. */
 export type SqlValue = string | number | null;
 
-/** One statement a program asks its runner to execute. SQL uses `?` placeholders. */
+/** One statement a program asks its executor to run. SQL uses `?` placeholders. */
 export type SqlOp =
   | { readonly kind: 'rows'; readonly sql: string; readonly params: readonly SqlValue[] }
   | { readonly kind: 'exec'; readonly sql: string; readonly params: readonly SqlValue[] };
 
 /**
  * A store operation written once for both backends: a generator that yields statements and receives
- * their results. The SQLite runner drives it synchronously inside one `BEGIN IMMEDIATE` transaction
- * (nothing else can interleave on the connection); the PostgreSQL runner drives it asynchronously on
+ * their results. The SQLite executor drives it synchronously inside one `BEGIN IMMEDIATE` transaction
+ * (nothing else can interleave on the connection); the PostgreSQL executor drives it asynchronously on
  * one pooled client between `BEGIN` and `COMMIT`. A program that throws rolls its transaction back.
  */
 export type SqlProgram<T> = Generator<SqlOp, T, unknown>;
@@ -27,7 +27,7 @@ export function* exec(sql: string, params: readonly SqlValue[] = []): SqlProgram
 }
 
 /** Executes {@link SqlProgram}s against one backend. */
-export interface SqlRunner {
+export interface SqlExecutor {
   readonly dialect: 'sqlite' | 'postgres';
   /** Run a program in a write transaction; rejects (rolled back) when the program or the backend fails. */
   transaction<T>(program: () => SqlProgram<T>): Promise<T>;

@@ -11,6 +11,7 @@ import {
 import { parseBundle, readDataFile } from '../../activities/bundles/bundle-file.js';
 import { CliError, EXIT, notFoundError, usageError } from '../errors.js';
 import { table, type Output } from '../output.js';
+import { versionedName } from '../../contract/versioned-name.js';
 
 export interface BundlesDirOptions {
   /** The bundles folder (default HARNESS_BUNDLES). */
@@ -145,7 +146,12 @@ function bundleOf(ref: string, o: BundlesDirOptions, env: NodeJS.ProcessEnv): Lo
   if (existsSync(ref) && statSync(ref).isFile()) {
     try {
       const bundle = parseBundle(readDataFile(ref), basename(ref));
-      return { key: `${bundle.name}@${bundle.version}`, digest: bundleDigest(bundle), source: ref, bundle };
+      return {
+        key: versionedName(bundle.name, bundle.version),
+        digest: bundleDigest(bundle),
+        source: ref,
+        bundle,
+      };
     } catch (err) {
       if (isHarnessError(err)) throw new CliError(err.code, err.message, EXIT.usage, { ...err.details });
       throw err;

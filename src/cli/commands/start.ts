@@ -15,6 +15,7 @@ import type { Output } from '../output.js';
 import { parsePositiveInt, readJsonObject } from '../read-json.js';
 import { sleep } from '../run-access.js';
 import { signingKey } from './decide.js';
+import { versionedName } from '../../contract/versioned-name.js';
 
 export interface StartOptions {
   readonly version?: string;
@@ -110,7 +111,7 @@ export async function startCommand(
           : '  unsigned: the run is anonymous (sign the start with --key <file>)',
       );
       out.line(
-        `  profile ${profile.name}@${profile.version}, policy ${policy.name}@${policy.version}, model route ${input.modelRoute ?? "the worker's default"}, task queue ${settings.taskQueue}`,
+        `  profile ${versionedName(profile.name, profile.version)}, policy ${versionedName(policy.name, policy.version)}, model route ${input.modelRoute ?? "the worker's default"}, task queue ${settings.taskQueue}`,
       );
       out.line(`  follow with: harness show ${workflowId}  |  harness events ${workflowId} --follow`);
       return EXIT.ok;

@@ -3,6 +3,7 @@ import { PrincipalIdSchema, type Principal } from '../../contract/principals.js'
 import { approvalRuleFor, type AuthorizationRules } from './authorization-rules.js';
 import { checkDecisionToken, decisionPayloadDigest, type TokenDecision } from './decision-token.js';
 import type { PrincipalDirectory } from './principal-directory.js';
+import { versionedName } from '../../contract/versioned-name.js';
 
 /** Most token ids a run remembers (tokens live at most a day and each is bound to one action). */
 export const MAX_USED_TOKENS = 512;
@@ -94,7 +95,7 @@ const refused = (code: string, message: string, principal?: string): Verdict => 
 /** The key under which approvals of one tool call are counted. */
 export function callKeyOf(action: DecidedAction): string {
   return action.tool !== undefined && action.argsDigest !== undefined
-    ? `${action.tool}@${action.version ?? ''}#${action.argsDigest}`
+    ? `${versionedName(action.tool, action.version ?? '')}#${action.argsDigest}`
     : `action:${action.actionId}`;
 }
 

@@ -3,6 +3,7 @@ import { mergeDecisions } from './decision-merge.js';
 import type { Policy, PolicyRequest } from './policy.js';
 import { policyVersionOf } from './policy.js';
 import { PolicyError } from './policy-error.js';
+import { versionedName } from '../../contract/versioned-name.js';
 
 /**
  * Compose policies into one, pinned under its own `name@version`. Every policy is asked; the
@@ -19,7 +20,7 @@ export function composePolicies(name: string, version: string, policies: readonl
   if (policies.length === 0) {
     throw new PolicyError(
       'policy.config_invalid',
-      `composed policy ${name}@${version} needs at least one policy`,
+      `composed policy ${versionedName(name, version)} needs at least one policy`,
       {
         field: 'policies',
       },
@@ -29,10 +30,14 @@ export function composePolicies(name: string, version: string, policies: readonl
   for (const p of policies) {
     const id = policyVersionOf(p);
     if (seen.has(id)) {
-      throw new PolicyError('policy.config_invalid', `composed policy ${name}@${version} lists ${id} twice`, {
-        field: 'policies',
-        policy: id,
-      });
+      throw new PolicyError(
+        'policy.config_invalid',
+        `composed policy ${versionedName(name, version)} lists ${id} twice`,
+        {
+          field: 'policies',
+          policy: id,
+        },
+      );
     }
     seen.add(id);
   }
@@ -44,7 +49,7 @@ export function composePolicies(name: string, version: string, policies: readonl
     ...(authorization !== undefined ? { authorization } : {}),
     evaluate(req: PolicyRequest): PolicyDecision {
       const merged = mergeDecisions(members.map((p) => p.evaluate(req)));
-      return { policyVersion: `${name}@${version}`, ...merged };
+      return { policyVersion: versionedName(name, version), ...merged };
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { PolicyDecision } from '../../contract/policy-decision.js';
 import type { ToolEffect } from '../../contract/tool.js';
 import type { AuthorizationRules } from '../authz/authorization-rules.js';
+import { versionedName } from '../../contract/versioned-name.js';
 
 /** When a policy is asked: before a tool is shown to the model, or before a call is dispatched. */
 export type PolicyStage = 'presentation' | 'dispatch';
@@ -65,5 +66,5 @@ export interface Policy {
 
 /** The `policyVersion` string a policy writes into its decisions: `name@version`. */
 export function policyVersionOf(policy: Pick<Policy, 'name' | 'version'>): string {
-  return `${policy.name}@${policy.version}`;
+  return versionedName(policy.name, policy.version);
 }

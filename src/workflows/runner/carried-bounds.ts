@@ -1,5 +1,6 @@
 import type { Artifact } from '../../contract/artifact.js';
 import type { InvocationSummary, RunState } from './run-state.js';
+import { versionedName } from '../../contract/versioned-name.js';
 
 /**
  * How much of the run's per-step lists a generation hands to the next on continue-as-new. Within a
@@ -65,7 +66,7 @@ function recentDigests(
   if (keys.length <= limit) return { ...digests };
   const lastUse = new Map<string, number>();
   for (const i of invocations) {
-    const key = `${i.tool}@${i.version}#${i.argsDigest}`;
+    const key = `${versionedName(i.tool, i.version)}#${i.argsDigest}`;
     lastUse.set(key, Math.max(lastUse.get(key) ?? -1, i.seq));
   }
   const rank = keys.map((key, order) => ({ key, order, seq: lastUse.get(key) ?? -1 }));

@@ -4,6 +4,7 @@ import { maskSecrets } from '../guardrails/data-taint.js';
 import type { HumanGate } from './human-gate.js';
 import { obligationKind } from './obligations.js';
 import type { RunCore } from './run-core.js';
+import { versionedName } from '../../contract/versioned-name.js';
 
 /**
  * An obligation a signed run meets before dispatch, by waiting: the customer's confirmation, the
@@ -43,7 +44,7 @@ export async function meetObligations(
       'confirmation',
       {
         decisionType: 'customer_confirmation',
-        summary: `${def.name}@${def.version} ${maskSecrets(canonicalJson(args)).slice(0, 300)}`,
+        summary: `${versionedName(def.name, def.version)} ${maskSecrets(canonicalJson(args)).slice(0, 300)}`,
         riskReasons: confirmUser,
         action: { tool: def.name, version: def.version, args },
       },

@@ -12,6 +12,7 @@ import {
   type ProfileResult,
 } from './profile.js';
 import type { RunContext } from './run-context.js';
+import { versionedName } from '../../contract/versioned-name.js';
 
 export interface GoalProfileConfig {
   readonly name: string;
@@ -77,7 +78,7 @@ export function blockedOutputMessage(feedback: BlockedOutputFeedback): ModelMess
 export function observationForModel(o: Observation): string {
   return observationText({
     status: o.status,
-    tool: `${o.toolName}@${o.toolVersion}`,
+    tool: versionedName(o.toolName, o.toolVersion),
     seq: o.seq,
     output: o.output,
     artifactIds: o.artifactIds,
@@ -126,7 +127,7 @@ export function observationMessage(toolCallId: string, o: Observation): ModelMes
  * @throws ProfileConfigError (`profile.invalid`) for an unusable `onBlockedOutput`.
  */
 export function createGoalProfile(config: GoalProfileConfig): Profile {
-  checkBlockedOutputChoice(`${config.name}@${config.version}`, config.onBlockedOutput);
+  checkBlockedOutputChoice(versionedName(config.name, config.version), config.onBlockedOutput);
   return {
     name: config.name,
     version: config.version,

@@ -20,6 +20,7 @@ import { scopedContext } from './graph-node-scope.js';
 import { checkPatch, failedNode, nextAttemptDelay } from './graph-node-failure.js';
 import { resumePoint, type GraphResume } from './graph-resume.js';
 import { statePatchCheck, type StatePatchCheck } from './graph-state-patch.js';
+import { versionedName } from '../../contract/versioned-name.js';
 
 // The graph profile's public face (agent-harness/workflow): its definition and static checks.
 export {
@@ -70,7 +71,7 @@ export function createGraphProfile<S extends Record<string, unknown>>(g: GraphDe
 /** The run of {@link createGraphProfile}'s profile, its graph checked and built. */
 function buildGraphProfile<S extends Record<string, unknown>>(g: GraphDefinition<S>): Pick<Profile, 'run'> {
   validateGraph(g);
-  checkBlockedOutputChoice(`${g.name}@${g.version}`, g.onBlockedOutput);
+  checkBlockedOutputChoice(versionedName(g.name, g.version), g.onBlockedOutput);
   const byId = new Map(g.nodes.map((n) => [n.id, n]));
   const checkState = statePatchCheck(g.stateSchema);
   return {

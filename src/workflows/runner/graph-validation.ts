@@ -2,6 +2,7 @@ import { HarnessError } from '../../contract/errors.js';
 import type { GraphDefinition } from './graph-definition.js';
 import { retryPolicyProblems } from './graph-node-retry.js';
 import { isStateSchema } from './graph-state-patch.js';
+import { versionedName } from '../../contract/versioned-name.js';
 
 /**
  * Static reachability: every node reachable from `start` when the edges guarded by
@@ -43,7 +44,11 @@ export function validateGraph<S>(g: GraphDefinition<S>): void {
   for (const n of g.nodes) problems.push(...retryPolicyProblems(n.id, n.retry));
   if (!isStateSchema(g.stateSchema)) problems.push('stateSchema must be a zod object schema');
   if (problems.length)
-    throw new HarnessError('graph.invalid', `graph ${g.name}@${g.version}: ${problems.join('; ')}`, {
-      problems,
-    });
+    throw new HarnessError(
+      'graph.invalid',
+      `graph ${versionedName(g.name, g.version)}: ${problems.join('; ')}`,
+      {
+        problems,
+      },
+    );
 }

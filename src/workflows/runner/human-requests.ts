@@ -1,5 +1,6 @@
 import type { HumanRequest } from '../../contract/pending-action.js';
 import type { ConfirmRequest } from './run-context.js';
+import { versionedName } from '../../contract/versioned-name.js';
 
 /**
  * What a person deciding on action `actionId` is shown: the profile's or pipeline's `request`, with
@@ -43,8 +44,8 @@ export function reconcileRequest(
     runId,
     decisionType: reason,
     requestSummary: exhausted
-      ? `${tool}@${version} #${seq} was approved but did not take effect in ${exhausted.attempts} attempts (last: ${exhausted.lastReason}); send a reconcile signal: not_applied to try again, failed to give it up, succeeded if it was done outside the run`
-      : `${tool}@${version} #${seq} may or may not have taken effect; check the external system and send a reconcile signal`,
+      ? `${versionedName(tool, version)} #${seq} was approved but did not take effect in ${exhausted.attempts} attempts (last: ${exhausted.lastReason}); send a reconcile signal: not_applied to try again, failed to give it up, succeeded if it was done outside the run`
+      : `${versionedName(tool, version)} #${seq} may or may not have taken effect; check the external system and send a reconcile signal`,
     verifiedFacts: [],
     policyEvidence: [],
     proposedAction: `invocation://${runId}/${seq}`,

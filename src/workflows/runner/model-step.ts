@@ -13,6 +13,7 @@ import type { RunCore } from './run-core.js';
 import type { ModelRequest } from './run-context.js';
 import { stopIfExhausted } from './run-stop.js';
 import { callPromise } from './call-promise.js';
+import { versionedName } from '../../contract/versioned-name.js';
 
 /** What every attempt of one model call shares (the pinned route's fallbacks each make an attempt). */
 interface ModelCallPlan {
@@ -63,9 +64,9 @@ export class ModelStep {
       s.budget.steps += 1;
       s.budget.stepsWithoutProgress += 1;
       // Presentation point: the model never sees a tool the policy excludes, whatever the profile asked.
-      const allowed = new Set(core.visibleTools().map((d) => `${d.name}@${d.version}`));
+      const allowed = new Set(core.visibleTools().map((d) => versionedName(d.name, d.version)));
       const toolKeys = (request.tools ?? [])
-        .map((d) => `${d.name}@${d.version}`)
+        .map((d) => versionedName(d.name, d.version))
         .filter((k) => allowed.has(k));
       const callSeq = s.nextModelCall;
       s.nextModelCall += 1;
@@ -180,7 +181,7 @@ export class ModelStep {
       stopReason: decision.stopReason,
       usage: decision.usage,
       costUsd: decision.costUsd,
-      toolCalls: decision.toolCalls.map((c) => `${c.name}@${c.version}`),
+      toolCalls: decision.toolCalls.map((c) => versionedName(c.name, c.version)),
       replayed: decision.replayed,
       // The Temporal attempt of the model activity that got the answer.
       ...(core.eventEnvelope && decision.attempt !== undefined ? { activityAttempt: decision.attempt } : {}),

@@ -39,6 +39,7 @@ import { ToolPipeline } from './tool-pipeline.js';
 import { ModelStep } from './model-step.js';
 import { RunEvidence } from './run-evidence.js';
 import { endInterrupted } from './run-interruption.js';
+import { versionedName } from '../../contract/versioned-name.js';
 
 const MAX_RECENT_TRANSITIONS = 20;
 
@@ -234,7 +235,8 @@ export class Runner implements RunContext, RunCore {
 
   visibleTools(names?: readonly string[]): ToolDefinition[] {
     const mine = this.ports.tools.filter(
-      (d) => this.profileTools.includes(d.name) || this.profileTools.includes(`${d.name}@${d.version}`),
+      (d) =>
+        this.profileTools.includes(d.name) || this.profileTools.includes(versionedName(d.name, d.version)),
     );
     const wanted = names ? mine.filter((d) => names.includes(d.name)) : mine;
     return presentTools(wanted, this.policy, this.ports.now(), this.state.facts, this.subject).visible;

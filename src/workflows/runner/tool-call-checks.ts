@@ -14,6 +14,7 @@ import type { ToolOptions } from './run-context.js';
 import { stopIfExhausted } from './run-stop.js';
 import { argsDigestOf } from './args-digest.js';
 import { rejectCall } from './tool-rejection.js';
+import { versionedName } from '../../contract/versioned-name.js';
 
 /** A proposed call every check before a person or the effect has let through. */
 export interface CheckedCall {
@@ -30,7 +31,7 @@ export interface CheckedCall {
 
 /** Does the profile's tool list allow this name/version? Entries are `name` or `name@version`. */
 function profileAllows(list: readonly string[], def: ToolDefinition): boolean {
-  return list.includes(def.name) || list.includes(`${def.name}@${def.version}`);
+  return list.includes(def.name) || list.includes(versionedName(def.name, def.version));
 }
 
 /**
@@ -98,7 +99,7 @@ export class ToolCallChecks {
         this.core,
         base,
         'tool.not_in_profile',
-        `${def.name}@${def.version} is not a tool of this profile`,
+        `${versionedName(def.name, def.version)} is not a tool of this profile`,
       );
     }
     // Before the schema walks them or anything serializes them (the digest, the intent).
@@ -142,7 +143,7 @@ export class ToolCallChecks {
       );
     }
     decision = this.holdTaintedWrite(def, args, argsDigest, decision);
-    const callKey = `${def.name}@${def.version}#${argsDigest}`;
+    const callKey = `${versionedName(def.name, def.version)}#${argsDigest}`;
     stopIfExhausted(checkToolCall(state.limits, state.budget, def.name, callKey), (t, d) =>
       this.core.emit(t, d),
     );

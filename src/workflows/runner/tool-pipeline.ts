@@ -15,6 +15,7 @@ import { ToolCallChecks, type CheckedCall } from './tool-call-checks.js';
 import { isMetBeforeDispatch, meetObligations } from './dispatch-obligations.js';
 import { IncompleteAttempts } from './incomplete-attempts.js';
 import { rejectCall } from './tool-rejection.js';
+import { versionedName } from '../../contract/versioned-name.js';
 
 // The Temporal binding (temporal-ports.ts) takes the digest from here.
 export { argsDigestOf } from './args-digest.js';
@@ -77,7 +78,7 @@ export class ToolPipeline {
         decision.decision === 'require_confirmation' ? 'confirmation' : 'human',
         {
           decisionType: decisionTypeOf(decision.reasonCodes),
-          summary: `${def.name}@${def.version} ${maskSecrets(canonicalJson(args)).slice(0, 300)}`,
+          summary: `${versionedName(def.name, def.version)} ${maskSecrets(canonicalJson(args)).slice(0, 300)}`,
           policyEvidence: decision.reasonCodes.map((c) => `policy://${decision.policyVersion}#${c}`),
           // Taint digests are the harness's bookkeeping, not facts a person weighs.
           verifiedFacts: Object.keys(state.facts)
@@ -182,7 +183,7 @@ export class ToolPipeline {
     first: ToolCallInput,
     firstOfItsKind: boolean,
   ): Promise<Observation> {
-    const summary = `${def.name}@${def.version} #${invocation.seq}`;
+    const summary = `${versionedName(def.name, def.version)} #${invocation.seq}`;
     // The first attempt with `then`, not `await` (call-promise.ts); the rest only when it did not complete.
     return callPromise(() => this.core.ports.callTool(first, { summary })).then((outcome) =>
       outcome.kind === 'completed'

@@ -6,6 +6,7 @@ import { createOutputGuardrail, type OutputGuardrailConfig } from '../guardrails
 import type { Policy } from '../policy/policy.js';
 import { allowedPolicies, type Profile } from '../runner/profile.js';
 import { NamedRegistry } from '../../registry/named-registry.js';
+import { versionedName } from '../../contract/versioned-name.js';
 
 /**
  * An app's trusted workflow-side composition, the parameter of `defineAgentRun`. Everything here runs
@@ -123,7 +124,7 @@ export function combineDefinitions(...definitions: readonly AgentRunDefinition[]
  * @throws HarnessError `profile.invalid` naming the profile and the policy.
  */
 function checkPolicyBinding(profile: Profile, policies: NamedRegistry<Policy>): void {
-  const label = `${profile.name}@${profile.version}`;
+  const label = versionedName(profile.name, profile.version);
   if (typeof profile.policies?.default !== 'string')
     throw new HarnessError('profile.invalid', `profile ${label} names no default policy (policies.default)`);
   for (const spec of allowedPolicies(profile)) {
@@ -148,5 +149,5 @@ export function bindPolicy(
     const [name = '', version = ''] = profile.policies.default.split('@');
     return { name, version, allowed: true };
   }
-  return { ...named, allowed: allowedPolicies(profile).includes(`${named.name}@${named.version}`) };
+  return { ...named, allowed: allowedPolicies(profile).includes(versionedName(named.name, named.version)) };
 }

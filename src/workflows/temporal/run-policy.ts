@@ -7,6 +7,7 @@ import { bindPolicy, type AgentRunComposition } from './agent-run-definition.js'
 import type { CarriedRun } from './carried-run.js';
 import { fail } from './run-checks.js';
 import { POLICY_BINDING_PATCH, type RunPatches } from './run-patches.js';
+import { versionedName } from '../../contract/versioned-name.js';
 
 function splitPolicy(spec: string): { name: string; version: string } {
   const [name = '', version = ''] = spec.split('@');
@@ -39,10 +40,11 @@ export function bindRunPolicy(
   if (!bound.allowed && !carried && runPatches.on(POLICY_BINDING_PATCH))
     fail(
       'run.policy_not_allowed',
-      `profile ${profile.name}@${profile.version} may not run under ${bound.name}@${bound.version} (allowed: ${allowedPolicies(profile).join(', ')})`,
+      `profile ${versionedName(profile.name, profile.version)} may not run under ${versionedName(bound.name, bound.version)} (allowed: ${allowedPolicies(profile).join(', ')})`,
     );
   const codePolicy = composition.policies.find(bound.name, bound.version);
-  if (!codePolicy) fail('run.unknown_policy', `policy ${bound.name}@${bound.version} is not registered`);
+  if (!codePolicy)
+    fail('run.unknown_policy', `policy ${versionedName(bound.name, bound.version)} is not registered`);
   // A policy built on first use is built here: a bad one fails this workflow task (retried).
   codePolicy.check?.();
   return { name: bound.name, version: bound.version, policy: codePolicy };

@@ -15,6 +15,7 @@ import type { RunPatches } from './run-patches.js';
 import { bindRunPolicy, bundledPolicy } from './run-policy.js';
 import { decideStartPatches, type StartPatches } from './start-patches.js';
 import { refuseUnsupportedStart } from './start-refusals.js';
+import { versionedName } from '../../contract/versioned-name.js';
 
 /** What a generation starts from before it loads anything: checked by {@link admitRun}. */
 export interface AdmittedRun {
@@ -45,12 +46,18 @@ export function admitRun(
   const input = parseInput(rawInput);
   const profile = composition.profiles.find(input.profile.name, input.profile.version);
   if (!profile)
-    fail('run.unknown_profile', `profile ${input.profile.name}@${input.profile.version} is not registered`);
+    fail(
+      'run.unknown_profile',
+      `profile ${versionedName(input.profile.name, input.profile.version)} is not registered`,
+    );
   // Only the run's own profile: the worker process checked the whole definition at start.
   checkRunProfile(composition, profile);
   refuseUnsupportedStart(carried, runPatches);
   const bound = bindRunPolicy(composition, profile, input, carried, runPatches);
-  const slots = { profile: `${profile.name}@${profile.version}`, policy: `${bound.name}@${bound.version}` };
+  const slots = {
+    profile: versionedName(profile.name, profile.version),
+    policy: versionedName(bound.name, bound.version),
+  };
   const limitsParsed = PartialBudgetLimitsSchema.safeParse(input.budget ?? {});
   if (!limitsParsed.success)
     fail('run.invalid_input', `invalid budget: ${describeInputIssues(limitsParsed.error)}`);
@@ -101,8 +108,8 @@ export function pinRun(
         runId,
         threadId: input.threadId,
         versions: {
-          profile: `${profile.name}@${profile.version}`,
-          policy: `${policy.name}@${policy.version}`,
+          profile: versionedName(profile.name, profile.version),
+          policy: versionedName(policy.name, policy.version),
           toolRegistryDigest: snapshot.digest,
           // Pinned from the worker that served the start unless the starter pinned them.
           modelRoute:

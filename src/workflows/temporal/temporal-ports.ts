@@ -26,6 +26,7 @@ import type { RunVisibility } from './run-visibility.js';
 import { OPERATOR_RESOLUTION_PATCH, WAIT_HISTORY_BOUND_PATCH, type RunPatches } from './run-patches.js';
 import { stepBatches } from './step-batches.js';
 import { toolCallPort } from './tool-call-port.js';
+import { versionedName } from '../../contract/versioned-name.js';
 
 /**
  * The Temporal implementation of {@link RunnerPorts}: activities, timers, conditions. The step
@@ -67,7 +68,10 @@ export function createTemporalPorts(
     resolveLostInvocation: (input) =>
       CancellationScope.nonCancellable(() =>
         run.resolveLostInvocation.executeWithOptions(
-          { ...RESOLVE_OPTIONS, summary: `resolve ${input.tool}@${input.version} #${input.seq}` },
+          {
+            ...RESOLVE_OPTIONS,
+            summary: `resolve ${versionedName(input.tool, input.version)} #${input.seq}`,
+          },
           [withPackedEvents(input)],
         ),
       ),
@@ -78,7 +82,7 @@ export function createTemporalPorts(
           run.recordOperatorResolution.executeWithOptions(
             {
               ...RESOLVE_OPTIONS,
-              summary: `record ${input.outcome} by ${input.actor} for ${input.call.tool}@${input.call.version} #${input.call.seq}`,
+              summary: `record ${input.outcome} by ${input.actor} for ${versionedName(input.call.tool, input.call.version)} #${input.call.seq}`,
             },
             [{ ...input, call: withPackedEvents(input.call) }],
           ),

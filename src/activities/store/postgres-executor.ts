@@ -1,9 +1,9 @@
 import pg from 'pg';
 import { isHarnessError } from '../../contract/errors.js';
 import { StoreError } from './errors.js';
-import type { SqlProgram, SqlRunner, SqlValue } from './sql.js';
+import type { SqlProgram, SqlExecutor, SqlValue } from './sql.js';
 
-export interface PostgresRunnerOptions {
+export interface PostgresExecutorOptions {
   /** `postgres://` or `postgresql://` connection string, without the harness's own parameters. */
   readonly connectionString: string;
   /** Schema holding the tables (`search_path`); default: the server's default. */
@@ -20,13 +20,13 @@ export interface PostgresRunnerOptions {
  * the same key and then sees it). A resolved call is committed. Snapshots run `REPEATABLE READ READ
  * ONLY`. Connection loss, shutdown, serialisation failures and deadlocks map to `store.unavailable`.
  */
-export class PostgresRunner implements SqlRunner {
+export class PostgresExecutor implements SqlExecutor {
   readonly dialect = 'postgres';
   private readonly pool: pg.Pool;
   private readonly converted = new Map<string, string>();
   private closed = false;
 
-  constructor(opts: PostgresRunnerOptions) {
+  constructor(opts: PostgresExecutorOptions) {
     this.pool = new pg.Pool({
       connectionString: opts.connectionString,
       max: opts.poolSize ?? 10,

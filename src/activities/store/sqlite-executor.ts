@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { isHarnessError } from '../../contract/errors.js';
 import { StoreError } from './errors.js';
-import type { SqlOp, SqlProgram, SqlRunner } from './sql.js';
+import type { SqlOp, SqlProgram, SqlExecutor } from './sql.js';
 
 /** Default time a writer waits for another connection's write lock before `store.unavailable`. */
 export const SQLITE_DEFAULT_BUSY_TIMEOUT_MS = 10_000;
@@ -16,7 +16,7 @@ export const SQLITE_DEFAULT_BUSY_TIMEOUT_MS = 10_000;
  * interleave with an open transaction; the wait for another process's lock blocks the event loop for
  * at most the busy timeout.
  */
-export class SqliteRunner implements SqlRunner {
+export class SqliteExecutor implements SqlExecutor {
   readonly dialect = 'sqlite';
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
