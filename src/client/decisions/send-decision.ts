@@ -1,6 +1,6 @@
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { TokenDecision } from '../../workflows/index.js';
+import type { TokenDecision } from '../../contract/token-claims.js';
 import {
   DECISION_REFUSED,
   UPDATE_NAMES,

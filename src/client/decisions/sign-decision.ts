@@ -4,7 +4,7 @@ import {
   decisionPayloadDigest,
   type DecisionClaims,
   type TokenDecision,
-} from '../../workflows/index.js';
+} from '../../contract/token-claims.js';
 import type { DecisionKey } from './decision-key.js';
 
 /** Default token lifetime: five minutes (tokens may live at most a day). */

@@ -1,6 +1,6 @@
 import { randomBytes, sign } from 'node:crypto';
 import type { AgentRunInput } from '../../contract/run-input.js';
-import { START_TOKEN_TYPE, startInputDigest, type StartClaims } from '../../workflows/index.js';
+import { START_TOKEN_TYPE, startInputDigest, type StartClaims } from '../../contract/token-claims.js';
 import type { DecisionKey } from './decision-key.js';
 import type { OnBehalfOf } from './sign-decision.js';
 

@@ -1,16 +1,15 @@
-import { z } from 'zod';
-import {
-  DELEGABLE_KINDS,
-  KeyIdSchema,
-  PrincipalIdSchema,
-  RoleSchema,
-  type Principal,
-} from '../../contract/principals.js';
-import { sha256Hex } from '../../contract/sha256.js';
-import { canonicalJson } from '../../contract/canonical-json.js';
+import type { Principal } from '../../contract/principals.js';
 import { jwsSegments, segmentJson, signatureVerifies, tokenTimeProblem } from './signed-token.js';
 import type { PrincipalDirectory } from './principal-directory.js';
 import { delegatedPrincipal, scopedDelegatedPrincipal, servesTenant } from './delegation-scope.js';
+import {
+  DECISION_TOKEN_TYPE,
+  DecisionClaimsSchema,
+  DecisionTokenHeaderSchema,
+  MAX_TOKEN_LIFETIME_SECONDS,
+  type DecisionClaims,
+  type TokenDecision,
+} from '../../contract/token-claims.js';
 
 /**
  * Signed decision tokens (docs/authorization.md): a compact JWS (RFC 7515) signed with EdDSA over
@@ -18,73 +17,18 @@ import { delegatedPrincipal, scopedDelegatedPrincipal, servesTenant } from './de
  * registry the run loaded (recorded in history) and the workflow clock, so it replays exactly.
  */
 
-/** The JWS `typ` of a decision token. */
-export const DECISION_TOKEN_TYPE = 'harness-decision+jwt';
-/** Longest a token may live (expiry minus issued-at). */
-export const MAX_TOKEN_LIFETIME_SECONDS = 24 * 3600;
+export {
+  DECISION_TOKEN_TYPE,
+  DecisionClaimsSchema,
+  DecisionTokenHeaderSchema,
+  MAX_TOKEN_LIFETIME_SECONDS,
+  OnBehalfClaimSchema,
+  TOKEN_DECISIONS,
+  decisionPayloadDigest,
+  type DecisionClaims,
+  type TokenDecision,
+} from '../../contract/token-claims.js';
 export { MAX_CLOCK_SKEW_SECONDS } from './signed-token.js';
-
-/** The decisions a token can carry. */
-export const TOKEN_DECISIONS = ['approve', 'reject', 'confirm', 'reconcile', 'input', 'cancel'] as const;
-export type TokenDecision = (typeof TOKEN_DECISIONS)[number];
-
-/** A token's JWS header. Built on first use (see builtOnFirstUse). */
-export const DecisionTokenHeaderSchema = z.lazy(() =>
-  z.object({ alg: z.literal('EdDSA'), typ: z.literal(DECISION_TOKEN_TYPE), kid: KeyIdSchema }).strict(),
-);
-
-/**
- * The `obo` claim of decision and start tokens: the person a delegate authenticated, their kind and
- * roles, and the tenant it authenticated them in. A function, so each schema builds it on first use.
- */
-export const OnBehalfClaimSchema = () =>
-  z
-    .object({
-      sub: PrincipalIdSchema,
-      kind: z.enum(DELEGABLE_KINDS),
-      roles: z.array(RoleSchema).max(20),
-      ten: z.string().min(1).max(200).optional(),
-    })
-    .strict();
-
-/** A token's claims. Built on first use (see builtOnFirstUse). */
-export const DecisionClaimsSchema = z.lazy(() =>
-  z
-    .object({
-      /** Workflow id of the run. */
-      wf: z.string().min(1).max(400),
-      /** The run's first execution run id: a later run that reuses the workflow id is another run. */
-      rid: z.string().min(1).max(200),
-      /** The action decided (`cancel` for a cancellation). */
-      act: z.string().min(1).max(200),
-      /** Argument digest of the action's tool call; null when the action has none. */
-      dig: z
-        .string()
-        .regex(/^sha256:[0-9a-f]{64}$/)
-        .nullable(),
-      dec: z.enum(TOKEN_DECISIONS),
-      /** Digest of the decision's payload without its token ({@link decisionPayloadDigest}). */
-      pd: z.string().regex(/^sha256:[0-9a-f]{64}$/),
-      sub: PrincipalIdSchema,
-      iat: z.number().int().nonnegative(),
-      exp: z.number().int().positive(),
-      /** Unique token id: a token is accepted once. */
-      jti: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/),
-      /**
-       * On behalf of: a delegate (a `service` principal with a delegation, e.g. the run service) names
-       * the person it authenticated, their kind and roles, and the tenant it authenticated them in.
-       */
-      obo: OnBehalfClaimSchema().optional(),
-    })
-    .strict(),
-);
-export type DecisionClaims = z.infer<typeof DecisionClaimsSchema>;
-
-/** The digest a token binds the rest of the decision's payload with (its `token` field left out). */
-export function decisionPayloadDigest(payload: Readonly<Record<string, unknown>>): string {
-  const rest = Object.fromEntries(Object.entries(payload).filter(([k]) => k !== 'token'));
-  return `sha256:${sha256Hex(canonicalJson(rest))}`;
-}
 
 /** What a token must be bound to, from the run's side. */
 export interface ExpectedDecision {

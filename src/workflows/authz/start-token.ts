@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { DELEGABLE_KINDS, KeyIdSchema, PrincipalIdSchema, RoleSchema } from '../../contract/principals.js';
 import type { PrincipalKind } from '../../contract/principals.js';
-import { sha256Hex } from '../../contract/sha256.js';
-import { canonicalJson } from '../../contract/canonical-json.js';
-import { OnBehalfClaimSchema } from './decision-token.js';
 import { jwsSegments, segmentJson, signatureVerifies, tokenTimeProblem } from './signed-token.js';
 import { scopedDelegatedPrincipal, servesTenant } from './delegation-scope.js';
 import type { PrincipalDirectory } from './principal-directory.js';
+import {
+  MAX_START_TOKEN_LIFETIME_SECONDS,
+  START_TOKEN_TYPE,
+  StartClaimsSchema,
+} from '../../contract/token-claims.js';
 
 /**
  * Signed starts (docs/authorization.md, "Who a run is for"): who a run is for is a verified fact from
@@ -16,39 +18,17 @@ import type { PrincipalDirectory } from './principal-directory.js';
  * history) and the workflow clock, so it replays exactly.
  */
 
-/** The JWS `typ` of a start token. */
-export const START_TOKEN_TYPE = 'harness-start+jwt';
-/** Longest a start token may live (expiry minus issued-at): it is used once, at the start. */
-export const MAX_START_TOKEN_LIFETIME_SECONDS = 3600;
-
-/** A start token's claims. Built on first use (see builtOnFirstUse). */
-export const StartClaimsSchema = z.lazy(() =>
-  z
-    .object({
-      /** Workflow id of the run. */
-      wf: z.string().min(1).max(400),
-      /** {@link startInputDigest} of the run's input. */
-      ind: z.string().regex(/^sha256:[0-9a-f]{64}$/),
-      sub: PrincipalIdSchema,
-      iat: z.number().int().nonnegative(),
-      exp: z.number().int().positive(),
-      jti: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/),
-      /** On behalf of: a delegate names the person it authenticated, their kind, roles and tenant. */
-      obo: OnBehalfClaimSchema().optional(),
-    })
-    .strict(),
-);
-export type StartClaims = z.infer<typeof StartClaimsSchema>;
+export {
+  MAX_START_TOKEN_LIFETIME_SECONDS,
+  START_TOKEN_TYPE,
+  StartClaimsSchema,
+  startInputDigest,
+  type StartClaims,
+} from '../../contract/token-claims.js';
 
 const HeaderSchema = z.lazy(() =>
   z.object({ alg: z.literal('EdDSA'), typ: z.literal(START_TOKEN_TYPE), kid: KeyIdSchema }).strict(),
 );
-
-/** The digest a start token binds the run's input with (its `startToken` field left out). */
-export function startInputDigest(input: Readonly<Record<string, unknown>>): string {
-  const rest = Object.fromEntries(Object.entries(input).filter(([k]) => k !== 'startToken'));
-  return `sha256:${sha256Hex(canonicalJson(rest))}`;
-}
 
 /** Who a run is for: verified from its start token, or anonymous (an unsigned start). */
 export type RunIdentity =
