@@ -31,6 +31,10 @@ export function registerProcessCommands(program: Command, { out, appOf, run }: C
     .option('--dev', 'local setup: create a dev token issuer and delegate key under .data/service')
     .option('--host <host>', 'listen address (default: the config, else 127.0.0.1)')
     .option('--port <port>', 'listen port (default: the config, else 8787)')
+    .option(
+      '--search-attributes <mode>',
+      "the namespace's search attributes at start: register (default) the missing ones, check only, or skip",
+    )
     .action((o: ServeOptions, cmd: Command) =>
       run(async () =>
         (await import('./commands/run-service.js')).serveCommand(await appOf(cmd), o, out(cmd)),

@@ -51,6 +51,19 @@ export {
   type SeedMetricValues,
 } from './metrics/seed-metrics.js';
 export { resolveTemporal, type TemporalTarget } from '../devserver/temporal-target.js';
+export {
+  checkSearchAttributes,
+  ensureSearchAttributes,
+  HARNESS_SEARCH_ATTRIBUTES,
+  searchAttributeCommands,
+  type EnsureSearchAttributesOptions,
+  type OperatorConnection,
+  type SearchAttributeCheck,
+  type SearchAttributeConflict,
+  type SearchAttributesMode,
+  type SearchAttributeTypeName,
+  type WantedSearchAttribute,
+} from '../devserver/search-attributes.js';
 export type { RunView } from '../contract/run-view.js';
 export type { AgentRunResult, AgentRunWorkflow } from '../workflows/index.js';
 export {

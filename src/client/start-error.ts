@@ -1,20 +1,5 @@
 import { HarnessError } from '../contract/errors.js';
-import {
-  AgentProfileKey,
-  AgentStatusKey,
-  AgentTenantKey,
-  AgentUserKey,
-  AgentWaitingReasonKey,
-} from '../contract/visibility.js';
-
-/** The search attributes every run sets: the namespace must have them (temporal-dev.yml). */
-export const RUN_SEARCH_ATTRIBUTES = [
-  AgentStatusKey,
-  AgentWaitingReasonKey,
-  AgentProfileKey,
-  AgentTenantKey,
-  AgentUserKey,
-] as const;
+import { RUN_SEARCH_ATTRIBUTES } from '../contract/visibility.js';
 
 /** The messages of `err` and its causes, outermost first (at most 8 levels). */
 function messagesOf(err: unknown): string[] {

@@ -12,6 +12,18 @@ export const AgentProfileKey = defineSearchAttributeKey('AgentProfile', 'KEYWORD
 export const AgentTenantKey = defineSearchAttributeKey('AgentTenant', 'KEYWORD');
 export const AgentUserKey = defineSearchAttributeKey('AgentUser', 'KEYWORD');
 
+/**
+ * The search attributes every run sets: the namespace must have them, with these types, or a start
+ * fails (temporal-dev.yml registers them on the dev server; workers and the run service check them).
+ */
+export const RUN_SEARCH_ATTRIBUTES = [
+  AgentStatusKey,
+  AgentWaitingReasonKey,
+  AgentProfileKey,
+  AgentTenantKey,
+  AgentUserKey,
+] as const;
+
 /** Query names of `agentRun`: `state` answers the RunView (once the run has pinned its tools). */
 export const QUERY_NAMES = { state: 'state' } as const;
 

@@ -6,7 +6,7 @@ import { Connection } from '@temporalio/client';
 import { HarnessError } from '../contract/errors.js';
 import { locateCli } from './cli-locator.js';
 import type { DevServerConfig } from './config.js';
-import { ensureSearchAttributes } from './search-attributes.js';
+import { registerDevSearchAttributes } from './search-attributes.js';
 
 /** A running local dev server this process started. */
 export interface StartedDevServer {
@@ -190,7 +190,7 @@ export async function startDevServer(
       );
     }
     if (await isTemporalHealthy(address, 1_000)) {
-      await ensureSearchAttributes(address, namespace, config.searchAttributes, log);
+      await registerDevSearchAttributes(address, namespace, config.searchAttributes, log);
       return { address, namespace, uiUrl: `http://${ip}:${uiPort}`, pid: child.pid!, stop };
     }
     await new Promise((r) => setTimeout(r, 250));

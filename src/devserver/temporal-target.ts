@@ -2,7 +2,7 @@ import type { NativeConnectionOptions } from '@temporalio/worker';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { loadDevServerConfig, type DevServerConfig } from './config.js';
 import { isTemporalHealthy, startDevServer } from './dev-server.js';
-import { ensureSearchAttributes } from './search-attributes.js';
+import { registerDevSearchAttributes } from './search-attributes.js';
 
 /** Where the harness talks to Temporal, and whether it owns (and must stop) the server. */
 export interface TemporalTarget {
@@ -50,7 +50,7 @@ export async function resolveTemporal(options: ResolveTemporalOptions = {}): Pro
   const { ip, port, uiPort, namespace } = config.server;
   const address = `${ip}:${port}`;
   if (await isTemporalHealthy(address)) {
-    await ensureSearchAttributes(address, namespace, config.searchAttributes, log);
+    await registerDevSearchAttributes(address, namespace, config.searchAttributes, log);
     if (config.server.uiCodecEndpoint !== undefined)
       log(
         `reusing the dev server at ${address}: its Web UI keeps the codec endpoint it was started with (server.uiCodecEndpoint applies when the harness starts the server)`,

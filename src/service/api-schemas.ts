@@ -103,7 +103,8 @@ export const DecisionAnswerSchema = z.object({
 });
 
 export const ErrorSchema = z.object({
-  error: z.object({ code: z.string(), message: z.string() }),
+  /** `requestId` (server errors): the request's id in the service log and the `x-request-id` header. */
+  error: z.object({ code: z.string(), message: z.string(), requestId: z.string().optional() }),
 });
 
 /** The OpenAPI 3.1 document of the service, generated from the schemas above. */
@@ -195,9 +196,15 @@ export function openApiDocument(): Record<string, unknown> {
       },
       '/readyz': {
         get: {
-          summary: 'Temporal and the evidence store answer',
+          summary: "Temporal, the evidence store and the namespace's search attributes are ready",
           security: [],
-          responses: { '200': { description: 'ready' }, '503': { description: 'not ready' } },
+          responses: {
+            '200': { description: 'ready: `{ ready: true, checks }`' },
+            '503': {
+              description:
+                'not ready: `{ ready: false, message, checks: { temporal, store, searchAttributes } }`, each `{ ok, message?, missing? }`',
+            },
+          },
         },
       },
       '/metrics': {

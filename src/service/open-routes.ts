@@ -5,6 +5,7 @@ import type { Admission } from './admission.js';
 import { openApiDocument } from './api-schemas.js';
 import { INBOX_HEADERS } from './inbox-csp.js';
 import { INBOX_HTML } from './inbox-page.js';
+import { registerReadiness } from './readiness.js';
 import type { RunEventFeeds } from './run-event-feed.js';
 import type { ServiceMetrics } from './service-metrics.js';
 
@@ -18,22 +19,14 @@ export interface OpenRoutesOptions {
 }
 
 /**
- * Registers the routes that need no bearer token: `/healthz`; `/readyz` (503 with the first error's
- * message when Temporal or the store does not answer); `/metrics` (Prometheus text: the process's
+ * Registers the routes that need no bearer token: `/healthz`; `/readyz` (503 naming what is not
+ * ready: Temporal, the store, or the namespace's search attributes; readiness.ts); `/metrics` (Prometheus text: the process's
  * counters and gauges, and runs by execution status when visibility answers, left out when not);
  * `/openapi.json`; and the approval inbox page `/inbox`.
  */
 export function registerOpenRoutes(app: FastifyInstance, o: OpenRoutesOptions): void {
   app.get('/healthz', () => Promise.resolve({ ok: true }));
-  app.get('/readyz', async (_req, reply) => {
-    try {
-      await o.client.workflowService.getSystemInfo({});
-      await o.store.listRuns({ limit: 1 });
-      return { ready: true };
-    } catch (err) {
-      return reply.code(503).send({ ready: false, message: (err as Error).message.slice(0, 200) });
-    }
-  });
+  registerReadiness(app, o.client, o.store);
   app.get('/metrics', async (_req, reply) => {
     const gauges: { name: string; labels?: Record<string, string>; value: number; help: string }[] = [
       { name: 'harness_sse_clients', value: o.admission.openStreams, help: 'Open event streams' },

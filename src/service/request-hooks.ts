@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AuthError, type Caller, type CallerIdentity } from './caller-identity.js';
+import { logServerError, serverErrorLogged } from './request-log.js';
 import type { ServiceMetrics } from './service-metrics.js';
 
 /** Paths that need no bearer token. */
@@ -17,9 +18,9 @@ export interface RequestFacts {
 }
 
 /**
- * Adds the per-request hooks: each request's arrival, its caller verified from its bearer token
+ * Adds the per-request hooks: each request's id in the `x-request-id` header, its arrival, its caller verified from its bearer token
  * (every path but the open ones: health, readiness, metrics, OpenAPI, the inbox page), and the
- * route's latency in `metrics` when the response is sent. A token that does not verify fails the
+ * route's latency in `metrics` when the response is sent (and a log line for a 5xx nothing logged). A token that does not verify fails the
  * request with the {@link AuthError} of {@link CallerIdentity.verify} (401 by the error handler).
  */
 export function addRequestHooks(
@@ -31,7 +32,8 @@ export function addRequestHooks(
   const started = new WeakMap<FastifyRequest, number>();
   const arrived = new WeakMap<FastifyRequest, number>();
 
-  app.addHook('onRequest', async (req) => {
+  app.addHook('onRequest', async (req, reply) => {
+    void reply.header('x-request-id', req.id);
     started.set(req, performance.now());
     arrived.set(req, Date.now());
     const path = req.url.split('?')[0] ?? '';
@@ -39,6 +41,8 @@ export function addRequestHooks(
     callers.set(req, await identity.verify(req.headers.authorization));
   });
   app.addHook('onResponse', async (req, reply) => {
+    if (reply.statusCode >= 500 && !serverErrorLogged(req))
+      logServerError(req, reply.statusCode, `answered ${reply.statusCode} without an error (e.g. closing)`);
     const t0 = started.get(req);
     if (t0 !== undefined)
       metrics.observe(

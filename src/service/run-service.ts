@@ -1,5 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { AgentRunComposition } from '../workflows/index.js';
 import type { DecisionKey } from '../client/decisions/decision-key.js';
 import type { EvidenceStore } from '../activities/store/index.js';
@@ -14,6 +15,7 @@ import { registerRunRoutes } from './run-routes.js';
 import { requireIssuerAndAudience, type ServiceConfig } from './service-config.js';
 import { ServiceMetrics } from './service-metrics.js';
 import type { JSONWebKeySet } from 'jose';
+import { prepareSearchAttributes, type SearchAttributesMode } from '../devserver/search-attributes.js';
 
 export interface RunServiceOptions {
   readonly client: Client;
@@ -31,6 +33,21 @@ export interface RunServiceOptions {
    * `identity.audience`. Never in production.
    */
   readonly dev?: boolean;
+  /**
+   * The namespace's search attributes, checked when the service gets ready (`listen`, `ready`):
+   * `register` (default) registers the missing ones through the operator service, `check` only
+   * fails naming them, `skip` does neither. `/readyz` reports them either way.
+   */
+  readonly searchAttributes?: SearchAttributesMode;
+  /**
+   * The service log: one JSON line per entry (Fastify's pino logger), each with the `requestId` sent in
+   * the `x-request-id` header. `info` logs every request and response, `error` (default) only server
+   * errors (every 5xx with its cause), `silent` nothing. Written to `stream` (default stderr).
+   */
+  readonly log?: {
+    readonly level?: 'info' | 'error' | 'silent';
+    readonly stream?: { write(line: string): void };
+  };
 }
 
 /** Largest request body (bytes): a task, a decision. */
@@ -44,11 +61,30 @@ export const MAX_BODY_BYTES = 256 * 1024;
  * an OpenAPI document and the approval inbox page. Returns the Fastify instance, not listening yet.
  * Within a tenant, each caller sees its scope only (docs/api.md, "Scope").
  * @throws HarnessError `service.config_invalid` when the config has no `identity.issuer` or
- *   `identity.audience` and `dev` is not set.
+ *   `identity.audience` and `dev` is not set. Getting ready (`listen`, `ready`, the first `inject`)
+ *   rejects with `temporal.search_attributes_missing` (naming them and the create commands) or
+ *   `temporal.search_attributes_conflict` when the namespace lacks the harness's search attributes
+ *   and they could not be registered (see `searchAttributes`).
  */
 export function createRunService(o: RunServiceOptions): FastifyInstance {
   requireIssuerAndAudience(o.config, o.dev === true);
-  const app = Fastify({ logger: false, bodyLimit: MAX_BODY_BYTES, return503OnClosing: true });
+  const app = Fastify({
+    logger: { level: o.log?.level ?? 'error', stream: o.log?.stream ?? process.stderr },
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    bodyLimit: MAX_BODY_BYTES,
+    return503OnClosing: true,
+  });
+  app.addHook('onReady', async () => {
+    if (o.searchAttributes === 'skip') return;
+    await prepareSearchAttributes(
+      o.client.connection,
+      o.client.options.namespace,
+      o.searchAttributes,
+      (line) => app.log.info(line),
+    );
+  });
   const identity = new CallerIdentity({
     jwks: o.jwks,
     algorithms: o.config.identity.algorithms,

@@ -16,6 +16,7 @@ import { TRACED_BUNDLE_MARKER } from '../contract/traced-bundle.js';
 import type { HarnessTracing } from '../telemetry/tracing.js';
 import { harnessDataConverter } from '../codec/data-converter.js';
 import { payloadCodecFromEnv } from '../codec/codec-from-env.js';
+import { prepareSearchAttributes, type SearchAttributesMode } from '../devserver/search-attributes.js';
 
 /** How long one workflow activation may run in the sandbox: under the run's 30 s workflow task timeout. */
 export const RUN_ISOLATE_EXECUTION_TIMEOUT = '25 seconds';
@@ -48,6 +49,12 @@ export interface HarnessWorkerOptions {
    * unversioned (the workflow code is kept compatible with `patched()`).
    */
   readonly deployment?: WorkerDeploymentOptions;
+  /**
+   * The namespace's search attributes (`AgentStatus`, … every run sets them), checked before the
+   * worker is created: `register` (default) registers the missing ones through the operator service,
+   * `check` only fails naming them, `skip` does neither (README, "Use an existing Temporal server").
+   */
+  readonly searchAttributes?: SearchAttributesMode;
 }
 
 /** All activities of the harness, bound to a composition. */
@@ -89,7 +96,10 @@ function checkBundle(bundle: WorkflowBundleWithSourceMap | { codePath: string },
  * A worker running the app's workflows (`agentRun`) with the harness activities bound to the
  * composition's tools, evidence store and model routes.
  * @throws HarnessError `worker.no_workflows` when neither `workflowsPath` nor `workflowBundle` is given,
- *   `worker.bundle_tracing_mismatch` (see checkBundle), CodecError `codec.keys_invalid` for bad codec
+ *   `worker.bundle_tracing_mismatch` (see checkBundle), `temporal.search_attributes_missing` (naming
+ *   them and the `temporal operator search-attribute create` commands) when the namespace lacks the
+ *   harness's search attributes and they could not be registered (or `searchAttributes` is `check`),
+ *   `temporal.search_attributes_conflict` when one has another type, CodecError `codec.keys_invalid` for bad codec
  *   keys in the environment, and the SDK's bundling and connection errors.
  */
 export async function createHarnessWorker(o: HarnessWorkerOptions): Promise<Worker> {
@@ -101,6 +111,9 @@ export async function createHarnessWorker(o: HarnessWorkerOptions): Promise<Work
       'worker.no_workflows',
       'createHarnessWorker needs workflowsPath (or a workflowBundle)',
     );
+  await prepareSearchAttributes(o.connection, o.namespace, o.searchAttributes ?? 'register', (line) =>
+    console.error(line),
+  );
   const codec = o.payloadCodec === undefined ? payloadCodecFromEnv() : (o.payloadCodec ?? undefined);
   const dataConverter = harnessDataConverter(codec);
   return Worker.create({

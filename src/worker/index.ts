@@ -17,6 +17,19 @@ export {
 } from './app.js';
 export * from '../codec/index.js';
 export { createHarnessWorker, harnessActivities, type HarnessWorkerOptions } from './harness-worker.js';
+export {
+  checkSearchAttributes,
+  ensureSearchAttributes,
+  HARNESS_SEARCH_ATTRIBUTES,
+  searchAttributeCommands,
+  type EnsureSearchAttributesOptions,
+  type OperatorConnection,
+  type SearchAttributeCheck,
+  type SearchAttributeConflict,
+  type SearchAttributesMode,
+  type SearchAttributeTypeName,
+  type WantedSearchAttribute,
+} from '../devserver/search-attributes.js';
 export { composeWorker, type ComposeWorkerOptions, type ModelRouteSpec } from './compose-worker.js';
 export {
   loadPrincipalRegistry,

@@ -18,7 +18,10 @@ export interface ServeOptions {
   readonly dev?: boolean;
   readonly host?: string;
   readonly port?: string;
+  readonly searchAttributes?: string;
 }
+
+const SEARCH_ATTRIBUTE_MODES = ['register', 'check', 'skip'] as const;
 
 const dataDir = () => resolve(process.cwd(), '.data');
 
@@ -26,7 +29,10 @@ const dataDir = () => resolve(process.cwd(), '.data');
  * `harness serve`: the run service (docs/api.md) until SIGINT/SIGTERM. `--config <file>` names its
  * configuration; `--dev` creates (once) a local token issuer, the service's delegate key and config
  * under `.data/service/`, and adds the delegate to `.data/principals.json` (restart workers to trust it).
- * @throws CliError `cli.usage` (exit 2) without `--config` or `--dev`; `service.config_invalid` for a bad
+ * `--search-attributes register|check|skip` (default register): what it does at start about the
+ * namespace's search attributes. Logs every request as JSON lines on stderr.
+ * @throws CliError `cli.usage` (exit 2) without `--config` or `--dev`, or for a bad `--search-attributes`;
+ *   `temporal.search_attributes_missing`/`_conflict` when the namespace lacks them (see createRunService); `service.config_invalid` for a bad
  *   file, or one without `identity.issuer` and `identity.audience` outside `--dev`.
  */
 export async function serveCommand(app: HarnessApp, o: ServeOptions, out: Output): Promise<number> {
@@ -51,6 +57,11 @@ export async function serveCommand(app: HarnessApp, o: ServeOptions, out: Output
     out.progress(
       'warning: no identity.issuer/audience in the config: tokens of any issuer with these keys pass',
     );
+  const searchAttributes = o.searchAttributes ?? 'register';
+  if (!(SEARCH_ATTRIBUTE_MODES as readonly string[]).includes(searchAttributes))
+    throw usageError(`--search-attributes: one of ${SEARCH_ATTRIBUTE_MODES.join(', ')}`, {
+      option: '--search-attributes',
+    });
   const port = o.port !== undefined ? parsePositiveInt('--port', o.port, true) : config.listen.port;
   const host = o.host ?? config.listen.host;
   const t = await connectTemporal();
@@ -64,6 +75,9 @@ export async function serveCommand(app: HarnessApp, o: ServeOptions, out: Output
     jwks: readJwksFile(config.identity.jwksFile),
     delegateKey: loadDecisionKey(config.delegateKeyFile),
     dev: o.dev === true,
+    searchAttributes: searchAttributes as (typeof SEARCH_ATTRIBUTE_MODES)[number],
+    // Every request and every 5xx with its cause, one JSON line each, on stderr.
+    log: { level: 'info' },
   });
   const url = await service.listen({ host, port });
   out.data({ url, inbox: `${url}/inbox`, openapi: `${url}/openapi.json` });

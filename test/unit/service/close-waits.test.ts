@@ -37,6 +37,8 @@ describe('closing the run service', () => {
       config: testServiceConfig(),
       jwks: issuer.jwks,
       delegateKey: TEST_KEYS.service,
+      // A stand-in client: no operator service to check search attributes with.
+      searchAttributes: 'skip',
     });
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
     const caller = new AbortController();

@@ -40,6 +40,8 @@ async function serviceWithSlowCount(limits: { perSecond: number; burst: number }
     }),
     jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: 'k', alg: 'EdDSA' }] },
     delegateKey: TEST_KEYS.service,
+    // A stand-in client: no operator service to check search attributes with.
+    searchAttributes: 'skip',
   });
   const token = await new SignJWT({ tenant: 'acme', roles: ['requester'] })
     .setProtectedHeader({ alg: 'EdDSA', kid: 'k' })
