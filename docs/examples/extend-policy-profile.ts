@@ -55,6 +55,36 @@ const refundRules = new RulesPolicy({
 export const policy = composePolicies('refund.desk', 'v1', [refundRules, new BusinessHoursPolicy()]);
 // --- end policy ---
 
+// --- authorization ---
+/** Who may decide what, as data in the policy. Keys left out (here `reconcile`, `input`) are the defaults. */
+export const shopRules = RulesPolicy.onFirstUse({
+  name: 'shop.rules',
+  version: 'v1',
+  customReasonCodes: ['shop.order'],
+  rules: [
+    {
+      id: 'orders',
+      when: { tool: 'order.*' },
+      decision: 'require_confirmation',
+      reasonCodes: ['shop.order'],
+    },
+  ],
+  default: { decision: 'deny', reasonCodes: ['policy.no_rule_matched'] },
+  authorization: {
+    approve: [
+      {
+        id: 'big-orders',
+        when: { tool: 'order.place', args: [{ pointer: '/quantity', op: 'gt', value: 100 }] },
+        roles: ['shop_manager'],
+        approvals: 2,
+      },
+      { id: 'orders', when: { tool: 'order.*' }, roles: ['shop_clerk', 'shop_manager'] },
+    ],
+    cancel: { roles: ['operator', 'shop_manager'], requester: true },
+  },
+});
+// --- end authorization ---
+
 // --- profile ---
 /** A goal profile: the model proposes tool calls until it answers; the contract judges the answer. */
 export const answerProfile = createGoalProfile({
@@ -85,7 +115,12 @@ evaluators.register(mentionsOrder);
 // --- end evaluator ---
 
 /** Runs the examples; the test checks the results. */
-export function run(): { big: PolicyDecision; small: PolicyDecision; verdict: boolean } {
+export function run(): {
+  big: PolicyDecision;
+  small: PolicyDecision;
+  verdict: boolean;
+  authorization: Policy['authorization'];
+} {
   const ask = (amountCents: number): PolicyDecision =>
     policy.evaluate({
       stage: 'dispatch',
@@ -97,5 +132,10 @@ export function run(): { big: PolicyDecision; small: PolicyDecision; verdict: bo
     { evaluator: { name: 'mentions_order', version: 'v1' } },
     { finalOutput: 'Order ORD-1001 ships tomorrow', artifacts: [], invocations: [] },
   );
-  return { big: ask(600_000), small: ask(1_000), verdict: verdict.passed && answerProfile.kind === 'goal' };
+  return {
+    big: ask(600_000),
+    small: ask(1_000),
+    verdict: verdict.passed && answerProfile.kind === 'goal',
+    authorization: shopRules.authorization,
+  };
 }

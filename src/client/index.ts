@@ -6,6 +6,7 @@ export * from '../contract/index.js';
 export * from '../codec/index.js';
 export { startAgentRun, type StartRunOptions } from './start-run.js';
 export { createHarnessClient, type HarnessClientOptions } from './harness-client.js';
+export { getRunView, waitForStatus, type RunHandle, type WaitForStatusOptions } from './run-status.js';
 export { projectPublic } from './evidence/public-projection.js';
 export {
   buildFailureSample,
@@ -73,6 +74,7 @@ export {
   publicKeyOf,
   type DecisionKey,
   type DecisionKeyFile,
+  type GeneratedDecisionKey,
 } from './decisions/decision-key.js';
 export { signDecision, DEFAULT_TOKEN_TTL_SECONDS, type DecisionTarget } from './decisions/sign-decision.js';
 export { sendDecision, signedPayload, type PendingTarget } from './decisions/send-decision.js';

@@ -4,7 +4,7 @@
  * server to `succeeded`. The files come from the doc itself, so the doc cannot drift from what works.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -62,6 +62,12 @@ describe('the quickstart, from the packed tarball', () => {
         cwd: project,
         maxBuffer: 64 * 1024 * 1024,
       });
+      // The docs the quickstart links to are in the installed package (issue 37: no dead links).
+      const installedDocs = join(project, 'node_modules', 'agent-harness', 'docs');
+      const quickstart = readFileSync(join(installedDocs, 'quickstart.md'), 'utf8');
+      const linked = [...quickstart.matchAll(/\]\(([a-z-]+\.md)\)/g)].map((m) => m[1]!);
+      expect(linked).toContain('extending.md');
+      for (const doc of linked) expect(existsSync(join(installedDocs, doc)), doc).toBe(true);
       for (const [name, text] of files) writeFileSync(join(project, name), text);
       const result = await run(process.execPath, ['main.mjs'], {
         cwd: project,

@@ -1,9 +1,4 @@
-import {
-  decisionKeyFrom,
-  generateDecisionKey,
-  type DecisionKey,
-  type PrincipalRegistry,
-} from '../../../src/index.js';
+import { generateDecisionKey, type DecisionKey, type PrincipalRegistry } from '../../../src/index.js';
 
 /** Who decides in an evaluation: two refund approvers (four-eyes) and the case's customer. */
 export interface EvalSigners {
@@ -14,13 +9,13 @@ export interface EvalSigners {
 }
 
 function signer(principal: string, kind: 'operator' | 'customer') {
-  const { keyFile, principal: entry } = generateDecisionKey({
+  const { key, principal: entry } = generateDecisionKey({
     principal,
     keyId: `${principal.replace(/[^A-Za-z0-9._-]/g, '-')}-eval`,
     kind,
     roles: kind === 'customer' ? [] : ['approver', 'refund_approver', 'operator'],
   });
-  return { key: decisionKeyFrom(keyFile), entry };
+  return { key, entry };
 }
 
 /** Fresh keys for one case and the registry its worker trusts. */

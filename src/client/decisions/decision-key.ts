@@ -38,17 +38,36 @@ export function publicKeyOf(key: KeyObject): string {
   return jwk.x;
 }
 
-/** A new key pair: the key file to keep private, and the registry entry to add. */
+/**
+ * What {@link generateDecisionKey} makes: the signing key itself, the key file that holds it, and the
+ * principal registry entry that trusts its public half.
+ */
+export interface GeneratedDecisionKey {
+  /** The loaded signing key: what `signDecision`, `signedPayload` and a start's `signer` take. */
+  readonly key: DecisionKey;
+  /** The key file to keep private (`loadDecisionKey`/`decisionKeyFrom` read it back). */
+  readonly keyFile: DecisionKeyFile;
+  /** The registry entry to add to the workers' principal registry (docs/authorization.md). */
+  readonly principal: Principal;
+}
+
+/**
+ * A new Ed25519 key pair for a principal: `key` signs at once (`signedPayload(alice.key, ...)`,
+ * `signer: { key: bob.key }`), `keyFile` is what to store, `principal` what the registry trusts.
+ * `kind` defaults to `approver`, `roles` to `['approver']`.
+ * @throws ZodError for a malformed principal or key id.
+ */
 export function generateDecisionKey(o: {
   principal: string;
   keyId: string;
   kind?: PrincipalKind;
   roles?: readonly string[];
-}): { keyFile: DecisionKeyFile; principal: Principal } {
+}): GeneratedDecisionKey {
   const principal = PrincipalIdSchema.parse(o.principal);
   const keyId = KeyIdSchema.parse(o.keyId);
   const { privateKey } = generateKeyPairSync('ed25519');
   return {
+    key: { principal, keyId, privateKey },
     keyFile: {
       principal,
       keyId,

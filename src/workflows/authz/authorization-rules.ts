@@ -43,21 +43,41 @@ export const ApprovalRuleSchema = z.lazy(() => {
     .strict();
 });
 
-/** A policy's authorization rules. Built on first use (see builtOnFirstUse). */
+/** The default of `approve`, a fresh copy each time (what a missing `approve` becomes). */
+function defaultApprove(): { id: string; when: object; roles: string[]; approvals: number }[] {
+  return [{ id: 'approvers', when: {}, roles: ['approver'], approvals: 1 }];
+}
+
+/** Operators decide; with `requester` the run's user too (a fresh copy each time). */
+function operators(requester: boolean): { roles: string[]; requester: boolean } {
+  return { roles: ['operator'], requester };
+}
+
+/**
+ * A policy's authorization rules. Every key is optional: a key left out takes its value from
+ * {@link DEFAULT_AUTHORIZATION} (so rules naming only `approve` keep operators reconciling and
+ * cancelling), and any other key is refused, naming the four. Built on first use (see builtOnFirstUse).
+ */
 export const AuthorizationRulesSchema = z.lazy(() => {
   const WhoSchema = z.object({ roles: rolesSchema(), requester: z.boolean().default(false) }).strict();
-  return z
-    .object({
+  return z.strictObject(
+    {
       /** First matching rule wins; an action no rule matches can be decided by nobody (fail closed). */
-      approve: z.array(ApprovalRuleSchema).min(1).max(100),
+      approve: z.array(ApprovalRuleSchema).min(1).max(100).default(defaultApprove),
       /** Who may settle an unknown write outcome. */
-      reconcile: WhoSchema,
+      reconcile: WhoSchema.default(() => operators(false)),
       /** Who may answer an input request; `requester: true` lets the run's user answer too. */
-      input: WhoSchema,
+      input: WhoSchema.default(() => operators(true)),
       /** Who may cancel the run; `requester: true` lets the run's user cancel it too. */
-      cancel: WhoSchema,
-    })
-    .strict();
+      cancel: WhoSchema.default(() => operators(true)),
+    },
+    {
+      error: (issue) =>
+        issue.code === 'unrecognized_keys'
+          ? `unknown key ${issue.keys.join(', ')}: authorization takes approve, reconcile, input and cancel (each optional, a missing one is the default)`
+          : undefined,
+    },
+  );
 });
 
 export type AuthorizationRulesInput = z.input<typeof AuthorizationRulesSchema>;
