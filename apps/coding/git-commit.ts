@@ -104,6 +104,8 @@ export function createGitCommitTool(config: ResolvedCodingConfig): CodingTool {
       description:
         'Commit the changes of the given repository paths on a branch (created from HEAD when it does not exist).',
       effect: 'write',
+      // A repeat under the same key finds the commit carrying the key's trailer and commits nothing.
+      idempotentByKey: true,
       parameters: {
         type: 'object',
         properties: {

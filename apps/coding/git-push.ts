@@ -66,6 +66,8 @@ export function createGitPushTool(config: ResolvedCodingConfig): CodingTool {
       version: 'v1',
       description: `Push a local branch to the remote ${config.remoteName} (fast-forward only).`,
       effect: 'write',
+      // A repeat under the same key finds the call's push marker and pushes nothing.
+      idempotentByKey: true,
       parameters: BRANCH_PARAMETERS,
     },
     executor: {

@@ -28,6 +28,8 @@ export interface RefundDrills {
   readonly latency?: StoreLatency;
   /** `false`: refund.create has no reconciler. Default true. */
   readonly reconcile?: boolean;
+  /** `false`: refund.create is not declared `idempotentByKey` (another definition). Default true. */
+  readonly idempotentByKey?: boolean;
   /** Refund tools whose every call fails with a code (a broken connector). Default none. */
   readonly toolFailures?: readonly ToolFailureDrill[];
 }
@@ -63,6 +65,7 @@ export async function createRefundComposition(options: RefundCompositionOptions)
   const registry = new ToolRegistry();
   registerRefundTools(registry, refundStore, {
     reconcile: options.drills?.reconcile ?? true,
+    ...(options.drills?.idempotentByKey === false ? { idempotentByKey: false } : {}),
     ...(options.drills?.toolFailures ? { failures: options.drills.toolFailures } : {}),
   });
   const models = new ModelRouter();

@@ -89,7 +89,7 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
   return {
     /**
      * The model-visible definitions of the profile's tools, from this worker's registry, and what the
-     * run pins: the digest of exactly those definitions (name, version, effect, description, schema),
+     * run pins: the digest of exactly those definitions (name, version, effect, idempotentByKey, description, schema),
      * this worker's default model route and config digest. Tools outside the profile do not count, so
      * a worker with more tools, or other versions of tools the profile does not name, serves the run.
      *

@@ -24,6 +24,18 @@ export interface ToolDefinition {
   /** Closed JSON object schema: root `type: "object"`, `additionalProperties: false`. */
   readonly parameters: JsonSchema;
   readonly effect: ToolEffect;
+  /**
+   * Write tools only: `true` declares that the executor dedupes by {@link ToolCall.idempotencyKey}:
+   * running it again under a key it already applied changes nothing more (it returns that effect or a
+   * business failure). Only such a write is attempted again automatically (same invocation, approval
+   * and key) after an attempt whose outcome was lost is settled `not_applied` by the evidence store or
+   * the reconciler. Without it that settlement asks a person (waiting reason `write_not_idempotent`),
+   * who says try again (`not_applied`), give up (`failed`) or done outside (`succeeded`). An attempt
+   * that failed before its executor ran (`tool.not_started`) is tried again for every write, and a
+   * person's `not_applied` is their word to try again (docs/durability.md, "Effectively once").
+   * Part of what a run pins (the registry digest); absent and `false` are the same and digest alike.
+   */
+  readonly idempotentByKey?: boolean;
 }
 
 /** One invocation of a tool as the runner dispatches it. */
@@ -67,13 +79,19 @@ export type ReconcileOutcome =
  */
 export interface ToolExecutor {
   /**
-   * Perform the tool's effect. Throwing fails the invocation; for write tools the harness never
-   * re-runs it automatically.
+   * Perform the tool's effect. A read is retried by its activity's retry policy. A write is never
+   * re-run while its last attempt's outcome is unknown: a harness error (its business failure) ends
+   * the invocation; anything else thrown after the intent was recorded, or a lost attempt, is settled
+   * by the evidence store, then `reconcile`, then a person. It is run again, under the same
+   * `idempotencyKey`, only once an attempt provably did not take effect: automatically when it failed
+   * before the executor ran or, for a definition with `idempotentByKey: true`, when it was settled
+   * `not_applied`; otherwise only on a person's `not_applied`.
    */
   execute(ctx: ToolContext, call: ToolCall): Promise<ToolExecution>;
   /**
    * Optional, write tools only: look the effect up in the external system (by idempotency key)
-   * without changing anything, to resolve an unknown outcome.
+   * without changing anything, to resolve an unknown outcome. `not_applied` lets the run attempt the
+   * write again automatically only when the definition is `idempotentByKey` (else a person is asked).
    */
   reconcile?(ctx: ToolContext, call: ToolCall): Promise<ReconcileOutcome>;
 }

@@ -8,16 +8,25 @@ import { versionedName } from '../contract/versioned-name.js';
 /** Maximum length of a tool description, in characters. */
 export const MAX_DESCRIPTION_LENGTH = 2048;
 
-const DEFINITION_FIELDS = ['description', 'effect', 'name', 'parameters', 'version'] as const;
+const DEFINITION_FIELDS = [
+  'description',
+  'effect',
+  'idempotentByKey',
+  'name',
+  'parameters',
+  'version',
+] as const;
 
 /**
  * Checks a tool definition against every registration rule and returns a deep-frozen copy, so a
  * later change to the caller's object cannot change what was checked. Pure and sandbox-safe.
  *
  * Checks run in this order: shape (exactly the ToolDefinition fields), name, version, effect,
- * description, parameter schema.
+ * `idempotentByKey`, description, parameter schema. The copy carries `idempotentByKey` only when it
+ * is `true` (absent and `false` mean the same), so a definition without it keeps its digest.
  *
- * @throws {InvalidDefinitionError} `registry.invalid_definition` when not an object or with other fields.
+ * @throws {InvalidDefinitionError} `registry.invalid_definition` when not an object, with other fields,
+ *   or with an `idempotentByKey` that is not a boolean or is `true` on a read tool.
  * @throws {InvalidToolNameError} `registry.invalid_name`.
  * @throws {InvalidToolVersionError} `registry.invalid_version`.
  * @throws {UnknownEffectError} `registry.unknown_effect` unless the effect is exactly `read` or `write`.
@@ -28,18 +37,29 @@ export function validateToolDefinition(definition: unknown): ToolDefinition {
   if (!isPlainObject(definition)) throw new InvalidDefinitionError('a definition must be a plain object');
   const extra = Object.keys(definition).filter((k) => !(DEFINITION_FIELDS as readonly string[]).includes(k));
   if (extra.length > 0) throw new InvalidDefinitionError(`unexpected fields: ${extra.sort().join(', ')}`);
-  const { name, version, effect, description, parameters } = definition;
+  const { name, version, effect, description, parameters, idempotentByKey } = definition;
   assertToolName(name);
   assertToolVersion(version);
   const tool = versionedName(name, version);
   if (effect !== 'read' && effect !== 'write') throw new UnknownEffectError(tool, effect);
+  if (idempotentByKey !== undefined && typeof idempotentByKey !== 'boolean')
+    throw new InvalidDefinitionError(`${tool}: idempotentByKey must be a boolean`);
+  if (idempotentByKey === true && effect !== 'write')
+    throw new InvalidDefinitionError(`${tool}: idempotentByKey is for write tools only`);
   if (typeof description !== 'string') throw new InvalidDescriptionError(tool, 'not a string');
   if (description.trim() === '') throw new InvalidDescriptionError(tool, 'empty');
   if (description.length > MAX_DESCRIPTION_LENGTH) {
     throw new InvalidDescriptionError(tool, `longer than ${MAX_DESCRIPTION_LENGTH} characters`);
   }
   checkToolSchema(tool, parameters);
-  return deepFreeze({ name, version, effect, description, parameters: structuredJsonCopy(parameters) });
+  return deepFreeze({
+    name,
+    version,
+    effect,
+    description,
+    parameters: structuredJsonCopy(parameters),
+    ...(idempotentByKey === true ? { idempotentByKey: true } : {}),
+  });
 }
 
 /** Copy of JSON data (already checked to be JSON by the schema check). */

@@ -64,6 +64,9 @@ export function refundExecution(call: ToolCall, refund: Refund): ToolExecution {
  * reconcile: read-only lookup by idempotency key: found and matching the call's order and amount ->
  * `succeeded` with the same execution; not found -> `not_applied`; found but for another order or
  * amount -> `unknown` (an operator must look). Store errors propagate.
+ *
+ * Declared `idempotentByKey`: a lost attempt the reconciler settles `not_applied` is run again under
+ * the same key without asking anyone (the UNIQUE key makes a repeat return the first refund).
  */
 export function createRefundCreateTool(store: RefundStore): RefundTool {
   return {
@@ -73,6 +76,8 @@ export function createRefundCreateTool(store: RefundStore): RefundTool {
       description:
         'Refund an order to the original payment method. Only after eligibility is decided and the user confirmed. Amount in cents.',
       effect: 'write',
+      // A repeat under the same key returns the refund that key made (UNIQUE key): safe to run again.
+      idempotentByKey: true,
       parameters: {
         type: 'object',
         properties: {

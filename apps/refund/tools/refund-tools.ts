@@ -30,6 +30,12 @@ export interface RefundToolsOptions {
    */
   readonly reconcile?: boolean;
   /**
+   * `false` registers refund.create without `idempotentByKey` (drill: a connector that does not
+   * dedupe by the key, so a lost write settled `not_applied` waits for a person before another
+   * attempt). This changes the definition, and so the digest runs pin. Default `true`.
+   */
+  readonly idempotentByKey?: boolean;
+  /**
    * Drill: these tools fail every call with the given error code (a terminal business failure,
    * recorded as `failed_terminal` before any effect), as a broken connector would. Default none.
    */
@@ -53,6 +59,12 @@ function failing(tool: RefundTool, code: string): RefundTool {
   };
 }
 
+/** `tool` whose definition does not declare `idempotentByKey`. */
+function notIdempotent(tool: RefundTool): RefundTool {
+  const { idempotentByKey: _declared, ...definition } = tool.definition;
+  return { definition, executor: tool.executor };
+}
+
 /** `tool` without its executor's `reconcile` method. */
 function withoutReconcile(tool: RefundTool): RefundTool {
   const { executor } = tool;
@@ -64,7 +76,8 @@ function withoutReconcile(tool: RefundTool): RefundTool {
  * policy.search.refund, refund.create (the only write), refund.verify.
  */
 export function createRefundTools(store: RefundStore, options: RefundToolsOptions = {}): RefundTool[] {
-  const create = createRefundCreateTool(store);
+  const declared = createRefundCreateTool(store);
+  const create = options.idempotentByKey === false ? notIdempotent(declared) : declared;
   const tools = [
     createOrderReadTool(store),
     createLogisticsReadTool(store),

@@ -11,7 +11,7 @@ import { earliestExpiry } from '../policy/decision-time.js';
 import { carriedWaitOf, type CarriedWait } from './carried-wait.js';
 import { DecisionIntake } from './decision-intake.js';
 import { HumanWait } from './human-wait.js';
-import { decisionRequest, inputRequest, reconcileRequest } from './human-requests.js';
+import { decisionRequest, inputRequest, reconcileRequest, type NoEffectQuestion } from './human-requests.js';
 import type { RunCore } from './run-core.js';
 import type { ConfirmRequest, HumanDecision, WaitOptions } from './run-context.js';
 import type { HumanRequest, PendingAction } from '../../contract/pending-action.js';
@@ -271,12 +271,16 @@ export class HumanGate {
     return { action, request: humanRequest };
   }
 
-  /** Wait for a `reconcile` signal about invocation `seq` (unknown write outcome). */
+  /**
+   * Wait for a `reconcile` signal about invocation `seq`: a write whose outcome is unknown (waiting
+   * reason `unknown_write_outcome`), or one that provably did not take effect and is not tried again
+   * without a person (`noEffect.why`: `write_attempts_exhausted`, `write_not_idempotent`).
+   */
   async awaitReconciliation(
     seq: number,
     tool: string,
     version: string,
-    exhausted?: { readonly attempts: number; readonly lastReason: string },
+    noEffect?: NoEffectQuestion,
   ): Promise<ReconcileSignal> {
     const actionId = this.authz
       ? this.authz.authority.nextActionId('r', tool, String(seq))
@@ -291,8 +295,8 @@ export class HumanGate {
       version,
       expiresAt: null,
     };
-    const reason = exhausted ? 'write_attempts_exhausted' : 'unknown_write_outcome';
-    const request = reconcileRequest(this.core.state.runId, seq, tool, version, reason, exhausted);
+    const reason = noEffect ? noEffect.why : 'unknown_write_outcome';
+    const request = reconcileRequest(this.core.state.runId, seq, tool, version, reason, noEffect);
     const received = await this.humanWait.wait(action, 'awaiting_human', reason, request);
     if (received?.kind !== 'reconcile') throw new Error('reconciliation wait ended without a signal');
     this.core.emit('human.decided', { actionId: action.actionId, ...received.signal });

@@ -28,9 +28,27 @@ export function decisionRequest(
 }
 
 /**
- * What a person settling write `seq` is shown: a write whose outcome is unknown, or (`exhausted`) one
- * approved but without effect after its automatic attempts. `reason` is the request's decision type.
- * Never throws.
+ * A question about an approved write that provably did not take effect, and why it goes to a person:
+ * its automatic attempts ran out (`write_attempts_exhausted`), or it was settled not applied and its
+ * tool is not idempotent by the key (`write_not_idempotent`). `why` is the waiting reason.
+ */
+export interface NoEffectQuestion {
+  readonly why: 'write_attempts_exhausted' | 'write_not_idempotent';
+  readonly attempts: number;
+  readonly lastReason: string;
+}
+
+/** The summary a person reads about a write that did not take effect. */
+function noEffectSummary(name: string, q: NoEffectQuestion): string {
+  if (q.why === 'write_not_idempotent')
+    return `${name} was approved; attempt ${q.attempts} was settled as not applied (${q.lastReason}), and the tool does not declare that a repeat under the same idempotency key is safe; check the external system, then send a reconcile signal: not_applied to run it again under the same key, failed to give it up, succeeded if it was done`;
+  // The exhausted question's text, exactly as runs recorded it.
+  return `${name} was approved but did not take effect in ${q.attempts} attempts (last: ${q.lastReason}); send a reconcile signal: not_applied to try again, failed to give it up, succeeded if it was done outside the run`;
+}
+
+/**
+ * What a person settling write `seq` is shown: a write whose outcome is unknown, or (`noEffect`) one
+ * approved but provably without effect. `reason` is the request's decision type. Never throws.
  */
 export function reconcileRequest(
   runId: string,
@@ -38,18 +56,19 @@ export function reconcileRequest(
   tool: string,
   version: string,
   reason: string,
-  exhausted: { readonly attempts: number; readonly lastReason: string } | undefined,
+  noEffect: NoEffectQuestion | undefined,
 ): HumanRequest {
+  const name = `${versionedName(tool, version)} #${seq}`;
   return {
     runId,
     decisionType: reason,
-    requestSummary: exhausted
-      ? `${versionedName(tool, version)} #${seq} was approved but did not take effect in ${exhausted.attempts} attempts (last: ${exhausted.lastReason}); send a reconcile signal: not_applied to try again, failed to give it up, succeeded if it was done outside the run`
-      : `${versionedName(tool, version)} #${seq} may or may not have taken effect; check the external system and send a reconcile signal`,
+    requestSummary: noEffect
+      ? noEffectSummary(name, noEffect)
+      : `${name} may or may not have taken effect; check the external system and send a reconcile signal`,
     verifiedFacts: [],
     policyEvidence: [],
     proposedAction: `invocation://${runId}/${seq}`,
-    riskReasons: [exhausted ? 'write_attempts_exhausted' : 'write_outcome_unknown'],
+    riskReasons: [noEffect ? noEffect.why : 'write_outcome_unknown'],
     allowedDecisions: ['succeeded', 'failed', 'not_applied'],
     expiresAt: '',
   };

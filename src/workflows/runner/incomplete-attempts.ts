@@ -9,7 +9,7 @@ import type { RunCore } from './run-core.js';
 import type { InvocationSummary } from './run-state.js';
 import { RunStop } from './run-stop.js';
 import { settleResult } from './settle-result.js';
-import { WriteRecovery } from './write-recovery.js';
+import { WriteRecovery, type NoEffect } from './write-recovery.js';
 
 /**
  * An invocation whose first attempt did not complete (seed 004): a failure ends it, unless a write
@@ -57,6 +57,7 @@ export class IncompleteAttempts {
         case 'failed': {
           if (def.effect === 'write' && outcome.code === TOOL_NOT_STARTED) {
             const next = await this.afterNoEffect(
+              def,
               recovery,
               invocation,
               base,
@@ -65,7 +66,7 @@ export class IncompleteAttempts {
               attempt,
               {
                 reason: outcome.code,
-                byPerson: false,
+                by: 'not_started',
               },
             );
             if (next === 'retry') continue;
@@ -100,10 +101,20 @@ export class IncompleteAttempts {
             attempt,
           );
           if (invocation.status !== 'not_applied') return observation;
-          const next = await this.afterNoEffect(recovery, invocation, base, input, firstOfItsKind, attempt, {
-            reason: `not_applied:${invocation.resolvedBy ?? 'unknown'}`,
-            byPerson: invocation.resolvedBy?.startsWith('operator:') ?? false,
-          });
+          const byPerson = invocation.resolvedBy?.startsWith('operator:') ?? false;
+          const next = await this.afterNoEffect(
+            def,
+            recovery,
+            invocation,
+            base,
+            input,
+            firstOfItsKind,
+            attempt,
+            {
+              reason: `not_applied:${invocation.resolvedBy ?? 'unknown'}`,
+              by: byPerson ? 'person' : 'settlement',
+            },
+          );
           if (next === 'retry') continue;
           return next === 'fail' ? observation : next;
         }
@@ -114,21 +125,23 @@ export class IncompleteAttempts {
   /**
    * After an attempt of a write that provably did not take effect: `retry` (run the next attempt),
    * `fail` (the caller settles the write as failed), or the observation of a person's answer once
-   * the automatic attempts ran out (`succeeded` done outside, `failed` given up); a person's
-   * `not_applied` there is `retry`.
+   * the automatic attempts ran out or the write, not idempotent by its key, was settled not applied
+   * (`succeeded` done outside, `failed` given up); a person's `not_applied` there is `retry`.
    */
   private async afterNoEffect(
+    def: ToolDefinition,
     recovery: WriteRecovery,
     invocation: InvocationSummary,
     base: ObservationBase,
     input: ToolCallInput,
     firstOfItsKind: boolean,
     attempt: number,
-    last: { readonly reason: string; readonly byPerson: boolean },
+    last: NoEffect,
   ): Promise<'retry' | 'fail' | Observation> {
-    const next = await recovery.afterNoEffect(attempt, last.reason, last.byPerson);
-    if (next !== 'ask_person') return next;
+    const next = await recovery.afterNoEffect(attempt, last, def.idempotentByKey === true);
+    if (next === 'retry' || next === 'fail') return next;
     const answer = await this.lostWrites.askAfterAttempts(invocation, base, input, firstOfItsKind, {
+      why: next,
       attempts: attempt,
       lastReason: last.reason,
     });

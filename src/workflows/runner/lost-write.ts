@@ -12,6 +12,7 @@ import type { RunCore } from './run-core.js';
 import type { InvocationSummary } from './run-state.js';
 import { settleResult } from './settle-result.js';
 import type { WriteRecovery } from './write-recovery.js';
+import type { NoEffectQuestion } from './human-requests.js';
 
 /**
  * Settling a write whose activity was lost or cancelled in flight (seed 000 §5): ask the evidence
@@ -84,22 +85,24 @@ export class LostWriteResolver {
   }
 
   /**
-   * Every automatic attempt of the write ended without effect (write-recovery.ts): a person decides,
-   * through the same `reconcile` signal, with the waiting reason `write_attempts_exhausted`:
-   * `not_applied` (it did not happen: try again; the invocation is left `not_applied` for the
-   * caller), `failed` (give the write up: a business failure) or `succeeded` (done outside the run,
-   * `externalId` naming it). Nothing is written to the invocation's record in the evidence store
-   * (each attempt already holds its own result there); the decision is the `human.decided` event.
+   * The write provably did not take effect and is not tried again automatically (write-recovery.ts):
+   * its automatic attempts ran out, or it was settled not applied and its tool is not idempotent by
+   * the key. A person decides, through the same `reconcile` signal, with the waiting reason
+   * `question.why` (`write_attempts_exhausted`, `write_not_idempotent`): `not_applied` (try again;
+   * the invocation is left `not_applied` for the caller), `failed` (give the write up: a business
+   * failure) or `succeeded` (done outside the run, `externalId` naming it). Nothing is written to the
+   * invocation's record in the evidence store (each attempt already holds its own result there); the
+   * decision is the `human.decided` event. Throws what the wait throws (`HumanGate.awaitReconciliation`).
    */
   async askAfterAttempts(
     invocation: InvocationSummary,
     base: ObservationBase,
     input: ToolCallInput,
     firstOfItsKind: boolean,
-    exhausted: { readonly attempts: number; readonly lastReason: string },
+    question: NoEffectQuestion,
   ): Promise<Observation> {
     invocation.status = 'outcome_unknown';
-    return this.askOperator(invocation, base, input, firstOfItsKind, exhausted);
+    return this.askOperator(invocation, base, input, firstOfItsKind, question);
   }
 
   /**
@@ -123,8 +126,8 @@ export class LostWriteResolver {
   }
 
   /**
-   * Wait for a person's `reconcile` decision, record it in the evidence store (not after the attempts
-   * ran out), and settle the invocation by it (unless the executor's own result reached the store
+   * Wait for a person's `reconcile` decision, record it in the evidence store (not for a write that
+   * provably did not take effect: `noEffect`), and settle the invocation by it (unless the executor's own result reached the store
    * meanwhile: that stands).
    */
   private async askOperator(
@@ -132,14 +135,14 @@ export class LostWriteResolver {
     base: ObservationBase,
     input: ToolCallInput,
     firstOfItsKind: boolean,
-    exhausted?: { readonly attempts: number; readonly lastReason: string },
+    noEffect?: NoEffectQuestion,
   ): Promise<Observation> {
-    const recorder = exhausted ? undefined : this.core.ports.operatorResolutionRecorder?.();
+    const recorder = noEffect ? undefined : this.core.ports.operatorResolutionRecorder?.();
     const signal = await this.gate.awaitReconciliation(
       invocation.seq,
       invocation.tool,
       invocation.version,
-      exhausted,
+      noEffect,
     );
     const recorded = await this.recordOperatorResolution(recorder, input, signal);
     if (recorded?.kind === 'result_recorded') {

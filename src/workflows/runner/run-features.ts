@@ -9,6 +9,11 @@ export const RUN_FEATURES = [
   'writeRecovery',
   /** When every automatic attempt of an approved write ended without effect, a person is asked. */
   'writeExhaustionToPerson',
+  /**
+   * A lost write attempt settled `not_applied` (evidence store or reconciler) is tried again
+   * automatically only when its definition is `idempotentByKey`; otherwise a person is asked first.
+   */
+  'writeRetryNeedsIdempotency',
   /** Decision payloads and tool arguments over their bounds are refused. */
   'boundedValues',
   /** Graph node checks (`RunContext.graphNodeChecks`). */

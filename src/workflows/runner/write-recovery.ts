@@ -1,3 +1,4 @@
+import type { NoEffectQuestion } from './human-requests.js';
 import type { RunCore } from './run-core.js';
 import type { InvocationSummary } from './run-state.js';
 
@@ -12,10 +13,26 @@ export function retryDelayMs(attempt: number): number {
 /**
  * The recovery decisions of seed 004 for a write attempt that did not complete: `resume` (its result
  * was found), `reconcile` (ask the evidence store and the tool's reconciler), `await_human` (nobody
- * could tell), `retry_attempt` (settled not applied: run it again under the same approval and
- * idempotency key), `fail` (no attempt left, in runs from before a person is asked then). Each is a `recovery.decided` event with its reason.
+ * could tell; no automatic attempt is left; or the write is not idempotent by its key and was settled
+ * not applied), `retry_attempt` (it provably did not take effect: run it again under the same approval
+ * and idempotency key), `fail` (no attempt left, in runs from before a person is asked then). Each is a
+ * `recovery.decided` event with its reason.
  */
 export type RecoveryDecision = 'resume' | 'reconcile' | 'await_human' | 'retry_attempt' | 'fail';
+
+/**
+ * How an attempt ended without effect: `not_started` (it failed before its executor ran: nothing ran),
+ * `settlement` (it was lost, and the evidence store or the reconciler settled it `not_applied`: a
+ * late or wrong answer there is possible), `person` (a person said `not_applied`: their word to try
+ * again). `reason` is what the decision records (`tool.not_started`, `not_applied:reconciler`, ...).
+ */
+export interface NoEffect {
+  readonly reason: string;
+  readonly by: 'not_started' | 'settlement' | 'person';
+}
+
+/** Why a person is asked about a write that did not take effect (the waiting reason). */
+export type AskPersonReason = NoEffectQuestion['why'];
 
 /**
  * Whether one write invocation is under recovery (asked once, the first time an attempt does not
@@ -55,36 +72,48 @@ export class WriteRecovery {
   }
 
   /**
-   * What follows attempt `attempt`, which provably did not take effect (settled not applied, or
-   * failed before its executor ran):
+   * What follows attempt `attempt`, which provably did not take effect (`last`):
    * - `retry`: `retry_attempt` was decided and its pause waited; run attempt `attempt + 1`. While
-   *   attempts are left, and past them when a person said `not_applied` (a person's word is one more
-   *   attempt, never a loop of its own);
-   * - `ask_person`: no attempt is left; `await_human` with `tool.attempts_exhausted` was decided, and
-   *   a person now says retry (`not_applied`), give up (`failed`) or done outside (`succeeded`);
+   *   attempts are left (for a `settlement`, only when the tool is `idempotentByKey` or the run is
+   *   from before `writeRetryNeedsIdempotency`), and past them when a person said `not_applied` (a
+   *   person's word is one more attempt, never a loop of its own);
+   * - `write_not_idempotent`: a `settlement` of a write not idempotent by its key, attempts left;
+   *   `await_human` with `write.not_idempotent` was decided, and a person now says retry
+   *   (`not_applied`), give up (`failed`) or done outside (`succeeded`);
+   * - `write_attempts_exhausted`: no attempt is left; `await_human` with `tool.attempts_exhausted`
+   *   was decided, and a person answers as above;
    * - `fail`: no recovery (histories from before it), or no attempt left in a run from before the
    *   exhaustion patch (`fail` with `tool.attempts_exhausted`).
+   * Never throws; asks `writeRetryNeedsIdempotency` only for a non-idempotent write's settlement.
    */
   async afterNoEffect(
     attempt: number,
-    reason: string,
-    byPerson: boolean,
-  ): Promise<'retry' | 'ask_person' | 'fail'> {
+    last: NoEffect,
+    idempotentByKey: boolean,
+  ): Promise<'retry' | 'fail' | AskPersonReason> {
     if (!this.active) return 'fail';
     if (attempt < MAX_WRITE_ATTEMPTS) {
-      await this.retry(attempt, reason);
+      if (
+        last.by === 'settlement' &&
+        !idempotentByKey &&
+        this.core.features.on('writeRetryNeedsIdempotency')
+      ) {
+        this.decide(attempt, 'await_human', 'write.not_idempotent', { lastReason: last.reason });
+        return 'write_not_idempotent';
+      }
+      await this.retry(attempt, last.reason);
       return 'retry';
     }
     if (!this.core.features.on('writeExhaustionToPerson')) {
-      this.decide(attempt, 'fail', 'tool.attempts_exhausted', { lastReason: reason });
+      this.decide(attempt, 'fail', 'tool.attempts_exhausted', { lastReason: last.reason });
       return 'fail';
     }
-    if (byPerson) {
-      await this.retry(attempt, reason);
+    if (last.by === 'person') {
+      await this.retry(attempt, last.reason);
       return 'retry';
     }
-    this.decide(attempt, 'await_human', 'tool.attempts_exhausted', { lastReason: reason });
-    return 'ask_person';
+    this.decide(attempt, 'await_human', 'tool.attempts_exhausted', { lastReason: last.reason });
+    return 'write_attempts_exhausted';
   }
 
   /** Decide `retry_attempt`, wait its pause (status `retry_scheduled`) and reset the invocation. */

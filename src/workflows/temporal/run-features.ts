@@ -1,3 +1,4 @@
+import { patched } from '@temporalio/workflow';
 import { featuresOf, type RunFeatures } from '../runner/run-features.js';
 import {
   BOUNDED_VALUES_PATCH,
@@ -8,6 +9,7 @@ import {
   TRUSTED_IDS_PATCH,
   WRITE_EXHAUSTION_PATCH,
   WRITE_RECOVERY_PATCH,
+  WRITE_RETRY_IDEMPOTENCY_PATCH,
   type RunPatches,
 } from './run-patches.js';
 import type { StartPatches } from './start-patches.js';
@@ -21,6 +23,8 @@ export function temporalRunFeatures(runPatches: RunPatches, decided: StartPatche
   return featuresOf({
     writeRecovery: () => runPatches.on(WRITE_RECOVERY_PATCH),
     writeExhaustionToPerson: () => runPatches.on(WRITE_EXHAUSTION_PATCH),
+    // After the baselines: always its own marker, on its path only.
+    writeRetryNeedsIdempotency: () => patched(WRITE_RETRY_IDEMPOTENCY_PATCH),
     boundedValues: () => runPatches.on(BOUNDED_VALUES_PATCH),
     graphNodeChecks: decided.graphNodeChecks,
     dataTaint: () => runPatches.on(DATA_TAINT_PATCH),

@@ -91,6 +91,16 @@ export const TRUST_SCOPE_PATCH = 'agent-run-trust-scope-v1';
  */
 export const INVALID_TOOL_CALLS_PATCH = 'agent-run-invalid-tool-calls-v1';
 
+/**
+ * A lost write attempt settled `not_applied` by the evidence store or the reconciler is tried again
+ * automatically only when the tool's definition is `idempotentByKey`; for any other write a person is
+ * asked first (`write.not_idempotent`, waiting reason `write_not_idempotent`). Not in the baseline:
+ * asked only on that path (a non-idempotent write's settlement, under write recovery), so a history
+ * recorded before it (which retried there) replays unchanged, and a run that never takes the path
+ * records nothing.
+ */
+export const WRITE_RETRY_IDEMPOTENCY_PATCH = 'agent-run-write-retry-idempotency-v1';
+
 /** Behaviours a start memo may ask for without a marker ({@link START_FEATURES_MEMO_KEY}). */
 export type StartFeatureId = typeof TRUST_SCOPE_PATCH | typeof INVALID_TOOL_CALLS_PATCH;
 

@@ -78,6 +78,29 @@ describe('registration rules', () => {
     expect(registerError(null).code).toBe('registry.invalid_definition');
   });
 
+  it('idempotentByKey: true on a write is kept and pinned by the digest; false or absent leave the digest as it was', () => {
+    const plain = new ToolRegistry();
+    plain.register(definition({ effect: 'write' }), executor());
+    const off = new ToolRegistry();
+    off.register(definition({ effect: 'write', idempotentByKey: false }), executor());
+    const on = new ToolRegistry();
+    on.register(definition({ effect: 'write', idempotentByKey: true }), executor());
+    expect(plain.get('report.generate', 'v1').definition).not.toHaveProperty('idempotentByKey');
+    expect(off.get('report.generate', 'v1').definition).not.toHaveProperty('idempotentByKey');
+    expect(on.get('report.generate', 'v1').definition.idempotentByKey).toBe(true);
+    expect(off.snapshot().digest).toBe(plain.snapshot().digest);
+    expect(on.snapshot().digest).not.toBe(plain.snapshot().digest);
+  });
+
+  it('rejects idempotentByKey that is not a boolean, or true on a read tool (registry.invalid_definition)', () => {
+    const notBoolean = registerError(definition({ effect: 'write', idempotentByKey: 'yes' }));
+    expect(notBoolean.code).toBe('registry.invalid_definition');
+    expect(notBoolean.message).toContain('idempotentByKey');
+    const onRead = registerError(definition({ effect: 'read', idempotentByKey: true }));
+    expect(onRead.code).toBe('registry.invalid_definition');
+    expect(onRead.message).toContain('write tools only');
+  });
+
   it.each([
     ['no execute', {}],
     ['execute not a function', { execute: 'run' }],

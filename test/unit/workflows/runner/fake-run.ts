@@ -239,6 +239,8 @@ export interface FakeRunOptions {
   readonly writeRecovery?: boolean;
   /** A person is asked once a write's attempts ran out (as `agentRun` does behind its patch); default false. */
   readonly writeExhaustion?: boolean;
+  /** A non-idempotent write settled not applied waits for a person (behind its patch); default false. */
+  readonly writeRetryNeedsIdempotency?: boolean;
   /** Graph node checks (as `agentRun` does behind its patch); default true. */
   readonly graphNodeChecks?: boolean;
   /** A generation carried over by continue-as-new (`ctx.resume` is the state's profile state). */
@@ -258,6 +260,7 @@ function fakeFeatures(o: FakeRunOptions): RunFeatures {
   return featuresOf({
     writeRecovery: o.writeRecovery ?? false,
     writeExhaustionToPerson: o.writeExhaustion ?? false,
+    writeRetryNeedsIdempotency: o.writeRetryNeedsIdempotency ?? false,
     boundedValues: true,
     graphNodeChecks: o.graphNodeChecks ?? true,
     outputRetry: o.outputRetryEnabled ?? true,

@@ -10,7 +10,7 @@ import {
   type RunFeatures,
 } from '../../../../src/workflows/runner/run-features.js';
 import type { ToolActivityOutcome } from '../../../../src/workflows/runner/ports.js';
-import { fakeRun, succeeded } from './fake-run.js';
+import { fakeRun, READ_TOOL, succeeded, WRITE_TOOL } from './fake-run.js';
 
 /** Features that answer `on` for every feature and log each question, as a patch-asking host would. */
 function recording(on: boolean): RunFeatures & { readonly asked: RunFeature[] } {
@@ -51,6 +51,7 @@ describe('run features', () => {
     expect((await run.execute()).status).toBe('succeeded');
     expect(features.asked).not.toContain('writeRecovery');
     expect(features.asked).not.toContain('writeExhaustionToPerson');
+    expect(features.asked).not.toContain('writeRetryNeedsIdempotency');
     expect(features.asked).not.toContain('modelFallback');
   });
 
@@ -62,12 +63,15 @@ describe('run features', () => {
     const on = recording(true);
     const retried = fakeRun({
       features: on,
+      // Declared idempotent by its key: retried without asking anyone (write-retry-idempotency.test.ts).
+      tools: [READ_TOOL, { ...WRITE_TOOL, idempotentByKey: true }],
       tool: lostOnce(),
       resolve: () => ({ kind: 'reconciled_not_applied' }),
       run: writeOnce,
     });
     expect((await retried.execute()).status).toBe('succeeded');
     expect(on.asked).toContain('writeRecovery');
+    expect(on.asked).not.toContain('writeRetryNeedsIdempotency');
     expect(retried.ports.toolCalls).toHaveLength(2);
 
     const off = recording(false);
