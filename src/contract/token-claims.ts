@@ -73,7 +73,12 @@ export type DecisionClaims = z.infer<typeof DecisionClaimsSchema>;
 
 /** The digest a token binds the rest of the decision's payload with (its `token` field left out). */
 export function decisionPayloadDigest(payload: Readonly<Record<string, unknown>>): string {
-  const rest = Object.fromEntries(Object.entries(payload).filter(([k]) => k !== 'token'));
+  return digestWithout(payload, 'token');
+}
+
+/** `sha256:` of the canonical JSON of `value` without its `field` (the token that signs the rest). */
+function digestWithout(value: Readonly<Record<string, unknown>>, field: string): string {
+  const rest = Object.fromEntries(Object.entries(value).filter(([k]) => k !== field));
   return `sha256:${sha256Hex(canonicalJson(rest))}`;
 }
 
@@ -103,6 +108,5 @@ export type StartClaims = z.infer<typeof StartClaimsSchema>;
 
 /** The digest a start token binds the run's input with (its `startToken` field left out). */
 export function startInputDigest(input: Readonly<Record<string, unknown>>): string {
-  const rest = Object.fromEntries(Object.entries(input).filter(([k]) => k !== 'startToken'));
-  return `sha256:${sha256Hex(canonicalJson(rest))}`;
+  return digestWithout(input, 'startToken');
 }

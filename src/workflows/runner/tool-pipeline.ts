@@ -18,7 +18,6 @@ import { rejectCall } from './tool-rejection.js';
 import { versionedName } from '../../contract/versioned-name.js';
 
 // The Temporal binding (temporal-ports.ts) takes the digest from here.
-export { argsDigestOf } from './args-digest.js';
 
 /**
  * What a person is asked to decide: the policy's first own reason code, not the generic `policy.*`

@@ -12,7 +12,7 @@ import { TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN } from '../../contract/failure-t
 import { toolCallDerivation } from '../../contract/packed-events-by-ref.js';
 import { callPromise } from '../runner/call-promise.js';
 import type { RunnerPorts, ToolActivityOutcome, ToolCallInput, ToolCallResult } from '../runner/ports.js';
-import { argsDigestOf } from '../runner/tool-pipeline.js';
+import { argsDigestOf } from '../runner/args-digest.js';
 import { readToolOptions, writeToolOptions, type ActivityTimeouts } from './activity-options.js';
 import type { StepBatches } from './step-batches.js';
 

@@ -5,7 +5,7 @@ import {
   completeModelInput,
   completeToolInput,
 } from '../../../../src/contract/compact-step-input.js';
-import { argsDigestOf } from '../../../../src/workflows/runner/tool-pipeline.js';
+import { argsDigestOf } from '../../../../src/workflows/runner/args-digest.js';
 import { sha256Digest } from '../../../../src/activities/digest.js';
 
 const input = {
