@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   const times = Number(timesArg ?? 5);
   Runtime.install({ logger: new DefaultLogger('WARN') });
   // BENCH_PRELOAD=a,b: bundle with those modules preloaded (shared by every run of the V8 context).
-  // BENCH_WORKFLOWS=path: bundle that entry instead (e.g. src/workflows/temporal/bare-steps.ts alone).
+  // BENCH_WORKFLOWS=path: bundle that entry instead (e.g. bench/workflows/bare-steps.ts alone).
   const preload = process.env.BENCH_PRELOAD?.split(',');
   const entry = process.env.BENCH_WORKFLOWS;
   const bundle =
