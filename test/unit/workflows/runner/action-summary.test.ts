@@ -89,8 +89,7 @@ describe("a goal profile's describeAction in the run's human request", () => {
     await run.ports.untilWaiting();
     const summary = run.state.humanRequest?.requestSummary;
     const requested = run.ports.ofType('human.requested')[0]?.data as
-      | { request: { requestSummary: string } }
-      | undefined;
+      { request: { requestSummary: string } } | undefined;
     run.runner.gate.receive('approve', { actionId: run.state.pendingAction!.actionId, actor: 'ops' });
     const final = await done;
     return { summary, requested: requested?.request.requestSummary, final, run };
