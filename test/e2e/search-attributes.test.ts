@@ -127,6 +127,28 @@ describe('a Temporal server without the harness search attributes', { timeout: 1
     expect((await checkSearchAttributes(connection, server.namespace)).missing).toHaveLength(5);
   });
 
+  it('startAgentRun says why it was refused: the attribute the server named, a create command for each', async () => {
+    const input = refundRunInput({ task: { message: 'refund ORD-1001 please', customerId: 'C1001' } });
+    const signer = testStartSigner(input);
+    const err = await startAgentRun(client, {
+      taskQueue: uniqueTaskQueue('sa-start'),
+      workflowId: `sa-start-${Date.now()}`,
+      input,
+      ...(signer ? { signer } : {}),
+    }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(isHarnessError(err, 'temporal.search_attributes_missing')).toBe(true);
+    expect(err?.message).toMatch(/^namespace default has no search attribute Agent\w+ /);
+    const commands = err!.message.split('\n').filter((l) => l.startsWith('temporal operator'));
+    expect(commands).toEqual(
+      NAMES.map(
+        (n) => `temporal operator search-attribute create --namespace default --name ${n} --type Keyword`,
+      ),
+    );
+  });
+
   it("the run service's /readyz says not ready naming them; a check-only service does not start", async () => {
     const checking = service({ searchAttributes: 'check' });
     await expect(checking.listen({ host: '127.0.0.1', port: 0 })).rejects.toMatchObject({
