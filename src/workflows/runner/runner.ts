@@ -21,6 +21,8 @@ import { rejectInvalidToolCall } from './invalid-tool-call.js';
 import { IN_MEMORY_FEATURES, type RunFeatures } from './run-features.js';
 import type { Profile } from './profile.js';
 import type { ActionDescriber } from './action-summary.js';
+import { decisionRulesOf } from './decision-rules.js';
+import type { DecisionRules } from '../../contract/policy-decision.js';
 import type { RunCore, TransitionPatch } from './run-core.js';
 import type {
   ConfirmRequest,
@@ -57,6 +59,7 @@ export class Runner implements RunContext, RunCore {
   readonly policy: Policy;
   readonly profileTools: readonly string[];
   readonly describeAction: ActionDescriber | undefined;
+  readonly decisionRules: DecisionRules;
   readonly gate: HumanGate;
   private readonly tools: ToolPipeline;
   private readonly finish: RunFinish;
@@ -87,6 +90,7 @@ export class Runner implements RunContext, RunCore {
     this.policy = options.policy;
     this.profileTools = options.profile.tools;
     this.describeAction = options.profile.describeAction;
+    this.decisionRules = decisionRulesOf(options.policy, options.bundles);
     this.gate = new HumanGate(
       this,
       options.approvalTimeoutSeconds,
