@@ -6,10 +6,14 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { AnyToolCallActivityInput } from '../contract/activity-interfaces.js';
 import { isHarnessError } from '../contract/errors.js';
-import { TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN } from '../contract/failure-types.js';
+import {
+  TOOL_DEFINITION_CHANGED,
+  TOOL_NOT_STARTED,
+  TOOL_OUTCOME_UNKNOWN,
+} from '../contract/failure-types.js';
 import type { ToolCallResult } from '../contract/step-io.js';
 import type { ToolCall, ToolContext, ToolExecution } from '../contract/tool.js';
-import type { ToolRegistry } from '../registry/index.js';
+import { definitionDigest, type ToolRegistry } from '../registry/index.js';
 import type { EvidenceStore, InvocationIntent, InvocationResult, StoredEvent } from './store/index.js';
 import { fromStored } from './tool-results.js';
 import { versionedName } from '../contract/versioned-name.js';
@@ -41,7 +45,8 @@ export function toCall(input: AnyToolCallActivityInput): ToolCall {
 
 /**
  * One attempt of a call. Failure semantics (docs/durability.md "Which failures are which"):
- * - before the executor runs (unknown tool, the intent cannot be recorded): nothing happened; a
+ * - before the executor runs (unknown tool, a definition other than the one the run pinned
+ *   (`worker.tool_definition_changed`), the intent cannot be recorded): nothing happened; a
  *   write fails `tool.not_started` (the run may try it again), a read is retried;
  * - the executor throws a harness error: its own business failure, recorded as `failed_terminal`;
  * - anything else after the executor was called, for a write (it threw something else, or its
@@ -60,7 +65,9 @@ export async function executeTool(
   const { registry, store, identity } = deps;
   const startedAt = new Date().toISOString();
   const executor = await beforeEffect(input, async () => {
-    const found = registry.get(input.tool, input.version).executor;
+    const registered = registry.get(input.tool, input.version);
+    refuseChangedDefinition(input, definitionDigest(registered.definition));
+    const found = registered.executor;
     const intent: InvocationIntent = {
       runId: input.runId,
       seq: input.seq,
@@ -115,6 +122,20 @@ export async function executeTool(
     };
     await store.recordResult(result, artifacts);
     return fromStored(result, startedAt, artifacts);
+  });
+}
+
+/**
+ * Refuse an attempt whose run pinned another definition of the tool than this worker serves.
+ * @throws ApplicationFailure `worker.tool_definition_changed` (retryable: another worker may serve the
+ *   pinned one); for a write, {@link beforeEffect} turns it into `tool.not_started`.
+ */
+function refuseChangedDefinition(input: AnyToolCallActivityInput, served: string): void {
+  const pinned = input.definitionDigest;
+  if (pinned === undefined || pinned === served) return;
+  throw ApplicationFailure.create({
+    type: TOOL_DEFINITION_CHANGED,
+    message: `${TOOL_DEFINITION_CHANGED}: this worker's ${versionedName(input.tool, input.version)} is ${served}, the run pinned ${pinned}`,
   });
 }
 

@@ -19,3 +19,11 @@ export const TOOL_NOT_STARTED = 'tool.not_started';
  * takes it).
  */
 export const TOOLS_UNAVAILABLE = 'worker.tools_unavailable';
+
+/**
+ * This worker's definition of a tool has another digest than the one the run pinned for the call
+ * (`ToolCallInput.definitionDigest`): the attempt is refused before anything is recorded. A write's
+ * attempt then fails `tool.not_started` with this code in its message (the run tries again, possibly on
+ * another worker, up to its attempts, then asks a person); a read's is retried by its retry policy.
+ */
+export const TOOL_DEFINITION_CHANGED = 'worker.tool_definition_changed';

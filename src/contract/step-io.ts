@@ -173,6 +173,14 @@ export interface ToolCallInput {
    * is used then.
    */
   readonly attempt?: number;
+  /**
+   * The digest of the tool definition the run pinned (`definitionDigest` of the registry; runs since
+   * `agent-run-tool-definition-pin-v1`). A worker whose definition of this name and version has
+   * another digest refuses the attempt before anything is recorded (`worker.tool_definition_changed`:
+   * a write fails `tool.not_started`, a read is retried), so a changed definition under the same
+   * version never runs for a run that pinned the old one. Absent: matched by name and version only.
+   */
+  readonly definitionDigest?: string;
   readonly events: readonly AgentEvent[];
 }
 

@@ -50,4 +50,5 @@ export const START_FEATURES: readonly string[] = [
   'agent-run-trust-scope-v1',
   'agent-run-invalid-tool-calls-v1',
   'agent-run-decision-rules-v1',
+  'agent-run-tool-definition-pin-v1',
 ];

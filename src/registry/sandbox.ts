@@ -57,3 +57,4 @@ export {
   assertToolVersion,
   toolKey,
 } from './tool-identity.js';
+export { definitionDigest } from './definition-digest.js';

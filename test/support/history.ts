@@ -16,6 +16,8 @@ export interface HistoryEntry {
   readonly attempt?: number;
   /** Timeout type of an activity or workflow task timeout. */
   readonly timeoutType?: string;
+  /** Failure message of a failed activity (with its causes' messages, outermost first). */
+  readonly failureMessage?: string;
 }
 
 const { temporal } = proto;
@@ -26,6 +28,17 @@ function patchIdOf(data: Uint8Array | null | undefined): { patchId?: string } {
   if (!data) return {};
   const parsed = JSON.parse(Buffer.from(data).toString('utf8')) as { id?: unknown };
   return typeof parsed.id === 'string' ? { patchId: parsed.id } : {};
+}
+
+interface FailureLike {
+  readonly message?: string | null;
+  readonly cause?: FailureLike | null;
+}
+
+function failureOf(failure: FailureLike | null | undefined): { failureMessage?: string } {
+  const messages: string[] = [];
+  for (let f = failure; f && messages.length < 8; f = f.cause) if (f.message) messages.push(f.message);
+  return messages.length > 0 ? { failureMessage: messages.join(': ') } : {};
 }
 
 /** The workflow's history as a list of {@link HistoryEntry}. */
@@ -54,6 +67,7 @@ export async function historyOf(handle: WorkflowHandle): Promise<HistoryEntry[]>
         ? { attempt: e.activityTaskStartedEventAttributes.attempt }
         : {}),
       ...(timeout !== undefined && timeout !== null ? { timeoutType: TimeoutType[timeout] } : {}),
+      ...failureOf(e.activityTaskFailedEventAttributes?.failure),
     };
   });
 }

@@ -32,6 +32,8 @@ export const RUN_FEATURES = [
   'invalidToolCalls',
   /** Each `policy.decided` event names the rules that decided: the pinned policy bundle, or the code. */
   'decisionRules',
+  /** Tool calls carry their pinned definition's digest; a worker with another definition refuses them. */
+  'toolDefinitionPin',
 ] as const;
 
 export type RunFeature = (typeof RUN_FEATURES)[number];

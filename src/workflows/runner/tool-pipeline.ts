@@ -15,6 +15,7 @@ import { isMetBeforeDispatch, meetObligations } from './dispatch-obligations.js'
 import { IncompleteAttempts } from './incomplete-attempts.js';
 import { rejectCall } from './tool-rejection.js';
 import { versionedName } from '../../contract/versioned-name.js';
+import { definitionDigest } from '../../registry/sandbox.js';
 
 // The Temporal binding (temporal-ports.ts) takes the digest from here.
 
@@ -164,6 +165,7 @@ export class ToolPipeline {
       args,
       argsDigest,
       idempotencyKey: `${state.runId}/${seq}`,
+      ...(this.core.features.on('toolDefinitionPin') ? { definitionDigest: definitionDigest(def) } : {}),
       events: this.core.takeOutbox(),
     };
     return this.invoke(def, invocation, base, input, firstOfItsKind);

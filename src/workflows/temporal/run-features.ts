@@ -34,5 +34,6 @@ export function temporalRunFeatures(runPatches: RunPatches, decided: StartPatche
     modelFallback: () => runPatches.on(MODEL_FALLBACK_PATCH),
     invalidToolCalls: decided.invalidToolCalls,
     decisionRules: decided.decisionRules,
+    toolDefinitionPin: decided.toolDefinitionPin,
   });
 }

@@ -109,9 +109,21 @@ export const WRITE_RETRY_IDEMPOTENCY_PATCH = 'agent-run-write-retry-idempotency-
  */
 export const DECISION_RULES_PATCH = 'agent-run-decision-rules-v1';
 
+/**
+ * Each tool call's activity input carries the digest of the definition the run pinned
+ * (`definitionDigest`); a worker whose definition of that name and version differs refuses the
+ * attempt before anything is recorded (`worker.tool_definition_changed`). Decided once at the start,
+ * without a marker when the start memo lists it ({@link RunPatches.feature}); a history without it
+ * sends no digest (matched by name and version, as before).
+ */
+export const TOOL_DEFINITION_PIN_PATCH = 'agent-run-tool-definition-pin-v1';
+
 /** Behaviours a start memo may ask for without a marker ({@link START_FEATURES_MEMO_KEY}). */
 export type StartFeatureId =
-  typeof TRUST_SCOPE_PATCH | typeof INVALID_TOOL_CALLS_PATCH | typeof DECISION_RULES_PATCH;
+  | typeof TRUST_SCOPE_PATCH
+  | typeof INVALID_TOOL_CALLS_PATCH
+  | typeof DECISION_RULES_PATCH
+  | typeof TOOL_DEFINITION_PIN_PATCH;
 
 /** The ids the baseline stands for. */
 export const BASELINE_PATCH_IDS = [

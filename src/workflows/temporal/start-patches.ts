@@ -5,6 +5,7 @@ import {
   GUARDRAILS_PATCH,
   INVALID_TOOL_CALLS_PATCH,
   DECISION_RULES_PATCH,
+  TOOL_DEFINITION_PIN_PATCH,
   SIGNED_DECISIONS_PATCH,
   TRUST_SCOPE_PATCH,
   type RunPatches,
@@ -23,13 +24,16 @@ export interface StartPatches {
   readonly invalidToolCalls: boolean;
   /** `policy.decided` events name the rules that decided (`DECISION_RULES_PATCH`). */
   readonly decisionRules: boolean;
+  /** Tool calls carry their pinned definition's digest (`TOOL_DEFINITION_PIN_PATCH`). */
+  readonly toolDefinitionPin: boolean;
 }
 
 /**
  * In this order: recorded histories have the continue-as-new marker before the guardrails one. The
  * graph node checks are asked only for a graph profile (`graph`); the event envelope next; the trust
  * scope next, only for a run that checks signed decisions; the invalid tool calls last, only for a
- * goal run (not `graph`); the decision rules after them, for every run. The last three without a marker
+ * goal run (not `graph`); the decision rules and the tool definition pin after them, for every run. The
+ * last four without a marker
  * when the start memo names them ({@link RunPatches.feature}).
  */
 export function decideStartPatches(patches: RunPatches, graph: boolean): StartPatches {
@@ -41,6 +45,7 @@ export function decideStartPatches(patches: RunPatches, graph: boolean): StartPa
   const trustScope = signedDecisions && patches.feature(TRUST_SCOPE_PATCH);
   const invalidToolCalls = !graph && patches.feature(INVALID_TOOL_CALLS_PATCH);
   const decisionRules = patches.feature(DECISION_RULES_PATCH);
+  const toolDefinitionPin = patches.feature(TOOL_DEFINITION_PIN_PATCH);
   return {
     continueAsNew,
     guardrails,
@@ -50,5 +55,6 @@ export function decideStartPatches(patches: RunPatches, graph: boolean): StartPa
     trustScope,
     invalidToolCalls,
     decisionRules,
+    toolDefinitionPin,
   };
 }

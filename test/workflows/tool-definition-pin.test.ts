@@ -1,0 +1,118 @@
+import { join } from 'node:path';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import type { WorkflowHandle } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createShowcaseComposition } from '../../apps/showcase/composition.js';
+import { registerBenchTools } from '../../apps/bench/bench-noop-tool.js';
+import type { RefundDrills } from '../../apps/refund/composition.js';
+import { startAgentRun } from '../../src/client/start-run.js';
+import { TOOL_DEFINITION_CHANGED } from '../../src/contract/failure-types.js';
+import { createHarnessWorker } from '../../src/worker/harness-worker.js';
+import type { RunView } from '../../src/workflows/temporal/run-view.js';
+import { decide } from '../support/decisions.js';
+import { refundRunInput } from '../support/harness.js';
+import { historyOf } from '../support/history.js';
+import { TEST_PRINCIPALS, testStartSigner } from '../support/principals.js';
+import { testRunId } from '../support/run-id.js';
+import { connectTestTemporal, startWorker, uniqueTaskQueue, type TestTemporal } from '../support/temporal.js';
+import { refundRowsIn, waitForPause } from '../faults/fault-rig.js';
+
+/** refund.create is the 4th invocation of the refund graph. */
+const CREATE_SEQ = 4;
+
+/**
+ * A rolling deploy that changed a tool's definition without a new version (here refund.create@v1
+ * declared without `idempotentByKey`): a run that pinned the old definition never runs the call on
+ * the new worker. The new worker refuses the attempt before anything is recorded
+ * (`worker.tool_definition_changed`, a write's `tool.not_started`); the run tries again, and a worker
+ * with the pinned definition pays the refund, once.
+ */
+describe('a worker with another definition of a pinned tool refuses the call', { timeout: 180_000 }, () => {
+  let t: TestTemporal;
+  const dir = mkdtempSync(join(tmpdir(), 'harness-definition-pin-'));
+  const taskQueue = uniqueTaskQueue('definition-pin');
+  const stops: (() => Promise<void>)[] = [];
+
+  /** A worker of the tests' app on the shared stores; `drills` changes refund.create's definition. */
+  async function worker(drills: RefundDrills = {}): Promise<() => Promise<void>> {
+    const composition = await createShowcaseComposition({
+      storeUrl: `sqlite:${join(dir, 'evidence.db')}`,
+      refundStorePath: join(dir, 'refund.db'),
+      env: {},
+      principals: TEST_PRINCIPALS,
+      drills,
+      extend: [(registry) => registerBenchTools(registry)],
+    });
+    const stop = startWorker(
+      await createHarnessWorker({
+        connection: t.nativeConnection,
+        namespace: t.namespace,
+        taskQueue,
+        composition,
+        workflowBundle: { codePath: inject('workflowBundlePath') },
+      }),
+    );
+    const stopAndClose = async () => {
+      await stop();
+      await composition.close();
+    };
+    stops.push(stopAndClose);
+    return stopAndClose;
+  }
+
+  beforeAll(async () => {
+    t = await connectTestTemporal();
+  });
+  afterAll(async () => {
+    for (const stop of stops) await stop().catch(() => undefined);
+    await t?.close();
+  });
+
+  const refusals = async (handle: WorkflowHandle): Promise<string[]> =>
+    (await historyOf(handle))
+      .flatMap((e) => (e.failureMessage?.includes(TOOL_DEFINITION_CHANGED) ? [e.failureMessage] : []))
+      .filter((m, i, all) => all.indexOf(m) === i);
+
+  it('the changed worker records nothing and pays nothing; the pinned definition pays once', async () => {
+    const stopOld = await worker();
+    const input = refundRunInput({
+      task: { message: 'refund ORD-1001 please, it has not shipped', customerId: 'C1001' },
+    });
+    const signer = testStartSigner(input);
+    const handle = await startAgentRun(t.client, {
+      taskQueue,
+      workflowId: testRunId('definition-pin'),
+      input,
+      ...(signer ? { signer } : {}),
+    });
+    const approval = await waitForPause(handle, 'awaiting_confirmation');
+
+    // The deploy: the old worker goes, a worker whose refund.create@v1 is another definition comes.
+    await stopOld();
+    const stopChanged = await worker({ idempotentByKey: false });
+    await decide(handle, 'approve', {}, approval);
+    await expect
+      .poll(async () => (await refusals(handle)).length, { timeout: 60_000, interval: 300 })
+      .toBeGreaterThan(0);
+    const [refusal] = await refusals(handle);
+    expect(refusal).toMatch(/refund\.create@v1 #4 did not start: .*worker\.tool_definition_changed/);
+    expect(refusal).toMatch(/the run pinned sha256:[0-9a-f]{64}/);
+    // Nothing happened: no refund, and no intent recorded by the refusing worker.
+    expect(refundRowsIn(dir, `${handle.workflowId}/${CREATE_SEQ}`)).toEqual([]);
+
+    // The rollback (or the old build still serving): a worker with the pinned definition takes the
+    // next attempt.
+    await stopChanged();
+    await worker();
+    const result = (await handle.result()) as { status: string; output: { outcome: string } };
+    expect(result.status).toBe('succeeded');
+    expect(result.output.outcome).toBe('refunded');
+    expect(refundRowsIn(dir, `${handle.workflowId}/${CREATE_SEQ}`)).toHaveLength(1);
+    const view = await handle.query<RunView>('state');
+    expect(view.invocations.find((i) => i.seq === CREATE_SEQ)?.status).toBe('succeeded');
+    // The run tried again after the refusal: more than the graph's four tool activities.
+    const scheduled = (await historyOf(handle)).filter((e) => e.activityType === 'runToolV2').length;
+    expect(scheduled).toBeGreaterThan(4);
+  });
+});
