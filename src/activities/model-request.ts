@@ -99,8 +99,8 @@ export class ModelRequestPlanner {
    * the tool specs, the route, and the plan; when the plan sends observations as summaries not made
    * yet, asks for them (at most `MAX_NEW_SUMMARIES_PER_CALL`; a failed one sends the reference
    * alone) and plans again.
-   * @throws ApplicationFailure `model.reference_missing`, `model.unknown_route`, `model.route_changed`
-   *   or a `context.*` code (all non-retryable); the registry's error for an unknown tool and the
+   * @throws ApplicationFailure `model.reference_missing` or a `context.*` code (non-retryable);
+   *   `model.unknown_route` or `model.route_changed` (retryable: another worker may serve the route); the registry's error for an unknown tool and the
    *   store's errors as thrown; a cancellation during a summarize call.
    */
   async plan(input: AnyModelCallActivityInput, transcript: Transcript): Promise<ModelRequest> {

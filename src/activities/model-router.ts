@@ -101,8 +101,8 @@ export class ModelRouter {
 
   /**
    * The route a call names, exactly that version (never another one of the same name).
-   * @throws HarnessError `model.unknown_route` (non-retryable) when the route is not registered here;
-   *   `model.route_changed` (non-retryable) when the run pinned `digest` and this worker's version of
+   * @throws HarnessError `model.unknown_route` when the route is not registered here;
+   *   `model.route_changed` when the run pinned `digest` and this worker's version of
    *   the route has other content (a version must never change: a change is a new version).
    */
   resolve(route: string, digest?: string): ResolvedRoute {

@@ -3,9 +3,18 @@ import { isHarnessError } from '../contract/errors.js';
 import type { ModelRouter, ResolvedRoute } from './model-router.js';
 
 /**
+ * What this worker lacks when it cannot serve a call's route: another worker of the task queue may
+ * serve it (a rolling deploy, a worker started without a routes file), so the attempt is refused and
+ * the activity's retry policy hands the call to a worker again.
+ */
+const REFUSED_ROUTE_CODES: ReadonlySet<string> = new Set(['model.unknown_route', 'model.route_changed']);
+
+/**
  * The route version a call names, on this worker.
- * @throws ApplicationFailure `model.unknown_route` or `model.route_changed` (non-retryable, see
- *   {@link ModelRouter.resolve}); any other error as thrown.
+ * @throws ApplicationFailure `model.unknown_route` (the route is not registered here) or
+ *   `model.route_changed` (this worker's version of it has other content than the run pinned), both
+ *   retryable: this worker refuses the attempt and the call goes to a worker again, up to the model
+ *   activity's attempts (then the run sees the failure, as before); any other error as thrown.
  */
 export function resolveModelRoute(
   models: ModelRouter,
@@ -16,7 +25,11 @@ export function resolveModelRoute(
     return models.resolve(route, digest);
   } catch (err) {
     if (isHarnessError(err))
-      throw ApplicationFailure.create({ type: err.code, message: err.message, nonRetryable: true });
+      throw ApplicationFailure.create({
+        type: err.code,
+        message: err.message,
+        nonRetryable: !REFUSED_ROUTE_CODES.has(err.code),
+      });
     throw err;
   }
 }

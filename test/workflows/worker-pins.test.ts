@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createShowcaseComposition } from '../../apps/showcase/composition.js';
 import { registerBenchTools } from '../../apps/bench/bench-noop-tool.js';
 import type { RefundDrills } from '../../apps/refund/composition.js';
+import { REFUND_SCRIPT } from '../../apps/refund/refund-script.js';
+import type { ModelScript } from '../../src/index.js';
 import { startAgentRun } from '../../src/client/start-run.js';
 import { TOOL_DEFINITION_CHANGED } from '../../src/contract/failure-types.js';
 import { createHarnessWorker } from '../../src/worker/harness-worker.js';
@@ -28,20 +30,27 @@ const CREATE_SEQ = 4;
  * (`worker.tool_definition_changed`, a write's `tool.not_started`); the run tries again, and a worker
  * with the pinned definition pays the refund, once.
  */
-describe('a worker with another definition of a pinned tool refuses the call', { timeout: 180_000 }, () => {
+describe('a worker refuses what it cannot serve as the run pinned it', { timeout: 240_000 }, () => {
   let t: TestTemporal;
   const dir = mkdtempSync(join(tmpdir(), 'harness-definition-pin-'));
   const taskQueue = uniqueTaskQueue('definition-pin');
   const stops: (() => Promise<void>)[] = [];
 
-  /** A worker of the tests' app on the shared stores; `drills` changes refund.create's definition. */
-  async function worker(drills: RefundDrills = {}): Promise<() => Promise<void>> {
+  /**
+   * A worker of the tests' app on the shared stores; `drills` changes refund.create's definition,
+   * `scripts` adds scripted model routes.
+   */
+  async function worker(
+    drills: RefundDrills = {},
+    scripts: Record<string, ModelScript> = {},
+  ): Promise<() => Promise<void>> {
     const composition = await createShowcaseComposition({
       storeUrl: `sqlite:${join(dir, 'evidence.db')}`,
       refundStorePath: join(dir, 'refund.db'),
       env: {},
       principals: TEST_PRINCIPALS,
       drills,
+      scripts,
       extend: [(registry) => registerBenchTools(registry)],
     });
     const stop = startWorker(
@@ -104,7 +113,7 @@ describe('a worker with another definition of a pinned tool refuses the call', {
     // The rollback (or the old build still serving): a worker with the pinned definition takes the
     // next attempt.
     await stopChanged();
-    await worker();
+    const stopPinned = await worker();
     const result = (await handle.result()) as { status: string; output: { outcome: string } };
     expect(result.status).toBe('succeeded');
     expect(result.output.outcome).toBe('refunded');
@@ -114,5 +123,42 @@ describe('a worker with another definition of a pinned tool refuses the call', {
     // The run tried again after the refusal: more than the graph's four tool activities.
     const scheduled = (await historyOf(handle)).filter((e) => e.activityType === 'runToolV2').length;
     expect(scheduled).toBeGreaterThan(4);
+    await stopPinned();
+  });
+
+  it("a worker without the run's model route refuses the model call; a worker with it answers", async () => {
+    // Only this route's worker knows it: the run's first model call lands on a worker without it.
+    const route = 'scripted/refund-elsewhere';
+    const stopWithout = await worker();
+    const input = refundRunInput({
+      modelRoute: route,
+      task: { message: 'refund ORD-1002 please, it has not shipped', customerId: 'C1001' },
+    });
+    const signer = testStartSigner(input);
+    const handle = await startAgentRun(t.client, {
+      taskQueue,
+      workflowId: testRunId('route-refusal'),
+      input,
+      ...(signer ? { signer } : {}),
+    });
+    // The model activity's attempt failed on this worker and waits for its next attempt: the run
+    // did not fail.
+    await expect
+      .poll(
+        async () => {
+          const pending = (await handle.describe()).raw.pendingActivities ?? [];
+          return pending.map((a) => a.lastFailure?.message ?? '').join(' ');
+        },
+        { timeout: 60_000, interval: 300 },
+      )
+      .toContain(`model route ${route} is not registered on this worker`);
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+    await stopWithout();
+    await worker({}, { [route]: REFUND_SCRIPT });
+    const result = (await handle.result()) as { status: string };
+    expect(result.status).toBe('succeeded');
+    const view = await handle.query<RunView>('state');
+    expect(view.versions.modelRoute).toBe(route);
+    expect(view.budget.modelCalls).toBe(1);
   });
 });
