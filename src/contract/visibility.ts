@@ -51,4 +51,5 @@ export const START_FEATURES: readonly string[] = [
   'agent-run-invalid-tool-calls-v1',
   'agent-run-decision-rules-v1',
   'agent-run-tool-definition-pin-v1',
+  'agent-run-model-context-ref-v1',
 ];

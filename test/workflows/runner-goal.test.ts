@@ -3,6 +3,8 @@ import type { ModelScript } from '../../src/activities/model/scripted-script.js'
 import { ScriptedProvider } from '../../src/activities/model/scripted-provider.js';
 import type { AgentRunResult } from '../../src/workflows/temporal/agent-run.js';
 import type { RunView } from '../../src/workflows/temporal/run-view.js';
+import { loadRunPackages } from '../../src/activities/context/run-metrics.js';
+import { recordFixtureIfAsked } from '../support/record-fixture.js';
 import { createHarnessFixture, historyEventTypes, type HarnessFixture } from '../support/harness.js';
 import { callAt, scheduledActivities, textAt } from './runner-support.js';
 import { approvePending } from '../support/decisions.js';
@@ -198,6 +200,21 @@ describe('agentRun with a goal profile on the real server', () => {
       status: 'rejected',
       errorCode: 'tool.invalid_arguments',
     });
+    // HARNESS_RECORD_HISTORIES=<dir> keeps it as a replay fixture: a goal run with the start features
+    // of issue 41 (decision rules, tool definition pin, model context ref).
+    await recordFixtureIfAsked(h.t.client, handle.workflowId, 'support-start-features-41-v1');
+    // Each answered call names the context package it sent; the package is in the store under it.
+    const completed = events.filter((e) => e.type === 'model.completed');
+    expect(completed).toHaveLength(2);
+    for (const e of completed) {
+      const context = e.data.context as { packageId: string; digest: string };
+      expect(context.packageId).toBe(`${handle.workflowId}:ctx${String(e.data.callSeq)}`);
+      const pkg = (await loadRunPackages(h.composition.store, handle.workflowId))[
+        Number(e.data.callSeq) - 1
+      ] as { packageId: string };
+      expect(pkg.packageId).toBe(context.packageId);
+      expect(context.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    }
   });
 
   it('the duplicate-call detector ends the run as budget_exhausted (duplicate_call)', async () => {

@@ -188,6 +188,8 @@ export class ModelStep {
       ...(plan
         ? { modelRoute: route, provider: decision.provider ?? pinnedRoute(plan, route).provider }
         : {}),
+      // The context package the call sent (in the evidence store): what the model saw, by reference.
+      ...(decision.context && core.features.on('modelContextRef') ? { context: decision.context } : {}),
     });
     // Tool output the input guardrail flagged in this call's request (recorded by the activity in
     // its result, so a replay emits the same): the finding is evidence, the data stayed fenced.

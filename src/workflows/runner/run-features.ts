@@ -34,6 +34,8 @@ export const RUN_FEATURES = [
   'decisionRules',
   /** Tool calls carry their pinned definition's digest; a worker with another definition refuses them. */
   'toolDefinitionPin',
+  /** `model.completed` names the context package the call sent. */
+  'modelContextRef',
 ] as const;
 
 export type RunFeature = (typeof RUN_FEATURES)[number];

@@ -35,5 +35,6 @@ export function temporalRunFeatures(runPatches: RunPatches, decided: StartPatche
     invalidToolCalls: decided.invalidToolCalls,
     decisionRules: decided.decisionRules,
     toolDefinitionPin: decided.toolDefinitionPin,
+    modelContextRef: decided.modelContextRef,
   });
 }

@@ -118,12 +118,20 @@ export const DECISION_RULES_PATCH = 'agent-run-decision-rules-v1';
  */
 export const TOOL_DEFINITION_PIN_PATCH = 'agent-run-tool-definition-pin-v1';
 
+/**
+ * Each `model.completed` event names the context package the call sent (`context: { packageId,
+ * digest }`, from the model activity's answer; absent for an answer served from the store). Decided
+ * once at the start, without a marker when the start memo lists it ({@link RunPatches.feature}).
+ */
+export const MODEL_CONTEXT_REF_PATCH = 'agent-run-model-context-ref-v1';
+
 /** Behaviours a start memo may ask for without a marker ({@link START_FEATURES_MEMO_KEY}). */
 export type StartFeatureId =
   | typeof TRUST_SCOPE_PATCH
   | typeof INVALID_TOOL_CALLS_PATCH
   | typeof DECISION_RULES_PATCH
-  | typeof TOOL_DEFINITION_PIN_PATCH;
+  | typeof TOOL_DEFINITION_PIN_PATCH
+  | typeof MODEL_CONTEXT_REF_PATCH;
 
 /** The ids the baseline stands for. */
 export const BASELINE_PATCH_IDS = [

@@ -6,6 +6,7 @@ import {
   INVALID_TOOL_CALLS_PATCH,
   DECISION_RULES_PATCH,
   TOOL_DEFINITION_PIN_PATCH,
+  MODEL_CONTEXT_REF_PATCH,
   SIGNED_DECISIONS_PATCH,
   TRUST_SCOPE_PATCH,
   type RunPatches,
@@ -26,14 +27,16 @@ export interface StartPatches {
   readonly decisionRules: boolean;
   /** Tool calls carry their pinned definition's digest (`TOOL_DEFINITION_PIN_PATCH`). */
   readonly toolDefinitionPin: boolean;
+  /** `model.completed` names the context package sent (`MODEL_CONTEXT_REF_PATCH`). */
+  readonly modelContextRef: boolean;
 }
 
 /**
  * In this order: recorded histories have the continue-as-new marker before the guardrails one. The
  * graph node checks are asked only for a graph profile (`graph`); the event envelope next; the trust
  * scope next, only for a run that checks signed decisions; the invalid tool calls last, only for a
- * goal run (not `graph`); the decision rules and the tool definition pin after them, for every run. The
- * last four without a marker
+ * goal run (not `graph`); the decision rules, the tool definition pin and the model context ref after
+ * them, for every run. The last five without a marker
  * when the start memo names them ({@link RunPatches.feature}).
  */
 export function decideStartPatches(patches: RunPatches, graph: boolean): StartPatches {
@@ -46,6 +49,7 @@ export function decideStartPatches(patches: RunPatches, graph: boolean): StartPa
   const invalidToolCalls = !graph && patches.feature(INVALID_TOOL_CALLS_PATCH);
   const decisionRules = patches.feature(DECISION_RULES_PATCH);
   const toolDefinitionPin = patches.feature(TOOL_DEFINITION_PIN_PATCH);
+  const modelContextRef = patches.feature(MODEL_CONTEXT_REF_PATCH);
   return {
     continueAsNew,
     guardrails,
@@ -56,5 +60,6 @@ export function decideStartPatches(patches: RunPatches, graph: boolean): StartPa
     invalidToolCalls,
     decisionRules,
     toolDefinitionPin,
+    modelContextRef,
   };
 }

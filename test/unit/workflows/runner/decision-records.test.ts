@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ALL_FEATURES, featuresOf } from '../../../../src/workflows/runner/run-features.js';
 import { RulesPolicy } from '../../../../src/workflows/policy/index.js';
 import type { RunContext } from '../../../../src/workflows/runner/run-context.js';
-import { fakeRun } from './fake-run.js';
+import { decision, fakeRun } from './fake-run.js';
 
 const reads = new RulesPolicy({
   name: 'read_only',
@@ -56,5 +56,28 @@ describe('policy.decided names the rules that decided', () => {
     await run.execute();
     expect(decided(run).length).toBe(2);
     for (const d of decided(run)) expect(d).not.toHaveProperty('rules');
+  });
+});
+
+describe('model.completed names the context package the call sent', () => {
+  const context = { packageId: 'run-1:ctx1', digest: `sha256:${'cd'.repeat(32)}` };
+  const answer = async (ctx: RunContext) => {
+    await ctx.model('decide', { messages: [{ role: 'user', content: 'hi', trust: 'untrusted' }] });
+    return { output: 'done' };
+  };
+
+  it('with the feature: the package id and digest from the model answer', async () => {
+    const run = fakeRun({ features: ALL_FEATURES, model: () => decision({ context }), run: answer });
+    await run.execute();
+    expect(run.ports.ofType('model.completed')[0]?.data.context).toEqual(context);
+  });
+
+  it('without it (recorded before), or for an answer with no package: nothing', async () => {
+    const before = fakeRun({ features: featuresOf({}), model: () => decision({ context }), run: answer });
+    await before.execute();
+    expect(before.ports.ofType('model.completed')[0]?.data).not.toHaveProperty('context');
+    const stored = fakeRun({ features: ALL_FEATURES, model: () => decision(), run: answer });
+    await stored.execute();
+    expect(stored.ports.ofType('model.completed')[0]?.data).not.toHaveProperty('context');
   });
 });
