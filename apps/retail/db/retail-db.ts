@@ -2,13 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { RETAIL_SCHEMA_SQL, RETAIL_SCHEMA_VERSION } from './retail-schema.js';
-import {
-  optionalJson,
-  rowToOrder,
-  rowToPaymentMethod,
-  rowToUser,
-  rowToVariant,
-} from './retail-rows.js';
+import { optionalJson, rowToOrder, rowToPaymentMethod, rowToUser, rowToVariant } from './retail-rows.js';
 import type {
   FulfillmentRow,
   OrderItemRow,
@@ -55,7 +49,8 @@ export class RetailDb {
 
   /** The order with this id, in `db.json`'s shape, or `undefined`. */
   order(orderId: string): RetailOrder | undefined {
-    const row = this.sqlite.prepare('SELECT * FROM orders WHERE order_id = ?').get(orderId) as OrderRow | undefined;
+    const row = this.sqlite.prepare('SELECT * FROM orders WHERE order_id = ?').get(orderId) as
+      OrderRow | undefined;
     if (row === undefined) return undefined;
     const byPos = (table: string) =>
       this.sqlite.prepare(`SELECT * FROM ${table} WHERE order_id = ? ORDER BY pos`).all(orderId);
@@ -68,7 +63,8 @@ export class RetailDb {
 
   /** The user with this id, payment methods in their order, or `undefined`. */
   user(userId: string): RetailUser | undefined {
-    const row = this.sqlite.prepare('SELECT * FROM users WHERE user_id = ?').get(userId) as UserRow | undefined;
+    const row = this.sqlite.prepare('SELECT * FROM users WHERE user_id = ?').get(userId) as
+      UserRow | undefined;
     if (row === undefined) return undefined;
     const methods = this.sqlite
       .prepare('SELECT * FROM payment_methods WHERE user_id = ? ORDER BY pos')
@@ -86,9 +82,9 @@ export class RetailDb {
 
   /** The product with this id, variants in their order, or `undefined`. */
   product(productId: string): RetailProduct | undefined {
-    const row = this.sqlite.prepare('SELECT name, product_id FROM products WHERE product_id = ?').get(productId) as
-      | { name: string; product_id: string }
-      | undefined;
+    const row = this.sqlite
+      .prepare('SELECT name, product_id FROM products WHERE product_id = ?')
+      .get(productId) as { name: string; product_id: string } | undefined;
     if (row === undefined) return undefined;
     const variants: Record<string, RetailVariant> = {};
     const rows = this.sqlite
@@ -185,7 +181,15 @@ export class RetailDb {
       .prepare(
         `UPDATE users SET address1 = ?, address2 = ?, city = ?, country = ?, state = ?, zip = ? WHERE user_id = ?`,
       )
-      .run(address.address1, address.address2, address.city, address.country, address.state, address.zip, userId);
+      .run(
+        address.address1,
+        address.address2,
+        address.city,
+        address.country,
+        address.state,
+        address.zip,
+        userId,
+      );
   }
 
   /** The database file's bytes (`sqlite3_serialize`): a template for copies. */

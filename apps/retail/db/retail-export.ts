@@ -13,7 +13,11 @@ import type {
 import type { RetailDbJson, RetailProduct, RetailUser } from './retail-types.js';
 
 /** Rows of `table` ordered by owner and position, grouped by the owner column. */
-function grouped<R extends Record<string, unknown>>(db: RetailDb, table: string, owner: string): Map<string, R[]> {
+function grouped<R extends Record<string, unknown>>(
+  db: RetailDb,
+  table: string,
+  owner: string,
+): Map<string, R[]> {
   const rows = db.sqlite.prepare(`SELECT * FROM ${table} ORDER BY ${owner}, pos`).all() as R[];
   const groups = new Map<string, R[]>();
   for (const row of rows) {

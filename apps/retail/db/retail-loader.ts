@@ -28,7 +28,12 @@ const ProductSchema = z.strictObject({
   variants: z.record(z.string(), VariantSchema),
 });
 const PaymentMethodSchema = z.discriminatedUnion('source', [
-  z.strictObject({ source: z.literal('credit_card'), id: z.string(), brand: z.string(), last_four: z.string() }),
+  z.strictObject({
+    source: z.literal('credit_card'),
+    id: z.string(),
+    brand: z.string(),
+    last_four: z.string(),
+  }),
   z.strictObject({ source: z.literal('gift_card'), id: z.string(), balance: z.number() }),
   z.strictObject({ source: z.literal('paypal'), id: z.string() }),
 ]);
@@ -111,7 +116,9 @@ export function parseRetailDbJson(value: unknown): RetailDbJson {
   const parsed = RetailDbJsonSchema.safeParse(value);
   if (!parsed.success) {
     const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.')}: ${i.message}`);
-    throw new RetailError(RetailErrorCode.dbInvalid, `not a retail db.json: ${issues.join('; ')}`, { issues });
+    throw new RetailError(RetailErrorCode.dbInvalid, `not a retail db.json: ${issues.join('; ')}`, {
+      issues,
+    });
   }
   const db = parsed.data as RetailDbJson;
   checkKeys(db);
@@ -138,11 +145,31 @@ function insertAll(sqlite: Database.Database, db: RetailDbJson): void {
   );
   Object.values(db.users).forEach((u, pos) => {
     const a = u.address;
-    user.run(u.user_id, pos, u.name.first_name, u.name.last_name, a.address1, a.address2, a.city, a.country,
-      a.state, a.zip, u.email, u.email.toLowerCase(), JSON.stringify(u.orders));
+    user.run(
+      u.user_id,
+      pos,
+      u.name.first_name,
+      u.name.last_name,
+      a.address1,
+      a.address2,
+      a.city,
+      a.country,
+      a.state,
+      a.zip,
+      u.email,
+      u.email.toLowerCase(),
+      JSON.stringify(u.orders),
+    );
     Object.values(u.payment_methods).forEach((m, mpos) =>
-      method.run(u.user_id, m.id, mpos, m.source, m.source === 'credit_card' ? m.brand : null,
-        m.source === 'credit_card' ? m.last_four : null, m.source === 'gift_card' ? m.balance : null),
+      method.run(
+        u.user_id,
+        m.id,
+        mpos,
+        m.source,
+        m.source === 'credit_card' ? m.brand : null,
+        m.source === 'credit_card' ? m.last_four : null,
+        m.source === 'gift_card' ? m.balance : null,
+      ),
     );
   });
   const order = sqlite.prepare(
@@ -157,10 +184,28 @@ function insertAll(sqlite: Database.Database, db: RetailDbJson): void {
   const json = (v: readonly string[] | undefined) => (v === undefined ? null : JSON.stringify(v));
   Object.values(db.orders).forEach((o, pos) => {
     const a = o.address;
-    order.run(o.order_id, pos, o.user_id, a.address1, a.address2, a.city, a.country, a.state, a.zip, o.status);
-    optional.run(o.cancel_reason ?? null, json(o.exchange_items), json(o.exchange_new_items),
-      o.exchange_payment_method_id ?? null, o.exchange_price_difference ?? null, json(o.return_items),
-      o.return_payment_method_id ?? null, o.order_id);
+    order.run(
+      o.order_id,
+      pos,
+      o.user_id,
+      a.address1,
+      a.address2,
+      a.city,
+      a.country,
+      a.state,
+      a.zip,
+      o.status,
+    );
+    optional.run(
+      o.cancel_reason ?? null,
+      json(o.exchange_items),
+      json(o.exchange_new_items),
+      o.exchange_payment_method_id ?? null,
+      o.exchange_price_difference ?? null,
+      json(o.return_items),
+      o.return_payment_method_id ?? null,
+      o.order_id,
+    );
     insertOrderChildren(sqlite, o, false);
   });
 }

@@ -142,7 +142,11 @@ export function rowToFulfillment(row: FulfillmentRow): RetailFulfillment {
 }
 
 export function rowToPayment(row: PaymentRow): RetailPayment {
-  return { transaction_type: row.transaction_type, amount: row.amount, payment_method_id: row.payment_method_id };
+  return {
+    transaction_type: row.transaction_type,
+    amount: row.amount,
+    payment_method_id: row.payment_method_id,
+  };
 }
 
 /** The parts of an order kept in child tables, in their order. */
@@ -164,11 +168,13 @@ export function rowToOrder(row: OrderRow, children: OrderChildren): RetailOrder 
     payment_history: children.payments.map(rowToPayment),
   };
   if (row.cancel_reason !== null) order.cancel_reason = row.cancel_reason;
-  if (row.exchange_items_json !== null) order.exchange_items = JSON.parse(row.exchange_items_json) as string[];
+  if (row.exchange_items_json !== null)
+    order.exchange_items = JSON.parse(row.exchange_items_json) as string[];
   if (row.exchange_new_items_json !== null) {
     order.exchange_new_items = JSON.parse(row.exchange_new_items_json) as string[];
   }
-  if (row.exchange_payment_method_id !== null) order.exchange_payment_method_id = row.exchange_payment_method_id;
+  if (row.exchange_payment_method_id !== null)
+    order.exchange_payment_method_id = row.exchange_payment_method_id;
   if (row.exchange_price_difference !== null) order.exchange_price_difference = row.exchange_price_difference;
   if (row.return_items_json !== null) order.return_items = JSON.parse(row.return_items_json) as string[];
   if (row.return_payment_method_id !== null) order.return_payment_method_id = row.return_payment_method_id;

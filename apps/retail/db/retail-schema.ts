@@ -8,7 +8,7 @@ export const RETAIL_SCHEMA_VERSION = 1;
  * JSON text, which keeps their key order. Money is REAL (an IEEE double, as in the benchmark).
  *
  * `applied_writes` holds one row per idempotency key a write tool has seen, written in the same
- * transaction as the effect: the recorded output (`succeeded`) or the business error (`failed`).
+ * transaction as the effect: the recorded output (`succeeded`) or the business error (`failed`: `{ message, pythonType }`).
  */
 export const RETAIL_SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS products (
@@ -117,7 +117,8 @@ CREATE TABLE IF NOT EXISTS applied_writes (
   args_digest      TEXT NOT NULL,
   outcome          TEXT NOT NULL CHECK (outcome IN ('succeeded', 'failed')),
   output_json      TEXT,
-  error_message    TEXT,
-  CHECK ((outcome = 'succeeded') = (output_json IS NOT NULL AND error_message IS NULL))
+  error_json       TEXT,
+  CHECK ((outcome = 'succeeded') = (output_json IS NOT NULL AND error_json IS NULL)),
+  CHECK ((outcome = 'failed') = (error_json IS NOT NULL AND output_json IS NULL))
 );
 `;

@@ -27,7 +27,11 @@ export function cancelPendingOrder(db: RetailDb, orderId: string, reason: string
   if (!(RETAIL_CANCEL_REASONS as readonly string[]).includes(reason)) throw toolError('Invalid reason');
   const refunds: RetailPayment[] = [];
   for (const payment of order.payment_history) {
-    refunds.push({ transaction_type: 'refund', amount: payment.amount, payment_method_id: payment.payment_method_id });
+    refunds.push({
+      transaction_type: 'refund',
+      amount: payment.amount,
+      payment_method_id: payment.payment_method_id,
+    });
     const user = getUser(db, order.user_id);
     const method = getPaymentMethod(db, user.user_id, payment.payment_method_id);
     if (method.source === 'gift_card') {
@@ -47,7 +51,11 @@ export function cancelPendingOrder(db: RetailDb, orderId: string, reason: string
  *
  * @throws `Order not found`, `Non-pending order cannot be modified`.
  */
-export function modifyPendingOrderAddress(db: RetailDb, orderId: string, address: RetailAddress): RetailOrder {
+export function modifyPendingOrderAddress(
+  db: RetailDb,
+  orderId: string,
+  address: RetailAddress,
+): RetailOrder {
   const order = getOrder(db, orderId);
   if (!order.status.includes('pending')) throw toolError('Non-pending order cannot be modified');
   order.address = { ...address };
@@ -65,7 +73,11 @@ export function modifyPendingOrderAddress(db: RetailDb, orderId: string, address
  *   order`, `The new payment method should be different from the current one`, `Insufficient gift
  *   card balance to pay for the order`.
  */
-export function modifyPendingOrderPayment(db: RetailDb, orderId: string, paymentMethodId: string): RetailOrder {
+export function modifyPendingOrderPayment(
+  db: RetailDb,
+  orderId: string,
+  paymentMethodId: string,
+): RetailOrder {
   const order = getOrder(db, orderId);
   if (!order.status.includes('pending')) throw toolError('Non-pending order cannot be modified');
   const method = getPaymentMethod(db, order.user_id, paymentMethodId);

@@ -63,7 +63,8 @@ function binary(op: string, a: PyNum, b: PyNum): PyNum {
     case '*':
       return { float: x * y };
     case '/':
-      if (y === 0) throw toolError(bothInt ? 'division by zero' : 'float division by zero', 'ZeroDivisionError');
+      if (y === 0)
+        throw toolError(bothInt ? 'division by zero' : 'float division by zero', 'ZeroDivisionError');
       return { float: x / y };
     case '//':
       return { float: floatFloorDiv(x, y) };

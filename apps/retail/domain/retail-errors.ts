@@ -32,10 +32,14 @@ export class RetailError extends HarnessError {
 
 /**
  * `retail.tool_error` carrying the benchmark's exact message. `pythonType` names the exception class
- * the benchmark raises (`ValueError` for every domain rule; `ZeroDivisionError` etc. from `calculate`).
+ * the benchmark raises (`ValueError` for every domain rule; `ZeroDivisionError` etc. from `calculate`); `extra` adds details (e.g. `replayed`).
  */
-export function toolError(message: string, pythonType = 'ValueError'): RetailError {
-  return new RetailError(RetailErrorCode.toolError, message, { error: message, pythonType });
+export function toolError(
+  message: string,
+  pythonType = 'ValueError',
+  extra: Record<string, unknown> = {},
+): RetailError {
+  return new RetailError(RetailErrorCode.toolError, message, { ...extra, error: message, pythonType });
 }
 
 /** True for a `retail.tool_error`. */

@@ -1,5 +1,11 @@
 import type { RetailDb } from '../db/retail-db.js';
-import type { RetailOrder, RetailPaymentMethod, RetailProduct, RetailUser, RetailVariant } from '../db/retail-types.js';
+import type {
+  RetailOrder,
+  RetailPaymentMethod,
+  RetailProduct,
+  RetailUser,
+  RetailVariant,
+} from '../db/retail-types.js';
 import { toolError } from './retail-errors.js';
 
 /**
