@@ -139,6 +139,7 @@ class Evaluator {
   run(): PyNum {
     if (this.tokens.length === 0) throw syntaxError();
     const value = this.sum();
+    if (this.peek() === ')') throw syntaxError("unmatched ')' (<string>, line 1)");
     if (this.at !== this.tokens.length) throw syntaxError();
     return value;
   }
@@ -203,6 +204,7 @@ class Evaluator {
       this.at++;
       if (this.peek() === ')') throw syntaxError(); // `()` is a tuple in Python: not ported
       const inner = this.sum();
+      if (this.peek() === undefined) throw syntaxError("'(' was never closed (<string>, line 1)");
       if (this.peek() !== ')') throw syntaxError();
       this.at++;
       return inner;
@@ -224,8 +226,8 @@ class Evaluator {
  * @throws RetailError `retail.tool_error` with the benchmark's message: `Invalid characters in
  *   expression`, or the Python exception's text (`division by zero`, `float division by zero`,
  *   `integer division or modulo by zero`, `float floor division by zero`, ...). Known differences
- *   from CPython, all on inputs no task uses: every syntax error reads `invalid syntax (<string>,
- *   line 1)` (CPython sometimes says more); an empty `()` (a tuple in Python) is a syntax error here;
+ *   from CPython, all on inputs no task uses: an unclosed `(` and an unmatched `)` read as in CPython, every other syntax error
+ *   reads `invalid syntax (<string>, line 1)` (CPython sometimes says more); an empty `()` (a tuple in Python) is a syntax error here;
  *   `int ** int` above 100,000 bits fails with `exponent too large`; a float `**` may differ from the C
  *   library's `pow` in the last bit.
  */

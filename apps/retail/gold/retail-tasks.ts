@@ -83,7 +83,7 @@ export function parseRetailTasks(value: unknown): RetailTask[] {
         ...(a.requestor === undefined ? {} : { requestor: a.requestor }),
       })),
       rewardBasis: task.evaluation_criteria?.reward_basis ?? [],
-      raw: task as Record<string, unknown>,
+      raw: task,
     };
   });
 }
