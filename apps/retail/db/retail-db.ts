@@ -35,10 +35,22 @@ export interface UserNameRow {
  * unchanged; a missing entity is `undefined`, never an error: the tools raise the benchmark's errors.
  */
 export class RetailDb {
+  readonly #statements = new Map<string, Database.Statement>();
+
   constructor(readonly sqlite: Database.Database) {
     sqlite.pragma('foreign_keys = ON');
     sqlite.exec(RETAIL_SCHEMA_SQL);
     sqlite.pragma(`user_version = ${RETAIL_SCHEMA_VERSION}`);
+  }
+
+  /** The prepared statement of `sql`, prepared once per connection. */
+  #prepare(sql: string): Database.Statement {
+    let statement = this.#statements.get(sql);
+    if (statement === undefined) {
+      statement = this.sqlite.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
   }
 
   /** Run `fn` in one transaction: `BEGIN IMMEDIATE` at top level, a savepoint when nested. A throw rolls back. */
@@ -49,11 +61,10 @@ export class RetailDb {
 
   /** The order with this id, in `db.json`'s shape, or `undefined`. */
   order(orderId: string): RetailOrder | undefined {
-    const row = this.sqlite.prepare('SELECT * FROM orders WHERE order_id = ?').get(orderId) as
-      OrderRow | undefined;
+    const row = this.#prepare('SELECT * FROM orders WHERE order_id = ?').get(orderId) as OrderRow | undefined;
     if (row === undefined) return undefined;
     const byPos = (table: string) =>
-      this.sqlite.prepare(`SELECT * FROM ${table} WHERE order_id = ? ORDER BY pos`).all(orderId);
+      this.#prepare(`SELECT * FROM ${table} WHERE order_id = ? ORDER BY pos`).all(orderId);
     return rowToOrder(row, {
       items: byPos('order_items') as OrderItemRow[],
       fulfillments: byPos('fulfillments') as FulfillmentRow[],
@@ -63,59 +74,57 @@ export class RetailDb {
 
   /** The user with this id, payment methods in their order, or `undefined`. */
   user(userId: string): RetailUser | undefined {
-    const row = this.sqlite.prepare('SELECT * FROM users WHERE user_id = ?').get(userId) as
-      UserRow | undefined;
+    const row = this.#prepare('SELECT * FROM users WHERE user_id = ?').get(userId) as UserRow | undefined;
     if (row === undefined) return undefined;
-    const methods = this.sqlite
-      .prepare('SELECT * FROM payment_methods WHERE user_id = ? ORDER BY pos')
-      .all(userId) as PaymentMethodRow[];
+    const methods = this.#prepare('SELECT * FROM payment_methods WHERE user_id = ? ORDER BY pos').all(
+      userId,
+    ) as PaymentMethodRow[];
     return rowToUser(row, methods);
   }
 
   /** One payment method of one user, or `undefined`. */
   paymentMethod(userId: string, paymentMethodId: string): RetailPaymentMethod | undefined {
-    const row = this.sqlite
-      .prepare('SELECT * FROM payment_methods WHERE user_id = ? AND id = ?')
-      .get(userId, paymentMethodId) as PaymentMethodRow | undefined;
+    const row = this.#prepare('SELECT * FROM payment_methods WHERE user_id = ? AND id = ?').get(
+      userId,
+      paymentMethodId,
+    ) as PaymentMethodRow | undefined;
     return row === undefined ? undefined : rowToPaymentMethod(row);
   }
 
   /** The product with this id, variants in their order, or `undefined`. */
   product(productId: string): RetailProduct | undefined {
-    const row = this.sqlite
-      .prepare('SELECT name, product_id FROM products WHERE product_id = ?')
-      .get(productId) as { name: string; product_id: string } | undefined;
+    const row = this.#prepare('SELECT name, product_id FROM products WHERE product_id = ?').get(productId) as
+      { name: string; product_id: string } | undefined;
     if (row === undefined) return undefined;
     const variants: Record<string, RetailVariant> = {};
-    const rows = this.sqlite
-      .prepare('SELECT * FROM variants WHERE product_id = ? ORDER BY pos')
-      .all(productId) as VariantRow[];
+    const rows = this.#prepare('SELECT * FROM variants WHERE product_id = ? ORDER BY pos').all(
+      productId,
+    ) as VariantRow[];
     for (const v of rows) variants[v.item_id] = rowToVariant(v);
     return { name: row.name, product_id: row.product_id, variants };
   }
 
   /** A variant of one product, or `undefined`. */
   variant(productId: string, itemId: string): RetailVariant | undefined {
-    const row = this.sqlite
-      .prepare('SELECT * FROM variants WHERE product_id = ? AND item_id = ?')
-      .get(productId, itemId) as VariantRow | undefined;
+    const row = this.#prepare('SELECT * FROM variants WHERE product_id = ? AND item_id = ?').get(
+      productId,
+      itemId,
+    ) as VariantRow | undefined;
     return row === undefined ? undefined : rowToVariant(row);
   }
 
   /** The variant with this item id in the first product (in product order) that has it, or `undefined`. */
   firstVariantWithItemId(itemId: string): RetailVariant | undefined {
-    const row = this.sqlite
-      .prepare(
-        `SELECT v.* FROM variants v JOIN products p ON p.product_id = v.product_id
+    const row = this.#prepare(
+      `SELECT v.* FROM variants v JOIN products p ON p.product_id = v.product_id
          WHERE v.item_id = ? ORDER BY p.pos LIMIT 1`,
-      )
-      .get(itemId) as VariantRow | undefined;
+    ).get(itemId) as VariantRow | undefined;
     return row === undefined ? undefined : rowToVariant(row);
   }
 
   /** Every product's name and id, in product order. */
   productNames(): { name: string; product_id: string }[] {
-    return this.sqlite.prepare('SELECT name, product_id FROM products ORDER BY pos').all() as {
+    return this.#prepare('SELECT name, product_id FROM products ORDER BY pos').all() as {
       name: string;
       product_id: string;
     }[];
@@ -123,73 +132,69 @@ export class RetailDb {
 
   /** Users whose address zip is exactly `zip`, in user order. */
   usersWithZip(zip: string): UserNameRow[] {
-    return this.sqlite
-      .prepare('SELECT user_id, first_name, last_name FROM users WHERE zip = ? ORDER BY pos')
-      .all(zip) as UserNameRow[];
+    return this.#prepare('SELECT user_id, first_name, last_name FROM users WHERE zip = ? ORDER BY pos').all(
+      zip,
+    ) as UserNameRow[];
   }
 
   /** The first user (in user order) whose email, lower-cased by `toLowerCase`, is `foldedEmail`. */
   firstUserWithFoldedEmail(foldedEmail: string): string | undefined {
-    const row = this.sqlite
-      .prepare('SELECT user_id FROM users WHERE email_folded = ? ORDER BY pos LIMIT 1')
-      .get(foldedEmail) as { user_id: string } | undefined;
+    const row = this.#prepare('SELECT user_id FROM users WHERE email_folded = ? ORDER BY pos LIMIT 1').get(
+      foldedEmail,
+    ) as { user_id: string } | undefined;
     return row?.user_id;
   }
 
   /** Write an order back: its own columns and its items, fulfillments and payments (replaced in order). */
   saveOrder(order: RetailOrder): void {
     const a = order.address;
-    this.sqlite
-      .prepare(
-        `UPDATE orders SET user_id = ?, address1 = ?, address2 = ?, city = ?, country = ?, state = ?, zip = ?,
+    this.#prepare(
+      `UPDATE orders SET user_id = ?, address1 = ?, address2 = ?, city = ?, country = ?, state = ?, zip = ?,
            status = ?, cancel_reason = ?, exchange_items_json = ?, exchange_new_items_json = ?,
            exchange_payment_method_id = ?, exchange_price_difference = ?, return_items_json = ?,
            return_payment_method_id = ?
          WHERE order_id = ?`,
-      )
-      .run(
-        order.user_id,
-        a.address1,
-        a.address2,
-        a.city,
-        a.country,
-        a.state,
-        a.zip,
-        order.status,
-        order.cancel_reason ?? null,
-        optionalJson(order.exchange_items),
-        optionalJson(order.exchange_new_items),
-        order.exchange_payment_method_id ?? null,
-        order.exchange_price_difference ?? null,
-        optionalJson(order.return_items),
-        order.return_payment_method_id ?? null,
-        order.order_id,
-      );
+    ).run(
+      order.user_id,
+      a.address1,
+      a.address2,
+      a.city,
+      a.country,
+      a.state,
+      a.zip,
+      order.status,
+      order.cancel_reason ?? null,
+      optionalJson(order.exchange_items),
+      optionalJson(order.exchange_new_items),
+      order.exchange_payment_method_id ?? null,
+      order.exchange_price_difference ?? null,
+      optionalJson(order.return_items),
+      order.return_payment_method_id ?? null,
+      order.order_id,
+    );
     insertOrderChildren(this.sqlite, order, true);
   }
 
   /** Set a gift card's balance. */
   setGiftCardBalance(userId: string, paymentMethodId: string, balance: number): void {
-    this.sqlite
-      .prepare(`UPDATE payment_methods SET balance = ? WHERE user_id = ? AND id = ? AND source = 'gift_card'`)
-      .run(balance, userId, paymentMethodId);
+    this.#prepare(
+      `UPDATE payment_methods SET balance = ? WHERE user_id = ? AND id = ? AND source = 'gift_card'`,
+    ).run(balance, userId, paymentMethodId);
   }
 
   /** Replace a user's default address. */
   setUserAddress(userId: string, address: RetailAddress): void {
-    this.sqlite
-      .prepare(
-        `UPDATE users SET address1 = ?, address2 = ?, city = ?, country = ?, state = ?, zip = ? WHERE user_id = ?`,
-      )
-      .run(
-        address.address1,
-        address.address2,
-        address.city,
-        address.country,
-        address.state,
-        address.zip,
-        userId,
-      );
+    this.#prepare(
+      `UPDATE users SET address1 = ?, address2 = ?, city = ?, country = ?, state = ?, zip = ? WHERE user_id = ?`,
+    ).run(
+      address.address1,
+      address.address2,
+      address.city,
+      address.country,
+      address.state,
+      address.zip,
+      userId,
+    );
   }
 
   /** The database file's bytes (`sqlite3_serialize`): a template for copies. */

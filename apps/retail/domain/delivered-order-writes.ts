@@ -1,6 +1,7 @@
 import type { RetailDb } from '../db/retail-db.js';
 import type { RetailOrder } from '../db/retail-types.js';
-import { compareCodePoints, pyRound2 } from './py-float.js';
+import { pyRound2 } from './py-float.js';
+import { compareCodePoints } from './py-json.js';
 import { toolError } from './retail-errors.js';
 import { countOf, firstPayment, getOrder, getPaymentMethod, getUser, getVariant } from './retail-lookup.js';
 

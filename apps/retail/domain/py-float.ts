@@ -1,5 +1,6 @@
 /**
- * Python's float behaviour where the benchmark depends on it: `round(x, 2)` and `repr(x)`/`str(x)`.
+ * Python's float behaviour where the benchmark depends on it: `round(x, 2)` and `repr(x)`/`str(x)`
+ * (`json.dumps` is in py-json.ts).
  * JavaScript numbers are the same IEEE doubles as Python floats, so `+ - * /` agree already.
  */
 
@@ -47,34 +48,4 @@ export function pyFloatRepr(x: number): string {
   const whole = digits.slice(0, exponent + 1).padEnd(exponent + 1, '0');
   const fraction = digits.slice(exponent + 1);
   return `${sign}${whole}.${fraction === '' ? '0' : fraction}`;
-}
-
-/**
- * Python's `json.dumps(value, sort_keys=True)` of a flat map of strings: `{"a": "b", "c": "d"}`
- * (separators `", "` and `": "`), keys sorted by code point, non-ASCII escaped as `\uXXXX`
- * (`ensure_ascii`).
- */
-export function pyJsonDumpsSortedStringMap(map: ReadonlyMap<string, string>): string {
-  const keys = [...map.keys()].sort(compareCodePoints);
-  const body = keys.map((k) => `${pyJsonString(k)}: ${pyJsonString(map.get(k) ?? '')}`).join(', ');
-  return `{${body}}`;
-}
-
-/** Python's `json.dumps` of one string (`ensure_ascii=True`). */
-export function pyJsonString(s: string): string {
-  return JSON.stringify(s).replace(
-    /[\u007f-\uffff]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
-}
-
-/** Python's string order: by code point (UTF-16 order differs only above the BMP). */
-export function compareCodePoints(a: string, b: string): number {
-  const ca = [...a];
-  const cb = [...b];
-  for (let i = 0; i < Math.min(ca.length, cb.length); i++) {
-    const d = (ca[i]?.codePointAt(0) ?? 0) - (cb[i]?.codePointAt(0) ?? 0);
-    if (d !== 0) return d;
-  }
-  return ca.length - cb.length;
 }

@@ -1,6 +1,6 @@
 import type { RetailDb } from '../db/retail-db.js';
 import type { RetailProduct, RetailUser, RetailVariant } from '../db/retail-types.js';
-import { pyJsonDumpsSortedStringMap } from './py-float.js';
+import { pyJsonDumpsSortedStringMap } from './py-json.js';
 import { toolError } from './retail-errors.js';
 import { getItem, getOrder, getProduct, getUser } from './retail-lookup.js';
 import { orderView } from './retail-views.js';

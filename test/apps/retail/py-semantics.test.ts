@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pyCalculate } from '../../../apps/retail/domain/py-calculate.js';
-import { pyFloatRepr, pyJsonDumpsSortedStringMap, pyRound2 } from '../../../apps/retail/domain/py-float.js';
+import { pyFloatRepr, pyRound2 } from '../../../apps/retail/domain/py-float.js';
+import { pyJsonDumpsSortedStringMap } from '../../../apps/retail/domain/py-json.js';
 
 /** The failure of a calculation: its code and message. */
 function calcError(expression: string): { code: unknown; message: string } {
