@@ -1,12 +1,17 @@
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { ToolCall, ToolContext, ToolExecution } from '../../../src/contract/tool.js';
 import type { RetailDb } from '../../../apps/retail/db/retail-db.js';
 import { RetailDbTemplate } from '../../../apps/retail/db/retail-template.js';
 import type { RetailDbJson } from '../../../apps/retail/db/retail-types.js';
 import { createRetailExecutors } from '../../../apps/retail/tools/retail-tools.js';
 
-/** The benchmark's data, copied unchanged from τ²-bench (see its README). */
-export const TAU2_RETAIL_DIR = '/work/shared/tau2-retail';
+/**
+ * The benchmark's data, copied unchanged from τ²-bench with its licence (apps/retail/data/README.md);
+ * `TAU2_RETAIL_DIR` names another copy of the same files.
+ */
+export const TAU2_RETAIL_DIR =
+  process.env.TAU2_RETAIL_DIR ?? fileURLToPath(new URL('../../../apps/retail/data', import.meta.url));
 export const DB_JSON_PATH = `${TAU2_RETAIL_DIR}/db.json`;
 export const TASKS_TRAIN_PATH = `${TAU2_RETAIL_DIR}/tasks-train.json`;
 
