@@ -51,7 +51,7 @@ describe.skipIf(!realServer())('real server: search attributes on a fresh namesp
   async function runsOn(namespace: string, taskQueue: string): Promise<void> {
     const client = (await connectTier('search-attributes-client', namespace)).client;
     const handle = await startAnswerRun(client, taskQueue, `sa-${namespace}`);
-    expect((await handle.result()).status).toBe('succeeded');
+    expect(((await handle.result()) as { status: string }).status).toBe('succeeded');
     const described = await handle.describe();
     expect(described.searchAttributes.AgentStatus).toEqual(['succeeded']);
   }

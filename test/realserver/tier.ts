@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
+import { msToTs } from '@temporalio/common/lib/time.js';
 import { NativeConnection } from '@temporalio/worker';
 import { inject } from 'vitest';
 import { cliCacheDir } from '../../src/devserver/cli-locator.js';
@@ -141,7 +142,7 @@ export async function temporalCli(args: readonly string[], namespace?: string): 
 export async function registerNamespace(connection: Connection, namespace: string): Promise<void> {
   await connection.workflowService.registerNamespace({
     namespace,
-    workflowExecutionRetentionPeriod: { seconds: 24 * 3600 },
+    workflowExecutionRetentionPeriod: msToTs('1 day'),
   });
   const deadline = Date.now() + 30_000;
   for (;;) {

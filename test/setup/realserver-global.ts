@@ -35,7 +35,7 @@ export default async function setup(project: TestProject): Promise<(() => Promis
   const dir = mkdtempSync(join(tmpdir(), 'harness-realserver-'));
   const postgres = await startTestPostgres({ ignoreExternal: true });
   const cleanups: (() => Promise<void>)[] = [
-    async () => rmSync(dir, { recursive: true, force: true }),
+    () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
     () => postgres.stop(),
   ];
   const teardown = async (): Promise<void> => {
