@@ -12,8 +12,12 @@ export function registerProcessCommands(program: Command, { out, appOf, run }: C
   program
     .command('worker')
     .description('run a worker process (TEMPORAL_ADDRESS or the dev server; it starts no server)')
-    .action((_o, cmd: Command) =>
-      run(async () => (await import('./commands/serve.js')).workerCommand(await appOf(cmd))),
+    .option(
+      '--search-attributes <mode>',
+      "the namespace's search attributes at start: register the missing ones, check only, or skip (default: HARNESS_SEARCH_ATTRIBUTES, else register)",
+    )
+    .action((o: { searchAttributes?: string }, cmd: Command) =>
+      run(async () => (await import('./commands/serve.js')).workerCommand(await appOf(cmd), o)),
     );
 
   program

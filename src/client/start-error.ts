@@ -1,5 +1,4 @@
-import { HarnessError } from '../contract/errors.js';
-import { RUN_SEARCH_ATTRIBUTES } from '../contract/visibility.js';
+import { HARNESS_SEARCH_ATTRIBUTES, missingSearchAttributesError } from '../devserver/search-attributes.js';
 
 /** The messages of `err` and its causes, outermost first (at most 8 levels). */
 function messagesOf(err: unknown): string[] {
@@ -15,7 +14,7 @@ function messagesOf(err: unknown): string[] {
 /**
  * What a failed `client.workflow.start` of a run means, said in one message: a namespace without the
  * harness's search attributes becomes `temporal.search_attributes_missing`, naming the missing ones and
- * the exact `temporal operator search-attribute create` command; any other failure keeps its type and
+ * the exact `temporal operator search-attribute create` commands, one per attribute; any other failure keeps its type and
  * is returned itself with its causes' messages appended to its message (the SDK says only "Failed to
  * start Workflow" and keeps the reason on `cause`), so its class still tells what it is.
  */
@@ -24,15 +23,14 @@ export function startFailure(err: unknown, namespace: string): Error {
   const text = messages.join(': ');
   const missing = [...text.matchAll(/no mapping defined for search attribute (\w+)/g)].map((m) => m[1]!);
   if (missing.length > 0) {
-    const names = RUN_SEARCH_ATTRIBUTES.map((k) => k.name);
-    const args = RUN_SEARCH_ATTRIBUTES.map((k) => `--name ${k.name} --type Keyword`).join(' ');
-    const missingError = new HarnessError(
-      'temporal.search_attributes_missing',
-      `namespace ${namespace} has no search attribute ${[...new Set(missing)].join(', ')}: every run sets ${names.join(', ')}. ` +
-        `Create them once: temporal operator search-attribute create --namespace ${namespace} ${args}`,
-      { missing, namespace },
+    const named = HARNESS_SEARCH_ATTRIBUTES.filter((a) => missing.includes(a.name));
+    return missingSearchAttributesError(
+      namespace,
+      named.length > 0 ? named : missing.map((name) => ({ name, type: 'Keyword' as const })),
+      `the run was not started (a server names only the first attribute it lacks: create each of the five that \`temporal operator search-attribute list --namespace ${namespace}\` does not show)`,
+      err,
+      HARNESS_SEARCH_ATTRIBUTES,
     );
-    return Object.assign(missingError, { cause: err });
   }
   if (!(err instanceof Error)) return new Error(String(err));
   // The same error (callers test its class, e.g. WorkflowExecutionAlreadyStartedError), its message

@@ -15,7 +15,7 @@ export type {
 } from './tool.js';
 export { ArtifactSchema, type Artifact, type ArtifactProvenance } from './artifact.js';
 export { ObservationSchema, type Observation } from './observation.js';
-export { PolicyDecisionSchema, type PolicyDecision } from './policy-decision.js';
+export { PolicyDecisionSchema, type DecisionRules, type PolicyDecision } from './policy-decision.js';
 export { AgentRunInputSchema, describeInputIssues, type AgentRunInput } from './run-input.js';
 export * from './signals.js';
 export {

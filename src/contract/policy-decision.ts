@@ -28,3 +28,25 @@ export const PolicyDecisionSchema = z.lazy(
   ),
 );
 export type PolicyDecision = z.infer<typeof PolicyDecisionSchema>;
+
+/**
+ * The rules a policy decision came from, named in each `policy.decided` event (`rules`) of runs since
+ * `agent-run-decision-rules-v1`: the policy bundle the run pinned for its policy (docs/control-plane.md;
+ * its key, the digest of its content, and the policy it fills), or the policy in code when no bundle
+ * applies. With the run's pins this proves which rules allowed a call without a join to `run.created`.
+ */
+export type DecisionRules =
+  | {
+      readonly source: 'bundle';
+      /** `name@vN` of the bundle. */
+      readonly bundle: string;
+      /** `sha256:` digest of the bundle's canonical content. */
+      readonly digest: string;
+      /** `name@version` of the policy in code whose rules it replaces. */
+      readonly policy: string;
+    }
+  | {
+      readonly source: 'code';
+      /** `name@version` of the policy in code. */
+      readonly policy: string;
+    };

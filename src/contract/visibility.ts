@@ -49,4 +49,5 @@ export const START_FEATURES_MEMO_KEY = 'harnessFeatures';
 export const START_FEATURES: readonly string[] = [
   'agent-run-trust-scope-v1',
   'agent-run-invalid-tool-calls-v1',
+  'agent-run-decision-rules-v1',
 ];

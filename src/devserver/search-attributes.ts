@@ -129,18 +129,23 @@ export function searchAttributeCommands(
   );
 }
 
-/** `temporal.search_attributes_missing`, naming the missing ones and the commands that create them. */
+/**
+ * `temporal.search_attributes_missing`, naming the missing ones and the commands that create them
+ * (one a line): for `create`, default the missing ones (a server that refuses a start names only the
+ * first it lacks, so that caller lists every attribute). Never throws.
+ */
 export function missingSearchAttributesError(
   namespace: string,
   missing: readonly WantedSearchAttribute[],
   reason: string,
   cause?: unknown,
+  create: readonly WantedSearchAttribute[] = missing,
 ): HarnessError {
   const names = missing.map((a) => a.name);
   const err = new HarnessError(
     'temporal.search_attributes_missing',
     `namespace ${namespace} has no search attribute ${names.join(', ')} (every run sets them); ${reason}. ` +
-      `Create them once:\n${searchAttributeCommands(namespace, missing).join('\n')}`,
+      `Create them once:\n${searchAttributeCommands(namespace, create).join('\n')}`,
     { namespace, missing: names },
   );
   return cause === undefined ? err : Object.assign(err, { cause });

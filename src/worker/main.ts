@@ -16,10 +16,22 @@ import { tracingFromConfig } from '../telemetry/tracing.js';
 import { createHarnessWorker } from './harness-worker.js';
 import { installWorkerRuntime } from './runtime.js';
 import { harnessSettings, redactUrl } from './settings.js';
+import type { SearchAttributesMode } from '../devserver/search-attributes.js';
 import { describePayloadCodec, payloadCodecFromEnv } from '../codec/codec-from-env.js';
 
-/** Run a worker for `app` until SIGINT/SIGTERM. */
-export async function runWorkerProcess(app: HarnessApp): Promise<void> {
+/** What the command line may set for a worker process (over the environment's settings). */
+export interface WorkerProcessOptions {
+  /** Default `HARNESS_SEARCH_ATTRIBUTES`, else `register`. */
+  readonly searchAttributes?: SearchAttributesMode;
+}
+
+/**
+ * Run a worker for `app` until SIGINT/SIGTERM.
+ * @throws before polling: a definition that does not compose, a bad `HARNESS_SEARCH_ATTRIBUTES`, a
+ *   connection that fails, and (mode `check`, or `register` without the right) a namespace without
+ *   the harness's search attributes (`temporal.search_attributes_missing`, naming the commands).
+ */
+export async function runWorkerProcess(app: HarnessApp, options: WorkerProcessOptions = {}): Promise<void> {
   // The whole definition, once: a bad one stops the worker here (a run checks only its own profile).
   composeAgentRun(app.definition);
   installWorkerRuntime();
@@ -46,6 +58,7 @@ export async function runWorkerProcess(app: HarnessApp): Promise<void> {
     workflowBundle: bundlePath ? { codePath: bundlePath } : undefined,
     tracing,
     payloadCodec: payloadCodec ?? null,
+    searchAttributes: options.searchAttributes ?? settings.searchAttributes,
   });
   const stop = (): void => worker.shutdown();
   process.once('SIGINT', stop);

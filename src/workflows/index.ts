@@ -32,6 +32,7 @@ export {
 export type { RunView } from '../contract/run-view.js';
 
 export { createGoalProfile, type GoalProfileConfig } from './runner/goal-profile.js';
+export type { ActionDescriber, DescribedAction } from './runner/action-summary.js';
 export {
   createGraphProfile,
   OUTPUT_FEEDBACK_KEY,

@@ -20,6 +20,7 @@ import { refundRunInput } from '../support/harness.js';
 import { TEST_KEYS, TEST_PRINCIPALS, testStartSigner } from '../support/principals.js';
 import { createTokenIssuer, testServiceConfig, type TokenIssuer } from '../support/run-service.js';
 import { startWorker, uniqueTaskQueue } from '../support/temporal.js';
+import { runCli } from './cli-support.js';
 
 /**
  * A plain Temporal server (started here without the dev wrapper's `--search-attribute` flags, so the
@@ -101,6 +102,51 @@ describe('a Temporal server without the harness search attributes', { timeout: 1
     } finally {
       await c.close();
     }
+  });
+
+  it('`harness worker`: HARNESS_SEARCH_ATTRIBUTES=check stops it naming them; a bad mode is a usage error', async () => {
+    const env = {
+      TEMPORAL_ADDRESS: server.address,
+      TEMPORAL_NAMESPACE: server.namespace,
+      HARNESS_TASK_QUEUE: uniqueTaskQueue('sa-cli'),
+      HARNESS_STORE_URL: `sqlite:${join(dir, 'cli-evidence.db')}`,
+      HARNESS_REFUND_DB: join(dir, 'cli-refund.db'),
+      HARNESS_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
+    };
+    const checked = await runCli(['worker'], { ...env, HARNESS_SEARCH_ATTRIBUTES: 'check' });
+    expect(checked.code).toBe(1);
+    expect(checked.stdout).not.toContain('polling');
+    for (const name of NAMES) expect(checked.stderr).toContain(`--name ${name} --type Keyword`);
+    const bad = await runCli(['worker', '--search-attributes', 'sometimes'], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--search-attributes: 'sometimes' is not one of register, check, skip");
+    const badEnv = await runCli(['worker'], { ...env, HARNESS_SEARCH_ATTRIBUTES: 'maybe' });
+    expect(badEnv.code).not.toBe(0);
+    expect(badEnv.stderr).toContain("HARNESS_SEARCH_ATTRIBUTES: 'maybe' is not one of register, check, skip");
+    // Nothing was registered by any of them.
+    expect((await checkSearchAttributes(connection, server.namespace)).missing).toHaveLength(5);
+  });
+
+  it('startAgentRun says why it was refused: the attribute the server named, a create command for each', async () => {
+    const input = refundRunInput({ task: { message: 'refund ORD-1001 please', customerId: 'C1001' } });
+    const signer = testStartSigner(input);
+    const err = await startAgentRun(client, {
+      taskQueue: uniqueTaskQueue('sa-start'),
+      workflowId: `sa-start-${Date.now()}`,
+      input,
+      ...(signer ? { signer } : {}),
+    }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(isHarnessError(err, 'temporal.search_attributes_missing')).toBe(true);
+    expect(err?.message).toMatch(/^namespace default has no search attribute Agent\w+ /);
+    const commands = err!.message.split('\n').filter((l) => l.startsWith('temporal operator'));
+    expect(commands).toEqual(
+      NAMES.map(
+        (n) => `temporal operator search-attribute create --namespace default --name ${n} --type Keyword`,
+      ),
+    );
   });
 
   it("the run service's /readyz says not ready naming them; a check-only service does not start", async () => {

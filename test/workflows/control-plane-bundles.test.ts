@@ -7,6 +7,7 @@ import proto from '@temporalio/proto';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { createShowcaseComposition } from '../../apps/showcase/composition.js';
 import type { RefundComposition } from '../../apps/refund/composition.js';
+import { recordFixtureIfAsked } from '../support/record-fixture.js';
 import { startAgentRun } from '../../src/client/start-run.js';
 import type { AgentRunInput } from '../../src/contract/run-input.js';
 import type { BundlePin } from '../../src/contract/bundles.js';
@@ -484,6 +485,8 @@ describe('control-plane bundles: a prompt rolled out to 20 % of new runs (real s
       status: 'budget_exhausted',
     });
     expect(result.versions.policy).toBe('read_only@v1');
+    // HARNESS_RECORD_HISTORIES=<dir> keeps it as a replay fixture: decisions that name their rules.
+    await recordFixtureIfAsked(t.client, id!, 'support-policy-bundle-decision-rules-v1');
     const pin = await pinOf(base, id!);
     expect(pin).toMatchObject({
       rollout: 'read-rules',
@@ -497,6 +500,13 @@ describe('control-plane bundles: a prompt rolled out to 20 % of new runs (real s
     for (const d of decided.filter((e) => e.data.stage === 'dispatch')) {
       expect(d.data).toMatchObject({ decision: 'deny', policyVersion: 'read_only@v1' });
       expect(d.data.reasonCodes).toContain('support.reads_frozen');
+      // The decision names the rules that decided: the pinned bundle, with its content digest.
+      expect(d.data.rules).toEqual({
+        source: 'bundle',
+        bundle: 'read-rules@v1',
+        digest: pin!.policy!.digest,
+        policy: 'read_only@v1',
+      });
     }
     expect(decided.some((e) => e.data.stage === 'dispatch')).toBe(true);
     // The profile's own instructions: the arm has no prompt bundle for it.

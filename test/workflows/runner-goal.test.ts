@@ -175,10 +175,10 @@ describe('agentRun with a goal profile on the real server', () => {
     expect(JSON.stringify(groups[1]?.messages)).toContain('policy.denied');
     expect(JSON.stringify(groups[1]?.messages)).toContain('refund.owner_not_verified');
     const events = await h.composition.store.listEvents(handle.workflowId);
-    expect(events.find((e) => e.type === 'policy.decided')?.data).toMatchObject({
-      tool: 'refund.create',
-      decision: 'deny',
-    });
+    const denied = events.find((e) => e.type === 'policy.decided')?.data;
+    expect(denied).toMatchObject({ tool: 'refund.create', decision: 'deny' });
+    // No policy bundle pinned: the rules that decided are the policy in code the decision names.
+    expect(denied?.rules).toEqual({ source: 'code', policy: denied?.policyVersion });
     expect(await historyEventTypes(handle)).not.toContain('EVENT_TYPE_WORKFLOW_TASK_FAILED');
   });
 

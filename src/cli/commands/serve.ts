@@ -6,14 +6,26 @@ import { tracingFromEnv } from '../../telemetry/tracing.js';
 import { createHarnessWorker } from '../../worker/harness-worker.js';
 import { runWorkerProcess } from '../../worker/main.js';
 import { installWorkerRuntime } from '../../worker/runtime.js';
-import { harnessSettings } from '../../worker/settings.js';
+import { harnessSettings, parseSearchAttributesMode } from '../../worker/settings.js';
+import type { SearchAttributesMode } from '../../devserver/search-attributes.js';
 import { describePayloadCodec, payloadCodecFromEnv } from '../../codec/codec-from-env.js';
-import { EXIT } from '../errors.js';
+import { EXIT, usageError } from '../errors.js';
 import type { Output } from '../output.js';
 
-/** `harness worker`: the standalone worker process (src/worker/main.ts) until SIGINT/SIGTERM. */
-export async function workerCommand(app: HarnessApp): Promise<number> {
-  await runWorkerProcess(app);
+/**
+ * `harness worker`: the standalone worker process (src/worker/main.ts) until SIGINT/SIGTERM.
+ * @throws CliError (usage, exit 2) for a `--search-attributes` that is not a mode; what
+ *   {@link runWorkerProcess} throws.
+ */
+export async function workerCommand(app: HarnessApp, o: { searchAttributes?: string } = {}): Promise<number> {
+  let searchAttributes: SearchAttributesMode | undefined;
+  try {
+    if (o.searchAttributes !== undefined)
+      searchAttributes = parseSearchAttributesMode(o.searchAttributes, '--search-attributes');
+  } catch (err) {
+    throw usageError((err as Error).message, { option: '--search-attributes' });
+  }
+  await runWorkerProcess(app, searchAttributes ? { searchAttributes } : {});
   return EXIT.ok;
 }
 

@@ -1,10 +1,8 @@
 import type { ToolDefinition } from '../../contract/tool.js';
-import { canonicalJson } from '../../registry/sandbox.js';
-import { maskSecrets } from '../guardrails/data-taint.js';
+import { actionSummary } from './action-summary.js';
 import type { HumanGate } from './human-gate.js';
 import { obligationKind } from './obligations.js';
 import type { RunCore } from './run-core.js';
-import { versionedName } from '../../contract/versioned-name.js';
 
 /**
  * An obligation a signed run meets before dispatch, by waiting: the customer's confirmation, the
@@ -44,7 +42,7 @@ export async function meetObligations(
       'confirmation',
       {
         decisionType: 'customer_confirmation',
-        summary: `${versionedName(def.name, def.version)} ${maskSecrets(canonicalJson(args)).slice(0, 300)}`,
+        summary: actionSummary(core.describeAction, def, args),
         riskReasons: confirmUser,
         action: { tool: def.name, version: def.version, args },
       },

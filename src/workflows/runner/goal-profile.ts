@@ -12,6 +12,7 @@ import {
   type ProfileResult,
 } from './profile.js';
 import type { RunContext } from './run-context.js';
+import type { ActionDescriber } from './action-summary.js';
 import { versionedName } from '../../contract/versioned-name.js';
 
 export interface GoalProfileConfig {
@@ -33,6 +34,8 @@ export interface GoalProfileConfig {
   readonly interpret?: (text: string) => unknown;
   /** When the output guardrail blocks the final output (default fail); see {@link BlockedOutputChoice}. */
   readonly onBlockedOutput?: BlockedOutputChoice;
+  /** How a person asked about one of its tool calls reads it; see {@link Profile.describeAction}. */
+  readonly describeAction?: ActionDescriber;
   /**
    * Recall the thread's memory at the start (`ctx.recall()`, one bookkeeping activity) and give it to
    * the model after the task, as `memory` items of trust `verified` (docs/context.md). Off by
@@ -136,6 +139,7 @@ export function createGoalProfile(config: GoalProfileConfig): Profile {
     tools: config.tools,
     policies: config.policies,
     ...(config.onBlockedOutput ? { onBlockedOutput: config.onBlockedOutput } : {}),
+    ...(config.describeAction ? { describeAction: config.describeAction } : {}),
     run(ctx: RunContext): Promise<ProfileResult> {
       const goal = ctx.task[config.goalField ?? 'message'];
       // After a continue-as-new the pending messages come from the checkpoint; earlier turns are in

@@ -1,5 +1,6 @@
 import type { CompletionContract } from '../completion/index.js';
 import type { BlockedOutputChoice, ProfilePolicies } from './profile.js';
+import type { ActionDescriber } from './action-summary.js';
 import type { ConfirmRequest, RunContext } from './run-context.js';
 import type { NodeRetryPolicy } from './graph-node-retry.js';
 import type { GraphStateSchema } from './graph-state-patch.js';
@@ -76,6 +77,8 @@ export interface GraphDefinition<S> {
    * that produced it runs again with the block's feedback in its state under {@link OUTPUT_FEEDBACK_KEY}.
    */
   readonly onBlockedOutput?: BlockedOutputChoice;
+  /** How a person asked about one of its tool calls reads it; see `Profile.describeAction`. */
+  readonly describeAction?: ActionDescriber;
 }
 
 /** The state key under which a terminal node that runs again finds the {@link BlockedOutputFeedback}. */

@@ -63,6 +63,7 @@ export function createGraphProfile<S extends Record<string, unknown>>(g: GraphDe
     tools: g.tools,
     policies: g.policies,
     ...(g.onBlockedOutput ? { onBlockedOutput: g.onBlockedOutput } : {}),
+    ...(g.describeAction ? { describeAction: g.describeAction } : {}),
     check: () => void built(),
     run: (ctx) => built().run(ctx),
   };

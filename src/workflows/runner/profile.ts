@@ -1,6 +1,7 @@
 import type { CompletionContract } from '../completion/index.js';
 import { HarnessError } from '../../contract/errors.js';
 import type { RunContext } from './run-context.js';
+import type { ActionDescriber } from './action-summary.js';
 
 /** What a profile is told when the output guardrail blocked its final output (no output text in it). */
 export interface BlockedOutputFeedback {
@@ -51,6 +52,13 @@ export interface Profile {
   readonly policies: ProfilePolicies;
   /** When the output guardrail blocks the final output; default `{ action: 'fail' }`. */
   readonly onBlockedOutput?: BlockedOutputChoice;
+  /**
+   * How a person asked to confirm or approve one of this profile's tool calls reads it (the human
+   * request's summary); default `tool@version {arguments}`. See {@link ActionDescriber}: pure,
+   * secret-masked, cut to 500 characters, the default when it throws. A change to it shows in the waits
+   * of runs in flight; give the profile a new version for a new phrasing, as for new instructions.
+   */
+  readonly describeAction?: ActionDescriber;
   /**
    * Build and check what the profile builds on first use (a graph profile's graph and state schema),
    * throwing what that throws. `composeAgentRun` (the worker process at start, `harness start`) calls

@@ -2,6 +2,8 @@ import type { GuardrailFinding, InputGuardrailResult } from '../guardrails/index
 import type { Policy, PolicySubject } from '../policy/index.js';
 import type { AgentEvent, DataClassification } from '../../contract/agent-event.js';
 import type { RunnerPorts } from './ports.js';
+import type { ActionDescriber } from './action-summary.js';
+import type { DecisionRules } from '../../contract/policy-decision.js';
 import type { RunFeatures } from './run-features.js';
 import type { RunState } from './run-state.js';
 import type { RunStatus } from '../../contract/statuses.js';
@@ -25,9 +27,13 @@ export interface RunCore {
   /** The behaviours the run takes only when its host says so (run-features.ts). */
   readonly features: RunFeatures;
   readonly policy: Policy;
+  /** The rules the run's policy decisions come from: its pinned policy bundle, or the code. */
+  readonly decisionRules: DecisionRules;
   /** The run's tenant and user, passed into every policy request. */
   readonly subject: PolicySubject | undefined;
   readonly profileTools: readonly string[];
+  /** The profile's phrasing of a tool call for the person asked about it (see {@link ActionDescriber}). */
+  readonly describeAction: ActionDescriber | undefined;
   /**
    * Does the run write the event envelope of `agent-run-event-envelope-v1` (catalogue producer and
    * classification, OTel trace id, `run.paused`, `model.started`, `model.failed`)? Decided at its start.

@@ -30,6 +30,8 @@ export const RUN_FEATURES = [
   'modelFallback',
   /** Malformed or unoffered tool calls come back to the model as tool errors (when its profile asks). */
   'invalidToolCalls',
+  /** Each `policy.decided` event names the rules that decided: the pinned policy bundle, or the code. */
+  'decisionRules',
 ] as const;
 
 export type RunFeature = (typeof RUN_FEATURES)[number];

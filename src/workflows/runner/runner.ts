@@ -20,6 +20,9 @@ import type { InvalidToolCall, ModelDecision, ModelPurpose, RunnerPorts } from '
 import { rejectInvalidToolCall } from './invalid-tool-call.js';
 import { IN_MEMORY_FEATURES, type RunFeatures } from './run-features.js';
 import type { Profile } from './profile.js';
+import type { ActionDescriber } from './action-summary.js';
+import { decisionRulesOf } from './decision-rules.js';
+import type { DecisionRules } from '../../contract/policy-decision.js';
 import type { RunCore, TransitionPatch } from './run-core.js';
 import type {
   ConfirmRequest,
@@ -55,6 +58,8 @@ export class Runner implements RunContext, RunCore {
   readonly subject: PolicySubject | undefined;
   readonly policy: Policy;
   readonly profileTools: readonly string[];
+  readonly describeAction: ActionDescriber | undefined;
+  readonly decisionRules: DecisionRules;
   readonly gate: HumanGate;
   private readonly tools: ToolPipeline;
   private readonly finish: RunFinish;
@@ -84,6 +89,8 @@ export class Runner implements RunContext, RunCore {
     this.subject = options.subject;
     this.policy = options.policy;
     this.profileTools = options.profile.tools;
+    this.describeAction = options.profile.describeAction;
+    this.decisionRules = decisionRulesOf(options.policy, options.bundles);
     this.gate = new HumanGate(
       this,
       options.approvalTimeoutSeconds,

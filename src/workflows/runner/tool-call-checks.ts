@@ -130,6 +130,7 @@ export class ToolCallChecks {
       version: def.version,
       argsDigest,
       ...decision,
+      ...(this.core.features.on('decisionRules') ? { rules: this.core.decisionRules } : {}),
     });
     if (decision.decision === 'deny') {
       return rejectCall(

@@ -1,7 +1,6 @@
 import type { Observation } from '../../contract/observation.js';
 import type { ToolDefinition } from '../../contract/tool.js';
 import { recheckDecision } from '../policy/index.js';
-import { canonicalJson } from '../../registry/sandbox.js';
 import type { HumanGate } from './human-gate.js';
 import type { ObservationBase } from '../../contract/observation-text.js';
 import type { ToolCallInput } from './ports.js';
@@ -9,7 +8,7 @@ import type { RunCore } from './run-core.js';
 import type { ToolOptions } from './run-context.js';
 import type { InvocationSummary } from './run-state.js';
 import { settleResult } from './settle-result.js';
-import { maskSecrets } from '../guardrails/data-taint.js';
+import { actionSummary } from './action-summary.js';
 import { callPromise } from './call-promise.js';
 import { ToolCallChecks, type CheckedCall } from './tool-call-checks.js';
 import { isMetBeforeDispatch, meetObligations } from './dispatch-obligations.js';
@@ -77,7 +76,7 @@ export class ToolPipeline {
         decision.decision === 'require_confirmation' ? 'confirmation' : 'human',
         {
           decisionType: decisionTypeOf(decision.reasonCodes),
-          summary: `${versionedName(def.name, def.version)} ${maskSecrets(canonicalJson(args)).slice(0, 300)}`,
+          summary: actionSummary(this.core.describeAction, def, args),
           policyEvidence: decision.reasonCodes.map((c) => `policy://${decision.policyVersion}#${c}`),
           // Taint digests are the harness's bookkeeping, not facts a person weighs.
           verifiedFacts: Object.keys(state.facts)

@@ -33,5 +33,6 @@ export function temporalRunFeatures(runPatches: RunPatches, decided: StartPatche
     outputTextLimit: () => runPatches.on(OUTPUT_TEXT_LIMIT_PATCH),
     modelFallback: () => runPatches.on(MODEL_FALLBACK_PATCH),
     invalidToolCalls: decided.invalidToolCalls,
+    decisionRules: decided.decisionRules,
   });
 }

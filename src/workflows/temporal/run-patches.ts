@@ -101,8 +101,17 @@ export const INVALID_TOOL_CALLS_PATCH = 'agent-run-invalid-tool-calls-v1';
  */
 export const WRITE_RETRY_IDEMPOTENCY_PATCH = 'agent-run-write-retry-idempotency-v1';
 
+/**
+ * Every `policy.decided` event names the rules that decided (`rules`): the policy bundle the run pinned
+ * for its policy (key, digest, target), or the policy in code. Decided once at the start, without a
+ * marker when the start memo lists it ({@link RunPatches.feature}); a history without it records
+ * decisions without `rules` (their events are the same as before).
+ */
+export const DECISION_RULES_PATCH = 'agent-run-decision-rules-v1';
+
 /** Behaviours a start memo may ask for without a marker ({@link START_FEATURES_MEMO_KEY}). */
-export type StartFeatureId = typeof TRUST_SCOPE_PATCH | typeof INVALID_TOOL_CALLS_PATCH;
+export type StartFeatureId =
+  typeof TRUST_SCOPE_PATCH | typeof INVALID_TOOL_CALLS_PATCH | typeof DECISION_RULES_PATCH;
 
 /** The ids the baseline stands for. */
 export const BASELINE_PATCH_IDS = [

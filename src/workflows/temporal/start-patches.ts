@@ -4,6 +4,7 @@ import {
   GRAPH_NODE_CHECKS_PATCH,
   GUARDRAILS_PATCH,
   INVALID_TOOL_CALLS_PATCH,
+  DECISION_RULES_PATCH,
   SIGNED_DECISIONS_PATCH,
   TRUST_SCOPE_PATCH,
   type RunPatches,
@@ -20,13 +21,16 @@ export interface StartPatches {
   readonly trustScope: boolean;
   /** Goal runs: invalid tool calls are reported to the model (`INVALID_TOOL_CALLS_PATCH`). */
   readonly invalidToolCalls: boolean;
+  /** `policy.decided` events name the rules that decided (`DECISION_RULES_PATCH`). */
+  readonly decisionRules: boolean;
 }
 
 /**
  * In this order: recorded histories have the continue-as-new marker before the guardrails one. The
  * graph node checks are asked only for a graph profile (`graph`); the event envelope next; the trust
  * scope next, only for a run that checks signed decisions; the invalid tool calls last, only for a
- * goal run (not `graph`). Both without a marker when the start memo names them ({@link RunPatches.feature}).
+ * goal run (not `graph`); the decision rules after them, for every run. The last three without a marker
+ * when the start memo names them ({@link RunPatches.feature}).
  */
 export function decideStartPatches(patches: RunPatches, graph: boolean): StartPatches {
   const continueAsNew = patches.on(CONTINUE_AS_NEW_PATCH);
@@ -36,6 +40,7 @@ export function decideStartPatches(patches: RunPatches, graph: boolean): StartPa
   const eventEnvelope = patches.on(EVENT_ENVELOPE_PATCH);
   const trustScope = signedDecisions && patches.feature(TRUST_SCOPE_PATCH);
   const invalidToolCalls = !graph && patches.feature(INVALID_TOOL_CALLS_PATCH);
+  const decisionRules = patches.feature(DECISION_RULES_PATCH);
   return {
     continueAsNew,
     guardrails,
@@ -44,5 +49,6 @@ export function decideStartPatches(patches: RunPatches, graph: boolean): StartPa
     eventEnvelope,
     trustScope,
     invalidToolCalls,
+    decisionRules,
   };
 }

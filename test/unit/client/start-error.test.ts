@@ -13,9 +13,15 @@ describe('a failed start says why in its message', () => {
     const err = startFailure(sdk, 'agents');
     expect(isHarnessError(err, 'temporal.search_attributes_missing')).toBe(true);
     expect(err.message).toContain('namespace agents has no search attribute AgentStatus');
-    expect(err.message).toContain(
-      'temporal operator search-attribute create --namespace agents --name AgentStatus --type Keyword --name AgentWaitingReason --type Keyword --name AgentProfile --type Keyword --name AgentTenant --type Keyword --name AgentUser --type Keyword',
+    // One command a line, for every attribute (the server names only the first it lacks).
+    const commands = err.message.split('\n').filter((l) => l.startsWith('temporal operator'));
+    expect(commands).toEqual(
+      ['AgentStatus', 'AgentWaitingReason', 'AgentProfile', 'AgentTenant', 'AgentUser'].map(
+        (name) =>
+          `temporal operator search-attribute create --namespace agents --name ${name} --type Keyword`,
+      ),
     );
+    expect((err as Error & { details?: { missing?: string[] } }).details?.missing).toEqual(['AgentStatus']);
     expect((err as Error & { cause?: unknown }).cause).toBe(sdk);
   });
 

@@ -14,6 +14,7 @@ describe('docs/extending.md: policy, profile and evaluator examples', () => {
     expect(r.big.reasonCodes).toContain('refund.over_limit');
     expect(r.small.decision).toBe('allow');
     expect(r.verdict).toBe(true);
+    expect(r.described).toBe('Refund 6000.00 EUR on order ORD-1');
   });
 
   it('the authorization example: the keys it leaves out are the defaults', () => {

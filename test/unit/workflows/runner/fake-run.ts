@@ -1,3 +1,4 @@
+import type { BundlePin } from '../../../../src/contract/bundles.js';
 import { createInputGuardrail, createOutputGuardrail } from '../../../../src/workflows/guardrails/index.js';
 import type { GateAuthorization } from '../../../../src/workflows/runner/human-gate.js';
 import type { CarriedWait } from '../../../../src/workflows/runner/carried-wait.js';
@@ -253,6 +254,8 @@ export interface FakeRunOptions {
   readonly invalidToolCalls?: boolean;
   /** Every feature answer at once (e.g. `ALL_FEATURES`), instead of the options above. */
   readonly features?: RunFeatures;
+  /** The control-plane pin the run holds (`RunnerOptions.bundles`). */
+  readonly bundles?: BundlePin;
 }
 
 /** The feature answers of a fake run: its options, with the defaults they document. */
@@ -329,6 +332,7 @@ export function fakeRun(o: FakeRunOptions): FakeRun {
     ...(o.resumed ? { resumed: true } : {}),
     ...(o.carriedWait ? { carriedWait: o.carriedWait } : {}),
     ...(o.eventEnvelope ? { eventEnvelope: o.eventEnvelope } : {}),
+    ...(o.bundles ? { bundles: o.bundles } : {}),
     ...(o.guardrails
       ? { guardrails: { input: createInputGuardrail(), output: createOutputGuardrail() } }
       : {}),
