@@ -35,8 +35,10 @@ export interface StartRealServerOptions {
   readonly postgres: TestPostgres;
   readonly certs: TierCertificates;
   readonly log: (line: string) => void;
-  /** Client certificate the readiness check presents. */
-  readonly probe: { readonly cert: string; readonly key: string };
+  /** Client certificate (and API key, with an authorizer) the readiness check presents. */
+  readonly probe: { readonly cert: string; readonly key: string; readonly apiKey?: string };
+  /** The JWKS API keys are checked against: turns the server's authorizer on (else `--allow-no-auth`). */
+  readonly jwksUrl?: string;
   /** How long the frontend may take to answer (default 90 s). */
   readonly readyWithinMs?: number;
 }
@@ -158,7 +160,12 @@ async function waitUntilServing(
         `the Temporal server exited (${child.exitCode ?? child.signalCode}):\n${output().slice(-4000)}`,
       );
     try {
-      const connection = await Connection.connect({ address, tls, connectTimeout: '2s' });
+      const connection = await Connection.connect({
+        address,
+        tls,
+        connectTimeout: '2s',
+        ...(options.probe.apiKey !== undefined ? { apiKey: options.probe.apiKey } : {}),
+      });
       try {
         await connection.workflowService.listNamespaces({});
         return;
@@ -187,19 +194,13 @@ export async function startRealServer(options: StartRealServerOptions): Promise<
   const db = await setupDatabases(options.build, options.postgres);
   options.log(`schema set up in ${Date.now() - started} ms`);
   const env = await serverEnv(options.certs, db);
+  if (options.jwksUrl !== undefined) env.TEMPORAL_SERVER_JWKS_URL = options.jwksUrl;
   const child = spawn(
     options.build.server,
     [
-      ...[
-        '--root',
-        '/',
-        '--config',
-        SERVER_CONFIG_DIR,
-        '--env',
-        SERVER_CONFIG_ENV,
-        '--allow-no-auth',
-        'start',
-      ],
+      ...['--root', '/', '--config', SERVER_CONFIG_DIR, '--env', SERVER_CONFIG_ENV],
+      ...(options.jwksUrl === undefined ? ['--allow-no-auth'] : []),
+      'start',
       // internal-frontend is not among the services started by default
       ...SERVICES.flatMap((service) => ['--service', service]),
     ],

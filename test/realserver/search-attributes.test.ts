@@ -25,20 +25,31 @@ describe.skipIf(!realServer())('real server: search attributes on a fresh namesp
   let t: TierConnections;
   let composition: RefundComposition;
   const stops: (() => Promise<void>)[] = [];
+  const closes: (() => Promise<void>)[] = [];
 
   beforeAll(async () => {
-    t = await connectTier('search-attributes-test');
+    // the operator who provisions namespaces (temporal-system:admin when the server checks API keys)
+    t = await connectTier('namespace-operator', undefined, tier(), 'system');
     composition = await tierComposition('worker-sa');
   });
   afterAll(async () => {
     for (const stop of stops) await stop();
+    for (const close of closes) await close();
     await composition?.close();
     await t?.close();
   });
 
+  /** A worker with its own connection: `write` on the namespace to check, `admin` to register. */
   async function workerOn(namespace: string, mode: 'check' | 'register', taskQueue: string) {
+    const own = await connectTier(
+      `worker-${mode}`,
+      namespace,
+      tier(),
+      mode === 'register' ? 'admin' : 'write',
+    );
+    closes.push(() => own.close());
     const worker = await createHarnessWorker({
-      connection: t.nativeConnection,
+      connection: own.nativeConnection,
       namespace,
       taskQueue,
       composition,
@@ -49,7 +60,9 @@ describe.skipIf(!realServer())('real server: search attributes on a fresh namesp
   }
 
   async function runsOn(namespace: string, taskQueue: string): Promise<void> {
-    const client = (await connectTier('search-attributes-client', namespace)).client;
+    const own = await connectTier('search-attributes-client', namespace);
+    closes.push(() => own.close());
+    const client = own.client;
     const handle = await startAnswerRun(client, taskQueue, `sa-${namespace}`);
     expect(((await handle.result()) as { status: string }).status).toBe('succeeded');
     const described = await handle.describe();

@@ -8,6 +8,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { inject } from 'vitest';
 import { cliCacheDir } from '../../src/devserver/cli-locator.js';
 import { loadDevServerConfig } from '../../src/devserver/config.js';
+import { mintApiKey, permissionsFor, type TierRole } from './api-keys.js';
 import { issueClientCertificate } from './certs.js';
 
 const run = promisify(execFile);
@@ -49,15 +50,20 @@ export function tier(): RealServerContext {
 
 /**
  * The standard Temporal environment configuration (@temporalio/envconfig) of a process that talks to
- * the tier's server as `commonName` (its own client certificate, issued on first use).
+ * the tier's server as `commonName`: its own client certificate (issued on first use) and, when the
+ * server checks API keys, an API key with `role` on the namespace (default `write`: run workers,
+ * start and decide runs; `admin` also registers namespaces and search attributes).
  */
 export function tierEnv(
   commonName: string,
   namespace?: string,
   ctx: RealServerContext = tier(),
+  role: TierRole = 'write',
 ): Record<string, string> {
   const client = issueClientCertificate(ctx.certDir, commonName);
+  const apiKey = mintApiKey(ctx.certDir, commonName, permissionsFor(namespace ?? ctx.namespace, role));
   return {
+    ...(apiKey !== undefined ? { TEMPORAL_API_KEY: apiKey } : {}),
     TEMPORAL_ADDRESS: ctx.address,
     TEMPORAL_NAMESPACE: namespace ?? ctx.namespace,
     TEMPORAL_TLS_CLIENT_CERT_PATH: client.cert,
@@ -81,9 +87,10 @@ export async function connectTier(
   commonName: string,
   namespace?: string,
   ctx: RealServerContext = tier(),
+  role: TierRole = 'write',
 ): Promise<TierConnections> {
   const loaded = loadClientConnectConfig({
-    overrideEnvVars: tierEnv(commonName, namespace, ctx),
+    overrideEnvVars: tierEnv(commonName, namespace, ctx, role),
     disableFile: true,
   });
   const options = { ...loaded.connectionOptions, address: loaded.connectionOptions.address ?? ctx.address };
@@ -107,7 +114,8 @@ export async function connectTier(
  * connection flags are appended). @throws with the CLI's stderr when it exits non-zero.
  */
 export async function temporalCli(args: readonly string[], namespace?: string): Promise<string> {
-  const env = tierEnv('operator-cli', namespace);
+  const named = args.indexOf('--namespace');
+  const env = tierEnv('operator-cli', named >= 0 ? args[named + 1] : namespace, tier(), 'admin');
   const cli = join(cliCacheDir(loadDevServerConfig().cli.version), 'temporal');
   const flags = [
     '--address',
@@ -125,8 +133,13 @@ export async function temporalCli(args: readonly string[], namespace?: string): 
     ? flags
     : [...flags, '--namespace', env.TEMPORAL_NAMESPACE!];
   try {
+    // the API key goes in the environment (TEMPORAL_API_KEY), never on a command line an error could print
     const { stdout } = await run(cli, [...args, ...withNamespace], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '/',
+        ...(env.TEMPORAL_API_KEY !== undefined ? { TEMPORAL_API_KEY: env.TEMPORAL_API_KEY } : {}),
+      },
     });
     return stdout;
   } catch (err) {

@@ -6,6 +6,7 @@ import { projectRoot } from '../../src/devserver/config.js';
 import { ensureSearchAttributes } from '../../src/devserver/search-attributes.js';
 import { locateServer, serverCacheDir, TEMPORAL_SERVER_VERSION } from '../../src/devserver/server-build.js';
 import { bundleWorkflows } from '../../src/worker/bundle.js';
+import { mintApiKey, serveJwks } from '../realserver/api-keys.js';
 import { makeTierCertificates } from '../realserver/certs.js';
 import { startRealServer } from '../realserver/real-server.js';
 import { connectTier, registerNamespace, type RealServerContext } from '../realserver/tier.js';
@@ -18,7 +19,7 @@ const NAMESPACE = 'harness-realserver';
  * The real-server tier's one server (test/realserver, docs/deploy.md): the Temporal server v1.29.1
  * (built once with go install, cached by version), a throwaway PostgreSQL cluster holding its
  * persistence and visibility databases and the evidence stores, 4 history shards, mTLS on the
- * frontend, on free loopback ports. Without Go and without a cached build it prints one line saying
+ * frontend and API keys (JWTs against a JWKS served here), on free loopback ports. Without Go and without a cached build it prints one line saying
  * the tier is skipped and why, and every test of the tier is skipped.
  */
 export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
@@ -43,7 +44,10 @@ export default async function setup(project: TestProject): Promise<(() => Promis
   };
   try {
     const certs = makeTierCertificates(dir, 'temporal.harness.test');
-    const server = await startRealServer({ build, postgres, certs, log, probe: certs.client('setup') });
+    const jwks = await serveJwks(dir);
+    cleanups.push(() => jwks.close());
+    const probe = { ...certs.client('setup'), apiKey: mintApiKey(dir, 'setup', ['temporal-system:admin']) };
+    const server = await startRealServer({ build, postgres, certs, log, probe, jwksUrl: jwks.url });
     cleanups.push(() => server.stop());
     const ctx: RealServerContext = {
       address: server.address,
@@ -53,7 +57,7 @@ export default async function setup(project: TestProject): Promise<(() => Promis
       storeUrl: postgres.url,
       bundlePath: join(projectRoot, '.data', 'test', 'realserver-workflow-bundle.js'),
     };
-    const t = await connectTier('setup', NAMESPACE, ctx);
+    const t = await connectTier('setup', NAMESPACE, ctx, 'admin');
     try {
       await registerNamespace(t.connection, NAMESPACE);
       await ensureSearchAttributes(t.connection, NAMESPACE, { log });
