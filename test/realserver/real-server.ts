@@ -233,7 +233,7 @@ export async function startRealServer(options: StartRealServerOptions): Promise<
     throw err;
   }
   options.log(
-    `Temporal server v${options.build.version} serving at ${address} (mTLS) after ${Date.now() - started} ms`,
+    `Temporal server v${options.build.version} serving at ${address} (mTLS${options.jwksUrl !== undefined ? ' and API keys' : ''}) after ${Date.now() - started} ms`,
   );
   return {
     address,

@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { msToTs } from '@temporalio/common/lib/time.js';
-import { NativeConnection } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { inject } from 'vitest';
 import { cliCacheDir } from '../../src/devserver/cli-locator.js';
 import { loadDevServerConfig } from '../../src/devserver/config.js';
@@ -82,6 +82,19 @@ export interface TierConnections {
   close(): Promise<void>;
 }
 
+let quiet = false;
+
+/** Worker logs of a test process: warnings and errors only (as test/support/temporal.ts does). */
+function installQuietRuntime(): void {
+  if (quiet) return;
+  quiet = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    /* another module of this process installed it */
+  }
+}
+
 /** Connect as `commonName` through @temporalio/envconfig (the path `TEMPORAL_ADDRESS` takes in the harness). */
 export async function connectTier(
   commonName: string,
@@ -89,6 +102,7 @@ export async function connectTier(
   ctx: RealServerContext = tier(),
   role: TierRole = 'write',
 ): Promise<TierConnections> {
+  installQuietRuntime();
   const loaded = loadClientConnectConfig({
     overrideEnvVars: tierEnv(commonName, namespace, ctx, role),
     disableFile: true,
