@@ -27,6 +27,8 @@ export interface RealServerContext {
   readonly storeUrl: string;
   /** The tests' workflow bundle. */
   readonly bundlePath: string;
+  /** The server's Prometheus scrape URL. */
+  readonly metricsUrl: string;
 }
 
 declare module 'vitest' {

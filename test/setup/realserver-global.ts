@@ -56,6 +56,7 @@ export default async function setup(project: TestProject): Promise<(() => Promis
       certDir: dir,
       storeUrl: postgres.url,
       bundlePath: join(projectRoot, '.data', 'test', 'realserver-workflow-bundle.js'),
+      metricsUrl: `http://${server.metricsAddress}/metrics`,
     };
     const t = await connectTier('setup', NAMESPACE, ctx, 'admin');
     try {
