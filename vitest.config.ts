@@ -12,10 +12,14 @@ function soakRequested(argv: readonly string[] = process.argv): boolean {
 const temporalSetup = ['test/setup/system-global.ts', 'test/setup/temporal-global.ts'];
 
 /**
- * Two projects, and a third on request:
+ * Three projects, and a fourth on request:
  * - `unit`: pure code, no server (test/unit, test/apps, and test/security except `*.server.test.ts`).
  * - `temporal`: real dev server shared by the whole run through a global setup (or TEMPORAL_ADDRESS),
  *   forks pool, workflows bundled once (test/workflows, test/e2e).
+ * - `realserver`: a real Temporal server v1.29.1 (PostgreSQL persistence and visibility, 4 history
+ *   shards, mTLS) started by its own global setup on free loopback ports, after the other projects;
+ *   skipped with one line saying why when Go and a cached server build are both missing
+ *   (test/realserver, docs/deploy.md).
  * - `soak` (only with `--project soak`): long fault soaks (test/soak/*.soak.ts, docs/durability.md),
  *   with the temporal project's global setups.
  */
@@ -53,6 +57,18 @@ export default defineConfig({
           hookTimeout: 180_000,
         },
       },
+      {
+        test: {
+          name: 'realserver',
+          include: ['test/realserver/**/*.test.ts'],
+          globalSetup: ['test/setup/system-global.ts', 'test/setup/realserver-global.ts'],
+          pool: 'forks',
+          maxWorkers: 2,
+          sequence: { groupOrder: 2 },
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
+        },
+      },
       ...(soakRequested()
         ? [
             {
@@ -62,7 +78,7 @@ export default defineConfig({
                 globalSetup: temporalSetup,
                 pool: 'forks' as const,
                 maxWorkers: 1,
-                sequence: { groupOrder: 2 },
+                sequence: { groupOrder: 3 },
                 testTimeout: 60 * 60_000,
                 hookTimeout: 300_000,
               },

@@ -1,7 +1,7 @@
 import { Connection, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
-import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { createHarnessClient } from '../client/harness-client.js';
 import { loadDevServerConfig } from '../devserver/config.js';
+import { externalTemporal } from '../devserver/external-target.js';
 import { openEvidenceStore, type EvidenceStore } from '../activities/store/index.js';
 import { tracingFromEnv } from '../telemetry/tracing.js';
 import { harnessSettings } from '../worker/settings.js';
@@ -25,11 +25,11 @@ export async function connectTemporal(): Promise<CliTemporal> {
   let options: Parameters<typeof Connection.connect>[0];
   let namespace: string;
   let address: string;
-  if (process.env.TEMPORAL_ADDRESS) {
-    const loaded = loadClientConnectConfig();
-    address = loaded.connectionOptions.address ?? process.env.TEMPORAL_ADDRESS;
-    options = { ...loaded.connectionOptions, address };
-    namespace = loaded.namespace ?? 'default';
+  const external = externalTemporal();
+  if (external) {
+    address = external.connectionOptions.address;
+    options = external.connectionOptions;
+    namespace = external.namespace;
   } else {
     const dev = loadDevServerConfig();
     address = `${dev.server.ip}:${dev.server.port}`;

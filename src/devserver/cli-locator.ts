@@ -1,9 +1,9 @@
-import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, renameSync, rmSync, mkdtempSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import { HarnessError } from '../contract/errors.js';
+import { goInstall, harnessCacheDir } from './go-install.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -30,8 +30,7 @@ export class CliBuildError extends HarnessError {
 
 /** The cache folder holding one build per CLI version: `$XDG_CACHE_HOME/agent-harness/temporal-cli/<v>/`. */
 export function cliCacheDir(version: string): string {
-  const base = process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache');
-  return join(base, 'agent-harness', 'temporal-cli', version);
+  return harnessCacheDir('temporal-cli', version);
 }
 
 async function versionLine(path: string): Promise<string | undefined> {
@@ -55,60 +54,24 @@ function findOnPath(name: string): string | undefined {
 }
 
 /**
- * Build the pinned CLI with `go install` into the version's cache folder. Builds into a temporary
- * folder first and renames, so a concurrent or interrupted build never leaves a half-written binary.
- * The version is stamped into the binary so `temporal --version` reports it.
+ * Build the pinned CLI with `go install` into the version's cache folder ({@link goInstall}: a
+ * temporary folder first, then renamed, so a concurrent or interrupted build never leaves a
+ * half-written binary). The version is stamped into the binary so `temporal --version` reports it.
  * @throws CliBuildError with go's output when the build fails.
  */
 export async function buildCli(version: string, log: (line: string) => void): Promise<string> {
-  const dir = cliCacheDir(version);
-  mkdirSync(dir, { recursive: true });
-  const tmp = mkdtempSync(join(dir, '.build-'));
-  log(
-    `Building the Temporal CLI v${version} from the Go module proxy (first run only, a few minutes; cached in ${dir})...`,
+  const [path] = await goInstall(
+    {
+      label: `the Temporal CLI v${version}`,
+      dir: cliCacheDir(version),
+      packages: [`github.com/temporalio/cli/cmd/temporal@v${version}`],
+      binaries: { temporal: 'temporal' },
+      ldflags: `-X=github.com/temporalio/cli/temporalcli.Version=${version}`,
+      error: (message, details) => new CliBuildError(message, { version, ...details }),
+    },
+    log,
   );
-  const started = Date.now();
-  const args = [
-    'install',
-    `-ldflags=-X=github.com/temporalio/cli/temporalcli.Version=${version}`,
-    `github.com/temporalio/cli/cmd/temporal@v${version}`,
-  ];
-  const output: string[] = [];
-  const code = await new Promise<number>((resolvePromise, reject) => {
-    const child = spawn('go', args, {
-      env: { ...process.env, GOBIN: tmp },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const ticker = setInterval(
-      () => log(`  ...still building (${Math.round((Date.now() - started) / 1000)} s)`),
-      30_000,
-    );
-    const collect = (b: Buffer) => output.push(b.toString());
-    child.stdout.on('data', collect);
-    child.stderr.on('data', collect);
-    child.on('error', (err) => {
-      clearInterval(ticker);
-      reject(err);
-    });
-    child.on('close', (c) => {
-      clearInterval(ticker);
-      resolvePromise(c ?? 1);
-    });
-  });
-  const built = join(tmp, 'temporal');
-  if (code !== 0 || !existsSync(built)) {
-    rmSync(tmp, { recursive: true, force: true });
-    const text = output.join('').slice(-4000);
-    throw new CliBuildError(`go install of the Temporal CLI v${version} failed (exit ${code}):\n${text}`, {
-      version,
-      output: text,
-    });
-  }
-  const target = join(dir, 'temporal');
-  renameSync(built, target);
-  rmSync(tmp, { recursive: true, force: true });
-  log(`Built the Temporal CLI v${version} in ${Math.round((Date.now() - started) / 1000)} s.`);
-  return target;
+  return path!;
 }
 
 /**

@@ -60,6 +60,13 @@ export type SearchAttributesMode = 'register' | 'check' | 'skip';
 
 /** The part of a Temporal connection used here: `Connection` (client) and `NativeConnection` (worker) both fit. */
 export interface OperatorConnection {
+  /**
+   * Used, when present, to wait until the namespace accepts the attributes in queries and starts
+   * (see {@link ensureSearchAttributes}); without it only the operator service's list is awaited.
+   */
+  readonly workflowService?: {
+    countWorkflowExecutions(req: { namespace: string; query: string }): Promise<unknown>;
+  };
   readonly operatorService: {
     listSearchAttributes(req: { namespace: string }): Promise<{
       customAttributes?: Record<string, IndexedValueType> | null;
@@ -165,7 +172,7 @@ export interface EnsureSearchAttributesOptions {
   readonly register?: boolean;
   /** Default: {@link HARNESS_SEARCH_ATTRIBUTES}. */
   readonly wanted?: readonly WantedSearchAttribute[];
-  /** How long registered attributes may take to be listed (default 30 s). */
+  /** How long attributes may take to be listed and accepted by the namespace (default 30 s). */
   readonly visibleWithinMs?: number;
   /** Told which attributes were registered. */
   readonly log?: (line: string) => void;
@@ -184,11 +191,14 @@ function grpcCodeName(err: unknown): string {
 /**
  * Make sure `namespace` has the harness's search attributes with the right types. Missing ones are
  * registered when `register` is on (`addSearchAttributes`, then `listSearchAttributes` is polled until
- * they show: a server may list them only after its caches refresh). Returns the names it registered.
+ * they show: a server may list them only after its caches refresh). Then, registered now or before,
+ * it waits until the namespace accepts them in a query (a real server maps new ones only after its
+ * namespace cache refreshes, ~10 s), so a run started after it returns can set them. Returns the
+ * names it registered.
  * @throws HarnessError `temporal.search_attributes_conflict` when one exists with another type;
  *   `temporal.search_attributes_missing` (naming them and the create commands) when some are missing
  *   and `register` is off, when registering them failed (e.g. permission denied: the cause is kept),
- *   or when they are not listed within `visibleWithinMs`; the connection's error when the list fails.
+ *   or when they are not listed and accepted within `visibleWithinMs`; the connection's error when the list fails.
  */
 export async function ensureSearchAttributes(
   connection: OperatorConnection,
@@ -196,9 +206,13 @@ export async function ensureSearchAttributes(
   options: EnsureSearchAttributesOptions = {},
 ): Promise<{ registered: string[] }> {
   const wanted = options.wanted ?? HARNESS_SEARCH_ATTRIBUTES;
+  const withinMs = options.visibleWithinMs ?? 30_000;
   const first = await checkSearchAttributes(connection, namespace, wanted);
   if (first.conflicts.length > 0) throw conflictingSearchAttributesError(namespace, first.conflicts);
-  if (first.missing.length === 0) return { registered: [] };
+  if (first.missing.length === 0) {
+    await awaitAccepted(connection, namespace, wanted, Date.now() + withinMs);
+    return { registered: [] };
+  }
   if (options.register === false)
     throw missingSearchAttributesError(
       namespace,
@@ -216,7 +230,7 @@ export async function ensureSearchAttributes(
       err,
     );
   }
-  const deadline = Date.now() + (options.visibleWithinMs ?? 30_000);
+  const deadline = Date.now() + withinMs;
   for (;;) {
     const now = await checkSearchAttributes(connection, namespace, wanted);
     if (now.conflicts.length > 0) throw conflictingSearchAttributesError(namespace, now.conflicts);
@@ -225,13 +239,51 @@ export async function ensureSearchAttributes(
       throw missingSearchAttributesError(
         namespace,
         now.missing,
-        `they were registered but are not listed after ${Math.round((options.visibleWithinMs ?? 30_000) / 1000)} s (check the server's visibility store)`,
+        `they were registered but are not listed after ${Math.round(withinMs / 1000)} s (check the server's visibility store)`,
       );
     await new Promise((r) => setTimeout(r, 250));
   }
+  await awaitAccepted(connection, namespace, wanted, deadline);
   const registered = first.missing.map((a) => a.name);
   options.log?.(`Registered search attributes on namespace ${namespace}: ${registered.join(', ')}`);
   return { registered };
+}
+
+/**
+ * Wait until the namespace accepts `wanted` in a visibility query, the check a start makes too: a real
+ * server's frontends list a new attribute at once but map it (SQL visibility: to a column of the
+ * namespace) only after their namespace cache refreshes, about 10 s later; until then a start that
+ * sets it fails with INVALID_ARGUMENT "no mapping defined for search attribute". (The CLI dev server
+ * refreshes on every read.) One `countWorkflowExecutions` call when they are accepted; nothing when
+ * the connection has no workflow service. Any error but INVALID_ARGUMENT (e.g. permission denied
+ * to count) ends the wait: the check is then left to the start.
+ * @throws `temporal.search_attributes_missing` when they are still not accepted at `deadline`.
+ */
+async function awaitAccepted(
+  connection: OperatorConnection,
+  namespace: string,
+  wanted: readonly WantedSearchAttribute[],
+  deadline: number,
+): Promise<void> {
+  const service = connection.workflowService;
+  if (service === undefined || wanted.length === 0) return;
+  const query = wanted.map((a) => `${a.name} IS NOT NULL`).join(' AND ');
+  for (;;) {
+    try {
+      await service.countWorkflowExecutions({ namespace, query });
+      return;
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== 3) return;
+      if (Date.now() >= deadline)
+        throw missingSearchAttributesError(
+          namespace,
+          wanted,
+          `they are listed but the namespace does not accept them yet (${(err as Error).message})`,
+          err,
+        );
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
 }
 
 /**

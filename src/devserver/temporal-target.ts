@@ -1,7 +1,7 @@
 import type { NativeConnectionOptions } from '@temporalio/worker';
-import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { loadDevServerConfig, type DevServerConfig } from './config.js';
 import { isTemporalHealthy, startDevServer } from './dev-server.js';
+import { externalTemporal } from './external-target.js';
 import { registerDevSearchAttributes } from './search-attributes.js';
 
 /** Where the harness talks to Temporal, and whether it owns (and must stop) the server. */
@@ -34,14 +34,10 @@ export interface ResolveTemporalOptions {
 export async function resolveTemporal(options: ResolveTemporalOptions = {}): Promise<TemporalTarget> {
   const log = options.log ?? ((line: string) => console.error(line));
   const config = options.config ?? loadDevServerConfig();
-  if (process.env.TEMPORAL_ADDRESS) {
-    const loaded = loadClientConnectConfig();
-    const address = loaded.connectionOptions.address ?? process.env.TEMPORAL_ADDRESS;
-    const namespace = loaded.namespace ?? 'default';
-    const connectionOptions = { ...loaded.connectionOptions, address };
+  const external = externalTemporal();
+  if (external) {
     return {
-      connectionOptions,
-      namespace,
+      ...external,
       uiUrl: process.env.TEMPORAL_UI_URL,
       mode: 'external',
       stop: async () => {},

@@ -11,6 +11,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { loadHarnessApp, type HarnessApp } from './app.js';
 import { composeAgentRun } from '../workflows/index.js';
 import { loadDevServerConfig } from '../devserver/config.js';
+import { externalTemporal } from '../devserver/external-target.js';
 import { tracingConfigFromEnv } from '../telemetry/tracing-config.js';
 import { tracingFromConfig } from '../telemetry/tracing.js';
 import { createHarnessWorker } from './harness-worker.js';
@@ -40,13 +41,11 @@ export async function runWorkerProcess(app: HarnessApp, options: WorkerProcessOp
   const tracing = tracingFromConfig(tracingConfig, 'agent-harness-worker');
   const payloadCodec = payloadCodecFromEnv();
   const dev = loadDevServerConfig();
-  const address = process.env.TEMPORAL_ADDRESS ?? `${dev.server.ip}:${dev.server.port}`;
-  const namespace = process.env.TEMPORAL_NAMESPACE ?? dev.server.namespace;
-  const connection = await NativeConnection.connect(
-    process.env.TEMPORAL_ADDRESS
-      ? (await import('@temporalio/envconfig')).loadClientConnectConfig().connectionOptions
-      : { address },
-  );
+  // TEMPORAL_ADDRESS: that deployment, read as every part of the harness reads it (TLS, API key, profile)
+  const external = externalTemporal();
+  const address = external?.connectionOptions.address ?? `${dev.server.ip}:${dev.server.port}`;
+  const namespace = external?.namespace ?? process.env.TEMPORAL_NAMESPACE ?? dev.server.namespace;
+  const connection = await NativeConnection.connect(external?.connectionOptions ?? { address });
   const composition = await app.createComposition({ storeUrl: settings.storeUrl });
   const bundlePath = process.env.HARNESS_WORKFLOW_BUNDLE;
   const worker = await createHarnessWorker({

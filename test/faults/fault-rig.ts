@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { Client, Connection, type ConnectionOptions, type WorkflowHandle } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { expect, inject } from 'vitest';
 import { refundDrillsFromEnv } from '../support/refund-drills.js';
@@ -72,6 +72,14 @@ export interface FaultRigOptions {
   readonly compositionEnv?: Readonly<Record<string, string>>;
   /** Temporal frontend (default: the shared test server). */
   readonly temporalAddress?: string;
+  /** The rig's client connection, TLS included (default: plain `temporalAddress`); the real-server tier's mTLS. */
+  readonly connection?: ConnectionOptions;
+  /** Namespace (default: the shared test server's). */
+  readonly namespace?: string;
+  /** Evidence store of the rig and its workers (default: SQLite `evidence.db` in the rig's folder). */
+  readonly storeUrl?: string;
+  /** The workflow bundle its workers load (default: the one the global setup built). */
+  readonly bundlePath?: string;
 }
 
 let runtimeInstalled = false;
@@ -92,10 +100,11 @@ export async function createFaultRig(name: string, options: FaultRigOptions = {}
   const dir = mkdtempSync(join(tmpdir(), `harness-fault-${name}-`));
   const taskQueue = uniqueTaskQueue(`fault-${name}`);
   const address = options.temporalAddress ?? inject('temporalAddress');
-  const connection = await Connection.connect({ address });
-  const client = new Client({ connection, namespace: inject('temporalNamespace') });
+  const connection = await Connection.connect(options.connection ?? { address });
+  const client = new Client({ connection, namespace: options.namespace ?? inject('temporalNamespace') });
+  const storeUrl = options.storeUrl ?? `sqlite:${join(dir, 'evidence.db')}`;
   const composition = await createShowcaseComposition({
-    storeUrl: `sqlite:${join(dir, 'evidence.db')}`,
+    storeUrl,
     refundStorePath: join(dir, 'refund.db'),
     env: { ...options.compositionEnv },
     drills: refundDrillsFromEnv({ ...options.compositionEnv }),
@@ -110,8 +119,13 @@ export async function createFaultRig(name: string, options: FaultRigOptions = {}
         taskQueue,
         dir,
         temporalAddress: options.temporalAddress,
+        ...(options.bundlePath !== undefined ? { bundlePath: options.bundlePath } : {}),
         ...o,
-        env: { ...options.compositionEnv, ...o.env },
+        env: {
+          ...options.compositionEnv,
+          ...(options.storeUrl !== undefined ? { HARNESS_STORE_URL: options.storeUrl } : {}),
+          ...o.env,
+        },
       }),
     start: (input, workflowId) => {
       // Signed as the fixtures sign (the workers trust TEST_PRINCIPALS): a run's requester is verified.

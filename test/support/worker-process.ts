@@ -24,6 +24,11 @@ export interface WorkerProcessOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** How long to wait for "polling" (default 60 s). */
   readonly startTimeoutMs?: number;
+  /**
+   * A command the worker runs under, which must exec it (so the pid stays the worker's), e.g.
+   * `['ip', 'netns', 'exec', 'ns-a']` to run it in another network namespace.
+   */
+  readonly wrap?: readonly string[];
 }
 
 const live = new Set<ChildProcessWithoutNullStreams>();
@@ -70,7 +75,9 @@ export async function startWorkerProcess(o: WorkerProcessOptions): Promise<Worke
     HARNESS_APP: join(projectRoot, 'test', 'support', 'test-app.ts'),
     ...o.env,
   });
-  const child = spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'src', 'worker', 'main.ts')], {
+  const command = [process.execPath, '--import', 'tsx', join(projectRoot, 'src', 'worker', 'main.ts')];
+  const [file, ...args] = [...(o.wrap ?? []), ...command];
+  const child = spawn(file!, args, {
     cwd: projectRoot,
     env,
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -96,4 +96,52 @@ describe('the harness search attributes on a namespace', () => {
     expect(isHarnessError(err, 'temporal.search_attributes_missing')).toBe(true);
     expect((err as Error).message).toContain('registered but are not listed after 0 s');
   });
+
+  /** A workflow service whose count query is refused (INVALID_ARGUMENT, as a real server's frontend before its namespace cache refreshes) `refusals` times. */
+  function counting(refusals: number) {
+    const queries: string[] = [];
+    return {
+      queries,
+      workflowService: {
+        countWorkflowExecutions: (req: { namespace: string; query: string }) => {
+          queries.push(req.query);
+          if (queries.length <= refusals)
+            return Promise.reject(
+              Object.assign(
+                new Error('3 INVALID_ARGUMENT: no mapping defined for search attribute AgentStatus'),
+                {
+                  code: 3,
+                },
+              ),
+            );
+          return Promise.resolve({ count: 0 });
+        },
+      },
+    };
+  }
+
+  it('waits until the namespace accepts them in a query, registered now or before', async () => {
+    const op = operator({});
+    const count = counting(2);
+    const connection = { ...op.connection, workflowService: count.workflowService };
+    expect((await ensureSearchAttributes(connection, 'agents')).registered).toEqual(NAMES);
+    expect(count.queries).toHaveLength(3);
+    expect(count.queries[0]).toBe(NAMES.map((n) => `${n} IS NOT NULL`).join(' AND '));
+    // Present already (created with the CLI a moment ago): still waits until they are accepted.
+    const later = counting(1);
+    await ensureSearchAttributes({ ...op.connection, workflowService: later.workflowService }, 'agents', {
+      register: false,
+    });
+    expect(later.queries).toHaveLength(2);
+  });
+
+  it('fails clearly when listed attributes are never accepted', async () => {
+    const op = operator({});
+    const connection = { ...op.connection, workflowService: counting(1_000).workflowService };
+    const err = await ensureSearchAttributes(connection, 'agents', { visibleWithinMs: 300 }).catch(
+      (e: unknown) => e,
+    );
+    expect(isHarnessError(err, 'temporal.search_attributes_missing')).toBe(true);
+    expect((err as Error).message).toContain('listed but the namespace does not accept them yet');
+  });
 });
