@@ -29,14 +29,20 @@ const SERVER_ERRORS = {
     'The service is closing (`service.closing`, Retry-After), or the namespace lacks the search attributes (`temporal.search_attributes_*`)',
   ),
 };
-/** What every `/v1` route may answer: a bad request, a refused token, an admission limit. */
-const V1_ERRORS = {
+/** The client errors of the `/v1` routes, each route picking those it can answer. */
+const CLIENT_ERRORS = {
   '400': error('Invalid request (`request.invalid`, `request.invalid_cursor`...)'),
   '401': error('Missing, invalid or expired bearer token (`auth.*`)'),
   '413': error('Request body over 256 KiB (`request.too_large`)'),
+  '415': error('A body that is not `application/json` (`request.invalid`)'),
   '429': error('Over an admission limit (`rate.*`); see Retry-After'),
-  ...SERVER_ERRORS,
 };
+type ClientError = keyof typeof CLIENT_ERRORS;
+/** `codes` of {@link CLIENT_ERRORS} and the server errors. */
+const errors = (...codes: ClientError[]) => ({
+  ...Object.fromEntries(codes.map((c) => [c, CLIENT_ERRORS[c]])),
+  ...SERVER_ERRORS,
+});
 const runId = { name: 'runId', in: 'path', required: true, schema: { type: 'string' } };
 
 /**
@@ -75,7 +81,7 @@ export function openApiDocument(): Record<string, unknown> {
               'The caller lacks a start role, or asks over its caps (`auth.role_missing`, `run.*`)',
             ),
             '409': error('The Idempotency-Key was used with another request (`idempotency.key_reused`)'),
-            ...V1_ERRORS,
+            ...errors('400', '401', '413', '415', '429'),
           },
         },
         get: {
@@ -86,7 +92,10 @@ export function openApiDocument(): Record<string, unknown> {
             required: false,
             schema: schema(s, 'input'),
           })),
-          responses: { '200': { description: 'A page of runs', ...json(RunListSchema) }, ...V1_ERRORS },
+          responses: {
+            '200': { description: 'A page of runs', ...json(RunListSchema) },
+            ...errors('400', '401'),
+          },
         },
       },
       ...runPaths(),
@@ -156,7 +165,7 @@ function runPaths(): Record<string, unknown> {
         responses: {
           '200': { description: 'The run', ...json(RunDetailSchema) },
           '404': error("No such run in the caller's scope (`run.not_found`)"),
-          ...V1_ERRORS,
+          ...errors('401'),
         },
       },
     },
@@ -174,7 +183,7 @@ function runPaths(): Record<string, unknown> {
           '200': { description: 'The event stream', ...text('text/event-stream') },
           '403': error('Internal events need an operator with a role of `roles.internalEvents`'),
           '404': error("No such run in the caller's scope (`run.not_found`)"),
-          ...V1_ERRORS,
+          ...errors('400', '401', '429'),
         },
       },
     },
@@ -191,7 +200,7 @@ function runPaths(): Record<string, unknown> {
             'The run waits for something else or has ended (`signal.action_mismatch`, `signal.no_pending_action`, `run.closed`)',
           ),
           '422': error('Any other refusal by the run (`decision.*`)'),
-          ...V1_ERRORS,
+          ...errors('400', '401', '413', '415', '429'),
         },
       },
     },
@@ -206,7 +215,7 @@ function runPaths(): Record<string, unknown> {
           '404': error("No such run in the caller's scope (`run.not_found`)"),
           '409': error('The run has ended (`run.closed`)'),
           '422': error('Any other refusal by the run'),
-          ...V1_ERRORS,
+          ...errors('400', '401', '413', '415', '429'),
         },
       },
     },
