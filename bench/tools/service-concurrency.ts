@@ -9,8 +9,8 @@
  * held) runs `refund.graph` with the scripted refund model, so each run waits for an approval. For
  * each level N:
  * 1. idle: 5 starts and 5 decisions one at a time (the service's latency with nothing else running);
- * 2. bare: N concurrent `client.workflow.start` of `agentRun` on a task queue nobody polls (another
- *    `Client` on the same connection): the floor;
+ * 2. bare (another `Client` on the same connection, the same worker and task queue): N concurrent
+ *    `client.workflow.start` of a signed refund run, then N concurrent `decide` updates on them: the floor;
  * 3. starts: N concurrent `POST /v1/runs`, each with its own `Idempotency-Key`, alternating the two
  *    tenants; then 10 of them sent again with their key (each must be 200 `Idempotent-Replayed`);
  * 4. decisions: once every run waits, N concurrent approvals by each tenant's approver.
@@ -31,6 +31,10 @@ import { createRunService } from '../../src/service/run-service.js';
 import { parseServiceConfig } from '../../src/service/service-config.js';
 import { composeAgentRun } from '../../src/workflows/temporal/agent-run-definition.js';
 import { buildRunInput } from '../../src/client/build-run-input.js';
+import { signStart } from '../../src/client/decisions/sign-start.js';
+import { sendDecision, signedPayload } from '../../src/client/decisions/send-decision.js';
+import type { RunView } from '../../src/contract/run-view.js';
+import { QUERY_NAMES } from '../../src/contract/visibility.js';
 import { benchBundleDefinition } from '../workflows/definition.js';
 import { httpAgent, postJson } from '../lib/http-json.js';
 import { machineInfo } from '../lib/machine.js';
@@ -42,7 +46,6 @@ import { timeRequests, timeTemporalCalls, type Spans } from './service-concurren
 import { benchIdentity, spawnWorker, waitAll, type BenchIdentity } from './service-concurrency-rig.js';
 
 const TASK_QUEUE = 'svc-conc';
-const BARE_QUEUE = 'svc-conc-bare';
 const REFUND_TASK = { message: 'refund ORD-1001 please', customerId: 'C1001' };
 const START_BODY = { profile: 'refund.graph', task: REFUND_TASK, modelRoute: 'scripted/refund' };
 
@@ -150,7 +153,14 @@ async function main(): Promise<void> {
 }
 
 /** One level: idle, bare, N concurrent starts, N concurrent decisions; checks and spans. */
-async function level(n: number, url: string, id: BenchIdentity, service: Client, bare: Client, spans: Spans) {
+async function level(
+  n: number,
+  url: string,
+  id: BenchIdentity,
+  service: Client,
+  bareClient: Client,
+  spans: Spans,
+) {
   const tag = `c${n}-${randomUUID().slice(0, 6)}`;
   const tenants = [`${tag}-a`, `${tag}-b`];
   const customer = await Promise.all(tenants.map((t) => id.bearer(t, 'customer')));
@@ -177,26 +187,8 @@ async function level(n: number, url: string, id: BenchIdentity, service: Client,
   for (const [i, runId] of idleRuns.entries())
     idleDecisions.push(await decide(i, runId, idlePending.get(runId)!));
 
-  progress(`level ${n}: ${n} bare client.workflow.start`);
-  const input = buildRunInput({
-    profile: { name: 'refund.graph', version: 'v1' },
-    task: REFUND_TASK,
-    modelRoute: 'scripted/refund',
-    tenantId: `${tag}-bare`,
-    userId: 'bare',
-  });
-  const bareMs = await Promise.all(
-    Array.from({ length: n }, async () => {
-      const t0 = performance.now();
-      await bare.workflow.start('agentRun', {
-        taskQueue: BARE_QUEUE,
-        workflowId: `bare-${randomUUID()}`,
-        args: [input],
-      });
-      return performance.now() - t0;
-    }),
-  );
-
+  progress(`level ${n}: ${n} bare client.workflow.start, then ${n} bare decide updates`);
+  const bare = await bareArm(n, `${tag}-bare`, id, bareClient);
   progress(`level ${n}: ${n} concurrent starts`);
   spans.clear();
   const loop = monitorEventLoopDelay({ resolution: 10 });
@@ -229,23 +221,11 @@ async function level(n: number, url: string, id: BenchIdentity, service: Client,
   return {
     n,
     idle: { start: stats(idleStarts.map((s) => s.ms)), decide: stats(idleDecisions.map((s) => s.ms)) },
-    bareStart: stats(bareMs),
+    bareStart: stats(bare.startMs),
+    bareDecide: stats(bare.decideMs),
     start: stats(starts.map((s) => s.ms)),
     decide: stats(decisions.map((s) => s.ms)),
-    ratioStartP50: round(
-      quantile(
-        starts.map((s) => s.ms),
-        0.5,
-      ) / quantile(bareMs, 0.5),
-      2,
-    ),
-    ratioStartP95: round(
-      quantile(
-        starts.map((s) => s.ms),
-        0.95,
-      ) / quantile(bareMs, 0.95),
-      2,
-    ),
+    ...ratios(starts, decisions, bare),
     statuses: {
       start: tally(starts),
       retry: tally(retries),
@@ -278,6 +258,99 @@ const tally = (v: readonly Timed[]) =>
 const tallyN = (v: readonly number[]) =>
   v.reduce<Record<string, number>>((m, x) => ({ ...m, [String(x)]: (m[String(x)] ?? 0) + 1 }), {});
 
+/**
+ * The floor, on the same worker and task queue: `n` concurrent `client.workflow.start` of a signed
+ * refund run (input built and signed before the clock starts), then, once they all wait, `n`
+ * concurrent `decide` updates (`sendDecision`, payloads signed beforehand) on them.
+ */
+async function bareArm(n: number, tenant: string, id: BenchIdentity, client: Client) {
+  const input = buildRunInput({
+    profile: { name: 'refund.graph', version: 'v1' },
+    task: REFUND_TASK,
+    modelRoute: 'scripted/refund',
+    tenantId: tenant,
+    userId: 'C1001',
+  });
+  const signer = {
+    key: id.delegateKey,
+    onBehalfOf: { sub: 'C1001', kind: 'customer' as const, roles: ['requester'], ten: tenant },
+  };
+  const runs = Array.from({ length: n }, () => {
+    const workflowId = `bare-${randomUUID()}`;
+    return { workflowId, input: signStart(signer, workflowId, input) };
+  });
+  const startMs = await Promise.all(
+    runs.map(async (r) => {
+      const t0 = performance.now();
+      await client.workflow.start('agentRun', {
+        taskQueue: TASK_QUEUE,
+        workflowId: r.workflowId,
+        args: [r.input],
+        searchAttributes: { AgentTenant: [tenant], AgentUser: ['C1001'] },
+      });
+      return performance.now() - t0;
+    }),
+  );
+  await waitAll(
+    client,
+    runs.map((r) => r.workflowId),
+  );
+  const approver = {
+    sub: `dana@${tenant}`,
+    kind: 'approver' as const,
+    roles: ['refund_approver', 'approver'],
+    ten: tenant,
+  };
+  const payloads = await Promise.all(
+    runs.map(async (r) => {
+      const handle = client.workflow.getHandle(r.workflowId);
+      const view = await handle.query<RunView>(QUERY_NAMES.state);
+      const p = view.pendingAction!;
+      const pending = {
+        actionId: p.actionId,
+        ...(p.argsDigest !== undefined ? { argsDigest: p.argsDigest } : {}),
+      };
+      return {
+        handle,
+        payload: signedPayload(id.delegateKey, view, 'approve', { reason: 'bench' }, pending, {
+          onBehalfOf: approver,
+        }),
+      };
+    }),
+  );
+  const decideMs = await Promise.all(
+    payloads.map(async ({ handle, payload }) => {
+      const t0 = performance.now();
+      const outcome = await sendDecision(handle, 'approve', payload);
+      if (!outcome.accepted) throw new Error(`bare decision refused: ${outcome.code} ${outcome.message}`);
+      return performance.now() - t0;
+    }),
+  );
+  return { startMs, decideMs };
+}
+
+/** Service over bare, at p50 and p95, for starts and decisions. */
+function ratios(
+  starts: readonly Timed[],
+  decisions: readonly Timed[],
+  bare: { startMs: number[]; decideMs: number[] },
+) {
+  const r = (a: readonly Timed[], b: readonly number[], q: number) =>
+    round(
+      quantile(
+        a.map((x) => x.ms),
+        q,
+      ) / quantile(b, q),
+      2,
+    );
+  return {
+    ratioStartP50: r(starts, bare.startMs, 0.5),
+    ratioStartP95: r(starts, bare.startMs, 0.95),
+    ratioDecideP50: r(decisions, bare.decideMs, 0.5),
+    ratioDecideP95: r(decisions, bare.decideMs, 0.95),
+  };
+}
+
 function snapshot(spans: Spans): Record<string, ReturnType<typeof stats> & { sumMs: number }> {
   const out: Record<string, ReturnType<typeof stats> & { sumMs: number }> = {};
   for (const [k, v] of spans) out[k] = { ...stats(v), sumMs: Math.round(v.reduce((a, b) => a + b, 0)) };
@@ -303,7 +376,8 @@ function render(levels: Awaited<ReturnType<typeof level>>[]): string {
       `N=${l.n}: idle start p50 ${l.idle.start.p50} / p95 ${l.idle.start.p95}; idle decide p50 ${l.idle.decide.p50} / p95 ${l.idle.decide.p95}`,
       `  bare client.workflow.start  p50 ${l.bareStart.p50}  p95 ${l.bareStart.p95}  max ${l.bareStart.max}`,
       `  service start               p50 ${l.start.p50}  p95 ${l.start.p95}  max ${l.start.max}  (ratio to bare p50 ${l.ratioStartP50}x, p95 ${l.ratioStartP95}x)`,
-      `  service decide              p50 ${l.decide.p50}  p95 ${l.decide.p95}  max ${l.decide.max}`,
+      `  bare executeUpdate (decide) p50 ${l.bareDecide.p50}  p95 ${l.bareDecide.p95}  max ${l.bareDecide.max}`,
+      `  service decide              p50 ${l.decide.p50}  p95 ${l.decide.p95}  max ${l.decide.max}  (ratio to bare p50 ${l.ratioDecideP50}x, p95 ${l.ratioDecideP95}x)`,
       `  statuses: start ${JSON.stringify(l.statuses.start)}, retry ${JSON.stringify(l.statuses.retry)}, decide ${JSON.stringify(l.statuses.decide)}`,
       `  counted: ${JSON.stringify(l.counted)}; event loop delay p50/p99/max ${l.loopDelayMs.p50}/${l.loopDelayMs.p99}/${l.loopDelayMs.max}`,
       `  start spans: ${spanLine(l.spans.start)}`,

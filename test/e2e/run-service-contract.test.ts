@@ -74,7 +74,7 @@ describe('run service contract', { timeout: 240_000 }, () => {
     });
     const text = res.ok ? '' : await res.text();
     if (res.ok) await res.body?.cancel();
-    return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : {} } as ApiAnswer;
+    return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : {}) as ApiAnswer['body'] };
   };
 
   beforeAll(async () => {
