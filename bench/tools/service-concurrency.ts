@@ -62,16 +62,21 @@ const stats = (v: readonly number[]) => ({
   max: round(v.length ? Math.max(...v) : Number.NaN, 1),
 });
 
+/** POST and time it; a request that fails (the client's 30 s timeout) is status 0, code `client.error`. */
 async function timedPost(url: string, bearer: string, body: unknown, headers: Record<string, string> = {}) {
   const t0 = performance.now();
-  const r = await postJson(url, { authorization: bearer, ...headers }, body);
-  const b = r.body as { runId?: string; error?: { code?: string } };
-  return {
-    ms: performance.now() - t0,
-    status: r.status,
-    runId: b.runId,
-    ...(b.error?.code ? { code: b.error.code } : {}),
-  };
+  try {
+    const r = await postJson(url, { authorization: bearer, ...headers }, body);
+    const b = r.body as { runId?: string; error?: { code?: string } };
+    return {
+      ms: performance.now() - t0,
+      status: r.status,
+      runId: b.runId,
+      ...(b.error?.code ? { code: b.error.code } : {}),
+    };
+  } catch {
+    return { ms: performance.now() - t0, status: 0, runId: undefined, code: 'client.error' };
+  }
 }
 
 async function main(): Promise<void> {
@@ -129,7 +134,11 @@ async function main(): Promise<void> {
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
     progress(`run service at ${url}`);
     const results = [];
-    for (const n of levels) results.push(await level(n, url, id, serviceClient, bareClient, spans));
+    for (const n of levels) {
+      const r = await level(n, url, id, serviceClient, bareClient, spans);
+      results.push(r);
+      process.stdout.write(`${render([r])}\n`);
+    }
     const out = { machine, levels: results, elapsedS: round((Date.now() - startedWall) / 1000, 1) };
     const dir = resolve(projectRoot, 'bench', 'results');
     mkdirSync(dir, { recursive: true });
@@ -138,7 +147,7 @@ async function main(): Promise<void> {
       `service-concurrency-${new Date(startedWall).toISOString().replace(/[:.]/g, '-')}.json`,
     );
     writeFileSync(file, `${JSON.stringify(out, null, 1)}\n`);
-    process.stdout.write(`${render(results)}\nresults: ${file}\n`);
+    process.stdout.write(`results: ${file}\n`);
     if (results.some((r) => !r.checks.ok)) process.exitCode = 2;
     await app.close();
     app = undefined;

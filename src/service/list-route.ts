@@ -80,6 +80,7 @@ export function registerListRoute(app: FastifyInstance, o: RunRoutesOptions): vo
       clauses.join(' AND '),
       q.limit,
       q.cursor,
+      q.awaitingDecision === 'true',
     );
     const rows = page.runs.map((e) => {
       const sa = decodeTypedSearchAttributes(e.searchAttributes?.indexedFields);

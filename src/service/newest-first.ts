@@ -62,6 +62,8 @@ export async function newestFirstPage(
   scope: string,
   limit: number,
   cursor: string | undefined,
+  /** The scope selects running runs only (the inbox's `awaitingDecision`): no closed runs to read. */
+  runningOnly = false,
 ): Promise<{ runs: Execution[]; nextCursor?: string }> {
   const after = cursor !== undefined ? readCursor(cursor) : undefined;
   const bound = after ? ` AND StartTime <= '${after.t}'` : '';
@@ -77,7 +79,7 @@ export async function newestFirstPage(
     inPage,
     (rows) => rows.length >= limit,
   );
-  const closed = /ExecutionStatus = 'Running'/.test(scope)
+  const closed = runningOnly
     ? { rows: [], more: false }
     : await readStream(
         list,
