@@ -225,7 +225,8 @@ async function level(
     retriesReplayed: retries.every((r, i) => r.status === 200 && r.runId === starts[i]!.runId),
     visibleExactlyN: visible === n,
     allDecisions200: decisions.every((d) => d.status === 200),
-    oneDecisionPerRun: decisionsPerRun.length === n && decisionsPerRun.every((c) => c === 1),
+    allEnded: decisionsPerRun.length === n,
+    oneDecisionPerRun: decisionsPerRun.every((c) => c === 1),
   };
   return {
     n,
