@@ -43,6 +43,7 @@ import { startPrivateServer } from '../lib/server.js';
 import { parseOptions as parseBenchOptions } from '../lib/options.js';
 import { quantile, round } from '../lib/stats.js';
 import { timeRequests, timeTemporalCalls, type Spans } from './service-concurrency-probe.js';
+import { render } from './service-concurrency-report.js';
 import { benchIdentity, spawnWorker, waitAll, type BenchIdentity } from './service-concurrency-rig.js';
 
 const TASK_QUEUE = 'svc-conc';
@@ -378,33 +379,6 @@ async function countVisible(client: Client, tenants: readonly string[], want: nu
     await new Promise((r) => setTimeout(r, 500));
   }
 }
-
-function render(levels: Awaited<ReturnType<typeof level>>[]): string {
-  const lines = ['run service: concurrent starts and decisions (ms; two tenants)', ''];
-  for (const l of levels) {
-    lines.push(
-      `N=${l.n}: idle start p50 ${l.idle.start.p50} / p95 ${l.idle.start.p95}; idle decide p50 ${l.idle.decide.p50} / p95 ${l.idle.decide.p95}`,
-      `  bare client.workflow.start  p50 ${l.bareStart.p50}  p95 ${l.bareStart.p95}  max ${l.bareStart.max}`,
-      `  service start               p50 ${l.start.p50}  p95 ${l.start.p95}  max ${l.start.max}  (ratio to bare p50 ${l.ratioStartP50}x, p95 ${l.ratioStartP95}x)`,
-      `  bare executeUpdate (decide) p50 ${l.bareDecide.p50}  p95 ${l.bareDecide.p95}  max ${l.bareDecide.max}`,
-      `  service decide              p50 ${l.decide.p50}  p95 ${l.decide.p95}  max ${l.decide.max}  (ratio to bare p50 ${l.ratioDecideP50}x, p95 ${l.ratioDecideP95}x)`,
-      `  statuses: start ${JSON.stringify(l.statuses.start)}, retry ${JSON.stringify(l.statuses.retry)}, decide ${JSON.stringify(l.statuses.decide)}`,
-      `  counted: ${JSON.stringify(l.counted)}; event loop delay p50/p99/max ${l.loopDelayMs.p50}/${l.loopDelayMs.p99}/${l.loopDelayMs.max}`,
-      `  start spans: ${spanLine(l.spans.start)}`,
-      `  decide spans: ${spanLine(l.spans.decide)}`,
-      `  checks: ${Object.entries(l.checks)
-        .map(([k, v]) => `${k} ${v ? 'yes' : 'NO'}`)
-        .join(', ')}`,
-      '',
-    );
-  }
-  return lines.join('\n');
-}
-
-const spanLine = (s: Record<string, { n: number; p50: number; p95: number }>) =>
-  Object.entries(s)
-    .map(([k, v]) => `${k} x${v.n} p50 ${v.p50} p95 ${v.p95}`)
-    .join('; ');
 
 /** Run by service-load.ts when it is given `--concurrency`. */
 export function runConcurrencyBench(): Promise<void> {
