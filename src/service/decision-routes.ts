@@ -1,3 +1,4 @@
+import { WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { QUERY_NAMES } from '../contract/visibility.js';
 import type { RunView } from '../contract/run-view.js';
@@ -16,8 +17,9 @@ import { onBehalfOf, parse, type RunRoutesOptions } from './route-options.js';
  * the service's gate (the token's kind and roles against the run's rules). Only then is a decision
  * signed on the caller's behalf and sent by the `decide` update. Accepted: 200 with the run's answer
  * (`DecisionAnswerSchema`). Refused by the run: 403, 409 or 422 (`decisionStatus`) in the service's one
- * error shape, `{ error: { code, message, actionId?, principal?, approvals? } }`. Temporal's errors
- * (the run cannot be reached) are a 500.
+ * error shape, `{ error: { code, message, actionId?, principal?, approvals? } }`. An update that ran
+ * out of time (its RPC deadline) is 504 `decision.outcome_unknown`: the run may have taken it, so the
+ * caller reads the run before sending it again. Temporal's other errors are a 500.
  */
 export function registerDecisionRoutes(app: FastifyInstance, o: RunRoutesOptions): void {
   const decideFor = async (
@@ -43,7 +45,18 @@ export function registerDecisionRoutes(app: FastifyInstance, o: RunRoutesOptions
     const payload = signedPayload(o.delegateKey, view, d.signal, d.fields, d.pending, {
       onBehalfOf: onBehalfOf(caller),
     });
-    const outcome = await sendDecision(run.handle, d.signal, payload);
+    const outcome = await sendDecision(run.handle, d.signal, payload).catch((err: unknown) => {
+      // The update may have reached the run before its deadline: an unknown outcome, never a failure.
+      if (!(err instanceof WorkflowUpdateRPCTimeoutOrCancelledError)) throw err;
+      o.metrics.count('harness_decisions_total', { decision: label, outcome: 'unknown' });
+      throw new ApiError(
+        504,
+        'decision.outcome_unknown',
+        `run ${req.params.runId} did not answer in time; the ${label} may have been taken: read the run before sending it again`,
+        undefined,
+        { requestId: req.id },
+      );
+    });
     o.metrics.count('harness_decisions_total', {
       decision: label,
       outcome: outcome.accepted ? 'accepted' : 'refused',

@@ -43,6 +43,10 @@ const errors = (...codes: ClientError[]) => ({
   ...Object.fromEntries(codes.map((c) => [c, CLIENT_ERRORS[c]])),
   ...SERVER_ERRORS,
 });
+/** A decision whose update ran out of time: the run may have taken it. */
+const OUTCOME_UNKNOWN = error(
+  'The run did not answer in time; the decision may have been taken (`decision.outcome_unknown`, with `requestId`): read the run before sending it again',
+);
 const runId = { name: 'runId', in: 'path', required: true, schema: { type: 'string' } };
 
 /**
@@ -200,6 +204,7 @@ function runPaths(): Record<string, unknown> {
             'The run waits for something else or has ended (`signal.action_mismatch`, `signal.no_pending_action`, `run.closed`)',
           ),
           '422': error('Any other refusal by the run (`decision.*`)'),
+          '504': OUTCOME_UNKNOWN,
           ...errors('400', '401', '413', '415', '429'),
         },
       },
@@ -215,6 +220,7 @@ function runPaths(): Record<string, unknown> {
           '404': error("No such run in the caller's scope (`run.not_found`)"),
           '409': error('The run has ended (`run.closed`)'),
           '422': error('Any other refusal by the run'),
+          '504': OUTCOME_UNKNOWN,
           ...errors('400', '401', '413', '415', '429'),
         },
       },

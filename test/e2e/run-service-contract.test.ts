@@ -28,6 +28,8 @@ const NOT_DRIVEN = new Set([
   'post /v1/runs/{runId}/decisions 422', // no such refusal reaches the run past the service's gate here
   'post /v1/runs/{runId}/cancel 422',
   'post /v1/runs/{runId}/cancel 403', // the showcase policies let any operator cancel
+  'post /v1/runs/{runId}/decisions 504', // an update past its deadline: test/unit/service/decision-timeout.test.ts
+  'post /v1/runs/{runId}/cancel 504',
 ]);
 
 describe('run service contract', { timeout: 240_000 }, () => {
