@@ -22,6 +22,9 @@
  * through a second service without limits and through the plain client (CPU per start of this
  * process and of the dev server). Everything is closed at the end; the results go to
  * bench/results/service-load-<timestamp>.json.
+ *
+ * `-- --concurrency 50,200` runs bursts of concurrent starts and decisions instead
+ * (service-concurrency.ts).
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -58,6 +61,7 @@ import type { Arm, ClientsResult, Follow, StartSample as ClientStart } from './s
 import { quantile, round } from '../lib/stats.js';
 import { startPrivateServer } from '../lib/server.js';
 import { parseOptions as parseBenchOptions } from '../lib/options.js';
+import { runConcurrencyBench } from './service-concurrency.js';
 
 /** The token issuer and audience the load's service requires (a service refuses to start without). */
 const LOAD_ISSUER = 'https://load.bench.invalid';
@@ -141,6 +145,8 @@ type StartSample = ClientStart & {
 };
 
 async function main(): Promise<void> {
+  // Bursts of concurrent starts and decisions (service-concurrency.ts) instead of the rate test.
+  if (process.argv.includes('--concurrency')) return runConcurrencyBench();
   const o = parseOptions(process.argv.slice(2));
   const startedWall = Date.now();
   const machine = await machineInfo();

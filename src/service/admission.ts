@@ -40,7 +40,7 @@ export class Admission {
    * Take one start from the per-user and per-tenant rate buckets, when the request arrives: before
    * any call to Temporal, so the rate the caller sends is the rate the buckets see (slow visibility
    * counts before them bunched evenly spaced starts into bursts and refused them), and a refusal costs
-   * nothing. A start later refused for active runs has still used its tokens.
+   * nothing. A request that then starts nothing gets its tokens back ({@link refundStartRate}).
    */
   admitStartRate(caller: Caller, now = Date.now()): Refusal | undefined {
     const user = this.userStarts.take(`${caller.tenant}\u0000${caller.user}`, now);
@@ -51,13 +51,25 @@ export class Admission {
         retryAfterSeconds: Math.ceil(user / 1000),
       };
     const tenant = this.tenantStarts.take(caller.tenant, now);
-    if (tenant > 0)
+    if (tenant > 0) {
+      this.userStarts.give(`${caller.tenant}\u0000${caller.user}`); // refused: it costs the user nothing
       return {
         code: 'rate.starts_tenant',
         message: `more than ${this.limits.startsPerTenant.perSecond} run starts per second for this tenant`,
         retryAfterSeconds: Math.ceil(tenant / 1000),
       };
+    }
     return undefined;
+  }
+
+  /**
+   * Give back the start tokens {@link admitStartRate} took for a request that started nothing: an
+   * `Idempotency-Key` retry of a run that exists (its original paid), or a start refused for its active
+   * runs after its tokens were taken.
+   */
+  refundStartRate(caller: Caller): void {
+    this.userStarts.give(`${caller.tenant}\u0000${caller.user}`);
+    this.tenantStarts.give(caller.tenant);
   }
 
   /**

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 
 /**
- * The run service's request and response shapes (docs/api.md). The same zod schemas validate requests
- * and generate the OpenAPI document ({@link openApiDocument}), so the two cannot disagree.
+ * The run service's request and response shapes (docs/api.md). The same zod schemas validate requests,
+ * type what the handlers answer, and generate the OpenAPI document (openapi-document.ts);
+ * test/e2e/run-service-contract.test.ts checks every answer of the real service against it.
  */
 
 export const StartRunBodySchema = z.strictObject({
@@ -93,8 +94,9 @@ export type DecisionBody = z.infer<typeof DecisionBodySchema>;
 
 export const CancelBodySchema = z.strictObject({ reason: z.string().min(1).max(2000) });
 
+/** The run's answer to a decision it accepted (a refusal is an {@link ErrorSchema} error). */
 export const DecisionAnswerSchema = z.object({
-  accepted: z.boolean(),
+  accepted: z.literal(true),
   code: z.string(),
   message: z.string(),
   actionId: z.string().optional(),
@@ -102,125 +104,29 @@ export const DecisionAnswerSchema = z.object({
   approvals: z.object({ have: z.number(), need: z.number() }).optional(),
 });
 
+/**
+ * Every error the service answers, whoever refused (the service or the run): a stable reason `code`,
+ * a `message`, and, where they apply, `requestId` (server errors: the request's id in the service log
+ * and the `x-request-id` header) and what the run said of a decision it refused (`actionId`,
+ * `principal`, `approvals`).
+ */
 export const ErrorSchema = z.object({
-  /** `requestId` (server errors): the request's id in the service log and the `x-request-id` header. */
-  error: z.object({ code: z.string(), message: z.string(), requestId: z.string().optional() }),
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    requestId: z.string().optional(),
+    actionId: z.string().optional(),
+    principal: z.string().optional(),
+    approvals: z.object({ have: z.number(), need: z.number() }).optional(),
+  }),
 });
 
-/** The OpenAPI 3.1 document of the service, generated from the schemas above. */
-export function openApiDocument(): Record<string, unknown> {
-  const schema = (s: z.ZodType) =>
-    z.toJSONSchema(s, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' });
-  const json = (s: z.ZodType) => ({ content: { 'application/json': { schema: schema(s) } } });
-  const errors = {
-    '400': { description: 'Invalid request', ...json(ErrorSchema) },
-    '401': { description: 'Missing, invalid or expired bearer token', ...json(ErrorSchema) },
-    '403': { description: 'The caller lacks a role', ...json(ErrorSchema) },
-    '404': { description: "No such run in the caller's tenant", ...json(ErrorSchema) },
-    '429': { description: 'Over an admission limit; see Retry-After', ...json(ErrorSchema) },
-  };
-  const runId = { name: 'runId', in: 'path', required: true, schema: { type: 'string' } };
-  return {
-    openapi: '3.1.0',
-    info: { title: 'agent-harness run service', version: '1' },
-    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
-    security: [{ bearer: [] }],
-    paths: {
-      '/v1/runs': {
-        post: {
-          summary: 'Start a run for the caller (tenant and user from the token)',
-          parameters: [
-            { name: 'Idempotency-Key', in: 'header', required: false, schema: schema(IdempotencyKeySchema) },
-          ],
-          requestBody: { required: true, ...json(StartRunBodySchema) },
-          responses: {
-            '201': { description: 'Started', ...json(RunSummarySchema) },
-            '200': { description: 'Already started with this Idempotency-Key', ...json(RunSummarySchema) },
-            '409': { description: 'The Idempotency-Key was used with another request', ...json(ErrorSchema) },
-            ...errors,
-          },
-        },
-        get: {
-          summary: "List the caller's tenant's runs, newest first",
-          parameters: Object.entries(ListRunsQuerySchema.shape).map(([name, s]) => ({
-            name,
-            in: 'query',
-            required: false,
-            schema: schema(s),
-          })),
-          responses: { '200': { description: 'A page of runs', ...json(RunListSchema) }, ...errors },
-        },
-      },
-      '/v1/runs/{runId}': {
-        get: {
-          summary: 'One run (its view)',
-          parameters: [runId],
-          responses: { '200': { description: 'The run' }, ...errors },
-        },
-      },
-      '/v1/runs/{runId}/events': {
-        get: {
-          summary:
-            "The run's public events as Server-Sent Events (id = sequence; resumable with Last-Event-ID)",
-          parameters: [
-            runId,
-            { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string' } },
-            { name: 'view', in: 'query', required: false, schema: { enum: ['public', 'internal'] } },
-          ],
-          responses: { '200': { description: 'text/event-stream' }, ...errors },
-        },
-      },
-      '/v1/runs/{runId}/decisions': {
-        post: {
-          summary: "Decide the pending action (signed by the service on the caller's behalf)",
-          parameters: [runId],
-          requestBody: { required: true, ...json(DecisionBodySchema) },
-          responses: {
-            '200': { description: 'Accepted', ...json(DecisionAnswerSchema) },
-            '409': { description: 'Nothing or something else is pending', ...json(DecisionAnswerSchema) },
-            '422': { description: 'Refused by the run', ...json(DecisionAnswerSchema) },
-            ...errors,
-          },
-        },
-      },
-      '/v1/runs/{runId}/cancel': {
-        post: {
-          summary: 'Cancel the run',
-          parameters: [runId],
-          requestBody: { required: true, ...json(CancelBodySchema) },
-          responses: { '200': { description: 'Accepted', ...json(DecisionAnswerSchema) }, ...errors },
-        },
-      },
-      '/healthz': {
-        get: { summary: 'The process is up', security: [], responses: { '200': { description: 'ok' } } },
-      },
-      '/readyz': {
-        get: {
-          summary: "Temporal, the evidence store and the namespace's search attributes are ready",
-          security: [],
-          responses: {
-            '200': { description: 'ready: `{ ready: true, checks }`' },
-            '503': {
-              description:
-                'not ready: `{ ready: false, message, checks: { temporal, store, searchAttributes } }`, each `{ ok, message?, missing? }`',
-            },
-          },
-        },
-      },
-      '/metrics': {
-        get: {
-          summary: 'Prometheus metrics',
-          security: [],
-          responses: { '200': { description: 'text/plain' } },
-        },
-      },
-      '/inbox': {
-        get: {
-          summary: 'The approval inbox (HTML)',
-          security: [],
-          responses: { '200': { description: 'text/html' } },
-        },
-      },
-    },
-  };
-}
+/** What a start answers: the run's id, its execution status, and where to read it and its events. */
+export const StartedRunSchema = z.object({
+  runId: z.string(),
+  /** `RUNNING` for a new run; a replay says what the run is now (`COMPLETED`...). */
+  executionStatus: z.string(),
+  links: z.object({ self: z.string(), events: z.string() }),
+});
+export type StartedRun = z.infer<typeof StartedRunSchema>;
+export type RunList = z.infer<typeof RunListSchema>;

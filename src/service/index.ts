@@ -13,6 +13,6 @@ export {
   type ServiceConfigInput,
 } from './service-config.js';
 export { CallerIdentity, readJwksFile, AuthError, type Caller } from './caller-identity.js';
-export { openApiDocument } from './api-schemas.js';
+export { openApiDocument } from './openapi-document.js';
 export { ensureDevServiceFiles, mintDevToken, devServiceFiles } from './dev-identity.js';
 export { CapsSchema, DEFAULT_BUDGET_CAP, type CapsConfig } from './start-caps.js';

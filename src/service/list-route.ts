@@ -8,11 +8,12 @@ import {
   AgentWaitingReasonKey,
 } from '../contract/visibility.js';
 import { ApiError } from './api-error.js';
-import { ListRunsQuerySchema } from './api-schemas.js';
+import { ListRunsQuerySchema, type RunList } from './api-schemas.js';
 import type { Caller } from './caller-identity.js';
 import { decisionContext, mayTakePending } from './decision-gate.js';
 import { queryView } from './run-access.js';
 import { parse, quote, type RunRoutesOptions } from './route-options.js';
+import { newestFirstPage } from './newest-first.js';
 
 /** Waiting reasons of a run that waits for an approval or a confirmation. */
 const DECISION_WAIT = `AgentWaitingReason IN ('confirmation_required', 'human_decision_required') AND ExecutionStatus = 'Running'`;
@@ -46,10 +47,14 @@ async function mapLimited<T, R>(items: readonly T[], n: number, f: (t: T) => Pro
   return out;
 }
 
-/** `GET /v1/runs`: the runs in the caller's scope, newest first, a page at a time (docs/api.md). */
+/**
+ * `GET /v1/runs`: the runs in the caller's scope, newest (latest started) first, a page at a time
+ * (docs/api.md; newest-first.ts says how, on a visibility store without `ORDER BY`).
+ * @throws ApiError 400 `request.invalid` / `request.invalid_cursor`; Temporal's errors (a 500).
+ */
 export function registerListRoute(app: FastifyInstance, o: RunRoutesOptions): void {
   const { client } = o;
-  app.get('/v1/runs', async (req) => {
+  app.get('/v1/runs', async (req): Promise<RunList> => {
     const caller = o.callerOf(req);
     const q = parse(ListRunsQuerySchema, req.query, 'query');
     const clauses = scopeClauses(caller);
@@ -57,21 +62,27 @@ export function registerListRoute(app: FastifyInstance, o: RunRoutesOptions): vo
     if (q.waitingReason) clauses.push(`AgentWaitingReason = ${quote(q.waitingReason)}`);
     if (q.profile) clauses.push(`AgentProfile = ${quote(q.profile)}`);
     if (q.awaitingDecision === 'true') clauses.push(DECISION_WAIT);
-    const page = await client.workflowService
-      .listWorkflowExecutions({
-        namespace: client.options.namespace,
-        query: clauses.join(' AND '),
-        pageSize: q.limit,
-        ...(q.cursor ? { nextPageToken: Buffer.from(q.cursor, 'base64url') } : {}),
-      })
-      .catch((err: unknown) => {
-        // The server refuses a page token it cannot read as UNKNOWN (gRPC 2, SQL visibility) or
-        // INVALID_ARGUMENT (3). Whatever a cursor says, the scope clauses apply to every page.
-        if (q.cursor && isGrpcServiceError(err) && [2, 3].includes(Number(err.code)))
-          throw new ApiError(400, 'request.invalid_cursor', 'cursor is not one this service issued');
-        throw err;
-      });
-    const rows = (page.executions ?? []).map((e) => {
+    const page = await newestFirstPage(
+      (query, pageSize, token) =>
+        client.workflowService
+          .listWorkflowExecutions({
+            namespace: client.options.namespace,
+            query,
+            pageSize,
+            ...(token ? { nextPageToken: token } : {}),
+          })
+          .catch((err: unknown) => {
+            // A cursor's time the server cannot read (it passed our format check): the caller's mistake.
+            if (q.cursor && isGrpcServiceError(err) && [2, 3].includes(Number(err.code)))
+              throw new ApiError(400, 'request.invalid_cursor', 'cursor is not one this service issued');
+            throw err;
+          }),
+      clauses.join(' AND '),
+      q.limit,
+      q.cursor,
+      q.awaitingDecision === 'true',
+    );
+    const rows = page.runs.map((e) => {
       const sa = decodeTypedSearchAttributes(e.searchAttributes?.indexedFields);
       return {
         user: sa.get(AgentUserKey),
@@ -92,10 +103,9 @@ export function registerListRoute(app: FastifyInstance, o: RunRoutesOptions): vo
       const view = await queryView(client.workflow.getHandle(r.run.runId));
       return view !== undefined && mayTakePending(caller, decisionContext(o.composition, view, r.user));
     });
-    const token = page.nextPageToken;
     return {
       runs: rows.filter((_, i) => keep[i]).map((r) => r.run),
-      ...(token && token.length > 0 ? { nextCursor: Buffer.from(token).toString('base64url') } : {}),
+      ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
     };
   });
 }

@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import type { EvidenceStore } from '../activities/store/index.js';
 import type { Admission } from './admission.js';
-import { openApiDocument } from './api-schemas.js';
+import { openApiDocument } from './openapi-document.js';
 import { INBOX_HEADERS } from './inbox-csp.js';
 import { INBOX_HTML } from './inbox-page.js';
 import { registerReadiness } from './readiness.js';
@@ -25,7 +25,7 @@ export interface OpenRoutesOptions {
  * `/openapi.json`; and the approval inbox page `/inbox`.
  */
 export function registerOpenRoutes(app: FastifyInstance, o: OpenRoutesOptions): void {
-  app.get('/healthz', () => Promise.resolve({ ok: true }));
+  app.get('/healthz', () => Promise.resolve({ ok: true } as const));
   registerReadiness(app, o.client, o.store);
   app.get('/metrics', async (_req, reply) => {
     const gauges: { name: string; labels?: Record<string, string>; value: number; help: string }[] = [

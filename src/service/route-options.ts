@@ -5,6 +5,8 @@ import type { DecisionKey } from '../client/decisions/decision-key.js';
 import type { OnBehalfOf } from '../client/decisions/sign-decision.js';
 import type { EvidenceStore } from '../activities/store/index.js';
 import type { Admission } from './admission.js';
+import type { ActiveRuns } from './active-run-counts.js';
+import type { OpenStreams } from './open-streams.js';
 import { ApiError } from './api-error.js';
 import type { Caller } from './caller-identity.js';
 import type { RunEventFeeds } from './run-event-feed.js';
@@ -21,14 +23,16 @@ export interface RunRoutesOptions {
   readonly config: ServiceConfig;
   readonly admission: Admission;
   readonly metrics: ServiceMetrics;
+  /** Active-run counts for the start admission, shared by concurrent starts. */
+  readonly activeRuns: ActiveRuns;
   /** One store poller per followed run, shared by its streams. */
   readonly feeds: RunEventFeeds;
   /** When a request reached the service (epoch ms, before its token was verified): rate buckets judge by it. */
   readonly arrivedAt: (req: FastifyRequest) => number;
   /** The verified caller of a request (set by the service's auth hook). */
   readonly callerOf: (req: FastifyRequest) => Caller;
-  /** Aborted when the service closes: open event streams end. */
-  readonly closing: AbortSignal;
+  /** The open event streams, all ended when the service closes. */
+  readonly streams: OpenStreams;
 }
 
 /**

@@ -56,13 +56,22 @@ function decidedBy(user: string, view: RunView | undefined, record: RunRecord | 
  *
  * Anything else (no such workflow, another workflow type, another tenant's run, a run started without
  * a tenant, a run out of the caller's scope) is the same 404, so a caller learns nothing about runs
- * they may not see.
+ * they may not see. With `eagerView` (a decision, which needs the view anyway) the `state` query is
+ * sent together with describe, saving a round trip; its answer is returned only for a running run in
+ * scope and dropped otherwise (a query leaves nothing in the run's history).
  * @throws ApiError 404 `run.not_found`; Temporal's and the store's errors as they come.
  */
-export async function accessRun(deps: RunAccessDeps, caller: Caller, runId: string): Promise<RunAccess> {
+export async function accessRun(
+  deps: RunAccessDeps,
+  caller: Caller,
+  runId: string,
+  o: { readonly eagerView?: boolean } = {},
+): Promise<RunAccess> {
   const notFound = () => new ApiError(404, 'run.not_found', `no run ${runId.slice(0, 100)} in your tenant`);
   if (!RUN_ID.test(runId)) throw notFound();
   const handle = deps.client.workflow.getHandle(runId);
+  // Asked together with describe when the caller needs the view anyway; used only once the run is in scope.
+  const eager = o.eagerView ? queryView(handle) : undefined;
   let access: RunAccess;
   try {
     const d = await handle.describe();
@@ -79,9 +88,11 @@ export async function accessRun(deps: RunAccessDeps, caller: Caller, runId: stri
     if (err instanceof WorkflowNotFoundError) throw notFound();
     throw err;
   }
-  if (caller.kind === 'operator' || access.user === caller.user) return access;
+  const early = access.running && eager ? await eager : undefined;
+  if (caller.kind === 'operator' || access.user === caller.user)
+    return early ? { ...access, view: early } : access;
   if (caller.kind !== 'approver') throw notFound();
-  const view = access.running ? await queryView(handle) : undefined;
+  const view = access.running ? (early ?? (await queryView(handle))) : undefined;
   if (view && mayTakePending(caller, decisionContext(deps.composition, view, access.user)))
     return { ...access, view };
   if (decidedBy(caller.user, view, view ? undefined : await deps.store.getRun(runId)))

@@ -8,6 +8,7 @@ import { streamRunEvents } from './event-stream.js';
 import { registerListRoute } from './list-route.js';
 import { accessRun, queryView } from './run-access.js';
 import { hasRole, type RunRoutesOptions } from './route-options.js';
+import type { RunDetail } from './api-responses.js';
 import { registerStartRoute } from './start-route.js';
 
 export type { RunRoutesOptions } from './route-options.js';
@@ -22,7 +23,7 @@ export function registerRunRoutes(app: FastifyInstance, o: RunRoutesOptions): vo
   registerListRoute(app, o);
   registerDecisionRoutes(app, o);
 
-  app.get<{ Params: { runId: string } }>('/v1/runs/:runId', async (req) => {
+  app.get<{ Params: { runId: string } }>('/v1/runs/:runId', async (req): Promise<RunDetail> => {
     const caller = o.callerOf(req);
     const run = await accessRun(o, caller, req.params.runId);
     const record = await o.store.getRun(req.params.runId);
@@ -80,10 +81,9 @@ export function registerRunRoutes(app: FastifyInstance, o: RunRoutesOptions): vo
         throw new ApiError(400, 'request.invalid', 'Last-Event-ID must be an event sequence');
       const slot = o.admission.openStream(caller);
       if ('code' in slot) throw new ApiError(429, slot.code, slot.message, slot.retryAfterSeconds);
-      const stop = new AbortController();
-      const onClose = () => stop.abort();
+      const stream = o.streams.open();
+      const onClose = () => stream.abort();
       req.raw.on('close', onClose);
-      o.closing.addEventListener('abort', onClose, { once: true });
       reply.hijack();
       reply.raw.writeHead(200, {
         'content-type': 'text/event-stream; charset=utf-8',
@@ -103,11 +103,12 @@ export function registerRunRoutes(app: FastifyInstance, o: RunRoutesOptions): vo
           afterSeq,
           view,
           heartbeatMs: o.config.stream.heartbeatMs,
-          signal: stop.signal,
+          signal: stream.signal,
         });
       } finally {
         slot.release();
-        o.closing.removeEventListener('abort', onClose);
+        stream.release();
+        req.raw.off('close', onClose);
         reply.raw.end();
       }
     },

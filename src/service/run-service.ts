@@ -5,6 +5,10 @@ import type { AgentRunComposition } from '../workflows/index.js';
 import type { DecisionKey } from '../client/decisions/decision-key.js';
 import type { EvidenceStore } from '../activities/store/index.js';
 import { Admission } from './admission.js';
+import { ApiError } from './api-error.js';
+import { activeRunsIn } from './active-run-counts.js';
+import { OpenStreams } from './open-streams.js';
+import { MAX_BODY_BYTES } from './body-limit.js';
 import { CallerIdentity } from './caller-identity.js';
 import { waitForHandlersOnClose } from './close-waits.js';
 import { setErrorReplies } from './error-replies.js';
@@ -50,8 +54,7 @@ export interface RunServiceOptions {
   };
 }
 
-/** Largest request body (bytes): a task, a decision. */
-export const MAX_BODY_BYTES = 256 * 1024;
+export { MAX_BODY_BYTES } from './body-limit.js';
 
 /**
  * The run service (`harness serve`, docs/api.md): an HTTP API over the harness client with identity
@@ -74,7 +77,20 @@ export function createRunService(o: RunServiceOptions): FastifyInstance {
     requestIdHeader: false,
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     bodyLimit: MAX_BODY_BYTES,
-    return503OnClosing: true,
+    // Closing is answered below, in the service's one error shape (Fastify's own 503 body is another).
+    return503OnClosing: false,
+  });
+  let closingNow = false;
+  app.addHook('preClose', (done) => {
+    closingNow = true;
+    done();
+  });
+  app.addHook('onRequest', (_req, _reply, done) => {
+    done(
+      closingNow
+        ? new ApiError(503, 'service.closing', 'the service is closing; retry on another instance', 1)
+        : undefined,
+    );
   });
   app.addHook('onReady', async () => {
     if (o.searchAttributes === 'skip') return;
@@ -93,11 +109,11 @@ export function createRunService(o: RunServiceOptions): FastifyInstance {
   });
   const metrics = new ServiceMetrics();
   const admission = new Admission(o.config.limits);
-  const closing = new AbortController();
+  const streams = new OpenStreams();
   const feeds = new RunEventFeeds({ store: o.store, pollMs: o.config.stream.pollMs });
   const requests = addRequestHooks(app, identity, metrics);
   waitForHandlersOnClose(app, async () => {
-    closing.abort();
+    streams.closeAll();
     await feeds.close();
   });
   setErrorReplies(app, metrics);
@@ -111,8 +127,9 @@ export function createRunService(o: RunServiceOptions): FastifyInstance {
     config: o.config,
     admission,
     metrics,
+    activeRuns: activeRunsIn(o.client),
     feeds,
-    closing: closing.signal,
+    streams,
     arrivedAt: requests.arrivedAt,
     callerOf: requests.callerOf,
   });

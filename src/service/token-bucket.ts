@@ -27,6 +27,11 @@ export class TokenBucket {
     return Math.ceil(((1 - this.tokens) / this.perSecond) * 1000);
   }
 
+  /** Give back one token taken for a request that turned out to cost nothing (never above `burst`). */
+  give(): void {
+    this.tokens = Math.min(this.burst, this.tokens + 1);
+  }
+
   /** True when the bucket is full at `now` (it can be forgotten without changing any answer). */
   isFull(now: number): boolean {
     return this.tokens + (Math.max(0, now - this.last) / 1000) * this.perSecond >= this.burst;
@@ -51,6 +56,11 @@ export class BucketMap {
       this.buckets.set(key, b);
     }
     return b.take(now);
+  }
+
+  /** Give back one token of `key` (a bucket already forgotten was full: nothing to give). */
+  give(key: string): void {
+    this.buckets.get(key)?.give();
   }
 
   private sweep(now: number): void {

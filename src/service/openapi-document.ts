@@ -1,0 +1,229 @@
+import { z } from 'zod';
+import {
+  CancelBodySchema,
+  DecisionAnswerSchema,
+  DecisionBodySchema,
+  ErrorSchema,
+  IdempotencyKeySchema,
+  ListRunsQuerySchema,
+  RunListSchema,
+  StartedRunSchema,
+  StartRunBodySchema,
+} from './api-schemas.js';
+import { HealthSchema, ReadinessSchema, RunDetailSchema } from './api-responses.js';
+
+type Io = 'input' | 'output';
+const schema = (s: z.ZodType, io: Io) =>
+  z.toJSONSchema(s, { target: 'draft-2020-12', io, unrepresentable: 'any' });
+/** A JSON body: requests as the service reads them (`input`), answers as it writes them (`output`). */
+const json = (s: z.ZodType, io: Io = 'output') => ({
+  content: { 'application/json': { schema: schema(s, io) } },
+});
+const text = (type: string) => ({ content: { [type]: { schema: { type: 'string' } } } });
+const error = (description: string) => ({ description, ...json(ErrorSchema) });
+
+/** What any route may answer besides its own: a server error, or the service shutting down. */
+const SERVER_ERRORS = {
+  '500': error('Internal error (`service.internal_error`, with `requestId`: see the service log)'),
+  '503': error(
+    'The service is closing (`service.closing`, Retry-After), or the namespace lacks the search attributes (`temporal.search_attributes_*`)',
+  ),
+};
+/** The client errors of the `/v1` routes, each route picking those it can answer. */
+const CLIENT_ERRORS = {
+  '400': error('Invalid request (`request.invalid`, `request.invalid_cursor`...)'),
+  '401': error('Missing, invalid or expired bearer token (`auth.*`)'),
+  '413': error('Request body over 256 KiB (`request.too_large`)'),
+  '415': error('A body that is not `application/json` (`request.invalid`)'),
+  '429': error('Over an admission limit (`rate.*`); see Retry-After'),
+};
+type ClientError = keyof typeof CLIENT_ERRORS;
+/** `codes` of {@link CLIENT_ERRORS} and the server errors. */
+const errors = (...codes: ClientError[]) => ({
+  ...Object.fromEntries(codes.map((c) => [c, CLIENT_ERRORS[c]])),
+  ...SERVER_ERRORS,
+});
+/** A decision whose update ran out of time: the run may have taken it. */
+const OUTCOME_UNKNOWN = error(
+  'The run did not answer in time; the decision may have been taken (`decision.outcome_unknown`, with `requestId`): read the run before sending it again',
+);
+const runId = { name: 'runId', in: 'path', required: true, schema: { type: 'string' } };
+
+/**
+ * The OpenAPI 3.1 document of the service (`GET /openapi.json`), generated from the zod schemas the
+ * handlers parse requests with and type their answers by. Every status a route can answer is listed,
+ * each error as the one `{ error: { code, message, ... } }` shape; test/e2e/run-service-contract.test.ts
+ * drives the real service through each of them and validates every body against this document.
+ */
+export function openApiDocument(): Record<string, unknown> {
+  return {
+    openapi: '3.1.0',
+    info: { title: 'agent-harness run service', version: '1' },
+    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+    security: [{ bearer: [] }],
+    paths: {
+      '/v1/runs': {
+        post: {
+          summary: 'Start a run for the caller (tenant and user from the token)',
+          parameters: [
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              required: false,
+              schema: schema(IdempotencyKeySchema, 'input'),
+            },
+          ],
+          requestBody: { required: true, ...json(StartRunBodySchema, 'input') },
+          responses: {
+            '201': { description: 'Started', ...json(StartedRunSchema) },
+            '200': {
+              description:
+                'Already started with this Idempotency-Key and body (`Idempotent-Replayed: true`); costs no rate token',
+              ...json(StartedRunSchema),
+            },
+            '403': error(
+              'The caller lacks a start role, or asks over its caps (`auth.role_missing`, `run.*`)',
+            ),
+            '409': error('The Idempotency-Key was used with another request (`idempotency.key_reused`)'),
+            ...errors('400', '401', '413', '415', '429'),
+          },
+        },
+        get: {
+          summary: "The runs in the caller's scope, newest (latest started) first",
+          parameters: Object.entries(ListRunsQuerySchema.shape).map(([name, s]) => ({
+            name,
+            in: 'query',
+            required: false,
+            schema: schema(s, 'input'),
+          })),
+          responses: {
+            '200': { description: 'A page of runs', ...json(RunListSchema) },
+            ...errors('400', '401'),
+          },
+        },
+      },
+      ...runPaths(),
+      '/healthz': {
+        get: {
+          summary: 'The process is up',
+          security: [],
+          responses: { '200': { description: 'ok', ...json(HealthSchema) }, ...SERVER_ERRORS },
+        },
+      },
+      '/readyz': {
+        get: {
+          summary: "Temporal, the evidence store and the namespace's search attributes are ready",
+          security: [],
+          responses: {
+            '200': { description: 'Ready', ...json(ReadinessSchema) },
+            '503': {
+              description: 'Not ready (the first failing check in `message`), or the service is closing',
+              content: {
+                'application/json': {
+                  schema: { anyOf: [schema(ReadinessSchema, 'output'), schema(ErrorSchema, 'output')] },
+                },
+              },
+            },
+            '500': SERVER_ERRORS['500'],
+          },
+        },
+      },
+      '/metrics': {
+        get: {
+          summary: 'Prometheus metrics',
+          security: [],
+          responses: { '200': { description: 'Prometheus text', ...text('text/plain') }, ...SERVER_ERRORS },
+        },
+      },
+      '/openapi.json': {
+        get: {
+          summary: 'This document',
+          security: [],
+          responses: {
+            '200': {
+              description: 'OpenAPI 3.1',
+              content: { 'application/json': { schema: { type: 'object' } } },
+            },
+            ...SERVER_ERRORS,
+          },
+        },
+      },
+      '/inbox': {
+        get: {
+          summary: 'The approval inbox (HTML)',
+          security: [],
+          responses: { '200': { description: 'The page', ...text('text/html') }, ...SERVER_ERRORS },
+        },
+      },
+    },
+  };
+}
+
+/** The paths of one run: read, events, decisions, cancel. */
+function runPaths(): Record<string, unknown> {
+  return {
+    '/v1/runs/{runId}': {
+      get: {
+        summary: 'One run in the caller scope',
+        parameters: [runId],
+        responses: {
+          '200': { description: 'The run', ...json(RunDetailSchema) },
+          '404': error("No such run in the caller's scope (`run.not_found`)"),
+          ...errors('401'),
+        },
+      },
+    },
+    '/v1/runs/{runId}/events': {
+      get: {
+        summary:
+          "The run's public events as Server-Sent Events (id = sequence; resumable with Last-Event-ID)",
+        parameters: [
+          runId,
+          { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string' } },
+          { name: 'after', in: 'query', required: false, schema: { type: 'string' } },
+          { name: 'view', in: 'query', required: false, schema: { enum: ['public', 'internal'] } },
+        ],
+        responses: {
+          '200': { description: 'The event stream', ...text('text/event-stream') },
+          '403': error('Internal events need an operator with a role of `roles.internalEvents`'),
+          '404': error("No such run in the caller's scope (`run.not_found`)"),
+          ...errors('400', '401', '429'),
+        },
+      },
+    },
+    '/v1/runs/{runId}/decisions': {
+      post: {
+        summary: "Decide the pending action (signed by the service on the caller's behalf)",
+        parameters: [runId],
+        requestBody: { required: true, ...json(DecisionBodySchema, 'input') },
+        responses: {
+          '200': { description: "Accepted: the run's answer", ...json(DecisionAnswerSchema) },
+          '403': error('This caller may not decide it: refused by the service or the run (`decision.*`)'),
+          '404': error("No such run in the caller's scope (`run.not_found`)"),
+          '409': error(
+            'The run waits for something else or has ended (`signal.action_mismatch`, `signal.no_pending_action`, `run.closed`)',
+          ),
+          '422': error('Any other refusal by the run (`decision.*`)'),
+          '504': OUTCOME_UNKNOWN,
+          ...errors('400', '401', '413', '415', '429'),
+        },
+      },
+    },
+    '/v1/runs/{runId}/cancel': {
+      post: {
+        summary: 'Cancel the run',
+        parameters: [runId],
+        requestBody: { required: true, ...json(CancelBodySchema, 'input') },
+        responses: {
+          '200': { description: "Accepted: the run's answer", ...json(DecisionAnswerSchema) },
+          '403': error('This caller may not cancel it (`decision.role_missing`)'),
+          '404': error("No such run in the caller's scope (`run.not_found`)"),
+          '409': error('The run has ended (`run.closed`)'),
+          '422': error('Any other refusal by the run'),
+          '504': OUTCOME_UNKNOWN,
+          ...errors('400', '401', '413', '415', '429'),
+        },
+      },
+    },
+  };
+}
