@@ -18,7 +18,7 @@ export const OPTIONAL_PACKAGES = {
   fastify: { range: '^5.12.8', feature: 'the run service (harness serve, agent-harness/service)' },
   jose: { range: '^6.2.18', feature: 'the run service (harness serve, harness token)' },
   '@temporalio/testing': {
-    range: '^1.24.0',
+    range: '~1.24.0',
     feature: "the dev server's last-resort Temporal CLI download (harness dev without a CLI or Go)",
   },
 } as const satisfies Readonly<Record<string, { readonly range: string; readonly feature: string }>>;

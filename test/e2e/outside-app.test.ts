@@ -7,13 +7,14 @@
  * SIGKILLed once: run 1 before the ledger commit, run 2 right after it. Each run must succeed with
  * exactly one ledger line.
  */
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, normalize, relative, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RUN_SEARCH_ATTRIBUTES } from '../../src/contract/visibility.js';
 import { projectRoot } from '../../src/devserver/config.js';
 import { startAppProcess, type AppProcess } from '../support/app-process.js';
+import { relativeLinks } from '../support/markdown-links.js';
 import { startOwnTemporalServer, type OwnTemporalServer } from '../support/own-temporal-server.js';
 import { installIntoEmptyProject, installLine, packHarness } from '../support/packed-install.js';
 import { uniqueTaskQueue } from '../support/temporal.js';
@@ -38,12 +39,20 @@ const env = (): Record<string, string> => ({
   HALTS: 'bolt:before,nut:after',
 });
 
-const ledger = (): Array<{ key: string; sku: string; delta: number }> =>
+interface LedgerEntry {
+  readonly key: string;
+  readonly sku: string;
+  readonly delta: number;
+  /** The worker process that committed it. */
+  readonly pid: number;
+}
+
+const ledger = (): LedgerEntry[] =>
   existsSync(ledgerFile)
     ? readFileSync(ledgerFile, 'utf8')
         .split('\n')
         .filter(Boolean)
-        .map((l) => JSON.parse(l) as { key: string; sku: string; delta: number })
+        .map((l) => JSON.parse(l) as LedgerEntry)
     : [];
 
 async function startWorker(): Promise<AppProcess> {
@@ -75,6 +84,18 @@ async function registeredAttributes(): Promise<string[]> {
   return names.filter((n) => out.includes(`"${n}"`));
 }
 
+/** The `tool.*` and `recovery.*` events (type and data) the evidence store holds for `workflowId`. */
+async function storedEvents(workflowId: string): Promise<Array<[string, Record<string, unknown>]>> {
+  const look = startAppProcess(project, 'evidence.mjs', [], env());
+  expect(await look.exited(), look.output()).toBe(0);
+  const runs = look
+    .output()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { runId: string; events: Array<[string, Record<string, unknown>]> });
+  return runs.find((r) => r.runId === workflowId)?.events ?? [];
+}
+
 /**
  * One run: start it, let the tool halt at `point` (marker file), SIGKILL the worker there, start a
  * fresh worker and wait for the run's end. Returns the client's output and the ledger at kill time.
@@ -84,11 +105,13 @@ async function runWithKill(task: string, sku: string, point: 'before' | 'after')
   await client.waitFor(/approval decision\.accepted/, 120_000);
   await waitForFile(join(markers, `halted-${sku}-${point}`), 60_000);
   const atKill = ledger().filter((e) => e.sku === sku);
+  const killed = worker!.pid;
   await worker!.kill('SIGKILL');
   worker = await startWorker();
   await client.waitFor(/^result /m, 120_000);
   expect(await client.exited()).toBe(0);
-  return { output: client.output(), atKill };
+  const workflowId = client.output().match(/^started (\S+)/m)![1]!;
+  return { output: client.output(), atKill, killed, events: await storedEvents(workflowId) };
 }
 
 describe('an outside app on the packed tarball, its own Temporal server, workers killed mid-write', () => {
@@ -107,6 +130,7 @@ describe('an outside app on the packed tarball, its own Temporal server, workers
   afterAll(async () => {
     await worker?.kill('SIGTERM');
     await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('installs without engine warnings and without the optional packages it does not use', () => {
@@ -118,6 +142,21 @@ describe('an outside app on the packed tarball, its own Temporal server, workers
     expect(installed('better-sqlite3')).toBe(true);
   });
 
+  it('every relative link of its shipped Markdown resolves inside node_modules/agent-harness', () => {
+    const root = join(project, 'node_modules', 'agent-harness');
+    const markdown = (readdirSync(root, { recursive: true }) as string[]).filter((f) => f.endsWith('.md'));
+    expect(markdown).toEqual(expect.arrayContaining(['README.md', join('docs', 'quickstart.md')]));
+    const dead: string[] = [];
+    for (const md of markdown) {
+      for (const target of relativeLinks(readFileSync(join(root, md), 'utf8'))) {
+        const resolved = normalize(join(root, dirname(md), decodeURIComponent(target)));
+        const inside = !relative(root, resolved).startsWith(`..${sep}`);
+        if (!inside || !existsSync(resolved)) dead.push(`${md} -> ${target}`);
+      }
+    }
+    expect(dead).toEqual([]);
+  });
+
   it("the worker registers the harness's search attributes on a server started without them", async () => {
     expect(await registeredAttributes()).toEqual([]);
     worker = await startWorker();
@@ -125,18 +164,46 @@ describe('an outside app on the packed tarball, its own Temporal server, workers
   }, 150_000);
 
   it('killed before the ledger commit: the reconciler says not_applied, the write runs once, the run succeeds', async () => {
-    const { output, atKill } = await runWithKill('Take 3 bolts out of stock', 'bolt', 'before');
+    const { output, atKill, killed, events } = await runWithKill(
+      'Take 3 bolts out of stock',
+      'bolt',
+      'before',
+    );
     expect(atKill).toEqual([]);
     expect(output).toContain('awaiting_confirmation');
     expect(output).toContain('run succeeded');
     const bolts = ledger().filter((e) => e.sku === 'bolt');
     expect(bolts).toHaveLength(1);
     expect(bolts[0]).toMatchObject({ sku: 'bolt', delta: -3 });
+    expect(bolts[0]!.pid, 'committed by the fresh worker').not.toBe(killed);
+    expect(events).toContainEqual(['tool.failed', expect.objectContaining({ status: 'outcome_unknown' })]);
+    expect(events).toContainEqual([
+      'tool.failed',
+      expect.objectContaining({ status: 'not_applied', resolvedBy: 'reconciler' }),
+    ]);
+    expect(events).toContainEqual([
+      'recovery.decided',
+      expect.objectContaining({ decision: 'retry_attempt', reason: 'not_applied:reconciler' }),
+    ]);
+    expect(events).toContainEqual([
+      'tool.completed',
+      expect.objectContaining({ status: 'succeeded', activityAttempt: 2 }),
+    ]);
   }, 240_000);
 
   it('killed after the ledger commit: the reconciler finds it, nothing runs twice, the run succeeds', async () => {
-    const { output, atKill } = await runWithKill('Put 5 nuts into stock', 'nut', 'after');
+    const { output, atKill, killed, events } = await runWithKill('Put 5 nuts into stock', 'nut', 'after');
     expect(atKill).toHaveLength(1);
+    expect(atKill[0]!.pid, 'committed by the worker that was then killed').toBe(killed);
+    expect(events).toContainEqual([
+      'tool.completed',
+      expect.objectContaining({ status: 'succeeded', resolvedBy: 'reconciler' }),
+    ]);
+    expect(events).toContainEqual([
+      'recovery.decided',
+      expect.objectContaining({ decision: 'resume', reason: 'reconciled_succeeded' }),
+    ]);
+    expect(events.filter(([type]) => type === 'tool.completed')).toHaveLength(1);
     expect(output).toContain('run succeeded');
     const nuts = ledger().filter((e) => e.sku === 'nut');
     expect(nuts).toEqual(atKill);
