@@ -125,7 +125,7 @@ describe('an outside app on the packed tarball, its own Temporal server, workers
     server = await serverStarting;
     const keys = startAppProcess(project, 'keys.mjs', [], {});
     expect(await keys.exited(), keys.output()).toBe(0);
-  }, 240_000);
+  }, 420_000); // npm builds better-sqlite3 from source when no prebuilt binary is reachable
 
   afterAll(async () => {
     await worker?.kill('SIGTERM');
@@ -140,6 +140,21 @@ describe('an outside app on the packed tarball, its own Temporal server, workers
       expect(installed(p), p).toBe(false);
     expect(installed('@temporalio/testing')).toBe(false);
     expect(installed('better-sqlite3')).toBe(true);
+  });
+
+  it('a feature whose optional package is not installed fails naming the package to install', async () => {
+    const store = startAppProcess(project, 'missing.mjs', [], {});
+    expect(await store.exited(), store.output()).toBe(0);
+    expect(store.output()).toContain('postgres: package.missing: the PostgreSQL evidence store');
+    expect(store.output()).toContain("npm install pg@'^8.23.1'");
+    const cli = startAppProcess(
+      project,
+      join('node_modules', '.bin', 'harness'),
+      ['token', '--tenant', 't', '--user', 'u'],
+      {},
+    );
+    expect(await cli.exited()).not.toBe(0);
+    expect(cli.output()).toMatch(/needs the npm package '(fastify|jose)', which is not installed/);
   });
 
   it('every relative link of its shipped Markdown resolves inside node_modules/agent-harness', () => {

@@ -4,13 +4,13 @@
  * server to `succeeded`. The files come from the doc itself, so the doc cannot drift from what works.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
 import { projectRoot } from '../../src/devserver/config.js';
-import { installIntoEmptyProject, installLine } from '../support/packed-install.js';
+import { installIntoEmptyProject, installLine, packHarness } from '../support/packed-install.js';
 import { uniqueTaskQueue } from '../support/temporal.js';
 
 const run = promisify(execFile);
@@ -34,16 +34,8 @@ describe('the quickstart, from the packed tarball', () => {
       expect(lines, 'the quickstart stays under 60 lines').toBeLessThan(60);
 
       const dir = mkdtempSync(join(tmpdir(), 'harness-quickstart-'));
-      const packDir = join(dir, 'pack');
-      mkdirSync(packDir);
-      // prepack builds dist/ first
-      await run('npm', ['pack', '--pack-destination', packDir], {
-        cwd: projectRoot,
-        maxBuffer: 64 * 1024 * 1024,
-      });
-      const tarball = readdirSync(packDir).find((f) => f.endsWith('.tgz'));
-      expect(tarball).toBeDefined();
-      const listing = await run('tar', ['-tzf', join(packDir, tarball!)], { maxBuffer: 64 * 1024 * 1024 });
+      const tarball = await packHarness(join(dir, 'pack')); // prepack builds dist/ first
+      const listing = await run('tar', ['-tzf', tarball], { maxBuffer: 64 * 1024 * 1024 });
       const packed = listing.stdout.split('\n');
       for (const entry of ['workflows', 'worker', 'client', 'contract']) {
         expect(packed).toContain(`package/dist/src/${entry}/index.js`);
@@ -58,7 +50,7 @@ describe('the quickstart, from the packed tarball', () => {
       // (peer dependencies), and so is the optional SQLite driver the quickstart's store needs.
       const packages = installLine(readFileSync(join(projectRoot, 'docs', 'quickstart.md'), 'utf8'));
       expect(packages).toContain('agent-harness');
-      await installIntoEmptyProject(project, join(packDir, tarball!), packages);
+      await installIntoEmptyProject(project, tarball, packages);
       // The docs the quickstart links to are in the installed package (issue 37: no dead links).
       const installedDocs = join(project, 'node_modules', 'agent-harness', 'docs');
       const quickstart = readFileSync(join(installedDocs, 'quickstart.md'), 'utf8');

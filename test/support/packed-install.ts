@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { projectRoot } from '../../src/devserver/config.js';
@@ -7,10 +9,43 @@ import { projectRoot } from '../../src/devserver/config.js';
 const run = promisify(execFile);
 const BIG = 64 * 1024 * 1024;
 
-/** `npm pack` this package (prepack builds dist/) into `dir`; returns the tarball's path. */
+/** Held while one test process packs: two packs at once would both rebuild dist/ under each other. */
+const PACK_LOCK = join(
+  tmpdir(),
+  `agent-harness-pack-${createHash('sha256').update(projectRoot).digest('hex').slice(0, 12)}.lock`,
+);
+
+async function withPackLock<T>(work: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    try {
+      mkdirSync(PACK_LOCK);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      // A lock older than 3 minutes was left by a killed test process.
+      const held = statSync(PACK_LOCK, { throwIfNoEntry: false });
+      if (held && Date.now() - held.mtimeMs > 180_000) rmSync(PACK_LOCK, { recursive: true, force: true });
+      if (Date.now() > deadline) throw new Error(`${PACK_LOCK} held for 5 minutes`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    rmSync(PACK_LOCK, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `npm pack` this package (prepack builds dist/) into `dir`, one test process at a time; returns
+ * the tarball's path.
+ */
 export async function packHarness(dir: string): Promise<string> {
   mkdirSync(dir, { recursive: true });
-  await run('npm', ['pack', '--pack-destination', dir], { cwd: projectRoot, maxBuffer: BIG });
+  await withPackLock(() =>
+    run('npm', ['pack', '--pack-destination', dir], { cwd: projectRoot, maxBuffer: BIG }),
+  );
   const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
   if (tarball === undefined) throw new Error(`npm pack left no tarball in ${dir}`);
   return join(dir, tarball);
