@@ -4,7 +4,7 @@
  * server to `succeeded`. The files come from the doc itself, so the doc cannot drift from what works.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -72,6 +72,7 @@ describe('the quickstart, from the packed tarball', () => {
       expect(result.stdout).toContain('awaiting_confirmation');
       expect(result.stdout).toContain('approval decision.accepted');
       expect(result.stdout).toContain('run succeeded');
+      rmSync(dir, { recursive: true, force: true }); // ~350 MB; kept when the test fails, to look at
     },
   );
 });
