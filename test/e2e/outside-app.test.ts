@@ -26,6 +26,7 @@ const markers = join(dir, 'markers');
 const ledgerFile = join(dir, 'ledger.jsonl');
 const taskQueue = uniqueTaskQueue('outside');
 
+let serverStarting: Promise<OwnTemporalServer> | undefined;
 let server: OwnTemporalServer | undefined;
 let worker: AppProcess | undefined;
 let npmOutput = '';
@@ -117,7 +118,7 @@ async function runWithKill(task: string, sku: string, point: 'before' | 'after')
 describe('an outside app on the packed tarball, its own Temporal server, workers killed mid-write', () => {
   beforeAll(async () => {
     mkdirSync(markers, { recursive: true });
-    const serverStarting = startOwnTemporalServer();
+    serverStarting = startOwnTemporalServer();
     serverStarting.catch(() => undefined);
     const packages = installLine(readFileSync(join(projectRoot, 'docs', 'quickstart.md'), 'utf8'));
     npmOutput = await installIntoEmptyProject(project, await packHarness(join(dir, 'pack')), packages);
@@ -129,7 +130,8 @@ describe('an outside app on the packed tarball, its own Temporal server, workers
 
   afterAll(async () => {
     await worker?.kill('SIGTERM');
-    await server?.stop();
+    // Also when beforeAll timed out while the server was still starting.
+    await (server ?? (await serverStarting?.catch(() => undefined)))?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 

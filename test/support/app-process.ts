@@ -25,6 +25,9 @@ export function startAppProcess(
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const reap = () => child.kill('SIGKILL'); // never outlive the test process
+  process.once('exit', reap);
+  child.once('exit', () => process.off('exit', reap));
   let text = '';
   const collect = (b: Buffer) => (text += b.toString());
   child.stdout?.on('data', collect);

@@ -54,6 +54,10 @@ export async function startOwnTemporalServer(): Promise<OwnTemporalServer> {
   args.push('--http-port', String(await freePort()), '--metrics-port', String(await freePort()));
   args.push('--log-level', 'error');
   const child = spawn(cli, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  // Never outlive the test process (a hook that times out never reaches stop()).
+  const reap = () => child.kill('SIGKILL');
+  process.once('exit', reap);
+  child.once('exit', () => process.off('exit', reap));
   let stderr = '';
   child.stderr?.on('data', (b: Buffer) => (stderr = (stderr + b.toString()).slice(-4000)));
   const temporal = async (more: readonly string[]): Promise<string> =>
