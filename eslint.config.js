@@ -132,7 +132,19 @@ function sizeConfigs() {
 }
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.temporal/**', '.data/**', 'test-artifacts/**', 'coverage/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      '.temporal/**',
+      '.data/**',
+      'test-artifacts/**',
+      'coverage/**',
+      // An outside team's app (plain .mjs): it runs only inside a project that installed the packed
+      // tarball (test/e2e/outside-app.test.ts), where `agent-harness` resolves.
+      'test/fixtures/outside-app/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { importOptional } from '../activities/optional-package.js';
+import type * as RunServiceCommands from './commands/run-service.js';
 import type { ServeOptions, TokenOptions } from './commands/run-service.js';
 import type { CommandKit } from './command-kit.js';
 
@@ -40,9 +42,7 @@ export function registerProcessCommands(program: Command, { out, appOf, run }: C
       "the namespace's search attributes at start: register (default) the missing ones, check only, or skip",
     )
     .action((o: ServeOptions, cmd: Command) =>
-      run(async () =>
-        (await import('./commands/run-service.js')).serveCommand(await appOf(cmd), o, out(cmd)),
-      ),
+      run(async () => (await serviceCommands()).serveCommand(await appOf(cmd), o, out(cmd))),
     );
 
   program
@@ -54,6 +54,14 @@ export function registerProcessCommands(program: Command, { out, appOf, run }: C
     .option('--kind <kind>', 'operator, approver or customer', 'operator')
     .option('--ttl <seconds>', 'lifetime in seconds', '3600')
     .action((o: TokenOptions, cmd: Command) =>
-      run(async () => (await import('./commands/run-service.js')).tokenCommand(o, out(cmd))),
+      run(async () => (await serviceCommands()).tokenCommand(o, out(cmd))),
     );
+}
+
+/**
+ * The run service's commands. They need the optional packages fastify and jose.
+ * @throws MissingPackageError (`package.missing`) naming the one that is not installed.
+ */
+function serviceCommands(): Promise<typeof RunServiceCommands> {
+  return importOptional('fastify', () => importOptional('jose', () => import('./commands/run-service.js')));
 }

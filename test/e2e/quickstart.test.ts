@@ -4,12 +4,13 @@
  * server to `succeeded`. The files come from the doc itself, so the doc cannot drift from what works.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
 import { projectRoot } from '../../src/devserver/config.js';
+import { installIntoEmptyProject, installLine, packHarness } from '../support/packed-install.js';
 import { uniqueTaskQueue } from '../support/temporal.js';
 
 const run = promisify(execFile);
@@ -33,16 +34,8 @@ describe('the quickstart, from the packed tarball', () => {
       expect(lines, 'the quickstart stays under 60 lines').toBeLessThan(60);
 
       const dir = mkdtempSync(join(tmpdir(), 'harness-quickstart-'));
-      const packDir = join(dir, 'pack');
-      mkdirSync(packDir);
-      // prepack builds dist/ first
-      await run('npm', ['pack', '--pack-destination', packDir], {
-        cwd: projectRoot,
-        maxBuffer: 64 * 1024 * 1024,
-      });
-      const tarball = readdirSync(packDir).find((f) => f.endsWith('.tgz'));
-      expect(tarball).toBeDefined();
-      const listing = await run('tar', ['-tzf', join(packDir, tarball!)], { maxBuffer: 64 * 1024 * 1024 });
+      const tarball = await packHarness(join(dir, 'pack')); // prepack builds dist/ first
+      const listing = await run('tar', ['-tzf', tarball], { maxBuffer: 64 * 1024 * 1024 });
       const packed = listing.stdout.split('\n');
       for (const entry of ['workflows', 'worker', 'client', 'contract']) {
         expect(packed).toContain(`package/dist/src/${entry}/index.js`);
@@ -53,15 +46,11 @@ describe('the quickstart, from the packed tarball', () => {
       );
 
       const project = join(dir, 'shop-agent');
-      mkdirSync(project);
-      writeFileSync(
-        join(project, 'package.json'),
-        JSON.stringify({ name: 'shop-agent', private: true, type: 'module' }),
-      );
-      await run('npm', ['install', join(packDir, tarball!), '--no-audit', '--no-fund', '--prefer-offline'], {
-        cwd: project,
-        maxBuffer: 64 * 1024 * 1024,
-      });
+      // The doc's own install line, with the tarball for agent-harness: the Temporal SDK is the app's
+      // (peer dependencies), and so is the optional SQLite driver the quickstart's store needs.
+      const packages = installLine(readFileSync(join(projectRoot, 'docs', 'quickstart.md'), 'utf8'));
+      expect(packages).toContain('agent-harness');
+      await installIntoEmptyProject(project, tarball, packages);
       // The docs the quickstart links to are in the installed package (issue 37: no dead links).
       const installedDocs = join(project, 'node_modules', 'agent-harness', 'docs');
       const quickstart = readFileSync(join(installedDocs, 'quickstart.md'), 'utf8');
@@ -83,6 +72,7 @@ describe('the quickstart, from the packed tarball', () => {
       expect(result.stdout).toContain('awaiting_confirmation');
       expect(result.stdout).toContain('approval decision.accepted');
       expect(result.stdout).toContain('run succeeded');
+      rmSync(dir, { recursive: true, force: true }); // ~350 MB; kept when the test fails, to look at
     },
   );
 });

@@ -1,7 +1,8 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { ToolDefinition } from '../../contract/tool.js';
 import type { ToolRegistry } from '../../registry/tool-registry.js';
+import { importOptional } from '../optional-package.js';
 import { McpConnectError, McpToolMissingError } from './errors.js';
 import { checkMapping, mapMcpTool } from './mapping.js';
 import type { McpToolListing, McpToolMapping } from './mapping.js';
@@ -57,6 +58,7 @@ export interface McpToolSet {
  * @throws {McpInvalidMappingError} `mcp.invalid_mapping` (checked before the server starts).
  * @throws {McpConnectError} `mcp.connect_failed` when the server cannot start, initialise or list tools.
  * @throws {McpToolMissingError} `mcp.tool_missing` when a mapped tool is not offered.
+ * @throws {MissingPackageError} `package.missing` when the optional package `@modelcontextprotocol/sdk` is not installed.
  * @throws {McpNarrowSchemaMismatchError} `mcp.narrow_schema_mismatch`.
  * @throws {RegistryError} a registration rule a mapped tool breaks (e.g. `registry.schema_not_closed`
  *   for a server schema without `additionalProperties: false` and no narrowSchema, `registry.conflict`).
@@ -64,7 +66,12 @@ export interface McpToolSet {
  */
 export async function connectMcpTools(options: ConnectMcpToolsOptions): Promise<McpToolSet> {
   checkMapping(options.mapping);
-  const transport = new StdioClientTransport({
+  const sdk = '@modelcontextprotocol/sdk';
+  const [{ Client: McpClient }, { StdioClientTransport: Stdio }] = await Promise.all([
+    importOptional(sdk, () => import('@modelcontextprotocol/sdk/client/index.js')),
+    importOptional(sdk, () => import('@modelcontextprotocol/sdk/client/stdio.js')),
+  ]);
+  const transport: StdioClientTransport = new Stdio({
     command: options.server.command,
     args: [...(options.server.args ?? [])],
     ...(options.server.cwd === undefined ? {} : { cwd: options.server.cwd }),
@@ -75,7 +82,7 @@ export async function connectMcpTools(options: ConnectMcpToolsOptions): Promise<
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderrTail = (stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_CHARS);
   });
-  const client = new Client({ name: 'agent-harness', version: '0.1.0' });
+  const client: Client = new McpClient({ name: 'agent-harness', version: '0.1.0' });
   const close = once(() => client.close());
   try {
     const listed = await listTools(

@@ -3,7 +3,20 @@ import type { ToolCall, ToolContext, ToolExecution, ToolExecutor } from '../../c
 import { McpCallFailedError, McpCancelledError, McpTimeoutError } from './errors.js';
 import { mapMcpResult } from './result-mapping.js';
 import type { McpCallResult } from './result-mapping.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+
+/**
+ * JSON-RPC code of the MCP SDK's `ErrorCode.RequestTimeout`. Matched by value (and the error's name),
+ * not with `instanceof`, so this module does not load the optional `@modelcontextprotocol/sdk`.
+ */
+const MCP_REQUEST_TIMEOUT = -32001;
+
+function isMcpTimeout(err: unknown): boolean {
+  return (
+    err instanceof Error &&
+    err.name === 'McpError' &&
+    (err as { code?: unknown }).code === MCP_REQUEST_TIMEOUT
+  );
+}
 
 /** Limits of one MCP tool call. */
 export interface McpCallLimits {
@@ -41,7 +54,7 @@ export class McpToolExecutor implements ToolExecutor {
       })) as McpCallResult;
     } catch (err) {
       if (ctx.signal.aborted) throw new McpCancelledError(this.mcpName);
-      if (err instanceof McpError && err.code === (ErrorCode.RequestTimeout as number)) {
+      if (isMcpTimeout(err)) {
         throw new McpTimeoutError(this.mcpName, this.limits.timeoutMs);
       }
       throw new McpCallFailedError(this.mcpName, err instanceof Error ? err.message : String(err));

@@ -1,5 +1,6 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { isHarnessError } from '../../contract/errors.js';
+import { requireOptional } from '../optional-package.js';
 import { StoreError } from './errors.js';
 import type { SqlProgram, SqlExecutor, SqlValue } from './sql.js';
 
@@ -26,8 +27,9 @@ export class PostgresExecutor implements SqlExecutor {
   private readonly converted = new Map<string, string>();
   private closed = false;
 
+  /** @throws `package.missing` (MissingPackageError) when the optional package `pg` is not installed. */
   constructor(opts: PostgresExecutorOptions) {
-    this.pool = new pg.Pool({
+    this.pool = new (requireOptional<typeof pg>('pg').Pool)({
       connectionString: opts.connectionString,
       max: opts.poolSize ?? 10,
       connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000,

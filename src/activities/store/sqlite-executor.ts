@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { isHarnessError } from '../../contract/errors.js';
+import { requireOptional } from '../optional-package.js';
 import { StoreError } from './errors.js';
 import type { SqlOp, SqlProgram, SqlExecutor } from './sql.js';
 
@@ -22,11 +23,15 @@ export class SqliteExecutor implements SqlExecutor {
   private readonly statements = new Map<string, Database.Statement>();
   private closed = false;
 
-  /** @throws `store.backend_error` when the file cannot be opened. */
+  /**
+   * @throws `package.missing` (MissingPackageError) when the optional package `better-sqlite3` is not
+   *   installed; `store.backend_error` when the file cannot be opened.
+   */
   constructor(path: string, busyTimeoutMs: number = SQLITE_DEFAULT_BUSY_TIMEOUT_MS) {
+    const Sqlite = requireOptional<typeof Database>('better-sqlite3');
     try {
       if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-      this.db = new Database(path, { timeout: busyTimeoutMs });
+      this.db = new Sqlite(path, { timeout: busyTimeoutMs });
       if (path !== ':memory:') this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = FULL');
       this.db.pragma('foreign_keys = ON');

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../../src/devserver/config.js';
+import { relativeLinks } from '../../support/markdown-links.js';
 
 /** The files `npm pack` would put in the tarball, relative to the package root. */
 function packedFiles(): Set<string> {
@@ -21,17 +22,20 @@ function packedFiles(): Set<string> {
   return new Set(pack.files.map((f) => f.path));
 }
 
-/** Relative link targets of a Markdown text outside code blocks (no scheme, no pure anchor). */
-function relativeLinks(markdown: string): string[] {
-  const text = markdown.replace(/^```[\s\S]*?^```/gm, '');
-  return [...text.matchAll(/\]\(([^)\s]+)\)/g)]
-    .map((m) => m[1]!)
-    .filter((t) => !/^[a-z][a-z0-9+.-]*:/i.test(t) && !t.startsWith('#'))
-    .map((t) => t.split('#')[0]!);
-}
-
 describe('the packed tarball and its docs', () => {
   const files = packedFiles();
+
+  it('reads inline, image, reference and HTML links, not code or absolute URLs', () => {
+    const md = [
+      'See [a](a.md), ![b](img/b.png "B") and [c](<c d.md#part>), [web](https://x.example/y.md), [top](#top).',
+      '[ref]: ref.md',
+      '<a href="html.md">h</a> and `[code](code.md)`',
+      '```md',
+      '[fenced](fenced.md)',
+      '```',
+    ].join('\n');
+    expect(relativeLinks(md)).toEqual(['a.md', 'img/b.png', 'c d.md', 'ref.md', 'html.md']);
+  });
 
   it('ships the README, the quickstart and every doc the README lists', () => {
     for (const f of ['README.md', 'docs/quickstart.md', 'docs/extending.md', 'docs/signals.md'])

@@ -1,4 +1,5 @@
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
+import { requireOptional } from '../../optional-package.js';
 import { ModelError } from '../errors.js';
 import { runProviderCall } from '../provider-call.js';
 import { mapSdkError } from './sdk-errors.js';
@@ -101,8 +102,10 @@ export class AnthropicProvider implements ModelProvider {
   readonly name = 'anthropic';
   private readonly client: Anthropic;
 
+  /** @throws `package.missing` (MissingPackageError) when the optional package `@anthropic-ai/sdk` is not installed. */
   constructor(private readonly config: AnthropicProviderConfig) {
-    this.client = new Anthropic({
+    const { Anthropic: Sdk } = requireOptional<{ Anthropic: typeof Anthropic }>('@anthropic-ai/sdk');
+    this.client = new Sdk({
       baseURL: config.baseURL,
       apiKey: config.apiKey,
       maxRetries: 0,

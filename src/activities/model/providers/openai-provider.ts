@@ -1,4 +1,5 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
+import { requireOptional } from '../../optional-package.js';
 import { ModelError } from '../errors.js';
 import { runProviderCall } from '../provider-call.js';
 import { mapSdkError } from './sdk-errors.js';
@@ -67,8 +68,10 @@ export class OpenAiProvider implements ModelProvider {
   readonly name = 'openai';
   private readonly client: OpenAI;
 
+  /** @throws `package.missing` (MissingPackageError) when the optional package `openai` is not installed. */
   constructor(private readonly config: OpenAiProviderConfig) {
-    this.client = new OpenAI({
+    const { OpenAI: Sdk } = requireOptional<{ OpenAI: typeof OpenAI }>('openai');
+    this.client = new Sdk({
       baseURL: config.baseURL,
       apiKey: config.apiKey,
       maxRetries: 0,
