@@ -34,9 +34,18 @@ export type ReadProposal = { readonly ok: true; readonly route: string } | { rea
  * Read a model's answer against the shape of {@link routeOutputSchema}: a plain object with exactly the
  * key `route`, a non-empty string of at most {@link MAX_PROPOSED_ROUTE} characters. Whether the route
  * is one of the choices is the caller's question (it tells unknown from excluded). Never throws, on any
- * value (a getter-free check: only own enumerable keys of a plain object are read).
+ * value: getters are not run (only own data properties of a plain object are read) and a throwing
+ * proxy reads as invalid.
  */
 export function readRouteProposal(answer: unknown): ReadProposal {
+  try {
+    return readPlain(answer);
+  } catch {
+    return { ok: false }; // a proxy whose traps throw: not an answer of the schema
+  }
+}
+
+function readPlain(answer: unknown): ReadProposal {
   if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) return { ok: false };
   const proto: unknown = Object.getPrototypeOf(answer);
   if (proto !== Object.prototype && proto !== null) return { ok: false };
