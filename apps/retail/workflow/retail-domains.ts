@@ -41,7 +41,12 @@ const ORDER_FACTS = ['user.authenticated', 'order.owned_by_user', 'order.status'
 const ORDER_READS = [T.getOrderDetails, T.getUserDetails, T.getProductDetails, T.getItemDetails, T.calculate];
 
 /** A write domain on one order of the customer's, entered only in one of `statuses`. */
-function orderWriteDomain(id: string, description: string, statuses: string[], writes: string[]): CapabilityDomainSpec {
+function orderWriteDomain(
+  id: string,
+  description: string,
+  statuses: string[],
+  writes: string[],
+): CapabilityDomainSpec {
   return {
     id,
     version: 'v1',
@@ -59,7 +64,8 @@ export function retailDomainSpecs(): CapabilityDomainSpec[] {
     {
       id: RETAIL_DOMAINS.authenticate,
       version: 'v1',
-      description: "Authenticate the customer by email, or by first name, last name and zip code, before anything else.",
+      description:
+        'Authenticate the customer by email, or by first name, last name and zip code, before anything else.',
       tools: [T.findUserIdByEmail, T.findUserIdByNameZip],
       entry: [{ fact: 'user.authenticated', op: 'neq', value: true }],
       establishes: ['user.authenticated'],
@@ -72,14 +78,24 @@ export function retailDomainSpecs(): CapabilityDomainSpec[] {
       entry: [AUTHENTICATED],
       establishes: ['order.owned_by_user', 'order.status'],
     },
-    orderWriteDomain(RETAIL_DOMAINS.cancelPendingOrder, 'Cancel a pending order of the customer.', ['pending'], [T.cancelPendingOrder]),
+    orderWriteDomain(
+      RETAIL_DOMAINS.cancelPendingOrder,
+      'Cancel a pending order of the customer.',
+      ['pending'],
+      [T.cancelPendingOrder],
+    ),
     orderWriteDomain(
       RETAIL_DOMAINS.modifyPendingOrder,
-      "Modify a pending order: its shipping address, its payment method, or its items (once).",
+      'Modify a pending order: its shipping address, its payment method, or its items (once).',
       ['pending'],
       [T.modifyPendingOrderAddress, T.modifyPendingOrderItems, T.modifyPendingOrderPayment],
     ),
-    orderWriteDomain(RETAIL_DOMAINS.returnDeliveredOrder, 'Return items of a delivered order.', ['delivered'], [T.returnDeliveredOrderItems]),
+    orderWriteDomain(
+      RETAIL_DOMAINS.returnDeliveredOrder,
+      'Return items of a delivered order.',
+      ['delivered'],
+      [T.returnDeliveredOrderItems],
+    ),
     orderWriteDomain(
       RETAIL_DOMAINS.exchangeDeliveredOrder,
       'Exchange items of a delivered order for other items of the same product.',

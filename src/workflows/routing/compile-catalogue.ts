@@ -55,27 +55,48 @@ function catalogueIssues(spec: CatalogueSpec): CatalogueIssue[] {
   spec.domains.forEach((d, i) => {
     const first = seen.get(d.id);
     if (first !== undefined) {
-      issues.push({ path: `domains/${i}/id`, code: 'duplicate_domain', message: `${d.id} is also domains/${first}` });
+      issues.push({
+        path: `domains/${i}/id`,
+        code: 'duplicate_domain',
+        message: `${d.id} is also domains/${first}`,
+      });
     } else seen.set(d.id, i);
   });
   const fallbacks = spec.domains.flatMap((d, i) => (d.fallback ? [i] : []));
   if (fallbacks.length === 0) {
-    issues.push({ path: 'domains', code: 'no_fallback', message: 'no domain is the fallback (fallback: true)' });
+    issues.push({
+      path: 'domains',
+      code: 'no_fallback',
+      message: 'no domain is the fallback (fallback: true)',
+    });
   }
   for (const i of fallbacks.slice(1)) {
-    issues.push({ path: `domains/${i}/fallback`, code: 'multiple_fallbacks', message: `domains/${fallbacks[0]} is already the fallback` });
+    issues.push({
+      path: `domains/${i}/fallback`,
+      code: 'multiple_fallbacks',
+      message: `domains/${fallbacks[0]} is already the fallback`,
+    });
   }
   for (const i of fallbacks) {
     const d = spec.domains[i]!;
     if ((d.entry?.length ?? 0) > 0 || (d.requiredFacts?.length ?? 0) > 0) {
-      issues.push({ path: `domains/${i}`, code: 'fallback_gated', message: 'the fallback must be enterable without any fact (no entry, no requiredFacts)' });
+      issues.push({
+        path: `domains/${i}`,
+        code: 'fallback_gated',
+        message: 'the fallback must be enterable without any fact (no entry, no requiredFacts)',
+      });
     }
   }
   return issues;
 }
 
 /** One domain pinned and canonical; its issues are pushed onto `issues`. */
-function compileDomain(d: CapabilityDomainSpec, path: string, index: ToolIndex, issues: CatalogueIssue[]): CompiledDomain {
+function compileDomain(
+  d: CapabilityDomainSpec,
+  path: string,
+  index: ToolIndex,
+  issues: CatalogueIssue[],
+): CompiledDomain {
   const effects = new Map<string, CatalogueTool['effect']>();
   d.tools.forEach((ref, j) => {
     const r = resolveTool(ref, index);
@@ -88,20 +109,39 @@ function compileDomain(d: CapabilityDomainSpec, path: string, index: ToolIndex, 
     const r = resolveTool(g.tool, index);
     if (!r.ok) return void issues.push({ path: gatePath, code: r.code, message: r.message });
     if (!effects.has(r.key)) {
-      return void issues.push({ path: gatePath, code: 'gate_not_in_domain', message: `${r.key} is not a tool of ${d.id}` });
+      return void issues.push({
+        path: gatePath,
+        code: 'gate_not_in_domain',
+        message: `${r.key} is not a tool of ${d.id}`,
+      });
     }
     if (r.effect !== 'write') {
-      return void issues.push({ path: gatePath, code: 'gate_not_write', message: `${r.key} is a ${r.effect} tool; gates stand before writes` });
+      return void issues.push({
+        path: gatePath,
+        code: 'gate_not_write',
+        message: `${r.key} is a ${r.effect} tool; gates stand before writes`,
+      });
     }
     if (gates.some((x) => x.tool === r.key)) {
-      return void issues.push({ path: gatePath, code: 'duplicate_gate', message: `${r.key} has a gate already` });
+      return void issues.push({
+        path: gatePath,
+        code: 'duplicate_gate',
+        message: `${r.key} has a gate already`,
+      });
     }
     gates.push({ tool: r.key, kind: g.kind, requiredFacts: sortedUnique(g.requiredFacts ?? []) });
   });
-  const writeTools = [...effects].filter(([, e]) => e === 'write').map(([k]) => k).sort();
+  const writeTools = [...effects]
+    .filter(([, e]) => e === 'write')
+    .map(([k]) => k)
+    .sort();
   for (const w of writeTools) {
     if (!gates.some((g) => g.tool === w)) {
-      issues.push({ path: `${path}/gates`, code: 'ungated_write', message: `write tool ${w} of ${d.id} has no confirmation or approval gate` });
+      issues.push({
+        path: `${path}/gates`,
+        code: 'ungated_write',
+        message: `write tool ${w} of ${d.id} has no confirmation or approval gate`,
+      });
     }
   }
   const entry = [...(d.entry ?? [])].sort((a, b) => compare(canonicalJson(a), canonicalJson(b)));
@@ -112,7 +152,10 @@ function compileDomain(d: CapabilityDomainSpec, path: string, index: ToolIndex, 
     tools: [...effects.keys()].sort(),
     writeTools,
     entry,
-    requiredFacts: sortedUnique([...(d.requiredFacts ?? []), ...entry.filter(needsPresence).map((p) => p.fact)]),
+    requiredFacts: sortedUnique([
+      ...(d.requiredFacts ?? []),
+      ...entry.filter(needsPresence).map((p) => p.fact),
+    ]),
     establishes: sortedUnique(d.establishes ?? []),
     gates: gates.sort((a, b) => compare(a.tool, b.tool)),
     fallback: d.fallback === true,

@@ -1,6 +1,12 @@
 import { catalogueRef, type CapabilityCatalogue } from './capability-catalogue.js';
 import { exclusionOf } from './domain-admission.js';
-import type { DomainRouteDecision, RouteDecider, RouteExclusion, RouteOutcome, RouteState } from './route-decision.js';
+import type {
+  DomainRouteDecision,
+  RouteDecider,
+  RouteExclusion,
+  RouteOutcome,
+  RouteState,
+} from './route-decision.js';
 import { MAX_PROPOSED_ROUTE, readRouteProposal, routeOutputSchema } from './route-output-schema.js';
 import { ROUTE_CHECKER_VERSION, RouteReasonCodes, type RouteReasonCode } from './route-reason-codes.js';
 
@@ -30,13 +36,23 @@ interface Admission {
  * Pure and deterministic (same catalogue, state and proposal: the same outcome, in catalogue order);
  * linear in the catalogue's size. Never throws, whatever the proposal holds.
  */
-export function decideRoute(catalogue: CapabilityCatalogue, state: RouteState, proposal?: unknown): RouteOutcome {
+export function decideRoute(
+  catalogue: CapabilityCatalogue,
+  state: RouteState,
+  proposal?: unknown,
+): RouteOutcome {
   const admission = admit(catalogue, state);
-  const decided = (route: string, reasonCode: RouteReasonCode, decidedBy: RouteDecider, proposed?: string): RouteOutcome => ({
+  const decided = (
+    route: string,
+    reasonCode: RouteReasonCode,
+    decidedBy: RouteDecider,
+    proposed?: string,
+  ): RouteOutcome => ({
     status: 'decided',
     decision: bounded(catalogue, state, admission, { route, reasonCode, decidedBy, proposed }),
   });
-  if (!validState(catalogue, state)) return decided(catalogue.fallback, RouteReasonCodes.invalidState, 'fallback');
+  if (!validState(catalogue, state))
+    return decided(catalogue.fallback, RouteReasonCodes.invalidState, 'fallback');
   const { candidates, exclusions } = admission;
   if (candidates.length === 0) return decided(catalogue.fallback, RouteReasonCodes.noCandidate, 'fallback');
   if (candidates.length === 1) return decided(candidates[0]!, RouteReasonCodes.singleCandidate, 'rules');
@@ -46,7 +62,8 @@ export function decideRoute(catalogue: CapabilityCatalogue, state: RouteState, p
   }
   const read = readRouteProposal(proposal);
   if (!read.ok) return decided(catalogue.fallback, RouteReasonCodes.invalidProposal, 'fallback');
-  if (choices.includes(read.route)) return decided(read.route, RouteReasonCodes.modelChoice, 'model', read.route);
+  if (choices.includes(read.route))
+    return decided(read.route, RouteReasonCodes.modelChoice, 'model', read.route);
   const known = catalogue.domains.some((d) => d.id === read.route);
   const code = known ? RouteReasonCodes.excludedDomain : RouteReasonCodes.unknownDomain;
   return decided(catalogue.fallback, code, 'fallback', read.route.slice(0, MAX_PROPOSED_ROUTE));
@@ -81,7 +98,8 @@ function bounded(
 ): DomainRouteDecision {
   const valid = chosen.reasonCode !== RouteReasonCodes.invalidState;
   const changes = valid ? state.routeChanges : 0;
-  const changes_ = (route: string) => changes + (valid && state.current !== undefined && state.current !== route ? 1 : 0);
+  const changes_ = (route: string) =>
+    changes + (valid && state.current !== undefined && state.current !== route ? 1 : 0);
   let { route, reasonCode, decidedBy } = chosen;
   if (changes_(route) > catalogue.maxRouteChanges && route !== catalogue.fallback) {
     route = catalogue.fallback;

@@ -69,14 +69,21 @@ const STRENGTH: Record<GateKind, number> = { confirmation: 1, approval: 2 };
  * never throws. Exploring more than `maxStates` path states fails closed with a `state_limit`
  * violation.
  */
-export function checkReachability(catalogue: CapabilityCatalogue, options: ReachabilityOptions = {}): ReachabilityReport {
+export function checkReachability(
+  catalogue: CapabilityCatalogue,
+  options: ReachabilityOptions = {},
+): ReachabilityReport {
   const maxStates = options.maxStates ?? 10_000;
   const initial = new Set(options.initialFacts ?? []);
   const violations = new Map<string, ReachabilityViolation>();
   const seen = new Set<string>();
   const entered = new Set<string>();
   const queue: PathState[] = [];
-  const enqueue = (from: { possible: ReadonlySet<string>; guaranteed: ReadonlySet<string>; path: readonly string[] }) => {
+  const enqueue = (from: {
+    possible: ReadonlySet<string>;
+    guaranteed: ReadonlySet<string>;
+    path: readonly string[];
+  }) => {
     for (const d of catalogue.domains) {
       if (!d.requiredFacts.every((f) => from.possible.has(f))) continue;
       const possible = union(from.possible, d.requiredFacts, d.establishes);
@@ -112,12 +119,27 @@ function checkGate(
   const missing = gate.requiredFacts.filter((f) => !s.guaranteed.has(f));
   const key = `facts|${s.domain.id}|${gate.tool}`;
   if (missing.length && !out.has(key)) {
-    out.set(key, { code: 'write_before_facts', domain: s.domain.id, tool: gate.tool, missingFacts: missing, path: s.path });
+    out.set(key, {
+      code: 'write_before_facts',
+      domain: s.domain.id,
+      tool: gate.tool,
+      missingFacts: missing,
+      path: s.path,
+    });
   }
-  const required = Object.prototype.hasOwnProperty.call(requiredGates, gate.tool) ? requiredGates[gate.tool] : undefined;
+  const required = Object.prototype.hasOwnProperty.call(requiredGates, gate.tool)
+    ? requiredGates[gate.tool]
+    : undefined;
   const weakKey = `gate|${s.domain.id}|${gate.tool}`;
   if (required && STRENGTH[gate.kind] < STRENGTH[required] && !out.has(weakKey)) {
-    out.set(weakKey, { code: 'gate_too_weak', domain: s.domain.id, tool: gate.tool, gate: gate.kind, required, path: s.path });
+    out.set(weakKey, {
+      code: 'gate_too_weak',
+      domain: s.domain.id,
+      tool: gate.tool,
+      gate: gate.kind,
+      required,
+      path: s.path,
+    });
   }
 }
 

@@ -60,4 +60,5 @@ export interface RouteQuestion {
 }
 
 /** What `decideRoute` returns. */
-export type RouteOutcome = { readonly status: 'decided'; readonly decision: DomainRouteDecision } | RouteQuestion;
+export type RouteOutcome =
+  { readonly status: 'decided'; readonly decision: DomainRouteDecision } | RouteQuestion;

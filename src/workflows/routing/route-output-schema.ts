@@ -53,6 +53,7 @@ function readPlain(answer: unknown): ReadProposal {
   if (keys.length !== 1 || keys[0] !== 'route') return { ok: false };
   const desc = Object.getOwnPropertyDescriptor(answer, 'route');
   const route: unknown = desc && 'value' in desc ? desc.value : undefined;
-  if (typeof route !== 'string' || route.length === 0 || route.length > MAX_PROPOSED_ROUTE) return { ok: false };
+  if (typeof route !== 'string' || route.length === 0 || route.length > MAX_PROPOSED_ROUTE)
+    return { ok: false };
   return { ok: true, route };
 }

@@ -29,7 +29,8 @@ export const RouteReasonCodes = {
 export type RouteReasonCode = (typeof RouteReasonCodes)[keyof typeof RouteReasonCodes];
 
 /** Codes a domain exclusion carries. */
-export type RouteExclusionCode = typeof RouteReasonCodes.factsMissing | typeof RouteReasonCodes.conditionFalse;
+export type RouteExclusionCode =
+  typeof RouteReasonCodes.factsMissing | typeof RouteReasonCodes.conditionFalse;
 
 const ALL: ReadonlySet<string> = new Set(Object.values(RouteReasonCodes));
 

@@ -49,7 +49,9 @@ describe('retail capability catalogue', () => {
     const broken = {
       ...spec,
       domains: spec.domains.map((d) =>
-        d.id === D.cancelPendingOrder ? { ...d, entry: d.entry!.filter((p) => p.fact !== 'order.owned_by_user') } : d,
+        d.id === D.cancelPendingOrder
+          ? { ...d, entry: d.entry!.filter((p) => p.fact !== 'order.owned_by_user') }
+          : d,
       ),
     };
     const report = checkReachability(compileCatalogue(broken, tools));
@@ -66,7 +68,8 @@ describe('retail capability catalogue', () => {
   });
 
   it('routes by the policy’s order-status rules', () => {
-    const at = (facts: Record<string, string | boolean>) => routeOf(decideRoute(catalogue, { facts, routeChanges: 0 }));
+    const at = (facts: Record<string, string | boolean>) =>
+      routeOf(decideRoute(catalogue, { facts, routeChanges: 0 }));
     expect(at({})).toBe(D.authenticate);
     const authed = { 'user.authenticated': true };
     expect(at(authed)).toEqual([D.orderDetails, D.userAddress]);
@@ -77,19 +80,28 @@ describe('retail capability catalogue', () => {
       D.orderDetails,
       D.userAddress,
     ]);
-    expect(at({ ...order, 'order.status': 'pending (item modified)' })).toEqual([D.orderDetails, D.userAddress]);
+    expect(at({ ...order, 'order.status': 'pending (item modified)' })).toEqual([
+      D.orderDetails,
+      D.userAddress,
+    ]);
     expect(at({ ...order, 'order.status': 'delivered' })).toEqual([
       D.exchangeDeliveredOrder,
       D.orderDetails,
       D.returnDeliveredOrder,
       D.userAddress,
     ]);
-    expect(at({ ...authed, 'order.owned_by_user': false, 'order.status': 'pending' })).toEqual([D.orderDetails, D.userAddress]);
+    expect(at({ ...authed, 'order.owned_by_user': false, 'order.status': 'pending' })).toEqual([
+      D.orderDetails,
+      D.userAddress,
+    ]);
   });
 
   it('a model naming a write domain the facts exclude gets escalation, not the write', () => {
     const facts = { 'user.authenticated': true, 'order.owned_by_user': true, 'order.status': 'delivered' };
     const o = decideRoute(catalogue, { facts, routeChanges: 0 }, { route: D.cancelPendingOrder });
-    expect(o.status === 'decided' && [o.decision.route, o.decision.reasonCode]).toEqual([D.escalate, 'route.excluded_domain']);
+    expect(o.status === 'decided' && [o.decision.route, o.decision.reasonCode]).toEqual([
+      D.escalate,
+      'route.excluded_domain',
+    ]);
   });
 });

@@ -1,8 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { compileCatalogue } from '../../../../src/workflows/routing/compile-catalogue.js';
 import { decideRoute } from '../../../../src/workflows/routing/decide-route.js';
-import type { DomainRouteDecision, RouteOutcome, RouteState } from '../../../../src/workflows/routing/route-decision.js';
-import { isRouteReasonCode, ROUTE_CHECKER_VERSION } from '../../../../src/workflows/routing/route-reason-codes.js';
+import type {
+  DomainRouteDecision,
+  RouteOutcome,
+  RouteState,
+} from '../../../../src/workflows/routing/route-decision.js';
+import {
+  isRouteReasonCode,
+  ROUTE_CHECKER_VERSION,
+} from '../../../../src/workflows/routing/route-reason-codes.js';
 import { spec, TOOLS } from './fixtures.js';
 
 const catalogue = compileCatalogue(spec({ maxRouteChanges: 2 }), TOOLS);
@@ -27,7 +34,11 @@ describe('decideRoute: rules over verified facts', () => {
       reasonCode: 'route.single_candidate',
       exclusions: [
         { domain: 'order_status', reasonCode: 'route.facts_missing', facts: ['user.authenticated'] },
-        { domain: 'refund', reasonCode: 'route.facts_missing', facts: ['order.status', 'user.authenticated'] },
+        {
+          domain: 'refund',
+          reasonCode: 'route.facts_missing',
+          facts: ['order.status', 'user.authenticated'],
+        },
       ],
       decidedBy: 'rules',
       routeChanges: 0,
@@ -37,7 +48,9 @@ describe('decideRoute: rules over verified facts', () => {
   });
 
   it('a present fact with another value excludes with route.condition_false', () => {
-    const d = decided(decideRoute(catalogue, state({ 'user.authenticated': true, 'order.status': 'pending' })));
+    const d = decided(
+      decideRoute(catalogue, state({ 'user.authenticated': true, 'order.status': 'pending' })),
+    );
     expect(d.route).toBe('order_status');
     expect(d.exclusions).toEqual([
       { domain: 'identify', reasonCode: 'route.condition_false', facts: ['user.authenticated'] },
@@ -48,16 +61,21 @@ describe('decideRoute: rules over verified facts', () => {
   it('a fact of the wrong type never satisfies a condition', () => {
     const d = decided(decideRoute(catalogue, state({ 'user.authenticated': 'true' })));
     expect(d.route).toBe('identify');
-    expect(d.exclusions.map((e) => [e.domain, e.reasonCode])).toContainEqual(['order_status', 'route.condition_false']);
+    expect(d.exclusions.map((e) => [e.domain, e.reasonCode])).toContainEqual([
+      'order_status',
+      'route.condition_false',
+    ]);
   });
 
   it('no candidate: the fallback, route.no_candidate', () => {
-    const c = compileCatalogue(
-      spec({ domains: spec().domains.filter((d) => d.id !== 'identify') }),
-      TOOLS,
-    );
+    const c = compileCatalogue(spec({ domains: spec().domains.filter((d) => d.id !== 'identify') }), TOOLS);
     const d = decided(decideRoute(c, state({})));
-    expect([d.route, d.reasonCode, d.decidedBy, d.candidateCapabilities]).toEqual(['escalate', 'route.no_candidate', 'fallback', []]);
+    expect([d.route, d.reasonCode, d.decidedBy, d.candidateCapabilities]).toEqual([
+      'escalate',
+      'route.no_candidate',
+      'fallback',
+      [],
+    ]);
   });
 });
 
@@ -68,13 +86,22 @@ describe('decideRoute: the model proposes among the candidates only', () => {
     if (o.status !== 'ask_model') return;
     expect(o.candidates).toEqual(['order_status', 'refund']);
     expect(o.choices).toEqual(['order_status', 'refund', 'escalate']);
-    expect((o.outputSchema['properties'] as { route: { enum: string[] } }).route.enum).toEqual(['escalate', 'order_status', 'refund']);
+    expect((o.outputSchema['properties'] as { route: { enum: string[] } }).route.enum).toEqual([
+      'escalate',
+      'order_status',
+      'refund',
+    ]);
     expect(o.exclusions.map((e) => e.domain)).toEqual(['identify']);
   });
 
   it('takes a proposed candidate, or the fallback when the model names it', () => {
     const d = decided(decideRoute(catalogue, state(DELIVERED), { route: 'refund' }));
-    expect([d.route, d.reasonCode, d.decidedBy, d.proposed]).toEqual(['refund', 'route.model_choice', 'model', 'refund']);
+    expect([d.route, d.reasonCode, d.decidedBy, d.proposed]).toEqual([
+      'refund',
+      'route.model_choice',
+      'model',
+      'refund',
+    ]);
     const e = decided(decideRoute(catalogue, state(DELIVERED), { route: 'escalate' }));
     expect([e.route, e.reasonCode, e.decidedBy]).toEqual(['escalate', 'route.model_choice', 'model']);
   });
@@ -88,7 +115,11 @@ describe('decideRoute: the model proposes among the candidates only', () => {
       'identify',
     ]);
     const unknown = decided(decideRoute(catalogue, state(DELIVERED), { route: 'wire_money' }));
-    expect([unknown.route, unknown.reasonCode, unknown.proposed]).toEqual(['escalate', 'route.unknown_domain', 'wire_money']);
+    expect([unknown.route, unknown.reasonCode, unknown.proposed]).toEqual([
+      'escalate',
+      'route.unknown_domain',
+      'wire_money',
+    ]);
   });
 
   it('any malformed answer gives the fallback with route.invalid_proposal, never a throw', () => {
@@ -112,7 +143,14 @@ describe('decideRoute: the model proposes among the candidates only', () => {
       Object.create({ route: 'refund' }) as unknown,
       hostile,
       new Map([['route', 'refund']]),
-      new Proxy({ route: 'refund' }, { ownKeys: () => { throw new Error('trap'); } }),
+      new Proxy(
+        { route: 'refund' },
+        {
+          ownKeys: () => {
+            throw new Error('trap');
+          },
+        },
+      ),
     ];
     for (const answer of answers) {
       const d = decided(decideRoute(catalogue, state(DELIVERED), answer));
@@ -137,7 +175,9 @@ describe('decideRoute: route changes are bounded', () => {
     expect([b.route, b.routeChanges]).toEqual(['refund', 2]);
     const stay = decided(decideRoute(catalogue, state(DELIVERED, 'refund', 2), { route: 'refund' }));
     expect([stay.route, stay.reasonCode, stay.routeChanges]).toEqual(['refund', 'route.model_choice', 2]);
-    const pingPong = decided(decideRoute(catalogue, state(DELIVERED, 'refund', 2), { route: 'order_status' }));
+    const pingPong = decided(
+      decideRoute(catalogue, state(DELIVERED, 'refund', 2), { route: 'order_status' }),
+    );
     expect([pingPong.route, pingPong.reasonCode, pingPong.decidedBy, pingPong.routeChanges]).toEqual([
       'escalate',
       'route.change_limit',

@@ -1,4 +1,7 @@
-import type { CatalogueSpec, CapabilityDomainSpec } from '../../../../src/workflows/routing/capability-domain.js';
+import type {
+  CatalogueSpec,
+  CapabilityDomainSpec,
+} from '../../../../src/workflows/routing/capability-domain.js';
 import type { CatalogueTool } from '../../../../src/workflows/routing/catalogue-tools.js';
 
 /** A small shop: identity, order reads, a refund write, an escalation. */
@@ -37,9 +40,17 @@ export function domains(): CapabilityDomainSpec[] {
         { fact: 'user.authenticated', op: 'eq', value: true },
         { fact: 'order.status', op: 'in', value: ['delivered'] },
       ],
-      gates: [{ tool: 'shop.refund', kind: 'confirmation', requiredFacts: ['user.authenticated', 'order.status'] }],
+      gates: [
+        { tool: 'shop.refund', kind: 'confirmation', requiredFacts: ['user.authenticated', 'order.status'] },
+      ],
     },
-    { id: 'escalate', version: 'v1', description: 'a human takes over', tools: ['shop.transfer'], fallback: true },
+    {
+      id: 'escalate',
+      version: 'v1',
+      description: 'a human takes over',
+      tools: ['shop.transfer'],
+      fallback: true,
+    },
   ];
 }
 

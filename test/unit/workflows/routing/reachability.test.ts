@@ -20,7 +20,13 @@ describe('checkReachability', () => {
     expect(checkReachability(compile(broken))).toMatchObject({
       ok: false,
       violations: [
-        { code: 'write_before_facts', domain: 'refund', tool: 'shop.refund@v1', missingFacts: ['order.status'], path: ['identify', 'refund'] },
+        {
+          code: 'write_before_facts',
+          domain: 'refund',
+          tool: 'shop.refund@v1',
+          missingFacts: ['order.status'],
+          path: ['identify', 'refund'],
+        },
       ],
     });
   });
@@ -66,7 +72,9 @@ describe('checkReachability', () => {
         path: ['identify', 'order_status', 'refund'],
       },
     ]);
-    expect(checkReachability(compile(domains()), { requiredGates: { 'shop.refund@v1': 'confirmation' } }).ok).toBe(true);
+    expect(
+      checkReachability(compile(domains()), { requiredGates: { 'shop.refund@v1': 'confirmation' } }).ok,
+    ).toBe(true);
   });
 
   it('fails closed past its state bound', () => {

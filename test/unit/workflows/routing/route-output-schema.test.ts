@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../../src/contract/tool.js';
 import { ArgumentValidator } from '../../../../src/registry/argument-validator.js';
 import { checkToolSchema } from '../../../../src/registry/schema-subset.js';
-import { readRouteProposal, routeOutputSchema } from '../../../../src/workflows/routing/route-output-schema.js';
+import {
+  readRouteProposal,
+  routeOutputSchema,
+} from '../../../../src/workflows/routing/route-output-schema.js';
 
 const schema = routeOutputSchema(['refund', 'order_status', 'escalate', 'refund']);
 
@@ -20,7 +23,11 @@ describe('routeOutputSchema', () => {
     expect(schema).toEqual({
       type: 'object',
       properties: {
-        route: { type: 'string', description: 'The capability domain that handles the request.', enum: ['escalate', 'order_status', 'refund'] },
+        route: {
+          type: 'string',
+          description: 'The capability domain that handles the request.',
+          enum: ['escalate', 'order_status', 'refund'],
+        },
       },
       required: ['route'],
       additionalProperties: false,
@@ -40,8 +47,18 @@ describe('readRouteProposal', () => {
   it('reads a route of the right shape, whatever its value, and nothing else', () => {
     expect(readRouteProposal({ route: 'identify' })).toEqual({ ok: true, route: 'identify' });
     expect(readRouteProposal(JSON.parse('{"route":"refund"}'))).toEqual({ ok: true, route: 'refund' });
-    expect(readRouteProposal(Object.assign(Object.create(null) as object, { route: 'refund' }))).toEqual({ ok: true, route: 'refund' });
-    for (const bad of [undefined, null, 'refund', { route: ['refund'] }, { Route: 'refund' }, { route: 'r', x: 1 }]) {
+    expect(readRouteProposal(Object.assign(Object.create(null) as object, { route: 'refund' }))).toEqual({
+      ok: true,
+      route: 'refund',
+    });
+    for (const bad of [
+      undefined,
+      null,
+      'refund',
+      { route: ['refund'] },
+      { Route: 'refund' },
+      { route: 'r', x: 1 },
+    ]) {
       expect(readRouteProposal(bad)).toEqual({ ok: false });
     }
   });
