@@ -89,19 +89,22 @@ function validState(catalogue: CapabilityCatalogue, state: RouteState): boolean 
   return state.current === undefined || catalogue.domains.some((d) => d.id === state.current);
 }
 
-/** The decision record, with the change bound applied. */
+/**
+ * The decision record, with the change bound applied: a route other than the current one counts as a
+ * change, and a change past `maxRouteChanges` becomes the fallback. After an invalid state nothing is
+ * counted (the record says 0 changes).
+ */
 function bounded(
   catalogue: CapabilityCatalogue,
   state: RouteState,
   admission: Admission,
   chosen: { route: string; reasonCode: RouteReasonCode; decidedBy: RouteDecider; proposed?: string },
 ): DomainRouteDecision {
-  const valid = chosen.reasonCode !== RouteReasonCodes.invalidState;
-  const changes = valid ? state.routeChanges : 0;
-  const changes_ = (route: string) =>
-    changes + (valid && state.current !== undefined && state.current !== route ? 1 : 0);
+  const counted = chosen.reasonCode !== RouteReasonCodes.invalidState;
+  const changesAfter = (route: string): number =>
+    counted ? state.routeChanges + (state.current !== undefined && state.current !== route ? 1 : 0) : 0;
   let { route, reasonCode, decidedBy } = chosen;
-  if (changes_(route) > catalogue.maxRouteChanges && route !== catalogue.fallback) {
+  if (route !== catalogue.fallback && changesAfter(route) > catalogue.maxRouteChanges) {
     route = catalogue.fallback;
     reasonCode = RouteReasonCodes.changeLimit;
     decidedBy = 'fallback';
@@ -114,7 +117,7 @@ function bounded(
     exclusions: admission.exclusions,
     decidedBy,
     ...(chosen.proposed !== undefined ? { proposed: chosen.proposed } : {}),
-    routeChanges: changes_(route),
+    routeChanges: changesAfter(route),
     catalogue: catalogueRef(catalogue),
     checkerVersion: ROUTE_CHECKER_VERSION,
   };
