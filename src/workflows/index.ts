@@ -78,6 +78,7 @@ export {
 export type { AgentEvent, DataClassification } from '../contract/agent-event.js';
 
 export * from './policy/index.js';
+export * from './routing/index.js';
 export { normalizeRelativePath } from './policy/relative-path.js';
 export * from './completion/index.js';
 export {
