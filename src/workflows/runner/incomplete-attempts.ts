@@ -118,6 +118,11 @@ export class IncompleteAttempts {
           if (next === 'retry') continue;
           return next === 'fail' ? observation : next;
         }
+        default: {
+          // Only a broken port gives another kind: fail the workflow task (retried) rather than loop.
+          const unknown: never = outcome;
+          throw new TypeError(`unknown tool activity outcome ${JSON.stringify(unknown).slice(0, 200)}`);
+        }
       }
     }
   }

@@ -272,3 +272,26 @@ describe('write recovery: effectively once (seed 004 retry_attempt)', () => {
     expect(final.invocations[0]?.status).toBe('failed_terminal');
   });
 });
+
+describe('a tool activity outcome of an unknown kind (a broken port)', () => {
+  it('fails instead of attempting the call again and again', async () => {
+    let calls = 0;
+    const run = fakeRun({
+      writeRecovery: true,
+      tool: () => {
+        calls += 1;
+        return { kind: 'bogus' } as unknown as ToolActivityOutcome;
+      },
+      run: async (ctx) => {
+        await ctx.tool('demo.write', { amount: 1 });
+        return { output: 'done' };
+      },
+    });
+    const state = await run.execute();
+    // A bug in a port ends the run failed (run.internal_error), as any runner bug does.
+    expect(state.status).toBe('failed');
+    expect(state.terminalReason?.code).toBe('run.internal_error');
+    expect(state.terminalReason?.message).toContain('unknown tool activity outcome');
+    expect(calls).toBe(1);
+  });
+});
