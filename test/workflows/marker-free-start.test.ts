@@ -9,7 +9,10 @@ import { MARKER_FREE_START, MARKER_FREE_START_MEMO_KEY } from '../../src/contrac
 import type { AgentRunResult } from '../../src/workflows/temporal/agent-run.js';
 import {
   BASELINE_V2_PATCH,
+  DECISION_RULES_PATCH,
   INVALID_TOOL_CALLS_PATCH,
+  MODEL_CONTEXT_REF_PATCH,
+  TOOL_DEFINITION_PIN_PATCH,
   TRUST_SCOPE_PATCH,
 } from '../../src/workflows/temporal/run-patches.js';
 import type { ModelScript } from '../../src/activities/model/scripted-script.js';
@@ -114,6 +117,9 @@ describe('a marker-free start (real server)', () => {
       BASELINE_V2_PATCH,
       TRUST_SCOPE_PATCH,
       INVALID_TOOL_CALLS_PATCH,
+      DECISION_RULES_PATCH,
+      TOOL_DEFINITION_PIN_PATCH,
+      MODEL_CONTEXT_REF_PATCH,
     ]);
     expect(hasChangeVersionUpsert(marked.history)).toBe(true);
     // Otherwise the same commands: the same events once the markers and the upserts after them are left out.
@@ -170,6 +176,9 @@ describe('a marker-free start (real server)', () => {
       BASELINE_V2_PATCH,
       TRUST_SCOPE_PATCH,
       INVALID_TOOL_CALLS_PATCH,
+      DECISION_RULES_PATCH,
+      TOOL_DEFINITION_PIN_PATCH,
+      MODEL_CONTEXT_REF_PATCH,
     ]);
   });
 });
