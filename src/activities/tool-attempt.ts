@@ -45,8 +45,8 @@ export function toCall(input: AnyToolCallActivityInput): ToolCall {
 
 /**
  * One attempt of a call. Failure semantics (docs/durability.md "Which failures are which"):
- * - before the executor runs (unknown tool, a definition other than the one the run pinned
- *   (`worker.tool_definition_changed`), the intent cannot be recorded): nothing happened; a
+ * - before the executor runs (unknown tool, for a write a definition other than the one the run
+ *   pinned (`worker.tool_definition_changed`), the intent cannot be recorded): nothing happened; a
  *   write fails `tool.not_started` (the run may try it again), a read is retried;
  * - the executor throws a harness error: its own business failure, recorded as `failed_terminal`;
  * - anything else after the executor was called, for a write (it threw something else, or its
@@ -126,13 +126,15 @@ export async function executeTool(
 }
 
 /**
- * Refuse an attempt whose run pinned another definition of the tool than this worker serves.
- * @throws ApplicationFailure `worker.tool_definition_changed` (retryable: another worker may serve the
- *   pinned one); for a write, {@link beforeEffect} turns it into `tool.not_started`.
+ * Refuse a write's attempt whose run pinned another definition of the tool than this worker serves.
+ * Reads pass: a refused read is retried only a few times by its activity, so a rolling deploy would
+ * fail the call; a changed read is refused at the run's next generation start (`loadToolSnapshot`).
+ * @throws ApplicationFailure `worker.tool_definition_changed`, which {@link beforeEffect} turns into
+ *   `tool.not_started` (the run tries the write again, on whichever worker takes it).
  */
 function refuseChangedDefinition(input: AnyToolCallActivityInput, served: string): void {
   const pinned = input.definitionDigest;
-  if (pinned === undefined || pinned === served) return;
+  if (input.effect !== 'write' || pinned === undefined || pinned === served) return;
   throw ApplicationFailure.create({
     type: TOOL_DEFINITION_CHANGED,
     message: `${TOOL_DEFINITION_CHANGED}: this worker's ${versionedName(input.tool, input.version)} is ${served}, the run pinned ${pinned}`,

@@ -22,8 +22,8 @@ export const TOOLS_UNAVAILABLE = 'worker.tools_unavailable';
 
 /**
  * This worker's definition of a tool has another digest than the one the run pinned for the call
- * (`ToolCallInput.definitionDigest`): the attempt is refused before anything is recorded. A write's
- * attempt then fails `tool.not_started` with this code in its message (the run tries again, possibly on
- * another worker, up to its attempts, then asks a person); a read's is retried by its retry policy.
+ * (`ToolCallInput.definitionDigest`): a write's attempt is refused before anything is recorded, and
+ * fails `tool.not_started` with this code in its message (the run tries again, possibly on another
+ * worker, up to its attempts, then asks a person). Reads are not refused (see `ToolCallInput`).
  */
 export const TOOL_DEFINITION_CHANGED = 'worker.tool_definition_changed';

@@ -176,9 +176,11 @@ export interface ToolCallInput {
   /**
    * The digest of the tool definition the run pinned (`definitionDigest` of the registry; runs since
    * `agent-run-tool-definition-pin-v1`). A worker whose definition of this name and version has
-   * another digest refuses the attempt before anything is recorded (`worker.tool_definition_changed`:
-   * a write fails `tool.not_started`, a read is retried), so a changed definition under the same
-   * version never runs for a run that pinned the old one. Absent: matched by name and version only.
+   * another digest refuses a write's attempt before anything is recorded (`worker.tool_definition_changed`,
+   * a `tool.not_started` the run tries again), so a changed write under the same version never takes
+   * effect for a run that pinned the old one. A read is not refused: its activity's few retries would
+   * turn a rolling deploy into a failed call (the generation's start checks reads with every tool).
+   * Absent: matched by name and version only.
    */
   readonly definitionDigest?: string;
   readonly events: readonly AgentEvent[];

@@ -32,7 +32,7 @@ export const RUN_FEATURES = [
   'invalidToolCalls',
   /** Each `policy.decided` event names the rules that decided: the pinned policy bundle, or the code. */
   'decisionRules',
-  /** Tool calls carry their pinned definition's digest; a worker with another definition refuses them. */
+  /** Tool calls carry their pinned definition's digest; a worker with another definition refuses writes. */
   'toolDefinitionPin',
   /** `model.completed` names the context package the call sent. */
   'modelContextRef',

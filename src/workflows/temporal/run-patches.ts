@@ -111,7 +111,7 @@ export const DECISION_RULES_PATCH = 'agent-run-decision-rules-v1';
 
 /**
  * Each tool call's activity input carries the digest of the definition the run pinned
- * (`definitionDigest`); a worker whose definition of that name and version differs refuses the
+ * (`definitionDigest`); a worker whose definition of that name and version differs refuses a write's
  * attempt before anything is recorded (`worker.tool_definition_changed`). Decided once at the start,
  * without a marker when the start memo lists it ({@link RunPatches.feature}); a history without it
  * sends no digest (matched by name and version, as before).
