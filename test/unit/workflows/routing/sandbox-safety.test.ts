@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { SANDBOX_FORBIDDEN } from '../../../support/sandbox-forbidden.js';
 import { describe, expect, it } from 'vitest';
 
 /**
@@ -18,17 +19,7 @@ const sources = readdirSync(dir)
   .filter((f) => f.endsWith('.ts'))
   .map((f) => path.join(dir, f));
 
-const forbidden: [RegExp, string][] = [
-  [/\bDate\b/, 'Date'],
-  [/\bMath\.random\b/, 'Math.random'],
-  [/\bprocess\./, 'process'],
-  [/\bset(?:Timeout|Interval|Immediate)\b/, 'timers'],
-  [/\bperformance\./, 'performance'],
-  [/\bcrypto\./, 'crypto'],
-  [/\brequire\(/, 'require'],
-  [/\basync\b|\bawait\b|\bPromise\b/, 'asynchronous code'],
-  [/\bimport\(/, 'dynamic import'],
-];
+const forbidden: [RegExp, string][] = [[/\bDate\b/, 'Date'], ...SANDBOX_FORBIDDEN];
 
 describe('routing: workflow sandbox safety', () => {
   it('finds the sources', () => {
