@@ -38,6 +38,7 @@ export type {
   RouteDecider,
   RouteExclusion,
   RouteOutcome,
+  RouteProposer,
   RouteQuestion,
   RouteState,
 } from './route-decision.js';

@@ -1,4 +1,4 @@
-import type { PolicySubject } from '../policy/policy.js';
+import type { PolicyFacts, PolicySubject } from '../policy/policy.js';
 import type { Artifact } from '../../contract/artifact.js';
 import type { MemoryEntry } from '../../contract/memory.js';
 import type { RememberOutcome } from './thread-memory.js';
@@ -106,6 +106,10 @@ export interface RunContext {
   askHuman(request: ConfirmRequest, options?: WaitOptions): Promise<HumanDecision>;
   askInput(slot: string, prompt: string, options?: WaitOptions): Promise<string>;
   emit(type: string, data: Record<string, unknown>, classification?: DataClassification): void;
+  /** The run's verified facts now (a copy): what the policy and the router decide on. Never throws. */
+  facts(): PolicyFacts;
+  /** `name@version` of the policy the run decides its calls under (recorded with route decisions). */
+  readonly policyVersion: string;
   /** Record a verified fact the policy may rely on. Only facts derived from observed/verified artifacts. */
   recordFact(name: string, value: string | number | boolean, evidenceArtifactId: string): void;
   /**
