@@ -12,7 +12,20 @@ export interface ModelRequest {
   readonly messages: readonly ModelMessageInput[];
   /** Offer these tools (already policy-filtered by {@link RunContext.visibleTools}); default none. */
   readonly tools?: readonly ToolDefinition[];
+  /**
+   * JSON Schema the final text must satisfy (a JSON document): sent to the provider as structured
+   * output and, unless {@link ModelRequest.outputCheck} is `caller`, checked by the model activity
+   * (an answer that does not match fails the call with `model.output_invalid`, non-retryable).
+   */
   readonly outputSchema?: Readonly<Record<string, unknown>>;
+  /**
+   * `caller`: the `outputSchema` is still sent to the provider, but the model activity does not check
+   * the answer against it: the text comes back as the model wrote it (maybe not JSON, maybe not
+   * matching) and the profile must parse and check it itself, e.g. to map an unknown value to its
+   * fallback instead of failing the run. Absent: the activity checks (see `outputSchema`). Without an
+   * `outputSchema` it changes nothing. A worker from before this field ignores it and checks.
+   */
+  readonly outputCheck?: 'caller';
   /**
    * `report`: tool calls whose name was not offered or whose arguments are not a JSON object come back
    * in `ModelDecision.invalidToolCalls` (hand each to {@link RunContext.invalidToolCall}) instead of
