@@ -122,6 +122,16 @@ export interface RunContext {
   /** Record a verified fact the policy may rely on. Only facts derived from observed/verified artifacts. */
   recordFact(name: string, value: string | number | boolean, evidenceArtifactId: string): void;
   /**
+   * Withdraw the verified fact `name` because it no longer holds (e.g. the customer turned to another
+   * order, so `order.status` of the previous one must go), for `reason`, a short lowercase dotted code
+   * (`order.switched`). The fact leaves the run's facts (the policy no longer sees it, and it can no
+   * longer be {@link remember}ed) and stays withdrawn in later generations; `fact.withdrawn`
+   * `{ name, reason }` records it. A fact the run does not hold: a no-op, no event. Never throws: a
+   * name or reason that is not lowercase dotted (at most 100 characters), or a fact the runner keeps
+   * itself (`taint.*`), withdraws nothing and records `fact.rejected` (`fact.invalid_withdrawal`).
+   */
+  withdrawFact(name: string, reason: string): void;
+  /**
    * What earlier runs of this thread remembered (the newest entry per name, for the run's tenant and
    * user): verified facts with their provenance. Emits `memory.recalled`.
    */

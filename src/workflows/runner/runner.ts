@@ -277,6 +277,10 @@ export class Runner implements RunContext, RunCore {
     this.evidence.recordFact(this, name, value, evidenceArtifactId);
   }
 
+  withdrawFact(name: string, reason: string): void {
+    this.evidence.withdrawFact(this, name, reason);
+  }
+
   recall(): Promise<readonly MemoryEntry[]> {
     return this.threadMemory.recall();
   }
