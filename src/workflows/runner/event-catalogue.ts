@@ -63,6 +63,7 @@ export const EVENT_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   'audit.recorded': entry('policy', 'internal'),
   'fact.recorded': entry('runner', 'internal'),
   'fact.rejected': entry('runner', 'internal'),
+  'fact.withdrawn': entry('runner', 'internal'),
   'artifact.recorded': entry('runner', 'internal'),
   'artifact.rejected': entry('runner', 'internal'),
   'data.tainted': entry('guardrail', 'internal'),

@@ -274,6 +274,10 @@ export class Runner implements RunContext, RunCore {
     this.evidence.recordFact(this, name, value, evidenceArtifactId);
   }
 
+  withdrawFact(name: string, reason: string): void {
+    this.evidence.withdrawFact(this, name, reason);
+  }
+
   facts(): PolicyFacts {
     return { ...this.state.facts };
   }
