@@ -51,5 +51,3 @@ export {
   type ReachabilityReport,
   type ReachabilityViolation,
 } from './reachability.js';
-export { createRoutedProfile, type RoutedProfileConfig } from './routed-profile.js';
-export type { PlannerOptions } from './planned-run.js';

@@ -1,6 +1,6 @@
 import type { PolicyFacts } from '../policy/policy.js';
 import type { ModelMessageInput } from '../runner/ports.js';
-import type { CapabilityCatalogue, CompiledDomain } from './capability-catalogue.js';
+import type { CapabilityCatalogue, CompiledDomain } from '../routing/capability-catalogue.js';
 
 /**
  * The trusted messages a routed profile adds to the run's conversation. Each starts with a marker in

@@ -13,14 +13,14 @@ import {
 } from '../runner/profile.js';
 import type { RunContext } from '../runner/run-context.js';
 import { versionedName } from '../../contract/versioned-name.js';
-import type { CapabilityCatalogue } from './capability-catalogue.js';
-import type { FactDeriver } from './fact-deriver.js';
+import type { CapabilityCatalogue } from '../routing/capability-catalogue.js';
+import type { FactDeriver } from '../routing/fact-deriver.js';
 import { plannedPhase, type PlannerOptions } from './planned-run.js';
 import { decideAndRecord } from './route-turn.js';
 import { answerMessage, domainMessage } from './routed-messages.js';
 import { runSession, type RoutedRun } from './routed-session.js';
 import { initialRoutedState, type RoutedState } from './routed-state.js';
-import { domainOf } from './capability-catalogue.js';
+import { domainOf } from '../routing/capability-catalogue.js';
 
 /** A routed profile's definition (issue 38): a goal profile whose tools are chosen by the router. */
 export interface RoutedProfileConfig {

@@ -5,7 +5,7 @@ import type { Plan, PlanLimits, PlanStep } from '../planning/plan.js';
 import { planOutputSchema, readPlanText } from '../planning/plan-proposal.js';
 import { PlanReasonCodes, type PlanReasonCode } from '../planning/plan-reason-codes.js';
 import type { FactPredicate } from '../policy/rules-schema.js';
-import { domainOf } from './capability-catalogue.js';
+import { domainOf } from '../routing/capability-catalogue.js';
 import { decideAndRecord } from './route-turn.js';
 import { planQuestion, stepMessage } from './routed-messages.js';
 import { runSession, type RoutedRun } from './routed-session.js';

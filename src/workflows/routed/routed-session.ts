@@ -2,9 +2,9 @@ import type { Observation } from '../../contract/observation.js';
 import { invalidCallMessages, observationMessage } from '../runner/goal-profile.js';
 import type { ModelMessageInput, ToolProposal } from '../runner/ports.js';
 import type { RunContext } from '../runner/run-context.js';
-import { domainOf, type CapabilityCatalogue } from './capability-catalogue.js';
-import { exclusionOf } from './domain-admission.js';
-import type { FactDeriver } from './fact-deriver.js';
+import { domainOf, type CapabilityCatalogue } from '../routing/capability-catalogue.js';
+import { exclusionOf } from '../routing/domain-admission.js';
+import type { FactDeriver } from '../routing/fact-deriver.js';
 import { factsLine } from './routed-messages.js';
 import type { RoutedState } from './routed-state.js';
 

@@ -1,7 +1,7 @@
 import type { RunContext } from '../runner/run-context.js';
-import type { CapabilityCatalogue } from './capability-catalogue.js';
-import { decideRoute } from './decide-route.js';
-import type { DomainRouteDecision, RouteState } from './route-decision.js';
+import type { CapabilityCatalogue } from '../routing/capability-catalogue.js';
+import { decideRoute } from '../routing/decide-route.js';
+import type { DomainRouteDecision, RouteState } from '../routing/route-decision.js';
 import { routeQuestion } from './routed-messages.js';
 import type { RoutedState } from './routed-state.js';
 
