@@ -1,6 +1,6 @@
 import type { Observation } from '../../contract/observation.js';
 import { invalidCallMessages, observationMessage } from '../runner/goal-profile.js';
-import type { ModelMessageInput, ToolProposal } from '../runner/ports.js';
+import type { ToolProposal } from '../runner/ports.js';
 import type { RunContext } from '../runner/run-context.js';
 import { domainOf, type CapabilityCatalogue } from '../routing/capability-catalogue.js';
 import { exclusionOf } from '../routing/domain-admission.js';

@@ -92,9 +92,8 @@ describe('retail.agent: plan, admission, routed steps, verified facts', { timeou
       'succeeded',
       'succeeded',
     ]);
-    const facts = Object.fromEntries(
-      events.filter((e) => e.type === 'fact.recorded').map((e) => [e.data.name, e.data.value]),
-    );
+    const facts: Record<string, unknown> = {};
+    for (const e of events) if (e.type === 'fact.recorded') facts[String(e.data.name)] = e.data.value;
     expect(facts).toMatchObject({
       'user.authenticated': true,
       'order.id': PENDING,
