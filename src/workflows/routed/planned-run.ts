@@ -103,6 +103,7 @@ async function proposePlan(run: RoutedRun, options: PlannerOptions): Promise<voi
     order: [...admission.order],
     pos: 0,
     attempt: 1,
+    outcomes: {},
     heldAtAdmission: plan.replanConditions
       .filter((c) => unmet([c.when], facts).length === 0)
       .map((c) => c.id),
@@ -132,6 +133,8 @@ async function runStep(run: RoutedRun, options: PlannerOptions, plan: Plan, step
     ctx.completeStep(step.stepId);
   }
   const succeeded = code === PlanReasonCodes.stepSucceeded;
+  if (succeeded || state.attempt >= step.maxAttempts)
+    state.outcomes[step.stepId] = succeeded ? 'succeeded' : 'failed';
   ctx.emit('plan.step_completed', {
     ...ids,
     outcome: succeeded ? 'succeeded' : 'failed',

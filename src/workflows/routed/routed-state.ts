@@ -23,6 +23,8 @@ export interface RoutedState {
   pos: number;
   /** Attempt of that step (1, 2, …). */
   attempt: number;
+  /** How each step of the admitted plan ended so far (a new plan starts empty). */
+  outcomes: Record<string, 'succeeded' | 'failed'>;
   /** Replan conditions that already held when the plan was admitted (they do not fire). */
   heldAtAdmission: string[];
   /** Why the run is replanning, retrying a step, falling back or answering (shown to the model). */
@@ -40,6 +42,7 @@ export function initialRoutedState(planned: boolean, first: ModelMessageInput[])
     pos: 0,
     attempt: 1,
     heldAtAdmission: [],
+    outcomes: {},
     pending: first,
   };
 }

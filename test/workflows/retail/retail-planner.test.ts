@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentRunResult } from '../../../src/index.js';
 import type { StoredEvent } from '../../../src/contract/store-records.js';
 import { approvePending, rejectPending } from '../../support/decisions.js';
+import type { ExecutionInfo } from '../../../src/cli/connect.js';
+import { renderRun } from '../../../src/cli/render-run.js';
+import { waitForState } from '../../support/harness.js';
 import { at, call, createRetailFixture, planText, type RetailFixture } from './retail-fixture.js';
 
 const ETHAN = 'ethan.lopez8943@example.com';
@@ -182,7 +185,28 @@ describe(
         'scripted/retail-two-intents',
         'Cancel my order and change my address.',
       );
-      await approvePending(handle, { timeoutMs: 60_000 });
+      const waiting = await approvePending(handle, { timeoutMs: 60_000 });
+      // While the cancel waits for the customer, the view shows the plan and the step in progress.
+      expect(waiting.routing).toMatchObject({ phase: 'step', plan: { planId: 'p1' } });
+      expect(waiting.routing?.plan?.steps.map((st) => st.status)).toEqual([
+        'succeeded',
+        'succeeded',
+        'running',
+        'pending',
+      ]);
+      const page = renderRun(
+        {
+          workflowId: handle.workflowId,
+          runId: 'r',
+          status: 'RUNNING',
+          startTime: new Date(0),
+        } as ExecutionInfo,
+        waiting,
+      );
+      expect(page).toMatch(/route: cancel_pending_order {2}\(phase step, 2 route changes, 0 replans\)/);
+      expect(page).toMatch(/s3\s+cancel_pending_order\s+running/);
+      // The second confirmation is another action: wait for it, not for the first one still shown.
+      await waitForState(handle, (v) => v.pendingAction?.tool === 'retail.modify_user_address', 60_000);
       await approvePending(handle, { timeoutMs: 60_000 });
       const { result, events } = await finished(handle);
       expect(result.status).toBe('succeeded');
