@@ -7,7 +7,7 @@ import { PlanReasonCodes, type PlanReasonCode } from '../planning/plan-reason-co
 import type { FactPredicate } from '../policy/rules-schema.js';
 import { domainOf } from '../routing/capability-catalogue.js';
 import { decideAndRecord } from './route-turn.js';
-import { planQuestion, stepMessage } from './routed-messages.js';
+import { planQuestion, stepMessages } from './routed-messages.js';
 import { runSession, type RoutedRun } from './routed-session.js';
 
 /** The planner's bounds in a routed profile. */
@@ -58,7 +58,7 @@ async function proposePlan(run: RoutedRun, options: PlannerOptions): Promise<voi
   const { ctx, catalogue, state } = run;
   const facts = ctx.facts();
   const answer = await ctx.model('plan', {
-    messages: [...state.pending, planQuestion(catalogue, facts, state.why)],
+    messages: [...state.pending, ...planQuestion(catalogue, facts, state.why)],
     outputSchema: planOutputSchema(catalogue.domains.map((d) => d.id)),
     outputCheck: 'caller',
   });
@@ -123,7 +123,7 @@ async function runStep(run: RoutedRun, options: PlannerOptions, plan: Plan, step
     ctx.emit('plan.step_started', { ...ids, capability: step.capability, objective: step.objective });
     ctx.enterStep(step.stepId, state.attempt);
     state.pending.push(
-      stepMessage(step.stepId, domainOf(catalogue, step.capability)!, step.objective, state.why),
+      ...stepMessages(step.stepId, domainOf(catalogue, step.capability)!, step.objective, state.why),
     );
     delete state.why;
     // A step that ends on its turn bound leaves its last results unread: they open the next call.
@@ -208,7 +208,7 @@ async function fallback(run: RoutedRun): Promise<void> {
     extra: { planId: state.plan?.planId ?? null },
   });
   if (decision.route === catalogue.fallback) {
-    state.pending.push(stepMessage('fallback', domainOf(catalogue, catalogue.fallback)!, why));
+    state.pending.push(...stepMessages('fallback', domainOf(catalogue, catalogue.fallback)!, why));
     await runSession(run, false);
   }
   state.phase = 'answer';

@@ -41,7 +41,7 @@ export async function decideAndRecord(
   if (outcome.status === 'ask_model') {
     const answer = await ctx.model('route', {
       // Tool results not yet shown go first: a provider wants every call answered before a question.
-      messages: [...state.pending, routeQuestion(catalogue, outcome.choices, facts)],
+      messages: [...state.pending, ...routeQuestion(catalogue, outcome.choices, facts)],
       outputSchema: outcome.outputSchema,
       outputCheck: 'caller',
     });
