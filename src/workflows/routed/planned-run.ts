@@ -63,7 +63,10 @@ async function proposePlan(run: RoutedRun, options: PlannerOptions): Promise<voi
     outputCheck: 'caller',
   });
   state.pending = [];
-  const read = readPlanText(answer.text);
+  const called = answer.toolCalls.length > 0 || (answer.invalidToolCalls?.length ?? 0) > 0;
+  const read = called
+    ? { ok: false as const, detail: 'a tool call instead of a plan' }
+    : readPlanText(answer.text);
   if (!read.ok) {
     ctx.emit('plan.rejected', {
       planId: null,

@@ -44,9 +44,12 @@ export async function decideAndRecord(
       messages: [...state.pending, ...routeQuestion(catalogue, outcome.choices, facts)],
       outputSchema: outcome.outputSchema,
       outputCheck: 'caller',
+      invalidToolCalls: 'report',
     });
     state.pending = [];
-    outcome = decideRoute(catalogue, routeState, parsed(answer.text), 'model');
+    // A tool call is no route: an invalid proposal (the fallback), as is text that is not JSON.
+    const proposal = answer.toolCalls.length || answer.invalidToolCalls?.length ? null : parsed(answer.text);
+    outcome = decideRoute(catalogue, routeState, proposal, 'model');
   }
   if (outcome.status !== 'decided') throw new Error('unreachable: a route with a proposal is decided');
   const decision = outcome.decision;

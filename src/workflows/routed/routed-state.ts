@@ -15,6 +15,10 @@ export interface RoutedState {
   phase: 'route' | 'session' | 'plan' | 'step' | 'fallback' | 'answer';
   current?: string;
   routeChanges: number;
+  /** Digest of the catalogue the run started on: a generation on another catalogue fails closed. */
+  catalogueDigest: string;
+  /** Phases so far, across generations (bounded by the profile). */
+  phases: number;
   replans: number;
   plan?: Plan;
   /** The admitted plan's execution order (step ids). */
@@ -34,10 +38,16 @@ export interface RoutedState {
 }
 
 /** The state of a routed run's first generation. */
-export function initialRoutedState(planned: boolean, first: ModelMessageInput[]): RoutedState {
+export function initialRoutedState(
+  planned: boolean,
+  first: ModelMessageInput[],
+  catalogueDigest: string,
+): RoutedState {
   return {
     phase: planned ? 'plan' : 'route',
     routeChanges: 0,
+    catalogueDigest,
+    phases: 0,
     replans: 0,
     pos: 0,
     attempt: 1,

@@ -49,7 +49,7 @@ describe('routingView: what harness show reads of a routed run', () => {
     expect(routingView(undefined)).toBeUndefined();
     expect(routingView({ state: {}, node: 'x' })).toBeUndefined();
     const state = {
-      ...initialRoutedState(true, []),
+      ...initialRoutedState(true, [], 'sha256:c'),
       phase: 'step' as const,
       current: 'order_status',
       routeChanges: 1,
