@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RetailPgStore } from '../../../apps/retail/db/pg/retail-pg-store.js';
+import { RETAIL_TABLES } from '../../../apps/retail/db/pg/retail-pg-schema.js';
+import { RetailPgStore, parseRetailPgUrl } from '../../../apps/retail/db/pg/retail-pg-store.js';
 import { retailDbDigest } from '../../../apps/retail/db/retail-export.js';
 import { applyGoldActions, applyGoldActionsWith } from '../../../apps/retail/gold/gold-actions.js';
 import { readRetailTasksFile } from '../../../apps/retail/gold/retail-tasks.js';
@@ -111,12 +112,12 @@ describe('retail over PostgreSQL', () => {
     expect(await cancel.reconcile?.(CONTEXT, failing)).toEqual({ outcome: 'not_applied' });
   });
 
-  it('two concurrent cancels of one order under different keys: one cancels and refunds once, the other fails', async () => {
+  it('eight concurrent cancels of one order under different keys: one cancels and refunds once, the others fail', async () => {
     const s = await reset();
     const pg = createRetailPgExecutors(s);
     const args = { order_id: '#W6779827', reason: 'no longer needed' };
     const results = await Promise.all(
-      [1, 2].map((seq) =>
+      [1, 2, 3, 4, 5, 6, 7, 8].map((seq) =>
         settle(
           executor(pg, T.cancelPendingOrder).execute(
             CONTEXT,
@@ -126,10 +127,12 @@ describe('retail over PostgreSQL', () => {
       ),
     );
     expect(results.filter((r) => (r as { ok: boolean }).ok)).toHaveLength(1);
-    expect(results.find((r) => !(r as { ok: boolean }).ok)).toMatchObject({
-      code: 'retail.tool_error',
-      message: 'Non-pending order cannot be cancelled',
-    });
+    for (const failed of results.filter((r) => !(r as { ok: boolean }).ok)) {
+      expect(failed).toMatchObject({
+        code: 'retail.tool_error',
+        message: 'Non-pending order cannot be cancelled',
+      });
+    }
     const sqlite = retailTemplate().fresh();
     try {
       await createRetailExecutors(sqlite)[T.cancelPendingOrder]?.execute(
@@ -212,5 +215,45 @@ describe('retail over PostgreSQL', () => {
       await backend.close();
       await sqlite.close();
     }
+  });
+});
+
+describe('retail PostgreSQL tables', () => {
+  it('name the same columns and keys as the SQLite schema', () => {
+    const local = retailTemplate().fresh();
+    try {
+      for (const spec of RETAIL_TABLES) {
+        const info = local.sqlite.prepare(`PRAGMA table_info(${spec.name})`).all() as {
+          name: string;
+          pk: number;
+        }[];
+        expect(spec.columns, spec.name).toEqual(info.map((c) => c.name));
+        const key = info
+          .filter((c) => c.pk > 0)
+          .sort((a, b) => a.pk - b.pk)
+          .map((c) => c.name);
+        expect(spec.key, spec.name).toEqual(key);
+      }
+      const tables = local.sqlite.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as {
+        name: string;
+      }[];
+      expect(RETAIL_TABLES.map((t) => t.name).sort()).toEqual(tables.map((t) => t.name).sort());
+    } finally {
+      local.close();
+    }
+  });
+
+  it('reject a URL that is not postgres:// or names a bad schema', async () => {
+    expect(() => parseRetailPgUrl('mysql://x')).toThrow(
+      expect.objectContaining({ code: 'retail.db_url_invalid' }),
+    );
+    expect(() => parseRetailPgUrl('postgres://h/db?schema=Bad-Name')).toThrow(
+      expect.objectContaining({ code: 'retail.db_url_invalid' }),
+    );
+    expect(parseRetailPgUrl('postgres://h/db?schema=shop')).toEqual({
+      connectionString: 'postgres://h/db',
+      schema: 'shop',
+    });
+    await expect(openRetailBackend('mysql://x')).rejects.toMatchObject({ code: 'retail.db_url_invalid' });
   });
 });
