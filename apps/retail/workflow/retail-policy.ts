@@ -19,15 +19,22 @@ import { RETAIL_TOOL_VERSION } from './retail-tool-names.js';
  *   `retail.write_presented`): dispatch decides on the arguments.
  * - Dispatch: before authentication only the rule's `beforeAuthentication` tools run; then the tool's
  *   checks run in order and the first failure is a `deny` with its code. A read that passes is
- *   `allow` (`retail.read_allowed`); a write that passes is `require_confirmation`
- *   (`retail.customer_confirmation`: policy.md's explicit "yes" to the action's details).
+ *   `allow` (`retail.read_allowed`). A write that passes needs policy.md's explicit "yes" to the
+ *   action's details (`retail.customer_confirmation`): in a run whose requester is verified (a signed
+ *   start) it is `allow` with the obligation `confirm.user.v1`, so the run waits for that customer's
+ *   own confirmation (decision type `customer_confirmation`) and nobody else can give it; in an
+ *   anonymous run (no customer to ask) it is `require_confirmation`, a person confirms on the
+ *   customer's behalf.
  * - A tool outside the retail table, of another version, or whose registered effect differs from the
  *   table's is denied at both stages (`retail.unknown_tool`): fail closed.
  *
- * Failure semantics: never throws; every decision carries one valid custom reason code, no
- * obligations and no expiry, so the harness's decision checks accept it. Missing facts count as not
+ * Failure semantics: never throws; every decision carries one valid custom reason code, at most the
+ * `confirm.user.v1` obligation and no expiry, so the harness's decision checks accept it. Missing facts count as not
  * verified (a refusal), never as a pass. `authorization` is left to the default rules.
  */
+/** The obligation of a write in a run whose customer is verified: the customer's own confirmation. */
+export const CUSTOMER_CONFIRMATION = 'confirm.user.v1';
+
 export class RetailPolicy implements Policy {
   readonly name = 'retail.policy';
   readonly version = 'v1';
@@ -47,13 +54,19 @@ export class RetailPolicy implements Policy {
     }
     const refusal = refusalOf(rule, req.args ?? {}, facts, authenticated);
     if (refusal !== undefined) return this.decision('deny', refusal);
-    return rule.effect === 'write'
-      ? this.decision('require_confirmation', R.customerConfirmation)
-      : this.decision('allow', R.readAllowed);
+    if (rule.effect === 'read') return this.decision('allow', R.readAllowed);
+    // The customer confirms the action's details: their own decision when the run knows who they are.
+    return req.subject?.verified === true
+      ? this.decision('allow', R.customerConfirmation, [CUSTOMER_CONFIRMATION])
+      : this.decision('require_confirmation', R.customerConfirmation);
   }
 
-  private decision(decision: PolicyDecision['decision'], code: RetailReasonCode): PolicyDecision {
-    return { decision, policyVersion: policyVersionOf(this), reasonCodes: [code], obligations: [] };
+  private decision(
+    decision: PolicyDecision['decision'],
+    code: RetailReasonCode,
+    obligations: string[] = [],
+  ): PolicyDecision {
+    return { decision, policyVersion: policyVersionOf(this), reasonCodes: [code], obligations };
   }
 }
 

@@ -63,6 +63,33 @@ describe('retail.policy@v1: its decisions', () => {
     expect(CANCEL_REASONS).toEqual(RETAIL_CANCEL_REASONS);
   });
 
+  it("a write of a run whose customer is verified needs that customer's own confirmation (confirm.user.v1)", () => {
+    const args = { order_id: '#W1', reason: 'no longer needed' };
+    const signed = authorizeDispatch(retailPolicy, def(T.cancelPendingOrder), args, NOW, order('pending'), {
+      verified: true,
+      userId: 'C1',
+      kind: 'customer',
+    });
+    expect(signed).toMatchObject({
+      decision: 'allow',
+      reasonCodes: [R.customerConfirmation],
+      obligations: ['confirm.user.v1'],
+    });
+    const anonymous = authorizeDispatch(
+      retailPolicy,
+      def(T.cancelPendingOrder),
+      args,
+      NOW,
+      order('pending'),
+      { verified: false },
+    );
+    expect(anonymous).toMatchObject({ decision: 'require_confirmation', obligations: [] });
+    const read = authorizeDispatch(retailPolicy, def(T.getOrderDetails), { order_id: '#W1' }, NOW, AUTH, {
+      verified: true,
+    });
+    expect(read.obligations).toEqual([]);
+  });
+
   it('has a rule for every retail tool, with the registered effect', () => {
     expect(Object.keys(RETAIL_TOOL_RULES).sort()).toEqual([...defs.keys()].sort());
     for (const [tool, rule] of Object.entries(RETAIL_TOOL_RULES))
