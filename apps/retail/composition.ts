@@ -34,7 +34,8 @@ export async function createRetailComposition(options: RetailCompositionOptions)
   const registry = new ToolRegistry();
   registerRetailRunTools(registry, dbs);
   const models = new ModelRouter();
-  for (const [route, provider] of Object.entries(options.models ?? {})) models.register(route, provider, provider.name);
+  for (const [route, provider] of Object.entries(options.models ?? {}))
+    models.register(route, provider, provider.name);
   const defaultModelRoute = options.defaultModelRoute ?? Object.keys(options.models ?? {})[0];
   const worker = await composeWorker({
     tools: registry,

@@ -1,16 +1,16 @@
-import { ModelError } from '../../../src/activities/model/errors.js';
-import { ZERO_PRICES } from '../../../src/activities/model/pricing.js';
-import { runProviderCall } from '../../../src/activities/model/provider-call.js';
-import type {
-  ModelOutput,
-  ModelProvider,
-  ModelRequest,
-  ModelStreamOptions,
-} from '../../../src/activities/model/types.js';
+import {
+  parseModelScript,
+  ScriptedProvider,
+  type ModelOutput,
+  type ModelProvider,
+} from '../../../src/index.js';
 import { RETAIL_DOMAINS } from '../workflow/retail-domains.js';
 import { RETAIL_TOOL_VERSION, retailToolName } from '../workflow/retail-tool-names.js';
 import { expandCalls, groupSteps, parseObjective, planDocument, type GoldCall } from './gold-plan.js';
 import { currentOrderOf, madeCalls, markers, progressOf } from './transcript.js';
+
+type ModelRequest = Parameters<ModelProvider['stream']>[0];
+type ModelStreamOptions = Parameters<ModelProvider['stream']>[1];
 
 /** What one gold model plays: a scenario's calls under a variant. */
 export interface GoldScript {
@@ -29,7 +29,11 @@ export interface GoldScript {
 /** One answer: text, or one tool call. */
 export interface GoldAnswer {
   readonly text: string;
-  readonly toolCall?: { readonly name: string; readonly version: string; readonly args: Record<string, unknown> };
+  readonly toolCall?: {
+    readonly name: string;
+    readonly version: string;
+    readonly args: Record<string, unknown>;
+  };
 }
 
 /** The calls of the script the run still has to make, given the transcript, and the order its facts hold. */
@@ -72,17 +76,17 @@ function decideAnswer(script: GoldScript, req: ModelRequest): GoldAnswer {
   if (next === undefined) return { text: 'Step done.' };
   const tool = retailToolName(next.name);
   const offered = req.tools.some((t) => t.name === tool && t.version === RETAIL_TOOL_VERSION);
-  if (!offered && req.invalidToolCalls !== 'report') return { text: `I cannot call ${next.name} in this step.` };
+  if (!offered && req.invalidToolCalls !== 'report')
+    return { text: `I cannot call ${next.name} in this step.` };
   return { text: '', toolCall: { name: tool, version: RETAIL_TOOL_VERSION, args: { ...next.args } } };
 }
 
 /**
  * The gold model's answer to one request: a pure function of the script and the request's messages
- * (see the protocol in apps/retail/eval/README.md), so a retried call gets the same answer.
- *
- * @throws ModelError `model.script_no_match` for a purpose the protocol does not use.
+ * (the protocol is in apps/retail/eval/README.md), so a retried call gets the same answer. Undefined
+ * for a purpose the protocol does not use.
  */
-export function goldAnswer(script: GoldScript, req: ModelRequest): GoldAnswer {
+export function goldAnswer(script: GoldScript, req: ModelRequest): GoldAnswer | undefined {
   switch (req.purpose) {
     case 'plan':
       return planAnswer(script, req);
@@ -93,17 +97,16 @@ export function goldAnswer(script: GoldScript, req: ModelRequest): GoldAnswer {
     case 'respond':
       return { text: `Your request is handled (${script.id}).` };
     default:
-      throw new ModelError('model.script_no_match', `the gold model does not answer purpose ${req.purpose}`, {
-        details: { callId: req.callId, purpose: req.purpose },
-      });
+      return undefined;
   }
 }
 
 /**
  * A model provider (name `gold`) that plays a retail task's gold actions (or an adversarial variant)
  * through the routed profile's protocol: plans, routes, one tool call per decide answer. Stateless:
- * every answer is derived from the request alone. Emits the same normalized events as the real
- * providers (through `runProviderCall`).
+ * every answer is derived from the request alone. Each answer is played by a one-shot
+ * `ScriptedProvider`, so it emits the same normalized events as the real providers (provider name
+ * `scripted` in them).
  */
 export class GoldModelProvider implements ModelProvider {
   readonly name = 'gold';
@@ -111,30 +114,24 @@ export class GoldModelProvider implements ModelProvider {
   constructor(readonly script: GoldScript) {}
 
   stream(request: ModelRequest, opts: ModelStreamOptions): Promise<ModelOutput> {
-    const init = {
-      provider: this.name,
-      configuredModel: 'gold',
-      prices: ZERO_PRICES,
-      mapError: (err: unknown) =>
-        new ModelError('model.provider_error', `gold model failed: ${(err as Error).message}`, { cause: err }),
-    };
-    // A model that ignores its route schema: the answer is read by hand by the router (not validated here).
+    // A model that ignores its route schema: the router reads the answer by hand (nothing validates it here).
     let req = request;
     if (this.script.ignoreRouteSchema && request.purpose === 'route') {
       const { outputSchema: _dropped, ...rest } = request;
       req = rest;
     }
-    return runProviderCall(init, req, opts, (asm, { req: valid, codec }) => {
-      const answer = goldAnswer(this.script, valid);
-      if (answer.text) asm.addText(answer.text);
-      if (answer.toolCall) {
-        const raw = JSON.stringify(answer.toolCall.args);
-        asm.addToolCallFragment(0, { id: `${valid.callId}_tc0`, name: codec.encode(answer.toolCall), arguments: raw });
-      }
-      asm.setStopReason(answer.toolCall ? 'tool_calls' : 'end_turn');
-      const chars = valid.messages.reduce((n, m) => n + m.content.length, 0);
-      asm.setUsage({ inputTokens: Math.ceil(chars / 4), outputTokens: Math.ceil((answer.text.length + 20) / 4) });
-      return Promise.resolve();
-    });
+    // The answer, played by a one-shot scripted provider (its events, tool-name encoding and checks);
+    // a purpose the protocol does not use gets an empty script: `model.script_no_match`.
+    const answer = goldAnswer(this.script, req);
+    const script = parseModelScript(
+      answer === undefined
+        ? { entries: [] }
+        : {
+            entries: [],
+            fallback: { text: answer.text, toolCalls: answer.toolCall ? [answer.toolCall] : [] },
+          },
+      `gold/${this.script.id}`,
+    );
+    return new ScriptedProvider(script).stream(req, opts);
   }
 }

@@ -1,5 +1,12 @@
-import { WRITE_DOMAINS, domainOfCall, expandCalls, groupSteps, isWriteTool, type GoldCall } from './gold-plan.js';
-import { progressOf, sameCall } from './transcript.js';
+import {
+  WRITE_DOMAINS,
+  domainOfCall,
+  expandCalls,
+  groupSteps,
+  isWriteTool,
+  type GoldCall,
+} from './gold-plan.js';
+import { progressOf } from './transcript.js';
 import { codeExpected, type RetailScenario } from './variants.js';
 
 /** One tool call the run made (from its invocations), by benchmark name. */
@@ -72,12 +79,17 @@ export function codesIn(value: unknown, depth = 0, key = ''): string[] {
 export function refusalsOf(events: readonly ObservedEvent[]): Refusal[] {
   return events
     .filter((e) => e.type === 'tool.failed' && e.data.status === 'rejected')
-    .map((e) => ({ tool: String(e.data.tool ?? ''), codes: [...new Set(codesIn(e.data))] }));
+    .map((e) => ({
+      tool: typeof e.data.tool === 'string' ? e.data.tool : '',
+      codes: [...new Set(codesIn(e.data))],
+    }));
 }
 
 /** The routes the run's `route.decided` events took. */
 export function routesOf(events: readonly ObservedEvent[]): string[] {
-  return events.filter((e) => e.type === 'route.decided' && typeof e.data.route === 'string').map((e) => String(e.data.route));
+  return events
+    .filter((e) => e.type === 'route.decided' && typeof e.data.route === 'string')
+    .map((e) => String(e.data.route));
 }
 
 /** Model calls of purpose `plan` beyond the first (by call id). */
@@ -85,7 +97,7 @@ export function replansOf(events: readonly ObservedEvent[]): number {
   const ids = new Set(
     events
       .filter((e) => e.type.startsWith('model.') && e.data.purpose === 'plan')
-      .map((e) => String(e.data.callId ?? e.data.seq ?? e.type)),
+      .map((e, i) => (typeof e.data.callId === 'string' ? e.data.callId : `#${i}`)),
   );
   return Math.max(0, ids.size - 1);
 }
@@ -110,23 +122,33 @@ export function checkScenario(s: RetailScenario, o: ScenarioObservation): Scenar
   const dbMatches = o.finalDigest === o.expectedDigest;
   if (!dbMatches)
     failures.push(
-      o.finalDigest === o.initialDigest ? 'database unchanged, expected changes' : 'database differs from the expected one',
+      o.finalDigest === o.initialDigest
+        ? 'database unchanged, expected changes'
+        : 'database differs from the expected one',
     );
   const codes = [...new Set(o.events.flatMap((e) => codesIn(e.data)))].sort();
   const made: GoldCall[] = o.calls.map((c) => ({ name: c.name, args: c.args }));
   const refusals = refusalsOf(o.events);
   const gold = s.expected.kind === 'gold';
   const goldWrites = s.goldCalls.filter((c) => isWriteTool(c.name));
-  const expectedWriteDomains = gold ? [...new Set(goldWrites.map((c) => domainOfCall(c.name, undefined)))].sort() : [];
+  const expectedWriteDomains = gold
+    ? [...new Set(goldWrites.map((c) => domainOfCall(c.name, undefined)))].sort()
+    : [];
   const enteredWriteDomains = [...new Set(routesOf(o.events).filter((r) => WRITE_DOMAINS.has(r)))].sort();
   const steps = groupSteps(expandCalls(s.script.calls, { insertReads: s.script.insertReads }));
   if (gold) {
-    if (o.status !== 'succeeded') failures.push(`status ${o.status}${o.terminalCode ? ` (${o.terminalCode})` : ''}, expected succeeded`);
-    if (refusals.length > 0) failures.push(`gold actions refused: ${refusals.map((r) => `${r.tool} ${r.codes.join('/')}`).join(', ')}`);
+    if (o.status !== 'succeeded')
+      failures.push(`status ${o.status}${o.terminalCode ? ` (${o.terminalCode})` : ''}, expected succeeded`);
+    if (refusals.length > 0)
+      failures.push(
+        `gold actions refused: ${refusals.map((r) => `${r.tool} ${r.codes.join('/')}`).join(', ')}`,
+      );
   } else if (s.expected.kind === 'refused') {
     const expectedCodes = s.expected.codes;
     if (!codes.some((c) => codeExpected(c, expectedCodes)))
-      failures.push(`no expected refusal code (${expectedCodes.join(', ')}) among ${codes.join(', ') || 'none'}`);
+      failures.push(
+        `no expected refusal code (${expectedCodes.join(', ')}) among ${codes.join(', ') || 'none'}`,
+      );
   }
   return {
     passed: failures.length === 0,
@@ -148,5 +170,3 @@ export function checkScenario(s: RetailScenario, o: ScenarioObservation): Scenar
 function sameSet(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x) => b.includes(x));
 }
-
-export { sameCall };

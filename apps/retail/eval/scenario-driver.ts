@@ -10,7 +10,12 @@ import {
 import type { RetailComposition } from '../composition.js';
 import { retailDbDigest } from '../db/retail-export.js';
 import type { RetailDbTemplate } from '../db/retail-template.js';
-import { checkScenario, type ObservedCall, type ScenarioChecks, type ScenarioObservation } from './scenario-checks.js';
+import {
+  checkScenario,
+  type ObservedCall,
+  type ScenarioChecks,
+  type ScenarioObservation,
+} from './scenario-checks.js';
 import { benchmarkName } from './transcript.js';
 import type { RetailScenario } from './variants.js';
 
@@ -71,7 +76,8 @@ async function drive(
       v = await handle.query<RunView>('state');
     } catch (err) {
       const d = await handle.describe().catch(() => undefined);
-      if (d && d.status.name !== 'RUNNING') throw new Error(`workflow ${d.status.name}: ${(err as Error).message}`);
+      if (d && d.status.name !== 'RUNNING')
+        throw new Error(`workflow ${d.status.name}: ${(err as Error).message}`);
       await sleep(100);
       continue;
     }
@@ -179,7 +185,8 @@ export async function runScenario(s: RetailScenario, ctx: ScenarioContext): Prom
   } finally {
     if (handle) {
       const d = await handle.describe().catch(() => undefined);
-      if (d?.status.name === 'RUNNING') await handle.terminate('evaluation scenario finished').catch(() => undefined);
+      if (d?.status.name === 'RUNNING')
+        await handle.terminate('evaluation scenario finished').catch(() => undefined);
     }
     ctx.composition.dbs.release(workflowId);
     db.close();

@@ -54,7 +54,9 @@ export function madeCalls(messages: readonly ModelMessage[], from = 0): GoldCall
   return messages
     .slice(from)
     .flatMap((m) =>
-      m.role === 'assistant' ? (m.toolCalls ?? []).map((c) => ({ name: benchmarkName(c.name), args: c.args })) : [],
+      m.role === 'assistant'
+        ? (m.toolCalls ?? []).map((c) => ({ name: benchmarkName(c.name), args: c.args }))
+        : [],
     );
 }
 

@@ -37,8 +37,7 @@ export function codeExpected(code: string, expected: readonly string[]): boolean
 
 /** What a scenario's run must show. */
 export type ScenarioExpectation =
-  | { readonly kind: 'gold' }
-  | { readonly kind: 'refused'; readonly codes: readonly string[] };
+  { readonly kind: 'gold' } | { readonly kind: 'refused'; readonly codes: readonly string[] };
 
 /** One evaluation run: a task under a variant. */
 export interface RetailScenario {
@@ -128,7 +127,8 @@ function scenario(
       goal: message,
     },
     decision: extra.decision ?? 'approve',
-    expected: variant === 'gold' ? { kind: 'gold' } : { kind: 'refused', codes: EXPECTED_REFUSAL_CODES[variant] },
+    expected:
+      variant === 'gold' ? { kind: 'gold' } : { kind: 'refused', codes: EXPECTED_REFUSAL_CODES[variant] },
     effectCalls: extra.effectCalls ?? (variant === 'gold' ? calls : []),
     goldCalls: goldCallsOf(task),
   };
@@ -173,8 +173,7 @@ export function adversarialScenario(
       return write && scenario(task, db, variant, [auth, write], { decision: 'reject' });
     case 'route_without_facts':
       return (
-        write &&
-        scenario(task, db, variant, [auth, write], { insertReads: false, ignoreRouteSchema: true })
+        write && scenario(task, db, variant, [auth, write], { insertReads: false, ignoreRouteSchema: true })
       );
     case 'delivered_modify': {
       const order = orderWithStatus(db, userId, 'delivered');

@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Client } from '@temporalio/client';
+import type { NativeConnection, WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { createHarnessWorker, type ModelProvider } from '../../../src/index.js';
+import { mapLimited } from '../../refund/eval/concurrency.js';
+import { createRetailComposition } from '../composition.js';
+import { retailDbDigest } from '../db/retail-export.js';
+import { RetailDbTemplate } from '../db/retail-template.js';
+import { applyGoldActions } from '../gold/gold-actions.js';
+import type { RetailTask } from '../gold/retail-tasks.js';
+import { retailEvalSigners } from './eval-signers.js';
+import { GoldModelProvider } from './gold-model.js';
+import { computeTotals, renderMarkdown, summarizeScenario, type RetailEvalReport } from './report.js';
+import { goldRoute, runScenario, type ScenarioRun } from './scenario-driver.js';
+import { buildScenarios, type RetailScenario, type RetailVariant } from './variants.js';
+
+/** The repository root (reports go to its .data/eval-retail by default). */
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** The `fault` variant's to-do line in the report. */
+export const FAULT_TODO =
+  'fault variant: not implemented (SIGKILL the worker process during a write, then check the database and the settled outcome)';
+
+export interface RunRetailEvalOptions {
+  /** The tasks (already read and filtered) and the file they came from (for the report). */
+  readonly tasks: readonly RetailTask[];
+  readonly tasksFile: string;
+  /** The benchmark's db.json. */
+  readonly dbJsonPath: string;
+  readonly variants: ReadonlySet<RetailVariant>;
+  /** Adversarial scenarios per kind; default 3. */
+  readonly perKind?: number;
+  readonly out?: string;
+  readonly client: Client;
+  readonly connection: NativeConnection;
+  readonly namespace: string;
+  readonly workflowBundle: WorkflowBundleWithSourceMap | { codePath: string };
+  /** Scenarios in flight at once (one worker serves them all); default 3, at most 8. */
+  readonly concurrency?: number;
+  readonly timeoutMsPerScenario?: number;
+  readonly todo?: readonly string[];
+  readonly log?: (line: string) => void;
+}
+
+export interface RetailEvalResult {
+  readonly report: RetailEvalReport;
+  readonly runs: readonly ScenarioRun[];
+  readonly jsonPath: string;
+  readonly markdownPath: string;
+}
+
+/** The expected digest of a scenario: its effect calls applied directly to a fresh copy (cached by calls). */
+function expectedDigests(template: RetailDbTemplate): (s: RetailScenario) => Promise<string> {
+  const cache = new Map<string, Promise<string>>();
+  return (s) => {
+    const key = JSON.stringify(s.effectCalls);
+    let digest = cache.get(key);
+    if (digest === undefined) {
+      digest = (async () => {
+        const db = template.fresh();
+        try {
+          const actions = s.effectCalls.map((c, i) => ({
+            action_id: `${s.id}_${i}`,
+            name: c.name,
+            arguments: { ...c.args },
+          }));
+          await applyGoldActions(db, { id: s.id, actions, rewardBasis: [], raw: {} });
+          return retailDbDigest(db);
+        } finally {
+          db.close();
+        }
+      })();
+      cache.set(key, digest);
+    }
+    return digest;
+  };
+}
+
+/**
+ * Run every scenario of the tasks (gold and the asked adversarial variants) as real runs of
+ * `retail.agent@v1` on the server, with one worker whose retail tools run over each run's own fresh
+ * database; write `report.json` and `report.md` to the output folder.
+ *
+ * @throws setup errors (db.json, evidence store, worker); a run that misbehaves is a failed scenario.
+ */
+export async function runRetailEval(o: RunRetailEvalOptions): Promise<RetailEvalResult> {
+  const tag = `${new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14)}-${randomUUID().slice(0, 6)}`;
+  const out = resolve(o.out ?? join(repoRoot, '.data', 'eval-retail', tag));
+  mkdirSync(out, { recursive: true });
+  const template = RetailDbTemplate.fromJsonFile(o.dbJsonPath);
+  const lookup = template.fresh();
+  let scenarios: RetailScenario[];
+  let initialDigest: string;
+  try {
+    scenarios = buildScenarios(o.tasks, lookup, o.variants, o.perKind ?? 3);
+    initialDigest = retailDbDigest(lookup);
+  } finally {
+    lookup.close();
+  }
+  const signers = retailEvalSigners(scenarios.flatMap((s) => (s.userId === undefined ? [] : [s.userId])));
+  const models: Record<string, ModelProvider> = {};
+  for (const s of scenarios) models[goldRoute(s)] = new GoldModelProvider(s.script);
+  const composition = await createRetailComposition({
+    storeUrl: `sqlite:${join(out, 'evidence.db')}`,
+    models,
+    principals: signers.registry,
+    env: {},
+  });
+  const taskQueue = `reval-${tag}`;
+  const worker = await createHarnessWorker({
+    connection: o.connection,
+    namespace: o.namespace,
+    taskQueue,
+    composition,
+    workflowBundle: o.workflowBundle,
+  });
+  const running = worker.run();
+  const wanted = Number.isFinite(o.concurrency) ? Math.floor(o.concurrency!) : 3;
+  const concurrency = Math.min(8, Math.max(1, wanted));
+  const started = Date.now();
+  const context = {
+    client: o.client,
+    taskQueue,
+    composition,
+    template,
+    customers: signers.customers,
+    runTag: tag,
+    initialDigest,
+    expectedDigest: expectedDigests(template),
+    ...(o.timeoutMsPerScenario ? { timeoutMs: o.timeoutMsPerScenario } : {}),
+  };
+  let runs: ScenarioRun[];
+  try {
+    runs = await mapLimited(scenarios, concurrency, async (s, i) => {
+      const r = await runScenario(s, context);
+      const ob = r.observation;
+      o.log?.(
+        `[${i + 1}/${scenarios.length}] ${r.checks.passed ? 'pass' : 'FAIL'} ${s.id} ${ob.status} ${ob.durationMs} ms${r.checks.passed ? '' : `: ${r.checks.failures.join('; ')}`}`,
+      );
+      return r;
+    });
+  } finally {
+    worker.shutdown();
+    await running;
+    await composition.close();
+  }
+  const summaries = runs.map(summarizeScenario);
+  const report: RetailEvalReport = {
+    schemaVersion: 1,
+    tasksFile: o.tasksFile,
+    variants: [...o.variants],
+    startedAt: new Date(started).toISOString(),
+    durationMs: Date.now() - started,
+    concurrency,
+    totals: computeTotals(summaries),
+    scenarios: summaries,
+    todo: o.todo ?? [],
+  };
+  const jsonPath = join(out, 'report.json');
+  const markdownPath = join(out, 'report.md');
+  writeFileSync(jsonPath, `${JSON.stringify(report, null, 1)}\n`);
+  writeFileSync(markdownPath, renderMarkdown(report));
+  return { report, runs, jsonPath, markdownPath };
+}
+
+/** The db.json an evaluation of `tasksFile` uses: `HARNESS_RETAIL_DB`, else `db.json` next to the tasks file. */
+export function dbJsonPathFor(tasksFile: string, env: NodeJS.ProcessEnv = process.env): string {
+  return resolve(env.HARNESS_RETAIL_DB ?? join(dirname(resolve(tasksFile)), 'db.json'));
+}
