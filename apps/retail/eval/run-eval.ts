@@ -31,6 +31,8 @@ export interface RunRetailEvalOptions {
   /** The benchmark's db.json. */
   readonly dbJsonPath: string;
   readonly variants: ReadonlySet<RetailVariant>;
+  /** Run these scenarios instead of the ones generated from the tasks (tests). */
+  readonly scenarios?: readonly RetailScenario[];
   /** Adversarial scenarios per kind; default 3. */
   readonly perKind?: number;
   readonly out?: string;
@@ -95,7 +97,7 @@ export async function runRetailEval(o: RunRetailEvalOptions): Promise<RetailEval
   let scenarios: RetailScenario[];
   let initialDigest: string;
   try {
-    scenarios = buildScenarios(o.tasks, lookup, o.variants, o.perKind ?? 3);
+    scenarios = o.scenarios ? [...o.scenarios] : buildScenarios(o.tasks, lookup, o.variants, o.perKind ?? 3);
     initialDigest = retailDbDigest(lookup);
   } finally {
     lookup.close();

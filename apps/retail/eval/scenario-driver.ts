@@ -89,7 +89,9 @@ async function drive(
     if (WAITING_STATUSES.includes(v.status) && pending && v.stateVersion !== handled) {
       if ((pending.kind !== 'confirmation' && pending.kind !== 'human') || key === undefined)
         return { view: v, confirmations };
-      const name = s.decision === 'approve' ? 'confirm' : 'reject';
+      // The customer's own confirmation (confirm/reject); anything else is an approval the customer signs.
+      const customer = v.humanRequest?.decisionType === 'customer_confirmation';
+      const name = s.decision === 'reject' ? 'reject' : customer ? 'confirm' : 'approve';
       const fields = s.decision === 'approve' ? {} : { reason: 'the customer says no' };
       await handle.signal(name, signedPayload(key, v, name, fields, pending));
       confirmations += 1;
