@@ -48,7 +48,9 @@ export class RetailRunDbs {
 
 /** An executor of `tool` that runs the executor over the calling run's database. */
 function routedExecutor(dbs: RetailRunDbs, tool: string, reconciles: boolean): ToolExecutor {
-  const execute = (ctx: ToolContext, call: ToolCall) => dbs.executor(call.runId, tool).execute(ctx, call);
+  // Async: a run without a database rejects, as an executor's failure does (never a synchronous throw).
+  const execute = async (ctx: ToolContext, call: ToolCall) =>
+    await dbs.executor(call.runId, tool).execute(ctx, call);
   if (!reconciles) return { execute };
   return {
     execute,
