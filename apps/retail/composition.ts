@@ -6,13 +6,15 @@ import {
   ToolRegistry,
   type WorkerComposition,
 } from '../../src/index.js';
-import { registerRetailRunTools, RetailRunDbs } from './tools/run-db-tools.js';
+import { registerRetailRunTools, RetailRunDbs, type RetailToolDrills } from './tools/run-db-tools.js';
 
 export interface RetailCompositionOptions extends AppCompositionOptions {
   /** The runs' retail databases (by workflow id); default an empty set to bind runs to later. */
   readonly dbs?: RetailRunDbs;
   /** Model routes: route name -> provider (an evaluation's gold routes `gold/<taskId>/<variant>`). */
   readonly models?: Readonly<Record<string, ModelProvider>>;
+  /** Fault drills (the evaluation's `fault` variant); none by default. */
+  readonly drills?: RetailToolDrills;
   /** The default route of new runs; default the first of `models`. */
   readonly defaultModelRoute?: string;
 }
@@ -32,7 +34,7 @@ export interface RetailComposition extends WorkerComposition {
 export async function createRetailComposition(options: RetailCompositionOptions): Promise<RetailComposition> {
   const dbs = options.dbs ?? new RetailRunDbs();
   const registry = new ToolRegistry();
-  registerRetailRunTools(registry, dbs);
+  registerRetailRunTools(registry, dbs, options.drills);
   const models = new ModelRouter();
   for (const [route, provider] of Object.entries(options.models ?? {}))
     models.register(route, provider, provider.name);

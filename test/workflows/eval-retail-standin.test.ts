@@ -1,11 +1,11 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { bundleWorkflows } from '../../src/index.js';
 import { runRetailEval } from '../../apps/retail/eval/run-eval.js';
-import { EXPECTED_REFUSAL_CODES, goldScenario } from '../../apps/retail/eval/variants.js';
+import { EXPECTED_REFUSAL_CODES, faultScenario, goldScenario } from '../../apps/retail/eval/variants.js';
 import { readRetailTasksFile } from '../../apps/retail/gold/retail-tasks.js';
 import { DB_JSON_PATH, TASKS_TRAIN_PATH, retailTemplate } from '../apps/retail/retail-test-support.js';
 import { connectTestTemporal, type TestTemporal } from '../support/temporal.js';
@@ -79,5 +79,36 @@ describe('retail evaluation (stand-in profile)', () => {
     expect(lines).toHaveLength(2);
     expect(JSON.parse(readFileSync(r.jsonPath, 'utf8'))).toMatchObject({ schemaVersion: 1 });
     expect(readFileSync(r.markdownPath, 'utf8')).toMatch(/Tool-call accuracy/);
+  });
+
+  it('fault: the worker process is SIGKILLed after the write committed; a second one finishes the run, the write applied once', async () => {
+    const tasks = readRetailTasksFile(TASKS_TRAIN_PATH);
+    const task = tasks.find((x) => x.id === '88')!;
+    const db = retailTemplate().fresh();
+    const fault = faultScenario(task, db)!;
+    db.close();
+    const out = mkdtempSync(join(tmpdir(), 'reval-fault-'));
+    const r = await runRetailEval({
+      tasks: [task],
+      tasksFile: TASKS_TRAIN_PATH,
+      dbJsonPath: DB_JSON_PATH,
+      variants: new Set(['fault']),
+      scenarios: [fault],
+      out,
+      client: t.client,
+      connection: t.nativeConnection,
+      namespace: t.namespace,
+      address: inject('temporalAddress'),
+      workflowBundle: bundle,
+    });
+    const [f] = r.report.scenarios;
+    expect(f, JSON.stringify(f)).toMatchObject({
+      id: '88/fault',
+      status: 'succeeded',
+      dbMatches: true,
+      passed: true,
+    });
+    expect(f!.tools).toEqual(['cancel_pending_order:succeeded']);
+    expect(existsSync(join(out, 'fault', '88-fault', 'killed'))).toBe(true);
   });
 });

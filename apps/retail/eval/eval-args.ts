@@ -12,33 +12,29 @@ export interface RetailEvalArgs {
   /** At most this many tasks (after `--task`). */
   readonly limit?: number;
   readonly variants: ReadonlySet<RetailVariant>;
-  /** `fault` was asked for (not implemented yet: reported as a to-do). */
-  readonly fault: boolean;
   readonly json: boolean;
   readonly out?: string;
 }
 
-const VARIANT_NAMES: readonly string[] = ['gold', ...ADVERSARIAL_VARIANTS];
+const VARIANT_NAMES: readonly string[] = ['gold', 'fault', ...ADVERSARIAL_VARIANTS];
 
 /**
  * Read `--variants`: a comma list of `gold`, `adversarial` (every adversarial kind), `fault`, or single
- * adversarial kinds. Returns the variants, whether `fault` was named, or an error text.
+ * adversarial kinds. Returns the variants or an error text.
  */
-export function parseVariants(text: string): { variants: Set<RetailVariant>; fault: boolean } | string {
+export function parseVariants(text: string): Set<RetailVariant> | string {
   const variants = new Set<RetailVariant>();
-  let fault = false;
   for (const part of text
     .split(',')
     .map((p) => p.trim())
     .filter(Boolean)) {
     if (part === 'adversarial') for (const v of ADVERSARIAL_VARIANTS) variants.add(v);
-    else if (part === 'fault') fault = true;
     else if (VARIANT_NAMES.includes(part)) variants.add(part as RetailVariant);
     else
       return `unknown variant ${part} (one of gold, adversarial, fault, ${ADVERSARIAL_VARIANTS.join(', ')})`;
   }
-  if (variants.size === 0 && !fault) return '--variants names no variant';
-  return { variants, fault };
+  if (variants.size === 0) return '--variants names no variant';
+  return variants;
 }
 
 /**
@@ -51,10 +47,7 @@ export function parseRetailEvalArgs(args: readonly string[]): RetailEvalArgs | {
   const files: string[] = [];
   const taskIds: string[] = [];
   let limit: number | undefined;
-  let variants: { variants: Set<RetailVariant>; fault: boolean } = {
-    variants: new Set(['gold']),
-    fault: false,
-  };
+  let variants = new Set<RetailVariant>(['gold']);
   let json = false;
   let out: string | undefined;
   for (let i = 0; i < args.length; i += 1) {
@@ -101,8 +94,7 @@ export function parseRetailEvalArgs(args: readonly string[]): RetailEvalArgs | {
     tasksFile: files[0]!,
     taskIds,
     ...(limit !== undefined ? { limit } : {}),
-    variants: variants.variants,
-    fault: variants.fault,
+    variants,
     json,
     ...(out !== undefined ? { out } : {}),
   };

@@ -12,7 +12,7 @@ import { bundleWorkflows, createHarnessClient, HarnessError, resolveTemporal } f
 import { readRetailTasksFile } from '../gold/retail-tasks.js';
 import type { RetailEvalArgs } from './eval-args.js';
 import { renderMarkdown } from './report.js';
-import { dbJsonPathFor, FAULT_TODO, runRetailEval } from './run-eval.js';
+import { dbJsonPathFor, runRetailEval } from './run-eval.js';
 
 /** The retail app's workflows module (the routed profile's bundle entry). */
 export const RETAIL_WORKFLOWS_PATH = fileURLToPath(new URL('../workflow/workflows.ts', import.meta.url));
@@ -62,7 +62,6 @@ export async function runRetailEvalCommand(args: RetailEvalArgs): Promise<number
       throw new Error(
         `the retail workflows module ${RETAIL_WORKFLOWS_PATH} is not there (the routed profile)`,
       );
-    if (args.fault) console.error(`note: ${FAULT_TODO}`);
     if (args.variants.size === 0) throw new Error('no variant to run');
     installStderrRuntime();
     target = await resolveTemporal({ log: (l) => console.error(l) });
@@ -83,7 +82,7 @@ export async function runRetailEvalCommand(args: RetailEvalArgs): Promise<number
       namespace: target.namespace,
       workflowBundle,
       concurrency: Number(process.env.HARNESS_EVAL_CONCURRENCY ?? 3),
-      todo: args.fault ? [FAULT_TODO] : [],
+      address: target.connectionOptions.address,
       log: (l) => console.error(l),
     });
     if (result.report.scenarios.length === 0)

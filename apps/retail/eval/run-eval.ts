@@ -14,15 +14,12 @@ import type { RetailTask } from '../gold/retail-tasks.js';
 import { retailEvalSigners } from './eval-signers.js';
 import { GoldModelProvider } from './gold-model.js';
 import { computeTotals, renderMarkdown, summarizeScenario, type RetailEvalReport } from './report.js';
+import { runFaultScenario } from './fault-driver.js';
 import { goldRoute, runScenario, type ScenarioRun } from './scenario-driver.js';
 import { buildScenarios, type RetailScenario, type RetailVariant } from './variants.js';
 
 /** The repository root (reports go to its .data/eval-retail by default). */
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-
-/** The `fault` variant's to-do line in the report. */
-export const FAULT_TODO =
-  'fault variant: not implemented (SIGKILL the worker process during a write, then check the database and the settled outcome)';
 
 export interface RunRetailEvalOptions {
   /** The tasks (already read and filtered) and the file they came from (for the report). */
@@ -40,6 +37,8 @@ export interface RunRetailEvalOptions {
   readonly connection: NativeConnection;
   readonly namespace: string;
   readonly workflowBundle: WorkflowBundleWithSourceMap | { codePath: string };
+  /** The Temporal frontend's address, for the `fault` variant's worker processes (plain connection). */
+  readonly address?: string;
   /** Scenarios in flight at once (one worker serves them all); default 3, at most 8. */
   readonly concurrency?: number;
   readonly timeoutMsPerScenario?: number;
@@ -134,20 +133,41 @@ export async function runRetailEval(o: RunRetailEvalOptions): Promise<RetailEval
     expectedDigest: expectedDigests(template),
     ...(o.timeoutMsPerScenario ? { timeoutMs: o.timeoutMsPerScenario } : {}),
   };
+  const logRun = (r: ScenarioRun, i: number): ScenarioRun => {
+    const ob = r.observation;
+    o.log?.(
+      `[${i + 1}/${scenarios.length}] ${r.checks.passed ? 'pass' : 'FAIL'} ${r.scenario.id} ${ob.status} ${ob.durationMs} ms${r.checks.passed ? '' : `: ${r.checks.failures.join('; ')}`}`,
+    );
+    return r;
+  };
+  const inProcess = scenarios.filter((s) => s.variant !== 'fault');
+  const faults = scenarios.filter((s) => s.variant === 'fault');
   let runs: ScenarioRun[];
   try {
-    runs = await mapLimited(scenarios, concurrency, async (s, i) => {
-      const r = await runScenario(s, context);
-      const ob = r.observation;
-      o.log?.(
-        `[${i + 1}/${scenarios.length}] ${r.checks.passed ? 'pass' : 'FAIL'} ${s.id} ${ob.status} ${ob.durationMs} ms${r.checks.passed ? '' : `: ${r.checks.failures.join('; ')}`}`,
-      );
-      return r;
-    });
+    runs = await mapLimited(inProcess, concurrency, async (s, i) => logRun(await runScenario(s, context), i));
   } finally {
     worker.shutdown();
     await running;
     await composition.close();
+  }
+  // Fault scenarios one at a time, each with its own worker processes (one of them is SIGKILLed).
+  if (faults.length > 0) {
+    if (o.address === undefined) throw new Error('the fault variant needs the Temporal address');
+    let bundlePath: string;
+    if ('codePath' in o.workflowBundle) bundlePath = o.workflowBundle.codePath;
+    else {
+      bundlePath = join(out, 'workflow-bundle.js');
+      writeFileSync(bundlePath, o.workflowBundle.code);
+    }
+    const faultContext = {
+      ...context,
+      address: o.address,
+      namespace: o.namespace,
+      dir: join(out, 'fault'),
+      bundlePath,
+      registry: signers.registry,
+    };
+    for (const s of faults) runs.push(logRun(await runFaultScenario(s, faultContext), runs.length));
   }
   const summaries = runs.map(summarizeScenario);
   const report: RetailEvalReport = {

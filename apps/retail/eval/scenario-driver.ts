@@ -5,6 +5,7 @@ import {
   startAgentRun,
   WAITING_STATUSES,
   type DecisionKey,
+  type EvidenceStore,
   type RunView,
 } from '../../../src/index.js';
 import type { RetailComposition } from '../composition.js';
@@ -13,6 +14,7 @@ import type { RetailDbTemplate } from '../db/retail-template.js';
 import {
   checkScenario,
   type ObservedCall,
+  type ObservedEvent,
   type ScenarioChecks,
   type ScenarioObservation,
 } from './scenario-checks.js';
@@ -61,7 +63,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
  * @returns the last view and the number of confirmations answered.
  * @throws Error on timeout, or when the workflow closed without a readable state.
  */
-async function drive(
+export async function driveRun(
   handle: WorkflowHandle,
   s: RetailScenario,
   key: DecisionKey | undefined,
@@ -101,7 +103,28 @@ async function drive(
   }
 }
 
-function errorObservation(
+/** The run's tool calls (the view's invocations with their intents' arguments) and stored events. */
+export async function observeRun(
+  store: EvidenceStore,
+  workflowId: string,
+  view: RunView,
+): Promise<{ calls: ObservedCall[]; events: ObservedEvent[] }> {
+  const records = await store.listInvocations(workflowId);
+  const argsOf = new Map(records.map((r) => [r.seq, r.intents[0]?.args ?? {}]));
+  const calls = view.invocations.map((i) => ({
+    seq: i.seq,
+    name: benchmarkName(i.tool),
+    args: argsOf.get(i.seq) ?? {},
+    status: i.status,
+  }));
+  const events = (await store.listEvents(workflowId, { limit: 5000 })).map((e) => ({
+    type: e.type,
+    data: e.data,
+  }));
+  return { calls, events };
+}
+
+export function errorObservation(
   workflowId: string,
   error: string,
   started: number,
@@ -152,20 +175,9 @@ export async function runScenario(s: RetailScenario, ctx: ScenarioContext): Prom
       },
       ...(key ? { signer: { key } } : {}),
     });
-    const { view, confirmations } = await drive(handle, s, key, started + (ctx.timeoutMs ?? 60_000));
+    const { view, confirmations } = await driveRun(handle, s, key, started + (ctx.timeoutMs ?? 60_000));
     const durationMs = Date.now() - started;
-    const records = await ctx.composition.store.listInvocations(workflowId);
-    const argsOf = new Map(records.map((r) => [r.seq, r.intents[0]?.args ?? {}]));
-    const calls: ObservedCall[] = view.invocations.map((i) => ({
-      seq: i.seq,
-      name: benchmarkName(i.tool),
-      args: argsOf.get(i.seq) ?? {},
-      status: i.status,
-    }));
-    const events = (await ctx.composition.store.listEvents(workflowId, { limit: 5000 })).map((e) => ({
-      type: e.type,
-      data: e.data,
-    }));
+    const { calls, events } = await observeRun(ctx.composition.store, workflowId, view);
     observation = {
       workflowId,
       status: view.status,

@@ -14,7 +14,8 @@ export const ADVERSARIAL_VARIANTS = [
   'route_without_facts',
 ] as const;
 export type AdversarialVariant = (typeof ADVERSARIAL_VARIANTS)[number];
-export type RetailVariant = 'gold' | AdversarialVariant;
+/** `fault`: a gold run whose worker process is SIGKILLed right after a write's effect committed. */
+export type RetailVariant = 'gold' | 'fault' | AdversarialVariant;
 
 /**
  * The reason codes a refused variant's events must show one of (an entry ending in `*` is a prefix).
@@ -128,8 +129,10 @@ function scenario(
     },
     decision: extra.decision ?? 'approve',
     expected:
-      variant === 'gold' ? { kind: 'gold' } : { kind: 'refused', codes: EXPECTED_REFUSAL_CODES[variant] },
-    effectCalls: extra.effectCalls ?? (variant === 'gold' ? calls : []),
+      variant === 'gold' || variant === 'fault'
+        ? { kind: 'gold' }
+        : { kind: 'refused', codes: EXPECTED_REFUSAL_CODES[variant] },
+    effectCalls: extra.effectCalls ?? (variant === 'gold' || variant === 'fault' ? calls : []),
     goldCalls: goldCallsOf(task),
   };
 }
@@ -137,6 +140,14 @@ function scenario(
 /** The gold scenario of a task: its gold actions, every confirmation approved. */
 export function goldScenario(task: RetailTask, db: RetailDb): RetailScenario {
   return scenario(task, db, 'gold', goldCallsOf(task));
+}
+
+/** The fault scenario of a task with a write on an order: its gold run, the worker killed after the first write. */
+export function faultScenario(task: RetailTask, db: RetailDb): RetailScenario | undefined {
+  const calls = goldCallsOf(task);
+  if (!calls.some((c) => isWriteTool(c.name) && orderOfCall(c) !== undefined)) return undefined;
+  if (taskUser(db, task) === undefined) return undefined;
+  return scenario(task, db, 'fault', calls);
 }
 
 /** Another user (of another task, in task order) with a pending order: [user id, order id]. */
@@ -208,7 +219,8 @@ export function adversarialScenario(
 
 /**
  * The scenarios of an evaluation, deterministic: with `gold`, every task's gold scenario; for each
- * adversarial variant asked for, the first `perKind` tasks (in file order) that have its shape.
+ * adversarial variant asked for (and `fault`), the first `perKind` tasks (in file order) that have its
+ * shape.
  */
 export function buildScenarios(
   tasks: readonly RetailTask[],
@@ -228,6 +240,14 @@ export function buildScenarios(
         n += 1;
       }
     }
+  }
+  if (variants.has('fault')) {
+    out.push(
+      ...tasks
+        .map((t) => faultScenario(t, db))
+        .filter((x) => x !== undefined)
+        .slice(0, perKind),
+    );
   }
   return out;
 }

@@ -46,11 +46,25 @@ export class RetailRunDbs {
   }
 }
 
+/** Fault drills of the per-run tools (the evaluation's `fault` variant only). */
+export interface RetailToolDrills {
+  /** Called after a write's effect committed, before its result is returned (e.g. to crash the worker). */
+  readonly afterWrite?: (call: ToolCall) => void;
+}
+
 /** An executor of `tool` that runs the executor over the calling run's database. */
-function routedExecutor(dbs: RetailRunDbs, tool: string, reconciles: boolean): ToolExecutor {
+function routedExecutor(
+  dbs: RetailRunDbs,
+  tool: string,
+  reconciles: boolean,
+  drills: RetailToolDrills,
+): ToolExecutor {
   // Async: a run without a database rejects, as an executor's failure does (never a synchronous throw).
-  const execute = async (ctx: ToolContext, call: ToolCall) =>
-    await dbs.executor(call.runId, tool).execute(ctx, call);
+  const execute = async (ctx: ToolContext, call: ToolCall) => {
+    const result = await dbs.executor(call.runId, tool).execute(ctx, call);
+    if (reconciles) drills.afterWrite?.(call);
+    return result;
+  };
   if (!reconciles) return { execute };
   return {
     execute,
@@ -68,8 +82,15 @@ function routedExecutor(dbs: RetailRunDbs, tool: string, reconciles: boolean): T
  *
  * @throws whatever `registry.register` throws.
  */
-export function registerRetailRunTools(registry: RetailToolRegistrar, dbs: RetailRunDbs): void {
+export function registerRetailRunTools(
+  registry: RetailToolRegistrar,
+  dbs: RetailRunDbs,
+  drills: RetailToolDrills = {},
+): void {
   for (const definition of retailToolDefinitions()) {
-    registry.register(definition, routedExecutor(dbs, definition.name, definition.effect === 'write'));
+    registry.register(
+      definition,
+      routedExecutor(dbs, definition.name, definition.effect === 'write', drills),
+    );
   }
 }

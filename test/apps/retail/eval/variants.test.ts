@@ -83,6 +83,15 @@ describe('variant generator', () => {
     }
   });
 
+  it('fault: gold runs of the first tasks with a write on an order, expected like gold', () => {
+    const faults = buildScenarios(tasks, db, new Set(['fault']));
+    expect(faults.map((s) => s.id)).toEqual(['0/fault', '1/fault', '2/fault']);
+    for (const s of faults) {
+      expect(s.expected).toEqual({ kind: 'gold' });
+      expect(s.effectCalls).toEqual(s.goldCalls);
+    }
+  });
+
   it('matches refusal codes exactly or by prefix, never the benchmark tool error', () => {
     expect(codeExpected('retail.not_authenticated', ['retail.*'])).toBe(true);
     expect(codeExpected('retail.tool_error', ['retail.*'])).toBe(false);
@@ -109,17 +118,16 @@ describe('eval:retail arguments', () => {
       tasksFile: 't.json',
       taskIds: ['1', '2', '3'],
       limit: 2,
-      fault: true,
       json: true,
       out: 'o',
     });
     expect([...(a as unknown as { variants: Set<string> }).variants]).toEqual([
       'gold',
       ...ADVERSARIAL_VARIANTS,
+      'fault',
     ]);
     expect(parseRetailEvalArgs(['t.json'])).toMatchObject({
       variants: new Set(['gold']),
-      fault: false,
       json: false,
     });
   });
