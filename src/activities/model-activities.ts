@@ -161,6 +161,7 @@ async function answer(
         messages: request.plan.messages,
         tools: tools.length ? tools : undefined,
         outputSchema: input.outputSchema ? { ...input.outputSchema } : undefined,
+        ...(input.outputSchema && input.outputCheck ? { outputCheck: input.outputCheck } : {}),
         ...(input.invalidToolCalls ? { invalidToolCalls: input.invalidToolCalls } : {}),
         // A configured window bounds the answer by the reserve the request was planned with.
         ...(route.windowConfigured || route.maxOutputTokens !== undefined

@@ -71,7 +71,14 @@ export interface ModelCallInput {
   readonly newMessages: readonly ModelMessageInput[];
   /** Tools the model may see (`name@version`), already filtered by policy at presentation. */
   readonly toolKeys: readonly string[];
+  /** JSON Schema the final text must satisfy; checked by the activity unless `outputCheck` is `caller`. */
   readonly outputSchema?: Readonly<Record<string, unknown>>;
+  /**
+   * `caller`: the `outputSchema` goes to the provider, but the activity does not check the answer
+   * against it (no `model.output_invalid`): the workflow caller checks the text itself. Absent: the
+   * activity checks, as before. Present only when asked.
+   */
+  readonly outputCheck?: 'caller';
   /**
    * `report`: a tool call whose name was not offered or whose arguments are not a JSON object comes
    * back in {@link ModelDecision.invalidToolCalls} instead of failing the call

@@ -79,6 +79,8 @@ export type { AgentEvent, DataClassification } from '../contract/agent-event.js'
 
 export * from './policy/index.js';
 export * from './routing/index.js';
+export * from './planning/index.js';
+export * from './routed/index.js';
 export { normalizeRelativePath } from './policy/relative-path.js';
 export * from './completion/index.js';
 export {

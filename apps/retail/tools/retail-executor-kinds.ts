@@ -16,6 +16,23 @@ export function retailOutput(value: unknown): Record<string, unknown> {
 }
 
 /**
+ * What a retail tool answers: its output, and one `observed` artifact citing it by digest (the
+ * evidence a verified fact stands on; the routed profile records facts citing it). Deterministic per
+ * call, so a write's repeat under its key gives the same artifact.
+ */
+export function retailExecution(call: ToolCall, output: Readonly<Record<string, unknown>>): ToolExecution {
+  const id = `${call.runId}/${call.seq}/retail.result`;
+  const artifact = {
+    id: id.length <= 200 ? id : `retail.result/${sha256Digest(id)}`,
+    type: 'retail.result',
+    schemaVersion: '1',
+    provenance: 'observed' as const,
+    ref: { uri: `invocation://${call.runId}/${call.seq}`, digest: sha256Digest(output) },
+  };
+  return { output, artifacts: [artifact] };
+}
+
+/**
  * The executor of a read tool: parse the arguments, run the benchmark's read, return its output.
  * Fails with `retail.invalid_arguments` or the benchmark's `retail.tool_error`; SQLite errors
  * propagate (a read is retried by its activity).
@@ -29,7 +46,7 @@ export function readExecutor<A>(
     execute(_ctx, call): Promise<ToolExecution> {
       try {
         const args = parseRetailArgs(schema, call);
-        return Promise.resolve({ output: retailOutput(run(db, args)) });
+        return Promise.resolve(retailExecution(call, retailOutput(run(db, args))));
       } catch (err) {
         return Promise.reject(err instanceof Error ? err : new Error(String(err)));
       }
@@ -73,7 +90,7 @@ export function writeExecutor<A>(
         if (write.outcome === 'failed') {
           return Promise.reject(toolError(write.message, write.pythonType, { replayed }));
         }
-        return Promise.resolve({ output: write.output });
+        return Promise.resolve(retailExecution(call, write.output));
       } catch (err) {
         return Promise.reject(err instanceof Error ? err : new Error(String(err)));
       }
@@ -91,7 +108,7 @@ export function writeExecutor<A>(
           return Promise.resolve({ outcome: 'unknown' });
         }
         if (recorded.outcome === 'failed') return Promise.resolve({ outcome: 'not_applied' });
-        return Promise.resolve({ outcome: 'succeeded', execution: { output: recorded.output } });
+        return Promise.resolve({ outcome: 'succeeded', execution: retailExecution(call, recorded.output) });
       } catch (err) {
         return Promise.reject(err instanceof Error ? err : new Error(String(err)));
       }

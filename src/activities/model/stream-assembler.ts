@@ -190,7 +190,8 @@ export class StreamAssembler {
     let stopReason = this.stopReason ?? 'other';
     const structuredAnswered = [...this.calls.values()].some((c) => c.structured);
     if (structuredAnswered && !called && stopReason === 'tool_calls') stopReason = 'end_turn';
-    if (req.outputSchema && !called && stopReason === 'end_turn') {
+    // `outputCheck: 'caller'`: the caller checks the answer itself (an invalid one is its to handle).
+    if (req.outputSchema && req.outputCheck !== 'caller' && !called && stopReason === 'end_turn') {
       validateStructuredOutput(this.text, req.outputSchema);
     }
     const reported = invalid.length > 0 ? { invalidToolCalls: invalid } : {};

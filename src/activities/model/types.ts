@@ -61,8 +61,17 @@ export const ModelRequestSchema = z.object({
   model: z.string().min(1),
   messages: z.array(ModelMessageSchema).min(1),
   tools: z.array(ModelToolSpecSchema).optional(),
-  /** JSON Schema the final text must satisfy (a JSON document). */
+  /**
+   * JSON Schema the final text must satisfy (a JSON document): sent to the model as structured output
+   * and checked when the answer ends the turn (`model.output_invalid`, non-retryable, when it does not
+   * match), unless `outputCheck` is `caller`.
+   */
   outputSchema: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * `caller`: the `outputSchema` is sent to the model but the answer is not checked against it: the
+   * text is returned as the model wrote it and the caller checks it. Absent: checked.
+   */
+  outputCheck: z.literal('caller').optional(),
   maxOutputTokens: z.number().int().positive().optional(),
   temperature: z.number().min(0).max(2).optional(),
   /**

@@ -5,6 +5,7 @@ import type {
   RouteDecider,
   RouteExclusion,
   RouteOutcome,
+  RouteProposer,
   RouteState,
 } from './route-decision.js';
 import { MAX_PROPOSED_ROUTE, readRouteProposal, routeOutputSchema } from './route-output-schema.js';
@@ -28,6 +29,10 @@ interface Admission {
  *    (`route.model_choice`); an answer outside the schema's shape, an unknown domain or an excluded one
  *    is never taken, the fallback is (`route.invalid_proposal`, `route.unknown_domain`,
  *    `route.excluded_domain`).
+ *    With `proposer` `plan` (an admitted plan's step names its domain, `{ route: step.capability }`),
+ *    the proposal is read even when the rules leave one candidate: a choice is taken
+ *    (`route.plan_step`, decided by `plan`), anything else gives the fallback as above. The plan
+ *    proposes; the rules still decide.
  * 3. A route other than `state.current` once `state.routeChanges` reached the catalogue's
  *    `maxRouteChanges` is replaced by the fallback (`route.change_limit`): no ping-pong past the bound.
  *    A malformed state (unknown current domain, a change count that is not a non-negative integer)
@@ -40,6 +45,7 @@ export function decideRoute(
   catalogue: CapabilityCatalogue,
   state: RouteState,
   proposal?: unknown,
+  proposer: RouteProposer = 'model',
 ): RouteOutcome {
   const admission = admit(catalogue, state);
   const decided = (
@@ -55,18 +61,23 @@ export function decideRoute(
     return decided(catalogue.fallback, RouteReasonCodes.invalidState, 'fallback');
   const { candidates, exclusions } = admission;
   if (candidates.length === 0) return decided(catalogue.fallback, RouteReasonCodes.noCandidate, 'fallback');
-  if (candidates.length === 1) return decided(candidates[0]!, RouteReasonCodes.singleCandidate, 'rules');
   const choices = [...candidates, catalogue.fallback];
+  if (proposer === 'plan') return proposed(proposal, RouteReasonCodes.planStep, 'plan');
+  if (candidates.length === 1) return decided(candidates[0]!, RouteReasonCodes.singleCandidate, 'rules');
   if (proposal === undefined) {
     return { status: 'ask_model', choices, candidates, exclusions, outputSchema: routeOutputSchema(choices) };
   }
-  const read = readRouteProposal(proposal);
-  if (!read.ok) return decided(catalogue.fallback, RouteReasonCodes.invalidProposal, 'fallback');
-  if (choices.includes(read.route))
-    return decided(read.route, RouteReasonCodes.modelChoice, 'model', read.route);
-  const known = catalogue.domains.some((d) => d.id === read.route);
-  const code = known ? RouteReasonCodes.excludedDomain : RouteReasonCodes.unknownDomain;
-  return decided(catalogue.fallback, code, 'fallback', read.route.slice(0, MAX_PROPOSED_ROUTE));
+  return proposed(proposal, RouteReasonCodes.modelChoice, 'model');
+
+  /** The proposal's route when it is a choice (`taken` by `by`), else the fallback with why. */
+  function proposed(answer: unknown, taken: RouteReasonCode, by: RouteDecider): RouteOutcome {
+    const read = readRouteProposal(answer);
+    if (!read.ok) return decided(catalogue.fallback, RouteReasonCodes.invalidProposal, 'fallback');
+    if (choices.includes(read.route)) return decided(read.route, taken, by, read.route);
+    const known = catalogue.domains.some((d) => d.id === read.route);
+    const code = known ? RouteReasonCodes.excludedDomain : RouteReasonCodes.unknownDomain;
+    return decided(catalogue.fallback, code, 'fallback', read.route.slice(0, MAX_PROPOSED_ROUTE));
+  }
 }
 
 function admit(catalogue: CapabilityCatalogue, state: RouteState): Admission {

@@ -26,6 +26,7 @@ export {
 } from './catalogue-error.js';
 export type { CatalogueTool } from './catalogue-tools.js';
 export { compileCatalogue } from './compile-catalogue.js';
+export type { FactDeriver, FactUpdate, SettledToolCall } from './fact-deriver.js';
 export {
   ROUTE_CHECKER_VERSION,
   RouteReasonCodes,
@@ -38,6 +39,7 @@ export type {
   RouteDecider,
   RouteExclusion,
   RouteOutcome,
+  RouteProposer,
   RouteQuestion,
   RouteState,
 } from './route-decision.js';

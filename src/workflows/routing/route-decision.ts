@@ -21,8 +21,14 @@ export interface RouteExclusion {
   readonly facts: readonly string[];
 }
 
-/** Who decided: the rules alone, the model among the rules' candidates, or the fallback after a refusal. */
-export type RouteDecider = 'rules' | 'model' | 'fallback';
+/**
+ * Who decided: the rules alone, the model or an admitted plan's step among the rules' choices, or the
+ * fallback after a refusal.
+ */
+export type RouteDecider = 'rules' | 'model' | 'plan' | 'fallback';
+
+/** Who proposed the route: a model of purpose `route`, or the step of an admitted plan. */
+export type RouteProposer = 'model' | 'plan';
 
 /**
  * A route decision over a capability catalogue: the seed's `{ route, candidate_capabilities,

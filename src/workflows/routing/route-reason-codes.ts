@@ -8,6 +8,8 @@ export const RouteReasonCodes = {
   singleCandidate: 'route.single_candidate',
   /** The rules left several domains and the model's proposal named one of them (or the fallback). */
   modelChoice: 'route.model_choice',
+  /** An admitted plan's step named one of the choices (the candidates or the fallback). */
+  planStep: 'route.plan_step',
   /** No (non-fallback) domain's entry conditions hold: the fallback is taken. */
   noCandidate: 'route.no_candidate',
   /** The proposal named a domain the catalogue does not declare: the fallback is taken. */

@@ -12,6 +12,8 @@ export type EventProducer =
   | 'thread_memory'
   | 'guardrail'
   | 'completion'
+  | 'router'
+  | 'planner'
   | 'profile';
 
 /** What the catalogue says of one event type. */
@@ -46,6 +48,14 @@ export const EVENT_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   'step.failed': entry('graph', 'public'),
   'route.decided': entry('graph', 'internal'),
   'route.capability_excluded': entry('graph', 'internal'),
+  'route.tool_refused': entry('router', 'internal'),
+  'plan.proposed': entry('planner', 'internal'),
+  'plan.admitted': entry('planner', 'internal'),
+  'plan.rejected': entry('planner', 'internal'),
+  'plan.step_started': entry('planner', 'public'),
+  'plan.step_completed': entry('planner', 'public'),
+  'plan.replanned': entry('planner', 'internal'),
+  'plan.fallback': entry('planner', 'internal'),
   'model.started': entry('model_gateway', 'internal'),
   'model.requested': entry('model_gateway', 'internal'),
   'model.fallback': entry('model_gateway', 'internal'),
@@ -63,6 +73,7 @@ export const EVENT_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   'audit.recorded': entry('policy', 'internal'),
   'fact.recorded': entry('runner', 'internal'),
   'fact.rejected': entry('runner', 'internal'),
+  'fact.withdrawn': entry('runner', 'internal'),
   'artifact.recorded': entry('runner', 'internal'),
   'artifact.rejected': entry('runner', 'internal'),
   'data.tainted': entry('guardrail', 'internal'),

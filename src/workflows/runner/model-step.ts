@@ -111,6 +111,8 @@ export class ModelStep {
           newMessages: request.messages,
           toolKeys,
           outputSchema: request.outputSchema,
+          // Only when asked, so the inputs of calls that do not ask stay as they were.
+          ...(request.outputCheck ? { outputCheck: request.outputCheck } : {}),
           ...(request.invalidToolCalls && core.features.on('invalidToolCalls')
             ? { invalidToolCalls: 'report' as const }
             : {}),

@@ -1,4 +1,4 @@
-import type { PolicySubject } from '../policy/policy.js';
+import type { PolicyFacts, PolicySubject } from '../policy/policy.js';
 import type { Artifact } from '../../contract/artifact.js';
 import type { MemoryEntry } from '../../contract/memory.js';
 import type { RememberOutcome } from './thread-memory.js';
@@ -12,7 +12,20 @@ export interface ModelRequest {
   readonly messages: readonly ModelMessageInput[];
   /** Offer these tools (already policy-filtered by {@link RunContext.visibleTools}); default none. */
   readonly tools?: readonly ToolDefinition[];
+  /**
+   * JSON Schema the final text must satisfy (a JSON document): sent to the provider as structured
+   * output and, unless {@link ModelRequest.outputCheck} is `caller`, checked by the model activity
+   * (an answer that does not match fails the call with `model.output_invalid`, non-retryable).
+   */
   readonly outputSchema?: Readonly<Record<string, unknown>>;
+  /**
+   * `caller`: the `outputSchema` is still sent to the provider, but the model activity does not check
+   * the answer against it: the text comes back as the model wrote it (maybe not JSON, maybe not
+   * matching) and the profile must parse and check it itself, e.g. to map an unknown value to its
+   * fallback instead of failing the run. Absent: the activity checks (see `outputSchema`). Without an
+   * `outputSchema` it changes nothing. A worker from before this field ignores it and checks.
+   */
+  readonly outputCheck?: 'caller';
   /**
    * `report`: tool calls whose name was not offered or whose arguments are not a JSON object come back
    * in `ModelDecision.invalidToolCalls` (hand each to {@link RunContext.invalidToolCall}) instead of
@@ -106,8 +119,22 @@ export interface RunContext {
   askHuman(request: ConfirmRequest, options?: WaitOptions): Promise<HumanDecision>;
   askInput(slot: string, prompt: string, options?: WaitOptions): Promise<string>;
   emit(type: string, data: Record<string, unknown>, classification?: DataClassification): void;
+  /** The run's verified facts now (a copy): what the policy and the router decide on. Never throws. */
+  facts(): PolicyFacts;
+  /** `name@version` of the policy the run decides its calls under (recorded with route decisions). */
+  readonly policyVersion: string;
   /** Record a verified fact the policy may rely on. Only facts derived from observed/verified artifacts. */
   recordFact(name: string, value: string | number | boolean, evidenceArtifactId: string): void;
+  /**
+   * Withdraw the verified fact `name` because it no longer holds (e.g. the customer turned to another
+   * order, so `order.status` of the previous one must go), for `reason`, a short lowercase dotted code
+   * (`order.switched`). The fact leaves the run's facts (the policy no longer sees it, and it can no
+   * longer be {@link remember}ed) and stays withdrawn in later generations; `fact.withdrawn`
+   * `{ name, reason }` records it. A fact the run does not hold: a no-op, no event. Never throws: a
+   * name or reason that is not lowercase dotted (at most 100 characters), or a fact the runner keeps
+   * itself (`taint.*`), withdraws nothing and records `fact.rejected` (`fact.invalid_withdrawal`).
+   */
+  withdrawFact(name: string, reason: string): void;
   /**
    * What earlier runs of this thread remembered (the newest entry per name, for the run's tenant and
    * user): verified facts with their provenance. Emits `memory.recalled`.

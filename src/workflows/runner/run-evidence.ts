@@ -1,4 +1,5 @@
 import { ArtifactSchema, type Artifact } from '../../contract/artifact.js';
+import { TAINT_FACTS } from '../guardrails/data-taint.js';
 import type { RunCore } from './run-core.js';
 import { RunStop } from './run-stop.js';
 
@@ -13,6 +14,13 @@ export interface FactEvidence {
  * profile called (the runner, or a graph node's view of it), passed with each call.
  */
 type EvidenceCore = Pick<RunCore, 'state' | 'emit'>;
+
+/** A fact name or a withdrawal reason: lowercase dotted words (`order.status`, `order.switched`). */
+const DOTTED = /^[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*$/;
+/** Longest fact name or withdrawal reason accepted (and kept on a `fact.rejected` event). */
+const MAX_DOTTED = 100;
+/** Facts the runner keeps itself (the data-taint digests): a profile cannot withdraw them. */
+const RUNNER_FACTS: ReadonlySet<string> = new Set(Object.values(TAINT_FACTS));
 
 /**
  * The run's evidence: its artifacts and the facts recorded from them. A fact stands only on an
@@ -42,6 +50,29 @@ export class RunEvidence {
     this.factEvidence.set(name, { id: evidence.id, provenance: evidence.provenance });
     core.state.budget.stepsWithoutProgress = 0;
     core.emit('fact.recorded', { name, value, evidenceArtifactId });
+  }
+
+  /**
+   * Withdraw fact `name`, which no longer holds, for `reason` (see `RunContext.withdrawFact`): it
+   * leaves the facts (and its evidence, so it is not remembered) and `fact.withdrawn` records it. A
+   * fact the run does not hold: nothing happens, no event. Failure semantics: never throws; a name or
+   * reason that is not lowercase dotted (at most 100 characters), or a fact the runner keeps itself
+   * (`taint.*`), records `fact.rejected` (`fact.invalid_withdrawal`) and leaves the facts unchanged.
+   */
+  withdrawFact(core: EvidenceCore, name: string, reason: string): void {
+    const valid = (s: string): boolean => s.length <= MAX_DOTTED && DOTTED.test(s);
+    if (!valid(name) || !valid(reason) || RUNNER_FACTS.has(name)) {
+      core.emit('fact.rejected', {
+        name: name.slice(0, MAX_DOTTED),
+        reason: reason.slice(0, MAX_DOTTED),
+        code: 'fact.invalid_withdrawal',
+      });
+      return;
+    }
+    if (!Object.prototype.hasOwnProperty.call(core.state.facts, name)) return;
+    delete core.state.facts[name];
+    this.factEvidence.delete(name);
+    core.emit('fact.withdrawn', { name, reason });
   }
 
   /** The artifact fact `name` was recorded from in this generation, or undefined. Never throws. */

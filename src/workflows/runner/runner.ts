@@ -9,7 +9,13 @@ import {
 import type { Artifact } from '../../contract/artifact.js';
 import type { Observation } from '../../contract/observation.js';
 import type { ToolDefinition } from '../../contract/tool.js';
-import { presentTools, type Policy, type PolicySubject } from '../policy/index.js';
+import {
+  policyVersionOf,
+  presentTools,
+  type Policy,
+  type PolicyFacts,
+  type PolicySubject,
+} from '../policy/index.js';
 import type { MemoryEntry } from '../../contract/memory.js';
 import { ThreadMemory, type RememberOutcome } from './thread-memory.js';
 import type { AgentEvent, DataClassification } from '../../contract/agent-event.js';
@@ -57,6 +63,7 @@ export class Runner implements RunContext, RunCore {
   readonly features: RunFeatures;
   readonly subject: PolicySubject | undefined;
   readonly policy: Policy;
+  readonly policyVersion: string;
   readonly profileTools: readonly string[];
   readonly describeAction: ActionDescriber | undefined;
   readonly decisionRules: DecisionRules;
@@ -71,10 +78,7 @@ export class Runner implements RunContext, RunCore {
   private readonly resolved = Promise.resolve();
   /** The graph node attempt the run is in (see {@link RunContext.enterStep}); its events carry the id. */
   private attempt: { readonly id: string; readonly number: number } | undefined;
-  /**
-   * Budgets already warned about. A carried run (continue-as-new) starts with the budgets its usage
-   * has already crossed: the previous generation warned when they crossed, so they do not warn again.
-   */
+  /** Budgets already warned about; a carried run starts with those its usage crossed (warned before). */
   private readonly warned: Set<string>;
 
   get requester(): PolicySubject {
@@ -88,6 +92,7 @@ export class Runner implements RunContext, RunCore {
     this.features = options.features ?? IN_MEMORY_FEATURES;
     this.subject = options.subject;
     this.policy = options.policy;
+    this.policyVersion = policyVersionOf(options.policy);
     this.profileTools = options.profile.tools;
     this.describeAction = options.profile.describeAction;
     this.decisionRules = decisionRulesOf(options.policy, options.bundles);
@@ -100,15 +105,7 @@ export class Runner implements RunContext, RunCore {
     this.tools = new ToolPipeline(this, this.gate);
     this.modelStep = new ModelStep(options);
     this.evidence = new RunEvidence();
-    this.threadMemory = new ThreadMemory({
-      state: this.state,
-      policy: this.policy,
-      subject: this.subject,
-      port: () => this.ports.memory?.(),
-      now: () => this.ports.now(),
-      emit: (type, data, classification) => this.emit(type, data, classification),
-      evidenceOf: (name) => this.evidence.evidenceOf(name),
-    });
+    this.threadMemory = ThreadMemory.ofRun(this, this.evidence);
     this.finish = new RunFinish(this, {
       evaluators: options.evaluators,
       outputGuardrail: options.guardrails?.output,
@@ -275,6 +272,14 @@ export class Runner implements RunContext, RunCore {
 
   recordFact(name: string, value: string | number | boolean, evidenceArtifactId: string): void {
     this.evidence.recordFact(this, name, value, evidenceArtifactId);
+  }
+
+  withdrawFact(name: string, reason: string): void {
+    this.evidence.withdrawFact(this, name, reason);
+  }
+
+  facts(): PolicyFacts {
+    return { ...this.state.facts };
   }
 
   recall(): Promise<readonly MemoryEntry[]> {

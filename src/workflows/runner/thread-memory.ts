@@ -61,6 +61,24 @@ export interface ThreadMemoryDeps {
 export class ThreadMemory {
   constructor(private readonly d: ThreadMemoryDeps) {}
 
+  /** The thread memory of a run: its state, policy, subject, ports and events, and its facts' evidence. */
+  static ofRun(
+    run: Pick<ThreadMemoryDeps, 'state' | 'policy' | 'subject' | 'emit'> & {
+      readonly ports: { memory?(): ThreadMemoryPort | undefined; now(): string };
+    },
+    evidence: Pick<ThreadMemoryDeps, 'evidenceOf'>,
+  ): ThreadMemory {
+    return new ThreadMemory({
+      state: run.state,
+      policy: run.policy,
+      subject: run.subject,
+      port: () => run.ports.memory?.(),
+      now: () => run.ports.now(),
+      emit: (type, data, classification) => run.emit(type, data, classification),
+      evidenceOf: (name) => evidence.evidenceOf(name),
+    });
+  }
+
   private scope(): MemoryScope {
     return {
       threadId: this.d.state.threadId,

@@ -1,13 +1,18 @@
 import { combineDefinitions } from '../../../src/workflows/index.js';
 import { benchBundleDefinition } from '../../../bench/workflows/definition.js';
+import { retailDefinition } from '../../../apps/retail/workflow/definition.js';
 import { graphChecksDefinition } from './graph-checks.js';
 import { taintFilesGitDefinition } from './taint-files-git.js';
 import { threadMemoryDefinition } from './thread-memory-graph.js';
 
-/** What the tests' bundle serves: the bench's bundle (every example app, the bench) and the test-only graphs. */
+/**
+ * What the tests' bundle serves: the bench's bundle (every example app, the bench), the retail app's
+ * routed profiles and the test-only graphs.
+ */
 export const testBundleDefinition = combineDefinitions(
   benchBundleDefinition,
   graphChecksDefinition,
   threadMemoryDefinition,
   taintFilesGitDefinition,
+  retailDefinition,
 );

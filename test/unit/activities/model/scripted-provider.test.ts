@@ -128,6 +128,43 @@ describe('ScriptedProvider', () => {
     await expect(call(p, req({}))).rejects.toMatchObject({ code: 'model.unknown_tool' });
   });
 
+  it("checks an answer against the outputSchema, unless the caller checks it (outputCheck 'caller')", async () => {
+    const outputSchema = {
+      type: 'object',
+      properties: { route: { type: 'string', enum: ['refund_workflow', 'order_status'] } },
+      required: ['route'],
+      additionalProperties: false,
+    };
+    const p = new ScriptedProvider(
+      parseModelScript({ entries: [], fallback: { text: '{"route":"weather"}' } }),
+    );
+    const events: ModelEvent[] = [];
+    await expect(
+      p.stream(req({ purpose: 'route', tools: undefined, outputSchema }), {
+        signal: new AbortController().signal,
+        onEvent: (e) => events.push(e),
+      }),
+    ).rejects.toMatchObject({ code: 'model.output_invalid', retryable: false });
+    expect(events.at(-1)).toMatchObject({ type: 'model.failed', code: 'model.output_invalid' });
+
+    const { events: asked, out } = await call(
+      p,
+      req({ purpose: 'route', tools: undefined, outputSchema, outputCheck: 'caller' }),
+    );
+    expect(out).toMatchObject({ text: '{"route":"weather"}', stopReason: 'end_turn' });
+    expect(asked.map((e) => e.type).slice(-2)).toEqual(['model.output.completed', 'model.usage.completed']);
+
+    // Not even JSON: still the caller's to read.
+    const prose = new ScriptedProvider(
+      parseModelScript({ entries: [], fallback: { text: 'weather, I think' } }),
+    );
+    await expect(call(prose, req({ tools: undefined, outputSchema }))).rejects.toMatchObject({
+      code: 'model.output_invalid',
+    });
+    const loose = await call(prose, req({ tools: undefined, outputSchema, outputCheck: 'caller' }));
+    expect(loose.out.text).toBe('weather, I think');
+  });
+
   it('is cancellable between chunks', async () => {
     const ac = new AbortController();
     const events: ModelEvent[] = [];

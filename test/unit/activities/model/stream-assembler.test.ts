@@ -109,6 +109,32 @@ describe('StreamAssembler', () => {
     expect(events.map((e) => e.type)).toEqual(['model.started', 'model.failed']);
   });
 
+  it("validates an end_turn answer against the outputSchema unless outputCheck is 'caller'", () => {
+    const outputSchema = { type: 'object', required: ['route'], properties: { route: { enum: ['a'] } } };
+    const answer = (over: Partial<ModelRequest>): StreamAssembler => {
+      const asm = new StreamAssembler({
+        req: { ...req, tools: undefined, outputSchema, ...over },
+        provider: 'test',
+        onEvent: () => undefined,
+        price: { inputUsdPerMTok: 1, outputUsdPerMTok: 2 },
+        codec: new ToolNameCodec([]),
+        configuredModel: 'm',
+      });
+      asm.started();
+      asm.addText('{"route":"b"}');
+      asm.setStopReason('end_turn');
+      asm.setUsage({ inputTokens: 1, outputTokens: 1 });
+      return asm;
+    };
+    expect(() => answer({}).complete()).toThrow(
+      expect.objectContaining({ code: 'model.output_invalid' }) as Error,
+    );
+    expect(answer({ outputCheck: 'caller' }).complete()).toMatchObject({
+      text: '{"route":"b"}',
+      stopReason: 'end_turn',
+    });
+  });
+
   it('requires a stop reason and usage to complete', () => {
     const noStop = assembler([]);
     noStop.setUsage({ inputTokens: 1, outputTokens: 1 });

@@ -1,0 +1,138 @@
+import type { FactDeriver, FactUpdate, PolicyFacts, SettledToolCall } from '../../../src/workflows/index.js';
+import { RETAIL_TOOLS as T } from './retail-tool-names.js';
+
+/**
+ * The retail app's {@link FactDeriver} (issue 38): the verified facts of a run, derived only from the
+ * results of succeeded retail tool calls. Pure, deterministic, sandbox-safe.
+ *
+ * Facts (lowercase dotted names, primitive values):
+ * - `user.authenticated` (true), `user.id` (string): the first `find_user_id_by_*` that found a user.
+ *   One customer per run: a later lookup finding anyone (the same user or another) changes nothing.
+ * - `user.last_action` (`modify_user_address`): the customer's default address was changed.
+ * - `order.id`, `order.status`, `order.owned_by_user` (boolean: the order's `user_id` is `user.id`),
+ *   `order.payment_method_id` (the method of the order's first payment, the "original" payment
+ *   method of policy.md; absent for an order without payments): set by `get_order_details`. Reading
+ *   another order first withdraws every `order.*` fact held (facts speak of one order at a time).
+ * - `order.last_action` (the benchmark's tool name, e.g. `cancel_pending_order`): an order write
+ *   succeeded on the order in `order.id`; `order.status` becomes the status it returned. A write on
+ *   another order (the policy refuses it) withdraws the order facts.
+ *
+ * Failure semantics: never throws. A call that did not succeed, a tool outside the table, an output
+ * without the fields a fact needs (non-object, missing or non-string ids or status): no change.
+ */
+
+/** The retail order writes, by harness name, with the benchmark name each records as `order.last_action`. */
+export const RETAIL_ORDER_WRITES: Readonly<Record<string, string>> = {
+  [T.cancelPendingOrder]: 'cancel_pending_order',
+  [T.modifyPendingOrderAddress]: 'modify_pending_order_address',
+  [T.modifyPendingOrderItems]: 'modify_pending_order_items',
+  [T.modifyPendingOrderPayment]: 'modify_pending_order_payment',
+  [T.returnDeliveredOrderItems]: 'return_delivered_order_items',
+  [T.exchangeDeliveredOrderItems]: 'exchange_delivered_order_items',
+};
+
+/** The fact names this deriver sets. */
+export const RETAIL_FACTS = {
+  userAuthenticated: 'user.authenticated',
+  userId: 'user.id',
+  userLastAction: 'user.last_action',
+  orderId: 'order.id',
+  orderStatus: 'order.status',
+  orderOwnedByUser: 'order.owned_by_user',
+  orderPaymentMethodId: 'order.payment_method_id',
+  orderLastAction: 'order.last_action',
+} as const;
+
+const F = RETAIL_FACTS;
+const NO_CHANGE: FactUpdate = {};
+
+type Deriver = (output: Readonly<Record<string, unknown>>, facts: PolicyFacts) => FactUpdate;
+
+/** What each tool's result establishes; tools not listed establish nothing. */
+const DERIVERS: Readonly<Record<string, Deriver>> = {
+  [T.findUserIdByEmail]: fromUserLookup,
+  [T.findUserIdByNameZip]: fromUserLookup,
+  [T.getOrderDetails]: fromOrderRead,
+  [T.modifyUserAddress]: fromUserAddressWrite,
+  ...Object.fromEntries(
+    Object.entries(RETAIL_ORDER_WRITES).map(([tool, action]): [string, Deriver] => [
+      tool,
+      (output, facts) => fromOrderWrite(action, output, facts),
+    ]),
+  ),
+};
+
+/** The retail fact deriver. Never throws (see the file comment). */
+export const retailFacts: FactDeriver = (call: SettledToolCall, facts: PolicyFacts): FactUpdate => {
+  if (call.status !== 'succeeded' || !isRecord(call.output)) return NO_CHANGE;
+  const derive = Object.hasOwn(DERIVERS, call.tool) ? DERIVERS[call.tool] : undefined;
+  return derive === undefined ? NO_CHANGE : derive(call.output, facts);
+};
+
+/** `{ result: '<user_id>' }`: the customer, unless one is already authenticated. */
+function fromUserLookup(output: Readonly<Record<string, unknown>>, facts: PolicyFacts): FactUpdate {
+  const id = nonEmptyString(output.result);
+  if (id === undefined || facts[F.userId] !== undefined) return NO_CHANGE;
+  return { set: { [F.userAuthenticated]: true, [F.userId]: id } };
+}
+
+/** The order object: its id, status, owner check and original payment method. */
+function fromOrderRead(output: Readonly<Record<string, unknown>>, facts: PolicyFacts): FactUpdate {
+  const orderId = nonEmptyString(output.order_id);
+  const status = nonEmptyString(output.status);
+  if (orderId === undefined || status === undefined) return NO_CHANGE;
+  const set: Record<string, string | boolean> = {
+    [F.orderId]: orderId,
+    [F.orderStatus]: status,
+    [F.orderOwnedByUser]: facts[F.userId] !== undefined && output.user_id === facts[F.userId],
+  };
+  const original = firstPaymentMethod(output.payment_history);
+  if (original !== undefined) set[F.orderPaymentMethodId] = original;
+  const switched = facts[F.orderId] !== undefined && facts[F.orderId] !== orderId;
+  return switched ? { withdraw: orderFactNames(facts), set } : { set };
+}
+
+/** The updated order: its new status and the action, when it is the order the facts speak of. */
+function fromOrderWrite(
+  action: string,
+  output: Readonly<Record<string, unknown>>,
+  facts: PolicyFacts,
+): FactUpdate {
+  const orderId = nonEmptyString(output.order_id);
+  const status = nonEmptyString(output.status);
+  if (orderId === undefined || status === undefined) return NO_CHANGE;
+  if (facts[F.orderId] !== orderId) {
+    const held = orderFactNames(facts);
+    return held.length === 0 ? NO_CHANGE : { withdraw: held };
+  }
+  return { set: { [F.orderStatus]: status, [F.orderLastAction]: action } };
+}
+
+/** The updated user: the customer's default address changed. */
+function fromUserAddressWrite(output: Readonly<Record<string, unknown>>, facts: PolicyFacts): FactUpdate {
+  const userId = nonEmptyString(output.user_id);
+  if (userId === undefined || userId !== facts[F.userId]) return NO_CHANGE;
+  return { set: { [F.userLastAction]: 'modify_user_address' } };
+}
+
+/** Every `order.*` fact held, sorted (a deterministic withdraw list). */
+function orderFactNames(facts: PolicyFacts): string[] {
+  return Object.keys(facts)
+    .filter((name) => name.startsWith('order.'))
+    .sort();
+}
+
+/** The payment method of the first entry of a payment history (the tools' "original" method). */
+function firstPaymentMethod(history: unknown): string | undefined {
+  if (!Array.isArray(history) || history.length === 0) return undefined;
+  const first: unknown = history[0];
+  return isRecord(first) ? nonEmptyString(first.payment_method_id) : undefined;
+}
+
+function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function nonEmptyString(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
