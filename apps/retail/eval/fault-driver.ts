@@ -39,6 +39,7 @@ export interface FaultContext {
   readonly bundlePath: string;
   readonly registry: PrincipalRegistry;
   readonly customers: ReadonlyMap<string, DecisionKey>;
+  readonly approver: DecisionKey;
   readonly template: RetailDbTemplate;
   readonly runTag: string;
   readonly initialDigest: string;
@@ -162,7 +163,12 @@ export async function runFaultScenario(s: RetailScenario, ctx: FaultContext): Pr
       },
       ...(key ? { signer: { key } } : {}),
     });
-    const { view, confirmations } = await driveRun(handle, s, key, started + (ctx.timeoutMs ?? 120_000));
+    const { view, confirmations } = await driveRun(
+      handle,
+      s,
+      { customer: key, approver: ctx.approver },
+      started + (ctx.timeoutMs ?? 120_000),
+    );
     const { calls, events } = await observeRun(composition.store, workflowId, view);
     observation = {
       workflowId,

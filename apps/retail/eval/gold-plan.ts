@@ -84,9 +84,13 @@ export function expandCalls(calls: readonly GoldCall[], options: GoldPlanOptions
   return out;
 }
 
+/** The longest objective a plan step may have (the planner's bound). */
+export const MAX_OBJECTIVE = 500;
+
 /**
- * Group already expanded calls into steps: consecutive calls of one domain form a step; an inserted
- * order read before a write always goes to an `order_details` step. Step ids are `<prefix>s<n>`.
+ * Group already expanded calls into steps: consecutive calls of one domain form a step (a new step
+ * of the same domain when the objective would pass {@link MAX_OBJECTIVE}); an inserted order read
+ * before a write always goes to an `order_details` step. Step ids are `<prefix>s<n>`.
  */
 export function groupSteps(calls: readonly GoldCall[], prefix = ''): GoldStep[] {
   const steps: { domain: string; calls: GoldCall[] }[] = [];
@@ -101,7 +105,8 @@ export function groupSteps(calls: readonly GoldCall[], prefix = ''): GoldStep[] 
       last !== undefined &&
       WRITE_DOMAINS.has(last.domain);
     const domain = readBeforeWrite ? D.orderDetails : domainOfCall(call.name, last?.domain);
-    if (last !== undefined && last.domain === domain) last.calls.push(call);
+    const fits = last !== undefined && formatObjective([...last.calls, call]).length <= MAX_OBJECTIVE;
+    if (last !== undefined && last.domain === domain && fits) last.calls.push(call);
     else steps.push({ domain, calls: [call] });
   }
   return steps.map((s, i) => ({ stepId: `${prefix}s${i + 1}`, domain: s.domain, calls: s.calls }));
@@ -154,6 +159,11 @@ export function parseObjective(objective: string): GoldCall[] {
   return calls;
 }
 
+/** A plan id the planner accepts: letters, digits, `_`, `.`, `-`, at most 40 characters. */
+export function planIdOf(text: string): string {
+  return text.replace(/[^A-Za-z0-9_.-]/g, '-').slice(0, 40) || 'gold';
+}
+
 /** The success conditions of a step, given the order the run's facts hold after it. */
 function successCondition(
   step: GoldStep,
@@ -187,13 +197,17 @@ export function planDocument(
     for (const c of s.calls) if (setsCurrentOrder(c)) order = orderOfCall(c);
     return order;
   });
+  // The planner wants at least one step: with nothing to do, one escalate step without calls.
+  if (steps.length === 0) {
+    return planDocument(planId, goal, [{ stepId: 'none', domain: D.escalate, calls: [] }], currentOrder);
+  }
   return {
-    plan_id: planId,
-    goal,
+    plan_id: planIdOf(planId),
+    goal: goal.slice(0, 1000) || 'Help the customer.',
     assumptions: [],
     steps: steps.map((s, i) => ({
       step_id: s.stepId,
-      objective: formatObjective(s.calls),
+      objective: formatObjective(s.calls) || 'No action is needed.',
       capability: s.domain,
       dependencies: i === 0 ? [] : [steps[i - 1]!.stepId],
       success_condition: successCondition(s, orderAfter[i]),

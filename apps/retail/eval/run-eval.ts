@@ -128,6 +128,7 @@ export async function runRetailEval(o: RunRetailEvalOptions): Promise<RetailEval
     composition,
     template,
     customers: signers.customers,
+    approver: signers.approver,
     runTag: tag,
     initialDigest,
     expectedDigest: expectedDigests(template),

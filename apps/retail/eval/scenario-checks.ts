@@ -92,14 +92,12 @@ export function routesOf(events: readonly ObservedEvent[]): string[] {
     .map((e) => String(e.data.route));
 }
 
-/** Model calls of purpose `plan` beyond the first (by call id). */
+/** Replans: the planner's `plan.replanned` events (else `plan` model calls beyond the first). */
 export function replansOf(events: readonly ObservedEvent[]): number {
-  const ids = new Set(
-    events
-      .filter((e) => e.type.startsWith('model.') && e.data.purpose === 'plan')
-      .map((e, i) => (typeof e.data.callId === 'string' ? e.data.callId : `#${i}`)),
-  );
-  return Math.max(0, ids.size - 1);
+  const replanned = events.filter((e) => e.type === 'plan.replanned').length;
+  if (replanned > 0) return replanned;
+  const plans = events.filter((e) => e.type === 'model.started' && e.data.purpose === 'plan').length;
+  return Math.max(0, plans - 1);
 }
 
 /** Planned steps whose calls were all made, in order (the run's calls matched against the steps' calls). */

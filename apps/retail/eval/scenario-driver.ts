@@ -38,6 +38,8 @@ export interface ScenarioContext {
   readonly template: RetailDbTemplate;
   /** Customer keys by benchmark user id. */
   readonly customers: ReadonlyMap<string, DecisionKey>;
+  /** Relays the customer's answer at an approval wait (see `RetailEvalSigners`). */
+  readonly approver: DecisionKey;
   /** Unique per evaluation: prefixes workflow ids. */
   readonly runTag: string;
   readonly initialDigest: string;
@@ -56,9 +58,20 @@ export interface ScenarioRun {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** Whether the view waits for the run's customer (a `confirm.user.*` confirmation), not for an approver. */
+function customerWait(v: RunView): boolean {
+  const obligations = v.pendingAction?.obligations ?? [];
+  return (
+    v.humanRequest?.decisionType === 'customer_confirmation' ||
+    obligations.some((o) => o.startsWith('confirm.user.'))
+  );
+}
+
 /**
- * Drive the run: answer every customer confirmation with the scenario's decision, signed by the
- * customer's key; stop at a terminal status or a wait the scenario does not answer.
+ * Drive the run: answer every confirmation with the scenario's decision: at a customer wait signed by
+ * the customer (`confirm` / `reject`); at an approval wait (the policy's `require_confirmation` without
+ * a `confirm.user.*` obligation) the approver relays the customer's answer (`approve` / `reject`).
+ * Stop at a terminal status or a wait the scenario does not answer.
  *
  * @returns the last view and the number of confirmations answered.
  * @throws Error on timeout, or when the workflow closed without a readable state.
@@ -66,7 +79,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 export async function driveRun(
   handle: WorkflowHandle,
   s: RetailScenario,
-  key: DecisionKey | undefined,
+  keys: { readonly customer: DecisionKey | undefined; readonly approver: DecisionKey },
   deadline: number,
 ): Promise<{ view: RunView; confirmations: number }> {
   let handled = -1;
@@ -89,13 +102,16 @@ export async function driveRun(
     }
     const pending = v.pendingAction;
     if (WAITING_STATUSES.includes(v.status) && pending && v.stateVersion !== handled) {
-      if ((pending.kind !== 'confirmation' && pending.kind !== 'human') || key === undefined)
-        return { view: v, confirmations };
-      // The customer's own confirmation (confirm/reject); anything else is an approval the customer signs.
-      const customer = v.humanRequest?.decisionType === 'customer_confirmation';
-      const name = s.decision === 'reject' ? 'reject' : customer ? 'confirm' : 'approve';
+      if (pending.kind !== 'confirmation' && pending.kind !== 'human') return { view: v, confirmations };
       const fields = s.decision === 'approve' ? {} : { reason: 'the customer says no' };
-      await handle.signal(name, signedPayload(key, v, name, fields, pending));
+      if (customerWait(v)) {
+        if (keys.customer === undefined) return { view: v, confirmations };
+        const name = s.decision === 'reject' ? 'reject' : 'confirm';
+        await handle.signal(name, signedPayload(keys.customer, v, name, fields, pending));
+      } else {
+        const name = s.decision === 'reject' ? 'reject' : 'approve';
+        await handle.signal(name, signedPayload(keys.approver, v, name, fields, pending));
+      }
       confirmations += 1;
       handled = v.stateVersion;
     }
@@ -175,7 +191,12 @@ export async function runScenario(s: RetailScenario, ctx: ScenarioContext): Prom
       },
       ...(key ? { signer: { key } } : {}),
     });
-    const { view, confirmations } = await driveRun(handle, s, key, started + (ctx.timeoutMs ?? 60_000));
+    const { view, confirmations } = await driveRun(
+      handle,
+      s,
+      { customer: key, approver: ctx.approver },
+      started + (ctx.timeoutMs ?? 60_000),
+    );
     const durationMs = Date.now() - started;
     const { calls, events } = await observeRun(ctx.composition.store, workflowId, view);
     observation = {

@@ -41,9 +41,9 @@ describe('scenario checks', () => {
         type: 'route.decided',
         data: { route: 'exchange_delivered_order', reasonCode: 'route.model_choice' },
       },
-      { type: 'model.started', data: { callId: 'a', purpose: 'plan' } },
-      { type: 'model.completed', data: { callId: 'a', purpose: 'plan' } },
-      { type: 'model.started', data: { callId: 'b', purpose: 'plan' } },
+      { type: 'model.started', data: { callSeq: 1, purpose: 'plan' } },
+      { type: 'model.completed', data: { callSeq: 1, purpose: 'plan' } },
+      { type: 'model.started', data: { callSeq: 2, purpose: 'plan' } },
     ];
     const c = checkScenario(s, observation({ calls, events }));
     expect(c).toMatchObject({
