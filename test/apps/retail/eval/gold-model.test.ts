@@ -119,7 +119,7 @@ describe('the gold model over the protocol', () => {
     ).script;
     const run = simulateRun(s, { replanAfter: 1 });
     expect(run.plans).toHaveLength(2);
-    expect(run.plans[1]!.plan_id).toBe('gold-0/gold-r1');
+    expect(run.plans[1]!.plan_id).toBe('gold-0-gold-r1');
     expect(run.plans[1]!.steps.map((x) => [x.step_id, x.capability])).toEqual([
       ['r1-s1', 'order_details'],
       ['r1-s2', 'exchange_delivered_order'],
