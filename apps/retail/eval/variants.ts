@@ -95,6 +95,27 @@ export function taskUser(db: RetailDb, task: RetailTask): string | undefined {
 
 const isAuth = (c: GoldCall): boolean => c.name.startsWith('find_user_id_by_');
 
+/**
+ * How the run authenticates the task's customer: the task's first `find_user_id_by_*` action, else
+ * (many tasks' gold actions start after it) `find_user_id_by_email` with the user's email: a read, so
+ * the expected database does not change, and the planner admits no step on the user's data before it.
+ */
+export function authCallOf(task: RetailTask, db: RetailDb): GoldCall | undefined {
+  const own = goldCallsOf(task).find(isAuth);
+  if (own !== undefined) return own;
+  const userId = taskUser(db, task);
+  const email = userId === undefined ? undefined : db.user(userId)?.email;
+  return email === undefined ? undefined : { name: 'find_user_id_by_email', args: { email } };
+}
+
+/** The calls of a task's gold run: its gold actions, after an authentication when they have none. */
+export function goldRunCalls(task: RetailTask, db: RetailDb): GoldCall[] {
+  const gold = goldCallsOf(task);
+  if (gold.length === 0 || gold.some(isAuth)) return gold;
+  const auth = authCallOf(task, db);
+  return auth === undefined ? gold : [auth, ...gold];
+}
+
 /** The user's first order (in the user's own order) with `status`. */
 function orderWithStatus(db: RetailDb, userId: string, status: string): string | undefined {
   return db.user(userId)?.orders.find((o) => db.order(o)?.status === status);
@@ -132,14 +153,14 @@ function scenario(
       variant === 'gold' || variant === 'fault'
         ? { kind: 'gold' }
         : { kind: 'refused', codes: EXPECTED_REFUSAL_CODES[variant] },
-    effectCalls: extra.effectCalls ?? (variant === 'gold' || variant === 'fault' ? calls : []),
+    effectCalls: extra.effectCalls ?? (variant === 'gold' || variant === 'fault' ? goldCallsOf(task) : []),
     goldCalls: goldCallsOf(task),
   };
 }
 
 /** The gold scenario of a task: its gold actions, every confirmation approved. */
 export function goldScenario(task: RetailTask, db: RetailDb): RetailScenario {
-  return scenario(task, db, 'gold', goldCallsOf(task));
+  return scenario(task, db, 'gold', goldRunCalls(task, db));
 }
 
 /** The fault scenario of a task with a write on an order: its gold run, the worker killed after the first write. */
@@ -147,7 +168,7 @@ export function faultScenario(task: RetailTask, db: RetailDb): RetailScenario | 
   const calls = goldCallsOf(task);
   if (!calls.some((c) => isWriteTool(c.name) && orderOfCall(c) !== undefined)) return undefined;
   if (taskUser(db, task) === undefined) return undefined;
-  return scenario(task, db, 'fault', calls);
+  return scenario(task, db, 'fault', goldRunCalls(task, db));
 }
 
 /** Another user (of another task, in task order) with a pending order: [user id, order id]. */
@@ -173,7 +194,7 @@ export function adversarialScenario(
   db: RetailDb,
 ): RetailScenario | undefined {
   const gold = goldCallsOf(task);
-  const auth = gold.find(isAuth);
+  const auth = authCallOf(task, db);
   const write = gold.find((c) => isWriteTool(c.name) && orderOfCall(c) !== undefined);
   const userId = taskUser(db, task);
   if (auth === undefined || userId === undefined) return undefined;

@@ -45,6 +45,9 @@ describe('variant generator', () => {
       }
     }
     expect(of('gold').filter((s) => s.userId === undefined).length).toBeLessThanOrEqual(3);
+    // Gold actions without an authentication get one (a read) first: task 88 is one cancel.
+    const t88 = of('gold').find((s) => s.taskId === '88')!;
+    expect(t88.script.calls.map((c) => c.name)).toEqual(['find_user_id_by_email', 'cancel_pending_order']);
     expect(taskMessage(tasks[0]!)).toMatch(/#W2378156.*Yusuf Rossi/);
   });
 
