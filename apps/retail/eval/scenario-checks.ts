@@ -53,7 +53,7 @@ export interface ScenarioChecks {
   readonly goldActions: number;
   /** Calls refused before their effect (gold: false refusals). */
   readonly refusals: readonly Refusal[];
-  /** Every reason code the run's events carry. */
+  /** The reason codes of the run's refusals ({@link refusalCodesOf}). */
   readonly codes: readonly string[];
   /** Gold: the write domains the task's writes need, and those the run's routes entered. */
   readonly expectedWriteDomains: readonly string[];
@@ -73,6 +73,44 @@ export function codesIn(value: unknown, depth = 0, key = ''): string[] {
   if (typeof value === 'object')
     return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => codesIn(v, depth + 1, k));
   return [];
+}
+
+const ROUTE_REFUSALS = new Set([
+  'route.excluded_domain',
+  'route.unknown_domain',
+  'route.invalid_proposal',
+  'route.no_candidate',
+  'route.change_limit',
+]);
+
+/**
+ * The reason codes of the run's refusals only (an allow's or a normal route's codes are not): calls
+ * rejected before their effect (`tool.failed` `rejected`), policy denials, rejected decisions, the
+ * planner's rejected plans, failed steps and fallbacks, the router's refusals.
+ */
+export function refusalCodesOf(events: readonly ObservedEvent[]): string[] {
+  const codes = events.flatMap((e): string[] => {
+    const d = e.data;
+    switch (e.type) {
+      case 'tool.failed':
+        return d.status === 'rejected' ? codesIn(d) : [];
+      case 'policy.decided':
+        return d.decision === 'deny' ? codesIn(d) : [];
+      case 'human.decided':
+        return d.decision === 'rejected' ? codesIn(d) : [];
+      case 'plan.rejected':
+      case 'plan.fallback':
+      case 'route.tool_refused':
+        return codesIn(d);
+      case 'plan.step_completed':
+        return d.outcome === 'failed' ? codesIn(d) : [];
+      case 'route.decided':
+        return typeof d.reasonCode === 'string' && ROUTE_REFUSALS.has(d.reasonCode) ? [d.reasonCode] : [];
+      default:
+        return [];
+    }
+  });
+  return [...new Set(codes)].sort();
 }
 
 /** The refusals of a run: `tool.failed` events with status `rejected`. */
@@ -124,7 +162,7 @@ export function checkScenario(s: RetailScenario, o: ScenarioObservation): Scenar
         ? 'database unchanged, expected changes'
         : 'database differs from the expected one',
     );
-  const codes = [...new Set(o.events.flatMap((e) => codesIn(e.data)))].sort();
+  const codes = refusalCodesOf(o.events);
   const made: GoldCall[] = o.calls.map((c) => ({ name: c.name, args: c.args }));
   const refusals = refusalsOf(o.events);
   const gold = s.expected.kind === 'gold';

@@ -97,7 +97,7 @@ describe('scenario checks', () => {
     const s = adversarialScenario('no_confirmation', task0, tasks, db)!;
     const rejected = {
       type: 'human.decided',
-      data: { decision: { decision: 'rejected', code: 'approval.rejected' } },
+      data: { decision: 'rejected', code: 'approval.rejected' },
     };
     expect(
       checkScenario(s, observation({ expectedDigest: 'd0', finalDigest: 'd0', events: [rejected] })).passed,

@@ -74,8 +74,12 @@ describe('variant generator', () => {
     for (const s of of('repeat_modification')) {
       expect(s.script.calls.slice(1).map((c) => c.name)).toEqual([
         'modify_pending_order_items',
+        'get_order_details',
         'modify_pending_order_items',
       ]);
+      // The second modification is a step of its own: routed again, into a domain it cannot enter.
+      const steps = simulateRun(s.script).plans[0]!.steps.map((x) => x.capability);
+      expect(steps.slice(-2)).toEqual(['order_details', 'modify_pending_order']);
     }
     for (const s of of('route_without_facts')) {
       expect(s.script).toMatchObject({ insertReads: false, ignoreRouteSchema: true });
@@ -96,7 +100,7 @@ describe('variant generator', () => {
   });
 
   it('matches refusal codes exactly or by prefix, never the benchmark tool error', () => {
-    expect(codeExpected('retail.not_authenticated', ['retail.*'])).toBe(true);
+    expect(codeExpected('retail.other_user', ['retail.*'])).toBe(true);
     expect(codeExpected('retail.tool_error', ['retail.*'])).toBe(false);
     expect(codeExpected('route.excluded_domain', ['route.excluded_domain'])).toBe(true);
     expect(codeExpected('route.model_choice', ['route.excluded_domain', 'retail.*'])).toBe(false);
