@@ -90,7 +90,8 @@ export const MAX_OBJECTIVE = 500;
 /**
  * Group already expanded calls into steps: consecutive calls of one domain form a step (a new step
  * of the same domain when the objective would pass {@link MAX_OBJECTIVE}); an inserted order read
- * before a write always goes to an `order_details` step. Step ids are `<prefix>s<n>`.
+ * before a write always goes to an `order_details` step, and so does a read after a write step's write
+ * (the planner ends a step once its success condition holds). Step ids are `<prefix>s<n>`.
  */
 export function groupSteps(calls: readonly GoldCall[], prefix = ''): GoldStep[] {
   const steps: { domain: string; calls: GoldCall[] }[] = [];
@@ -104,7 +105,14 @@ export function groupSteps(calls: readonly GoldCall[], prefix = ''): GoldStep[] 
       orderOfCall(next) === orderOfCall(call) &&
       last !== undefined &&
       WRITE_DOMAINS.has(last.domain);
-    const domain = readBeforeWrite ? D.orderDetails : domainOfCall(call.name, last?.domain);
+    // A step ends as soon as its success condition holds: after a write step's write nothing more of
+    // it would run, so a later read starts a step of its own.
+    const afterWrite =
+      last !== undefined && WRITE_DOMAINS.has(last.domain) && last.calls.some((c) => isWriteTool(c.name));
+    const domain =
+      readBeforeWrite || (afterWrite && !isWriteTool(call.name))
+        ? domainOfCall(call.name, undefined)
+        : domainOfCall(call.name, last?.domain);
     const fits = last !== undefined && formatObjective([...last.calls, call]).length <= MAX_OBJECTIVE;
     if (last !== undefined && last.domain === domain && fits) last.calls.push(call);
     else steps.push({ domain, calls: [call] });

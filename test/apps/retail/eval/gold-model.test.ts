@@ -82,6 +82,20 @@ describe('gold plan', () => {
     ]);
   });
 
+  it("a read after a write step's write starts a step of its own (the step ends at its condition)", () => {
+    const calls: GoldCall[] = [
+      { name: 'get_order_details', args: { order_id: '#W1' } },
+      { name: 'get_product_details', args: { product_id: 'p1' } },
+      { name: 'cancel_pending_order', args: { order_id: '#W1', reason: 'no longer needed' } },
+      { name: 'get_product_details', args: { product_id: 'p2' } },
+    ];
+    expect(groupSteps(expandCalls(calls)).map((s) => [s.domain, s.calls.length])).toEqual([
+      ['order_details', 2],
+      ['cancel_pending_order', 1],
+      ['order_details', 1],
+    ]);
+  });
+
   it('reads the objective back, strings with separators and braces included', () => {
     const calls: GoldCall[] = [
       { name: 'transfer_to_human_agents', args: { summary: 'x; y {"z"} \\ }' } },
