@@ -87,9 +87,13 @@ export function expandCalls(calls: readonly GoldCall[], options: GoldPlanOptions
 /** The longest objective a plan step may have (the planner's bound). */
 export const MAX_OBJECTIVE = 500;
 
+/** Most calls in one step: a domain session runs at most 8 model turns (one call per answer), one kept for the end. */
+export const MAX_STEP_CALLS = 7;
+
 /**
  * Group already expanded calls into steps: consecutive calls of one domain form a step (a new step
- * of the same domain when the objective would pass {@link MAX_OBJECTIVE}); an inserted order read
+ * of the same domain past {@link MAX_STEP_CALLS} calls or when the objective would pass
+ * {@link MAX_OBJECTIVE}); an inserted order read
  * before a write always goes to an `order_details` step, and so does a read after a write step's write
  * (the planner ends a step once its success condition holds). Step ids are `<prefix>s<n>`.
  */
@@ -113,7 +117,10 @@ export function groupSteps(calls: readonly GoldCall[], prefix = ''): GoldStep[] 
       readBeforeWrite || (afterWrite && !isWriteTool(call.name))
         ? domainOfCall(call.name, undefined)
         : domainOfCall(call.name, last?.domain);
-    const fits = last !== undefined && formatObjective([...last.calls, call]).length <= MAX_OBJECTIVE;
+    const fits =
+      last !== undefined &&
+      last.calls.length < MAX_STEP_CALLS &&
+      formatObjective([...last.calls, call]).length <= MAX_OBJECTIVE;
     if (last !== undefined && last.domain === domain && fits) last.calls.push(call);
     else steps.push({ domain, calls: [call] });
   }
