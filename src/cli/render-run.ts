@@ -1,4 +1,4 @@
-import type { RunView } from '../contract/run-view.js';
+import type { RunRouting, RunView } from '../contract/run-view.js';
 import type { ExecutionInfo } from './connect.js';
 import { brief, table } from './output.js';
 import { versionedName } from '../contract/versioned-name.js';
@@ -88,11 +88,32 @@ export function renderRun(exec: ExecutionInfo, v: RunView): string {
   const ver = v.versions;
   out.push(`versions: profile ${ver.profile}, policy ${ver.policy}, model route ${ver.modelRoute}`);
   out.push(`  tool registry ${ver.toolRegistryDigest}`, `  config ${ver.configDigest}`);
+  if (v.routing) out.push(...routingLines(v.routing));
   if (v.completedSteps.length) out.push(`completed steps: ${v.completedSteps.join(', ')}`);
   if (v.terminalReason)
     out.push('', `terminal reason: ${v.terminalReason.code}: ${v.terminalReason.message}`);
   if (v.output !== null && v.output !== undefined) out.push(`output: ${brief(v.output, 400)}`);
   return out.join('\n');
+}
+
+/** A routed run's route and plan: the domain, the changes and replans, each step with its status. */
+function routingLines(r: RunRouting): string[] {
+  const out = [
+    '',
+    `route: ${r.domain ?? '-'}  (phase ${r.phase}, ${r.routeChanges} route changes, ${r.replans} replans)`,
+  ];
+  if (r.plan) {
+    out.push(`plan ${r.plan.planId}:`);
+    out.push(
+      indent(
+        table(
+          ['STEP', 'DOMAIN', 'STATUS', 'OBJECTIVE'],
+          r.plan.steps.map((s) => [s.stepId, s.capability, s.status, brief(s.objective, 60)]),
+        ),
+      ),
+    );
+  }
+  return out;
 }
 
 function indent(text: string): string {

@@ -51,6 +51,8 @@ export interface RunView {
   readonly obligations: string[];
   /** Compositions retried after the output guardrail blocked them. */
   readonly outputRetries: number;
+  /** A routed run's route and plan as of its last checkpoint (routed profiles only). */
+  readonly routing?: RunRouting;
 }
 
 /** What a run has used of its budgets, whole-run (the state's per-call digests are not shown). */
@@ -134,4 +136,24 @@ export interface RunSignalRejection {
   code: string;
   message: string;
   at: string;
+}
+
+/** One step of a routed run's plan and where it stands (`running`: in progress, or next). */
+export interface RunPlanStep {
+  readonly stepId: string;
+  readonly capability: string;
+  readonly objective: string;
+  readonly status: 'pending' | 'running' | 'succeeded' | 'failed';
+}
+
+/** A routed run's route and plan (docs/routing-and-planning.md), as of its last checkpoint. */
+export interface RunRouting {
+  /** `route`, `session`, `plan`, `step`, `fallback` or `answer`. */
+  readonly phase: string;
+  /** The capability domain the run is in, or null before the first route decision. */
+  readonly domain: string | null;
+  readonly routeChanges: number;
+  readonly replans: number;
+  /** The admitted plan in its execution order, or null (no planner, or no plan admitted yet). */
+  readonly plan: { readonly planId: string; readonly steps: readonly RunPlanStep[] } | null;
 }

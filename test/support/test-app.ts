@@ -13,6 +13,7 @@ import type { HarnessApp } from '../../src/worker/index.js';
 import { orderReadV2Definition, rolloutExecutor, rolloutExtraDefinition } from './rollout-tools.js';
 import { refundDrillsFromEnv } from './refund-drills.js';
 import { TEST_PRINCIPALS } from './principals.js';
+import { retailTestTools } from './retail-test-tools.js';
 import { testWorkflowsPath } from './workflows-path.js';
 
 /** Bench runs the tests' worker processes can serve (scripted routes `scripted/bench-<n>`). */
@@ -60,7 +61,10 @@ export const app: HarnessApp = {
       ...o,
       refundStorePath: refundSettings(o.env).refundStorePath,
       scripts: benchScripts(TEST_APP_BENCH_SIZES),
-      extend: toolsFor((o.env ?? process.env).HARNESS_TEST_TOOLS),
+      extend: [
+        ...toolsFor((o.env ?? process.env).HARNESS_TEST_TOOLS),
+        ...retailTestTools(o.env ?? process.env),
+      ],
       drills: refundDrillsFromEnv(o.env ?? process.env),
       principals: o.principals ?? TEST_PRINCIPALS,
     }),

@@ -18,6 +18,8 @@ export const RetailErrorCode = {
   dbInvalid: 'retail.db_invalid',
   /** A tasks file that does not have the benchmark's shape. */
   tasksInvalid: 'retail.tasks_invalid',
+  /** A retail database URL that names no supported backend (`RETAIL_DB_URL`): nothing opened. */
+  dbUrlInvalid: 'retail.db_url_invalid',
 } as const;
 export type RetailErrorCode = (typeof RetailErrorCode)[keyof typeof RetailErrorCode];
 

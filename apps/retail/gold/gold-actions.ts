@@ -1,10 +1,11 @@
 import { HarnessError, ToolRegistry } from '../../../src/index.js';
-import type { ToolCall, ToolContext } from '../../../src/index.js';
+import type { ToolCall, ToolContext, ToolExecutor } from '../../../src/index.js';
 import type { RetailDb } from '../db/retail-db.js';
 import { exportRetailDb } from '../db/retail-export.js';
 import type { RetailDbTemplate } from '../db/retail-template.js';
 import type { RetailDbJson } from '../db/retail-types.js';
-import { registerRetailTools } from '../tools/retail-tools.js';
+import { createRetailExecutors } from '../tools/retail-tools.js';
+import { retailToolDefinitions } from '../workflow/retail-definitions.js';
 import { RETAIL_TOOL_VERSION, retailToolName } from '../workflow/retail-tool-names.js';
 import type { RetailTask } from './retail-tasks.js';
 
@@ -56,9 +57,27 @@ export function goldCall(
  *   message), argument rejections (`tool.invalid_arguments`) or unknown tools (`tool.unknown`).
  * @throws anything that is not a `HarnessError` (a SQLite failure) unchanged.
  */
-export async function applyGoldActions(db: RetailDb, task: RetailTask): Promise<GoldResult> {
+export function applyGoldActions(db: RetailDb, task: RetailTask): Promise<GoldResult> {
+  return applyGoldActionsWith(createRetailExecutors(db), task);
+}
+
+/**
+ * {@link applyGoldActions} through any set of retail executors by tool name (e.g. the PostgreSQL
+ * ones of `createRetailPgExecutors`).
+ *
+ * @throws Error when a retail definition has no executor; anything not a `HarnessError` (a database
+ *   failure) unchanged.
+ */
+export async function applyGoldActionsWith(
+  executors: Readonly<Record<string, ToolExecutor>>,
+  task: RetailTask,
+): Promise<GoldResult> {
   const registry = new ToolRegistry();
-  registerRetailTools(registry, db);
+  for (const definition of retailToolDefinitions()) {
+    const executor = executors[definition.name];
+    if (executor === undefined) throw new Error(`no executor for ${definition.name}`);
+    registry.register(definition, executor);
+  }
   const outcomes: GoldActionOutcome[] = [];
   for (const [i, action] of task.actions.entries()) {
     const tool = retailToolName(action.name);

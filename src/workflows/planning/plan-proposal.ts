@@ -10,6 +10,10 @@ import type { Plan } from './plan.js';
  */
 
 const ID = /^[A-Za-z0-9_.-]{1,40}$/;
+/** A key the schema itself names (what a rejection's path may show). */
+const SAFE_KEY = /^[a-z_]{1,20}$/;
+/** Longest plan read, as JSON text (what a run records of it is bounded by this). */
+export const MAX_PLAN_CHARS = 32 * 1024;
 
 /** Built on first parse (z.lazy): the shape of a proposed plan, bounded in every dimension. */
 const ProposalSchema = z.lazy(() => {
@@ -40,27 +44,40 @@ const ProposalSchema = z.lazy(() => {
     .strict();
 });
 
-/** A proposal read: the plan, or why it does not fit the schema's shape (the first issue's path). */
+/**
+ * A proposal read: the plan, or why it does not fit the schema's shape (the first issue's path and
+ * zod's code, never text the model wrote).
+ */
 export type ReadPlan =
   { readonly ok: true; readonly plan: Plan } | { readonly ok: false; readonly detail: string };
 
 /**
  * Read a model's answer (parsed JSON) as a plan. Never throws, on any value: a value that is not plain
- * JSON data (a getter, a proxy) reads as invalid, as does anything outside the shape. The bounds here
- * are the shape's (64 steps, 100 attempts); the admission limits are `admitPlan`'s.
+ * JSON data (a getter, a proxy) reads as invalid, as does anything outside the shape or longer than
+ * {@link MAX_PLAN_CHARS} as JSON. The bounds here are the shape's (64 steps, 100 attempts, 32 KiB);
+ * the admission limits are `admitPlan`'s.
  */
 export function readPlanProposal(answer: unknown): ReadPlan {
   let data: unknown;
   try {
-    data = JSON.parse(JSON.stringify(answer)) as unknown; // plain data only: no getters, no proxies
+    const text = JSON.stringify(answer); // plain data only: no getters, no proxies
+    if (text === undefined || text.length > MAX_PLAN_CHARS)
+      return { ok: false, detail: `not JSON data of at most ${MAX_PLAN_CHARS} characters` };
+    data = JSON.parse(text) as unknown;
   } catch {
     return { ok: false, detail: 'not JSON data' };
   }
   const parsed = ProposalSchema.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const where = issue && issue.path.length ? issue.path.join('/') : '(root)';
-    return { ok: false, detail: `${where}: ${issue?.message ?? 'invalid'}`.slice(0, 300) };
+    // The path and zod's code only: its messages repeat what the model wrote (an unknown key).
+    const where =
+      issue && issue.path.length
+        ? issue.path
+            .map((k) => (typeof k === 'number' ? k : SAFE_KEY.test(String(k)) ? String(k) : '?'))
+            .join('/')
+        : '(root)';
+    return { ok: false, detail: `${where}: ${issue?.code ?? 'invalid'}` };
   }
   const p = parsed.data;
   return {
@@ -86,6 +103,8 @@ export function readPlanProposal(answer: unknown): ReadPlan {
 
 /** Read the text of a `plan` call: JSON, then {@link readPlanProposal}. Never throws. */
 export function readPlanText(text: string): ReadPlan {
+  if (text.length > MAX_PLAN_CHARS)
+    return { ok: false, detail: `the answer is longer than ${MAX_PLAN_CHARS} characters` };
   let value: unknown;
   try {
     value = JSON.parse(text);

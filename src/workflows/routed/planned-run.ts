@@ -7,7 +7,7 @@ import { PlanReasonCodes, type PlanReasonCode } from '../planning/plan-reason-co
 import type { FactPredicate } from '../policy/rules-schema.js';
 import { domainOf } from '../routing/capability-catalogue.js';
 import { decideAndRecord } from './route-turn.js';
-import { planQuestion, stepMessage } from './routed-messages.js';
+import { planQuestion, stepMessages } from './routed-messages.js';
 import { runSession, type RoutedRun } from './routed-session.js';
 
 /** The planner's bounds in a routed profile. */
@@ -58,12 +58,15 @@ async function proposePlan(run: RoutedRun, options: PlannerOptions): Promise<voi
   const { ctx, catalogue, state } = run;
   const facts = ctx.facts();
   const answer = await ctx.model('plan', {
-    messages: [...state.pending, planQuestion(catalogue, facts, state.why)],
+    messages: [...state.pending, ...planQuestion(catalogue, facts, state.why)],
     outputSchema: planOutputSchema(catalogue.domains.map((d) => d.id)),
     outputCheck: 'caller',
   });
   state.pending = [];
-  const read = readPlanText(answer.text);
+  const called = answer.toolCalls.length > 0 || (answer.invalidToolCalls?.length ?? 0) > 0;
+  const read = called
+    ? { ok: false as const, detail: 'a tool call instead of a plan' }
+    : readPlanText(answer.text);
   if (!read.ok) {
     ctx.emit('plan.rejected', {
       planId: null,
@@ -103,6 +106,7 @@ async function proposePlan(run: RoutedRun, options: PlannerOptions): Promise<voi
     order: [...admission.order],
     pos: 0,
     attempt: 1,
+    outcomes: {},
     heldAtAdmission: plan.replanConditions
       .filter((c) => unmet([c.when], facts).length === 0)
       .map((c) => c.id),
@@ -122,7 +126,7 @@ async function runStep(run: RoutedRun, options: PlannerOptions, plan: Plan, step
     ctx.emit('plan.step_started', { ...ids, capability: step.capability, objective: step.objective });
     ctx.enterStep(step.stepId, state.attempt);
     state.pending.push(
-      stepMessage(step.stepId, domainOf(catalogue, step.capability)!, step.objective, state.why),
+      ...stepMessages(step.stepId, domainOf(catalogue, step.capability)!, step.objective, state.why),
     );
     delete state.why;
     // A step that ends on its turn bound leaves its last results unread: they open the next call.
@@ -132,6 +136,8 @@ async function runStep(run: RoutedRun, options: PlannerOptions, plan: Plan, step
     ctx.completeStep(step.stepId);
   }
   const succeeded = code === PlanReasonCodes.stepSucceeded;
+  if (succeeded || state.attempt >= step.maxAttempts)
+    state.outcomes[step.stepId] = succeeded ? 'succeeded' : 'failed';
   ctx.emit('plan.step_completed', {
     ...ids,
     outcome: succeeded ? 'succeeded' : 'failed',
@@ -205,7 +211,7 @@ async function fallback(run: RoutedRun): Promise<void> {
     extra: { planId: state.plan?.planId ?? null },
   });
   if (decision.route === catalogue.fallback) {
-    state.pending.push(stepMessage('fallback', domainOf(catalogue, catalogue.fallback)!, why));
+    state.pending.push(...stepMessages('fallback', domainOf(catalogue, catalogue.fallback)!, why));
     await runSession(run, false);
   }
   state.phase = 'answer';

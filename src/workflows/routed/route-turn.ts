@@ -41,12 +41,15 @@ export async function decideAndRecord(
   if (outcome.status === 'ask_model') {
     const answer = await ctx.model('route', {
       // Tool results not yet shown go first: a provider wants every call answered before a question.
-      messages: [...state.pending, routeQuestion(catalogue, outcome.choices, facts)],
+      messages: [...state.pending, ...routeQuestion(catalogue, outcome.choices, facts)],
       outputSchema: outcome.outputSchema,
       outputCheck: 'caller',
+      invalidToolCalls: 'report',
     });
     state.pending = [];
-    outcome = decideRoute(catalogue, routeState, parsed(answer.text), 'model');
+    // A tool call is no route: an invalid proposal (the fallback), as is text that is not JSON.
+    const proposal = answer.toolCalls.length || answer.invalidToolCalls?.length ? null : parsed(answer.text);
+    outcome = decideRoute(catalogue, routeState, proposal, 'model');
   }
   if (outcome.status !== 'decided') throw new Error('unreachable: a route with a proposal is decided');
   const decision = outcome.decision;

@@ -6,11 +6,14 @@ import type { CapabilityCatalogue, CompiledDomain } from '../routing/capability-
  * The trusted messages a routed profile adds to the run's conversation. Each starts with a marker in
  * brackets (`[route]`, `[plan]`, `[replan]`, `[step: s1] [domain: cancel_pending_order]`, `[domain: …]`,
  * `[answer]`) so a person reading the transcript, and a scripted model, can tell what is asked. They
- * are written by the harness (trust `system`); what they quote of the run is catalogue data and
- * verified facts, never tool output or model text.
+ * are written by the harness (trust `system`) and quote only the catalogue and the harness's own ids
+ * and codes; what the run learned (verified facts, whose values come from tool results) and what a
+ * model wrote (a step's objective) follow in a separate message of trust `untrusted`, fenced as data.
  */
 
 const harness = (content: string): ModelMessageInput => ({ role: 'user', trust: 'system', content });
+/** What the run learned or the model wrote (verified facts, a plan's objective): shown as data. */
+const data = (content: string): ModelMessageInput => ({ role: 'user', trust: 'untrusted', content });
 
 /** The verified facts the catalogue speaks of, as `name=value` (other facts are not shown). */
 export function factsLine(catalogue: CapabilityCatalogue, facts: PolicyFacts): string {
@@ -38,11 +41,14 @@ export function routeQuestion(
   catalogue: CapabilityCatalogue,
   choices: readonly string[],
   facts: PolicyFacts,
-): ModelMessageInput {
+): ModelMessageInput[] {
   const lines = catalogue.domains.filter((d) => choices.includes(d.id)).map(domainLine);
-  return harness(
-    `[route] Choose the capability domain for the next part of the request. Answer only JSON {"route": "<domain>"}, one of:\n${lines.join('\n')}\nVerified facts: ${factsLine(catalogue, facts)}.`,
-  );
+  return [
+    harness(
+      `[route] Choose the capability domain for the next part of the request. Answer only JSON {"route": "<domain>"}, one of:\n${lines.join('\n')}`,
+    ),
+    data(`Verified facts: ${factsLine(catalogue, facts)}.`),
+  ];
 }
 
 /** `[plan]` (or `[replan] <why>`): propose a plan over the catalogue's domains. */
@@ -50,27 +56,36 @@ export function planQuestion(
   catalogue: CapabilityCatalogue,
   facts: PolicyFacts,
   replanWhy?: string,
-): ModelMessageInput {
+): ModelMessageInput[] {
   const head =
     replanWhy === undefined
       ? '[plan] Propose a plan for the request.'
       : `[replan] ${replanWhy} Propose a plan for what remains of the request.`;
-  return harness(
-    `${head} Answer only JSON with plan_id, goal, assumptions, steps (step_id, objective, capability, dependencies, success_condition over verified facts, failure_route, max_attempts, gate for a domain with writes) and replan_conditions. Capability domains:\n${catalogue.domains.map(domainLine).join('\n')}\nVerified facts: ${factsLine(catalogue, facts)}.`,
-  );
+  return [
+    harness(
+      `${head} Answer only JSON with plan_id, goal, assumptions, steps (step_id, objective, capability, dependencies, success_condition over verified facts, failure_route, max_attempts, gate for a domain with writes) and replan_conditions. Capability domains:\n${catalogue.domains.map(domainLine).join('\n')}`,
+    ),
+    data(`Verified facts: ${factsLine(catalogue, facts)}.`),
+  ];
 }
 
-/** `[step: id] [domain: d] objective`: carry out one plan step with the domain's tools only. */
-export function stepMessage(
+/**
+ * `[step: id] [domain: d]`: carry out one plan step with the domain's tools only; its objective (the
+ * plan's words) follows as data, `Objective: …`.
+ */
+export function stepMessages(
   stepId: string,
   domain: CompiledDomain,
   objective: string,
   retryWhy?: string,
-): ModelMessageInput {
+): ModelMessageInput[] {
   const again = retryWhy === undefined ? '' : ` Again: ${retryWhy}.`;
-  return harness(
-    `[step: ${stepId}] [domain: ${domain.id}] ${objective}${again} Use only the tools offered; answer without a tool call when the step is done.`,
-  );
+  return [
+    harness(
+      `[step: ${stepId}] [domain: ${domain.id}] Carry out the plan step whose objective follows.${again} Use only the tools offered; answer without a tool call when the step is done.`,
+    ),
+    data(`Objective: ${objective}`),
+  ];
 }
 
 /** `[domain: d]`: the run is now in domain `d` (routing without a plan). */

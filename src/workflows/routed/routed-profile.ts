@@ -1,4 +1,5 @@
 import { builtOnFirstUse } from '../../contract/built-on-first-use.js';
+import { HarnessError } from '../../contract/errors.js';
 import type { CompletionContract } from '../completion/index.js';
 import type { ActionDescriber } from '../runner/action-summary.js';
 import { blockedOutputMessage } from '../runner/goal-profile.js';
@@ -50,7 +51,7 @@ export interface RoutedProfileConfig {
   readonly describeAction?: ActionDescriber;
 }
 
-/** Most phases one run goes through (route decisions, steps, plans): a bound against defects. */
+/** Most phases one run goes through, across generations (route decisions, sessions, steps, plans). */
 const MAX_PHASES = 200;
 
 /**
@@ -105,7 +106,13 @@ async function runRouted(
   catalogue: CapabilityCatalogue,
 ): Promise<ProfileResult> {
   const resumed = ctx.resume?.routed as RoutedState | undefined;
-  const state = resumed ?? initialRoutedState(config.planner !== undefined, firstMessages(ctx, config));
+  if (resumed && resumed.catalogueDigest !== catalogue.digest)
+    throw new HarnessError(
+      'routing.catalogue_changed',
+      `the run started on catalogue ${resumed.catalogueDigest}; this worker has ${catalogue.digest} (a changed catalogue needs a new profile version)`,
+    );
+  const state =
+    resumed ?? initialRoutedState(config.planner !== undefined, firstMessages(ctx, config), catalogue.digest);
   const run: RoutedRun = {
     ctx,
     catalogue,
@@ -113,12 +120,13 @@ async function runRouted(
     maxTurns: config.maxTurnsPerSession ?? 8,
     state,
   };
-  for (let phase = 0; state.phase !== 'answer'; phase++) {
-    if (phase >= MAX_PHASES) {
+  while (state.phase !== 'answer') {
+    if (state.phases >= MAX_PHASES) {
       state.phase = 'answer';
       state.why = 'The run reached its bound of phases.';
       break;
     }
+    state.phases += 1;
     if (config.planner) await plannedPhase(run, config.planner);
     else {
       const answered = await unplannedPhase(run);

@@ -1,10 +1,13 @@
 import type { Observation } from '../../contract/observation.js';
 import { invalidCallMessages, observationMessage } from '../runner/goal-profile.js';
-import type { ToolProposal } from '../runner/ports.js';
+import type { InvalidToolCall, ToolProposal } from '../runner/ports.js';
+import type { ToolDefinition } from '../../contract/tool.js';
+import { jsonDigest } from '../../contract/digest.js';
+import { versionedName } from '../../contract/versioned-name.js';
 import type { RunContext } from '../runner/run-context.js';
 import { domainOf, type CapabilityCatalogue } from '../routing/capability-catalogue.js';
 import { exclusionOf } from '../routing/domain-admission.js';
-import type { FactDeriver } from '../routing/fact-deriver.js';
+import type { FactDeriver, FactUpdate } from '../routing/fact-deriver.js';
 import { factsLine } from './routed-messages.js';
 import type { RoutedState } from './routed-state.js';
 
@@ -26,10 +29,31 @@ export type SessionEnd =
   | { readonly how: 'facts_changed' }
   | { readonly how: 'domain_left' };
 
-/** Bare tool names of the run's current domain (its tools are pinned `name@version`). */
-function domainTools(run: RoutedRun): string[] {
-  const d = domainOf(run.catalogue, run.state.current ?? '');
-  return (d?.tools ?? []).map((t) => t.slice(0, t.lastIndexOf('@')));
+/** The tools of the run's current domain the policy shows now, in the versions the catalogue pinned. */
+function domainTools(run: RoutedRun): ToolDefinition[] {
+  const pinned = domainOf(run.catalogue, run.state.current ?? '')?.tools ?? [];
+  return run.ctx
+    .visibleTools(pinned.map((t) => t.slice(0, t.lastIndexOf('@'))))
+    .filter((d) => pinned.includes(versionedName(d.name, d.version)));
+}
+
+/** Whether the run's (non-fallback) domain is no longer enterable under the verified facts. */
+function left(run: RoutedRun): boolean {
+  const domain = domainOf(run.catalogue, run.state.current ?? '');
+  return domain !== undefined && !domain.fallback && exclusionOf(domain, run.ctx.facts()) !== undefined;
+}
+
+/** A call of a turn after an earlier call left the domain: answered as not offered, never run. */
+function leftDomainCall(call: ToolProposal): InvalidToolCall {
+  return {
+    id: call.id.slice(0, 64),
+    name: call.name.slice(0, 64),
+    tool: versionedName(call.name, call.version),
+    code: 'tool.not_offered',
+    message: 'Not run: an earlier call of this turn changed the facts, and this domain no longer applies.',
+    argsDigest: jsonDigest(call.args ?? null),
+    argsChars: JSON.stringify(call.args ?? null).length,
+  };
 }
 
 /**
@@ -38,7 +62,8 @@ function domainTools(run: RoutedRun): string[] {
  * refused (`route.tool_refused`, code `route.tool_outside_domain`) and answered with a rejected
  * observation (adherence enforced, not judged afterwards). After each settled call its trusted result
  * updates the verified facts ({@link applyFacts}). Ends when the model answers without a tool call,
- * after `maxTurns` turns, when the current domain is no longer enterable under the facts, or (with
+ * after `maxTurns` turns, when the current domain is no longer enterable under the facts (a call of
+ * the same turn after the one that left it is not run: `route.tool_refused`, `route.domain_left`), or (with
  * `rerouteOnFacts`) when a fact the catalogue speaks of changed. Messages not yet shown to the model
  * stay in `state.pending`. Throws what `RunContext.model`/`tool` throw (RunStop ends the run).
  */
@@ -47,15 +72,25 @@ export async function runSession(run: RoutedRun, rerouteOnFacts: boolean): Promi
   for (let turn = 0; turn < run.maxTurns; turn++) {
     const decision = await ctx.model('decide', {
       messages: state.pending,
-      tools: ctx.visibleTools(domainTools(run)),
+      tools: domainTools(run),
       invalidToolCalls: 'report',
     });
     state.pending = [];
-    const invalid = decision.invalidToolCalls ?? [];
-    if (decision.toolCalls.length === 0 && invalid.length === 0)
+    const reported = decision.invalidToolCalls ?? [];
+    if (decision.toolCalls.length === 0 && reported.length === 0)
       return { how: 'answered', text: decision.text };
     const before = factsLine(run.catalogue, ctx.facts());
+    const refused: InvalidToolCall[] = [];
     for (const call of decision.toolCalls) {
+      if (left(run)) {
+        refused.push(leftDomainCall(call));
+        ctx.emit('route.tool_refused', {
+          domain: state.current ?? null,
+          tool: call.name,
+          reasonCode: 'route.domain_left',
+        });
+        continue;
+      }
       const observation = await ctx.tool(call.name, call.args, {
         version: call.version,
         proposalId: call.id,
@@ -63,7 +98,7 @@ export async function runSession(run: RoutedRun, rerouteOnFacts: boolean): Promi
       state.pending.push(observationMessage(call.id, observation));
       applyFacts(run, call, observation);
     }
-    for (const c of invalid) {
+    for (const c of reported) {
       if (c.code === 'tool.not_offered')
         ctx.emit('route.tool_refused', {
           domain: state.current ?? null,
@@ -71,10 +106,10 @@ export async function runSession(run: RoutedRun, rerouteOnFacts: boolean): Promi
           reasonCode: 'route.tool_outside_domain',
         });
     }
+    const invalid = [...refused, ...reported];
     if (invalid.length)
       state.pending.push(...invalidCallMessages(invalid.map((c) => ctx.invalidToolCall(c))));
-    const domain = domainOf(run.catalogue, state.current ?? '');
-    if (domain && !domain.fallback && exclusionOf(domain, ctx.facts())) return { how: 'domain_left' };
+    if (left(run)) return { how: 'domain_left' };
     if (rerouteOnFacts && factsLine(run.catalogue, ctx.facts()) !== before) return { how: 'facts_changed' };
   }
   return { how: 'turn_limit' };
@@ -83,16 +118,17 @@ export async function runSession(run: RoutedRun, rerouteOnFacts: boolean): Promi
 /**
  * Update the run's verified facts from one settled call with the app's deriver: withdraw, then record
  * each changed fact citing the call's first artifact (a call that returned none cannot verify a fact:
- * the runner records `fact.rejected`). A failed call changes nothing; a deriver that throws records
- * `fact.rejected` (`fact.deriver_failed`) and changes nothing. Never throws.
+ * the runner records `fact.rejected`). A failed call changes nothing; a deriver that throws, or answers
+ * something that is not a {@link FactUpdate}, records `fact.rejected` (`fact.deriver_failed`) and
+ * changes nothing. Never throws.
  */
 export function applyFacts(run: RoutedRun, call: ToolProposal, observation: Observation): void {
   const { ctx } = run;
   if (observation.status !== 'succeeded') return;
-  const facts = ctx.facts();
-  let update;
+  let withdraw: string[];
+  let set: [string, unknown][];
   try {
-    update = run.deriveFacts(
+    const update: FactUpdate = run.deriveFacts(
       {
         tool: observation.toolName,
         version: observation.toolVersion,
@@ -100,16 +136,18 @@ export function applyFacts(run: RoutedRun, call: ToolProposal, observation: Obse
         status: observation.status,
         ...(observation.output !== undefined ? { output: observation.output } : {}),
       },
-      facts,
+      ctx.facts(),
     );
+    withdraw = [...(update.withdraw ?? [])].filter((n) => typeof n === 'string');
+    set = Object.entries(update.set ?? {});
   } catch {
     ctx.emit('fact.rejected', { name: null, seq: observation.seq, code: 'fact.deriver_failed' });
     return;
   }
-  for (const name of update.withdraw ?? []) ctx.withdrawFact(name, 'fact.superseded');
+  for (const name of withdraw) ctx.withdrawFact(name, 'fact.superseded');
   const evidence = observation.artifactIds[0] ?? '';
-  for (const [name, value] of Object.entries(update.set ?? {})) {
-    if (!['string', 'number', 'boolean'].includes(typeof value)) continue;
+  for (const [name, value] of set) {
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') continue;
     if (ctx.facts()[name] !== value) ctx.recordFact(name, value, evidence);
   }
 }

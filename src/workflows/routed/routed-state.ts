@@ -15,6 +15,10 @@ export interface RoutedState {
   phase: 'route' | 'session' | 'plan' | 'step' | 'fallback' | 'answer';
   current?: string;
   routeChanges: number;
+  /** Digest of the catalogue the run started on: a generation on another catalogue fails closed. */
+  catalogueDigest: string;
+  /** Phases so far, across generations (bounded by the profile). */
+  phases: number;
   replans: number;
   plan?: Plan;
   /** The admitted plan's execution order (step ids). */
@@ -23,6 +27,8 @@ export interface RoutedState {
   pos: number;
   /** Attempt of that step (1, 2, …). */
   attempt: number;
+  /** How each step of the admitted plan ended so far (a new plan starts empty). */
+  outcomes: Record<string, 'succeeded' | 'failed'>;
   /** Replan conditions that already held when the plan was admitted (they do not fire). */
   heldAtAdmission: string[];
   /** Why the run is replanning, retrying a step, falling back or answering (shown to the model). */
@@ -32,14 +38,21 @@ export interface RoutedState {
 }
 
 /** The state of a routed run's first generation. */
-export function initialRoutedState(planned: boolean, first: ModelMessageInput[]): RoutedState {
+export function initialRoutedState(
+  planned: boolean,
+  first: ModelMessageInput[],
+  catalogueDigest: string,
+): RoutedState {
   return {
     phase: planned ? 'plan' : 'route',
     routeChanges: 0,
+    catalogueDigest,
+    phases: 0,
     replans: 0,
     pos: 0,
     attempt: 1,
     heldAtAdmission: [],
+    outcomes: {},
     pending: first,
   };
 }

@@ -100,7 +100,8 @@ export interface RunContext {
    */
   readonly instructions?: string | undefined;
   /**
-   * A safe point between steps (nothing pending). The runner may continue the run as new here,
+   * A safe point between steps (nothing pending); `resumeState` is also what the run view reads of
+   * the profile (a routed run's route and plan). The runner may continue the run as new here,
    * carrying `resumeState` (bounded JSON) into the next generation; then this call does not return.
    */
   checkpoint(resumeState: Record<string, unknown>): Promise<void>;

@@ -129,8 +129,8 @@ export class Runner implements RunContext, RunCore {
   }
 
   checkpoint(resumeState: Record<string, unknown>): Promise<void> {
+    this.state.profileState = resumeState; // also what the run view reads (a routed run's plan)
     if (!this.ports.shouldContinueAsNew?.()) return this.resolved;
-    this.state.profileState = resumeState;
     this.emit('checkpoint.saved', { reason: 'continue_as_new', stateVersion: this.state.stateVersion });
     throw new ContinueAsNewRequested();
   }

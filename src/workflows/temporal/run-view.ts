@@ -1,10 +1,12 @@
 import type { RunState } from '../runner/run-state.js';
 import type { DecisionRecord } from '../authz/decision-authority.js';
+import { routingView } from '../routed/routed-view.js';
 import type {
   RunBudgetLimits,
   RunBudgetUsage,
   RunDecisionRecord,
   RunFacts,
+  RunRouting,
   RunSignalRejection,
   RunTerminalReason,
   RunView,
@@ -56,6 +58,12 @@ type _RunViewMatchesRunState = AllTrue<{
   artifactKeys: Same<keyof ArtifactView, keyof RunView['artifacts'][number]>;
 }>;
 
+/** The `routing` field of a routed run's view; nothing for other profiles. */
+function routingOf(profileState: RunState['profileState']): { routing?: RunRouting } {
+  const routing = routingView(profileState);
+  return routing ? { routing } : {};
+}
+
 export function toRunView(s: RunState): RunView {
   const { callDigests: _omit, ...budget } = s.budget;
   return {
@@ -93,5 +101,6 @@ export function toRunView(s: RunState): RunView {
     signalRejections: s.signalRejections ?? [],
     obligations: s.obligations,
     outputRetries: s.outputRetries,
+    ...routingOf(s.profileState),
   };
 }

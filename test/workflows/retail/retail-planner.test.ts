@@ -2,6 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentRunResult } from '../../../src/index.js';
 import type { StoredEvent } from '../../../src/contract/store-records.js';
 import { approvePending, rejectPending } from '../../support/decisions.js';
+import type { ExecutionInfo } from '../../../src/cli/connect.js';
+import { renderRun } from '../../../src/cli/render-run.js';
+import { waitForState } from '../../support/harness.js';
+import { recordFixtureIfAsked } from '../../support/record-fixture.js';
 import { at, call, createRetailFixture, planText, type RetailFixture } from './retail-fixture.js';
 
 const ETHAN = 'ethan.lopez8943@example.com';
@@ -155,14 +159,17 @@ describe(
       await f?.close();
     });
 
-    async function finished(handle: Awaited<ReturnType<RetailFixture['start']>>) {
-      return { result: (await handle.result()) as AgentRunResult, events: await f.events(handle) };
+    /** The run's end, its events, and (with HARNESS_RECORD_HISTORIES) its history kept as `fixture`. */
+    async function finished(handle: Awaited<ReturnType<RetailFixture['start']>>, fixture: string) {
+      const result = (await handle.result()) as AgentRunResult;
+      await recordFixtureIfAsked(f.h.t.client, handle.workflowId, fixture);
+      return { result, events: await f.events(handle) };
     }
 
     it('the customer says no: nothing is written, the step fails and the plan is abandoned', async () => {
       const handle = await f.start('retail.agent', 'scripted/retail-says-no', 'Cancel my order.');
       await rejectPending(handle, { reason: 'no', timeoutMs: 60_000 });
-      const { result, events } = await finished(handle);
+      const { result, events } = await finished(handle, 'retail-agent-customer-says-no-v1');
       expect(result.status).toBe('succeeded');
       expect(result.output).toBe('Your order was not cancelled.');
       expect(f.db.order(E_PENDING)?.status).toBe('pending');
@@ -182,9 +189,30 @@ describe(
         'scripted/retail-two-intents',
         'Cancel my order and change my address.',
       );
+      const waiting = await approvePending(handle, { timeoutMs: 60_000 });
+      // While the cancel waits for the customer, the view shows the plan and the step in progress.
+      expect(waiting.routing).toMatchObject({ phase: 'step', plan: { planId: 'p1' } });
+      expect(waiting.routing?.plan?.steps.map((st) => st.status)).toEqual([
+        'succeeded',
+        'succeeded',
+        'running',
+        'pending',
+      ]);
+      const page = renderRun(
+        {
+          workflowId: handle.workflowId,
+          runId: 'r',
+          status: 'RUNNING',
+          startTime: new Date(0),
+        } as ExecutionInfo,
+        waiting,
+      );
+      expect(page).toMatch(/route: cancel_pending_order {2}\(phase step, 2 route changes, 0 replans\)/);
+      expect(page).toMatch(/s3\s+cancel_pending_order\s+running/);
+      // The second confirmation is another action: wait for it, not for the first one still shown.
+      await waitForState(handle, (v) => v.pendingAction?.tool === 'retail.modify_user_address', 60_000);
       await approvePending(handle, { timeoutMs: 60_000 });
-      await approvePending(handle, { timeoutMs: 60_000 });
-      const { result, events } = await finished(handle);
+      const { result, events } = await finished(handle, 'retail-agent-two-intents-v1');
       expect(result.status).toBe('succeeded');
       expect(f.db.order(S_PENDING)?.status).toBe('cancelled');
       expect(f.db.user('sofia_thomas_1518')?.address).toMatchObject(NEW_ADDRESS);
@@ -198,7 +226,7 @@ describe(
 
     it('rejected plans run no tool: every violation recorded, then the replan bound sends the run to the fallback', async () => {
       const handle = await f.start('retail.agent', 'scripted/retail-rejected-plans', 'Cancel my order.');
-      const { result, events } = await finished(handle);
+      const { result, events } = await finished(handle, 'retail-agent-plans-rejected-v1');
       expect(result.status).toBe('succeeded');
       const rejected = ofType(events, 'plan.rejected') as { violations: { code: string }[] }[];
       expect(rejected.map((r) => r.violations.map((v) => v.code).sort())).toEqual([
@@ -216,7 +244,7 @@ describe(
 
     it('replans when the order is not what the plan assumed, then falls back when the bound is reached', async () => {
       const handle = await f.start('retail.agent', 'scripted/retail-replan', 'Cancel my order.');
-      const { result, events } = await finished(handle);
+      const { result, events } = await finished(handle, 'retail-agent-replan-limit-v1');
       expect(result.status).toBe('succeeded');
       expect(ofType(events, 'plan.replanned').map((d) => [d.reasonCode, d.replans])).toEqual([
         ['plan.replan_condition', 1],
