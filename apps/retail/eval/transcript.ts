@@ -34,10 +34,22 @@ export function markerOf(message: ModelMessage, index: number): Marker | undefin
   return undefined;
 }
 
-/** Every marker message, in order. */
+/**
+ * Every marker message, in order. A step's objective is the one that follows its marker in a data
+ * message (`Objective: …`, the routed profile shows a model's text apart from its own markers), else
+ * the marker's own text after the domain.
+ */
 export function markers(messages: readonly ModelMessage[]): Marker[] {
-  return messages.flatMap((m, i) => markerOf(m, i) ?? []);
+  return messages.flatMap((m, i) => {
+    const marker = markerOf(m, i);
+    if (marker?.kind !== 'step') return marker ?? [];
+    const next = messages[i + 1];
+    const at = next?.role === 'user' ? next.content.indexOf(OBJECTIVE) : -1;
+    return at < 0 ? marker : { ...marker, objective: next!.content.slice(at + OBJECTIVE.length).trim() };
+  });
 }
+
+const OBJECTIVE = 'Objective: ';
 
 /** The last marker message, if any. */
 export function lastMarker(messages: readonly ModelMessage[]): Marker | undefined {

@@ -87,10 +87,12 @@ export function simulateRun(script: GoldScript, o: { replanAfter?: number } = {}
     const route = ask(script, request('route', messages, { outputSchema: { type: 'object' } }));
     messages.push({ role: 'assistant', content: route.text });
     routes.push((JSON.parse(route.text) as { route: string }).route);
+    // As the routed profile writes it: the marker, then the objective as data.
     messages.push({
       role: 'user',
-      content: `[step: ${step.step_id}] [domain: ${step.capability}] ${step.objective}`,
+      content: `[step: ${step.step_id}] [domain: ${step.capability}] Carry out the plan step whose objective follows.`,
     });
+    messages.push({ role: 'user', content: `Objective: ${step.objective}` });
     for (let guard = 0; guard < 50; guard += 1) {
       const a = ask(script, request('decide', messages, { tools: toolsOf(step.capability) }));
       if (!a.toolCall) {
