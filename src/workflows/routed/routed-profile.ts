@@ -6,6 +6,7 @@ import { blockedOutputMessage } from '../runner/goal-profile.js';
 import type { ModelMessageInput } from '../runner/ports.js';
 import {
   checkBlockedOutputChoice,
+  profileHeader,
   ProfileConfigError,
   type BlockedOutputChoice,
   type Profile,
@@ -70,16 +71,10 @@ const MAX_PHASES = 200;
 export function createRoutedProfile(config: RoutedProfileConfig): Profile {
   const id = versionedName(config.name, config.version);
   checkBlockedOutputChoice(id, config.onBlockedOutput);
+  const header = profileHeader(config, 'goal');
   const catalogue = builtOnFirstUse(() => checkedCatalogue(config, id));
   return {
-    name: config.name,
-    version: config.version,
-    kind: 'goal',
-    completion: config.completion,
-    tools: config.tools,
-    policies: config.policies,
-    ...(config.onBlockedOutput ? { onBlockedOutput: config.onBlockedOutput } : {}),
-    ...(config.describeAction ? { describeAction: config.describeAction } : {}),
+    ...header,
     check: () => void catalogue(),
     run: (ctx) => runRouted(ctx, config, catalogue()),
   };

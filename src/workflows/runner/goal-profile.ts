@@ -5,6 +5,7 @@ import type { MemoryEntry } from '../../contract/memory.js';
 import type { ModelMessageInput } from './ports.js';
 import {
   checkBlockedOutputChoice,
+  profileHeader,
   type BlockedOutputChoice,
   type BlockedOutputFeedback,
   type Profile,
@@ -132,14 +133,7 @@ export function observationMessage(toolCallId: string, o: Observation): ModelMes
 export function createGoalProfile(config: GoalProfileConfig): Profile {
   checkBlockedOutputChoice(versionedName(config.name, config.version), config.onBlockedOutput);
   return {
-    name: config.name,
-    version: config.version,
-    kind: 'goal',
-    completion: config.completion,
-    tools: config.tools,
-    policies: config.policies,
-    ...(config.onBlockedOutput ? { onBlockedOutput: config.onBlockedOutput } : {}),
-    ...(config.describeAction ? { describeAction: config.describeAction } : {}),
+    ...profileHeader(config, 'goal'),
     run(ctx: RunContext): Promise<ProfileResult> {
       const goal = ctx.task[config.goalField ?? 'message'];
       // After a continue-as-new the pending messages come from the checkpoint; earlier turns are in

@@ -2,6 +2,7 @@ import { builtOnFirstUse } from '../../contract/built-on-first-use.js';
 import { HarnessError } from '../../contract/errors.js';
 import {
   checkBlockedOutputChoice,
+  profileHeader,
   type BlockedOutputFeedback,
   type Profile,
   type ProfileResult,
@@ -56,14 +57,7 @@ export { reachableNodes, validateGraph } from './graph-validation.js';
 export function createGraphProfile<S extends Record<string, unknown>>(g: GraphDefinition<S>): Profile {
   const built = builtOnFirstUse(() => buildGraphProfile(g));
   return {
-    name: g.name,
-    version: g.version,
-    kind: 'graph',
-    completion: g.completion,
-    tools: g.tools,
-    policies: g.policies,
-    ...(g.onBlockedOutput ? { onBlockedOutput: g.onBlockedOutput } : {}),
-    ...(g.describeAction ? { describeAction: g.describeAction } : {}),
+    ...profileHeader(g, 'graph'),
     check: () => void built(),
     run: (ctx) => built().run(ctx),
   };

@@ -79,6 +79,29 @@ export interface ProfilePolicies {
   readonly allowed?: readonly string[];
 }
 
+/** What every kind of profile takes from its definition as it is. */
+export type ProfileHeader = Pick<
+  Profile,
+  'name' | 'version' | 'completion' | 'tools' | 'policies' | 'onBlockedOutput' | 'describeAction'
+>;
+
+/**
+ * The fields of a profile of `kind` copied from its definition (optional ones only when set). Checks
+ * nothing (see {@link checkBlockedOutputChoice}); never throws.
+ */
+export function profileHeader(config: ProfileHeader, kind: Profile['kind']): Omit<Profile, 'run' | 'check'> {
+  return {
+    name: config.name,
+    version: config.version,
+    kind,
+    completion: config.completion,
+    tools: config.tools,
+    policies: config.policies,
+    ...(config.onBlockedOutput ? { onBlockedOutput: config.onBlockedOutput } : {}),
+    ...(config.describeAction ? { describeAction: config.describeAction } : {}),
+  };
+}
+
 /** Every policy (`name@vN`) a profile may run under: its default first. */
 export function allowedPolicies(profile: Pick<Profile, 'policies'>): readonly string[] {
   return [
