@@ -37,6 +37,13 @@ function domainTools(run: RoutedRun): ToolDefinition[] {
     .filter((d) => pinned.includes(versionedName(d.name, d.version)));
 }
 
+/** The catalogue's gate in front of `call` in the current domain, as the pipeline's floor (writes only). */
+function gateOf(run: RoutedRun, call: ToolProposal): { gate?: 'confirmation' | 'approval' } {
+  const pinned = versionedName(call.name, call.version);
+  const gate = domainOf(run.catalogue, run.state.current ?? '')?.gates.find((g) => g.tool === pinned);
+  return gate ? { gate: gate.kind } : {};
+}
+
 /** Whether the run's (non-fallback) domain is no longer enterable under the verified facts. */
 function left(run: RoutedRun): boolean {
   const domain = domainOf(run.catalogue, run.state.current ?? '');
@@ -94,6 +101,7 @@ export async function runSession(run: RoutedRun, rerouteOnFacts: boolean): Promi
       const observation = await ctx.tool(call.name, call.args, {
         version: call.version,
         proposalId: call.id,
+        ...gateOf(run, call),
       });
       state.pending.push(observationMessage(call.id, observation));
       applyFacts(run, call, observation);

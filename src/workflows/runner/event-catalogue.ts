@@ -49,6 +49,7 @@ export const EVENT_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   'route.decided': entry('graph', 'internal'),
   'route.capability_excluded': entry('graph', 'internal'),
   'route.tool_refused': entry('router', 'internal'),
+  'route.gate_enforced': entry('tool_pipeline', 'internal'),
   'plan.proposed': entry('planner', 'internal'),
   'plan.admitted': entry('planner', 'internal'),
   'plan.rejected': entry('planner', 'internal'),

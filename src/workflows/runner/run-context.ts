@@ -1,4 +1,5 @@
 import type { PolicyFacts, PolicySubject } from '../policy/policy.js';
+import type { GateFloor } from './gate-floor.js';
 import type { Artifact } from '../../contract/artifact.js';
 import type { MemoryEntry } from '../../contract/memory.js';
 import type { RememberOutcome } from './thread-memory.js';
@@ -71,6 +72,12 @@ export interface ToolOptions {
   readonly version?: string;
   /** The model's proposal id, to link the observation back. */
   readonly proposalId?: string;
+  /**
+   * The least gate this call needs if it is a write (a routed profile passes its domain's gate): an
+   * `allow` the policy gave without that much is raised to `require_confirmation` (`route.gate_enforced`),
+   * so a catalogue's gate holds whatever the policy says. See `withGateFloor`.
+   */
+  readonly gate?: GateFloor;
 }
 
 /**

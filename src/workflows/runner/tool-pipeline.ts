@@ -12,6 +12,7 @@ import { actionSummary } from './action-summary.js';
 import { callPromise } from './call-promise.js';
 import { ToolCallChecks, type CheckedCall } from './tool-call-checks.js';
 import { isMetBeforeDispatch, meetObligations } from './dispatch-obligations.js';
+import { withGateFloor } from './gate-floor.js';
 import { IncompleteAttempts } from './incomplete-attempts.js';
 import { rejectCall } from './tool-rejection.js';
 import { versionedName } from '../../contract/versioned-name.js';
@@ -51,8 +52,9 @@ export class ToolPipeline {
    */
   call(name: string, rawArgs: unknown, options: ToolOptions = {}): Promise<Observation> {
     return callPromise(() => {
-      const checked = this.checks.check(name, rawArgs, options);
-      if (!('def' in checked)) return Promise.resolve(checked);
+      const found = this.checks.check(name, rawArgs, options);
+      if (!('def' in found)) return Promise.resolve(found);
+      const checked = this.gateFloor(found, options);
       const { decision } = checked;
       if (
         decision.decision === 'require_confirmation' ||
@@ -63,6 +65,20 @@ export class ToolPipeline {
       this.core.noteObligations(decision.obligations);
       return this.dispatch(checked.def, checked.args, checked.argsDigest, checked.callKey, checked.at);
     });
+  }
+
+  /** The call under the caller's gate floor (`ToolOptions.gate`); `route.gate_enforced` when it raised the decision. */
+  private gateFloor(checked: CheckedCall, options: ToolOptions): CheckedCall {
+    const floor = withGateFloor(checked.decision, checked.def, options.gate, this.gate.signed);
+    if (!floor.raised) return checked;
+    this.core.emit('route.gate_enforced', {
+      tool: checked.def.name,
+      version: checked.def.version,
+      argsDigest: checked.argsDigest,
+      gate: options.gate,
+      policyDecision: checked.decision.decision,
+    });
+    return { ...checked, decision: floor.decision };
   }
 
   /**
