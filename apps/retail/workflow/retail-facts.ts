@@ -17,6 +17,11 @@ import { RETAIL_TOOLS as T } from './retail-tool-names.js';
  *   succeeded on the order in `order.id`; `order.status` becomes the status it returned. A write on
  *   another order (the policy refuses it) withdraws the order facts.
  *
+ * - `modified.<order key>.<benchmark tool name>` (true): that modification succeeded on that order in
+ *   this run (the order key is its id lowercased without `#`, e.g. `modified.w4082615.modify_pending_order_address`).
+ *   Not an `order.*` fact, so an order switch does not withdraw it: policy.md's "exchange or modify order
+ *   tools can only be called once per order" holds across switches.
+ *
  * Failure semantics: never throws. A call that did not succeed, a tool outside the table, an output
  * without the fields a fact needs (non-object, missing or non-string ids or status): no change.
  */
@@ -105,7 +110,22 @@ function fromOrderWrite(
     const held = orderFactNames(facts);
     return held.length === 0 ? NO_CHANGE : { withdraw: held };
   }
-  return { set: { [F.orderStatus]: status, [F.orderLastAction]: action } };
+  return {
+    set: { [F.orderStatus]: status, [F.orderLastAction]: action, [modifiedFact(orderId, action)]: true },
+  };
+}
+
+/**
+ * The fact that `action` succeeded on order `orderId` in this run: `modified.<key>.<action>`, the key
+ * being the id lowercased with everything but letters, digits and `_` dropped (`#W4082615` →
+ * `w4082615`); an id with nothing left is `order_`. Pure; never throws.
+ */
+export function modifiedFact(orderId: string, action: string): string {
+  const key = orderId
+    .toLowerCase()
+    .replace(/[^a-z0-9_]/g, '')
+    .slice(0, 40);
+  return `modified.${/^[a-z]/.test(key) ? key : `order_${key}`}.${action}`;
 }
 
 /** The updated user: the customer's default address changed. */

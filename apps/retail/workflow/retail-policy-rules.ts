@@ -1,5 +1,5 @@
 import type { PolicyFacts } from '../../../src/workflows/index.js';
-import { RETAIL_FACTS as F } from './retail-facts.js';
+import { modifiedFact, RETAIL_FACTS as F } from './retail-facts.js';
 import { RetailReasonCodes as R, type RetailReasonCode } from './retail-reason-codes.js';
 import { RETAIL_TOOLS as T } from './retail-tool-names.js';
 
@@ -71,6 +71,17 @@ function statusIn(statuses: readonly string[]): RetailCheck {
   };
 }
 
+/**
+ * policy.md: "Exchange or modify order tools can only be called once per order": `action` has not
+ * succeeded on this order in the run (the `modified.*` fact of retail-facts.ts).
+ */
+function notYet(action: string): RetailCheck {
+  return (args, facts) =>
+    typeof args.order_id === 'string' && facts[modifiedFact(args.order_id, action)] === true
+      ? R.alreadyModified
+      : undefined;
+}
+
 const cancelReason: RetailCheck = (args) =>
   typeof args.reason === 'string' && CANCEL_REASONS.includes(args.reason) ? undefined : R.cancelReason;
 
@@ -119,8 +130,17 @@ export const RETAIL_TOOL_RULES: Readonly<Record<string, RetailToolRule>> = {
   [T.getUserDetails]: read(false, sameUser),
   [T.modifyUserAddress]: write(sameUser),
   [T.cancelPendingOrder]: write(verifiedOrder, statusIn(S.cancel), cancelReason),
-  [T.modifyPendingOrderAddress]: write(verifiedOrder, statusIn(S.modify)),
-  [T.modifyPendingOrderPayment]: write(verifiedOrder, statusIn(S.modify), paymentMethodChanges),
+  [T.modifyPendingOrderAddress]: write(
+    verifiedOrder,
+    statusIn(S.modify),
+    notYet('modify_pending_order_address'),
+  ),
+  [T.modifyPendingOrderPayment]: write(
+    verifiedOrder,
+    statusIn(S.modify),
+    paymentMethodChanges,
+    notYet('modify_pending_order_payment'),
+  ),
   [T.modifyPendingOrderItems]: write(verifiedOrder, statusIn(S.modify), itemsPairedAndChanged),
   [T.returnDeliveredOrderItems]: write(
     verifiedOrder,

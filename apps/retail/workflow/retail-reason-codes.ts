@@ -28,6 +28,8 @@ export const RetailReasonCodes = {
   itemsUnpaired: 'retail.items_unpaired',
   /** An exchange or item modification of an item into the very same item (no option changes). */
   itemUnchanged: 'retail.item_unchanged',
+  /** A modification the run already made on this order (policy.md: once per order and tool). */
+  alreadyModified: 'retail.already_modified',
   /** A tool (name, version or effect) outside the retail tool table: refused, fail closed. */
   unknownTool: 'retail.unknown_tool',
 } as const;

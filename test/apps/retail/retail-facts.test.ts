@@ -110,7 +110,7 @@ describe('retailFacts: writes', () => {
     [T.exchangeDeliveredOrderItems, 'exchange_delivered_order_items', 'exchange requested'],
   ])('%s on the order read sets its new status and the action', (tool, action, status) => {
     expect(retailFacts(call(tool, order('#W1', 'sara_doe_496', status)), ORDER_FACTS)).toEqual({
-      set: { 'order.status': status, 'order.last_action': action },
+      set: { 'order.status': status, 'order.last_action': action, [`modified.w1.${action}`]: true },
     });
   });
 

@@ -4,6 +4,7 @@ import { authorizeDispatch, isValidReasonCode, presentTools } from '../../../src
 import { RETAIL_CANCEL_REASONS } from '../../../apps/retail/db/retail-types.js';
 import { retailToolDefinitions } from '../../../apps/retail/workflow/retail-definitions.js';
 import { RetailPolicy, retailPolicy } from '../../../apps/retail/workflow/retail-policy.js';
+import { modifiedFact } from '../../../apps/retail/workflow/retail-facts.js';
 import { CANCEL_REASONS, RETAIL_TOOL_RULES } from '../../../apps/retail/workflow/retail-policy-rules.js';
 import { RetailReasonCodes as R } from '../../../apps/retail/workflow/retail-reason-codes.js';
 import { RETAIL_TOOLS as T } from '../../../apps/retail/workflow/retail-tool-names.js';
@@ -88,6 +89,27 @@ describe('retail.policy@v1: its decisions', () => {
       verified: true,
     });
     expect(read.obligations).toEqual([]);
+  });
+
+  it('a modification runs once per order and tool, even after the facts switched orders and back', () => {
+    const args = { order_id: '#W1', ...ADDRESS };
+    expect(dispatch(T.modifyPendingOrderAddress, args, order('pending'))).toEqual([
+      'require_confirmation',
+      R.customerConfirmation,
+    ]);
+    const after = order('pending', { [modifiedFact('#W1', 'modify_pending_order_address')]: true });
+    expect(dispatch(T.modifyPendingOrderAddress, args, after)).toEqual(['deny', R.alreadyModified]);
+    const pay = { order_id: '#W1', payment_method_id: 'paypal_2' };
+    expect(dispatch(T.modifyPendingOrderPayment, pay, after)).toEqual([
+      'require_confirmation',
+      R.customerConfirmation,
+    ]);
+    const paid = order('pending', { [modifiedFact('#W1', 'modify_pending_order_payment')]: true });
+    expect(dispatch(T.modifyPendingOrderPayment, pay, paid)).toEqual(['deny', R.alreadyModified]);
+    expect(modifiedFact('#W4082615', 'modify_pending_order_address')).toBe(
+      'modified.w4082615.modify_pending_order_address',
+    );
+    expect(modifiedFact('#12', 'x')).toBe('modified.order_12.x');
   });
 
   it('has a rule for every retail tool, with the registered effect', () => {
