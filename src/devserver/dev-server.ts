@@ -50,6 +50,16 @@ const SUPERVISOR = [
   'wait $srv',
 ].join('\n');
 
+/** Wait until nothing listens on `ip:port` any more (or the timeout): true when it is free. */
+async function portClosed(ip: string, port: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await portIsFree(ip, port)) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 /** Is the TCP port free on this ip? */
 export async function portIsFree(ip: string, port: number): Promise<boolean> {
   return new Promise((resolvePromise) => {
@@ -172,13 +182,22 @@ export async function startDevServer(
     if (stopped) return;
     stopped = true;
     child.stdin?.end();
-    if (!(await waitForExit(child, 15_000))) {
+    const killGroup = (): void => {
       try {
         process.kill(-child.pid!, 'SIGKILL');
       } catch {
         /* already gone */
       }
+    };
+    if (!(await waitForExit(child, 15_000))) {
+      killGroup();
       await waitForExit(child, 5_000);
+    }
+    // Stopped means the port is closed: a next harness (CI's `npm test` after `npm start -- --exit`)
+    // must not find this server still answering and reuse it while it goes away.
+    if (!(await portClosed(ip, port, 10_000))) {
+      killGroup();
+      await portClosed(ip, port, 5_000);
     }
   };
 
