@@ -15,7 +15,7 @@ import {
   driveRun,
   errorObservation,
   goldRoute,
-  observeRun,
+  observeScenario,
   RETAIL_POLICY,
   RETAIL_PROFILE,
   type ScenarioRun,
@@ -169,19 +169,12 @@ export async function runFaultScenario(s: RetailScenario, ctx: FaultContext): Pr
       { customer: key, approver: ctx.approver },
       started + (ctx.timeoutMs ?? 120_000),
     );
-    const { calls, events } = await observeRun(composition.store, workflowId, view);
-    observation = {
+    observation = await observeScenario(composition.store, view, {
       workflowId,
-      status: view.status,
-      terminalCode: view.terminalReason?.code ?? null,
-      calls,
-      events,
-      initialDigest: ctx.initialDigest,
-      expectedDigest,
-      finalDigest: finalDigest(),
       confirmations,
-      durationMs: Date.now() - started,
-    };
+      started,
+      digests: { initialDigest: ctx.initialDigest, expectedDigest, finalDigest: finalDigest() },
+    });
   } catch (err) {
     observation = errorObservation(workflowId, err instanceof Error ? err.message : String(err), started, {
       initialDigest: ctx.initialDigest,

@@ -11,13 +11,7 @@ import {
 import type { RetailComposition } from '../composition.js';
 import { retailDbDigest } from '../db/retail-export.js';
 import type { RetailDbTemplate } from '../db/retail-template.js';
-import {
-  checkScenario,
-  type ObservedCall,
-  type ObservedEvent,
-  type ScenarioChecks,
-  type ScenarioObservation,
-} from './scenario-checks.js';
+import { checkScenario, type ScenarioChecks, type ScenarioObservation } from './scenario-checks.js';
 import { benchmarkName } from './transcript.js';
 import type { RetailScenario } from './variants.js';
 
@@ -119,13 +113,23 @@ export async function driveRun(
   }
 }
 
-/** The run's tool calls (the view's invocations with their intents' arguments) and stored events. */
-export async function observeRun(
+/**
+ * What a driven run shows: its status, its tool calls (the view's invocations with their intents'
+ * arguments), its stored events, the scenario's digests and how long it took (until now: before the
+ * store is read). Throws the store's errors.
+ */
+export async function observeScenario(
   store: EvidenceStore,
-  workflowId: string,
   view: RunView,
-): Promise<{ calls: ObservedCall[]; events: ObservedEvent[] }> {
-  const records = await store.listInvocations(workflowId);
+  run: {
+    readonly workflowId: string;
+    readonly confirmations: number;
+    readonly started: number;
+    readonly digests: Pick<ScenarioObservation, 'initialDigest' | 'expectedDigest' | 'finalDigest'>;
+  },
+): Promise<ScenarioObservation> {
+  const durationMs = Date.now() - run.started;
+  const records = await store.listInvocations(run.workflowId);
   const argsOf = new Map(records.map((r) => [r.seq, r.intents[0]?.args ?? {}]));
   const calls = view.invocations.map((i) => ({
     seq: i.seq,
@@ -133,11 +137,20 @@ export async function observeRun(
     args: argsOf.get(i.seq) ?? {},
     status: i.status,
   }));
-  const events = (await store.listEvents(workflowId, { limit: 5000 })).map((e) => ({
+  const events = (await store.listEvents(run.workflowId, { limit: 5000 })).map((e) => ({
     type: e.type,
     data: e.data,
   }));
-  return { calls, events };
+  return {
+    workflowId: run.workflowId,
+    status: view.status,
+    terminalCode: view.terminalReason?.code ?? null,
+    calls,
+    events,
+    ...run.digests,
+    confirmations: run.confirmations,
+    durationMs,
+  };
 }
 
 export function errorObservation(
@@ -200,20 +213,12 @@ export async function runScenario(s: RetailScenario, ctx: ScenarioContext): Prom
       { customer: key, approver: ctx.approver },
       started + (ctx.timeoutMs ?? 60_000),
     );
-    const durationMs = Date.now() - started;
-    const { calls, events } = await observeRun(ctx.composition.store, workflowId, view);
-    observation = {
+    observation = await observeScenario(ctx.composition.store, view, {
       workflowId,
-      status: view.status,
-      terminalCode: view.terminalReason?.code ?? null,
-      calls,
-      events,
-      initialDigest: ctx.initialDigest,
-      expectedDigest,
-      finalDigest: retailDbDigest(db),
       confirmations,
-      durationMs,
-    };
+      started,
+      digests: { initialDigest: ctx.initialDigest, expectedDigest, finalDigest: retailDbDigest(db) },
+    });
   } catch (err) {
     observation = errorObservation(workflowId, err instanceof Error ? err.message : String(err), started, {
       initialDigest: ctx.initialDigest,
