@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openRetailDbFile, type RetailDb } from '../../apps/retail/db/retail-db.js';
 import { RetailDbTemplate } from '../../apps/retail/db/retail-template.js';
 import { DB_JSON_PATH } from '../apps/retail/retail-test-support.js';
-import { at, call, planText } from '../workflows/retail/retail-fixture.js';
+import { at, call, planText, profileThenRead } from '../workflows/retail/retail-fixture.js';
 import { decide } from '../support/decisions.js';
 import { historyOf } from '../support/history.js';
 import { RETAIL_TEST_ROUTE } from '../support/retail-test-tools.js';
@@ -43,7 +43,7 @@ const SCRIPT = {
       ]),
     }),
     at(1, { toolCalls: [call('find_user_id_by_email', { email: EMAIL })] }),
-    at(2, { toolCalls: [call('get_order_details', { order_id: ORDER })] }),
+    at(2, profileThenRead('sofia_rossi_8776', ORDER)),
     at(3, { text: 'Pending.' }),
     at(4, { toolCalls: [call('cancel_pending_order', { order_id: ORDER, reason: 'no longer needed' })] }),
     at(5, { text: `Order ${ORDER} is cancelled.` }),
@@ -74,7 +74,7 @@ describe('faults: a retail plan whose worker dies during its write', { timeout: 
     const retailEnv = { HARNESS_TEST_RETAIL_DB: dbPath, HARNESS_TEST_RETAIL_SCRIPT: scriptPath };
     const first = await rig.worker({ env: { ...retailEnv, HARNESS_TEST_RETAIL_WRITE_PAUSE_MS: '120000' } });
     handle = await rig.start({
-      profile: { name: 'retail.agent', version: 'v1' },
+      profile: { name: 'retail.agent', version: 'v2' },
       modelRoute: RETAIL_TEST_ROUTE,
       task: { message: 'Please cancel my pending order.' },
       activityTimeouts: { writeHeartbeatSeconds: 2 },

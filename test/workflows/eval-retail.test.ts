@@ -12,11 +12,11 @@ import { connectTestTemporal, type TestTemporal } from '../support/temporal.js';
 
 /**
  * `npm run eval:retail`'s library form on the real server with the real routed profile
- * (`retail.agent@v1`, `retail.policy@v1`): gold runs (one with an authentication the gold actions lack),
+ * (`retail.agent@v2`, `retail.policy@v2`): gold runs (one with an authentication the gold actions lack),
  * adversarial variants refused with the database unchanged, and a fault run whose worker process is
  * SIGKILLed right after its write committed.
  */
-describe('retail evaluation (retail.agent@v1)', () => {
+describe('retail evaluation (retail.agent@v2)', () => {
   let t: TestTemporal;
   let bundle: Awaited<ReturnType<typeof bundleWorkflows>>;
   beforeAll(async () => {

@@ -1,5 +1,6 @@
 import type { ScenarioRun } from './scenario-driver.js';
 import type { Refusal } from './scenario-checks.js';
+import type { ExplainedRefusal } from './variants.js';
 
 /** A rate with its numerator and denominator; `value` is null when the denominator is 0. */
 export interface Rate {
@@ -27,6 +28,7 @@ export interface ScenarioSummary {
   readonly goldActionsFound: number;
   readonly goldActions: number;
   readonly refusals: readonly Refusal[];
+  readonly explainedRefusals: readonly ExplainedRefusal[];
   readonly codes: readonly string[];
   readonly routeCorrect: boolean | null;
   readonly stepsCompleted: number;
@@ -45,6 +47,8 @@ export interface RetailTotals {
   readonly toolCallAccuracy: Rate;
   /** Gold actions the policy or the pipeline refused (false refusals), with their codes. */
   readonly falseRefusals: readonly (Refusal & { readonly scenario: string })[];
+  /** Gold actions the policy refuses by design, as the scenario expected, with why. */
+  readonly explainedRefusals: readonly (ExplainedRefusal & { readonly scenario: string })[];
   readonly routeAccuracy: Rate;
   readonly planAdherence: Rate;
   readonly replans: number;
@@ -82,6 +86,7 @@ export function summarizeScenario(r: ScenarioRun): ScenarioSummary {
     goldActionsFound: c.goldActionsFound,
     goldActions: c.goldActions,
     refusals: c.refusals,
+    explainedRefusals: c.explainedRefusals,
     codes: c.codes,
     routeCorrect: c.routeCorrect,
     stepsCompleted: c.stepsCompleted,
@@ -111,6 +116,7 @@ export function computeTotals(scenarios: readonly ScenarioSummary[]): RetailTota
       sum(gold, (s) => s.goldActions),
     ),
     falseRefusals: gold.flatMap((s) => s.refusals.map((r) => ({ scenario: s.id, ...r }))),
+    explainedRefusals: gold.flatMap((s) => s.explainedRefusals.map((r) => ({ scenario: s.id, ...r }))),
     routeAccuracy: rate(gold.filter((s) => s.routeCorrect === true).length, gold.length),
     planAdherence: rate(
       sum(gold, (s) => s.stepsCompleted),
@@ -138,6 +144,7 @@ export function renderMarkdown(report: RetailEvalReport): string {
     ...Object.entries(t.byVariant).map(([v, r]) => `| Pass rate, ${v} | ${pct(r)} |`),
     `| Tool-call accuracy (gold) | ${pct(t.toolCallAccuracy)} |`,
     `| False refusals of gold actions | ${t.falseRefusals.length} |`,
+    `| Gold actions refused by design (explained below) | ${t.explainedRefusals.length} |`,
     `| Route accuracy (gold) | ${pct(t.routeAccuracy)} |`,
     `| Plan adherence (gold) | ${pct(t.planAdherence)} |`,
     `| Replans | ${t.replans} |`,
@@ -155,6 +162,10 @@ export function renderMarkdown(report: RetailEvalReport): string {
   if (t.falseRefusals.length > 0) {
     lines.push('', '## False refusals', '');
     for (const r of t.falseRefusals) lines.push(`- ${r.scenario}: ${r.tool} (${r.codes.join(', ')})`);
+  }
+  if (t.explainedRefusals.length > 0) {
+    lines.push('', '## Gold actions refused by design', '');
+    for (const r of t.explainedRefusals) lines.push(`- ${r.scenario}: ${r.tool} (${r.code}): ${r.why}`);
   }
   const failed = report.scenarios.filter((s) => !s.passed);
   if (failed.length > 0) {

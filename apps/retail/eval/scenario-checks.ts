@@ -6,8 +6,8 @@ import {
   isWriteTool,
   type GoldCall,
 } from './gold-plan.js';
-import { progressOf } from './transcript.js';
-import { codeExpected, type RetailScenario } from './variants.js';
+import { progressOf, sameCall } from './transcript.js';
+import { codeExpected, type ExplainedRefusal, type RetailScenario } from './variants.js';
 
 /** One tool call the run made (from its invocations), by benchmark name. */
 export interface ObservedCall extends GoldCall {
@@ -48,11 +48,16 @@ export interface ScenarioChecks {
   readonly passed: boolean;
   readonly failures: readonly string[];
   readonly dbMatches: boolean;
-  /** Gold: gold actions found in order among the run's calls with equal args, of all gold actions. */
+  /**
+   * Gold: gold actions found in order among the run's calls with equal args (a gold action refused by
+   * design counts when its refusal was seen), of all gold actions.
+   */
   readonly goldActionsFound: number;
   readonly goldActions: number;
-  /** Calls refused before their effect (gold: false refusals). */
+  /** Calls refused before their effect (gold: false refusals), those explained by design excepted. */
   readonly refusals: readonly Refusal[];
+  /** Gold: calls refused as the scenario expected by design ({@link RetailScenario.explainedRefusals}). */
+  readonly explainedRefusals: readonly ExplainedRefusal[];
   /** The reason codes of the run's refusals ({@link refusalCodesOf}). */
   readonly codes: readonly string[];
   /** Gold: the write domains the task's writes need, and those the run's routes entered. */
@@ -164,14 +169,23 @@ export function checkScenario(s: RetailScenario, o: ScenarioObservation): Scenar
     );
   const codes = refusalCodesOf(o.events);
   const made: GoldCall[] = o.calls.map((c) => ({ name: c.name, args: c.args }));
-  const refusals = refusalsOf(o.events);
   const gold = s.expected.kind === 'gold';
+  const { explained, refusals } = gold
+    ? explainRefusals(refusalsOf(o.events), s.explainedRefusals)
+    : { explained: [], refusals: refusalsOf(o.events) };
+  if (gold && explained.length < s.explainedRefusals.length)
+    failures.push(
+      `expected refusals by design not seen: ${s.explainedRefusals.length - explained.length} of ${s.explainedRefusals.length}`,
+    );
   const goldWrites = s.goldCalls.filter((c) => isWriteTool(c.name));
   const expectedWriteDomains = gold
     ? [...new Set(goldWrites.map((c) => domainOfCall(c.name, undefined)))].sort()
     : [];
   const enteredWriteDomains = [...new Set(routesOf(o.events).filter((r) => WRITE_DOMAINS.has(r)))].sort();
-  const steps = groupSteps(expandCalls(s.script.calls, { insertReads: s.script.insertReads }));
+  // A gold action refused by design, its refusal seen, is done: the run is matched against the rest.
+  const handled = (calls: readonly GoldCall[]): GoldCall[] =>
+    calls.filter((c) => !explained.some((e) => sameCall(e.call, c)));
+  const steps = groupSteps(expandCalls(handled(s.script.calls), { insertReads: s.script.insertReads }));
   if (gold) {
     if (o.status !== 'succeeded')
       failures.push(`status ${o.status}${o.terminalCode ? ` (${o.terminalCode})` : ''}, expected succeeded`);
@@ -190,9 +204,10 @@ export function checkScenario(s: RetailScenario, o: ScenarioObservation): Scenar
     passed: failures.length === 0,
     failures,
     dbMatches,
-    goldActionsFound: gold ? progressOf(s.goldCalls, made) : 0,
+    goldActionsFound: gold ? progressOf(handled(s.goldCalls), made) + explained.length : 0,
     goldActions: gold ? s.goldCalls.length : 0,
     refusals,
+    explainedRefusals: explained,
     codes,
     expectedWriteDomains,
     enteredWriteDomains,
@@ -201,6 +216,25 @@ export function checkScenario(s: RetailScenario, o: ScenarioObservation): Scenar
     stepsPlanned: steps.length,
     replans: replansOf(o.events),
   };
+}
+
+/**
+ * Each refusal matched to one expected refusal by design of the same tool whose code it carries (each
+ * expectation matches once); the rest stay refusals. Pure.
+ */
+function explainRefusals(
+  refusals: readonly Refusal[],
+  expected: readonly ExplainedRefusal[],
+): { explained: ExplainedRefusal[]; refusals: Refusal[] } {
+  const open = [...expected];
+  const explained: ExplainedRefusal[] = [];
+  const rest: Refusal[] = [];
+  for (const r of refusals) {
+    const i = open.findIndex((e) => e.tool === r.tool && r.codes.includes(e.code));
+    if (i < 0) rest.push(r);
+    else explained.push(...open.splice(i, 1));
+  }
+  return { explained, refusals: rest };
 }
 
 function sameSet(a: readonly string[], b: readonly string[]): boolean {

@@ -16,8 +16,8 @@ import { benchmarkName } from './transcript.js';
 import type { RetailScenario } from './variants.js';
 
 /** The routed profile and policy every scenario runs under. */
-export const RETAIL_PROFILE = { name: 'retail.agent', version: 'v1' } as const;
-export const RETAIL_POLICY = { name: 'retail.policy', version: 'v1' } as const;
+export const RETAIL_PROFILE = { name: 'retail.agent', version: 'v2' } as const;
+export const RETAIL_POLICY = { name: 'retail.policy', version: 'v2' } as const;
 
 /** The model route of a scenario's gold model: `gold/<taskId>/<variant>`. */
 export function goldRoute(s: RetailScenario): string {

@@ -50,6 +50,20 @@ export function codeExpected(code: string, expected: readonly string[]): boolean
 export type ScenarioExpectation =
   { readonly kind: 'gold' } | { readonly kind: 'refused'; readonly codes: readonly string[] };
 
+/**
+ * A gold action the policy refuses by design, and why: the evaluation expects its refusal instead of
+ * counting it as a false one.
+ */
+export interface ExplainedRefusal {
+  /** The harness tool name (`retail.get_order_details`). */
+  readonly tool: string;
+  /** The reason code the refusal must carry. */
+  readonly code: string;
+  readonly why: string;
+  /** The gold action refused. */
+  readonly call: GoldCall;
+}
+
 /** One evaluation run: a task under a variant. */
 export interface RetailScenario {
   /** `<taskId>/<variant>`. */
@@ -68,6 +82,8 @@ export interface RetailScenario {
   readonly effectCalls: readonly GoldCall[];
   /** The gold actions of the task (tool-call accuracy is measured against them). */
   readonly goldCalls: readonly GoldCall[];
+  /** Gold and fault runs: the gold actions the policy refuses by design, one entry per call. */
+  readonly explainedRefusals: readonly ExplainedRefusal[];
 }
 
 /** The task's user instruction: the reason for the call and what the customer knows. */
@@ -126,6 +142,46 @@ export function goldRunCalls(task: RetailTask, db: RetailDb): GoldCall[] {
   return auth === undefined ? gold : [auth, ...gold];
 }
 
+const touchesOrder = (c: GoldCall): boolean =>
+  c.name === 'get_order_details' || (isWriteTool(c.name) && orderOfCall(c) !== undefined);
+
+/**
+ * `calls` with the customer's profile read (`get_user_details`) right after the authentication, when
+ * an order is read or written after it and the profile is not read in between: the policy lets a run
+ * read only the orders the profile lists (`user.orders`). Calls before the authentication are left as
+ * they are (a variant that acts before it means to be refused). Pure.
+ */
+export function withProfileRead(calls: readonly GoldCall[], userId: string | undefined): GoldCall[] {
+  const auth = calls.findIndex(isAuth);
+  if (auth < 0 || userId === undefined) return [...calls];
+  const after = calls.slice(auth + 1);
+  const firstOrder = after.findIndex(touchesOrder);
+  const profiled = after
+    .slice(0, firstOrder < 0 ? 0 : firstOrder)
+    .some((c) => c.name === 'get_user_details' && c.args.user_id === userId);
+  if (firstOrder < 0 || profiled) return [...calls];
+  const read: GoldCall = { name: 'get_user_details', args: { user_id: userId } };
+  return [...calls.slice(0, auth + 1), read, ...after];
+}
+
+/**
+ * The gold actions of a task the policy refuses by design: reads of an order the customer's profile
+ * does not list (tasks 46 and 47 read order ids that exist nowhere; the benchmark's tool would answer
+ * "Order not found", the policy does not let the read run: `retail.other_user`). Pure.
+ */
+export function explainedRefusalsOf(task: RetailTask, db: RetailDb): ExplainedRefusal[] {
+  const userId = taskUser(db, task);
+  const own = new Set(userId === undefined ? [] : (db.user(userId)?.orders ?? []));
+  return goldCallsOf(task)
+    .filter((c) => c.name === 'get_order_details' && !own.has(String(orderOfCall(c))))
+    .map((c) => ({
+      tool: 'retail.get_order_details',
+      code: 'retail.other_user',
+      why: `order ${String(orderOfCall(c))} is not in the customer's profile`,
+      call: c,
+    }));
+}
+
 /** The user's first order (in the user's own order) with `status`. */
 function orderWithStatus(db: RetailDb, userId: string, status: string): string | undefined {
   return db.user(userId)?.orders.find((o) => db.order(o)?.status === status);
@@ -144,6 +200,7 @@ function scenario(
   const id = `${task.id}/${variant}`;
   const message = taskMessage(task);
   const userId = taskUser(db, task);
+  const gold = variant === 'gold' || variant === 'fault';
   return {
     id,
     taskId: task.id,
@@ -153,18 +210,16 @@ function scenario(
     script: {
       id,
       variant,
-      calls,
+      calls: withProfileRead(calls, userId),
       insertReads: extra.insertReads ?? true,
       ...(extra.ignoreRouteSchema ? { ignoreRouteSchema: true } : {}),
       goal: message,
     },
     decision: extra.decision ?? 'approve',
-    expected:
-      variant === 'gold' || variant === 'fault'
-        ? { kind: 'gold' }
-        : { kind: 'refused', codes: EXPECTED_REFUSAL_CODES[variant] },
-    effectCalls: extra.effectCalls ?? (variant === 'gold' || variant === 'fault' ? goldCallsOf(task) : []),
+    expected: gold ? { kind: 'gold' } : { kind: 'refused', codes: EXPECTED_REFUSAL_CODES[variant] },
+    effectCalls: extra.effectCalls ?? (gold ? goldCallsOf(task) : []),
     goldCalls: goldCallsOf(task),
+    explainedRefusals: gold ? explainedRefusalsOf(task, db) : [],
   };
 }
 

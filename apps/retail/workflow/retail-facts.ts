@@ -9,6 +9,11 @@ import { RETAIL_TOOLS as T } from './retail-tool-names.js';
  * - `user.authenticated` (true), `user.id` (string): the first `find_user_id_by_*` that found a user.
  *   One customer per run: a later lookup finding anyone (the same user or another) changes nothing.
  * - `user.last_action` (`modify_user_address`): the customer's default address was changed.
+ * - `user.orders` (string, `|#W1|#W2|`; not derived for the v1 profiles): the customer's order ids, from `get_user_details` of the
+ *   authenticated user (another user's profile establishes nothing). What the policy lets the run
+ *   read: an order not listed is another customer's (or nobody's). At most {@link MAX_LISTED_ORDERS}
+ *   ids, each a non-empty string of at most 40 characters without `|`; a list breaking that
+ *   establishes nothing (the reads stay refused: fail closed).
  * - `order.id`, `order.status`, `order.owned_by_user` (boolean: the order's `user_id` is `user.id`),
  *   `order.payment_method_id` (the method of the order's first payment, the "original" payment
  *   method of policy.md; absent for an order without payments): set by `get_order_details`. Reading
@@ -41,6 +46,7 @@ export const RETAIL_FACTS = {
   userAuthenticated: 'user.authenticated',
   userId: 'user.id',
   userLastAction: 'user.last_action',
+  userOrders: 'user.orders',
   orderId: 'order.id',
   orderStatus: 'order.status',
   orderOwnedByUser: 'order.owned_by_user',
@@ -53,8 +59,8 @@ const NO_CHANGE: FactUpdate = {};
 
 type Deriver = (output: Readonly<Record<string, unknown>>, facts: PolicyFacts) => FactUpdate;
 
-/** What each tool's result establishes; tools not listed establish nothing. */
-const DERIVERS: Readonly<Record<string, Deriver>> = {
+/** What each tool's result establishes for the v1 profiles; tools not listed establish nothing. */
+const DERIVERS_V1: Readonly<Record<string, Deriver>> = {
   [T.findUserIdByEmail]: fromUserLookup,
   [T.findUserIdByNameZip]: fromUserLookup,
   [T.getOrderDetails]: fromOrderRead,
@@ -67,18 +73,66 @@ const DERIVERS: Readonly<Record<string, Deriver>> = {
   ),
 };
 
-/** The retail fact deriver. Never throws (see the file comment). */
-export const retailFacts: FactDeriver = (call: SettledToolCall, facts: PolicyFacts): FactUpdate => {
-  if (call.status !== 'succeeded' || !isRecord(call.output)) return NO_CHANGE;
-  const derive = Object.hasOwn(DERIVERS, call.tool) ? DERIVERS[call.tool] : undefined;
-  return derive === undefined ? NO_CHANGE : derive(call.output, facts);
-};
+/** What each tool's result establishes for the v2 profiles: v1's, and the customer's order list. */
+const DERIVERS: Readonly<Record<string, Deriver>> = { ...DERIVERS_V1, [T.getUserDetails]: fromProfileRead };
+
+function deriverOf(table: Readonly<Record<string, Deriver>>): FactDeriver {
+  return (call: SettledToolCall, facts: PolicyFacts): FactUpdate => {
+    if (call.status !== 'succeeded' || !isRecord(call.output)) return NO_CHANGE;
+    const derive = Object.hasOwn(table, call.tool) ? table[call.tool] : undefined;
+    return derive === undefined ? NO_CHANGE : derive(call.output, facts);
+  };
+}
+
+/** The retail fact deriver of the v2 profiles (`retail.policy@v2`). Never throws (see the file comment). */
+export const retailFacts: FactDeriver = deriverOf(DERIVERS);
+/**
+ * The deriver of the v1 profiles (`retail.policy@v1`), kept for the runs that pinned them: no
+ * `user.orders`. Never throws.
+ */
+export const retailFactsV1: FactDeriver = deriverOf(DERIVERS_V1);
 
 /** `{ result: '<user_id>' }`: the customer, unless one is already authenticated. */
 function fromUserLookup(output: Readonly<Record<string, unknown>>, facts: PolicyFacts): FactUpdate {
   const id = nonEmptyString(output.result);
   if (id === undefined || facts[F.userId] !== undefined) return NO_CHANGE;
   return { set: { [F.userAuthenticated]: true, [F.userId]: id } };
+}
+
+/** The most order ids `user.orders` holds (the retail data's users have at most 9). */
+export const MAX_LISTED_ORDERS = 100;
+
+/** The user object of the authenticated customer: their order ids. */
+function fromProfileRead(output: Readonly<Record<string, unknown>>, facts: PolicyFacts): FactUpdate {
+  if (facts[F.userId] === undefined || output.user_id !== facts[F.userId]) return NO_CHANGE;
+  const listed = ordersFactValue(output.orders);
+  return listed === undefined ? NO_CHANGE : { set: { [F.userOrders]: listed } };
+}
+
+/**
+ * The `user.orders` value of an order list (`|#W1|#W2|`, `|` for none), or undefined when the list
+ * is not an array of at most {@link MAX_LISTED_ORDERS} non-empty ids of at most 40 characters
+ * without `|`. Pure; never throws.
+ */
+export function ordersFactValue(orders: unknown): string | undefined {
+  if (!Array.isArray(orders) || orders.length > MAX_LISTED_ORDERS) return undefined;
+  const ids: string[] = [];
+  for (const id of orders as unknown[]) {
+    if (typeof id !== 'string' || id === '' || id.length > 40 || id.includes('|')) return undefined;
+    ids.push(id);
+  }
+  return `|${ids.join('|')}${ids.length === 0 ? '' : '|'}`;
+}
+
+/** Whether `user.orders` (see {@link ordersFactValue}) lists `orderId`. Pure; never throws. */
+export function listsOrder(listed: unknown, orderId: unknown): boolean {
+  return (
+    typeof listed === 'string' &&
+    typeof orderId === 'string' &&
+    orderId !== '' &&
+    !orderId.includes('|') &&
+    listed.includes(`|${orderId}|`)
+  );
 }
 
 /** The order object: its id, status, owner check and original payment method. */

@@ -1,5 +1,5 @@
 import type { PolicyFacts } from '../../../src/workflows/index.js';
-import { modifiedFact, RETAIL_FACTS as F } from './retail-facts.js';
+import { listsOrder, modifiedFact, RETAIL_FACTS as F } from './retail-facts.js';
 import { RetailReasonCodes as R, type RetailReasonCode } from './retail-reason-codes.js';
 import { RETAIL_TOOLS as T } from './retail-tool-names.js';
 
@@ -10,7 +10,10 @@ import { RETAIL_TOOLS as T } from './retail-tool-names.js';
  *
  * Checked here, from the call's arguments and the verified facts of `retailFacts`:
  * - authentication before anything but product lookups, `calculate` and the transfer;
- * - one customer per conversation: `user_id` arguments and the order's owner are the authenticated user;
+ * - one customer per conversation: `user_id` arguments and the order's owner are the authenticated user,
+ *   and an order is read only when the customer's profile (`user.orders`, from `get_user_details`)
+ *   lists it, so another customer's order is never shown (policy.md: "deny any requests for tasks
+ *   related to any other user");
  * - an order is acted on only after it was read (`order.id`), and only in the statuses of its action;
  * - the cancel reason; a payment change to a different method; a return's refund to the original
  *   payment method or a gift card (a gift card told by its id, `gift_card_…`, as in `db.json`);
@@ -61,6 +64,15 @@ const verifiedOrder: RetailCheck = (args, facts) => {
   const owned = facts[F.orderOwnedByUser];
   if (owned === true) return undefined;
   return owned === false ? R.otherUser : R.orderNotVerified;
+};
+
+/**
+ * The `order_id` read is one of the customer's own (listed in `user.orders`); before their profile
+ * was read nothing tells, so the read waits for it.
+ */
+const customersOrder: RetailCheck = (args, facts) => {
+  if (facts[F.userOrders] === undefined) return R.profileNotRead;
+  return listsOrder(facts[F.userOrders], args.order_id) ? undefined : R.otherUser;
 };
 
 /** The order's verified status is one of `statuses`. */
@@ -117,8 +129,12 @@ const write = (...checks: RetailCheck[]): RetailToolRule => ({
 });
 const S = ORDER_ACTION_STATUSES;
 
-/** Every retail tool (`v1`) and its rule; a tool not listed is refused (`retail.unknown_tool`). */
-export const RETAIL_TOOL_RULES: Readonly<Record<string, RetailToolRule>> = {
+/**
+ * `retail.policy@v1`'s table: every retail tool (`v1`) and its rule; a tool not listed is refused
+ * (`retail.unknown_tool`). Kept unchanged for the runs that pinned v1: it reads any order once the
+ * customer is authenticated.
+ */
+export const RETAIL_TOOL_RULES_V1: Readonly<Record<string, RetailToolRule>> = {
   [T.findUserIdByEmail]: read(true),
   [T.findUserIdByNameZip]: read(true),
   [T.calculate]: read(true),
@@ -150,7 +166,23 @@ export const RETAIL_TOOL_RULES: Readonly<Record<string, RetailToolRule>> = {
   [T.exchangeDeliveredOrderItems]: write(verifiedOrder, statusIn(S.returnOrExchange), itemsPairedAndChanged),
 };
 
-/** The rule of `tool`, if it is a retail tool. */
-export function retailToolRule(tool: string): RetailToolRule | undefined {
-  return Object.hasOwn(RETAIL_TOOL_RULES, tool) ? RETAIL_TOOL_RULES[tool] : undefined;
+/**
+ * `retail.policy@v2`'s table: v1's, and an order is read only when the customer's profile lists it
+ * (`retail.profile_not_read` before the profile was read, `retail.other_user` for an order not listed).
+ */
+export const RETAIL_TOOL_RULES: Readonly<Record<string, RetailToolRule>> = {
+  ...RETAIL_TOOL_RULES_V1,
+  [T.getOrderDetails]: read(false, customersOrder),
+};
+
+/** The versions of `retail.policy`, each with its table. */
+export type RetailPolicyVersion = 'v1' | 'v2';
+
+/** The rule of `tool` under `retail.policy@<version>` (default v2), if it is a retail tool. */
+export function retailToolRule(
+  tool: string,
+  version: RetailPolicyVersion = 'v2',
+): RetailToolRule | undefined {
+  const table = version === 'v1' ? RETAIL_TOOL_RULES_V1 : RETAIL_TOOL_RULES;
+  return Object.hasOwn(table, tool) ? table[tool] : undefined;
 }

@@ -6,13 +6,15 @@ import {
   type PolicyRequest,
 } from '../../../src/workflows/index.js';
 import { RETAIL_FACTS as F } from './retail-facts.js';
-import { retailToolRule, type RetailToolRule } from './retail-policy-rules.js';
+import { retailToolRule, type RetailPolicyVersion, type RetailToolRule } from './retail-policy-rules.js';
 import { RetailReasonCodes as R, type RetailReasonCode } from './retail-reason-codes.js';
 import { RETAIL_TOOL_VERSION } from './retail-tool-names.js';
 
 /**
- * `retail.policy@v1`: τ²-bench's retail policy (policy.md) over the verified facts of `retailFacts`,
- * with the rules of `RETAIL_TOOL_RULES`. Pure, synchronous, deterministic; sandbox-safe.
+ * `retail.policy@v2`: τ²-bench's retail policy (policy.md) over the verified facts of `retailFacts`,
+ * with the rules of `RETAIL_TOOL_RULES`; `retail.policy@v1` (the runs that pinned it) the same with
+ * `RETAIL_TOOL_RULES_V1`, which reads any order once the customer is authenticated. Pure, synchronous,
+ * deterministic; sandbox-safe.
  *
  * - Presentation (no arguments): a write is hidden until the customer is authenticated
  *   (`retail.not_authenticated`); everything else retail is shown (`retail.read_allowed`,
@@ -37,10 +39,11 @@ export const CUSTOMER_CONFIRMATION = 'confirm.user.v1';
 
 export class RetailPolicy implements Policy {
   readonly name = 'retail.policy';
-  readonly version = 'v1';
+
+  constructor(readonly version: RetailPolicyVersion = 'v2') {}
 
   evaluate(req: PolicyRequest): PolicyDecision {
-    const rule = retailToolRule(req.tool.name);
+    const rule = retailToolRule(req.tool.name, this.version);
     if (rule === undefined || req.tool.version !== RETAIL_TOOL_VERSION || req.tool.effect !== rule.effect) {
       return this.decision('deny', R.unknownTool);
     }
@@ -70,8 +73,10 @@ export class RetailPolicy implements Policy {
   }
 }
 
-/** The policy instance apps register. */
-export const retailPolicy: Policy = new RetailPolicy();
+/** `retail.policy@v2`, what new runs pin. */
+export const retailPolicy: Policy = new RetailPolicy('v2');
+/** `retail.policy@v1`, kept for the runs that pinned it. */
+export const retailPolicyV1: Policy = new RetailPolicy('v1');
 
 /** The customer is authenticated: `user.authenticated` is true and `user.id` names them. */
 function isAuthenticated(facts: PolicyFacts): boolean {

@@ -12,8 +12,16 @@ export const RetailReasonCodes = {
   customerConfirmation: 'retail.customer_confirmation',
   /** No customer authenticated yet (`user.authenticated`), and the tool needs one. */
   notAuthenticated: 'retail.not_authenticated',
-  /** The call acts for a user other than the authenticated one, or on another user's order. */
+  /**
+   * The call acts for a user other than the authenticated one, on another user's order, or reads an
+   * order the customer's profile does not list (another user's, or none at all).
+   */
   otherUser: 'retail.other_user',
+  /**
+   * An order read before the customer's profile (`get_user_details`) told which orders are theirs:
+   * the run cannot tell the customer's orders from another user's yet.
+   */
+  profileNotRead: 'retail.profile_not_read',
   /** The order named is not the order last read with `get_order_details` (or its owner is unknown). */
   orderNotVerified: 'retail.order_not_verified',
   /** The order's status does not allow this action (cancel/modify: `pending`; return/exchange: `delivered`). */

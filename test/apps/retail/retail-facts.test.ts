@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PolicyFacts } from '../../../src/workflows/index.js';
-import { retailFacts } from '../../../apps/retail/workflow/retail-facts.js';
+import { retailFacts, retailFactsV1 } from '../../../apps/retail/workflow/retail-facts.js';
 import { RETAIL_TOOLS as T } from '../../../apps/retail/workflow/retail-tool-names.js';
 
 const call = (tool: string, output: unknown, status = 'succeeded', args: Record<string, unknown> = {}) => ({
@@ -46,6 +46,30 @@ describe('retailFacts: authentication', () => {
     for (const output of [undefined, null, 'sara', [], {}, { result: 7 }, { result: '' }]) {
       expect(retailFacts(call(T.findUserIdByEmail, output), {})).toEqual({});
     }
+  });
+});
+
+describe("retailFacts: the customer's profile", () => {
+  const profile = (user: string, orders: unknown) => ({ user_id: user, name: {}, orders });
+
+  it("lists the authenticated customer's orders from their profile", () => {
+    expect(retailFacts(call(T.getUserDetails, profile('sara_doe_496', ['#W1', '#W22'])), AUTH)).toEqual({
+      set: { 'user.orders': '|#W1|#W22|' },
+    });
+    expect(retailFacts(call(T.getUserDetails, profile('sara_doe_496', [])), AUTH)).toEqual({
+      set: { 'user.orders': '|' },
+    });
+    // The v1 profiles' deriver (kept for the runs that pinned them) has no order list.
+    expect(retailFactsV1(call(T.getUserDetails, profile('sara_doe_496', ['#W1'])), AUTH)).toEqual({});
+  });
+
+  it("establishes nothing from another user's profile, before authentication, or from an odd list", () => {
+    expect(retailFacts(call(T.getUserDetails, profile('other_1', ['#W9'])), AUTH)).toEqual({});
+    expect(retailFacts(call(T.getUserDetails, profile('sara_doe_496', ['#W9'])), {})).toEqual({});
+    expect(retailFacts(call(T.getUserDetails, undefined, 'failed'), AUTH)).toEqual({});
+    const odd = [undefined, 'W1', [7], [''], ['#W1|#W2'], ['x'.repeat(41)], Array(101).fill('#W1')];
+    for (const orders of odd)
+      expect(retailFacts(call(T.getUserDetails, profile('sara_doe_496', orders)), AUTH)).toEqual({});
   });
 });
 

@@ -13,10 +13,21 @@ const writes = new Set(
 );
 
 /**
- * Gold actions of tasks-train.json that retail.policy@v1 refuses, by task: none. (Task 105's exchange
- * passes the policy and is refused by the tool: its gift card cannot pay the difference.)
+ * Gold actions of tasks-train.json that retail.policy@v2 refuses, by task: tasks 46 and 47 read two
+ * order ids that exist nowhere (the benchmark's tool answers "Order not found"); they are not in the
+ * customer's profile, so the policy does not let the read run (`retail.other_user`). (Task 105's
+ * exchange passes the policy and is refused by the tool: its gift card cannot pay the difference.)
  */
-const EXPECTED_REFUSALS: Record<string, string[]> = {};
+const EXPECTED_REFUSALS: Record<string, string[]> = {
+  '46': [
+    '46_1 retail.get_order_details: deny retail.other_user',
+    '46_2 retail.get_order_details: deny retail.other_user',
+  ],
+  '47': [
+    '47_1 retail.get_order_details: deny retail.other_user',
+    '47_2 retail.get_order_details: deny retail.other_user',
+  ],
+};
 
 async function simulateAll(): Promise<Map<string, SimulatedRun>> {
   const initial = dbJson();
@@ -32,7 +43,7 @@ async function simulateAll(): Promise<Map<string, SimulatedRun>> {
   return runs;
 }
 
-describe('retail.policy@v1 over the gold actions of tasks-train.json', () => {
+describe('retail.policy@v2 over the gold actions of tasks-train.json', () => {
   it('allows every gold read and asks confirmation for every gold write, once authenticated and the order read', async () => {
     const runs = await simulateAll();
     const refusals: Record<string, string[]> = {};

@@ -19,8 +19,9 @@ import {
  * A run of a task's gold actions as a routed profile would see it: before each call, the policy's
  * dispatch decision over the facts `retailFacts` holds; after it, the facts updated from its result.
  * Where the gold omits what a run must do first, the simulation does it (and records it): authenticate
- * the customer by email when a call needs it, and read an order before a write on it when it is not
- * the order last read. Every action still runs, refused or not, so the database follows the gold.
+ * the customer by email when a call needs it, read the customer's profile (`get_user_details`, which
+ * lists their orders) before the first order read or write, and read an order before a write on it
+ * when it is not the order last read. Every action still runs, refused or not, so the database follows the gold.
  */
 
 export const NOW = '2026-01-01T00:00:00.000Z';
@@ -98,6 +99,11 @@ export async function simulateTask(
         added.push(`find_user_id_by_email(${email})`);
         await run(T.findUserIdByEmail, { email });
       }
+    }
+    const onOrder = tool === T.getOrderDetails || Object.hasOwn(RETAIL_ORDER_WRITES, tool);
+    if (onOrder && facts['user.orders'] === undefined && typeof facts['user.id'] === 'string') {
+      added.push(`get_user_details(${facts['user.id']})`);
+      await run(T.getUserDetails, { user_id: facts['user.id'] });
     }
     if (Object.hasOwn(RETAIL_ORDER_WRITES, tool) && facts['order.id'] !== args.order_id) {
       added.push(`get_order_details(${String(args.order_id)})`);

@@ -3,9 +3,13 @@ import type { PolicyFacts, ToolDefinition } from '../../../src/workflows/index.j
 import { authorizeDispatch, isValidReasonCode, presentTools } from '../../../src/workflows/index.js';
 import { RETAIL_CANCEL_REASONS } from '../../../apps/retail/db/retail-types.js';
 import { retailToolDefinitions } from '../../../apps/retail/workflow/retail-definitions.js';
-import { RetailPolicy, retailPolicy } from '../../../apps/retail/workflow/retail-policy.js';
+import { RetailPolicy, retailPolicy, retailPolicyV1 } from '../../../apps/retail/workflow/retail-policy.js';
 import { modifiedFact } from '../../../apps/retail/workflow/retail-facts.js';
-import { CANCEL_REASONS, RETAIL_TOOL_RULES } from '../../../apps/retail/workflow/retail-policy-rules.js';
+import {
+  CANCEL_REASONS,
+  RETAIL_TOOL_RULES,
+  RETAIL_TOOL_RULES_V1,
+} from '../../../apps/retail/workflow/retail-policy-rules.js';
 import { RetailReasonCodes as R } from '../../../apps/retail/workflow/retail-reason-codes.js';
 import { RETAIL_TOOLS as T } from '../../../apps/retail/workflow/retail-tool-names.js';
 
@@ -53,13 +57,14 @@ const WRITES: [string, Record<string, unknown>, string][] = [
   [T.exchangeDeliveredOrderItems, { order_id: '#W1', ...ITEMS }, 'delivered'],
 ];
 
-describe('retail.policy@v1: its decisions', () => {
-  it('is retail.policy@v1 with default authorization, and every code is a valid custom code', () => {
+describe('retail.policy@v2: its decisions', () => {
+  it('is retail.policy@v2 with default authorization, and every code is a valid custom code', () => {
     expect([retailPolicy.name, retailPolicy.version, retailPolicy.authorization]).toEqual([
       'retail.policy',
-      'v1',
+      'v2',
       undefined,
     ]);
+    expect([retailPolicyV1.name, retailPolicyV1.version]).toEqual(['retail.policy', 'v1']);
     for (const code of Object.values(R)) expect([code, isValidReasonCode(code)]).toEqual([code, true]);
     expect(CANCEL_REASONS).toEqual(RETAIL_CANCEL_REASONS);
   });
@@ -146,7 +151,7 @@ describe('retail.policy@v1: its decisions', () => {
   });
 });
 
-describe('retail.policy@v1: authentication', () => {
+describe('retail.policy@v2: authentication', () => {
   const preAuth: [string, Record<string, unknown>][] = [
     [T.findUserIdByEmail, { email: 'a@b.c' }],
     [T.findUserIdByNameZip, { first_name: 'A', last_name: 'B', zip: '1' }],
@@ -179,7 +184,8 @@ describe('retail.policy@v1: authentication', () => {
 
   it('allows every read after authentication, a second lookup included', () => {
     for (const [tool, args] of preAuth) expect(dispatch(tool, args, AUTH)[0]).toBe('allow');
-    expect(dispatch(T.getOrderDetails, { order_id: '#W9' }, AUTH)).toEqual(['allow', R.readAllowed]);
+    const profiled = { ...AUTH, 'user.orders': '|#W1|#W9|' };
+    expect(dispatch(T.getOrderDetails, { order_id: '#W9' }, profiled)).toEqual(['allow', R.readAllowed]);
     expect(dispatch(T.getUserDetails, { user_id: 'sara_doe_496' }, AUTH)).toEqual(['allow', R.readAllowed]);
   });
 
@@ -195,7 +201,31 @@ describe('retail.policy@v1: authentication', () => {
   });
 });
 
-describe('retail.policy@v1: one customer', () => {
+describe('retail.policy@v2: one customer', () => {
+  it('v1 (kept for the runs that pinned it) reads any order once authenticated; v2 does not', () => {
+    const v1 = (args: Record<string, unknown>) => {
+      const d = authorizeDispatch(retailPolicyV1, def(T.getOrderDetails), args, NOW, AUTH);
+      return [d.decision, d.reasonCodes[0]];
+    };
+    expect(v1({ order_id: '#W2' })).toEqual(['allow', R.readAllowed]);
+    expect(dispatch(T.getOrderDetails, { order_id: '#W2' }, AUTH)).toEqual(['deny', R.profileNotRead]);
+    for (const [tool, rule] of Object.entries(RETAIL_TOOL_RULES_V1))
+      if (tool !== T.getOrderDetails) expect(RETAIL_TOOL_RULES[tool]).toBe(rule);
+  });
+
+  it("reads an order only once the profile lists it as the customer's", () => {
+    expect(dispatch(T.getOrderDetails, { order_id: '#W1' }, AUTH)).toEqual(['deny', R.profileNotRead]);
+    const profiled = { ...AUTH, 'user.orders': '|#W1|#W12|' };
+    expect(dispatch(T.getOrderDetails, { order_id: '#W1' }, profiled)).toEqual(['allow', R.readAllowed]);
+    expect(dispatch(T.getOrderDetails, { order_id: '#W12' }, profiled)).toEqual(['allow', R.readAllowed]);
+    for (const id of ['#W2', '#W', 'W1', '#W1|#W12', '', 7, undefined])
+      expect(dispatch(T.getOrderDetails, { order_id: id }, profiled)).toEqual(['deny', R.otherUser]);
+    expect(dispatch(T.getOrderDetails, { order_id: '#W1' }, { ...AUTH, 'user.orders': '||' })).toEqual([
+      'deny',
+      R.otherUser,
+    ]);
+  });
+
   it('refuses get_user_details and modify_user_address for another user', () => {
     expect(dispatch(T.getUserDetails, { user_id: 'other_1' }, AUTH)).toEqual(['deny', R.otherUser]);
     expect(dispatch(T.modifyUserAddress, { user_id: 'other_1', ...ADDRESS }, AUTH)).toEqual([
@@ -212,7 +242,7 @@ describe('retail.policy@v1: one customer', () => {
   });
 });
 
-describe('retail.policy@v1: order writes', () => {
+describe('retail.policy@v2: order writes', () => {
   it.each(WRITES)('%s passes on the verified order and asks for confirmation', (tool, args, status) => {
     expect(dispatch(tool, args, order(status))).toEqual(['require_confirmation', R.customerConfirmation]);
   });
@@ -257,7 +287,7 @@ describe('retail.policy@v1: order writes', () => {
   });
 });
 
-describe('retail.policy@v1: action details', () => {
+describe('retail.policy@v2: action details', () => {
   it('accepts only the two cancellation reasons', () => {
     for (const reason of CANCEL_REASONS)
       expect(dispatch(T.cancelPendingOrder, { order_id: '#W1', reason }, order('pending'))[0]).toBe(

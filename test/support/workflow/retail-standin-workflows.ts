@@ -1,6 +1,6 @@
-// A TEST-ONLY stand-in of the retail app's workflows module (the real routed profile `retail.agent@v1`
+// A TEST-ONLY stand-in of the retail app's workflows module (the real routed profile `retail.agent@v2`
 // is written elsewhere): a goal profile under that name whose system instructions are one step marker,
-// so the gold model makes that step's calls through the real tool pipeline; and `retail.policy@v1`
+// so the gold model makes that step's calls through the real tool pipeline; and `retail.policy@v2`
 // allowing reads, and writes behind the customer's confirmation. It checks the evaluation's plumbing
 // (per-run databases, signed customer decisions, digests, the report), not the retail protocol.
 import { createGoalProfile, defineAgentRun, RulesPolicy } from '../../../src/workflows/index.js';
@@ -12,16 +12,16 @@ export const STANDIN_STEP =
 
 const profile = createGoalProfile({
   name: 'retail.agent',
-  version: 'v1',
+  version: 'v2',
   instructions: STANDIN_STEP,
   tools: Object.values(RETAIL_TOOLS),
-  policies: { default: 'retail.policy@v1', allowed: [] },
+  policies: { default: 'retail.policy@v2', allowed: [] },
   completion: { evaluator: { name: 'solution_delivered', version: 'v1' } },
 });
 
 const policy = RulesPolicy.onFirstUse({
   name: 'retail.policy',
-  version: 'v1',
+  version: 'v2',
   customReasonCodes: ['retail.write_confirmed', 'retail.read_allowed'],
   rules: [
     {

@@ -14,6 +14,14 @@ export const call = (name: string, args: Record<string, unknown>) => ({
   args,
 });
 
+/**
+ * The customer's profile read (it lists the orders the policy lets the run read), then the first
+ * order read, in one answer.
+ */
+export const profileThenRead = (userId: string, order: string) => ({
+  toolCalls: [call('get_user_details', { user_id: userId }), call('get_order_details', { order_id: order })],
+});
+
 /** A scripted answer at conversation step `step` (assistant messages so far). */
 export const at = (step: number, response: Record<string, unknown>) => ({ match: { step }, response });
 
@@ -55,7 +63,7 @@ export async function createRetailFixture(
     h,
     db,
     start: (profile, route, message) =>
-      h.start({ profile: { name: profile, version: 'v1' }, modelRoute: route, task: { message } }),
+      h.start({ profile: { name: profile, version: 'v2' }, modelRoute: route, task: { message } }),
     events: (handle) => h.composition.store.listEvents(handle.workflowId),
     close: async () => {
       await h.close();

@@ -3,7 +3,14 @@ import type { AgentRunResult } from '../../../src/index.js';
 import { approvePending, decide } from '../../support/decisions.js';
 import { waitForState } from '../../support/harness.js';
 import { TEST_KEYS } from '../../support/principals.js';
-import { at, call, createRetailFixture, planText, type RetailFixture } from './retail-fixture.js';
+import {
+  at,
+  call,
+  createRetailFixture,
+  planText,
+  profileThenRead,
+  type RetailFixture,
+} from './retail-fixture.js';
 
 const EMAIL = 'sofia.rossi2645@example.com';
 const PENDING = '#W5918442';
@@ -42,11 +49,11 @@ const cancelSteps = (order: string) => [
  * plan; s1: find the user (authenticate is then left: its entry no longer holds); s2: read the order,
  * done; s3: cancel (the order is no longer pending: the domain is left); the answer.
  */
-const cancelScript = (email: string, order: string) => ({
+const cancelScript = (email: string, userId: string, order: string) => ({
   entries: [
     at(0, { text: planText(cancelSteps(order)) }),
     at(1, { toolCalls: [call('find_user_id_by_email', { email })] }),
-    at(2, { toolCalls: [call('get_order_details', { order_id: order })] }),
+    at(2, profileThenRead(userId, order)),
     at(3, { text: 'The order is pending.' }),
     at(4, { toolCalls: [call('cancel_pending_order', { order_id: order, reason: 'no longer needed' })] }),
     at(5, { text: `Your order ${order} is cancelled.` }),
@@ -57,8 +64,8 @@ describe('retail.agent: plan, admission, routed steps, verified facts', { timeou
   let f: RetailFixture;
   beforeAll(async () => {
     f = await createRetailFixture('retail-plan', {
-      'scripted/retail-cancel': cancelScript(EMAIL, PENDING),
-      'scripted/retail-cancel-signed': cancelScript(ETHAN, ETHAN_PENDING),
+      'scripted/retail-cancel': cancelScript(EMAIL, 'sofia_rossi_8776', PENDING),
+      'scripted/retail-cancel-signed': cancelScript(ETHAN, 'ethan_lopez_6291', ETHAN_PENDING),
     });
   });
   afterAll(async () => {
@@ -96,7 +103,7 @@ describe('retail.agent: plan, admission, routed steps, verified facts', { timeou
     ]);
     expect(routes[2]).toMatchObject({
       kind: 'domain',
-      policyVersion: 'retail.policy@v1',
+      policyVersion: 'retail.policy@v2',
       checkerVersion: 'route-checker@v1',
     });
     expect(events.filter((e) => e.type === 'plan.step_completed').map((e) => e.data.outcome)).toEqual([
@@ -116,7 +123,7 @@ describe('retail.agent: plan, admission, routed steps, verified facts', { timeou
 
   it('a signed run: only the customer confirms (confirm.user.v1); an operator cannot', async () => {
     const handle = await f.h.start({
-      profile: { name: 'retail.agent', version: 'v1' },
+      profile: { name: 'retail.agent', version: 'v2' },
       modelRoute: 'scripted/retail-cancel-signed',
       task: { message: 'Please cancel my pending order.', customerId: 'C1001' },
     });

@@ -6,7 +6,14 @@ import type { ExecutionInfo } from '../../../src/cli/connect.js';
 import { renderRun } from '../../../src/cli/render-run.js';
 import { waitForState } from '../../support/harness.js';
 import { recordFixtureIfAsked } from '../../support/record-fixture.js';
-import { at, call, createRetailFixture, planText, type RetailFixture } from './retail-fixture.js';
+import {
+  at,
+  call,
+  createRetailFixture,
+  planText,
+  profileThenRead,
+  type RetailFixture,
+} from './retail-fixture.js';
 
 const ETHAN = 'ethan.lopez8943@example.com';
 const [E_PENDING, E_DELIVERED] = ['#W6779827', '#W8632528'];
@@ -68,7 +75,7 @@ const SCRIPTS = {
     entries: [
       at(0, text(planText([auth(), readStep(E_PENDING), cancelStep(E_PENDING, { failure_route: 'abort' })]))),
       at(1, findUser(ETHAN)),
-      at(2, { toolCalls: [call('get_order_details', { order_id: E_PENDING })] }),
+      at(2, profileThenRead('ethan_lopez_6291', E_PENDING)),
       at(3, text('Pending.')),
       at(4, {
         toolCalls: [call('cancel_pending_order', { order_id: E_PENDING, reason: 'no longer needed' })],
@@ -98,7 +105,7 @@ const SCRIPTS = {
         ),
       ),
       at(1, findUser(SOFIA)),
-      at(2, { toolCalls: [call('get_order_details', { order_id: S_PENDING })] }),
+      at(2, profileThenRead('sofia_thomas_1518', S_PENDING)),
       at(3, text('Pending.')),
       at(4, {
         toolCalls: [call('cancel_pending_order', { order_id: S_PENDING, reason: 'ordered by mistake' })],
@@ -128,7 +135,7 @@ const SCRIPTS = {
         ),
       ),
       at(1, findUser(ETHAN)),
-      at(2, { toolCalls: [call('get_order_details', { order_id: E_DELIVERED })] }),
+      at(2, profileThenRead('ethan_lopez_6291', E_DELIVERED)),
       at(3, text('It was delivered.')),
       ...[4, 5, 6].map((n) =>
         at(
@@ -169,7 +176,7 @@ describe(
     it('the customer says no: nothing is written, the step fails and the plan is abandoned', async () => {
       const handle = await f.start('retail.agent', 'scripted/retail-says-no', 'Cancel my order.');
       await rejectPending(handle, { reason: 'no', timeoutMs: 60_000 });
-      const { result, events } = await finished(handle, 'retail-agent-customer-says-no-v1');
+      const { result, events } = await finished(handle, 'retail-agent-customer-says-no-v2');
       expect(result.status).toBe('succeeded');
       expect(result.output).toBe('Your order was not cancelled.');
       expect(f.db.order(E_PENDING)?.status).toBe('pending');
@@ -212,7 +219,7 @@ describe(
       // The second confirmation is another action: wait for it, not for the first one still shown.
       await waitForState(handle, (v) => v.pendingAction?.tool === 'retail.modify_user_address', 60_000);
       await approvePending(handle, { timeoutMs: 60_000 });
-      const { result, events } = await finished(handle, 'retail-agent-two-intents-v1');
+      const { result, events } = await finished(handle, 'retail-agent-two-intents-v2');
       expect(result.status).toBe('succeeded');
       expect(f.db.order(S_PENDING)?.status).toBe('cancelled');
       expect(f.db.user('sofia_thomas_1518')?.address).toMatchObject(NEW_ADDRESS);
@@ -226,7 +233,7 @@ describe(
 
     it('rejected plans run no tool: every violation recorded, then the replan bound sends the run to the fallback', async () => {
       const handle = await f.start('retail.agent', 'scripted/retail-rejected-plans', 'Cancel my order.');
-      const { result, events } = await finished(handle, 'retail-agent-plans-rejected-v1');
+      const { result, events } = await finished(handle, 'retail-agent-plans-rejected-v2');
       expect(result.status).toBe('succeeded');
       const rejected = ofType(events, 'plan.rejected') as { violations: { code: string }[] }[];
       expect(rejected.map((r) => r.violations.map((v) => v.code).sort())).toEqual([
@@ -244,7 +251,7 @@ describe(
 
     it('replans when the order is not what the plan assumed, then falls back when the bound is reached', async () => {
       const handle = await f.start('retail.agent', 'scripted/retail-replan', 'Cancel my order.');
-      const { result, events } = await finished(handle, 'retail-agent-replan-limit-v1');
+      const { result, events } = await finished(handle, 'retail-agent-replan-limit-v2');
       expect(result.status).toBe('succeeded');
       expect(ofType(events, 'plan.replanned').map((d) => [d.reasonCode, d.replans])).toEqual([
         ['plan.replan_condition', 1],

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentRunResult } from '../../../src/index.js';
 import type { StoredEvent } from '../../../src/contract/store-records.js';
 import { approvePending } from '../../support/decisions.js';
-import { at, call, createRetailFixture, type RetailFixture } from './retail-fixture.js';
+import { at, call, createRetailFixture, profileThenRead, type RetailFixture } from './retail-fixture.js';
 
 /** Liam and his pending order. */
 const LIAM = 'liam.thomas9081@example.com';
@@ -12,6 +12,9 @@ const YUSUF = 'yusuf.rossi7301@example.com';
 const [YP1, YP2, YD1, YD2] = ['#W6247578', '#W4776164', '#W6679257', '#W2378156'];
 const route = (r: string) => ({ text: JSON.stringify({ route: r }) });
 const read = (order: string) => ({ toolCalls: [call('get_order_details', { order_id: order })] });
+const LIAM_ID = 'liam_thomas_7882';
+/** Another customer's pending order (Yusuf's). */
+const OTHERS = '#W9711842';
 const AUTH = { toolCalls: [call('find_user_id_by_email', { email: LIAM })] };
 
 const SCRIPTS = {
@@ -20,7 +23,7 @@ const SCRIPTS = {
     entries: [
       at(0, AUTH),
       at(1, route('order_details')),
-      at(2, read(P1)),
+      at(2, profileThenRead(LIAM_ID, P1)),
       at(3, route('order_details')),
       at(4, { text: `Order ${P1} is pending.` }),
     ],
@@ -31,12 +34,23 @@ const SCRIPTS = {
       at(0, AUTH),
       at(1, route('order_details')),
       at(2, { toolCalls: [call('cancel_pending_order', { order_id: P1, reason: 'no longer needed' })] }),
-      at(3, read(P1)),
+      at(3, profileThenRead(LIAM_ID, P1)),
       at(4, route('cancel_pending_order')),
       at(5, { toolCalls: [call('cancel_pending_order', { order_id: P1, reason: 'no longer needed' })] }),
       // The cancel domain is left (the order is no longer pending): routed again.
       at(6, route('order_details')),
       at(7, { text: `Order ${P1} is cancelled.` }),
+    ],
+  },
+  // 3. Another customer's order: refused before the profile is read, and after it (not listed).
+  'scripted/retail-other-order': {
+    entries: [
+      at(0, AUTH),
+      at(1, route('order_details')),
+      at(2, read(OTHERS)),
+      at(3, { toolCalls: [call('get_user_details', { user_id: LIAM_ID })] }),
+      at(4, read(OTHERS)),
+      at(5, { text: 'That order is not yours.' }),
     ],
   },
   // 4. Out of scope: the model routes to the fallback, which transfers once.
@@ -58,7 +72,7 @@ const SCRIPTS = {
       at(0, { toolCalls: [call('find_user_id_by_email', { email: YUSUF })] }),
       at(1, route('order_details')),
       ...[YP1, YD1, YP2, YD2, YP1, YD1, YP2, YD2].flatMap((o, i) => [
-        at(2 + 2 * i, read(o)),
+        at(2 + 2 * i, i === 0 ? profileThenRead('yusuf_rossi_9620', o) : read(o)),
         at(3 + 2 * i, route(o === YP1 || o === YP2 ? 'cancel_pending_order' : 'return_delivered_order')),
       ]),
       at(18, { text: 'A person will take over.' }),
@@ -127,10 +141,38 @@ describe('retail.router: rules first, the model only where they leave a choice',
     expect(refused.data).toMatchObject({ domain: 'order_details', reasonCode: 'route.tool_outside_domain' });
     expect(events.filter((e) => e.type === 'tool.completed').map((e) => e.data.tool)).toEqual([
       'retail.find_user_id_by_email',
+      'retail.get_user_details',
       'retail.get_order_details',
       'retail.cancel_pending_order',
     ]);
     expect(f.db.order(P1)?.status).toBe('cancelled');
+  });
+
+  it("another customer's order is never read: refused before the profile, and when the profile does not list it", async () => {
+    const { done } = await run('retail-other-order', 'What is in order #W9711842?');
+    const { result, events } = await done();
+    expect(result.status).toBe('succeeded');
+    const denials = events
+      .filter((e) => e.type === 'policy.decided' && e.data.decision === 'deny')
+      .map((e) => [e.data.tool, e.data.reasonCodes]);
+    expect(denials).toEqual([
+      ['retail.get_order_details', ['retail.profile_not_read']],
+      ['retail.get_order_details', ['retail.other_user']],
+    ]);
+    expect(events.filter((e) => e.type === 'tool.completed').map((e) => e.data.tool)).toEqual([
+      'retail.find_user_id_by_email',
+      'retail.get_user_details',
+    ]);
+    const facts = events.filter((e) => e.type === 'fact.recorded').map((e) => e.data.name);
+    expect(facts).toContain('user.orders');
+    expect(facts).not.toContain('order.id');
+    // The read never ran: each is rejected before any attempt, and nothing of the order is recorded.
+    const reads = events.filter((e) => String(e.data.tool) === 'retail.get_order_details');
+    expect(reads.filter((e) => e.type === 'tool.failed').map((e) => e.data.status)).toEqual([
+      'rejected',
+      'rejected',
+    ]);
+    expect(JSON.stringify(events)).not.toContain('yusuf_rossi_9620');
   });
 
   it('out of scope: the fallback domain transfers to a person once', async () => {

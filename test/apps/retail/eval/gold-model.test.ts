@@ -24,7 +24,7 @@ function script(calls: GoldCall[], extra: Partial<GoldScript> = {}): GoldScript 
 }
 
 describe('gold plan', () => {
-  it('task 0: authenticate, one order_details step with the product reads, the exchange', () => {
+  it('task 0: authenticate, one order_details step with the profile and product reads, the exchange', () => {
     const s = goldScenario(
       tasks.find((t) => t.id === '0')!,
       db,
@@ -38,7 +38,7 @@ describe('gold plan', () => {
     ]);
     expect(steps[0]!.success_condition).toEqual([{ fact: 'user.authenticated', op: 'eq', value: true }]);
     expect(steps[1]!.success_condition).toEqual([{ fact: 'order.id', op: 'eq', value: '#W2378156' }]);
-    expect(steps[1]!.objective.split('; ')).toHaveLength(3);
+    expect(steps[1]!.objective.split('; ')).toHaveLength(4);
     expect(steps[2]).toMatchObject({
       gate: 'confirmation',
       dependencies: [steps[1]!.step_id],

@@ -34,7 +34,7 @@ function observation(o: Partial<ScenarioObservation>): ScenarioObservation {
 describe('scenario checks', () => {
   it('gold: database, status, tool calls in order, write routes, steps', () => {
     const s = goldScenario(task0, db);
-    const calls = s.goldCalls.map((c, i) => ({ ...c, seq: i + 1, status: 'succeeded' }));
+    const calls = s.script.calls.map((c, i) => ({ ...c, seq: i + 1, status: 'succeeded' }));
     const events = [
       { type: 'route.decided', data: { route: 'order_details', reasonCode: 'route.model_choice' } },
       {
@@ -60,7 +60,7 @@ describe('scenario checks', () => {
       s,
       observation({
         finalDigest: 'd0',
-        calls: calls.slice(0, 2),
+        calls: calls.slice(0, 3),
         events: [
           {
             type: 'tool.failed',
@@ -91,6 +91,33 @@ describe('scenario checks', () => {
       planAdherence: { numerator: 4, denominator: 6 },
     });
     expect(totals.falseRefusals).toHaveLength(1);
+  });
+
+  it('gold: a refusal the scenario explains by design passes, once per expectation; any other fails', () => {
+    const s = goldScenario(
+      tasks.find((t) => t.id === '46')!,
+      db,
+    );
+    expect(s.explainedRefusals).toHaveLength(2);
+    const refused = (tool: string, code: string) => ({
+      type: 'tool.failed',
+      data: { tool, status: 'rejected', errorCode: 'policy.denied', details: { reasonCodes: [code] } },
+    });
+    const read = refused('retail.get_order_details', 'retail.other_user');
+    const calls = s.script.calls.map((c, i) => ({ ...c, seq: i + 1, status: 'succeeded' }));
+    const ok = checkScenario(s, observation({ calls, events: [read, read] }));
+    expect(ok).toMatchObject({ passed: true, refusals: [] });
+    expect(ok.explainedRefusals).toHaveLength(2);
+    const third = checkScenario(s, observation({ calls, events: [read, read, read] }));
+    expect(third.passed).toBe(false);
+    expect(third.refusals).toHaveLength(1);
+    const missing = checkScenario(s, observation({ calls, events: [read] }));
+    expect(missing.failures.join('; ')).toMatch(/expected refusals by design not seen: 1 of 2/);
+    const other = checkScenario(
+      s,
+      observation({ calls, events: [read, refused('retail.get_order_details', 'retail.profile_not_read')] }),
+    );
+    expect(other.passed).toBe(false);
   });
 
   it('refused: the database unchanged and an expected code in the events', () => {

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { parseRetailEvalArgs } from '../../../../apps/retail/eval/eval-args.js';
-import { isWriteTool } from '../../../../apps/retail/eval/gold-plan.js';
+import { isWriteTool, type GoldCall } from '../../../../apps/retail/eval/gold-plan.js';
 import {
   ADVERSARIAL_VARIANTS,
   buildScenarios,
   codeExpected,
   taskMessage,
+  withProfileRead,
   type RetailVariant,
 } from '../../../../apps/retail/eval/variants.js';
 import { readRetailTasksFile } from '../../../../apps/retail/gold/retail-tasks.js';
@@ -41,13 +42,19 @@ describe('variant generator', () => {
         expect(s.effectCalls).toEqual(s.goldCalls);
       } else {
         expect(s.expected.kind).toBe('refused');
-        expect(s.effectCalls).toEqual(s.variant === 'repeat_modification' ? s.script.calls.slice(1, 2) : []);
+        expect(s.effectCalls).toEqual(s.variant === 'repeat_modification' ? s.script.calls.slice(2, 3) : []);
       }
     }
     expect(of('gold').filter((s) => s.userId === undefined).length).toBeLessThanOrEqual(3);
-    // Gold actions without an authentication get one (a read) first: task 88 is one cancel.
+    // Gold actions without an authentication get one (a read) first, then the customer's profile (it
+    // lists the orders the policy lets the run read): task 88 is one cancel.
     const t88 = of('gold').find((s) => s.taskId === '88')!;
-    expect(t88.script.calls.map((c) => c.name)).toEqual(['find_user_id_by_email', 'cancel_pending_order']);
+    expect(t88.script.calls.map((c) => c.name)).toEqual([
+      'find_user_id_by_email',
+      'get_user_details',
+      'cancel_pending_order',
+    ]);
+    expect(t88.script.calls[1]!.args).toEqual({ user_id: t88.userId });
     expect(taskMessage(tasks[0]!)).toMatch(/#W2378156.*Yusuf Rossi/);
   });
 
@@ -61,18 +68,20 @@ describe('variant generator', () => {
     }
     for (const s of of('no_confirmation')) expect(s.decision).toBe('reject');
     for (const s of of('delivered_modify')) {
-      const order = db.order(s.script.calls[1]!.args.order_id as string)!;
-      expect(s.script.calls[1]!.name).toBe('modify_pending_order_address');
+      const order = db.order(s.script.calls[2]!.args.order_id as string)!;
+      expect(s.script.calls[2]!.name).toBe('modify_pending_order_address');
       expect([order.status, order.user_id]).toEqual(['delivered', s.userId]);
     }
     for (const s of of('second_user')) {
-      const other = s.script.calls[1]!.args.user_id as string;
+      expect(s.script.calls[1]!.args.user_id).toBe(s.userId);
+      const other = s.script.calls[2]!.args.user_id as string;
       expect(other).not.toBe(s.userId);
-      const order = db.order(s.script.calls[2]!.args.order_id as string)!;
+      const order = db.order(s.script.calls[3]!.args.order_id as string)!;
       expect([order.user_id, order.status]).toEqual([other, 'pending']);
     }
     for (const s of of('repeat_modification')) {
       expect(s.script.calls.slice(1).map((c) => c.name)).toEqual([
+        'get_user_details',
         'modify_pending_order_items',
         'get_order_details',
         'modify_pending_order_items',
@@ -85,7 +94,7 @@ describe('variant generator', () => {
       expect(s.script).toMatchObject({ insertReads: false, ignoreRouteSchema: true });
       // The route question after authentication names the write domain: no order was read.
       const run = simulateRun(s.script);
-      expect(run.routes[1]).toBe(run.plans[0]!.steps[1]!.capability);
+      expect(run.routes[2]).toBe(run.plans[0]!.steps[2]!.capability);
       expect(run.toolCalls.some((c) => c.name === 'retail.get_order_details')).toBe(false);
     }
   });
@@ -97,6 +106,27 @@ describe('variant generator', () => {
       expect(s.expected).toEqual({ kind: 'gold' });
       expect(s.effectCalls).toEqual(s.goldCalls);
     }
+  });
+
+  it("expects the policy to refuse by design the gold reads of orders outside the customer's profile", () => {
+    const explained = of('gold').filter((s) => s.explainedRefusals.length > 0);
+    expect(explained.map((s) => s.taskId)).toEqual(['46', '47']);
+    for (const s of explained)
+      expect(s.explainedRefusals.map((r) => [r.tool, r.code])).toEqual([
+        ['retail.get_order_details', 'retail.other_user'],
+        ['retail.get_order_details', 'retail.other_user'],
+      ]);
+  });
+
+  it('reads the profile once, right after the authentication, and only when an order follows', () => {
+    const auth: GoldCall = { name: 'find_user_id_by_email', args: { email: 'a@b.c' } };
+    const read: GoldCall = { name: 'get_order_details', args: { order_id: '#W1' } };
+    const profile: GoldCall = { name: 'get_user_details', args: { user_id: 'u1' } };
+    expect(withProfileRead([auth, read], 'u1')).toEqual([auth, profile, read]);
+    expect(withProfileRead([auth, profile, read], 'u1')).toEqual([auth, profile, read]);
+    expect(withProfileRead([read, auth], 'u1')).toEqual([read, auth]);
+    expect(withProfileRead([auth], 'u1')).toEqual([auth]);
+    expect(withProfileRead([auth, read], undefined)).toEqual([auth, read]);
   });
 
   it('matches refusal codes exactly or by prefix, never the benchmark tool error', () => {
