@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { RetailPgStore } from '../../apps/retail/db/pg/retail-pg-store.js';
-import { startAgentRun, type AgentRunResult } from '../../src/index.js';
+import { startAgentRun } from '../../src/index.js';
 import { approvePending } from '../support/decisions.js';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
 import { TEST_PRINCIPALS } from '../support/principals.js';
@@ -64,7 +64,7 @@ describe(
           },
         });
         await approvePending(handle, { timeoutMs: 90_000 });
-        const result = (await handle.result()) as AgentRunResult;
+        const result = (await handle.result());
         expect(result.status, JSON.stringify(result).slice(0, 600)).toBe('succeeded');
         const store = await RetailPgStore.open(url);
         try {
