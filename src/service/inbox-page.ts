@@ -66,7 +66,7 @@ export const INBOX_HTML = `<!doctype html>
     const waiting = run.executionStatus === 'RUNNING' && p && (p.kind === 'confirmation' || p.kind === 'human');
     card.el.dataset.status = run.status || '';
     card.el.innerHTML =
-      '<h2>' + esc(run.runId) + ' <span class="status ' + esc(run.status) + '" data-role="status">' + esc(run.status) + '</span></h2>' +
+      '<h2><a data-role="run-page" href="/runs/' + encodeURIComponent(run.runId) + '">' + esc(run.runId) + '</a> <span class="status ' + esc(run.status) + '" data-role="status">' + esc(run.status) + '</span></h2>' +
       '<div class="muted">' + esc(run.profile) + ' under ' + esc(run.policy) + ' · requested by ' + esc(run.user) + '</div>' +
       (waiting ? (
         '<h3>Request</h3><p data-role="summary">' + esc(req.requestSummary || '') + '</p>' +

@@ -3,8 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import type { EvidenceStore } from '../activities/store/index.js';
 import type { Admission } from './admission.js';
 import { openApiDocument } from './openapi-document.js';
-import { INBOX_HEADERS } from './inbox-csp.js';
+import { INBOX_HEADERS, RUN_PAGE_HEADERS } from './page-csp.js';
 import { INBOX_HTML } from './inbox-page.js';
+import { RUN_PAGE_HTML } from './run-page.js';
 import { registerReadiness } from './readiness.js';
 import type { RunEventFeeds } from './run-event-feed.js';
 import type { ServiceMetrics } from './service-metrics.js';
@@ -22,7 +23,8 @@ export interface OpenRoutesOptions {
  * Registers the routes that need no bearer token: `/healthz`; `/readyz` (503 naming what is not
  * ready: Temporal, the store, or the namespace's search attributes; readiness.ts); `/metrics` (Prometheus text: the process's
  * counters and gauges, and runs by execution status when visibility answers, left out when not);
- * `/openapi.json`; and the approval inbox page `/inbox`.
+ * `/openapi.json`; the approval inbox page `/inbox`; and the run page `/runs/<runId>` (the page holds
+ * no data: it reads the API with the visitor's token, so the API's identity and tenancy decide).
  */
 export function registerOpenRoutes(app: FastifyInstance, o: OpenRoutesOptions): void {
   app.get('/healthz', () => Promise.resolve({ ok: true } as const));
@@ -49,5 +51,8 @@ export function registerOpenRoutes(app: FastifyInstance, o: OpenRoutesOptions): 
   app.get('/openapi.json', () => Promise.resolve(openApiDocument()));
   app.get('/inbox', (_req, reply) =>
     reply.headers(INBOX_HEADERS).type('text/html; charset=utf-8').send(INBOX_HTML),
+  );
+  app.get('/runs/:runId', (_req, reply) =>
+    reply.headers(RUN_PAGE_HEADERS).type('text/html; charset=utf-8').send(RUN_PAGE_HTML),
   );
 }

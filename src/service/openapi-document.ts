@@ -191,6 +191,33 @@ function runPaths(): Record<string, unknown> {
         },
       },
     },
+    '/v1/runs/{runId}/invocations': {
+      get: {
+        summary:
+          "The run's tool invocations: intents and results per attempt, idempotency keys, argument digests (no arguments or outputs)",
+        parameters: [runId],
+        responses: {
+          '200': {
+            description: 'The invocations',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['runId', 'invocations'],
+                  properties: {
+                    runId: { type: 'string' },
+                    invocations: { type: 'array', items: { type: 'object' } },
+                  },
+                },
+              },
+            },
+          },
+          '403': error('Invocations need an operator with a role of `roles.internalEvents`'),
+          '404': error("No such run in the caller's scope (`run.not_found`)"),
+          ...errors('401'),
+        },
+      },
+    },
     '/v1/runs/{runId}/decisions': {
       post: {
         summary: "Decide the pending action (signed by the service on the caller's behalf)",

@@ -6,6 +6,12 @@ import type { ServiceMetrics } from './service-metrics.js';
 /** Paths that need no bearer token. */
 const OPEN_PATHS = new Set(['/healthz', '/readyz', '/metrics', '/openapi.json', '/inbox']);
 
+/**
+ * The run page's path (`/runs/<runId>`, one segment): a page that holds no data; what it shows it
+ * reads from the /v1 API with the visitor's token.
+ */
+const RUN_PAGE_PATH = /^\/runs\/[^/]+$/;
+
 /** What the routes read of a request the hooks saw. */
 export interface RequestFacts {
   /**
@@ -19,7 +25,7 @@ export interface RequestFacts {
 
 /**
  * Adds the per-request hooks: each request's id in the `x-request-id` header, its arrival, its caller verified from its bearer token
- * (every path but the open ones: health, readiness, metrics, OpenAPI, the inbox page), and the
+ * (every path but the open ones: health, readiness, metrics, OpenAPI, the inbox page, the run page), and the
  * route's latency in `metrics` when the response is sent (and a log line for a 5xx nothing logged). A token that does not verify fails the
  * request with the {@link AuthError} of {@link CallerIdentity.verify} (401 by the error handler).
  */
@@ -37,7 +43,7 @@ export function addRequestHooks(
     started.set(req, performance.now());
     arrived.set(req, Date.now());
     const path = req.url.split('?')[0] ?? '';
-    if (OPEN_PATHS.has(path)) return;
+    if (OPEN_PATHS.has(path) || (req.method === 'GET' && RUN_PAGE_PATH.test(path))) return;
     callers.set(req, await identity.verify(req.headers.authorization));
   });
   app.addHook('onResponse', async (req, reply) => {

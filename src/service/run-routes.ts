@@ -6,6 +6,7 @@ import { decisionContext, mayTakePending } from './decision-gate.js';
 import { registerDecisionRoutes } from './decision-routes.js';
 import { streamRunEvents } from './event-stream.js';
 import { registerListRoute } from './list-route.js';
+import { registerInvocationsRoute } from './run-invocations-route.js';
 import { accessRun, queryView } from './run-access.js';
 import { hasRole, type RunRoutesOptions } from './route-options.js';
 import type { RunDetail } from './api-responses.js';
@@ -14,7 +15,7 @@ import { registerStartRoute } from './start-route.js';
 export type { RunRoutesOptions } from './route-options.js';
 
 /**
- * The /v1/runs routes (docs/api.md): start, list, read, events, decisions and cancellation. Every
+ * The /v1/runs routes (docs/api.md): start, list, read, events, invocations, decisions and cancellation. Every
  * route that names a run looks it up in the caller's scope first (`accessRun`): out of scope is the
  * same 404 as no run at all.
  */
@@ -22,6 +23,7 @@ export function registerRunRoutes(app: FastifyInstance, o: RunRoutesOptions): vo
   registerStartRoute(app, o);
   registerListRoute(app, o);
   registerDecisionRoutes(app, o);
+  registerInvocationsRoute(app, o);
 
   app.get<{ Params: { runId: string } }>('/v1/runs/:runId', async (req): Promise<RunDetail> => {
     const caller = o.callerOf(req);

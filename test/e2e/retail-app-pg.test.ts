@@ -64,7 +64,7 @@ describe(
           },
         });
         await approvePending(handle, { timeoutMs: 90_000 });
-        const result = (await handle.result());
+        const result = await handle.result();
         expect(result.status, JSON.stringify(result).slice(0, 600)).toBe('succeeded');
         const store = await RetailPgStore.open(url);
         try {

@@ -214,6 +214,13 @@ describe('run service contract', { timeout: 240_000 }, () => {
       headers: noToken.headers,
       body: (await noToken.json()) as ApiAnswer['body'],
     });
+    // Invocations: 200 (an operator), 403 (not an operator), 404 (another tenant), 401 (no token).
+    const I = '/v1/runs/{runId}/invocations';
+    const invocations = check('GET', I, await api(tokens.operator, 'GET', `/v1/runs/${runId}/invocations`));
+    expect(invocations.status).toBe(200);
+    check('GET', I, await api(tokens.customer, 'GET', `/v1/runs/${runId}/invocations`));
+    check('GET', I, await api(tokens.other, 'GET', `/v1/runs/${runId}/invocations`));
+    check('GET', I, await api(undefined, 'GET', `/v1/runs/${runId}/invocations`));
     const held = new AbortController();
     const first = readSse(
       `${tight.url}/v1/runs/${runId}/events`,

@@ -74,6 +74,10 @@ describe('approval inbox', { timeout: 180_000 }, () => {
     await page.goto(`${service.url}/inbox#token=${approver}`);
     await card(page).locator('[data-role=approve]').waitFor({ timeout: 60_000 });
     expect(await card(page).locator('[data-role=summary]').innerText()).not.toBe('');
+    // The run's page is one click away.
+    expect(await card(page).locator('[data-role=run-page]').getAttribute('href')).toBe(
+      `/runs/${encodeURIComponent(runId)}`,
+    );
     // The approver sees the arguments of what they approve.
     expect(await card(page).locator('[data-role=arguments]').innerText()).toContain('ORD-1001');
     await page.screenshot({ path: join(artifactsDir, 'inbox-approver-waiting.png'), fullPage: true });

@@ -1,0 +1,145 @@
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { artifactsDir, launchChromium } from '../support/browser.js';
+import { createHarnessFixture, type HarnessFixture } from '../support/harness.js';
+import { createTokenIssuer, startTestService, type TokenIssuer } from '../support/run-service.js';
+
+/** A reason with markup in it: the page must show it as text and run nothing. */
+const HOSTILE_REASON = 'checked <img src=x onerror="window.__pwned=1"><b>bold</b>';
+
+/**
+ * The run page (GET /runs/<id>, docs/api.md) in headless Chromium: a refund run approved through the
+ * API shows its steps in order, the refund's "Why was this allowed?" (the policy decision and the
+ * signed approval) and "Did it happen once?" (the idempotency key, one attempt, applied once) panels,
+ * markup in run data as text, and no CSP violation; a customer sees no invocation records; another
+ * tenant's operator sees no run.
+ */
+describe('run page', { timeout: 180_000 }, () => {
+  let h: HarnessFixture;
+  let issuer: TokenIssuer;
+  let service: { app: FastifyInstance; url: string };
+  let browser: Browser;
+
+  beforeAll(async () => {
+    h = await createHarnessFixture('run-page');
+    issuer = await createTokenIssuer();
+    service = await startTestService(h, issuer, { stream: { pollMs: 100, heartbeatMs: 2_000 } });
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await service?.app.close();
+    await h?.close();
+  });
+
+  const api = async (token: string, path: string, body?: unknown) => {
+    const res = await fetch(`${service.url}${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+
+  async function openPage(token: string, runId: string): Promise<{ page: Page; violations: string[] }> {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const violations: string[] = [];
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
+    });
+    await page.goto(`${service.url}/runs/${encodeURIComponent(runId)}#token=${token}`);
+    return { page, violations };
+  }
+
+  it('shows a refund run: steps in order, why the refund was allowed, that it happened once', async () => {
+    const tenant = `page${Date.now().toString(36)}`;
+    const customer = await issuer.token({ sub: 'C1001', tenant, roles: ['requester'], kind: 'customer' });
+    const approver = await issuer.token({
+      sub: 'amy@shop',
+      tenant,
+      roles: ['refund_approver'],
+      kind: 'approver',
+    });
+    const operator = await issuer.token({ sub: 'ops@shop', tenant, roles: ['operator'], kind: 'operator' });
+    const started = await api(customer, '/v1/runs', {
+      profile: 'refund.graph',
+      task: { message: 'refund ORD-1001 please', customerId: 'C1001' },
+      modelRoute: 'scripted/refund',
+    });
+    expect(started.status).toBe(201);
+    const runId = started.body.runId as string;
+    let actionId: string | undefined;
+    await expect
+      .poll(
+        async () => {
+          const r = await api(approver, `/v1/runs/${runId}`);
+          actionId = (r.body.pendingAction as { actionId?: string } | null)?.actionId;
+          return actionId;
+        },
+        { timeout: 60_000 },
+      )
+      .toBeDefined();
+    const decided = await api(approver, `/v1/runs/${runId}/decisions`, {
+      decision: 'approve',
+      actionId,
+      reason: HOSTILE_REASON,
+    });
+    expect(decided.status, JSON.stringify(decided.body)).toBe(200);
+
+    const { page, violations } = await openPage(operator, runId);
+    await expect
+      .poll(() => page.locator('[data-role=status]').innerText(), { timeout: 60_000 })
+      .toBe('succeeded');
+    const effect = page.locator('[data-role=effect][data-tool="refund.create"]');
+    await expect.poll(() => effect.count(), { timeout: 30_000 }).toBe(1);
+    await expect
+      .poll(() => effect.locator('[data-role=approval]').count(), { timeout: 30_000 })
+      .toBeGreaterThan(0);
+    const why = await effect.locator('[data-role=why]').innerText();
+    expect(why).toContain('refund.rules@v1');
+    expect(why).toContain('refund.within_policy');
+    expect(why).toContain('amy@shop');
+    expect(why).toContain('<img src=x'); // the markup as text
+    expect(await page.evaluate('window.__pwned')).toBeUndefined();
+    expect(await page.locator('#effects b').count()).toBe(0);
+    expect(await effect.locator('[data-role=applied]').innerText()).toBe('applied 1 time');
+    expect(await effect.locator('[data-role=key]').innerText()).not.toBe('');
+    expect(await effect.locator('[data-role=once] tr').count()).toBe(2); // header and one attempt
+    // The steps, in the order the run took them.
+    const titles = await page.locator('.group h3').allInnerTexts();
+    const at = (t: string) => titles.indexOf(t);
+    expect(at('Step query_order')).toBeGreaterThan(-1);
+    expect(at('Step query_order')).toBeLessThan(at('Step request_confirmation'));
+    expect(at('Step request_confirmation')).toBeLessThan(at('Step create_refund'));
+    // The inspector shows an event's data.
+    await page.locator('.ev[data-type="policy.decided"]').first().click();
+    expect(await page.locator('[data-role=event-json]').innerText()).toContain('policyVersion');
+    await page.screenshot({ path: join(artifactsDir, 'run-page-refund.png'), fullPage: true });
+    await page.emulateMedia({ media: 'print' });
+    expect(await page.locator('#audit').innerText()).toContain('refund.create');
+    await page.screenshot({ path: join(artifactsDir, 'run-page-audit-print.png'), fullPage: true });
+    expect(violations).toEqual([]);
+
+    // The customer who asked: the public events, no invocation records.
+    const mine = await openPage(customer, runId);
+    await expect
+      .poll(() => mine.page.locator('[data-role=status]').innerText(), { timeout: 60_000 })
+      .toBe('succeeded');
+    expect(await mine.page.locator('[data-role=key]').count()).toBe(0);
+    expect((await api(customer, `/v1/runs/${runId}/invocations`)).status).toBe(403);
+
+    // Another tenant's operator: no such run.
+    const stranger = await issuer.token({
+      sub: 'ops@other',
+      tenant: `${tenant}x`,
+      roles: ['operator'],
+      kind: 'operator',
+    });
+    const theirs = await openPage(stranger, runId);
+    await expect.poll(() => theirs.page.locator('#error').innerText(), { timeout: 30_000 }).not.toBe('');
+    expect(await theirs.page.locator('[data-role=status]').count()).toBe(0);
+    expect((await api(stranger, `/v1/runs/${runId}/invocations`)).status).toBe(404);
+  });
+});
