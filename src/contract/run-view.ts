@@ -122,7 +122,14 @@ export interface RunTerminalReason {
 export interface RunDecisionRecord {
   readonly actionId: string;
   /** One of the decisions a signed decision token can carry. */
-  readonly decision: 'approve' | 'reject' | 'confirm' | 'reconcile' | 'input' | 'cancel';
+  readonly decision:
+    | 'approve'
+    | 'reject'
+    | 'confirm'
+    | 'reconcile'
+    | 'input'
+    | 'cancel'
+    | 'request_more_info';
   readonly principal: string;
   readonly keyId: string;
   readonly at: string;

@@ -10,6 +10,7 @@ import { addSeconds } from '../policy/index.js';
 import { earliestExpiry } from '../policy/decision-time.js';
 import { carriedWaitOf, type CarriedWait } from './carried-wait.js';
 import { DecisionIntake } from './decision-intake.js';
+import { askRequester, withAnswer } from './more-info.js';
 import { HumanWait } from './human-wait.js';
 import { decisionRequest, inputRequest, reconcileRequest, type NoEffectQuestion } from './human-requests.js';
 import type { RunCore } from './run-core.js';
@@ -160,7 +161,9 @@ export class HumanGate {
 
   /**
    * Ask for a confirmation or a human decision bound to `request.action` (tool, version, argument
-   * digest). Resolves with the decision; on expiry, a rejection with code `approval.expired`. The
+   * digest). Resolves with the decision; on expiry, a rejection with code `approval.expired`. An
+   * approver's question (`requestMoreInfo`) goes to the requester (more-info.ts), then the same action
+   * is asked again, with the same expiry. The
    * request expires after the approval timeout, or at `notAfter` (the policy decision's own expiry)
    * when that is earlier. A generation that continued this wait takes it up with the same action.
    * @throws RunStop(cancelled) when the run is cancelled while waiting; ContinueAsNewRequested or
@@ -184,13 +187,34 @@ export class HumanGate {
     const actionId = action.actionId;
     const boundDigest = action.argsDigest;
     const status = kind === 'confirmation' ? 'awaiting_confirmation' : 'awaiting_human';
-    const received = await this.humanWait.wait(
-      action,
-      status,
-      kind === 'confirmation' ? 'confirmation_required' : 'human_decision_required',
-      humanRequest,
-      { ...options, continued: continued !== undefined },
-    );
+    const waitingReason = kind === 'confirmation' ? 'confirmation_required' : 'human_decision_required';
+    const signedWait = this.intake.waiting;
+    let received = await this.humanWait.wait(action, status, waitingReason, humanRequest, {
+      ...options,
+      continued: continued !== undefined,
+    });
+    // An approver asked the requester a question: the answer comes back for a decision, never as one.
+    while (received?.kind === 'more_info') {
+      const deps = {
+        core: this.core,
+        humanWait: this.humanWait,
+        intake: this.intake,
+        authority: this.authz?.authority,
+      };
+      const answer = await askRequester(deps, action, received, options);
+      if (answer === undefined) {
+        received = undefined;
+        break;
+      }
+      this.intake.waiting = signedWait;
+      received = await this.humanWait.wait(
+        action,
+        status,
+        waitingReason,
+        withAnswer(humanRequest, answer),
+        options,
+      );
+    }
     const decision: HumanDecision =
       received?.kind === 'decision'
         ? received.decision
@@ -267,7 +291,15 @@ export class HumanGate {
       obligations,
       expiresAt,
     };
-    const humanRequest = decisionRequest(state.runId, actionId, request, expiresAt, mode.customer === true);
+    const moreInfo = mode.customer !== true && this.core.features.on('requestMoreInfo');
+    const humanRequest = decisionRequest(
+      state.runId,
+      actionId,
+      request,
+      expiresAt,
+      mode.customer === true,
+      moreInfo,
+    );
     return { action, request: humanRequest };
   }
 

@@ -28,6 +28,7 @@ export const reconcileSignal = defineSignal<[unknown]>(SIGNAL_NAMES.reconcile);
 export const provideInputSignal = defineSignal<[unknown]>(SIGNAL_NAMES.provideInput);
 export const cancelRunSignal = defineSignal<[unknown]>(SIGNAL_NAMES.cancelRun);
 export const confirmSignal = defineSignal<[unknown]>(SIGNAL_NAMES.confirm);
+export const requestMoreInfoSignal = defineSignal<[unknown]>(SIGNAL_NAMES.requestMoreInfo);
 export const decideUpdate = defineUpdate<DecisionOutcome, [DecideUpdate]>(UPDATE_NAMES.decide);
 export const stateQuery = defineQuery<RunView>(QUERY_NAMES.state);
 
@@ -61,6 +62,7 @@ export function setRunHandlers(o: {
   setHandler(reconcileSignal, (p) => void receive('reconcile', p));
   setHandler(provideInputSignal, (p) => void receive('provideInput', p));
   setHandler(cancelRunSignal, (p) => void receive('cancelRun', p));
+  setHandler(requestMoreInfoSignal, (p) => void receive('requestMoreInfo', p));
   // The same decisions, answered at once. The validator refuses, never in history and never counted
   // against the run's update limit, a malformed envelope and every decision the run would refuse now
   // (decision-refusal.ts); what only taking it can refuse is the update's answer, recorded.
