@@ -92,6 +92,7 @@ export const EVENT_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   'human.more_info_requested': entry('human_gate', 'internal'),
   'human.more_info_answered': entry('human_gate', 'internal'),
   'human.more_info_expired': entry('human_gate', 'internal'),
+  'human.request_expired': entry('human_gate', 'internal'),
   'principals.loaded': entry('human_gate', 'internal'),
   'guardrail.input_checked': entry('guardrail', 'internal'),
   'guardrail.output_checked': entry('guardrail', 'internal'),

@@ -62,6 +62,7 @@ export function reconcileRequest(
   version: string,
   reason: string,
   noEffect: NoEffectQuestion | undefined,
+  expiresAt: string | null = null,
 ): HumanRequest {
   const name = `${versionedName(tool, version)} #${seq}`;
   return {
@@ -75,12 +76,20 @@ export function reconcileRequest(
     proposedAction: `invocation://${runId}/${seq}`,
     riskReasons: [noEffect ? noEffect.why : 'write_outcome_unknown'],
     allowedDecisions: ['succeeded', 'failed', 'not_applied'],
-    expiresAt: '',
+    expiresAt: expiresAt ?? '',
   };
 }
 
-/** What a person asked for the value of `slot` is shown: the profile's `prompt`. Never throws. */
-export function inputRequest(runId: string, slot: string, prompt: string): HumanRequest {
+/**
+ * What a person asked for the value of `slot` is shown: the profile's `prompt`, and when it expires
+ * (`''`: never, for runs before `agent-run-human-request-expiry-v1`). Never throws.
+ */
+export function inputRequest(
+  runId: string,
+  slot: string,
+  prompt: string,
+  expiresAt: string | null = null,
+): HumanRequest {
   return {
     runId,
     decisionType: 'input_required',
@@ -90,7 +99,7 @@ export function inputRequest(runId: string, slot: string, prompt: string): Human
     proposedAction: `slot://${runId}/${slot}`,
     riskReasons: [],
     allowedDecisions: ['provideInput'],
-    expiresAt: '',
+    expiresAt: expiresAt ?? '',
   };
 }
 

@@ -1,9 +1,7 @@
 import type { HumanRequest, PendingAction } from '../../contract/pending-action.js';
-import type { DecisionAuthority } from '../authz/decision-authority.js';
-import type { DecisionIntake, Mailbox } from './decision-intake.js';
+import type { Mailbox } from './decision-intake.js';
+import type { GateParts } from './gate-parts.js';
 import { moreInfoRequest } from './human-requests.js';
-import type { HumanWait } from './human-wait.js';
-import type { RunCore } from './run-core.js';
 import type { WaitOptions } from './run-context.js';
 
 /** An approver's question (`requestMoreInfo`), as the intake accepted it. */
@@ -15,14 +13,6 @@ export interface MoreInfoAnswer {
   readonly askedBy: string;
   readonly answer: string;
   readonly answeredBy: string;
-}
-
-/** What {@link askRequester} needs of the gate. */
-export interface MoreInfoDeps {
-  readonly core: RunCore;
-  readonly humanWait: HumanWait;
-  readonly intake: DecisionIntake;
-  readonly authority: DecisionAuthority | undefined;
 }
 
 /**
@@ -38,7 +28,7 @@ export interface MoreInfoDeps {
  *   `HumanWait.wait` does; a next generation asks for the decision again from the start.
  */
 export async function askRequester(
-  deps: MoreInfoDeps,
+  deps: GateParts,
   decided: PendingAction,
   asked: MoreInfoAsked,
   options: WaitOptions,
