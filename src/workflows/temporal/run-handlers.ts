@@ -73,10 +73,16 @@ export function setRunHandlers(o: {
       refuseUnlessAccepted(runner.gate.preview(parsed.data.signal, parsed.data.payload));
     },
   });
+  // Versioned facts (agent-run-versioned-facts-v1): the view names each fact's version.
+  const facts = () => {
+    const versions = runner.evidence.versions.snapshot();
+    return Object.keys(versions).length > 0 ? { factVersions: versions } : {};
+  };
   setHandler(stateQuery, () =>
     authority
       ? {
           ...toRunView(state),
+          ...facts(),
           ...subject,
           ...(runner.gate.pendingArguments !== undefined
             ? { pendingArguments: runner.gate.pendingArguments }
@@ -84,6 +90,6 @@ export function setRunHandlers(o: {
           firstExecutionRunId: o.firstExecutionRunId,
           decisions: [...authority.decisions],
         }
-      : { ...toRunView(state), ...subject },
+      : { ...toRunView(state), ...facts(), ...subject },
   );
 }

@@ -141,10 +141,10 @@ export const REQUEST_MORE_INFO_PATCH = 'agent-run-request-more-info-v1';
 export const HUMAN_REQUEST_EXPIRY_PATCH = 'agent-run-human-request-expiry-v1';
 
 /**
- * Facts carry a version that increments on each change; verified facts are shown as versioned refs
- * (`fact://<name>@v<version>`) and `fact.observed` names the version it established. Decided once at
- * the start, without a marker when the start memo lists it; a history without it shows
- * `fact://name=value` as before.
+ * Facts carry a version that goes up by one on each change (fact-versions.ts); verified facts are
+ * shown as versioned refs (`fact://<name>@v<version>`) and `fact.recorded` names the version and the
+ * observation (invocation) that established it. Decided once at the start, without a marker when the
+ * start memo lists it; a history without it shows `fact://name=value` as before.
  */
 export const VERSIONED_FACTS_PATCH = 'agent-run-versioned-facts-v1';
 
