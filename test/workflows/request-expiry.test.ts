@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentRunResult } from '../../src/workflows/temporal/agent-run.js';
 import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import { decide } from '../support/decisions.js';
+import { recordFixtureIfAsked } from '../support/record-fixture.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
 
 /** refund.create is the 4th invocation of the refund graph. */
@@ -48,6 +49,7 @@ describe('reconcile and input requests expire (real server)', { timeout: 120_000
     expect(await typesOf(h, handle.workflowId, 'human.request_expired')).toEqual([
       expect.objectContaining({ kind: 'input', slot: 'orderId', expiresAt, outcome: 'run_failed' }),
     ]);
+    await recordFixtureIfAsked(h.t.client, handle.workflowId, 'refund-graph-input-expired-v1');
   });
 
   it('an unanswered reconcile request expires into an escalation and keeps waiting for the person', async () => {
@@ -100,5 +102,6 @@ describe('reconcile and input requests expire (real server)', { timeout: 120_000
     expect(result.status).toBe('succeeded');
     const view = await handle.query<RunView>('state');
     expect(view.invocations.find((i) => i.seq === CREATE_SEQ)?.resolvedBy).toMatch(/^operator:/);
+    await recordFixtureIfAsked(h.t.client, handle.workflowId, 'refund-graph-reconcile-expired-v1');
   });
 });

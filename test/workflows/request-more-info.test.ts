@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendDecision, signedPayload } from '../../src/client/decisions/send-decision.js';
 import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import { decide } from '../support/decisions.js';
+import { recordFixtureIfAsked } from '../support/record-fixture.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
 import { TEST_KEYS } from '../support/principals.js';
 import { callAt, textAt } from './runner-support.js';
@@ -135,6 +136,8 @@ describe('request_more_info: an approver asks the requester before deciding (rea
     expect(requested).toMatchObject({ actionId: decisionId, question, actor: TEST_KEYS.lead.principal });
     const answeredEvent = events.find((e) => e.type === 'human.more_info_answered')!.data;
     expect(answeredEvent).toMatchObject({ actionId: decisionId, answer, actor: CUSTOMER });
+    // HARNESS_RECORD_HISTORIES=<dir> keeps it as a replay fixture (agent-run-request-more-info-v1).
+    await recordFixtureIfAsked(h.t.client, handle.workflowId, 'refund-assistant-more-info-v1');
     const decisions = view.decisions?.map((d) => [d.decision, d.principal]);
     expect(decisions).toEqual([
       ['approve', TEST_KEYS.ops.principal],

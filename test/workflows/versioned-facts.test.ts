@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import { decide } from '../support/decisions.js';
+import { recordFixtureIfAsked } from '../support/record-fixture.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
 import { TEST_KEYS } from '../support/principals.js';
 
@@ -50,5 +51,6 @@ describe('versioned fact refs and fact versions (real server)', { timeout: 120_0
       observationSeq: observation.seq,
     });
     await handle.terminate('test done');
+    await recordFixtureIfAsked(h.t.client, handle.workflowId, 'refund-graph-versioned-facts-v1');
   });
 });
