@@ -1,6 +1,11 @@
 import { Option, type Command } from 'commander';
 import type { CancelOptions } from './commands/cancel.js';
-import type { DecideOptions, ProvideInputOptions, ReconcileOptions } from './commands/decide.js';
+import type {
+  DecideOptions,
+  MoreInfoOptions,
+  ProvideInputOptions,
+  ReconcileOptions,
+} from './commands/decide.js';
 import type { KeysCreateOptions } from './commands/keys.js';
 import type { CommandKit } from './command-kit.js';
 
@@ -10,7 +15,7 @@ const PRINT_HELP = 'print the signed payload (for `temporal workflow signal --in
 
 /**
  * Registers the commands that act on a run with a signed decision or signal (`approve`, `confirm`,
- * `reject`, `reconcile`, `input`, `cancel`) and `keys create` for the signing keys.
+ * `reject`, `request-more-info`, `reconcile`, `input`, `cancel`) and `keys create` for the signing keys.
  * Command modules load on use; an action's errors propagate to the caller (src/cli/main.ts maps
  * them to exit codes).
  */
@@ -55,6 +60,22 @@ export function registerDecisionCommands(program: Command, { out, run }: Command
     .option('--reason <text>', 'why (required)')
     .action((id: string, o: DecideOptions, cmd: Command) =>
       run(async () => (await import('./commands/decide.js')).rejectCommand(id, o, out(cmd))),
+    );
+
+  program
+    .command('request-more-info <id>')
+    .description(
+      "instead of deciding, ask the run's requester a question about the pending action, signed (exit 5 when the run refuses it)",
+    )
+    .option('--key <file>', KEY_HELP)
+    .option('--print', PRINT_HELP)
+    .option(
+      '--action <actionId>',
+      'the pending action you ask about (checked; without it you confirm at a terminal, and with no terminal nothing is signed)',
+    )
+    .requiredOption('--question <text>', 'what the requester should answer')
+    .action((id: string, o: MoreInfoOptions, cmd: Command) =>
+      run(async () => (await import('./commands/decide.js')).requestMoreInfoCommand(id, o, out(cmd))),
     );
 
   program

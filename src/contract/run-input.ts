@@ -60,7 +60,10 @@ export const AgentRunInputSchema = z.lazy(
         task: z.record(z.string(), z.unknown()),
         /** Budget overrides; unknown keys are rejected. */
         budget: z.record(z.string(), z.unknown()).optional(),
-        /** How long an approval request stays open before it is rejected as expired. */
+        /**
+         * How long a human request stays open: an approval is then rejected as expired; since
+         * `agent-run-human-request-expiry-v1` an input or reconcile request expires too (docs/signals.md).
+         */
         approvalTimeoutSeconds: z
           .number()
           .positive()

@@ -40,6 +40,14 @@ export interface RunView {
   readonly decisions?: readonly RunDecisionRecord[];
   /** Signed runs: the arguments of the tool call that waits for a decision (what an approver approves). */
   readonly pendingArguments?: Readonly<Record<string, unknown>>;
+  /**
+   * Runs since `agent-run-versioned-facts-v1`: each fact name's current version (withdrawn ones
+   * too) and the invocation (observation) that established it, null for a withdrawal or a version
+   * carried from an earlier generation. Verified facts are cited as `fact://<name>@v<version>`.
+   */
+  readonly factVersions?: Readonly<
+    Record<string, { readonly version: number; readonly observationSeq: number | null }>
+  >;
   /** The tenant and user the run was started for (its input), when it names them. */
   readonly tenantId?: string;
   readonly userId?: string;
@@ -122,7 +130,8 @@ export interface RunTerminalReason {
 export interface RunDecisionRecord {
   readonly actionId: string;
   /** One of the decisions a signed decision token can carry. */
-  readonly decision: 'approve' | 'reject' | 'confirm' | 'reconcile' | 'input' | 'cancel';
+  readonly decision:
+    'approve' | 'reject' | 'confirm' | 'reconcile' | 'input' | 'cancel' | 'request_more_info';
   readonly principal: string;
   readonly keyId: string;
   readonly at: string;

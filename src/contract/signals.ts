@@ -14,6 +14,11 @@ export const SIGNAL_NAMES = {
   cancelRun: 'cancelRun',
   /** A customer's own confirmation of an action (obligation `confirm.user.*`); never an approval. */
   confirm: 'confirm',
+  /**
+   * An approver's question instead of a decision (seed 004's `request_more_info`): the run asks its
+   * requester, then the action comes back for a decision. Never an approval.
+   */
+  requestMoreInfo: 'requestMoreInfo',
 } as const;
 
 /** The decision signals by name. */
@@ -58,6 +63,20 @@ export const RejectSignalSchema = z.lazy(() =>
       actionId: z.string().min(1).max(200),
       actor: actor(),
       reason: z.string().min(1).max(2000),
+      token: token().optional(),
+    })
+    .strict(),
+);
+/**
+ * An approver's question about the pending action (`request_more_info`). Built on first use (see
+ * builtOnFirstUse).
+ */
+export const RequestMoreInfoSignalSchema = z.lazy(() =>
+  z
+    .object({
+      actionId: z.string().min(1).max(200),
+      actor: actor(),
+      question: z.string().min(1).max(2000),
       token: token().optional(),
     })
     .strict(),
@@ -109,7 +128,15 @@ export const CancelRunSignalSchema = z.lazy(() =>
 export const DecideUpdateSchema = z.lazy(() =>
   z
     .object({
-      signal: z.enum(['approve', 'reject', 'confirm', 'reconcile', 'provideInput', 'cancelRun']),
+      signal: z.enum([
+        'approve',
+        'reject',
+        'confirm',
+        'reconcile',
+        'provideInput',
+        'cancelRun',
+        'requestMoreInfo',
+      ]),
       payload: z.unknown(),
     })
     .strict(),
@@ -135,3 +162,4 @@ export type ReconcileSignal = z.infer<typeof ReconcileSignalSchema>;
 export type ProvideInputSignal = z.infer<typeof ProvideInputSignalSchema>;
 export type CancelRunSignal = z.infer<typeof CancelRunSignalSchema>;
 export type ConfirmSignal = z.infer<typeof ConfirmSignalSchema>;
+export type RequestMoreInfoSignal = z.infer<typeof RequestMoreInfoSignalSchema>;

@@ -16,7 +16,15 @@ export const DECISION_TOKEN_TYPE = 'harness-decision+jwt';
 export const MAX_TOKEN_LIFETIME_SECONDS = 24 * 3600;
 
 /** The decisions a token can carry. */
-export const TOKEN_DECISIONS = ['approve', 'reject', 'confirm', 'reconcile', 'input', 'cancel'] as const;
+export const TOKEN_DECISIONS = [
+  'approve',
+  'reject',
+  'confirm',
+  'reconcile',
+  'input',
+  'cancel',
+  'request_more_info',
+] as const;
 export type TokenDecision = (typeof TOKEN_DECISIONS)[number];
 
 /** A token's JWS header. Built on first use (see builtOnFirstUse). */

@@ -52,4 +52,7 @@ export const START_FEATURES: readonly string[] = [
   'agent-run-decision-rules-v1',
   'agent-run-tool-definition-pin-v1',
   'agent-run-model-context-ref-v1',
+  'agent-run-request-more-info-v1',
+  'agent-run-human-request-expiry-v1',
+  'agent-run-versioned-facts-v1',
 ];

@@ -78,6 +78,12 @@ export const DecisionBodySchema = z.discriminatedUnion('decision', [
     reason: z.string().min(1).max(2000),
   }),
   z.strictObject({
+    /** An approver's question to the run's requester instead of a decision (docs/signals.md). */
+    decision: z.literal('request_more_info'),
+    actionId: z.string().min(1).max(200),
+    question: z.string().min(1).max(2000),
+  }),
+  z.strictObject({
     decision: z.literal('reconcile'),
     invocationSeq: z.number().int().nonnegative(),
     outcome: z.enum(['succeeded', 'failed', 'not_applied']),

@@ -5,7 +5,8 @@ import type { RunView } from '../contract/run-view.js';
 import type { Caller } from './caller-identity.js';
 
 /** A decision as the gate judges it (the API's decisions plus a cancellation). */
-export type GateDecision = 'approve' | 'reject' | 'confirm' | 'reconcile' | 'input' | 'cancel';
+export type GateDecision =
+  'approve' | 'reject' | 'confirm' | 'reconcile' | 'input' | 'cancel' | 'request_more_info';
 
 /** What the service knows of a run when it judges a decision: from the run's `state` query. */
 export interface DecisionContext {
@@ -111,7 +112,10 @@ export function gateDecision(
         };
       return notTheCustomer('confirm');
     case 'approve':
-    case 'reject': {
+    case 'reject':
+    case 'request_more_info': {
+      if (ctx.customerWait && decision === 'request_more_info')
+        return { code: 'decision.not_allowed', message: 'a customer confirmation takes confirm or reject' };
       if (ctx.customerWait)
         return decision === 'approve'
           ? {

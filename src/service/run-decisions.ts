@@ -14,7 +14,7 @@ export interface RunDecision {
 
 /**
  * The signal a decision body is, bound to what the run waits for now. The body must name the pending
- * action (`actionId`) for approve, confirm and reject, so a decision never lands on an action the
+ * action (`actionId`) for approve, confirm, reject and request_more_info, so a decision never lands on an action the
  * caller did not see.
  * @throws ApiError 409 `signal.no_pending_action` when the run waits for nothing of this kind,
  *   409 `signal.action_mismatch` when another action waits.
@@ -30,7 +30,8 @@ export function runDecision(runId: string, view: RunView, body: DecisionBody): R
   switch (body.decision) {
     case 'approve':
     case 'confirm':
-    case 'reject': {
+    case 'reject':
+    case 'request_more_info': {
       if (!p || (p.kind !== 'confirmation' && p.kind !== 'human')) throw none('a decision');
       if (p.actionId !== body.actionId)
         throw new ApiError(
@@ -42,6 +43,8 @@ export function runDecision(runId: string, view: RunView, body: DecisionBody): R
         actionId: p.actionId,
         ...(p.argsDigest !== undefined ? { argsDigest: p.argsDigest } : {}),
       };
+      if (body.decision === 'request_more_info')
+        return { signal: 'requestMoreInfo', fields: { question: body.question }, pending };
       const fields = body.reason !== undefined ? { reason: body.reason } : {};
       return { signal: body.decision, fields, pending };
     }
@@ -80,6 +83,7 @@ const FORBIDDEN = new Set([
   'decision.wrong_tenant',
   'decision.customer_confirmation_required',
   'decision.not_a_confirmation',
+  'decision.not_allowed',
 ]);
 
 /** The HTTP status of the run's answer to a decision. */

@@ -259,6 +259,26 @@ describe('run service', { timeout: 180_000 }, () => {
     expect(stale.status).toBe(409);
     expect(stale.body).toMatchObject({ error: { code: 'signal.action_mismatch' } });
 
+    // The approver asks the requester first (request_more_info): the answer brings the action back.
+    const asked = await api('approver', 'POST', `/v1/runs/${runId}/decisions`, {
+      decision: 'request_more_info',
+      actionId: waiting.pendingAction!.actionId,
+      question: 'Did the parcel ever leave the warehouse?',
+    });
+    expect(asked.status).toBe(200);
+    expect(asked.body).toMatchObject({ accepted: true, principal: 'dana@acme' });
+    await waitFor('customer', runId, (r) => r.status === 'awaiting_input');
+    const answered = await api('customer', 'POST', `/v1/runs/${runId}/decisions`, {
+      decision: 'input',
+      value: 'No, it never shipped.',
+    });
+    expect(answered.status).toBe(200);
+    await waitFor(
+      'customer',
+      runId,
+      (r) => r.status === waiting.status && r.pendingAction?.actionId === waiting.pendingAction!.actionId,
+    );
+
     const approved = await api('approver', 'POST', `/v1/runs/${runId}/decisions`, {
       decision: 'approve',
       actionId: waiting.pendingAction!.actionId,

@@ -11,8 +11,11 @@ import {
   BASELINE_V2_PATCH,
   DECISION_RULES_PATCH,
   INVALID_TOOL_CALLS_PATCH,
+  HUMAN_REQUEST_EXPIRY_PATCH,
   MODEL_CONTEXT_REF_PATCH,
+  REQUEST_MORE_INFO_PATCH,
   TOOL_DEFINITION_PIN_PATCH,
+  VERSIONED_FACTS_PATCH,
   TRUST_SCOPE_PATCH,
 } from '../../src/workflows/temporal/run-patches.js';
 import type { ModelScript } from '../../src/activities/model/scripted-script.js';
@@ -120,6 +123,9 @@ describe('a marker-free start (real server)', () => {
       DECISION_RULES_PATCH,
       TOOL_DEFINITION_PIN_PATCH,
       MODEL_CONTEXT_REF_PATCH,
+      REQUEST_MORE_INFO_PATCH,
+      HUMAN_REQUEST_EXPIRY_PATCH,
+      VERSIONED_FACTS_PATCH,
     ]);
     expect(hasChangeVersionUpsert(marked.history)).toBe(true);
     // Otherwise the same commands: the same events once the markers and the upserts after them are left out.
@@ -179,6 +185,9 @@ describe('a marker-free start (real server)', () => {
       DECISION_RULES_PATCH,
       TOOL_DEFINITION_PIN_PATCH,
       MODEL_CONTEXT_REF_PATCH,
+      REQUEST_MORE_INFO_PATCH,
+      HUMAN_REQUEST_EXPIRY_PATCH,
+      VERSIONED_FACTS_PATCH,
     ]);
   });
 });

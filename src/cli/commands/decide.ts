@@ -167,6 +167,27 @@ export async function rejectCommand(id: string, o: DecideOptions, out: Output): 
   );
 }
 
+export interface MoreInfoOptions extends DecideOptions {
+  readonly question?: string;
+}
+
+/**
+ * `harness request-more-info <id> --question q`: instead of deciding, ask the run's requester a
+ * question about the pending action, signed (docs/signals.md). Exit 5 when the run refuses it.
+ */
+export async function requestMoreInfoCommand(id: string, o: MoreInfoOptions, out: Output): Promise<number> {
+  const question = o.question?.trim();
+  if (!question) throw usageError('--question: required', { option: '--question' });
+  return signAndSend(
+    id,
+    o,
+    'requestMoreInfo',
+    { question },
+    (v) => decisionTarget(id, 'ask about', v, o.action, out),
+    out,
+  );
+}
+
 export interface ReconcileOptions extends SigningOptions {
   readonly invocation: string;
   readonly outcome: string;

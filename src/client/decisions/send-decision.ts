@@ -18,6 +18,7 @@ export const TOKEN_DECISION_OF: Readonly<Record<DecisionSignalName, TokenDecisio
   reconcile: 'reconcile',
   provideInput: 'input',
   cancelRun: 'cancel',
+  requestMoreInfo: 'request_more_info',
 };
 
 /** The run a decision is for, as its `state` query shows it (`runId` is the workflow id). */
@@ -50,7 +51,8 @@ export function signedPayload(
   const firstExecutionRunId = run.firstExecutionRunId;
   if (firstExecutionRunId === undefined)
     throw new Error(`run ${workflowId} shows no firstExecutionRunId: it does not take signed decisions`);
-  const namesAction = signal === 'approve' || signal === 'reject' || signal === 'confirm';
+  const namesAction =
+    signal === 'approve' || signal === 'reject' || signal === 'confirm' || signal === 'requestMoreInfo';
   if (signal !== 'cancelRun' && pending === undefined)
     throw new Error(`a ${signal} decision needs the pending action it decides`);
   const payload: Record<string, unknown> = {

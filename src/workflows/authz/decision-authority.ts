@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { PrincipalIdSchema, type Principal } from '../../contract/principals.js';
 import { approvalRuleFor, type AuthorizationRules } from './authorization-rules.js';
-import { checkDecisionToken, decisionPayloadDigest, type TokenDecision } from './decision-token.js';
+import {
+  checkDecisionToken,
+  decisionPayloadDigest,
+  TOKEN_DECISIONS,
+  type TokenDecision,
+} from './decision-token.js';
 import type { PrincipalDirectory } from './principal-directory.js';
 import { versionedName } from '../../contract/versioned-name.js';
 
@@ -43,7 +48,7 @@ export const AuthzCarriedSchema = z.lazy(() => {
           z
             .object({
               actionId: ActionId,
-              decision: z.enum(['approve', 'reject', 'confirm', 'reconcile', 'input', 'cancel']),
+              decision: z.enum(TOKEN_DECISIONS),
               principal: PrincipalIdSchema,
               keyId: z.string().max(64),
               at: z.string().max(40),
@@ -216,8 +221,11 @@ export class DecisionAuthority {
           );
         return customerOnly('confirm');
       case 'approve':
-      case 'reject': {
+      case 'reject':
+      case 'request_more_info': {
         if (action === 'cancel') return refused('decision.wrong_action', 'nothing to approve', p.id);
+        if (context.customerWait && decision === 'request_more_info')
+          return refused('decision.not_allowed', 'a customer confirmation takes confirm or reject', p.id);
         if (context.customerWait) {
           if (decision === 'approve')
             return refused(

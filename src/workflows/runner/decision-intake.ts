@@ -7,6 +7,7 @@ import {
   ProvideInputSignalSchema,
   ReconcileSignalSchema,
   RejectSignalSchema,
+  RequestMoreInfoSignalSchema,
   type CancelRunSignal,
   type DecisionOutcome,
   type DecisionSignalName,
@@ -24,7 +25,8 @@ import { RefusalRecord } from './refusal-record.js';
 export type Mailbox =
   | { kind: 'decision'; decision: HumanDecision }
   | { kind: 'reconcile'; signal: ReconcileSignal }
-  | { kind: 'input'; value: string; actor: string };
+  | { kind: 'input'; value: string; actor: string }
+  | { kind: 'more_info'; question: string; actor: string };
 
 /** Signed runs: the action waited on (with its arguments), and whether the customer must confirm it. */
 export interface Waiting {
@@ -150,6 +152,9 @@ export class DecisionIntake {
         break;
       case 'cancelRun':
         this.onCancel(payload);
+        break;
+      case 'requestMoreInfo':
+        this.onRequestMoreInfo(payload);
         break;
     }
     return this.last ?? { accepted: false, code: 'signal.unknown', message: `unknown decision ${signal}` };
@@ -340,6 +345,31 @@ export class DecisionIntake {
     }
     this.mailbox = { kind: 'input', value: s.value, actor };
     this.last = accepted(this.core.state.pendingAction?.actionId ?? '', this.authority ? actor : undefined);
+  }
+
+  /**
+   * An approver's question instead of a decision (`agent-run-request-more-info-v1`): checked, signed
+   * and authorized like a rejection (never by a customer, never at a customer confirmation); the gate
+   * then asks the requester (more-info.ts). Refused with `signal.not_supported` in a run without it.
+   */
+  onRequestMoreInfo(payload: unknown): void {
+    const s = this.parse('requestMoreInfo', RequestMoreInfoSignalSchema, payload);
+    if (!s) return;
+    if (!this.core.features.on('requestMoreInfo')) {
+      const message = 'this run takes no requests for more information';
+      this.rejectSignal('requestMoreInfo', 'signal.not_supported', message, payload);
+      return;
+    }
+    if (!this.pendingFor('requestMoreInfo', ['confirmation', 'human'], s.actionId, payload)) return;
+    let actor = s.actor;
+    if (this.authority) {
+      const v = this.verify('requestMoreInfo', 'request_more_info', s, this.waiting!.action);
+      if (!v) return;
+      actor = v.principal.id;
+    }
+    if (this.previewed(accepted(s.actionId, this.authority ? actor : undefined))) return;
+    this.mailbox = { kind: 'more_info', question: s.question, actor };
+    this.last = accepted(s.actionId, this.authority ? actor : undefined);
   }
 
   onCancel(payload: unknown): void {

@@ -14,8 +14,11 @@ export interface NodeResult<S> {
   readonly retryAfterSeconds?: number;
   /** For pause_for_confirmation / pause_for_human: what to ask. */
   readonly confirmation?: ConfirmRequest;
-  /** For pause_for_input: the slot and the question. */
-  readonly input?: { readonly slot: string; readonly prompt: string };
+  /**
+   * `pause_for_input`: the slot and prompt; `default`, the value taken when the input request expires
+   * unanswered (without one, an expired input request ends the run `failed`, `input.expired`).
+   */
+  readonly input?: { readonly slot: string; readonly prompt: string; readonly default?: string };
   /** For failed: a stable code and message. */
   readonly failure?: { readonly code: string; readonly message: string };
   /** For a terminal node: the run's output. */

@@ -115,8 +115,10 @@ function buildGraphProfile<S extends Record<string, unknown>>(g: GraphDefinition
             throw failedNode(ctx, node.id, attempt, result.failure, checks);
           case 'pause_for_input': {
             const slot = result.input?.slot ?? 'input';
+            const fallback = result.input?.default;
             const value = await ctx.askInput(slot, result.input?.prompt ?? `please provide ${slot}`, {
               resumeAt: resumeAt(),
+              ...(fallback !== undefined ? { expiryDefault: fallback } : {}),
             });
             state = { ...state, [slot]: value };
             continue; // run the same node again (the same attempt) with the new input

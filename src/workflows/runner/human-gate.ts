@@ -10,8 +10,12 @@ import { addSeconds } from '../policy/index.js';
 import { earliestExpiry } from '../policy/decision-time.js';
 import { carriedWaitOf, type CarriedWait } from './carried-wait.js';
 import { DecisionIntake } from './decision-intake.js';
+import { askRequester, withAnswer } from './more-info.js';
 import { HumanWait } from './human-wait.js';
-import { decisionRequest, inputRequest, reconcileRequest, type NoEffectQuestion } from './human-requests.js';
+import { decisionRequest, type NoEffectQuestion } from './human-requests.js';
+import type { GateParts } from './gate-parts.js';
+import { awaitInput } from './input-wait.js';
+import { awaitReconciliation } from './reconcile-wait.js';
 import type { RunCore } from './run-core.js';
 import type { ConfirmRequest, HumanDecision, WaitOptions } from './run-context.js';
 import type { HumanRequest, PendingAction } from '../../contract/pending-action.js';
@@ -36,6 +40,7 @@ export interface GateAuthorization {
 export class HumanGate {
   private readonly intake: DecisionIntake;
   private readonly humanWait: HumanWait;
+  private readonly parts: GateParts;
   private actionCounter = 0;
   /**
    * This generation continued a wait (the run state names its pending action): the first wait the
@@ -58,6 +63,13 @@ export class HumanGate {
     this.intake.mailbox = carried?.mailbox;
     this.intake.cancel = carried?.cancel;
     this.humanWait = new HumanWait(core, this.intake, authz);
+    this.parts = {
+      core,
+      intake: this.intake,
+      humanWait: this.humanWait,
+      authority: authz?.authority,
+      timeoutSeconds: approvalTimeoutSeconds,
+    };
     this.continuing = core.state.pendingAction !== null;
   }
 
@@ -160,7 +172,9 @@ export class HumanGate {
 
   /**
    * Ask for a confirmation or a human decision bound to `request.action` (tool, version, argument
-   * digest). Resolves with the decision; on expiry, a rejection with code `approval.expired`. The
+   * digest). Resolves with the decision; on expiry, a rejection with code `approval.expired`. An
+   * approver's question (`requestMoreInfo`) goes to the requester (more-info.ts), then the same action
+   * is asked again, with the same expiry. The
    * request expires after the approval timeout, or at `notAfter` (the policy decision's own expiry)
    * when that is earlier. A generation that continued this wait takes it up with the same action.
    * @throws RunStop(cancelled) when the run is cancelled while waiting; ContinueAsNewRequested or
@@ -184,13 +198,28 @@ export class HumanGate {
     const actionId = action.actionId;
     const boundDigest = action.argsDigest;
     const status = kind === 'confirmation' ? 'awaiting_confirmation' : 'awaiting_human';
-    const received = await this.humanWait.wait(
-      action,
-      status,
-      kind === 'confirmation' ? 'confirmation_required' : 'human_decision_required',
-      humanRequest,
-      { ...options, continued: continued !== undefined },
-    );
+    const waitingReason = kind === 'confirmation' ? 'confirmation_required' : 'human_decision_required';
+    const signedWait = this.intake.waiting;
+    let received = await this.humanWait.wait(action, status, waitingReason, humanRequest, {
+      ...options,
+      continued: continued !== undefined,
+    });
+    // An approver asked the requester a question: the answer comes back for a decision, never as one.
+    while (received?.kind === 'more_info') {
+      const answer = await askRequester(this.parts, action, received, options);
+      if (answer === undefined) {
+        received = undefined;
+        break;
+      }
+      this.intake.waiting = signedWait;
+      received = await this.humanWait.wait(
+        action,
+        status,
+        waitingReason,
+        withAnswer(humanRequest, answer),
+        options,
+      );
+    }
     const decision: HumanDecision =
       received?.kind === 'decision'
         ? received.decision
@@ -267,40 +296,26 @@ export class HumanGate {
       obligations,
       expiresAt,
     };
-    const humanRequest = decisionRequest(state.runId, actionId, request, expiresAt, mode.customer === true);
+    const moreInfo = mode.customer !== true && this.core.features.on('requestMoreInfo');
+    const humanRequest = decisionRequest(
+      state.runId,
+      actionId,
+      request,
+      expiresAt,
+      mode.customer === true,
+      moreInfo,
+    );
     return { action, request: humanRequest };
   }
 
-  /**
-   * Wait for a `reconcile` signal about invocation `seq`: a write whose outcome is unknown (waiting
-   * reason `unknown_write_outcome`), or one that provably did not take effect and is not tried again
-   * without a person (`noEffect.why`: `write_attempts_exhausted`, `write_not_idempotent`).
-   */
-  async awaitReconciliation(
+  /** Wait for a `reconcile` signal about invocation `seq`; see reconcile-wait.ts (expiry escalates). */
+  awaitReconciliation(
     seq: number,
     tool: string,
     version: string,
     noEffect?: NoEffectQuestion,
   ): Promise<ReconcileSignal> {
-    const actionId = this.authz
-      ? this.authz.authority.nextActionId('r', tool, String(seq))
-      : `reconcile-${seq}`;
-    if (this.authz)
-      this.intake.waiting = { action: { actionId, tool, version }, customer: false, dispatch: false };
-    const action: PendingAction = {
-      actionId,
-      kind: 'reconcile',
-      invocationSeq: seq,
-      tool,
-      version,
-      expiresAt: null,
-    };
-    const reason = noEffect ? noEffect.why : 'unknown_write_outcome';
-    const request = reconcileRequest(this.core.state.runId, seq, tool, version, reason, noEffect);
-    const received = await this.humanWait.wait(action, 'awaiting_human', reason, request);
-    if (received?.kind !== 'reconcile') throw new Error('reconciliation wait ended without a signal');
-    this.core.emit('human.decided', { actionId: action.actionId, ...received.signal });
-    return received.signal;
+    return awaitReconciliation(this.parts, seq, tool, version, noEffect);
   }
 
   /** True while the run waits for a person to settle a write whose outcome is unknown. */
@@ -339,29 +354,12 @@ export class HumanGate {
   }
 
   /**
-   * Wait for a `provideInput` signal for `slot`. A generation that continued this wait takes it up
-   * with the same action (and a value that came in between).
-   * @throws RunStop(cancelled) when the run is cancelled while waiting; ContinueAsNewRequested or
-   *   RunStop(failed, `run.history_limit`) when the history reaches its bound (see `HumanWait.wait`).
+   * Wait for a `provideInput` signal for `slot` (see input-wait.ts: expiry, a declared default). A
+   * generation that continued this wait takes it up with the same action (and a value that came in
+   * between).
    */
   async awaitInput(slot: string, prompt: string, options: WaitOptions = {}): Promise<string> {
     const continued = this.continuedWait('input', (p) => p.slot === slot);
-    const { action, request } = continued ?? this.inputWait(slot, prompt);
-    const received = await this.humanWait.wait(action, 'awaiting_input', `input_required:${slot}`, request, {
-      ...options,
-      continued: continued !== undefined,
-    });
-    if (received?.kind !== 'input') throw new Error('input wait ended without a value');
-    this.core.emit('human.decided', { actionId: action.actionId, slot, actor: received.actor });
-    return received.value;
-  }
-
-  /** A new input wait for `slot`: its action id and request. */
-  private inputWait(slot: string, prompt: string): { action: PendingAction; request: HumanRequest } {
-    const actionId = this.authz ? this.authz.authority.nextActionId('i', slot) : `input-${slot}`;
-    if (this.authz) this.intake.waiting = { action: { actionId }, customer: false, dispatch: false };
-    const action: PendingAction = { actionId, kind: 'input', slot, expiresAt: null };
-    const request = inputRequest(this.core.state.runId, slot, prompt);
-    return { action, request };
+    return awaitInput(this.parts, slot, prompt, options, continued);
   }
 }

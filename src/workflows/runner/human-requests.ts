@@ -4,8 +4,8 @@ import { versionedName } from '../../contract/versioned-name.js';
 
 /**
  * What a person deciding on action `actionId` is shown: the profile's or pipeline's `request`, with
- * the decisions they may send (a customer confirms or rejects; an approver approves or rejects).
- * Never throws.
+ * the decisions they may send (a customer confirms or rejects; an approver approves or rejects, and
+ * with `moreInfo` may ask the requester a question: `request_more_info`). Never throws.
  */
 export function decisionRequest(
   runId: string,
@@ -13,6 +13,7 @@ export function decisionRequest(
   request: ConfirmRequest,
   expiresAt: string,
   customer: boolean,
+  moreInfo = false,
 ): HumanRequest {
   return {
     runId,
@@ -22,7 +23,11 @@ export function decisionRequest(
     policyEvidence: request.policyEvidence ?? [],
     proposedAction: `action://${runId}/${actionId}`,
     riskReasons: request.riskReasons ?? [],
-    allowedDecisions: customer ? ['confirm', 'reject'] : ['approve', 'reject'],
+    allowedDecisions: customer
+      ? ['confirm', 'reject']
+      : moreInfo
+        ? ['approve', 'reject', 'request_more_info']
+        : ['approve', 'reject'],
     expiresAt,
   };
 }
@@ -57,6 +62,7 @@ export function reconcileRequest(
   version: string,
   reason: string,
   noEffect: NoEffectQuestion | undefined,
+  expiresAt: string | null = null,
 ): HumanRequest {
   const name = `${versionedName(tool, version)} #${seq}`;
   return {
@@ -70,12 +76,20 @@ export function reconcileRequest(
     proposedAction: `invocation://${runId}/${seq}`,
     riskReasons: [noEffect ? noEffect.why : 'write_outcome_unknown'],
     allowedDecisions: ['succeeded', 'failed', 'not_applied'],
-    expiresAt: '',
+    expiresAt: expiresAt ?? '',
   };
 }
 
-/** What a person asked for the value of `slot` is shown: the profile's `prompt`. Never throws. */
-export function inputRequest(runId: string, slot: string, prompt: string): HumanRequest {
+/**
+ * What a person asked for the value of `slot` is shown: the profile's `prompt`, and when it expires
+ * (`''`: never, for runs before `agent-run-human-request-expiry-v1`). Never throws.
+ */
+export function inputRequest(
+  runId: string,
+  slot: string,
+  prompt: string,
+  expiresAt: string | null = null,
+): HumanRequest {
   return {
     runId,
     decisionType: 'input_required',
@@ -85,6 +99,31 @@ export function inputRequest(runId: string, slot: string, prompt: string): Human
     proposedAction: `slot://${runId}/${slot}`,
     riskReasons: [],
     allowedDecisions: ['provideInput'],
-    expiresAt: '',
+    expiresAt: expiresAt ?? '',
+  };
+}
+
+/**
+ * What the requester is shown when an approver asks about action `actionId` (`request_more_info`): the
+ * question, who asked, and that the answer goes back to the approver (it decides nothing). Expires
+ * with the decision. Never throws.
+ */
+export function moreInfoRequest(
+  runId: string,
+  actionId: string,
+  slot: string,
+  asked: { readonly question: string; readonly actor: string },
+  expiresAt: string | null,
+): HumanRequest {
+  return {
+    runId,
+    decisionType: 'more_info_requested',
+    requestSummary: `${asked.actor} asks before deciding on action://${runId}/${actionId}: ${asked.question}`,
+    verifiedFacts: [],
+    policyEvidence: [],
+    proposedAction: `slot://${runId}/${slot}`,
+    riskReasons: [],
+    allowedDecisions: ['provideInput'],
+    expiresAt: expiresAt ?? '',
   };
 }

@@ -65,6 +65,13 @@ export interface WaitOptions {
    * Absent: such a wait ends the run `failed` with `run.history_limit` instead.
    */
   readonly resumeAt?: Record<string, unknown>;
+  /**
+   * Input waits only: the value the run takes when the input request expires unanswered (recorded as
+   * `human.request_expired` and `human.decided` by `system`, code `input.expired`). Absent: an expired
+   * input request ends the run `failed` with `input.expired`. Runs since
+   * `agent-run-human-request-expiry-v1`; older runs' input requests never expire.
+   */
+  readonly expiryDefault?: string;
 }
 
 export interface ToolOptions {

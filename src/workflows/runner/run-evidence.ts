@@ -2,6 +2,7 @@ import { ArtifactSchema, type Artifact } from '../../contract/artifact.js';
 import { TAINT_FACTS } from '../guardrails/data-taint.js';
 import type { RunCore } from './run-core.js';
 import { RunStop } from './run-stop.js';
+import { factRef, FactVersions } from './fact-versions.js';
 
 /** The artifact a fact was recorded from: what a memory entry cites. */
 export interface FactEvidence {
@@ -13,7 +14,7 @@ export interface FactEvidence {
  * What the evidence rules work through: the run's state and its events. It is the context the
  * profile called (the runner, or a graph node's view of it), passed with each call.
  */
-type EvidenceCore = Pick<RunCore, 'state' | 'emit'>;
+type EvidenceCore = Pick<RunCore, 'state' | 'emit' | 'features'>;
 
 /** A fact name or a withdrawal reason: lowercase dotted words (`order.status`, `order.switched`). */
 const DOTTED = /^[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*$/;
@@ -29,6 +30,12 @@ const RUNNER_FACTS: ReadonlySet<string> = new Set(Object.values(TAINT_FACTS));
 export class RunEvidence {
   /** The artifact each fact of this generation was recorded from (what a memory entry cites). */
   private readonly factEvidence = new Map<string, FactEvidence>();
+  /** The facts' versions (`agent-run-versioned-facts-v1`), from the previous generation's. */
+  readonly versions: FactVersions;
+
+  constructor(carriedVersions?: Readonly<Record<string, number>>) {
+    this.versions = new FactVersions(carriedVersions);
+  }
 
   /**
    * Record fact `name` with `value`, citing artifact `evidenceArtifactId` (see `RunContext.recordFact`).
@@ -46,10 +53,49 @@ export class RunEvidence {
       core.emit('fact.rejected', { name, evidenceArtifactId, code: 'fact.unverified_evidence' });
       return;
     }
-    core.state.facts[name] = value;
+    const facts = core.state.facts;
+    const changed = !Object.prototype.hasOwnProperty.call(facts, name) || facts[name] !== value;
+    facts[name] = value;
     this.factEvidence.set(name, { id: evidence.id, provenance: evidence.provenance });
     core.state.budget.stepsWithoutProgress = 0;
-    core.emit('fact.recorded', { name, value, evidenceArtifactId });
+    if (!core.features.on('versionedFacts')) {
+      core.emit('fact.recorded', { name, value, evidenceArtifactId });
+      return;
+    }
+    // The observation the fact was established from: the invocation that returned its artifact.
+    const observation = core.state.invocations.find((i) => i.artifactIds.includes(evidence.id));
+    const seq = observation?.seq ?? null;
+    const version =
+      changed || this.versions.versionOf(name) === 0
+        ? this.versions.bump(name, seq)
+        : this.versions.versionOf(name);
+    core.emit('fact.recorded', {
+      name,
+      value,
+      evidenceArtifactId,
+      version,
+      ref: factRef(name, version),
+      observation: observation
+        ? { seq: observation.seq, tool: observation.tool, version: observation.version }
+        : null,
+    });
+  }
+
+  /**
+   * The verified facts a person deciding is shown (the data-taint digests left out): versioned refs
+   * `fact://<name>@v<version>` (`agent-run-versioned-facts-v1`), else `fact://<name>=<value>` as older
+   * runs showed them. Never throws.
+   */
+  factRefs(core: EvidenceCore): string[] {
+    const facts = core.state.facts;
+    const versioned = core.features.on('versionedFacts');
+    return Object.keys(facts)
+      .filter((k) => !k.startsWith('taint.'))
+      .map((k) =>
+        versioned && this.versions.versionOf(k) > 0
+          ? factRef(k, this.versions.versionOf(k))
+          : `fact://${k}=${String(facts[k])}`,
+      );
   }
 
   /**
@@ -72,7 +118,9 @@ export class RunEvidence {
     if (!Object.prototype.hasOwnProperty.call(core.state.facts, name)) return;
     delete core.state.facts[name];
     this.factEvidence.delete(name);
-    core.emit('fact.withdrawn', { name, reason });
+    if (core.features.on('versionedFacts'))
+      core.emit('fact.withdrawn', { name, reason, version: this.versions.bump(name, null) });
+    else core.emit('fact.withdrawn', { name, reason });
   }
 
   /** The artifact fact `name` was recorded from in this generation, or undefined. Never throws. */

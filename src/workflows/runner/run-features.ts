@@ -36,6 +36,12 @@ export const RUN_FEATURES = [
   'toolDefinitionPin',
   /** `model.completed` names the context package the call sent. */
   'modelContextRef',
+  /** An approver may answer a decision request with a question to the requester (`requestMoreInfo`). */
+  'requestMoreInfo',
+  /** Reconcile and input requests expire, with a recorded outcome (docs/signals.md, "Expiry"). */
+  'humanRequestExpiry',
+  /** Facts carry a version; verified facts are shown as `fact://<name>@v<version>`. */
+  'versionedFacts',
 ] as const;
 
 export type RunFeature = (typeof RUN_FEATURES)[number];

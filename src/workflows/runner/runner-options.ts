@@ -39,6 +39,8 @@ export interface RunnerOptions {
   readonly authorization?: GateAuthorization;
   /** What the previous generation's gate carried when it continued as new in the middle of a wait. */
   readonly carriedWait?: CarriedWait;
+  /** The facts' versions the previous generation carried (checked; see fact-versions.ts). */
+  readonly carriedFactVersions?: Readonly<Record<string, number>>;
   /** The run's tenant and user (from its input): in `run.started` and every policy request. */
   readonly subject?: PolicySubject;
   /**

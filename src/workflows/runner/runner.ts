@@ -72,7 +72,7 @@ export class Runner implements RunContext, RunCore {
   private readonly finish: RunFinish;
   private readonly modelStep: ModelStep;
   private readonly threadMemory: ThreadMemory;
-  private readonly evidence: RunEvidence;
+  readonly evidence: RunEvidence;
   private outbox: AgentEvent[] = [];
   /** The answer of a checkpoint that does not continue as new: one settled promise, not one per step. */
   private readonly resolved = Promise.resolve();
@@ -102,9 +102,9 @@ export class Runner implements RunContext, RunCore {
       options.authorization,
       options.carriedWait,
     );
-    this.tools = new ToolPipeline(this, this.gate);
     this.modelStep = new ModelStep(options);
-    this.evidence = new RunEvidence();
+    this.evidence = new RunEvidence(options.carriedFactVersions);
+    this.tools = new ToolPipeline(this, this.gate, this.evidence);
     this.threadMemory = ThreadMemory.ofRun(this, this.evidence);
     this.finish = new RunFinish(this, {
       evaluators: options.evaluators,

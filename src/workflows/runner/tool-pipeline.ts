@@ -1,6 +1,7 @@
 import type { Observation } from '../../contract/observation.js';
 import type { ToolDefinition } from '../../contract/tool.js';
 import { recheckDecision } from '../policy/index.js';
+import type { RunEvidence } from './run-evidence.js';
 import type { HumanGate } from './human-gate.js';
 import type { ObservationBase } from '../../contract/observation-text.js';
 import type { ToolCallInput } from './ports.js';
@@ -41,6 +42,7 @@ export class ToolPipeline {
   constructor(
     private readonly core: RunCore,
     private readonly gate: HumanGate,
+    private readonly evidence: RunEvidence,
   ) {
     this.checks = new ToolCallChecks(core, gate);
     this.incomplete = new IncompleteAttempts(core, gate);
@@ -86,7 +88,7 @@ export class ToolPipeline {
    * (`confirm.user.*`), or for the audit record (`log.audit.*`) to be stored.
    */
   private async confirmThenDispatch(checked: CheckedCall): Promise<Observation> {
-    const { state, ports } = this.core;
+    const { ports } = this.core;
     const { def, args, argsDigest, callKey, at, base, decision } = checked;
     if (decision.decision === 'require_confirmation' || decision.decision === 'require_human') {
       const human = await this.gate.decide(
@@ -96,9 +98,7 @@ export class ToolPipeline {
           summary: actionSummary(this.core.describeAction, def, args),
           policyEvidence: decision.reasonCodes.map((c) => `policy://${decision.policyVersion}#${c}`),
           // Taint digests are the harness's bookkeeping, not facts a person weighs.
-          verifiedFacts: Object.keys(state.facts)
-            .filter((k) => !k.startsWith('taint.'))
-            .map((k) => `fact://${k}=${String(state.facts[k])}`),
+          verifiedFacts: this.evidence.factRefs(this.core),
           riskReasons: decision.obligations,
           action: { tool: def.name, version: def.version, args },
         },

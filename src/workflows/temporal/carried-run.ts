@@ -38,6 +38,11 @@ export interface CarriedRun {
    * only from a generation of a build before the binding.
    */
   readonly origin?: CarriedOrigin;
+  /**
+   * The facts' versions (`agent-run-versioned-facts-v1`, see fact-versions.ts): each fact name's
+   * current version, so the next generation goes on counting. A worker from before ignores them.
+   */
+  readonly factVersions?: Readonly<Record<string, number>>;
   /** Who the run is for, as its first generation verified it (absent: a run before identities). */
   readonly identity?: RunIdentity;
 }

@@ -33,6 +33,7 @@ export function nextGeneration(o: {
   // record of a signal refused meanwhile (stored by the next generation).
   const gate = runner.gate.carry();
   const late = eventsToCarry(runner.takeLateEvents());
+  const factVersions = runner.evidence.versions.carry();
   // Events past the carried bounds are left out; they were the last ones: the sequence stays gap-free.
   if (late.nextEventSeq !== undefined) state.nextEventSeq = late.nextEventSeq;
   return {
@@ -44,5 +45,6 @@ export function nextGeneration(o: {
     ...(modelRoutes ? { models: modelRoutes } : {}),
     ...(bundles ? { bundles: bundles.pin } : {}),
     ...(late.events ? { events: late.events } : {}),
+    ...(factVersions ? { factVersions } : {}),
   };
 }

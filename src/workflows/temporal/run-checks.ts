@@ -1,3 +1,4 @@
+import { CarriedFactVersionsSchema } from '../runner/fact-versions.js';
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { AgentEvent } from '../../contract/agent-event.js';
 import {
@@ -98,5 +99,16 @@ export function checkedBundles(
   }
   const parsed = ResolvedBundlesSchema.safeParse(value);
   if (!parsed.success) fail('run.bundles_invalid', `pinned bundles: ${describeInputIssues(parsed.error)}`);
+  return parsed.data;
+}
+
+/**
+ * Carried fact versions, checked like any input: bounded, well-formed.
+ * @throws ApplicationFailure `run.state_invalid` (non-retryable) when they are not.
+ */
+export function checkedFactVersions(value: unknown): Record<string, number> {
+  const parsed = CarriedFactVersionsSchema.safeParse(value);
+  if (!parsed.success)
+    fail('run.state_invalid', `carried fact versions: ${describeInputIssues(parsed.error)}`);
   return parsed.data;
 }

@@ -36,5 +36,8 @@ export function temporalRunFeatures(runPatches: RunPatches, decided: StartPatche
     decisionRules: decided.decisionRules,
     toolDefinitionPin: decided.toolDefinitionPin,
     modelContextRef: decided.modelContextRef,
+    requestMoreInfo: decided.requestMoreInfo,
+    humanRequestExpiry: decided.humanRequestExpiry,
+    versionedFacts: decided.versionedFacts,
   });
 }

@@ -28,6 +28,7 @@ export const reconcileSignal = defineSignal<[unknown]>(SIGNAL_NAMES.reconcile);
 export const provideInputSignal = defineSignal<[unknown]>(SIGNAL_NAMES.provideInput);
 export const cancelRunSignal = defineSignal<[unknown]>(SIGNAL_NAMES.cancelRun);
 export const confirmSignal = defineSignal<[unknown]>(SIGNAL_NAMES.confirm);
+export const requestMoreInfoSignal = defineSignal<[unknown]>(SIGNAL_NAMES.requestMoreInfo);
 export const decideUpdate = defineUpdate<DecisionOutcome, [DecideUpdate]>(UPDATE_NAMES.decide);
 export const stateQuery = defineQuery<RunView>(QUERY_NAMES.state);
 
@@ -61,6 +62,7 @@ export function setRunHandlers(o: {
   setHandler(reconcileSignal, (p) => void receive('reconcile', p));
   setHandler(provideInputSignal, (p) => void receive('provideInput', p));
   setHandler(cancelRunSignal, (p) => void receive('cancelRun', p));
+  setHandler(requestMoreInfoSignal, (p) => void receive('requestMoreInfo', p));
   // The same decisions, answered at once. The validator refuses, never in history and never counted
   // against the run's update limit, a malformed envelope and every decision the run would refuse now
   // (decision-refusal.ts); what only taking it can refuse is the update's answer, recorded.
@@ -71,10 +73,16 @@ export function setRunHandlers(o: {
       refuseUnlessAccepted(runner.gate.preview(parsed.data.signal, parsed.data.payload));
     },
   });
+  // Versioned facts (agent-run-versioned-facts-v1): the view names each fact's version.
+  const facts = () => {
+    const versions = runner.evidence.versions.snapshot();
+    return Object.keys(versions).length > 0 ? { factVersions: versions } : {};
+  };
   setHandler(stateQuery, () =>
     authority
       ? {
           ...toRunView(state),
+          ...facts(),
           ...subject,
           ...(runner.gate.pendingArguments !== undefined
             ? { pendingArguments: runner.gate.pendingArguments }
@@ -82,6 +90,6 @@ export function setRunHandlers(o: {
           firstExecutionRunId: o.firstExecutionRunId,
           decisions: [...authority.decisions],
         }
-      : { ...toRunView(state), ...subject },
+      : { ...toRunView(state), ...facts(), ...subject },
   );
 }

@@ -125,13 +125,39 @@ export const TOOL_DEFINITION_PIN_PATCH = 'agent-run-tool-definition-pin-v1';
  */
 export const MODEL_CONTEXT_REF_PATCH = 'agent-run-model-context-ref-v1';
 
+/**
+ * An approver may answer a decision request with a question (`requestMoreInfo` signal): the run asks
+ * its requester, waits in `awaiting_input`, and then asks for the decision again. Decided once at the
+ * start, without a marker when the start memo lists it ({@link RunPatches.feature}); a history without
+ * it refuses the signal (`signal.not_supported`) and offers only approve and reject.
+ */
+export const REQUEST_MORE_INFO_PATCH = 'agent-run-request-more-info-v1';
+
+/**
+ * Reconcile and input requests expire like approvals, each with a recorded outcome (docs/signals.md,
+ * "Expiry"). Decided once at the start, without a marker when the start memo lists it; a history
+ * without it waits for them without a timer, as before.
+ */
+export const HUMAN_REQUEST_EXPIRY_PATCH = 'agent-run-human-request-expiry-v1';
+
+/**
+ * Facts carry a version that goes up by one on each change (fact-versions.ts); verified facts are
+ * shown as versioned refs (`fact://<name>@v<version>`) and `fact.recorded` names the version and the
+ * observation (invocation) that established it. Decided once at the start, without a marker when the
+ * start memo lists it; a history without it shows `fact://name=value` as before.
+ */
+export const VERSIONED_FACTS_PATCH = 'agent-run-versioned-facts-v1';
+
 /** Behaviours a start memo may ask for without a marker ({@link START_FEATURES_MEMO_KEY}). */
 export type StartFeatureId =
   | typeof TRUST_SCOPE_PATCH
   | typeof INVALID_TOOL_CALLS_PATCH
   | typeof DECISION_RULES_PATCH
   | typeof TOOL_DEFINITION_PIN_PATCH
-  | typeof MODEL_CONTEXT_REF_PATCH;
+  | typeof MODEL_CONTEXT_REF_PATCH
+  | typeof REQUEST_MORE_INFO_PATCH
+  | typeof HUMAN_REQUEST_EXPIRY_PATCH
+  | typeof VERSIONED_FACTS_PATCH;
 
 /** The ids the baseline stands for. */
 export const BASELINE_PATCH_IDS = [

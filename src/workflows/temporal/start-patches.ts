@@ -7,6 +7,9 @@ import {
   DECISION_RULES_PATCH,
   TOOL_DEFINITION_PIN_PATCH,
   MODEL_CONTEXT_REF_PATCH,
+  REQUEST_MORE_INFO_PATCH,
+  HUMAN_REQUEST_EXPIRY_PATCH,
+  VERSIONED_FACTS_PATCH,
   SIGNED_DECISIONS_PATCH,
   TRUST_SCOPE_PATCH,
   type RunPatches,
@@ -29,14 +32,21 @@ export interface StartPatches {
   readonly toolDefinitionPin: boolean;
   /** `model.completed` names the context package sent (`MODEL_CONTEXT_REF_PATCH`). */
   readonly modelContextRef: boolean;
+  /** Approvers may ask the requester a question (`REQUEST_MORE_INFO_PATCH`). */
+  readonly requestMoreInfo: boolean;
+  /** Reconcile and input requests expire (`HUMAN_REQUEST_EXPIRY_PATCH`). */
+  readonly humanRequestExpiry: boolean;
+  /** Versioned facts and fact refs (`VERSIONED_FACTS_PATCH`). */
+  readonly versionedFacts: boolean;
 }
 
 /**
  * In this order: recorded histories have the continue-as-new marker before the guardrails one. The
  * graph node checks are asked only for a graph profile (`graph`); the event envelope next; the trust
  * scope next, only for a run that checks signed decisions; the invalid tool calls last, only for a
- * goal run (not `graph`); the decision rules, the tool definition pin and the model context ref after
- * them, for every run. The last five without a marker
+ * goal run (not `graph`); the decision rules, the tool definition pin, the model context ref, the
+ * request for more information, the human request expiry and the versioned facts after them, for every
+ * run. The last eight without a marker
  * when the start memo names them ({@link RunPatches.feature}).
  */
 export function decideStartPatches(patches: RunPatches, graph: boolean): StartPatches {
@@ -50,6 +60,9 @@ export function decideStartPatches(patches: RunPatches, graph: boolean): StartPa
   const decisionRules = patches.feature(DECISION_RULES_PATCH);
   const toolDefinitionPin = patches.feature(TOOL_DEFINITION_PIN_PATCH);
   const modelContextRef = patches.feature(MODEL_CONTEXT_REF_PATCH);
+  const requestMoreInfo = patches.feature(REQUEST_MORE_INFO_PATCH);
+  const humanRequestExpiry = patches.feature(HUMAN_REQUEST_EXPIRY_PATCH);
+  const versionedFacts = patches.feature(VERSIONED_FACTS_PATCH);
   return {
     continueAsNew,
     guardrails,
@@ -61,5 +74,8 @@ export function decideStartPatches(patches: RunPatches, graph: boolean): StartPa
     decisionRules,
     toolDefinitionPin,
     modelContextRef,
+    requestMoreInfo,
+    humanRequestExpiry,
+    versionedFacts,
   };
 }

@@ -10,7 +10,7 @@ import { DEFAULT_TIMEOUTS, LOCAL_BOOKKEEPING_OPTIONS } from './activity-options.
 import type { AgentRunComposition } from './agent-run-definition.js';
 import { DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS, type CarriedRun } from './carried-run.js';
 import { establishRunAuthority } from './run-authority.js';
-import { checkedEvents, checkedWait } from './run-checks.js';
+import { checkedEvents, checkedWait, checkedFactVersions } from './run-checks.js';
 import { type RunPatches } from './run-patches.js';
 import type { AdmittedRun, PinnedRun } from './run-start.js';
 import { temporalRunFeatures } from './run-features.js';
@@ -107,6 +107,9 @@ export function startRunner(o: RunnerStart): StartedRunner {
     // The run's OpenTelemetry trace id when the worker traces (noted from the start headers), else the run id.
     ...(patches.eventEnvelope ? { eventEnvelope: { traceId: runTraceId() ?? runId } } : {}),
     ...(carried?.gate !== undefined ? { carriedWait: checkedWait(carried.gate) } : {}),
+    ...(carried?.factVersions !== undefined
+      ? { carriedFactVersions: checkedFactVersions(carried.factVersions) }
+      : {}),
     features: temporalRunFeatures(runPatches, patches),
     ...(modelRoutes ? { modelRoutes } : {}),
     ...(bundles ? { bundles: bundles.pin } : {}),

@@ -33,6 +33,18 @@ const who = (user: string, kind: Caller['kind'], roles: string[] = []): Caller =
 });
 
 describe('decision gate', () => {
+  it('request_more_info is judged like a rejection, and never at a customer confirmation', () => {
+    const ask = (caller: Caller, c = ctx()) => gateDecision(caller, c, 'request_more_info')?.code;
+    expect(ask(who('C1', 'customer'))).toBe('decision.customer_cannot_approve');
+    expect(ask(who('C1', 'approver', ['refund_approver']))).toBe('decision.requester_cannot_approve');
+    expect(ask(who('amy', 'approver', ['senior']))).toBe('decision.role_missing');
+    expect(ask(who('amy', 'approver', ['refund_approver']))).toBeUndefined();
+    // Asking twice is not approving twice.
+    const asked = ctx({ decisions: [{ actionId: 'a1', decision: 'request_more_info', principal: 'amy' }] });
+    expect(ask(who('amy', 'approver', ['refund_approver']), asked)).toBeUndefined();
+    expect(ask(who('C1', 'customer'), ctx({ customerWait: true }))).toBe('decision.not_allowed');
+  });
+
   it('refuses customers approving, requesters approving, missing roles and the same approver twice', () => {
     expect(gateDecision(who('C1', 'customer'), ctx(), 'approve')?.code).toBe(
       'decision.customer_cannot_approve',

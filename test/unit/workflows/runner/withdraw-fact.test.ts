@@ -4,6 +4,7 @@ import { ContinueAsNewRequested } from '../../../../src/workflows/runner/continu
 import { scopedContext } from '../../../../src/workflows/runner/graph-node-scope.js';
 import type { RunContext } from '../../../../src/workflows/runner/run-context.js';
 import { RunEvidence } from '../../../../src/workflows/runner/run-evidence.js';
+import { ALL_FEATURES, IN_MEMORY_FEATURES } from '../../../../src/workflows/runner/run-features.js';
 import type { RunState } from '../../../../src/workflows/runner/run-state.js';
 import { fakeRun, freshState } from './fake-run.js';
 
@@ -69,12 +70,58 @@ describe('RunContext.withdrawFact', () => {
     const state = freshState();
     state.artifacts.push({ id: 'a1', type: 'order', schemaVersion: '1', provenance: 'observed' });
     const evidence = new RunEvidence();
-    const core = { state, emit: () => undefined };
+    const core = { state, emit: () => undefined, features: IN_MEMORY_FEATURES };
     evidence.recordFact(core, 'order.status', 'delivered', 'a1');
     expect(evidence.evidenceOf('order.status')).toEqual({ id: 'a1', provenance: 'observed' });
     evidence.withdrawFact(core, 'order.status', 'order.switched');
     expect(evidence.evidenceOf('order.status')).toBeUndefined();
     expect(state.facts).toEqual({});
+  });
+
+  it('versioned facts (agent-run-versioned-facts-v1): each change is a new version, carried on', () => {
+    const state = freshState();
+    state.artifacts.push({ id: 'a1', type: 'order', schemaVersion: '1', provenance: 'observed' });
+    state.invocations.push({
+      seq: 3,
+      tool: 'order.read',
+      version: 'v1',
+      effect: 'read',
+      argsDigest: 'sha256:x',
+      status: 'succeeded',
+      artifactIds: ['a1'],
+    });
+    const events: [string, Record<string, unknown>][] = [];
+    const core = {
+      state,
+      emit: (t: string, d: Record<string, unknown>) => void events.push([t, d]),
+      features: ALL_FEATURES,
+    };
+    const evidence = new RunEvidence();
+    evidence.recordFact(core, 'order.status', 'paid', 'a1');
+    evidence.recordFact(core, 'order.status', 'paid', 'a1'); // no change: same version
+    expect(evidence.factRefs(core)).toEqual(['fact://order.status@v1']);
+    evidence.recordFact(core, 'order.status', 'shipped', 'a1');
+    evidence.withdrawFact(core, 'order.status', 'order.switched');
+    evidence.recordFact(core, 'order.status', 'paid', 'a1');
+    expect(events.map(([t, d]) => [t, d['version']])).toEqual([
+      ['fact.recorded', 1],
+      ['fact.recorded', 1],
+      ['fact.recorded', 2],
+      ['fact.withdrawn', 3],
+      ['fact.recorded', 4],
+    ]);
+    expect(events[0]![1]).toMatchObject({
+      ref: 'fact://order.status@v1',
+      observation: { seq: 3, tool: 'order.read', version: 'v1' },
+    });
+    expect(evidence.versions.snapshot()['order.status']).toEqual({ version: 4, observationSeq: 3 });
+    // The next generation goes on from the carried versions.
+    const next = new RunEvidence(evidence.versions.carry());
+    next.recordFact({ ...core, state: { ...state, facts: {} } }, 'order.status', 'paid', 'a1');
+    expect(next.versions.versionOf('order.status')).toBe(5);
+    // Without the feature: the old refs and events.
+    const old = { state, emit: () => undefined, features: IN_MEMORY_FEATURES };
+    expect(new RunEvidence().factRefs(old)).toEqual(['fact://order.status=paid']);
   });
 
   it('a graph node scoped to its capabilities withdraws facts too', async () => {
