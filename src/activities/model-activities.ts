@@ -98,7 +98,8 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
       derive: modelCallDerivation(input),
       runId: input.runId,
     });
-    const transcript = await loadTranscript(store, transcripts, input.runId, input.callSeq);
+    const priority = input.contextOrder === 'priority';
+    const transcript = await loadTranscript(store, transcripts, input.runId, input.callSeq, priority);
     if (transcript.answered) {
       await store.appendEvents(events);
       return { ...transcript.answered.output, replayed: true };

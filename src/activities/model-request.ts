@@ -17,6 +17,8 @@ import type { EvidenceStore } from './store/index.js';
 
 /** The policy version of request packages (docs/context.md, "The request is the package"). */
 export const CONTEXT_POLICY_VERSION = 'context/v3';
+/** The policy version of request packages of calls that ask `contextOrder: 'priority'` (seed 004's order). */
+export const CONTEXT_PRIORITY_POLICY_VERSION = 'context/v4';
 /** The output reserve of a route without `maxOutputTokens`: this, or a quarter of its window if less. */
 export const DEFAULT_OUTPUT_RESERVE = 4_096;
 
@@ -105,7 +107,8 @@ export class ModelRequestPlanner {
    */
   async plan(input: AnyModelCallActivityInput, transcript: Transcript): Promise<ModelRequest> {
     const { registry, store, models } = this.deps;
-    const newMessages = await resolveReferences(store, input.runId, input.newMessages);
+    const priority = input.contextOrder === 'priority';
+    const newMessages = await resolveReferences(store, input.runId, input.newMessages, priority);
     const tools = toolSpecsOf(registry, input.toolKeys);
     const route = resolveModelRoute(models, input.modelRoute, input.routeDigest);
     const count = this.tokens.counter(route.tokenizer);
@@ -129,7 +132,8 @@ export class ModelRequestPlanner {
       },
       route: input.modelRoute,
       now: new Date().toISOString(),
-      policyVersion: CONTEXT_POLICY_VERSION,
+      policyVersion: priority ? CONTEXT_PRIORITY_POLICY_VERSION : CONTEXT_POLICY_VERSION,
+      ...(priority ? { priority: true } : {}),
       summaries,
       count,
       scan: this.scanner.scan,

@@ -86,6 +86,12 @@ export interface ModelCallInput {
    * by a profile that reads them (the goal profile), on runs since `agent-run-invalid-tool-calls-v1`.
    */
   readonly invalidToolCalls?: 'report';
+  /**
+   * `priority`: the request follows seed 004's priority order with verified observations marked
+   * `verified` (request packages `context/v4`, docs/context.md). Absent: `context/v3`, as before. Sent
+   * on runs since `agent-run-context-priority-v1`.
+   */
+  readonly contextOrder?: 'priority';
   /** Events of the run not yet stored (the outbox), written before the call. */
   readonly events: readonly AgentEvent[];
 }

@@ -52,4 +52,5 @@ export const START_FEATURES: readonly string[] = [
   'agent-run-decision-rules-v1',
   'agent-run-tool-definition-pin-v1',
   'agent-run-model-context-ref-v1',
+  'agent-run-context-priority-v1',
 ];

@@ -49,6 +49,12 @@ export interface RequestPackageInput {
   readonly scan?: (item: ContextItem) => ContextItem['guardrail'];
   /** Turns measured by this run's earlier calls (see {@link TurnMemo}); updated in place. */
   readonly memo?: TurnMemo;
+  /**
+   * Seed 004's priority order (`context/v4`): after the instructions and the task, the verified
+   * observations of earlier turns as facts, then memory, then the turns (`planRequest`). Absent:
+   * `context/v3`.
+   */
+  readonly priority?: boolean;
 }
 
 export interface RequestPackagePlan {

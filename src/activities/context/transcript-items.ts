@@ -121,6 +121,36 @@ export function summaryItem(item: ContextItem, summary: string): ContextItem {
   };
 }
 
+/**
+ * A verified observation as a fact of the request's head (`context/v4`): the same item (id, trust
+ * `verified`, source, content) sent as a data block of its own, not as the tool message it was.
+ */
+export function factItem(item: ContextItem): ContextItem {
+  return {
+    itemId: item.itemId,
+    kind: 'tool_fact',
+    trust: item.trust,
+    sourceRef: item.sourceRef,
+    content: item.content,
+    message: { role: 'user' },
+  };
+}
+
+/**
+ * What the turn of a verified observation sent as a fact (`factItem`) sends in its place: the tool
+ * message answering the same call, naming the fact. Harness text, fenced like the observation.
+ */
+export function factReference(item: ContextItem): ContextItem {
+  return {
+    itemId: `${item.itemId}:ref`,
+    kind: 'tool_fact',
+    trust: item.trust,
+    sourceRef: item.sourceRef,
+    content: `Verified observation: sent above as the fact ${item.itemId}.`,
+    ...(item.message ? { message: item.message } : {}),
+  };
+}
+
 /** `summary` cut to at most {@link SUMMARY_MAX_TOKENS} tokens (whole, when it fits). */
 export function fitSummary(summary: string, count: (text: string) => number): string {
   let text = summary.trim();

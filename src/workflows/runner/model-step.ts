@@ -116,6 +116,7 @@ export class ModelStep {
           ...(request.invalidToolCalls && core.features.on('invalidToolCalls')
             ? { invalidToolCalls: 'report' as const }
             : {}),
+          ...(core.features.on('contextPriority') ? { contextOrder: 'priority' as const } : {}),
           events,
         },
         pinned,

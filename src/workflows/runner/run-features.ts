@@ -36,6 +36,8 @@ export const RUN_FEATURES = [
   'toolDefinitionPin',
   /** `model.completed` names the context package the call sent. */
   'modelContextRef',
+  /** Model calls ask for the seed's context priority order (`contextOrder: 'priority'`). */
+  'contextPriority',
 ] as const;
 
 export type RunFeature = (typeof RUN_FEATURES)[number];

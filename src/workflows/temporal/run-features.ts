@@ -36,5 +36,6 @@ export function temporalRunFeatures(runPatches: RunPatches, decided: StartPatche
     decisionRules: decided.decisionRules,
     toolDefinitionPin: decided.toolDefinitionPin,
     modelContextRef: decided.modelContextRef,
+    contextPriority: decided.contextPriority,
   });
 }

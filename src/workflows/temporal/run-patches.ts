@@ -125,13 +125,22 @@ export const TOOL_DEFINITION_PIN_PATCH = 'agent-run-tool-definition-pin-v1';
  */
 export const MODEL_CONTEXT_REF_PATCH = 'agent-run-model-context-ref-v1';
 
+/**
+ * Model calls ask for seed 004's context priority order (`contextOrder: 'priority'`, request packages
+ * `context/v4`: verified observations marked `verified` and sent after the task, docs/context.md).
+ * Decided once at the start, without a marker when the start memo lists it ({@link RunPatches.feature});
+ * a history without it sends no `contextOrder` (packages `context/v3`, as before).
+ */
+export const CONTEXT_PRIORITY_PATCH = 'agent-run-context-priority-v1';
+
 /** Behaviours a start memo may ask for without a marker ({@link START_FEATURES_MEMO_KEY}). */
 export type StartFeatureId =
   | typeof TRUST_SCOPE_PATCH
   | typeof INVALID_TOOL_CALLS_PATCH
   | typeof DECISION_RULES_PATCH
   | typeof TOOL_DEFINITION_PIN_PATCH
-  | typeof MODEL_CONTEXT_REF_PATCH;
+  | typeof MODEL_CONTEXT_REF_PATCH
+  | typeof CONTEXT_PRIORITY_PATCH;
 
 /** The ids the baseline stands for. */
 export const BASELINE_PATCH_IDS = [

@@ -7,6 +7,7 @@ import {
   DECISION_RULES_PATCH,
   TOOL_DEFINITION_PIN_PATCH,
   MODEL_CONTEXT_REF_PATCH,
+  CONTEXT_PRIORITY_PATCH,
   SIGNED_DECISIONS_PATCH,
   TRUST_SCOPE_PATCH,
   type RunPatches,
@@ -29,14 +30,16 @@ export interface StartPatches {
   readonly toolDefinitionPin: boolean;
   /** `model.completed` names the context package sent (`MODEL_CONTEXT_REF_PATCH`). */
   readonly modelContextRef: boolean;
+  /** Model calls ask for the seed's context priority order (`CONTEXT_PRIORITY_PATCH`). */
+  readonly contextPriority: boolean;
 }
 
 /**
  * In this order: recorded histories have the continue-as-new marker before the guardrails one. The
  * graph node checks are asked only for a graph profile (`graph`); the event envelope next; the trust
  * scope next, only for a run that checks signed decisions; the invalid tool calls last, only for a
- * goal run (not `graph`); the decision rules, the tool definition pin and the model context ref after
- * them, for every run. The last five without a marker
+ * goal run (not `graph`); the decision rules, the tool definition pin, the model context ref and the
+ * context priority after them, for every run. The last six without a marker
  * when the start memo names them ({@link RunPatches.feature}).
  */
 export function decideStartPatches(patches: RunPatches, graph: boolean): StartPatches {
@@ -50,6 +53,7 @@ export function decideStartPatches(patches: RunPatches, graph: boolean): StartPa
   const decisionRules = patches.feature(DECISION_RULES_PATCH);
   const toolDefinitionPin = patches.feature(TOOL_DEFINITION_PIN_PATCH);
   const modelContextRef = patches.feature(MODEL_CONTEXT_REF_PATCH);
+  const contextPriority = patches.feature(CONTEXT_PRIORITY_PATCH);
   return {
     continueAsNew,
     guardrails,
@@ -61,5 +65,6 @@ export function decideStartPatches(patches: RunPatches, graph: boolean): StartPa
     decisionRules,
     toolDefinitionPin,
     modelContextRef,
+    contextPriority,
   };
 }
