@@ -72,6 +72,7 @@ function toolOutputFindingsOf(
       sourceRef: i.sourceRef,
       verdict: i.guardrail!.verdict,
       reasonCodes: [...i.guardrail!.reasonCodes],
+      ...(i.withheldOf !== undefined ? { withheld: true as const } : {}),
     }));
   return found.length > 0 ? { toolOutputFindings: found } : {};
 }

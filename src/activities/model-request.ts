@@ -4,7 +4,12 @@ import type { AnyModelCallActivityInput } from '../contract/activity-interfaces.
 import type { ToolRegistry } from '../registry/index.js';
 import { ContextError } from './context/errors.js';
 import { planRequest } from './context/plan-request.js';
-import type { RequestPackageInput, RequestPackagePlan, TurnMemo } from './context/request-package.js';
+import type {
+  RequestPackageInput,
+  RequestPackagePlan,
+  ToolOutputScan,
+  TurnMemo,
+} from './context/request-package.js';
 import { TOKENS_PER_MESSAGE, countWith, type TokenizerName } from './context/tokenizer.js';
 import { NO_SUMMARY } from './context/transcript-items.js';
 import type { ContextItem } from './context/types.js';
@@ -51,16 +56,21 @@ class TokenMemo {
  * item id (an item's content never changes). Only the verdict and reason codes are kept.
  */
 class ToolOutputScanner {
-  private readonly seen = new Map<string, ContextItem['guardrail'] | null>();
-  scan = (item: ContextItem): ContextItem['guardrail'] => {
+  private readonly seen = new Map<string, ToolOutputScan>();
+  scan = (item: ContextItem): ToolOutputScan => {
     let found = this.seen.get(item.itemId);
     if (found === undefined) {
       const r = checkInput(item.content);
-      found = r.verdict === 'pass' ? null : { verdict: r.verdict, reasonCodes: [...r.reasonCodes] };
+      found = {
+        ...(r.verdict === 'pass'
+          ? {}
+          : { guardrail: { verdict: r.verdict, reasonCodes: [...r.reasonCodes] } }),
+        access: r.dataClassification,
+      };
       if (this.seen.size >= 100_000) this.seen.clear();
       this.seen.set(item.itemId, found);
     }
-    return found ?? undefined;
+    return found;
   };
 }
 
@@ -134,6 +144,7 @@ export class ModelRequestPlanner {
       now: new Date().toISOString(),
       policyVersion: priority ? CONTEXT_PRIORITY_POLICY_VERSION : CONTEXT_POLICY_VERSION,
       ...(priority ? { priority: true } : {}),
+      ...(priority && input.flaggedToolOutput === 'withhold' ? { withholdFlagged: true } : {}),
       summaries,
       count,
       scan: this.scanner.scan,

@@ -92,6 +92,12 @@ export interface ModelCallInput {
    * on runs since `agent-run-context-priority-v1`.
    */
   readonly contextOrder?: 'priority';
+  /**
+   * `withhold`: tool output the input guardrail flags is not sent; a reference and a notice stand in
+   * for it (the run's policy asks, `ContextPolicy.flaggedToolOutput`). Only with `contextOrder`.
+   * Absent: flagged output is sent fenced, as before.
+   */
+  readonly flaggedToolOutput?: 'withhold';
   /** Events of the run not yet stored (the outbox), written before the call. */
   readonly events: readonly AgentEvent[];
 }
@@ -168,6 +174,8 @@ export interface ToolOutputFinding {
   readonly sourceRef: string;
   readonly verdict: 'flag' | 'block';
   readonly reasonCodes: readonly string[];
+  /** Present when the output was withheld from the model (the run's policy asks); else it was sent fenced. */
+  readonly withheld?: true;
 }
 
 /** Input of the tool activity. */

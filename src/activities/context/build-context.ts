@@ -83,10 +83,7 @@ function supersededToolFacts(cands: readonly Candidate[]): Set<string> {
  * `context.budget_invalid` (reserves exhaust the budget), `context.budget_exceeded` (system
  * instructions and task state alone do not fit).
  */
-export function buildContext(
-  input: BuildContextInput,
-  count?: (text: string) => number,
-): ContextPackage {
+export function buildContext(input: BuildContextInput, count?: (text: string) => number): ContextPackage {
   const parsed = BuildContextInputSchema.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

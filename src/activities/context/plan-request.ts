@@ -51,7 +51,10 @@ export function planRequest(input: RequestPackageInput): RequestPackagePlan {
   );
   const choice = chooseTurns(turns, head.used, available);
   const body = assemble(turns, head.items, choice, input.summaries, count);
-  const omissions = [...head.omissions, ...body.omissions];
+  const withheld = body.items.flatMap((i) =>
+    i.withheldOf !== undefined ? [{ itemId: i.withheldOf, reason: 'withheld' as const }] : [],
+  );
+  const omissions = [...head.omissions, ...body.omissions, ...withheld];
   turns.forgetBefore(input.groups[choice.cut + 1]?.seq ?? input.callSeq);
   const omittedTurns = turns.omitted(choice.cut);
   const messages = renderRequest({ items: body.items });

@@ -8,6 +8,7 @@ import {
   messageTokens,
   type PlannedTurn,
   type TranscriptGroup,
+  type ToolOutputScan,
   type TurnMemo,
 } from './request-package.js';
 import type { TokenizerName } from './tokenizer.js';
@@ -18,6 +19,7 @@ import {
   factReference,
   inputItem,
   summaryItem,
+  withheldItem,
 } from './transcript-items.js';
 import type { ContextItem, ContextPackage } from './types.js';
 import { versionedName } from '../../contract/versioned-name.js';
@@ -48,8 +50,12 @@ export interface TranscriptSource {
   readonly now: string;
   readonly tokenizer: TokenizerName;
   readonly count: (text: string) => number;
-  readonly scan?: (item: ContextItem) => ContextItem['guardrail'];
+  readonly scan?: (item: ContextItem) => ToolOutputScan;
   readonly memo?: TurnMemo;
+  /** `context/v4`: items carry access labels. */
+  readonly priority?: boolean;
+  /** `context/v4`: flagged tool output is withheld (`withheldItem` sent instead). */
+  readonly withholdFlagged?: boolean;
 }
 
 const live = (i: ContextItem, now: number): boolean =>
@@ -126,14 +132,21 @@ export class TranscriptTurns {
     return items.reduce((n, i) => n + messageTokens(itemToMessage(i), this.source.count), 0);
   }
 
-  /** `i` with its tokens and, for tool output, what the guardrail found in it. */
+  /**
+   * `i` with its tokens and, for tool output, what the guardrail found in it; with `priority`, its
+   * access label; flagged tool output withheld when the source asks (the stand-in sized instead).
+   */
   size = (i: ContextItem): ContextItem => {
-    const { scan, count } = this.source;
-    const found = scan && i.kind === 'tool_fact' && i.summaryOf === undefined ? scan(i) : undefined;
+    const { scan, count, priority, withholdFlagged } = this.source;
+    const scanned = scan && i.kind === 'tool_fact' && i.summaryOf === undefined && i.withheldOf === undefined;
+    const found = scanned ? scan(i) : undefined;
+    const flagged = found?.guardrail;
+    const shown = withholdFlagged && flagged ? withheldItem(i, flagged) : i;
     return {
-      ...i,
-      tokenEstimate: messageTokens(itemToMessage(i), count),
-      ...(found ? { guardrail: found } : {}),
+      ...shown,
+      tokenEstimate: messageTokens(itemToMessage(shown), count),
+      ...(flagged ? { guardrail: flagged } : {}),
+      ...(priority ? { access: found?.access ?? shown.access ?? 'internal' } : {}),
     };
   };
 

@@ -57,10 +57,12 @@ export function headOf(
   const items: ContextItem[] = [...mandatory];
   const promoted = new Set<string>();
   for (const i of ordered) {
-    const cost = turns.render([i]);
+    // Sized as sent: a withheld fact costs its notice.
+    const sized = turns.size(i);
+    const cost = sized.tokenEstimate!;
     if (used + cost <= limit) {
       used += cost;
-      items.push(i);
+      items.push(sized);
       if (facts.includes(i)) promoted.add(i.itemId);
     } else if (!facts.includes(i)) omissions.push({ itemId: i.itemId, reason: 'budget' });
   }

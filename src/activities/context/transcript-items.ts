@@ -151,6 +151,25 @@ export function factReference(item: ContextItem): ContextItem {
   };
 }
 
+/**
+ * What is sent instead of flagged tool output the run's policy withholds: the tool message answering
+ * the same call (or a data block, for a fact), with a notice naming the guardrail's reason codes and
+ * the output's source, never the output. Fenced like the output (its source names a model-made call id).
+ */
+export function withheldItem(item: ContextItem, found: NonNullable<ContextItem['guardrail']>): ContextItem {
+  return {
+    itemId: `${item.itemId}:withheld`,
+    kind: item.kind,
+    trust: 'untrusted',
+    sourceRef: item.sourceRef,
+    content:
+      `Tool output withheld by the run's policy: the input guardrail found ${found.reasonCodes.join(', ')} ` +
+      `in it (verdict ${found.verdict}). It is kept in the evidence store under ${item.sourceRef}; it is not shown.`,
+    withheldOf: item.itemId,
+    ...(item.message ? { message: item.message } : {}),
+  };
+}
+
 /** `summary` cut to at most {@link SUMMARY_MAX_TOKENS} tokens (whole, when it fits). */
 export function fitSummary(summary: string, count: (text: string) => number): string {
   let text = summary.trim();

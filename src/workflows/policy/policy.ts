@@ -62,6 +62,20 @@ export interface Policy {
    */
   check?(): void;
   evaluate(req: PolicyRequest): PolicyDecision;
+  /** What the model may see of the run's context (the context guardrail); absent: the defaults. */
+  readonly context?: ContextPolicy;
+}
+
+/**
+ * The context guardrail's choices of a policy (docs/guardrails.md, "Context guardrail"). Applied on
+ * runs since `agent-run-context-priority-v1` (request packages `context/v4`).
+ */
+export interface ContextPolicy {
+  /**
+   * Tool output the input guardrail flags (verdict `flag` or `block`): `fence` (default) sends it as
+   * fenced untrusted data; `withhold` sends a reference and a notice instead, never the output.
+   */
+  readonly flaggedToolOutput?: 'fence' | 'withhold';
 }
 
 /** The `policyVersion` string a policy writes into its decisions: `name@version`. */

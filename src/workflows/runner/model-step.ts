@@ -116,7 +116,14 @@ export class ModelStep {
           ...(request.invalidToolCalls && core.features.on('invalidToolCalls')
             ? { invalidToolCalls: 'report' as const }
             : {}),
-          ...(core.features.on('contextPriority') ? { contextOrder: 'priority' as const } : {}),
+          ...(core.features.on('contextPriority')
+            ? {
+                contextOrder: 'priority' as const,
+                ...(core.policy.context?.flaggedToolOutput === 'withhold'
+                  ? { flaggedToolOutput: 'withhold' as const }
+                  : {}),
+              }
+            : {}),
           events,
         },
         pinned,

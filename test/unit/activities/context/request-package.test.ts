@@ -261,11 +261,42 @@ describe('planRequest: the request is the package', () => {
       ...input(2, 100_000),
       scan: (i) =>
         i.itemId.endsWith(':m2:0')
-          ? { verdict: 'flag', reasonCodes: ['guardrail.input.injection_marker'] }
-          : undefined,
+          ? {
+              guardrail: { verdict: 'flag', reasonCodes: ['guardrail.input.injection_marker'] },
+              access: 'internal',
+            }
+          : { access: 'internal' },
     });
     expect(scanned.messages).toEqual(plain.messages);
     expect(scanned.pkg.items.filter((i) => i.guardrail).map((i) => i.itemId)).toEqual([`${RUN}:m2:0`]);
+    // context/v3: no access labels.
+    expect(scanned.pkg.items.some((i) => i.access !== undefined)).toBe(false);
+  });
+
+  it('context/v4 with withholdFlagged: a flagged tool result is replaced by a notice, labelled, and listed as withheld', () => {
+    const flaggedId = `${RUN}:m2:0`;
+    const plan = planRequest({
+      ...input(2, 100_000),
+      priority: true,
+      withholdFlagged: true,
+      scan: (i) =>
+        i.itemId === flaggedId
+          ? { guardrail: { verdict: 'block', reasonCodes: ['guardrail.input.secret'] }, access: 'restricted' }
+          : { access: 'public' },
+    });
+    const stand = plan.pkg.items.find((i) => i.withheldOf === flaggedId)!;
+    expect(stand).toMatchObject({
+      itemId: `${flaggedId}:withheld`,
+      trust: 'untrusted',
+      access: 'restricted',
+    });
+    expect(stand.guardrail).toEqual({ verdict: 'block', reasonCodes: ['guardrail.input.secret'] });
+    expect(stand.content).toContain('withheld');
+    expect(plan.pkg.items.some((i) => i.itemId === flaggedId)).toBe(false);
+    expect(plan.pkg.omissions).toContainEqual({ itemId: flaggedId, reason: 'withheld' });
+    // Every item carries an access label; the call the output answered still has its tool message.
+    expect(plan.pkg.items.every((i) => i.access !== undefined)).toBe(true);
+    expect(wellFormed(plan.messages)).toBe(true);
   });
 
   it('drops expired memory, keeps live memory right after the task', () => {
