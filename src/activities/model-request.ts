@@ -11,14 +11,16 @@ import type {
   TurnMemo,
 } from './context/request-package.js';
 import { TOKENS_PER_MESSAGE, countWith, type TokenizerName } from './context/tokenizer.js';
-import { NO_SUMMARY } from './context/transcript-items.js';
+import { NO_SUMMARY, retrievedItem } from './context/transcript-items.js';
 import type { ContextItem } from './context/types.js';
 import type { ModelToolSpec } from './model/types.js';
 import type { ModelRouter, ResolvedRoute } from './model-router.js';
 import { resolveReferences, type Transcript } from './model-transcript.js';
 import { summarizeObservation, type SummaryCalls } from './observation-summaries.js';
 import { resolveModelRoute } from './resolve-model-route.js';
-import type { EvidenceStore } from './store/index.js';
+import { retrievalOf, type EvidenceStore } from './store/index.js';
+import { RETRIEVAL_MAX_QUERY_CHARS } from '../contract/retrieval.js';
+import type { ModelMessageInput } from '../contract/step-io.js';
 
 /** The policy version of request packages (docs/context.md, "The request is the package"). */
 export const CONTEXT_POLICY_VERSION = 'context/v3';
@@ -129,6 +131,7 @@ export class ModelRequestPlanner {
       (input.outputSchema ? count(JSON.stringify(input.outputSchema)) : 0);
     const summaries = new Map(transcript.summaries);
     const memo: TurnMemo = transcript.memo ?? { tokenizer: route.tokenizer, turns: new Map() };
+    const retrieved = priority ? await retrieve(store, input, transcript, newMessages) : [];
     const planInput: RequestPackageInput = {
       runId: input.runId,
       callSeq: input.callSeq,
@@ -145,6 +148,7 @@ export class ModelRequestPlanner {
       policyVersion: priority ? CONTEXT_PRIORITY_POLICY_VERSION : CONTEXT_POLICY_VERSION,
       ...(priority ? { priority: true } : {}),
       ...(priority && input.flaggedToolOutput === 'withhold' ? { withholdFlagged: true } : {}),
+      ...(retrieved.length > 0 ? { retrieved } : {}),
       summaries,
       count,
       scan: this.scanner.scan,
@@ -163,6 +167,31 @@ export class ModelRequestPlanner {
     }
     return { route, tools, outputReserve, plan, made, summaries, memo };
   }
+}
+
+/**
+ * The references the call asks for (`input.retrieval`): the run's task text as the query, on the
+ * store's retrieval port, as context items. None when the call asks for none or the store has no port.
+ * @throws StoreError `store.invalid_query` for a retrieval outside its bounds; store errors as thrown.
+ */
+async function retrieve(
+  store: EvidenceStore,
+  input: AnyModelCallActivityInput,
+  transcript: Transcript,
+  newMessages: readonly ModelMessageInput[],
+): Promise<ContextItem[]> {
+  const asked = input.retrieval;
+  const port = asked ? retrievalOf(store) : undefined;
+  if (!asked || !port) return [];
+  const first = transcript.groups[0]?.input ?? newMessages;
+  const task = first.find((m) => m.role === 'user')?.content ?? '';
+  const refs = await port.retrieve({
+    tenantId: asked.tenantId,
+    text: task.slice(0, RETRIEVAL_MAX_QUERY_CHARS),
+    limit: asked.limit,
+    maxAccess: asked.maxAccess,
+  });
+  return refs.map((r, k) => retrievedItem(input.runId, input.callSeq, k, r));
 }
 
 /**

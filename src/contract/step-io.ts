@@ -6,6 +6,7 @@
 import type { Artifact } from './artifact.js';
 import type { ToolEffect } from './tool.js';
 import type { AgentEvent } from './agent-event.js';
+import type { RetrievalAccess } from './retrieval.js';
 
 /**
  * Why part of a value was not scanned for tainting data: `scan_limit` (its strings hold more than
@@ -98,6 +99,16 @@ export interface ModelCallInput {
    * Absent: flagged output is sent fenced, as before.
    */
   readonly flaggedToolOutput?: 'withhold';
+  /**
+   * Retrieve references for this call (`ContextPolicy.retrieval`): the run's verified tenant (from its
+   * signed start, never from the model or the caller's fields), how many, the most sensitive label.
+   * Only with `contextOrder`. Absent: no retrieval.
+   */
+  readonly retrieval?: {
+    readonly tenantId: string;
+    readonly limit: number;
+    readonly maxAccess: RetrievalAccess;
+  };
   /** Events of the run not yet stored (the outbox), written before the call. */
   readonly events: readonly AgentEvent[];
 }

@@ -47,7 +47,9 @@ export function planRequest(input: RequestPackageInput): RequestPackagePlan {
     turns,
     count,
     available,
-    input.priority ? { now: input.now, policyVersion: input.policyVersion } : undefined,
+    input.priority
+      ? { now: input.now, policyVersion: input.policyVersion, retrieved: input.retrieved ?? [] }
+      : undefined,
   );
   const choice = chooseTurns(turns, head.used, available);
   const body = assemble(turns, head.items, choice, input.summaries, count);

@@ -2,7 +2,7 @@
  * The head of a request: what is sent before the turns. `context/v3`: the instructions and the task,
  * then the first call's other items (memory) while they fit. `context/v4` (seed 004's priority order):
  * the instructions and the task, then the verified observations of earlier turns as facts, then
- * memory, ordered and filtered by the context builder ({@link buildContext}), within
+ * retrieved references, then memory, ordered and filtered by the context builder ({@link buildContext}), within
  * {@link FACTS_SHARE} of the room left.
  */
 import { buildContext } from './build-context.js';
@@ -36,7 +36,13 @@ export function headOf(
   turns: TranscriptTurns,
   count: (text: string) => number,
   available: number,
-  priority: { readonly now: string; readonly policyVersion: string } | undefined,
+  priority:
+    | {
+        readonly now: string;
+        readonly policyVersion: string;
+        readonly retrieved?: readonly ContextItem[];
+      }
+    | undefined,
 ): Head {
   const prefix = turns.prefix();
   // The notice and its message, counted whether or not data ends up in the package (room for it).
@@ -50,7 +56,7 @@ export function headOf(
       `system instructions and the task need ${used} tokens but only ${available} are available`,
       { needed: used, available },
     );
-  const rest = prefix.filter((i) => !mandatory.includes(i));
+  const rest = [...prefix.filter((i) => !mandatory.includes(i)), ...(priority?.retrieved ?? [])];
   const facts = priority ? turns.verifiedFacts(MAX_VERIFIED_FACTS).map(factItem) : [];
   const ordered = priority ? prioritised(mandatory, facts, rest, priority, count) : rest;
   const limit = priority ? used + Math.floor((available - used) * FACTS_SHARE) : available;

@@ -61,6 +61,8 @@ export interface RequestPackageInput {
    * place (`withheldItem`; the run's policy asks, `ContextPolicy.flaggedToolOutput`).
    */
   readonly withholdFlagged?: boolean;
+  /** With `priority`: references retrieved for this call (`retrievedItem`), ordered into the head. */
+  readonly retrieved?: readonly ContextItem[];
 }
 
 /** What scanning one tool result found: the guardrail's findings (absent: none) and its data classification. */

@@ -5,6 +5,7 @@
 import type { ModelMessageInput } from '../../contract/step-io.js';
 import type { TranscriptGroup } from './request-package.js';
 import type { ContextItem } from './types.js';
+import type { RetrievedReference } from '../../contract/retrieval.js';
 
 /** Most tokens of one summary as sent (longer summaries are cut). Reserved for every summary item. */
 export const SUMMARY_MAX_TOKENS = 80;
@@ -148,6 +149,23 @@ export function factReference(item: ContextItem): ContextItem {
     sourceRef: item.sourceRef,
     content: `Verified observation: sent above as the fact ${item.itemId}.`,
     ...(item.message ? { message: item.message } : {}),
+  };
+}
+
+/**
+ * The context item of reference `k` retrieved for call `seq`: kind `retrieved_evidence`, trust
+ * `untrusted` (retrieved text is data, never instructions: a fenced data block), the document's
+ * access label, source `retrieval://<docId>`.
+ */
+export function retrievedItem(runId: string, seq: number, k: number, ref: RetrievedReference): ContextItem {
+  return {
+    itemId: `${runId}:r${seq}:${k}`,
+    kind: 'retrieved_evidence',
+    trust: 'untrusted',
+    sourceRef: `retrieval://${ref.docId}`,
+    content: `${ref.sourceRef} (score ${ref.score.toFixed(3)}): ${ref.excerpt}`,
+    access: ref.access,
+    message: { role: 'user' },
   };
 }
 

@@ -4,11 +4,11 @@ import { retailDefinition } from '../../../apps/retail/workflow/definition.js';
 import { graphChecksDefinition } from './graph-checks.js';
 import { taintFilesGitDefinition } from './taint-files-git.js';
 import { threadMemoryDefinition } from './thread-memory-graph.js';
-import { contextWithholdDefinition } from './context-withhold.js';
+import { contextPoliciesDefinition } from './context-policies.js';
 
 /**
  * What the tests' bundle serves: the bench's bundle (every example app, the bench), the retail app's
- * routed profiles, the test-only graphs and the context-withholding goal.
+ * routed profiles, the test-only graphs and the context policies' goals.
  */
 export const testBundleDefinition = combineDefinitions(
   benchBundleDefinition,
@@ -16,5 +16,5 @@ export const testBundleDefinition = combineDefinitions(
   threadMemoryDefinition,
   taintFilesGitDefinition,
   retailDefinition,
-  contextWithholdDefinition,
+  contextPoliciesDefinition,
 );
