@@ -18,7 +18,7 @@ import type { ModelRouter, ResolvedRoute } from './model-router.js';
 import { resolveReferences, type Transcript } from './model-transcript.js';
 import { summarizeObservation, type SummaryCalls } from './observation-summaries.js';
 import { resolveModelRoute } from './resolve-model-route.js';
-import { retrievalOf, type EvidenceStore } from './store/index.js';
+import { StoreError, retrievalOf, type EvidenceStore } from './store/index.js';
 import { RETRIEVAL_MAX_QUERY_CHARS } from '../contract/retrieval.js';
 import type { ModelMessageInput } from '../contract/step-io.js';
 
@@ -113,7 +113,8 @@ export class ModelRequestPlanner {
    * the tool specs, the route, and the plan; when the plan sends observations as summaries not made
    * yet, asks for them (at most `MAX_NEW_SUMMARIES_PER_CALL`; a failed one sends the reference
    * alone) and plans again.
-   * @throws ApplicationFailure `model.reference_missing` or a `context.*` code (non-retryable);
+   * @throws ApplicationFailure `model.reference_missing`, `store.invalid_query` (a retrieval outside
+   *   its bounds) or a `context.*` code (non-retryable);
    *   `model.unknown_route` or `model.route_changed` (retryable: another worker may serve the route); the registry's error for an unknown tool and the
    *   store's errors as thrown; a cancellation during a summarize call.
    */
@@ -172,7 +173,8 @@ export class ModelRequestPlanner {
 /**
  * The references the call asks for (`input.retrieval`): the run's task text as the query, on the
  * store's retrieval port, as context items. None when the call asks for none or the store has no port.
- * @throws StoreError `store.invalid_query` for a retrieval outside its bounds; store errors as thrown.
+ * @throws ApplicationFailure `store.invalid_query` (non-retryable) for a retrieval outside its bounds
+ *   (the policy's `limit`); other store errors as thrown.
  */
 async function retrieve(
   store: EvidenceStore,
@@ -185,12 +187,19 @@ async function retrieve(
   if (!asked || !port) return [];
   const first = transcript.groups[0]?.input ?? newMessages;
   const task = first.find((m) => m.role === 'user')?.content ?? '';
-  const refs = await port.retrieve({
-    tenantId: asked.tenantId,
-    text: task.slice(0, RETRIEVAL_MAX_QUERY_CHARS),
-    limit: asked.limit,
-    maxAccess: asked.maxAccess,
-  });
+  const refs = await port
+    .retrieve({
+      tenantId: asked.tenantId,
+      text: task.slice(0, RETRIEVAL_MAX_QUERY_CHARS),
+      limit: asked.limit,
+      maxAccess: asked.maxAccess,
+    })
+    .catch((err: unknown) => {
+      // A policy asking for a retrieval outside its bounds fails the call for good: it would every time.
+      if (err instanceof StoreError && err.code === 'store.invalid_query')
+        throw ApplicationFailure.create({ type: err.code, message: err.message, nonRetryable: true });
+      throw err;
+    });
   return refs.map((r, k) => retrievedItem(input.runId, input.callSeq, k, r));
 }
 
