@@ -72,6 +72,7 @@ function toolOutputFindingsOf(
       sourceRef: i.sourceRef,
       verdict: i.guardrail!.verdict,
       reasonCodes: [...i.guardrail!.reasonCodes],
+      ...(i.withheldOf !== undefined ? { withheld: true as const } : {}),
     }));
   return found.length > 0 ? { toolOutputFindings: found } : {};
 }
@@ -98,7 +99,8 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
       derive: modelCallDerivation(input),
       runId: input.runId,
     });
-    const transcript = await loadTranscript(store, transcripts, input.runId, input.callSeq);
+    const priority = input.contextOrder === 'priority';
+    const transcript = await loadTranscript(store, transcripts, input.runId, input.callSeq, priority);
     if (transcript.answered) {
       await store.appendEvents(events);
       return { ...transcript.answered.output, replayed: true };

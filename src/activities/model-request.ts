@@ -4,19 +4,28 @@ import type { AnyModelCallActivityInput } from '../contract/activity-interfaces.
 import type { ToolRegistry } from '../registry/index.js';
 import { ContextError } from './context/errors.js';
 import { planRequest } from './context/plan-request.js';
-import type { RequestPackageInput, RequestPackagePlan, TurnMemo } from './context/request-package.js';
+import type {
+  RequestPackageInput,
+  RequestPackagePlan,
+  ToolOutputScan,
+  TurnMemo,
+} from './context/request-package.js';
 import { TOKENS_PER_MESSAGE, countWith, type TokenizerName } from './context/tokenizer.js';
-import { NO_SUMMARY } from './context/transcript-items.js';
+import { NO_SUMMARY, retrievedItem } from './context/transcript-items.js';
 import type { ContextItem } from './context/types.js';
 import type { ModelToolSpec } from './model/types.js';
 import type { ModelRouter, ResolvedRoute } from './model-router.js';
 import { resolveReferences, type Transcript } from './model-transcript.js';
 import { summarizeObservation, type SummaryCalls } from './observation-summaries.js';
 import { resolveModelRoute } from './resolve-model-route.js';
-import type { EvidenceStore } from './store/index.js';
+import { StoreError, retrievalOf, type EvidenceStore } from './store/index.js';
+import { RETRIEVAL_MAX_QUERY_CHARS } from '../contract/retrieval.js';
+import type { ModelMessageInput } from '../contract/step-io.js';
 
 /** The policy version of request packages (docs/context.md, "The request is the package"). */
 export const CONTEXT_POLICY_VERSION = 'context/v3';
+/** The policy version of request packages of calls that ask `contextOrder: 'priority'` (seed 004's order). */
+export const CONTEXT_PRIORITY_POLICY_VERSION = 'context/v4';
 /** The output reserve of a route without `maxOutputTokens`: this, or a quarter of its window if less. */
 export const DEFAULT_OUTPUT_RESERVE = 4_096;
 
@@ -49,16 +58,21 @@ class TokenMemo {
  * item id (an item's content never changes). Only the verdict and reason codes are kept.
  */
 class ToolOutputScanner {
-  private readonly seen = new Map<string, ContextItem['guardrail'] | null>();
-  scan = (item: ContextItem): ContextItem['guardrail'] => {
+  private readonly seen = new Map<string, ToolOutputScan>();
+  scan = (item: ContextItem): ToolOutputScan => {
     let found = this.seen.get(item.itemId);
     if (found === undefined) {
       const r = checkInput(item.content);
-      found = r.verdict === 'pass' ? null : { verdict: r.verdict, reasonCodes: [...r.reasonCodes] };
+      found = {
+        ...(r.verdict === 'pass'
+          ? {}
+          : { guardrail: { verdict: r.verdict, reasonCodes: [...r.reasonCodes] } }),
+        access: r.dataClassification,
+      };
       if (this.seen.size >= 100_000) this.seen.clear();
       this.seen.set(item.itemId, found);
     }
-    return found ?? undefined;
+    return found;
   };
 }
 
@@ -99,13 +113,15 @@ export class ModelRequestPlanner {
    * the tool specs, the route, and the plan; when the plan sends observations as summaries not made
    * yet, asks for them (at most `MAX_NEW_SUMMARIES_PER_CALL`; a failed one sends the reference
    * alone) and plans again.
-   * @throws ApplicationFailure `model.reference_missing` or a `context.*` code (non-retryable);
+   * @throws ApplicationFailure `model.reference_missing`, `store.invalid_query` (a retrieval outside
+   *   its bounds) or a `context.*` code (non-retryable);
    *   `model.unknown_route` or `model.route_changed` (retryable: another worker may serve the route); the registry's error for an unknown tool and the
    *   store's errors as thrown; a cancellation during a summarize call.
    */
   async plan(input: AnyModelCallActivityInput, transcript: Transcript): Promise<ModelRequest> {
     const { registry, store, models } = this.deps;
-    const newMessages = await resolveReferences(store, input.runId, input.newMessages);
+    const priority = input.contextOrder === 'priority';
+    const newMessages = await resolveReferences(store, input.runId, input.newMessages, priority);
     const tools = toolSpecsOf(registry, input.toolKeys);
     const route = resolveModelRoute(models, input.modelRoute, input.routeDigest);
     const count = this.tokens.counter(route.tokenizer);
@@ -116,6 +132,7 @@ export class ModelRequestPlanner {
       (input.outputSchema ? count(JSON.stringify(input.outputSchema)) : 0);
     const summaries = new Map(transcript.summaries);
     const memo: TurnMemo = transcript.memo ?? { tokenizer: route.tokenizer, turns: new Map() };
+    const retrieved = priority ? await retrieve(store, input, transcript, newMessages) : [];
     const planInput: RequestPackageInput = {
       runId: input.runId,
       callSeq: input.callSeq,
@@ -129,7 +146,10 @@ export class ModelRequestPlanner {
       },
       route: input.modelRoute,
       now: new Date().toISOString(),
-      policyVersion: CONTEXT_POLICY_VERSION,
+      policyVersion: priority ? CONTEXT_PRIORITY_POLICY_VERSION : CONTEXT_POLICY_VERSION,
+      ...(priority ? { priority: true } : {}),
+      ...(priority && input.flaggedToolOutput === 'withhold' ? { withholdFlagged: true } : {}),
+      ...(retrieved.length > 0 ? { retrieved } : {}),
       summaries,
       count,
       scan: this.scanner.scan,
@@ -148,6 +168,39 @@ export class ModelRequestPlanner {
     }
     return { route, tools, outputReserve, plan, made, summaries, memo };
   }
+}
+
+/**
+ * The references the call asks for (`input.retrieval`): the run's task text as the query, on the
+ * store's retrieval port, as context items. None when the call asks for none or the store has no port.
+ * @throws ApplicationFailure `store.invalid_query` (non-retryable) for a retrieval outside its bounds
+ *   (the policy's `limit`); other store errors as thrown.
+ */
+async function retrieve(
+  store: EvidenceStore,
+  input: AnyModelCallActivityInput,
+  transcript: Transcript,
+  newMessages: readonly ModelMessageInput[],
+): Promise<ContextItem[]> {
+  const asked = input.retrieval;
+  const port = asked ? retrievalOf(store) : undefined;
+  if (!asked || !port) return [];
+  const first = transcript.groups[0]?.input ?? newMessages;
+  const task = first.find((m) => m.role === 'user')?.content ?? '';
+  const refs = await port
+    .retrieve({
+      tenantId: asked.tenantId,
+      text: task.slice(0, RETRIEVAL_MAX_QUERY_CHARS),
+      limit: asked.limit,
+      maxAccess: asked.maxAccess,
+    })
+    .catch((err: unknown) => {
+      // A policy asking for a retrieval outside its bounds fails the call for good: it would every time.
+      if (err instanceof StoreError && err.code === 'store.invalid_query')
+        throw ApplicationFailure.create({ type: err.code, message: err.message, nonRetryable: true });
+      throw err;
+    });
+  return refs.map((r, k) => retrievedItem(input.runId, input.callSeq, k, r));
 }
 
 /**

@@ -9,6 +9,7 @@ import { observationText } from '../contract/observation-text.js';
 import type { ContextPackage } from './context/types.js';
 import { itemToMessage, type TranscriptGroup, type TurnMemo } from './context/request-package.js';
 import { inputItem } from './context/transcript-items.js';
+import { carriesVerifiedArtifact } from './context/verified-results.js';
 import type { ModelMessage, ModelUsage } from './model/types.js';
 import { StoreError, type EvidenceStore } from './store/index.js';
 import type { TranscriptCache } from './transcript-cache.js';
@@ -36,13 +37,16 @@ export interface ContextRef {
 
 /**
  * Replace references (`resultOf`) by the stored invocation results, rendered exactly as the workflow
- * would render the observation. The request carried only the reference.
+ * would render the observation. The request carried only the reference. With `markVerified` (runs
+ * whose calls ask `contextOrder: 'priority'`), a result that carries a verified artifact gets trust
+ * `verified` ({@link carriesVerifiedArtifact}); any other keeps the trust the runner gave it.
  * @throws ApplicationFailure `model.reference_missing` (non-retryable) when a referenced result is not stored.
  */
 export async function resolveReferences(
   store: EvidenceStore,
   runId: string,
   messages: readonly ModelMessageInput[],
+  markVerified = false,
 ): Promise<ModelMessageInput[]> {
   const out: ModelMessageInput[] = [];
   for (const m of messages) {
@@ -60,8 +64,11 @@ export async function resolveReferences(
         message: `invocation ${m.resultOf} of ${runId} has no stored result to show the model`,
       });
     }
+    const verified =
+      markVerified && (await carriesVerifiedArtifact(store, runId, m.resultOf, result.artifactIds));
     out.push({
       ...m,
+      ...(verified ? { trust: 'verified' as const } : {}),
       content: observationText({
         status: result.status === 'succeeded' ? 'succeeded' : 'failed_terminal',
         tool: versionedName(intent.tool, intent.version),
@@ -99,6 +106,8 @@ export interface Transcript {
  * The groups before call `callSeq` of `runId` (references resolved), or the stored group of
  * `callSeq` itself when the call was answered already. Reads from the store only the groups after
  * those `transcripts` holds for the run, so a run's calls do not read the whole transcript each time.
+ * `markVerified` as {@link resolveReferences} (one run asks the same way on every call, so the cached
+ * groups were resolved the same way).
  * @throws ApplicationFailure `model.reference_missing` as {@link resolveReferences}; store errors as thrown.
  */
 export async function loadTranscript(
@@ -106,6 +115,7 @@ export async function loadTranscript(
   transcripts: TranscriptCache,
   runId: string,
   callSeq: number,
+  markVerified = false,
 ): Promise<Transcript> {
   const cached = transcripts.get(runId);
   const base = cached && cached.throughSeq < callSeq ? cached : undefined;
@@ -118,7 +128,7 @@ export async function loadTranscript(
   const groups: TranscriptGroup[] = base ? [...base.groups] : [];
   for (const g of stored) {
     const body = g.messages[0] as MessageGroupBody;
-    const input = await resolveReferences(store, runId, body.input);
+    const input = await resolveReferences(store, runId, body.input, markVerified);
     groups.push({
       seq: g.seq,
       input,

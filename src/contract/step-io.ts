@@ -6,6 +6,7 @@
 import type { Artifact } from './artifact.js';
 import type { ToolEffect } from './tool.js';
 import type { AgentEvent } from './agent-event.js';
+import type { RetrievalAccess } from './retrieval.js';
 
 /**
  * Why part of a value was not scanned for tainting data: `scan_limit` (its strings hold more than
@@ -86,6 +87,28 @@ export interface ModelCallInput {
    * by a profile that reads them (the goal profile), on runs since `agent-run-invalid-tool-calls-v1`.
    */
   readonly invalidToolCalls?: 'report';
+  /**
+   * `priority`: the request follows seed 004's priority order with verified observations marked
+   * `verified` (request packages `context/v4`, docs/context.md). Absent: `context/v3`, as before. Sent
+   * on runs since `agent-run-context-priority-v1`.
+   */
+  readonly contextOrder?: 'priority';
+  /**
+   * `withhold`: tool output the input guardrail flags is not sent; a reference and a notice stand in
+   * for it (the run's policy asks, `ContextPolicy.flaggedToolOutput`). Only with `contextOrder`.
+   * Absent: flagged output is sent fenced, as before.
+   */
+  readonly flaggedToolOutput?: 'withhold';
+  /**
+   * Retrieve references for this call (`ContextPolicy.retrieval`): the run's verified tenant (from its
+   * signed start, never from the model or the caller's fields), how many, the most sensitive label.
+   * Only with `contextOrder`. Absent: no retrieval.
+   */
+  readonly retrieval?: {
+    readonly tenantId: string;
+    readonly limit: number;
+    readonly maxAccess: RetrievalAccess;
+  };
   /** Events of the run not yet stored (the outbox), written before the call. */
   readonly events: readonly AgentEvent[];
 }
@@ -162,6 +185,8 @@ export interface ToolOutputFinding {
   readonly sourceRef: string;
   readonly verdict: 'flag' | 'block';
   readonly reasonCodes: readonly string[];
+  /** Present when the output was withheld from the model (the run's policy asks); else it was sent fenced. */
+  readonly withheld?: true;
 }
 
 /** Input of the tool activity. */

@@ -55,4 +55,5 @@ export const START_FEATURES: readonly string[] = [
   'agent-run-request-more-info-v1',
   'agent-run-human-request-expiry-v1',
   'agent-run-versioned-facts-v1',
+  'agent-run-context-priority-v1',
 ];

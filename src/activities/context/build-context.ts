@@ -77,11 +77,13 @@ function supersededToolFacts(cands: readonly Candidate[]): Set<string> {
  * Token counts come from a real tokenizer over each item's rendered form. Items that do not fit are
  * recorded in `omittedItemRefs`. Pure and deterministic.
  *
+ * `count` counts tokens instead of `encoding` (the model activity passes its route's tokenizer).
+ *
  * Throws {@link ContextError}: `context.invalid_input` (schema, duplicate ids),
  * `context.budget_invalid` (reserves exhaust the budget), `context.budget_exceeded` (system
  * instructions and task state alone do not fit).
  */
-export function buildContext(input: BuildContextInput): ContextPackage {
+export function buildContext(input: BuildContextInput, count?: (text: string) => number): ContextPackage {
   const parsed = BuildContextInputSchema.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -94,6 +96,7 @@ export function buildContext(input: BuildContextInput): ContextPackage {
   }
   const args = parsed.data;
   const encoding: TokenEncoding = args.encoding ?? 'o200k_base';
+  const tokens = count ?? ((text: string) => countTokens(text, encoding));
   const now = args.now instanceof Date ? args.now.getTime() : Date.parse(args.now);
   const ids = new Set<string>();
   for (const item of args.items) {
@@ -126,7 +129,7 @@ export function buildContext(input: BuildContextInput): ContextPackage {
     if (tier === undefined) omissions.push({ itemId: item.itemId, reason: 'untrusted_instruction' });
     else
       live.push({
-        item: { ...item, tokenEstimate: countTokens(`${renderItemText(item)}\n\n`, encoding) },
+        item: { ...item, tokenEstimate: tokens(`${renderItemText(item)}\n\n`) },
         order,
         tier,
       });
@@ -138,7 +141,7 @@ export function buildContext(input: BuildContextInput): ContextPackage {
     return false;
   });
 
-  const framing = 2 * TOKENS_PER_MESSAGE + countTokens(`${DATA_NOTICE}\n\n`, encoding);
+  const framing = 2 * TOKENS_PER_MESSAGE + tokens(`${DATA_NOTICE}\n\n`);
   let used = framing;
   const mandatory = candidates.filter((c) => MANDATORY_TIERS.has(c.tier));
   for (const c of mandatory) used += c.item.tokenEstimate ?? 0;
@@ -176,7 +179,7 @@ export function buildContext(input: BuildContextInput): ContextPackage {
   const totalTokenEstimate =
     items.reduce((n, i) => n + (i.tokenEstimate ?? 0), 0) +
     messages * TOKENS_PER_MESSAGE +
-    (hasData ? countTokens(`${DATA_NOTICE}\n\n`, encoding) : 0);
+    (hasData ? tokens(`${DATA_NOTICE}\n\n`) : 0);
   const order = new Map(args.items.map((i, idx) => [i.itemId, idx]));
   omissions.sort((a, b) => (order.get(a.itemId) ?? 0) - (order.get(b.itemId) ?? 0));
   return {

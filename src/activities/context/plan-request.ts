@@ -1,6 +1,6 @@
 import { ContextError } from './errors.js';
 import { TranscriptTurns } from './planned-turns.js';
-import { DATA_NOTICE } from './render.js';
+import { headOf } from './request-head.js';
 import {
   renderRequest,
   requestTokens,
@@ -8,7 +8,7 @@ import {
   type RequestPackageInput,
   type RequestPackagePlan,
 } from './request-package.js';
-import { TOKENS_PER_MESSAGE, countWith } from './tokenizer.js';
+import { countWith } from './tokenizer.js';
 import { fitSummary, summaryItem } from './transcript-items.js';
 import type { ContextItem, OmissionReason } from './types.js';
 
@@ -26,7 +26,9 @@ type Omission = { itemId: string; reason: OmissionReason };
  * request never exceeds `contextWindow - outputReserve - requestOverhead`.
  *
  * Priority (seed 004): system instructions and the task (the first call's first user message) are
- * mandatory; then the first call's other items (verified facts, memory); then the newest turn (the
+ * mandatory; then the first call's other items (memory); with `priority` (`context/v4`) the verified
+ * observations of earlier turns as facts before memory, both in half the room left (request-head.ts);
+ * then the newest turn (the
  * model's last answer and the results it led to: whole, else compacted); then earlier turns newest
  * first while they fit whole in {@link WHOLE_TURNS_SHARE} of the room left; then older turns compacted (the model's text and tool arguments cut,
  * every tool observation replaced by a reference and a summary from `summaries`); the rest is left
@@ -41,10 +43,20 @@ export function planRequest(input: RequestPackageInput): RequestPackagePlan {
   const count = input.count ?? ((t: string) => countWith(budget.tokenizer, t));
   const available = roomOf(budget);
   const turns = new TranscriptTurns({ ...input, tokenizer: budget.tokenizer, count });
-  const head = headOf(turns, count, available);
+  const head = headOf(
+    turns,
+    count,
+    available,
+    input.priority
+      ? { now: input.now, policyVersion: input.policyVersion, retrieved: input.retrieved ?? [] }
+      : undefined,
+  );
   const choice = chooseTurns(turns, head.used, available);
   const body = assemble(turns, head.items, choice, input.summaries, count);
-  const omissions = [...head.omissions, ...body.omissions];
+  const withheld = body.items.flatMap((i) =>
+    i.withheldOf !== undefined ? [{ itemId: i.withheldOf, reason: 'withheld' as const }] : [],
+  );
+  const omissions = [...head.omissions, ...body.omissions, ...withheld];
   turns.forgetBefore(input.groups[choice.cut + 1]?.seq ?? input.callSeq);
   const omittedTurns = turns.omitted(choice.cut);
   const messages = renderRequest({ items: body.items });
@@ -97,46 +109,6 @@ function roomOf(budget: RequestBudget): number {
       { contextWindow: budget.contextWindow },
     );
   return available;
-}
-
-/** The first call's items that are sent, the tokens used with them, and the omissions so far. */
-interface Head {
-  readonly items: readonly ContextItem[];
-  readonly used: number;
-  /** The first call's items left out for the budget. */
-  readonly omissions: readonly Omission[];
-}
-
-/**
- * The head of the request: the mandatory items (instructions and the task), then the first call's
- * other live items while they fit.
- * @throws ContextError `context.budget_exceeded` when the mandatory items do not fit.
- */
-function headOf(turns: TranscriptTurns, count: (text: string) => number, available: number): Head {
-  const prefix = turns.prefix();
-  // The notice and its message, counted whether or not data ends up in the package (room for it).
-  let used = TOKENS_PER_MESSAGE + count(`\n\n${DATA_NOTICE}`);
-  const omissions: Omission[] = [];
-  const mandatory = prefix.filter((i) => i.kind === 'instruction' || i.kind === 'task_state');
-  used += turns.render(mandatory);
-  if (used > available)
-    throw new ContextError(
-      'context.budget_exceeded',
-      `system instructions and the task need ${used} tokens but only ${available} are available`,
-      { needed: used, available },
-    );
-  const items: ContextItem[] = [];
-  for (const i of prefix) {
-    if (mandatory.includes(i)) items.push(i);
-    else {
-      const cost = turns.render([i]);
-      if (used + cost <= available) {
-        used += cost;
-        items.push(i);
-      } else omissions.push({ itemId: i.itemId, reason: 'budget' });
-    }
-  }
-  return { items, used, omissions };
 }
 
 /** How each turn after `cut` is sent; turns 0..`cut` are left out (-1: none). */

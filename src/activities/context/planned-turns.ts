@@ -8,10 +8,19 @@ import {
   messageTokens,
   type PlannedTurn,
   type TranscriptGroup,
+  type ToolOutputScan,
   type TurnMemo,
 } from './request-package.js';
 import type { TokenizerName } from './tokenizer.js';
-import { SUMMARY_MAX_TOKENS, answerItem, compactAnswer, inputItem, summaryItem } from './transcript-items.js';
+import {
+  SUMMARY_MAX_TOKENS,
+  answerItem,
+  compactAnswer,
+  factReference,
+  inputItem,
+  summaryItem,
+  withheldItem,
+} from './transcript-items.js';
 import type { ContextItem, ContextPackage } from './types.js';
 import { versionedName } from '../../contract/versioned-name.js';
 
@@ -41,8 +50,12 @@ export interface TranscriptSource {
   readonly now: string;
   readonly tokenizer: TokenizerName;
   readonly count: (text: string) => number;
-  readonly scan?: (item: ContextItem) => ContextItem['guardrail'];
+  readonly scan?: (item: ContextItem) => ToolOutputScan;
   readonly memo?: TurnMemo;
+  /** `context/v4`: items carry access labels. */
+  readonly priority?: boolean;
+  /** `context/v4`: flagged tool output is withheld (`withheldItem` sent instead). */
+  readonly withholdFlagged?: boolean;
 }
 
 const live = (i: ContextItem, now: number): boolean =>
@@ -64,6 +77,8 @@ export class TranscriptTurns {
   private readonly inputs: readonly { seq: number; input: readonly ModelMessageInput[] }[];
   private readonly firstUser: number;
   private readonly built = new Map<number, PlannedTurn>();
+  /** Ids of the verified observations sent as facts in the head: their turns send a reference. */
+  private promoted: ReadonlySet<string> = new Set();
 
   constructor(private readonly source: TranscriptSource) {
     this.now = Date.parse(source.now);
@@ -85,19 +100,53 @@ export class TranscriptTurns {
     return this.keep(this.itemsOf(0));
   }
 
+  /**
+   * The verified tool results of the turns before the newest (trust `verified`, live), newest first,
+   * at most `max`: the candidates for the facts of a `context/v4` head. Reads only the messages'
+   * trust until it has `max`, so it measures nothing.
+   */
+  verifiedFacts(max: number): ContextItem[] {
+    const out: ContextItem[] = [];
+    for (let k = this.newest; k >= 1 && out.length < max; k--) {
+      const input = this.inputs[k]!.input;
+      if (!input.some((m) => m.role === 'tool' && m.trust === 'verified')) continue;
+      const items = this.itemsOf(k).filter(
+        (i) => i.message?.role === 'tool' && i.trust === 'verified' && live(i, this.now),
+      );
+      out.push(...items.reverse().slice(0, max - out.length));
+    }
+    return out;
+  }
+
+  /**
+   * Marks the verified observations sent as facts in the head (ids): their own turns send a short
+   * reference in their place (`factReference`), so the call they answer keeps its tool message.
+   * Call before the first {@link TranscriptTurns.turn}.
+   */
+  promote(ids: ReadonlySet<string>): void {
+    this.promoted = ids;
+  }
+
   /** Tokens of `items` as sent. */
   render(items: readonly ContextItem[]): number {
     return items.reduce((n, i) => n + messageTokens(itemToMessage(i), this.source.count), 0);
   }
 
-  /** `i` with its tokens and, for tool output, what the guardrail found in it. */
+  /**
+   * `i` with its tokens and, for tool output, what the guardrail found in it; with `priority`, its
+   * access label; flagged tool output withheld when the source asks (the stand-in sized instead).
+   */
   size = (i: ContextItem): ContextItem => {
-    const { scan, count } = this.source;
-    const found = scan && i.kind === 'tool_fact' && i.summaryOf === undefined ? scan(i) : undefined;
+    const { scan, count, priority, withholdFlagged } = this.source;
+    const scanned = scan && i.kind === 'tool_fact' && i.summaryOf === undefined && i.withheldOf === undefined;
+    const found = scanned ? scan(i) : undefined;
+    const flagged = found?.guardrail;
+    const shown = withholdFlagged && flagged ? withheldItem(i, flagged) : i;
     return {
-      ...i,
-      tokenEstimate: messageTokens(itemToMessage(i), count),
-      ...(found ? { guardrail: found } : {}),
+      ...shown,
+      tokenEstimate: messageTokens(itemToMessage(shown), count),
+      ...(flagged ? { guardrail: flagged } : {}),
+      ...(priority ? { access: found?.access ?? shown.access ?? 'internal' } : {}),
     };
   };
 
@@ -111,14 +160,17 @@ export class TranscriptTurns {
     const { groups, runId, memo } = this.source;
     const seq = groups[j]!.seq;
     // The newest turn holds this call's own messages: never taken from the memo.
-    const found = this.built.get(j) ?? (j < groups.length - 1 ? memo?.turns.get(seq) : undefined);
+    const remembered = j < groups.length - 1 ? memo?.turns.get(seq) : undefined;
+    // A remembered turn never holds fact references; one of its items promoted now is measured again.
+    const usable = remembered?.full.every((i) => !this.promoted.has(i.itemId)) ? remembered : undefined;
+    const found = this.built.get(j) ?? usable;
     if (found) {
       this.built.set(j, found);
       return found;
     }
     const answer = this.size(answerItem(runId, groups[j]!));
     const raw = this.itemsOf(j + 1);
-    const next = this.keep(raw).map(this.size);
+    const next = this.keep(raw).map((i) => this.size(this.promoted.has(i.itemId) ? factReference(i) : i));
     const compact: ContextItem[] = [this.size(compactAnswer(answer))];
     const lost: ContextItem[] = [];
     for (const i of next) {
@@ -140,7 +192,10 @@ export class TranscriptTurns {
     };
     this.built.set(j, made);
     // The newest turn holds this call's own messages, and a turn with timed items depends on `now`.
-    const timeless = raw.every((i) => i.effectiveAt === undefined && i.expiresAt === undefined);
+    // A turn with a fact reference depends on this call's head.
+    const timeless = raw.every(
+      (i) => i.effectiveAt === undefined && i.expiresAt === undefined && !this.promoted.has(i.itemId),
+    );
     if (memo && j < groups.length - 1 && timeless) memo.turns.set(seq, made);
     return made;
   }

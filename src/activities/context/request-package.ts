@@ -7,7 +7,7 @@ import { TOKENS_PER_MESSAGE } from './tokenizer.js';
 import type { ModelMessage, ModelToolCallRef } from '../model/types.js';
 import type { ModelMessageInput } from '../../contract/step-io.js';
 import type { TokenizerName } from './tokenizer.js';
-import type { ContextItem, ContextPackage } from './types.js';
+import type { ContextAccess, ContextItem, ContextPackage } from './types.js';
 
 /** One earlier model call of the run: its new messages (references resolved) and the model's answer. */
 export interface TranscriptGroup {
@@ -44,11 +44,31 @@ export interface RequestPackageInput {
   readonly count?: (text: string) => number;
   /**
    * Scans a tool result's content (the input guardrail, memoised by the caller); its findings are
-   * recorded on the item in the package. Does not change what is sent.
+   * recorded on the item in the package (and its access label, with `priority`). Changes what is
+   * sent only with `withholdFlagged`.
    */
-  readonly scan?: (item: ContextItem) => ContextItem['guardrail'];
+  readonly scan?: (item: ContextItem) => ToolOutputScan;
   /** Turns measured by this run's earlier calls (see {@link TurnMemo}); updated in place. */
   readonly memo?: TurnMemo;
+  /**
+   * Seed 004's priority order (`context/v4`): after the instructions and the task, the verified
+   * observations of earlier turns as facts, then memory, then the turns (`planRequest`). Absent:
+   * `context/v3`.
+   */
+  readonly priority?: boolean;
+  /**
+   * With `priority`: tool output the scan flags is withheld, a reference and a notice sent in its
+   * place (`withheldItem`; the run's policy asks, `ContextPolicy.flaggedToolOutput`).
+   */
+  readonly withholdFlagged?: boolean;
+  /** With `priority`: references retrieved for this call (`retrievedItem`), ordered into the head. */
+  readonly retrieved?: readonly ContextItem[];
+}
+
+/** What scanning one tool result found: the guardrail's findings (absent: none) and its data classification. */
+export interface ToolOutputScan {
+  readonly guardrail?: ContextItem['guardrail'];
+  readonly access: ContextAccess;
 }
 
 export interface RequestPackagePlan {

@@ -5,6 +5,7 @@
 import type { ModelMessageInput } from '../../contract/step-io.js';
 import type { TranscriptGroup } from './request-package.js';
 import type { ContextItem } from './types.js';
+import type { RetrievedReference } from '../../contract/retrieval.js';
 
 /** Most tokens of one summary as sent (longer summaries are cut). Reserved for every summary item. */
 export const SUMMARY_MAX_TOKENS = 80;
@@ -117,6 +118,72 @@ export function summaryItem(item: ContextItem, summary: string): ContextItem {
     sourceRef: `artifact://${summaryArtifactId(item.itemId)}`,
     content: `Earlier observation ${item.sourceRef}, shown as a reference and a model-written summary (not verified). Summary: ${summary}`,
     summaryOf: item.itemId,
+    ...(item.message ? { message: item.message } : {}),
+  };
+}
+
+/**
+ * A verified observation as a fact of the request's head (`context/v4`): the same item (id, trust
+ * `verified`, source, content) sent as a data block of its own, not as the tool message it was.
+ */
+export function factItem(item: ContextItem): ContextItem {
+  return {
+    itemId: item.itemId,
+    kind: 'tool_fact',
+    trust: item.trust,
+    sourceRef: item.sourceRef,
+    content: item.content,
+    message: { role: 'user' },
+  };
+}
+
+/**
+ * What the turn of a verified observation sent as a fact (`factItem`) sends in its place: the tool
+ * message answering the same call, naming the fact. Harness text, fenced like the observation.
+ */
+export function factReference(item: ContextItem): ContextItem {
+  return {
+    itemId: `${item.itemId}:ref`,
+    kind: 'tool_fact',
+    trust: item.trust,
+    sourceRef: item.sourceRef,
+    content: `Verified observation: sent above as the fact ${item.itemId}.`,
+    ...(item.message ? { message: item.message } : {}),
+  };
+}
+
+/**
+ * The context item of reference `k` retrieved for call `seq`: kind `retrieved_evidence`, trust
+ * `untrusted` (retrieved text is data, never instructions: a fenced data block), the document's
+ * access label, source `retrieval://<docId>`.
+ */
+export function retrievedItem(runId: string, seq: number, k: number, ref: RetrievedReference): ContextItem {
+  return {
+    itemId: `${runId}:r${seq}:${k}`,
+    kind: 'retrieved_evidence',
+    trust: 'untrusted',
+    sourceRef: `retrieval://${ref.docId}`,
+    content: `${ref.sourceRef} (score ${ref.score.toFixed(3)}): ${ref.excerpt}`,
+    access: ref.access,
+    message: { role: 'user' },
+  };
+}
+
+/**
+ * What is sent instead of flagged tool output the run's policy withholds: the tool message answering
+ * the same call (or a data block, for a fact), with a notice naming the guardrail's reason codes and
+ * the output's source, never the output. Fenced like the output (its source names a model-made call id).
+ */
+export function withheldItem(item: ContextItem, found: NonNullable<ContextItem['guardrail']>): ContextItem {
+  return {
+    itemId: `${item.itemId}:withheld`,
+    kind: item.kind,
+    trust: 'untrusted',
+    sourceRef: item.sourceRef,
+    content:
+      `Tool output withheld by the run's policy: the input guardrail found ${found.reasonCodes.join(', ')} ` +
+      `in it (verdict ${found.verdict}). It is kept in the evidence store under ${item.sourceRef}; it is not shown.`,
+    withheldOf: item.itemId,
     ...(item.message ? { message: item.message } : {}),
   };
 }

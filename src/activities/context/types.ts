@@ -18,6 +18,10 @@ export type ContextKind = z.infer<typeof ContextKindSchema>;
 export const ContextTrustSchema = z.enum(['system', 'verified', 'untrusted']);
 export type ContextTrust = z.infer<typeof ContextTrustSchema>;
 
+/** Access label of a context item: the data classification of its content (docs/context.md). */
+export const ContextAccessSchema = z.enum(['public', 'internal', 'confidential', 'restricted']);
+export type ContextAccess = z.infer<typeof ContextAccessSchema>;
+
 export const ContextItemSchema = z
   .object({
     itemId: z.string().min(1),
@@ -64,6 +68,14 @@ export const ContextItemSchema = z
     guardrail: z
       .strictObject({ verdict: z.enum(['flag', 'block']), reasonCodes: z.array(z.string()) })
       .optional(),
+    /**
+     * The access label (`context/v4`): how sensitive the content is, set by the harness, never from
+     * the item's own claims: tool output and retrieved text get the input guardrail's data
+     * classification of their content, everything else `internal`.
+     */
+    access: ContextAccessSchema.optional(),
+    /** A notice and reference standing for the flagged tool output with this id, which was withheld. */
+    withheldOf: z.string().min(1).optional(),
   })
   .strict();
 export type ContextItem = z.infer<typeof ContextItemSchema>;
@@ -71,9 +83,16 @@ export type ContextItem = z.infer<typeof ContextItemSchema>;
 /**
  * Why a valid item was left out: `budget` (it did not fit), `superseded` (a newer fact from the same
  * source), `untrusted_instruction` (an instruction without system trust), `summarized` (sent as a
- * reference and a summary instead: the item whose `summaryOf` names it).
+ * reference and a summary instead: the item whose `summaryOf` names it), `withheld` (flagged tool output
+ * the run's policy withholds: the item whose `withheldOf` names it stands in).
  */
-export const OmissionReasonSchema = z.enum(['budget', 'superseded', 'untrusted_instruction', 'summarized']);
+export const OmissionReasonSchema = z.enum([
+  'budget',
+  'superseded',
+  'untrusted_instruction',
+  'summarized',
+  'withheld',
+]);
 export type OmissionReason = z.infer<typeof OmissionReasonSchema>;
 
 export const ContextPackageSchema = z

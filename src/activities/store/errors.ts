@@ -10,6 +10,8 @@ export const STORE_ERROR_CODES = [
   'store.invalid_url',
   /** A record does not match its schema (missing field, wrong type, bad artifact). */
   'store.invalid_record',
+  /** A retrieval query does not match its schema (no tenant, too long, a limit out of bounds). */
+  'store.invalid_query',
   /** A JSON payload is over its size bound; large data belongs in a blob. */
   'store.payload_too_large',
   /** A different record already exists under the same key; the first record stands. */

@@ -15,3 +15,5 @@ export {
   type FailureReason,
   type FailureSampleRecord,
 } from '../../contract/failure-sample-record.js';
+export { retrievalOf } from './store-retrieval.js';
+export { SqlRetrieval } from './sql-retrieval.js';

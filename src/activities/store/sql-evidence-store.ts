@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SqlRetrieval } from './sql-retrieval.js';
 import type { Artifact } from '../../contract/artifact.js';
 import { artifactRow, getArtifactProgram, listArtifactsProgram, putArtifactRow } from './artifact-program.js';
 import { blobRefOfText, getBlobProgram, putBlobProgram } from './blob-program.js';
@@ -118,6 +119,11 @@ function validDeltas(callId: string, deltas: readonly ModelDelta[]): { call: str
  * backends. Inputs are validated here, before any I/O; each write is one transaction.
  */
 export class SqlEvidenceStore implements EvidenceStore {
+  /** The retrieval port on this store's database (docs/context.md, "Retrieval"). */
+  retrieval(): SqlRetrieval {
+    return new SqlRetrieval(this.executor);
+  }
+
   readonly backend: 'sqlite' | 'postgres';
 
   constructor(private readonly executor: SqlExecutor) {

@@ -1,5 +1,12 @@
 /** Workflow-safe entry point of the policy engine: pure, synchronous, no Node builtins, no clock. */
-export type { Policy, PolicyFacts, PolicyRequest, PolicyStage, PolicySubject } from './policy.js';
+export type {
+  ContextPolicy,
+  Policy,
+  PolicyFacts,
+  PolicyRequest,
+  PolicyStage,
+  PolicySubject,
+} from './policy.js';
 export { policyVersionOf } from './policy.js';
 export { PolicyError } from './policy-error.js';
 export type { ReasonCode } from './reason-codes.js';

@@ -2,6 +2,7 @@ import type { PolicyDecision } from '../../contract/policy-decision.js';
 import type { ToolEffect } from '../../contract/tool.js';
 import type { AuthorizationRules } from '../authz/authorization-rules.js';
 import { versionedName } from '../../contract/versioned-name.js';
+import type { RetrievalAccess } from '../../contract/retrieval.js';
 
 /** When a policy is asked: before a tool is shown to the model, or before a call is dispatched. */
 export type PolicyStage = 'presentation' | 'dispatch';
@@ -62,6 +63,26 @@ export interface Policy {
    */
   check?(): void;
   evaluate(req: PolicyRequest): PolicyDecision;
+  /** What the model may see of the run's context (the context guardrail); absent: the defaults. */
+  readonly context?: ContextPolicy;
+}
+
+/**
+ * The context guardrail's choices of a policy (docs/guardrails.md, "Context guardrail"). Applied on
+ * runs since `agent-run-context-priority-v1` (request packages `context/v4`).
+ */
+export interface ContextPolicy {
+  /**
+   * Tool output the input guardrail flags (verdict `flag` or `block`): `fence` (default) sends it as
+   * fenced untrusted data; `withhold` sends a reference and a notice instead, never the output.
+   */
+  readonly flaggedToolOutput?: 'fence' | 'withhold';
+  /**
+   * Retrieve references for each model call (the worker's retrieval port, docs/context.md
+   * "Retrieval"): at most `limit` documents of the run's verified tenant, none labelled above
+   * `maxAccess`. Only for runs whose tenant is verified (a signed start); absent: no retrieval.
+   */
+  readonly retrieval?: { readonly limit: number; readonly maxAccess: RetrievalAccess };
 }
 
 /** The `policyVersion` string a policy writes into its decisions: `name@version`. */

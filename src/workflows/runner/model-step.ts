@@ -9,6 +9,7 @@ import {
   type BilledUsage,
 } from './model-routing.js';
 import type { ModelDecision, ModelPurpose } from './ports.js';
+import type { ModelCallInput } from '../../contract/step-io.js';
 import type { RunCore } from './run-core.js';
 import type { ModelRequest } from './run-context.js';
 import { stopIfExhausted } from './run-stop.js';
@@ -116,6 +117,15 @@ export class ModelStep {
           ...(request.invalidToolCalls && core.features.on('invalidToolCalls')
             ? { invalidToolCalls: 'report' as const }
             : {}),
+          ...(core.features.on('contextPriority')
+            ? {
+                contextOrder: 'priority' as const,
+                ...(core.policy.context?.flaggedToolOutput === 'withhold'
+                  ? { flaggedToolOutput: 'withhold' as const }
+                  : {}),
+                ...retrievalOf(core),
+              }
+            : {}),
           events,
         },
         pinned,
@@ -202,4 +212,16 @@ export class ModelStep {
     core.ports.publish(s);
     return decision;
   }
+}
+
+/**
+ * The retrieval a model call asks for: the policy's (`ContextPolicy.retrieval`) for a run whose tenant
+ * is verified (a signed start); nothing otherwise, so an anonymous run or a tenant the starter typed
+ * never reads a tenant's documents.
+ */
+function retrievalOf(core: RunCore): { retrieval?: ModelCallInput['retrieval'] } {
+  const asked = core.policy.context?.retrieval;
+  const subject = core.subject;
+  if (!asked || subject?.verified !== true || subject.tenantId === undefined) return {};
+  return { retrieval: { tenantId: subject.tenantId, limit: asked.limit, maxAccess: asked.maxAccess } };
 }

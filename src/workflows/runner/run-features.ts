@@ -42,6 +42,8 @@ export const RUN_FEATURES = [
   'humanRequestExpiry',
   /** Facts carry a version; verified facts are shown as `fact://<name>@v<version>`. */
   'versionedFacts',
+  /** Model calls ask for the seed's context priority order (`contextOrder: 'priority'`). */
+  'contextPriority',
 ] as const;
 
 export type RunFeature = (typeof RUN_FEATURES)[number];

@@ -39,5 +39,6 @@ export function temporalRunFeatures(runPatches: RunPatches, decided: StartPatche
     requestMoreInfo: decided.requestMoreInfo,
     humanRequestExpiry: decided.humanRequestExpiry,
     versionedFacts: decided.versionedFacts,
+    contextPriority: decided.contextPriority,
   });
 }

@@ -148,6 +148,14 @@ export const HUMAN_REQUEST_EXPIRY_PATCH = 'agent-run-human-request-expiry-v1';
  */
 export const VERSIONED_FACTS_PATCH = 'agent-run-versioned-facts-v1';
 
+/**
+ * Model calls ask for seed 004's context priority order (`contextOrder: 'priority'`, request packages
+ * `context/v4`: verified observations marked `verified` and sent after the task, docs/context.md).
+ * Decided once at the start, without a marker when the start memo lists it ({@link RunPatches.feature});
+ * a history without it sends no `contextOrder` (packages `context/v3`, as before).
+ */
+export const CONTEXT_PRIORITY_PATCH = 'agent-run-context-priority-v1';
+
 /** Behaviours a start memo may ask for without a marker ({@link START_FEATURES_MEMO_KEY}). */
 export type StartFeatureId =
   | typeof TRUST_SCOPE_PATCH
@@ -157,7 +165,8 @@ export type StartFeatureId =
   | typeof MODEL_CONTEXT_REF_PATCH
   | typeof REQUEST_MORE_INFO_PATCH
   | typeof HUMAN_REQUEST_EXPIRY_PATCH
-  | typeof VERSIONED_FACTS_PATCH;
+  | typeof VERSIONED_FACTS_PATCH
+  | typeof CONTEXT_PRIORITY_PATCH;
 
 /** The ids the baseline stands for. */
 export const BASELINE_PATCH_IDS = [

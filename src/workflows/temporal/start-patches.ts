@@ -10,6 +10,7 @@ import {
   REQUEST_MORE_INFO_PATCH,
   HUMAN_REQUEST_EXPIRY_PATCH,
   VERSIONED_FACTS_PATCH,
+  CONTEXT_PRIORITY_PATCH,
   SIGNED_DECISIONS_PATCH,
   TRUST_SCOPE_PATCH,
   type RunPatches,
@@ -38,6 +39,8 @@ export interface StartPatches {
   readonly humanRequestExpiry: boolean;
   /** Versioned facts and fact refs (`VERSIONED_FACTS_PATCH`). */
   readonly versionedFacts: boolean;
+  /** Model calls ask for the seed's context priority order (`CONTEXT_PRIORITY_PATCH`). */
+  readonly contextPriority: boolean;
 }
 
 /**
@@ -45,8 +48,8 @@ export interface StartPatches {
  * graph node checks are asked only for a graph profile (`graph`); the event envelope next; the trust
  * scope next, only for a run that checks signed decisions; the invalid tool calls last, only for a
  * goal run (not `graph`); the decision rules, the tool definition pin, the model context ref, the
- * request for more information, the human request expiry and the versioned facts after them, for every
- * run. The last eight without a marker
+ * request for more information, the human request expiry, the versioned facts and the context
+ * priority after them, for every run. The last nine without a marker
  * when the start memo names them ({@link RunPatches.feature}).
  */
 export function decideStartPatches(patches: RunPatches, graph: boolean): StartPatches {
@@ -63,6 +66,7 @@ export function decideStartPatches(patches: RunPatches, graph: boolean): StartPa
   const requestMoreInfo = patches.feature(REQUEST_MORE_INFO_PATCH);
   const humanRequestExpiry = patches.feature(HUMAN_REQUEST_EXPIRY_PATCH);
   const versionedFacts = patches.feature(VERSIONED_FACTS_PATCH);
+  const contextPriority = patches.feature(CONTEXT_PRIORITY_PATCH);
   return {
     continueAsNew,
     guardrails,
@@ -77,5 +81,6 @@ export function decideStartPatches(patches: RunPatches, graph: boolean): StartPa
     requestMoreInfo,
     humanRequestExpiry,
     versionedFacts,
+    contextPriority,
   };
 }

@@ -4,10 +4,11 @@ import { retailDefinition } from '../../../apps/retail/workflow/definition.js';
 import { graphChecksDefinition } from './graph-checks.js';
 import { taintFilesGitDefinition } from './taint-files-git.js';
 import { threadMemoryDefinition } from './thread-memory-graph.js';
+import { contextPoliciesDefinition } from './context-policies.js';
 
 /**
  * What the tests' bundle serves: the bench's bundle (every example app, the bench), the retail app's
- * routed profiles and the test-only graphs.
+ * routed profiles, the test-only graphs and the context policies' goals.
  */
 export const testBundleDefinition = combineDefinitions(
   benchBundleDefinition,
@@ -15,4 +16,5 @@ export const testBundleDefinition = combineDefinitions(
   threadMemoryDefinition,
   taintFilesGitDefinition,
   retailDefinition,
+  contextPoliciesDefinition,
 );

@@ -261,11 +261,42 @@ describe('planRequest: the request is the package', () => {
       ...input(2, 100_000),
       scan: (i) =>
         i.itemId.endsWith(':m2:0')
-          ? { verdict: 'flag', reasonCodes: ['guardrail.input.injection_marker'] }
-          : undefined,
+          ? {
+              guardrail: { verdict: 'flag', reasonCodes: ['guardrail.input.injection_marker'] },
+              access: 'internal',
+            }
+          : { access: 'internal' },
     });
     expect(scanned.messages).toEqual(plain.messages);
     expect(scanned.pkg.items.filter((i) => i.guardrail).map((i) => i.itemId)).toEqual([`${RUN}:m2:0`]);
+    // context/v3: no access labels.
+    expect(scanned.pkg.items.some((i) => i.access !== undefined)).toBe(false);
+  });
+
+  it('context/v4 with withholdFlagged: a flagged tool result is replaced by a notice, labelled, and listed as withheld', () => {
+    const flaggedId = `${RUN}:m2:0`;
+    const plan = planRequest({
+      ...input(2, 100_000),
+      priority: true,
+      withholdFlagged: true,
+      scan: (i) =>
+        i.itemId === flaggedId
+          ? { guardrail: { verdict: 'block', reasonCodes: ['guardrail.input.secret'] }, access: 'restricted' }
+          : { access: 'public' },
+    });
+    const stand = plan.pkg.items.find((i) => i.withheldOf === flaggedId)!;
+    expect(stand).toMatchObject({
+      itemId: `${flaggedId}:withheld`,
+      trust: 'untrusted',
+      access: 'restricted',
+    });
+    expect(stand.guardrail).toEqual({ verdict: 'block', reasonCodes: ['guardrail.input.secret'] });
+    expect(stand.content).toContain('withheld');
+    expect(plan.pkg.items.some((i) => i.itemId === flaggedId)).toBe(false);
+    expect(plan.pkg.omissions).toContainEqual({ itemId: flaggedId, reason: 'withheld' });
+    // Every item carries an access label; the call the output answered still has its tool message.
+    expect(plan.pkg.items.every((i) => i.access !== undefined)).toBe(true);
+    expect(wellFormed(plan.messages)).toBe(true);
   });
 
   it('drops expired memory, keeps live memory right after the task', () => {
@@ -291,6 +322,59 @@ describe('planRequest: the request is the package', () => {
       trust: 'verified',
       sourceRef: 'memory://t1/fresh',
     });
+  });
+
+  it('context/v4: verified results of earlier turns come right after the task, before memory and retrieved references; their turns send a reference', () => {
+    const { groups, next } = conversation(4, 240);
+    const verified = (g: TranscriptGroup): TranscriptGroup => ({
+      ...g,
+      input: g.input.map((m) => (m.role === 'tool' ? { ...m, trust: 'verified' as const } : m)),
+    });
+    const memory: ModelMessageInput = {
+      role: 'user',
+      content: 'fresh=true',
+      trust: 'verified',
+      memory: { sourceRef: 'memory://t1/fresh' },
+    };
+    const g = [
+      { ...groups[0]!, input: [...groups[0]!.input, memory] },
+      verified(groups[1]!),
+      groups[2]!,
+      groups[3]!,
+    ];
+    const retrieved = {
+      itemId: `${RUN}:r5:0`,
+      kind: 'retrieved_evidence' as const,
+      trust: 'untrusted' as const,
+      sourceRef: 'retrieval://doc-1',
+      content: 'kb://ledger (score 1.000): ledgers close monthly',
+      access: 'public' as const,
+      message: { role: 'user' as const },
+    };
+    const base = { ...input(4, 100_000), groups: g, newMessages: next };
+    const v3 = planRequest(base);
+    expect(v3.pkg.items.map((i) => i.kind).slice(0, 3)).toEqual(['instruction', 'task_state', 'memory']);
+    // context/v3 sends the result in its turn, as the tool message.
+    expect(v3.pkg.items.find((i) => i.itemId === `${RUN}:m2:0`)?.message?.role).toBe('tool');
+    const v4 = planRequest({ ...base, priority: true, policyVersion: 'context/v4', retrieved: [retrieved] });
+    const head = v4.pkg.items.slice(0, 5);
+    expect(head.map((i) => [i.kind, i.trust])).toEqual([
+      ['instruction', 'system'],
+      ['task_state', 'untrusted'],
+      ['tool_fact', 'verified'],
+      ['retrieved_evidence', 'untrusted'],
+      ['memory', 'verified'],
+    ]);
+    const fact = head[2]!;
+    expect(fact).toMatchObject({ itemId: `${RUN}:m2:0`, message: { role: 'user' } });
+    // Its own turn answers the same call with a reference; sent once, the conversation well formed.
+    expect(v4.pkg.items.filter((i) => i.itemId === fact.itemId)).toHaveLength(1);
+    expect(v4.pkg.items.find((i) => i.itemId === `${fact.itemId}:ref`)?.message).toEqual({
+      role: 'tool',
+      toolCallId: 'c1',
+    });
+    expect(wellFormed(v4.messages)).toBe(true);
+    expect(renderRequest(v4.pkg)).toEqual(v4.messages);
   });
 
   it("the goal profile's recalled memory becomes memory items of trust verified, the expired one dropped", () => {

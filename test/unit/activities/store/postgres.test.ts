@@ -56,6 +56,7 @@ describe('PostgreSQL adapter', () => {
       'memory_entries',
       'message_groups',
       'model_deltas',
+      'retrieval_documents',
       'runs',
       'schema_migrations',
     ]);
