@@ -4,6 +4,7 @@ import { migration003RunTenants } from './003-run-tenants.js';
 import { migration004FailureSamples } from './004-failure-samples.js';
 import { migration005ThreadMemory } from './005-thread-memory.js';
 import { migration006ProvisionalEvents } from './006-provisional-events.js';
+import { migration007EventChain } from './007-event-chain.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -16,6 +17,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration004FailureSamples,
   migration005ThreadMemory,
   migration006ProvisionalEvents,
+  migration007EventChain,
 ];
 
 /** Schema version this build writes and understands. */
