@@ -21,7 +21,8 @@ export interface ChainLinkRow {
  * - `chain.unchained`: a run recorded before the store chained events (its first event predates
  *   `chainStart`, every link is empty): not verifiable, reported as such, never as passed;
  * - `chain.stripped`: links missing on a run recorded after the chain began, or on some events only;
- * - `chain.event_missing`: the sequence does not start at 0 or has a gap (an event was dropped);
+ * - `chain.event_missing`: the sequence has a gap (an event was dropped; a dropped first event breaks
+ *   the genesis link, which binds the first event's id);
  * - `chain.event_altered`: an event's bytes no longer hash to its stored hash (changed after the fact);
  * - `chain.link_broken`: an event's `prev` is not its predecessor's hash (or the first is not the
  *   genesis): events were removed, inserted or relinked, or the stored body's run/ids were changed;
@@ -63,12 +64,13 @@ export function checkChain(
   }
   if (unlinked > 0)
     return fail('chain', 'chain.stripped', `${unlinked} of ${rows.length} events carry no links`);
-  for (let i = 0; i < rows.length; i++) {
-    if (rows[i]!.seq !== i)
+  for (let i = 1; i < rows.length; i++) {
+    const want = rows[i - 1]!.seq + 1;
+    if (rows[i]!.seq !== want)
       return fail(
         'chain',
         'chain.event_missing',
-        `expected event #${i}, found #${rows[i]!.seq}: an event is missing`,
+        `expected event #${want}, found #${rows[i]!.seq}: an event is missing`,
       );
   }
   let prev = genesisHash(sha256, genesisOfFirstEvent(decoded[0]!));
@@ -83,7 +85,7 @@ export function checkChain(
       return fail(
         'chain',
         'chain.link_broken',
-        row.seq === 0
+        row === first
           ? 'the first event does not start from the run genesis'
           : `event #${row.seq} does not link to event #${row.seq - 1}`,
       );
