@@ -19,7 +19,8 @@ export async function collectProofBundle(
   const chain = await readEventChain(store, runId);
   const invocations = await store.listInvocations(runId);
   const artifacts = await store.listArtifacts(runId);
-  const history = client ? await fetchHistory(client, runId) : null;
+  // A run the store does not know is not asked of Temporal (the caller reports it as not found).
+  const history = client && chain.rows.length > 0 ? await fetchHistory(client, runId) : null;
   return {
     format: PROOF_BUNDLE_FORMAT,
     runId,
