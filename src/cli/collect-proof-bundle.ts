@@ -3,10 +3,12 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { readEventChain } from '../activities/store/index.js';
 import type { EvidenceStore } from '../contract/evidence-store.js';
 import { PROOF_BUNDLE_FORMAT, type ProofBundle } from '../contract/proof-bundle.js';
+import type { AttestationRegistry } from '../contract/chain-head.js';
 
 /**
  * Gather a run's proof bundle (contract/proof-bundle.ts) from its evidence store and, when `client` is
- * given and Temporal still has the workflow, its history. A history Temporal no longer has is `null`
+ * given and Temporal still has the workflow, its history, with the attestation key registry its signed
+ * heads need (`attestation`). A history Temporal no longer has is `null`
  * (the verifier reports it); any other Temporal error propagates.
  * @throws the store's errors (`store.backend_error` for a store without a chain).
  */
@@ -14,6 +16,7 @@ export async function collectProofBundle(
   store: EvidenceStore,
   client: Client | undefined,
   runId: string,
+  attestation: AttestationRegistry | null = null,
   now: Date = new Date(),
 ): Promise<ProofBundle> {
   const chain = await readEventChain(store, runId);
@@ -37,6 +40,7 @@ export async function collectProofBundle(
     })),
     artifacts: artifacts as unknown as Record<string, unknown>[],
     history,
+    attestation,
   };
 }
 

@@ -13,6 +13,7 @@ export function registerProofCommands(program: Command, { out, run }: CommandKit
     .description("check a run's evidence: chain, decisions, writes, history agreement, artifacts, policy")
     .option('--bundle <file>', 'verify an exported bundle instead (no store or server needed)')
     .option('--principals <file>', 'the approver registry you trust; decisions under another one fail')
+    .option('--attestation <file>', 'the attestation keys that check the signed chain heads')
     .action((runId: string | undefined, o: VerifyOptions, cmd: Command) =>
       run(async () => (await import('./commands/proof.js')).verifyCommand(runId, o, out(cmd))),
     );
@@ -21,7 +22,11 @@ export function registerProofCommands(program: Command, { out, run }: CommandKit
     .command('export <runId>')
     .description("write a run's self-contained proof bundle for `harness verify --bundle`")
     .requiredOption('--bundle <file>', 'the bundle file to write')
-    .action((runId: string, o: { bundle: string }, cmd: Command) =>
+    .option(
+      '--attestation <file>',
+      'the attestation keys to put in the bundle (default HARNESS_ATTESTATION_KEYS)',
+    )
+    .action((runId: string, o: { bundle: string; attestation?: string }, cmd: Command) =>
       run(async () => (await import('./commands/proof.js')).exportCommand(runId, o, out(cmd))),
     );
 }

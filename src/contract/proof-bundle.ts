@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AttestationRegistrySchema } from './chain-head.js';
 
 /** The format string of a proof bundle; a bundle of another format is refused. */
 export const PROOF_BUNDLE_FORMAT = 'agent-harness.proof-bundle/v1';
@@ -21,7 +22,8 @@ const ChainRowSchema = z.strictObject({
  *   source store began chaining;
  * - `invocations`, `artifacts`: the store's records of intents, results and artifacts;
  * - `history`: the run's Temporal history in the SDK's JSON form (`historyToJSON`); `null` when
- *   Temporal no longer had it, which the history and decision checks then report as failed.
+ *   Temporal no longer had it, which the history and decision checks then report as failed;
+ * - `attestation`: the attestation key registry entries the signed heads in the history need.
  */
 export const ProofBundleSchema = z.strictObject({
   format: z.literal(PROOF_BUNDLE_FORMAT),
@@ -38,5 +40,7 @@ export const ProofBundleSchema = z.strictObject({
   ),
   artifacts: z.array(z.record(z.string(), z.unknown())),
   history: z.record(z.string(), z.unknown()).nullable(),
+  /** The attestation keys the signed heads are checked with (`null`: none were at hand at export). */
+  attestation: AttestationRegistrySchema.nullable(),
 });
 export type ProofBundle = z.infer<typeof ProofBundleSchema>;

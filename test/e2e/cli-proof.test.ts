@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { decide } from '../support/decisions.js';
 import { TEST_PRINCIPALS } from '../support/principals.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
+import { testAttestation } from '../support/attestation.js';
 import { collect, harnessBin, runCli, type CliResult } from './cli-support.js';
 
 /**
@@ -28,8 +29,12 @@ describe('harness verify and export', () => {
   };
 
   beforeAll(async () => {
-    h = await createHarnessFixture('cli-proof');
+    const attestation = testAttestation();
+    h = await createHarnessFixture('cli-proof', {}, { attestation: attestation.signer });
+    const keys = join(h.dir, 'attestation.json');
+    writeFileSync(keys, JSON.stringify(attestation.registry));
     env = {
+      HARNESS_ATTESTATION_KEYS: keys,
       HARNESS_TASK_QUEUE: h.taskQueue,
       HARNESS_STORE_URL: `sqlite:${join(h.dir, 'evidence.db')}`,
       HARNESS_REFUND_DB: join(h.dir, 'refund.db'),
@@ -51,8 +56,16 @@ describe('harness verify and export', () => {
     const r = await cli('verify', runId);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trim().split('\n');
-    expect(lines.filter((l) => l.startsWith('PASS'))).toHaveLength(6);
-    for (const code of ['chain.ok', 'decisions.ok', 'writes.ok', 'history.ok', 'artifacts.ok', 'policy.ok'])
+    expect(lines.filter((l) => l.startsWith('PASS'))).toHaveLength(7);
+    for (const code of [
+      'chain.ok',
+      'heads.ok',
+      'decisions.ok',
+      'writes.ok',
+      'history.ok',
+      'artifacts.ok',
+      'policy.ok',
+    ])
       expect(r.stdout).toContain(code);
     expect(lines.at(-1)).toBe(`verified: run ${runId}`);
     const json = await cli('verify', runId, '--json');

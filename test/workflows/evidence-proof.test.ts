@@ -9,6 +9,7 @@ import { eventHash, genesisHash, genesisOfFirstEvent } from '../../src/contract/
 import { canonicalJson } from '../../src/contract/canonical-json.js';
 import { decide } from '../support/decisions.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
+import { testAttestation } from '../support/attestation.js';
 
 /** The line of `check` in a report. */
 const line = (r: ProofReport, check: string) => r.checks.find((c) => c.check === check)!;
@@ -18,6 +19,7 @@ describe('evidence proof of a refund run (chain, verifier, bundle) on the real s
   let h: HarnessFixture;
   let db: Database.Database;
   const runs: string[] = [];
+  const attestation = testAttestation();
 
   async function refundWithApproval(): Promise<string> {
     const handle = await h.start({
@@ -29,7 +31,7 @@ describe('evidence proof of a refund run (chain, verifier, bundle) on the real s
     return handle.workflowId;
   }
   const verifyStored = async (runId: string) =>
-    verifyProofBundle(await collectProofBundle(h.composition.store, h.t.client, runId));
+    verifyProofBundle(await collectProofBundle(h.composition.store, h.t.client, runId, attestation.registry));
   /** Change the database, verify, and put it back as it was. */
   async function tampered(runId: string, sql: string, restore: string): Promise<ProofReport> {
     db.exec(sql);
@@ -60,7 +62,7 @@ describe('evidence proof of a refund run (chain, verifier, bundle) on the real s
     };
 
   beforeAll(async () => {
-    h = await createHarnessFixture('evidence-proof');
+    h = await createHarnessFixture('evidence-proof', {}, { attestation: attestation.signer });
     runs.push(await refundWithApproval(), await refundWithApproval());
     db = new Database(join(h.dir, 'evidence.db'));
   }, 60_000);
@@ -73,6 +75,7 @@ describe('evidence proof of a refund run (chain, verifier, bundle) on the real s
     const report = await verifyStored(runs[0]!);
     expect(codes(report)).toEqual([
       'chain.ok',
+      'heads.ok',
       'decisions.ok',
       'writes.ok',
       'history.ok',
@@ -140,6 +143,8 @@ describe('evidence proof of a refund run (chain, verifier, bundle) on the real s
       relink(run);
       const report = await verifyStored(run);
       expect(line(report, 'chain').code).toBe('chain.ok');
+      // Without the worker's key the recomputed chain no longer matches the heads it signed.
+      expect(line(report, 'heads').code).toBe('heads.mismatch');
       expect(line(report, 'decisions').code).toBe('decisions.token_unbound');
     } finally {
       db.prepare('UPDATE events SET body = ? WHERE run_id = ? AND seq = ?').run(
@@ -156,8 +161,8 @@ describe('evidence proof of a refund run (chain, verifier, bundle) on the real s
     let bundle: ProofBundle;
     let other: ProofBundle;
     beforeAll(async () => {
-      bundle = await collectProofBundle(h.composition.store, h.t.client, runs[0]!);
-      other = await collectProofBundle(h.composition.store, h.t.client, runs[1]!);
+      bundle = await collectProofBundle(h.composition.store, h.t.client, runs[0]!, attestation.registry);
+      other = await collectProofBundle(h.composition.store, h.t.client, runs[1]!, attestation.registry);
     });
     const copy = (): ProofBundle => JSON.parse(JSON.stringify(bundle)) as ProofBundle;
     const historyEvents = (b: ProofBundle) => (b.history as { events: Record<string, unknown>[] }).events;
@@ -209,6 +214,28 @@ describe('evidence proof of a refund run (chain, verifier, bundle) on the real s
       }
       expect(swapped).toBeGreaterThan(0);
       expect(line(verifyProofBundle(b), 'decisions').code).toBe('decisions.registry_mismatch');
+    });
+
+    it('checks the signed heads with the attestation keys: rotated keys still verify, unknown or expired ones do not', () => {
+      expect(line(verifyProofBundle(bundle), 'heads').detail).toMatch(/signed heads match the chain/);
+      const rotated = testAttestation('worker-test-0');
+      const old = { ...rotated.registry.keys[0]!, notAfter: new Date(Date.now() - 7_200_000).toISOString() };
+      const withRotated = { version: 1 as const, keys: [old, ...attestation.registry.keys] };
+      expect(line(verifyProofBundle(bundle, { attestation: withRotated }), 'heads').code).toBe('heads.ok');
+      const stranger = testAttestation();
+      expect(line(verifyProofBundle(bundle, { attestation: stranger.registry }), 'heads').code).toBe(
+        'heads.signature_invalid',
+      );
+      const expired = {
+        version: 1 as const,
+        keys: [{ ...attestation.registry.keys[0]!, notAfter: old.notAfter }],
+      };
+      expect(line(verifyProofBundle(bundle, { attestation: expired }), 'heads').code).toBe(
+        'heads.key_not_valid',
+      );
+      expect(line(verifyProofBundle({ ...bundle, attestation: null }), 'heads').code).toBe(
+        'heads.no_registry',
+      );
     });
 
     it('detects a bundle whose events were edited as text', () => {

@@ -35,3 +35,21 @@ export async function readEventChain(store: EvidenceStore, runId: string): Promi
   }
   return { rows, chainStart };
 }
+
+/**
+ * The chain hash of the run's event `seq` (`undefined` when it is not stored, or the run is unchained).
+ * @throws as {@link readEventChain}.
+ */
+export async function chainHashAt(
+  store: EvidenceStore,
+  runId: string,
+  seq: number,
+): Promise<string | undefined> {
+  if (!(store instanceof SqlEvidenceStore))
+    throw new StoreError(
+      'store.backend_error',
+      'this evidence store keeps no hash chain (not the harness SQL store)',
+    );
+  const row = (await store.listEventChain(runId, seq - 1, 1)).rows[0];
+  return row?.seq === seq ? (row.chainHash ?? undefined) : undefined;
+}

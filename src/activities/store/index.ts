@@ -15,5 +15,5 @@ export {
   type FailureReason,
   type FailureSampleRecord,
 } from '../../contract/failure-sample-record.js';
-export { readEventChain, type EventChain } from './event-chain-reader.js';
+export { chainHashAt, readEventChain, type EventChain } from './event-chain-reader.js';
 export { sha256Text, type ChainedEventRow } from './chain-program.js';

@@ -6,12 +6,16 @@ import { collectProofBundle } from '../collect-proof-bundle.js';
 import { connectTemporal, openCliStore } from '../connect.js';
 import { EXIT, notFoundError, usageError } from '../errors.js';
 import type { Output } from '../output.js';
+import { readAttestationRegistry } from '../read-attestation.js';
+import type { AttestationRegistry } from '../../contract/chain-head.js';
 
 export interface VerifyOptions {
   /** Verify this bundle file instead of the run's store and history. */
   readonly bundle?: string;
   /** The approver registry the auditor trusts: decisions under another registry fail. */
   readonly principals?: string;
+  /** The attestation key registry the signed heads are checked with (default: HARNESS_ATTESTATION_KEYS, else the bundle's). */
+  readonly attestation?: string;
 }
 
 /**
@@ -25,6 +29,7 @@ export async function verifyCommand(
   out: Output,
 ): Promise<number> {
   const trusted = o.principals !== undefined ? loadPrincipalRegistry(o.principals).digest : undefined;
+  const attestation = readAttestationRegistry(o.attestation);
   let bundle: ProofBundle;
   if (o.bundle !== undefined) {
     bundle = readBundle(o.bundle);
@@ -32,9 +37,12 @@ export async function verifyCommand(
       throw usageError(`the bundle is for run ${bundle.runId}, not ${runId}`);
   } else {
     if (runId === undefined) throw usageError('name a run id, or a bundle with --bundle <file>');
-    bundle = await collect(runId);
+    bundle = await collect(runId, attestation);
   }
-  const report = verifyProofBundle(bundle, trusted !== undefined ? { trustedRegistryDigest: trusted } : {});
+  const report = verifyProofBundle(bundle, {
+    ...(trusted !== undefined ? { trustedRegistryDigest: trusted } : {}),
+    ...(attestation !== undefined ? { attestation } : {}),
+  });
   out.data(report);
   out.line(renderReport(report));
   return report.ok ? EXIT.ok : EXIT.runtime;
@@ -42,11 +50,16 @@ export async function verifyCommand(
 
 /**
  * `harness export <runId> --bundle <file>`: write the run's self-contained proof bundle (its chained
- * events, invocations, artifacts and Temporal history) for `harness verify --bundle` elsewhere.
+ * events, invocations, artifacts, Temporal history and the attestation keys of `--attestation` or
+ * `HARNESS_ATTESTATION_KEYS`) for `harness verify --bundle` elsewhere.
  * Exit 3 when the store holds no events of the run.
  */
-export async function exportCommand(runId: string, o: { bundle: string }, out: Output): Promise<number> {
-  const bundle = await collect(runId);
+export async function exportCommand(
+  runId: string,
+  o: { bundle: string; attestation?: string },
+  out: Output,
+): Promise<number> {
+  const bundle = await collect(runId, readAttestationRegistry(o.attestation));
   writeFileSync(o.bundle, `${JSON.stringify(bundle)}\n`);
   out.data({ runId, bundle: o.bundle, events: bundle.chain.events.length, history: bundle.history !== null });
   out.line(
@@ -56,12 +69,12 @@ export async function exportCommand(runId: string, o: { bundle: string }, out: O
   return EXIT.ok;
 }
 
-async function collect(runId: string): Promise<ProofBundle> {
+async function collect(runId: string, attestation: AttestationRegistry | undefined): Promise<ProofBundle> {
   const store = await openCliStore();
   try {
     const t = await connectTemporal();
     try {
-      const bundle = await collectProofBundle(store, t.client, runId);
+      const bundle = await collectProofBundle(store, t.client, runId, attestation ?? null);
       if (bundle.chain.events.length === 0)
         throw notFoundError(`the evidence store holds no events of run ${runId}`);
       return bundle;

@@ -34,6 +34,8 @@ export interface HistoryFacts {
   readonly terminalStatus: string | undefined;
   /** Payloads the verifier could not read (a codec encrypted them). */
   readonly unreadable: number;
+  /** Signed chain heads the event-append activity returned (activity results and local activity markers). */
+  readonly heads: readonly string[];
 }
 
 type Json = Record<string, unknown>;
@@ -53,6 +55,10 @@ export function historyFacts(history: Json): HistoryFacts {
   let firstExecutionRunId: string | undefined;
   let terminalStatus: string | undefined;
   let unreadable = 0;
+  const heads: string[] = [];
+  const collectHead = (value: unknown) => {
+    if (isObject(value) && typeof value.head === 'string') heads.push(value.head);
+  };
   const read = (payloads: unknown, index = 0): unknown => {
     const list = (payloads as { payloads?: unknown[] } | undefined)?.payloads;
     const p = Array.isArray(list) ? (list[index] as Json | undefined) : undefined;
@@ -75,6 +81,7 @@ export function historyFacts(history: Json): HistoryFacts {
     const done = e.activityTaskCompletedEventAttributes as Json | undefined;
     if (done) {
       const s = scheduled.get(String(done.scheduledEventId));
+      if (s?.type === 'recordEvents') collectHead(read(done.result));
       if (s && TOOL_CALL_ACTIVITY_TYPES.includes(s.type)) {
         const input = s.input as Json | undefined;
         const result = read(done.result) as Json | undefined;
@@ -82,7 +89,11 @@ export function historyFacts(history: Json): HistoryFacts {
       }
     }
     const marker = e.markerRecordedEventAttributes as Json | undefined;
-    if (marker) collectRegistry(read((marker.details as Json | undefined)?.result), registries);
+    if (marker) {
+      const result = read((marker.details as Json | undefined)?.result);
+      collectRegistry(result, registries);
+      collectHead(result);
+    }
     const signal = e.workflowExecutionSignaledEventAttributes as Json | undefined;
     if (signal && DECISION_SIGNALS.has(String(signal.signalName))) {
       const payload = read(signal.input);
@@ -99,7 +110,7 @@ export function historyFacts(history: Json): HistoryFacts {
     const completed = e.workflowExecutionCompletedEventAttributes as Json | undefined;
     if (completed) terminalStatus = str((read(completed.result) as Json | undefined)?.status);
   }
-  return { firstExecutionRunId, toolResults, decisions, registries, terminalStatus, unreadable };
+  return { firstExecutionRunId, toolResults, decisions, registries, terminalStatus, unreadable, heads };
 }
 
 function toolResultOf(input: Json, result: Json): HistoryToolResult {

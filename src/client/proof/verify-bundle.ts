@@ -3,6 +3,8 @@ import type { ProofBundle } from '../../contract/proof-bundle.js';
 import type { InvocationRecord, StoredArtifact, StoredEvent } from '../../contract/store-records.js';
 import { checkArtifacts } from './check-artifacts.js';
 import { checkChain } from './check-chain.js';
+import { checkHeads } from './check-heads.js';
+import type { AttestationRegistry } from '../../contract/chain-head.js';
 import { checkDecisions } from './check-decisions.js';
 import { checkHistory } from './check-history.js';
 import { checkPolicy } from './check-policy.js';
@@ -21,13 +23,15 @@ export interface ProofReport {
 export interface VerifyOptions {
   /** Digest of the approver registry the auditor trusts; decisions under another registry fail. */
   readonly trustedRegistryDigest?: string;
+  /** The attestation keys the auditor trusts; default: the bundle's. */
+  readonly attestation?: AttestationRegistry;
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /**
- * Verify a proof bundle offline (docs/evidence-chain.md, "What the verifier checks"): the chain, the
- * writes, the artifacts, the decisions, the policy and the agreement of the two records, each a line
+ * Verify a proof bundle offline (docs/evidence-chain.md, "What the verifier checks"): the chain, its
+ * signed heads, the writes, the artifacts, the decisions, the policy and the agreement of the two records, each a line
  * with a reason code. Pure apart from hashing: no network, no store, no clock. Never throws on bad
  * content: what does not hold is a failed check. The later checks read the events the chain holds
  * whatever the chain's verdict, so one tampering may fail several lines; the chain line says first.
@@ -53,6 +57,7 @@ export function verifyProofBundle(bundle: ProofBundle, o: VerifyOptions = {}): P
   };
   const checks = [
     chain,
+    checkHeads(input, rows, o.attestation ?? bundle.attestation ?? undefined),
     checkDecisions(input),
     checkWrites(input),
     checkHistory(input),
