@@ -8,6 +8,8 @@ import { killAllWorkerProcesses, type WorkerProcess } from '../support/worker-pr
 import { createFaultRig, resultOf, type FaultRig } from './fault-rig.js';
 import { historyOf } from '../support/history.js';
 import { testRunId } from '../support/run-id.js';
+import { collectProofBundle } from '../../src/cli/collect-proof-bundle.js';
+import { verifyProofBundle } from '../../src/client/proof/verify-bundle.js';
 
 /** refund.create is the 4th invocation of the refund graph (order.read, logistics.read, policy.search.refund). */
 const CREATE_SEQ = 4;
@@ -115,6 +117,12 @@ describe('faults: the worker dies during a write', { timeout: 240_000 }, () => {
       externalId: rows[0]!.id,
     });
     await expectWriteAttempts(handle, 1);
+    // The proof of the run (docs/evidence-chain.md): approval, worker kill and reconciliation verify;
+    // the worker processes hold no attestation key, so the run has no signed heads.
+    const proof = verifyProofBundle(
+      await collectProofBundle(rig.composition.store, rig.client, handle.workflowId),
+    );
+    expect(proof.checks.filter((c) => !c.ok).map((c) => c.code)).toEqual(['heads.unsigned']);
     await healthy.kill();
   });
 
