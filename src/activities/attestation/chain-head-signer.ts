@@ -1,4 +1,6 @@
-import { createPublicKey, sign, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { HarnessError } from '../../contract/errors.js';
 import { CHAIN_HEAD_TOKEN_TYPE, type ChainHeadClaims } from '../../contract/chain-head.js';
 
 /**
@@ -28,4 +30,29 @@ export function signChainHead(signer: ChainHeadSigner, claims: ChainHeadClaims):
 export function attestationPublicKey(signer: ChainHeadSigner): string {
   const jwk = createPublicKey(signer.privateKey).export({ format: 'jwk' });
   return String(jwk.x);
+}
+
+/**
+ * The worker's attestation key from `HARNESS_ATTESTATION_KEY` in `env`: a key file in the form
+ * `harness keys create` writes (`{ keyId, privateKeyPem }`, Ed25519). Unset: `undefined` (no heads).
+ * @throws HarnessError `attestation.unreadable` when the file cannot be read or is not such a key
+ *   (the worker does not start: a key that was asked for is never silently dropped).
+ */
+export function resolveAttestation(env: NodeJS.ProcessEnv): ChainHeadSigner | undefined {
+  const path = env.HARNESS_ATTESTATION_KEY;
+  if (path === undefined || path === '') return undefined;
+  try {
+    const file = JSON.parse(readFileSync(path, 'utf8')) as { keyId?: unknown; privateKeyPem?: unknown };
+    if (typeof file.keyId !== 'string' || typeof file.privateKeyPem !== 'string')
+      throw new Error('no keyId or privateKeyPem');
+    const privateKey = createPrivateKey(file.privateKeyPem);
+    if (privateKey.asymmetricKeyType !== 'ed25519') throw new Error('not an Ed25519 key');
+    return { keyId: file.keyId, privateKey };
+  } catch (err) {
+    throw new HarnessError(
+      'attestation.unreadable',
+      `HARNESS_ATTESTATION_KEY ${path}: ${(err as Error).message}`,
+      { path },
+    );
+  }
 }
