@@ -18,6 +18,9 @@ import type { BundlePin, ResolvedBundles } from '../contract/bundles.js';
 import { isHarnessError } from '../contract/errors.js';
 import { resolveWithoutBundles, type BundleCatalog } from './bundles/bundle-catalog.js';
 import { storeEvents } from './store-events.js';
+import type { ChainHeadReceipt } from '../contract/chain-head.js';
+import type { ChainHeadSigner } from './attestation/chain-head-signer.js';
+import { signedHeadOf } from './attestation/signed-head.js';
 import { versionedName } from '../contract/versioned-name.js';
 
 export interface RunActivityDeps {
@@ -33,6 +36,8 @@ export interface RunActivityDeps {
   readonly models?: ModelRouter;
   /** The worker's control-plane bundles (docs/control-plane.md): what a new run pins, what a pin names. */
   readonly bundles?: BundleCatalog;
+  /** The worker's attestation key: `recordEvents` returns the signed chain head (docs/evidence-chain.md). */
+  readonly attestation?: ChainHeadSigner;
 }
 
 function withoutRoute(pin: BundlePin): BundlePin {
@@ -158,10 +163,13 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
 
     /**
      * Store events exactly once (unique by run and sequence). As a local activity (the last flush), a
-     * retried workflow task's copy of events already stored leaves the first record standing.
+     * retried workflow task's copy of events already stored leaves the first record standing. With an
+     * attestation key, returns the signed head of the run's chain at the batch's last event (the
+     * history keeps it as this activity's result).
      */
-    async recordEvents(events: PackedEvents): Promise<void> {
-      await storeEvents(deps.store, events, { local: Context.current().info.isLocal });
+    async recordEvents(events: PackedEvents): Promise<ChainHeadReceipt | undefined> {
+      const stored = await storeEvents(deps.store, events, { local: Context.current().info.isLocal });
+      return deps.attestation ? signedHeadOf(deps.store, deps.attestation, stored) : undefined;
     },
   };
 }

@@ -55,7 +55,8 @@ export async function storeEvents(
   store: EvidenceStore,
   batch: PackedEvents | PackedEventsByRef,
   o: StoreEventsOptions = {},
-): Promise<void> {
+): Promise<StoredEvent[]> {
   const events = await eventsOf(store, batch, o);
   await (o.local === true ? store.appendLastFlush(events) : store.appendEvents(events));
+  return events;
 }

@@ -5,6 +5,7 @@ import { registerAppDataCommands } from './register-app-data.js';
 import { registerDecisionCommands } from './register-decisions.js';
 import { registerDiagnosticCommands } from './register-diagnostics.js';
 import { registerProcessCommands } from './register-processes.js';
+import { registerProofCommands } from './register-proof.js';
 import { registerRunCommands } from './register-runs.js';
 import { loadHarnessApp } from '../worker/app.js';
 
@@ -38,5 +39,6 @@ export function buildProgram(result: ProgramResult): Command {
   registerDecisionCommands(program, kit);
   registerDiagnosticCommands(program, kit);
   registerAppDataCommands(program, kit);
+  registerProofCommands(program, kit);
   return program;
 }

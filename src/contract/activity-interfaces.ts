@@ -1,3 +1,4 @@
+import type { ChainHeadReceipt } from './chain-head.js';
 /**
  * The activities the workflow calls, as the workflow sees them: names, inputs and results. The worker
  * implements them (src/activities: `createRunActivities`, `createToolActivities`,
@@ -110,7 +111,7 @@ export interface RunActivities {
   loadToolSnapshot(req: ToolSnapshotRequest): Promise<ToolSnapshot>;
   /** The principal registry decisions are checked against (a local activity at each wait). */
   loadPrincipals(req: PrincipalsRequest): Promise<PrincipalsSnapshot>;
-  recordEvents(events: PackedEvents): Promise<void>;
+  recordEvents(events: PackedEvents): Promise<ChainHeadReceipt | undefined>;
 }
 
 /** Tool invocations: intent, effect, result; settling lost writes. */

@@ -8,6 +8,7 @@ import type { BundleCatalog } from '../activities/bundles/bundle-catalog.js';
 import type { EvidenceStore } from '../contract/evidence-store.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import type { LoadedPrincipals } from '../activities/authz/principal-registry.js';
+import type { ChainHeadSigner } from '../activities/attestation/chain-head-signer.js';
 import type { PrincipalRegistry } from '../contract/principals.js';
 import type { FailureSample } from '../contract/failure-sample.js';
 
@@ -26,6 +27,11 @@ export interface WorkerComposition {
   readonly principals: LoadedPrincipals;
   /** Control-plane bundles and rollout (docs/control-plane.md); absent: prompts and policies in code. */
   readonly bundles?: BundleCatalog;
+  /**
+   * The worker's attestation key (docs/evidence-chain.md, "Signed chain heads"): the event-append
+   * activity signs the run's chain head with it and returns it into the history. Absent: no heads.
+   */
+  readonly attestation?: ChainHeadSigner;
   /** Close what the composition opened (stores, MCP servers). */
   close(): Promise<void>;
 }

@@ -14,6 +14,7 @@ import { sha256Digest } from '../activities/digest.js';
 import { ToolRegistry } from '../registry/tool-registry.js';
 import type { PrincipalRegistry } from '../contract/principals.js';
 import { resolvePrincipals } from '../activities/authz/principal-registry.js';
+import { resolveAttestation } from '../activities/attestation/chain-head-signer.js';
 
 /** A model route: the provider and the model name it is asked for. */
 export interface ModelRouteSpec {
@@ -77,7 +78,8 @@ export interface ComposeWorkerOptions {
  *   bundles folder, a rollout naming a route the worker does not serve, or a bad or uncreatable
  *   rollout secret (the worker does not start),
  *   `principals.*` for an unreadable or
- *   invalid principal registry, and the store's errors.
+ *   invalid principal registry, `attestation.unreadable` for a `HARNESS_ATTESTATION_KEY` that is not an
+ *   Ed25519 key file (docs/evidence-chain.md), and the store's errors.
  */
 export async function composeWorker(o: ComposeWorkerOptions): Promise<WorkerComposition> {
   let registry: ToolRegistry;
@@ -126,6 +128,7 @@ export async function composeWorker(o: ComposeWorkerOptions): Promise<WorkerComp
       ? loaded.withRolloutSecret(resolveRolloutSecret({ secret: o.rolloutSecret, env }).secret)
       : loaded;
   const principals = resolvePrincipals(o.principals, env);
+  const attestation = resolveAttestation(env);
   const store = typeof o.store === 'string' ? await openEvidenceStore(o.store) : o.store;
   return {
     registry,
@@ -141,6 +144,7 @@ export async function composeWorker(o: ComposeWorkerOptions): Promise<WorkerComp
     ...(bundles ? { bundles } : {}),
     defaultModelRoute,
     principals,
+    ...(attestation ? { attestation } : {}),
     close: async () => {
       await store.close();
       await o.onClose?.();

@@ -68,6 +68,7 @@ export function harnessActivities(c: WorkerComposition) {
       principals: c.principals,
       models: c.models,
       ...(c.bundles ? { bundles: c.bundles } : {}),
+      ...(c.attestation ? { attestation: c.attestation } : {}),
     }),
     ...createToolActivities({ registry: c.registry, store: c.store, identity: c.identity }),
     ...createModelActivities({ registry: c.registry, store: c.store, models: c.models }),

@@ -109,9 +109,12 @@ export {
 } from './authz/authorization-rules.js';
 export {
   DECISION_TOKEN_TYPE,
+  checkDecisionToken,
   decisionPayloadDigest,
   type DecisionClaims,
   type TokenDecision,
 } from './authz/decision-token.js';
+/** The registry lookup a decision token is checked against (the offline verifier checks tokens again). */
+export { PrincipalDirectory } from './authz/principal-directory.js';
 export { START_TOKEN_TYPE, startInputDigest, type StartClaims } from './authz/start-token.js';
 export type { AuthzCarried, DecisionRecord } from './authz/decision-authority.js';

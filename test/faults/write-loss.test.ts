@@ -8,6 +8,12 @@ import { killAllWorkerProcesses, type WorkerProcess } from '../support/worker-pr
 import { createFaultRig, resultOf, type FaultRig } from './fault-rig.js';
 import { historyOf } from '../support/history.js';
 import { testRunId } from '../support/run-id.js';
+import { collectProofBundle } from '../../src/cli/collect-proof-bundle.js';
+import { verifyProofBundle } from '../../src/client/proof/verify-bundle.js';
+import { testAttestation } from '../support/attestation.js';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /** refund.create is the 4th invocation of the refund graph (order.read, logistics.read, policy.search.refund). */
 const CREATE_SEQ = 4;
@@ -87,14 +93,26 @@ describe('faults: the worker dies during a write', { timeout: 240_000 }, () => {
   }
 
   it('scenario 3: the row was committed but the worker died before completing the activity: the reconciler settles it, one refund, no human', async () => {
+    // The worker processes sign chain heads with an attestation key (docs/evidence-chain.md).
+    const attestation = testAttestation();
+    const keyDir = mkdtempSync(join(tmpdir(), 'harness-attestation-'));
+    const keyFile = join(keyDir, 'attestation-key.json');
+    const privateKeyPem = attestation.signer.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+    writeFileSync(keyFile, JSON.stringify({ keyId: attestation.signer.keyId, privateKeyPem }), {
+      mode: 0o600,
+    });
     const { handle } = await approveAndKillDuringCreate(
-      { ...SLOW_CREATE, HARNESS_REFUND_STORE_LATENCY_PHASE: 'after_commit' },
+      {
+        ...SLOW_CREATE,
+        HARNESS_REFUND_STORE_LATENCY_PHASE: 'after_commit',
+        HARNESS_ATTESTATION_KEY: keyFile,
+      },
       undefined,
       async (h) => {
         await expect.poll(() => rowsOf(h).length, { timeout: 30_000 }).toBe(1);
       },
     );
-    const healthy = await rig.worker();
+    const healthy = await rig.worker({ env: { HARNESS_ATTESTATION_KEY: keyFile } });
     const result = await resultOf(handle);
     expect(result.status).toBe('succeeded');
     expect(result.output.outcome).toBe('refunded');
@@ -115,6 +133,14 @@ describe('faults: the worker dies during a write', { timeout: 240_000 }, () => {
       externalId: rows[0]!.id,
     });
     await expectWriteAttempts(handle, 1);
+    // The proof of the run (docs/evidence-chain.md): approval, worker kill and reconciliation verify,
+    // the chain against the heads both worker processes signed.
+    const registry = attestation.registry;
+    const proof = verifyProofBundle(
+      await collectProofBundle(rig.composition.store, rig.client, handle.workflowId, registry),
+    );
+    expect(proof.checks.filter((c) => !c.ok)).toEqual([]);
+    expect(proof.checks.map((c) => c.code)).toContain('heads.ok');
     await healthy.kill();
   });
 

@@ -17,6 +17,7 @@ import { createHarnessWorker, type HarnessWorkerOptions } from '../../src/worker
 import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import { connectTestTemporal, startWorker, uniqueTaskQueue, type TestTemporal } from './temporal.js';
 import { testRunId } from './run-id.js';
+import type { ChainHeadSigner } from '../../src/activities/attestation/chain-head-signer.js';
 
 /** A real worker with a fresh composition (temp SQLite evidence + business stores) on the shared server. */
 export interface HarnessFixture {
@@ -59,7 +60,10 @@ export function refundRunInput(input: Partial<AgentRunInput> & Pick<AgentRunInpu
 export async function createHarnessFixture(
   name: string,
   options: Partial<Omit<ShowcaseCompositionOptions, 'refundStorePath'>> = {},
-  worker: Pick<HarnessWorkerOptions, 'workflowBundle' | 'tracing' | 'payloadCodec'> = {},
+  worker: Pick<HarnessWorkerOptions, 'workflowBundle' | 'tracing' | 'payloadCodec'> & {
+    /** The worker's attestation key: its event flushes return signed chain heads (docs/evidence-chain.md). */
+    readonly attestation?: ChainHeadSigner;
+  } = {},
 ): Promise<HarnessFixture> {
   const dir = mkdtempSync(join(tmpdir(), `harness-${name}-`));
   const t = await connectTestTemporal();
@@ -74,6 +78,8 @@ export async function createHarnessFixture(
     // The tests' bundle has the bench profile too; its tool lives in test and bench compositions only.
     extend: [(registry) => registerBenchTools(registry), ...(options.extend ?? [])],
   });
+  if (worker.attestation) Object.assign(composition, { attestation: worker.attestation });
+  const { attestation: _attestation, ...workerOptions } = worker;
   const taskQueue = uniqueTaskQueue(name);
   const stop = startWorker(
     await createHarnessWorker({
@@ -82,7 +88,7 @@ export async function createHarnessFixture(
       taskQueue,
       composition,
       workflowBundle: { codePath: inject('workflowBundlePath') },
-      ...worker,
+      ...workerOptions,
     }),
   );
   return {

@@ -1,3 +1,4 @@
+import { rechainProgram } from './chain-program.js';
 import { decodeJson, encodeJson } from './codec.js';
 import { StoreError } from './errors.js';
 import { recordFailureSampleProgram } from './failure-sample-program.js';
@@ -36,6 +37,8 @@ export interface AppendEventsOptions {
  * - otherwise (the retry handled a signal first and numbered its events differently, counted more
  *   refusals, or took another path) they are replaced by the batch, and the run's record and failure
  *   sample are projected again from all its events.
+ * Every path that stores or replaces events links the run's events from the batch's first sequence on
+ * into its hash chain again (rechainProgram), so the chain covers exactly the events that stand.
  * Runs in the caller's transaction.
  * @throws `store.conflict` as above, or for an event id used by another run.
  */
@@ -57,6 +60,7 @@ export function* appendEventsProgram(
   }
   if (conflict !== undefined) {
     yield* settleAbandonedFlush(events, provisional, inserted, conflict);
+    yield* rechainProgram(events[0]!.runId, Math.min(...events.map((e) => e.seq)));
     return;
   }
   const byRun = new Map<string, StoredEvent[]>();
@@ -65,7 +69,10 @@ export function* appendEventsProgram(
     if (ofRun) ofRun.push(event);
     else byRun.set(event.runId, [event]);
   }
-  for (const [runId, ofRun] of byRun) yield* projectRunProgram(runId, ofRun);
+  for (const [runId, ofRun] of byRun) {
+    yield* projectRunProgram(runId, ofRun);
+    yield* rechainProgram(runId, Math.min(...ofRun.map((e) => e.seq)));
+  }
 }
 
 function* insertEvent(event: StoredEvent, provisional: 0 | 1): SqlProgram<'inserted' | 'identical'> {

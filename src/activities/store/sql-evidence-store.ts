@@ -48,6 +48,7 @@ import {
 } from './stream-program.js';
 import { getRunProgram, listRunsProgram } from './run-program.js';
 import { appendEventsProgram } from './event-append-program.js';
+import { chainStartProgram, listEventChainProgram, type ChainPage } from './chain-program.js';
 import { getFailureSampleProgram, listFailureSamplesProgram } from './failure-sample-program.js';
 import {
   FailureReasonSchema,
@@ -326,6 +327,17 @@ export class SqlEvidenceStore implements EvidenceStore {
     const page = parseRecord(EventPageSchema, opts, 'event page');
     const limit = Math.min(page.limit ?? EVENT_PAGE_DEFAULT, EVENT_PAGE_MAX);
     return this.executor.snapshot(() => listEventsProgram(id, page.afterSeq ?? -1, limit));
+  }
+
+  /** A page of the run's events with their exact bytes and chain links (event-chain-reader.ts), and when the chain began. */
+  async listEventChain(runId: string, afterSeq: number, limit: number): Promise<ChainPage> {
+    const id = parseRecord(RunIdSchema, runId, 'run id');
+    return this.executor.snapshot(function* () {
+      return {
+        rows: yield* listEventChainProgram(id, afterSeq, limit),
+        chainStart: yield* chainStartProgram(),
+      };
+    });
   }
 
   async appendModelDeltas(runId: string, callId: string, deltas: readonly ModelDelta[]): Promise<void> {

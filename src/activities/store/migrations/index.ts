@@ -5,6 +5,7 @@ import { migration004FailureSamples } from './004-failure-samples.js';
 import { migration005ThreadMemory } from './005-thread-memory.js';
 import { migration006ProvisionalEvents } from './006-provisional-events.js';
 import { migration007Retrieval } from './007-retrieval.js';
+import { migration008EventChain } from './008-event-chain.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -18,6 +19,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration005ThreadMemory,
   migration006ProvisionalEvents,
   migration007Retrieval,
+  migration008EventChain,
 ];
 
 /** Schema version this build writes and understands. */

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openEvidenceStore, parseStoreUrl } from '../../../../src/activities/store/index.js';
 import { startTestPostgres } from '../../../support/postgres.js';
 import type { TestPostgres } from '../../../support/postgres.js';
+import { describeEventChainContract } from './chain-contract.js';
 import { describeEvidenceStoreContract } from './contract.js';
 import { expectCode } from './fixtures.js';
 
@@ -35,6 +36,7 @@ async function raw(url: string, sql: string): Promise<Record<string, unknown>[]>
 }
 
 describeEvidenceStoreContract('postgres', () => ({ freshUrl: () => live().freshUrl(), raw }));
+describeEventChainContract('postgres', () => ({ freshUrl: () => live().freshUrl(), raw }));
 
 describe('PostgreSQL adapter', () => {
   it('puts the tables in the schema named by the URL', async () => {

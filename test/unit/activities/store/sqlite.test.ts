@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openEvidenceStore, parseStoreUrl } from '../../../../src/activities/store/index.js';
+import { describeEventChainContract } from './chain-contract.js';
 import { describeEvidenceStoreContract } from './contract.js';
 import { event, expectCode } from './fixtures.js';
 
@@ -32,6 +33,7 @@ async function raw(url: string, sql: string): Promise<Record<string, unknown>[]>
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describeEvidenceStoreContract('sqlite', () => ({ freshUrl: () => `sqlite:${freshPath()}`, raw }));
+describeEventChainContract('sqlite', () => ({ freshUrl: () => `sqlite:${freshPath()}`, raw }));
 
 describe('SQLite adapter', () => {
   it('accepts sqlite:, sqlite://, plain paths and :memory:', async () => {

@@ -1,0 +1,32 @@
+import type { Command } from 'commander';
+import type { VerifyOptions } from './commands/proof.js';
+import type { CommandKit } from './command-kit.js';
+
+/**
+ * Registers the commands that prove what a run did (docs/evidence-chain.md): `verify` (a run, or a
+ * bundle offline) and `export` (a run's proof bundle). Command modules load on use; an action's errors
+ * propagate to the caller (src/cli/main.ts maps them to exit codes).
+ */
+export function registerProofCommands(program: Command, { out, run }: CommandKit): void {
+  program
+    .command('verify [runId]')
+    .description("check a run's evidence: chain, decisions, writes, history agreement, artifacts, policy")
+    .option('--bundle <file>', 'verify an exported bundle instead (no store or server needed)')
+    .option('--principals <file>', 'the approver registry you trust; decisions under another one fail')
+    .option('--attestation <file>', 'the attestation keys that check the signed chain heads')
+    .action((runId: string | undefined, o: VerifyOptions, cmd: Command) =>
+      run(async () => (await import('./commands/proof.js')).verifyCommand(runId, o, out(cmd))),
+    );
+
+  program
+    .command('export <runId>')
+    .description("write a run's self-contained proof bundle for `harness verify --bundle`")
+    .requiredOption('--bundle <file>', 'the bundle file to write')
+    .option(
+      '--attestation <file>',
+      'the attestation keys to put in the bundle (default HARNESS_ATTESTATION_KEYS)',
+    )
+    .action((runId: string, o: { bundle: string; attestation?: string }, cmd: Command) =>
+      run(async () => (await import('./commands/proof.js')).exportCommand(runId, o, out(cmd))),
+    );
+}

@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { AttestationRegistrySchema } from './chain-head.js';
+
+/** The format string of a proof bundle; a bundle of another format is refused. */
+export const PROOF_BUNDLE_FORMAT = 'agent-harness.proof-bundle/v1';
+/** Largest bundle `harness verify --bundle` reads. */
+export const MAX_PROOF_BUNDLE_BYTES = 256 * 1024 * 1024;
+
+const ChainRowSchema = z.strictObject({
+  seq: z.number().int().nonnegative(),
+  body: z.string(),
+  prevHash: z.string().nullable(),
+  chainHash: z.string().nullable(),
+});
+
+/**
+ * A self-contained proof bundle (docs/evidence-chain.md, "The bundle"): everything `harness verify
+ * --bundle` needs on another machine, with only the package installed. The registry of approvers the
+ * run used travels inside the Temporal history (the results of the activities that loaded it), so
+ * the decisions verify against what the run itself recorded.
+ * - `chain`: every stored event of the run as its exact canonical bytes with its links, and when the
+ *   source store began chaining;
+ * - `invocations`, `artifacts`: the store's records of intents, results and artifacts;
+ * - `history`: the run's Temporal history in the SDK's JSON form (`historyToJSON`); `null` when
+ *   Temporal no longer had it, which the history and decision checks then report as failed;
+ * - `attestation`: the attestation key registry entries the signed heads in the history need.
+ */
+export const ProofBundleSchema = z.strictObject({
+  format: z.literal(PROOF_BUNDLE_FORMAT),
+  runId: z.string().min(1).max(300),
+  exportedAt: z.string(),
+  chain: z.strictObject({ chainStart: z.string().nullable(), events: z.array(ChainRowSchema) }),
+  invocations: z.array(
+    z.object({
+      runId: z.string(),
+      seq: z.number().int(),
+      intents: z.array(z.record(z.string(), z.unknown())),
+      results: z.array(z.record(z.string(), z.unknown())),
+    }),
+  ),
+  artifacts: z.array(z.record(z.string(), z.unknown())),
+  history: z.record(z.string(), z.unknown()).nullable(),
+  /** The attestation keys the signed heads are checked with (`null`: none were at hand at export). */
+  attestation: AttestationRegistrySchema.nullable(),
+});
+export type ProofBundle = z.infer<typeof ProofBundleSchema>;

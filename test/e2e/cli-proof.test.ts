@@ -1,0 +1,118 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { decide } from '../support/decisions.js';
+import { TEST_PRINCIPALS } from '../support/principals.js';
+import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
+import { testAttestation } from '../support/attestation.js';
+import { collect, harnessBin, runCli, type CliResult } from './cli-support.js';
+
+/**
+ * `harness verify <runId>`, `harness export <runId> --bundle <file>` and `harness verify --bundle
+ * <file>` (docs/evidence-chain.md) as an operator and an auditor run them: a refund run with an
+ * approval verifies from the store and Temporal, and its bundle verifies in a fresh directory with no
+ * store, server or app configured.
+ */
+describe('harness verify and export', () => {
+  let h: HarnessFixture;
+  let env: NodeJS.ProcessEnv;
+  let runId = '';
+  const cli = (...args: string[]): Promise<CliResult> => runCli(args, env);
+  /** `harness <args>` in `cwd` with nothing of the harness's environment: no store, no server, no app. */
+  const bare = (cwd: string, ...args: string[]): Promise<CliResult> => {
+    const clean = Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !k.startsWith('HARNESS_') && !k.startsWith('TEMPORAL_')),
+    );
+    return collect(spawn(process.execPath, [harnessBin, ...args], { cwd, env: clean, stdio: 'pipe' }));
+  };
+
+  beforeAll(async () => {
+    const attestation = testAttestation();
+    h = await createHarnessFixture('cli-proof', {}, { attestation: attestation.signer });
+    const keys = join(h.dir, 'attestation.json');
+    writeFileSync(keys, JSON.stringify(attestation.registry));
+    env = {
+      HARNESS_ATTESTATION_KEYS: keys,
+      HARNESS_TASK_QUEUE: h.taskQueue,
+      HARNESS_STORE_URL: `sqlite:${join(h.dir, 'evidence.db')}`,
+      HARNESS_REFUND_DB: join(h.dir, 'refund.db'),
+      HARNESS_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
+    };
+    const handle = await h.start({
+      task: { message: 'My order ORD-1001 has not shipped for days, please refund', customerId: 'C1001' },
+    });
+    const waiting = await waitForState(handle, (v) => v.status === 'awaiting_confirmation');
+    await decide(handle, 'approve', { reason: 'policy R001' }, waiting);
+    await handle.result();
+    runId = handle.workflowId;
+  }, 60_000);
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('verifies the run from its store and history: a PASS line per check, exit 0', async () => {
+    const r = await cli('verify', runId);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines.filter((l) => l.startsWith('PASS'))).toHaveLength(7);
+    for (const code of [
+      'chain.ok',
+      'heads.ok',
+      'decisions.ok',
+      'writes.ok',
+      'history.ok',
+      'artifacts.ok',
+      'policy.ok',
+    ])
+      expect(r.stdout).toContain(code);
+    expect(lines.at(-1)).toBe(`verified: run ${runId}`);
+    const json = await cli('verify', runId, '--json');
+    expect(JSON.parse(json.stdout)).toMatchObject({ runId, ok: true });
+  });
+
+  it('exports a bundle that verifies in a fresh directory, and fails when edited', async () => {
+    const file = join(h.dir, 'proof.json');
+    const exported = await cli('export', runId, '--bundle', file);
+    expect(exported.code, exported.stderr).toBe(0);
+    const fresh = mkdtempSync(join(tmpdir(), 'harness-auditor-'));
+    writeFileSync(join(fresh, 'proof.json'), readFileSync(file));
+    const ok = await bare(fresh, 'verify', '--bundle', 'proof.json');
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toContain(`verified: run ${runId}`);
+
+    const original = readFileSync(file, 'utf8');
+    const text = original.replace('\\"decision\\":\\"approved\\"', '\\"decision\\":\\"rejected\\"');
+    expect(text).not.toBe(original);
+    writeFileSync(join(fresh, 'edited.json'), text);
+    const edited = await bare(fresh, 'verify', '--bundle', 'edited.json');
+    expect(edited.code).toBe(1);
+    expect(edited.stdout).toMatch(/^FAIL +chain +chain\.event_altered/m);
+    expect(edited.stdout).toContain('NOT verified');
+  });
+
+  it("checks the decisions against the auditor's registry when given one", async () => {
+    const trusted = join(h.dir, 'trusted.json');
+    writeFileSync(trusted, JSON.stringify(TEST_PRINCIPALS));
+    expect((await cli('verify', runId, '--principals', trusted)).code).toBe(0);
+    const other = join(h.dir, 'other.json');
+    writeFileSync(
+      other,
+      JSON.stringify({ ...TEST_PRINCIPALS, principals: TEST_PRINCIPALS.principals.slice(1) }),
+    );
+    const r = await cli('verify', runId, '--principals', other);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('decisions.registry_untrusted');
+  });
+
+  it('refuses what is not a bundle (exit 2) and a missing file or run (exit 3), changing nothing', async () => {
+    const fresh = mkdtempSync(join(tmpdir(), 'harness-auditor-'));
+    writeFileSync(join(fresh, 'not.json'), JSON.stringify({ format: 'something-else' }));
+    const bad = await bare(fresh, 'verify', '--bundle', 'not.json');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('is not a proof bundle');
+    expect((await bare(fresh, 'verify', '--bundle', 'missing.json')).code).toBe(3);
+    expect((await cli('verify', 'no-such-run')).code).toBe(3);
+  });
+});
