@@ -19,7 +19,6 @@ import {
   MAX_BLOB_BYTES,
   MAX_SEQ,
   ModelArtifactInputSchema,
-  ModelDeltaSchema,
   RunIdSchema,
   SeqSchema,
   StoredEventSchema,
@@ -49,6 +48,7 @@ import {
 import { getRunProgram, listRunsProgram } from './run-program.js';
 import { appendEventsProgram } from './event-append-program.js';
 import { chainStartProgram, listEventChainProgram, type ChainPage } from './chain-program.js';
+import { validDeltas } from './model-delta-validation.js';
 import { getFailureSampleProgram, listFailureSamplesProgram } from './failure-sample-program.js';
 import {
   FailureReasonSchema,
@@ -98,21 +98,6 @@ const SeqRangeSchema = z.strictObject({ fromSeq: SeqSchema.optional(), toSeq: Se
 /** Events checked before any I/O, as appendEvents checks them. */
 function validEvents(events: readonly StoredEvent[]): StoredEvent[] {
   return events.map((e) => parseRecord(StoredEventSchema, e, 'event'));
-}
-
-/** A model call's deltas checked before any I/O: each valid, no index twice. */
-function validDeltas(callId: string, deltas: readonly ModelDelta[]): { call: string; list: ModelDelta[] } {
-  const call = parseRecord(CallIdSchema, callId, 'call id');
-  const list = parseRecord(z.array(ModelDeltaSchema), deltas, 'model deltas');
-  const seen = new Set<number>();
-  for (const d of list) {
-    if (seen.has(d.index))
-      throw new StoreError('store.invalid_record', `model delta index ${d.index} is given twice`, {
-        index: d.index,
-      });
-    seen.add(d.index);
-  }
-  return { call, list };
 }
 
 /**
