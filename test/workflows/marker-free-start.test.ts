@@ -16,6 +16,7 @@ import {
   REQUEST_MORE_INFO_PATCH,
   TOOL_DEFINITION_PIN_PATCH,
   VERSIONED_FACTS_PATCH,
+  CONTEXT_PRIORITY_PATCH,
   TRUST_SCOPE_PATCH,
 } from '../../src/workflows/temporal/run-patches.js';
 import type { ModelScript } from '../../src/activities/model/scripted-script.js';
@@ -126,6 +127,7 @@ describe('a marker-free start (real server)', () => {
       REQUEST_MORE_INFO_PATCH,
       HUMAN_REQUEST_EXPIRY_PATCH,
       VERSIONED_FACTS_PATCH,
+      CONTEXT_PRIORITY_PATCH,
     ]);
     expect(hasChangeVersionUpsert(marked.history)).toBe(true);
     // Otherwise the same commands: the same events once the markers and the upserts after them are left out.
@@ -188,6 +190,7 @@ describe('a marker-free start (real server)', () => {
       REQUEST_MORE_INFO_PATCH,
       HUMAN_REQUEST_EXPIRY_PATCH,
       VERSIONED_FACTS_PATCH,
+      CONTEXT_PRIORITY_PATCH,
     ]);
   });
 });
