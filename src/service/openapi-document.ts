@@ -103,6 +103,7 @@ export function openApiDocument(): Record<string, unknown> {
         },
       },
       ...runPaths(),
+      ...runEvidencePaths(),
       '/healthz': {
         get: {
           summary: 'The process is up',
@@ -159,6 +160,86 @@ export function openApiDocument(): Record<string, unknown> {
   };
 }
 
+/** The paths of one run's evidence, for operators: invocations, verification, proof bundle. */
+function runEvidencePaths(): Record<string, unknown> {
+  return {
+    '/v1/runs/{runId}/invocations': {
+      get: {
+        summary:
+          "The run's tool invocations: intents and results per attempt, idempotency keys, argument digests (no arguments or outputs)",
+        parameters: [runId],
+        responses: {
+          '200': {
+            description: 'The invocations',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['runId', 'invocations'],
+                  properties: {
+                    runId: { type: 'string' },
+                    invocations: { type: 'array', items: { type: 'object' } },
+                  },
+                },
+              },
+            },
+          },
+          '403': error('Invocations need an operator with a role of `roles.internalEvents`'),
+          '404': error("No such run in the caller's scope (`run.not_found`)"),
+          ...errors('401'),
+        },
+      },
+    },
+    '/v1/runs/{runId}/verification': {
+      get: {
+        summary:
+          "The verifier's report on the run (`harness verify`): each check with PASS/FAIL and its reason code",
+        parameters: [runId],
+        responses: {
+          '200': {
+            description: 'The report',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['runId', 'ok', 'checks'],
+                  properties: {
+                    runId: { type: 'string' },
+                    ok: { type: 'boolean' },
+                    checks: { type: 'array', items: { type: 'object' } },
+                  },
+                },
+              },
+            },
+          },
+          '403': error("A run's proof needs an operator with a role of `roles.internalEvents`"),
+          '404': error(
+            "No such run in the caller's scope, or no stored events (`run.not_found`, `run.no_evidence`)",
+          ),
+          ...errors('401'),
+        },
+      },
+    },
+    '/v1/runs/{runId}/bundle': {
+      get: {
+        summary: "The run's self-contained proof bundle (`harness export`), as a download",
+        parameters: [runId],
+        responses: {
+          '200': {
+            description: 'The bundle (docs/evidence-chain.md)',
+            content: { 'application/json': { schema: { type: 'object', required: ['format', 'runId'] } } },
+          },
+          '403': error("A run's proof needs an operator with a role of `roles.internalEvents`"),
+          '404': error(
+            "No such run in the caller's scope, or no stored events (`run.not_found`, `run.no_evidence`)",
+          ),
+          ...errors('401'),
+        },
+      },
+    },
+  };
+}
+
 /** The paths of one run: read, events, decisions, cancel. */
 function runPaths(): Record<string, unknown> {
   return {
@@ -188,33 +269,6 @@ function runPaths(): Record<string, unknown> {
           '403': error('Internal events need an operator with a role of `roles.internalEvents`'),
           '404': error("No such run in the caller's scope (`run.not_found`)"),
           ...errors('400', '401', '429'),
-        },
-      },
-    },
-    '/v1/runs/{runId}/invocations': {
-      get: {
-        summary:
-          "The run's tool invocations: intents and results per attempt, idempotency keys, argument digests (no arguments or outputs)",
-        parameters: [runId],
-        responses: {
-          '200': {
-            description: 'The invocations',
-            content: {
-              'application/json': {
-                schema: {
-                  type: 'object',
-                  required: ['runId', 'invocations'],
-                  properties: {
-                    runId: { type: 'string' },
-                    invocations: { type: 'array', items: { type: 'object' } },
-                  },
-                },
-              },
-            },
-          },
-          '403': error('Invocations need an operator with a role of `roles.internalEvents`'),
-          '404': error("No such run in the caller's scope (`run.not_found`)"),
-          ...errors('401'),
         },
       },
     },

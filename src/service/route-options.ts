@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import type { AttestationRegistry } from '../contract/chain-head.js';
 import type { FastifyRequest } from 'fastify';
 import type { AgentRunComposition } from '../workflows/index.js';
 import type { DecisionKey } from '../client/decisions/decision-key.js';
@@ -33,6 +34,8 @@ export interface RunRoutesOptions {
   readonly callerOf: (req: FastifyRequest) => Caller;
   /** The open event streams, all ended when the service closes. */
   readonly streams: OpenStreams;
+  /** The attestation keys a run's verification trusts (RunServiceOptions.attestation). */
+  readonly attestation?: AttestationRegistry;
 }
 
 /**

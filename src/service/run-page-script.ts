@@ -185,10 +185,38 @@ export const RUN_PAGE_SCRIPT = `
           }
         }
         const again = await api('/v1/runs/' + encodeURIComponent(runId));
-        if (again.status === 200) { run = again.body; schedule(); if (run.executionStatus !== 'RUNNING') return; }
+        if (again.status === 200) { run = again.body; schedule(); if (run.executionStatus !== 'RUNNING') { verify(); return; } }
       } catch {}
       await new Promise((r) => setTimeout(r, 1000));
     }
+  }
+
+  /** The verifier's report (operators): the badge, one line per check. */
+  async function verify() {
+    const r = await api('/v1/runs/' + encodeURIComponent(runId) + '/verification');
+    $('proof').hidden = false;
+    $('verify-command').textContent = 'harness verify ' + runId;
+    const badge = $('badge');
+    if (r.status !== 200) {
+      badge.className = 'status'; badge.textContent = 'not available';
+      $('checks').innerHTML = '<p class="muted">' + esc((r.body.error && r.body.error.message) || ('HTTP ' + r.status)) + '</p>';
+      $('export').hidden = true;
+      return;
+    }
+    badge.className = 'status ' + (r.body.ok ? 'verified' : 'unverified');
+    badge.textContent = r.body.ok ? 'verified' : 'verification failed';
+    $('checks').innerHTML = '<table>' + (r.body.checks || []).map((c) =>
+      '<tr data-role="check" data-ok="' + esc(c.ok) + '"><td class="' + (c.ok ? 'ok' : 'no') + '">' + (c.ok ? 'PASS' : 'FAIL') + '</td><td>' + esc(c.check) + '</td><td><code>' + esc(c.code) + '</code></td><td>' + esc(c.detail) + '</td></tr>').join('') + '</table>';
+  }
+
+  async function exportBundle() {
+    const res = await fetch('/v1/runs/' + encodeURIComponent(runId) + '/bundle', { headers: { authorization: 'Bearer ' + token } });
+    if (!res.ok) { $('checks').insertAdjacentHTML('afterbegin', '<p class="no">export failed: HTTP ' + esc(res.status) + '</p>'); return; }
+    const url = URL.createObjectURL(await res.blob());
+    const a = document.createElement('a');
+    a.href = url; a.download = runId.replace(/[^A-Za-z0-9._-]/g, '_') + '.proof.json';
+    document.body.appendChild(a); a.click(); a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
   }
 
   async function load() {
@@ -200,6 +228,7 @@ export const RUN_PAGE_SCRIPT = `
     const inv = await api('/v1/runs/' + encodeURIComponent(runId) + '/invocations');
     if (inv.status === 200) invocations = inv.body.invocations;
     render();
+    verify();
     follow('internal');
   }
 
@@ -213,6 +242,8 @@ export const RUN_PAGE_SCRIPT = `
     const row = document.querySelector('.ev[data-seq="' + f.sequence + '"]'); if (row) row.scrollIntoView({ block: 'center' });
   });
   $('print').addEventListener('click', () => window.print());
+  $('export').addEventListener('click', exportBundle);
+  $('copy').addEventListener('click', () => { if (navigator.clipboard) navigator.clipboard.writeText($('verify-command').textContent).catch(() => {}); });
   $('use').addEventListener('click', () => { token = $('token').value.trim(); sessionStorage.setItem('harnessToken', token); load(); });
   if (token) load(); else $('signin').hidden = false;
 })();

@@ -5,7 +5,8 @@ import { RUN_PAGE_SCRIPT } from './run-page-script.js';
  * build chain, for a person who must see what a run did and why it was allowed. The bearer token comes
  * as in the inbox (the URL fragment `#token=...` or the tab's sessionStorage, shared with the inbox);
  * the page itself holds no data: it reads `/v1/runs/<id>`, its events (internal view for operators
- * with the role, else public) live from the SSE feed, and its invocations (operators), so the API's
+ * with the role, else public) live from the SSE feed, its invocations and its verification report
+ * (operators), so the API's
  * identity, tenancy and redaction decide what it shows. Every value is escaped before it is shown.
  */
 export const RUN_PAGE_HTML = `<!doctype html>
@@ -23,7 +24,8 @@ export const RUN_PAGE_HTML = `<!doctype html>
   .card h2 { font-size: 15px; margin: 0 0 8px; }
   .status { font-weight: 600; padding: 2px 8px; border-radius: 10px; background: #e8ecf3; }
   .status.succeeded { background: #d7f5dd; color: #17612a; }
-  .status.failed, .status.cancelled, .status.budget_exhausted { background: #fde0e0; color: #8a1c1c; }
+  .status.failed, .status.cancelled, .status.budget_exhausted, .status.unverified { background: #fde0e0; color: #8a1c1c; }
+  .status.verified { background: #d7f5dd; color: #17612a; }
   dl.pins { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; margin: 0; }
   dl.pins dt { color: #667085; } dl.pins dd { margin: 0; word-break: break-all; }
   .cols { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 14px; }
@@ -48,7 +50,7 @@ export const RUN_PAGE_HTML = `<!doctype html>
   th, td { border: 1px solid #d0d5dd; padding: 4px 6px; text-align: left; vertical-align: top; }
   #audit { display: none; }
   @media print {
-    header, .toolbar, #timeline-card, #inspector-card, #signin { display: none !important; }
+    header, .toolbar button, #timeline-card, #inspector-card, #signin { display: none !important; }
     #audit { display: block; } .cols { display: block; } body { background: #fff; }
   }
 </style>
@@ -62,6 +64,15 @@ export const RUN_PAGE_HTML = `<!doctype html>
   </div>
   <p id="error" class="card no" hidden></p>
   <div id="head" class="card" hidden></div>
+  <div id="proof" class="card" hidden>
+    <div class="toolbar">
+      <h2 class="grow">Verification <span id="badge" class="status" data-role="badge">checking…</span></h2>
+      <button id="export">Export bundle</button>
+      <button id="copy">Copy verify command</button>
+      <code data-role="verify-command" id="verify-command"></code>
+    </div>
+    <div id="checks"></div>
+  </div>
   <div id="effects-card" class="card" hidden><h2>Side effects</h2><div id="effects"></div></div>
   <div id="audit" class="card"><h2>Audit view</h2><div id="audit-body"></div></div>
   <div class="cols">

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
+import type { AttestationRegistry } from '../contract/chain-head.js';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { AgentRunComposition } from '../workflows/index.js';
 import type { DecisionKey } from '../client/decisions/decision-key.js';
@@ -32,6 +33,11 @@ export interface RunServiceOptions {
   readonly jwks: JSONWebKeySet;
   /** The service's delegate decision key (the config's `delegateKeyFile`, loaded). */
   readonly delegateKey: DecisionKey;
+  /**
+   * The worker attestation keys the run page's verification trusts for signed chain heads
+   * (`HARNESS_ATTESTATION_KEYS` for `harness serve`, docs/evidence-chain.md); absent: the heads check fails.
+   */
+  readonly attestation?: AttestationRegistry;
   /**
    * Local development (`harness serve --dev`): the config may leave out `identity.issuer` and
    * `identity.audience`. Never in production.
@@ -132,6 +138,7 @@ export function createRunService(o: RunServiceOptions): FastifyInstance {
     streams,
     arrivedAt: requests.arrivedAt,
     callerOf: requests.callerOf,
+    ...(o.attestation !== undefined ? { attestation: o.attestation } : {}),
   });
   return app;
 }

@@ -2,6 +2,8 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { testAttestation } from '../support/attestation.js';
 import { artifactsDir, launchChromium } from '../support/browser.js';
 import { createHarnessFixture, type HarnessFixture } from '../support/harness.js';
 import { createTokenIssuer, startTestService, type TokenIssuer } from '../support/run-service.js';
@@ -13,19 +15,26 @@ const HOSTILE_REASON = 'checked <img src=x onerror="window.__pwned=1"><b>bold</b
  * The run page (GET /runs/<id>, docs/api.md) in headless Chromium: a refund run approved through the
  * API shows its steps in order, the refund's "Why was this allowed?" (the policy decision and the
  * signed approval) and "Did it happen once?" (the idempotency key, one attempt, applied once) panels,
- * markup in run data as text, and no CSP violation; a customer sees no invocation records; another
- * tenant's operator sees no run.
+ * markup in run data as text, the verification badge (verified, then failed with its reason code once
+ * the database is tampered with), the bundle download, and no CSP violation; a customer sees no
+ * invocation records and no verification; another tenant's operator sees no run.
  */
 describe('run page', { timeout: 180_000 }, () => {
   let h: HarnessFixture;
   let issuer: TokenIssuer;
   let service: { app: FastifyInstance; url: string };
   let browser: Browser;
+  const attestation = testAttestation('run-page-worker');
 
   beforeAll(async () => {
-    h = await createHarnessFixture('run-page');
+    h = await createHarnessFixture('run-page', {}, { attestation: attestation.signer });
     issuer = await createTokenIssuer();
-    service = await startTestService(h, issuer, { stream: { pollMs: 100, heartbeatMs: 2_000 } });
+    service = await startTestService(
+      h,
+      issuer,
+      { stream: { pollMs: 100, heartbeatMs: 2_000 } },
+      attestation.registry,
+    );
     browser = await launchChromium();
   });
   afterAll(async () => {
@@ -113,6 +122,15 @@ describe('run page', { timeout: 180_000 }, () => {
     expect(at('Step query_order')).toBeGreaterThan(-1);
     expect(at('Step query_order')).toBeLessThan(at('Step request_confirmation'));
     expect(at('Step request_confirmation')).toBeLessThan(at('Step create_refund'));
+    // The verification badge: every check of `harness verify` passed, and the command to run it.
+    await expect
+      .poll(() => page.locator('[data-role=badge]').innerText(), { timeout: 30_000 })
+      .toBe('verified');
+    expect(await page.locator('[data-role=check][data-ok=true]').count()).toBe(7);
+    expect(await page.locator('[data-role=verify-command]').innerText()).toBe(`harness verify ${runId}`);
+    const download = page.waitForEvent('download');
+    await page.locator('#export').click();
+    expect((await download).suggestedFilename()).toMatch(/\.proof\.json$/);
     // The inspector shows an event's data.
     await page.locator('.ev[data-type="policy.decided"]').first().click();
     expect(await page.locator('[data-role=event-json]').innerText()).toContain('policyVersion');
@@ -122,6 +140,25 @@ describe('run page', { timeout: 180_000 }, () => {
     await page.screenshot({ path: join(artifactsDir, 'run-page-audit-print.png'), fullPage: true });
     expect(violations).toEqual([]);
 
+    // Someone with write access to the evidence database changes the policy decision of the refund:
+    // the page's badge says so, with the check that failed.
+    const db = new Database(join(h.dir, 'evidence.db'));
+    try {
+      db.prepare(
+        `UPDATE events SET body = replace(body, '"refund.within_policy"', '"refund.forged"') WHERE run_id = ? AND type = 'policy.decided'`,
+      ).run(runId);
+    } finally {
+      db.close();
+    }
+    const after = await openPage(operator, runId);
+    await expect
+      .poll(() => after.page.locator('[data-role=badge]').innerText(), { timeout: 30_000 })
+      .toBe('verification failed');
+    expect(await after.page.locator('[data-role=check][data-ok=false]').allInnerTexts()).toEqual(
+      expect.arrayContaining([expect.stringContaining('chain.event_altered')]),
+    );
+    await after.page.screenshot({ path: join(artifactsDir, 'run-page-tampered.png'), fullPage: true });
+
     // The customer who asked: the public events, no invocation records.
     const mine = await openPage(customer, runId);
     await expect
@@ -129,6 +166,7 @@ describe('run page', { timeout: 180_000 }, () => {
       .toBe('succeeded');
     expect(await mine.page.locator('[data-role=key]').count()).toBe(0);
     expect((await api(customer, `/v1/runs/${runId}/invocations`)).status).toBe(403);
+    expect(await mine.page.locator('[data-role=badge]').innerText()).toBe('not available');
 
     // Another tenant's operator: no such run.
     const stranger = await issuer.token({

@@ -221,6 +221,16 @@ describe('run service contract', { timeout: 240_000 }, () => {
     check('GET', I, await api(tokens.customer, 'GET', `/v1/runs/${runId}/invocations`));
     check('GET', I, await api(tokens.other, 'GET', `/v1/runs/${runId}/invocations`));
     check('GET', I, await api(undefined, 'GET', `/v1/runs/${runId}/invocations`));
+    // Verification and bundle: 200 (an operator), 403 (not an operator), 404 (another tenant), 401.
+    for (const P of ['verification', 'bundle']) {
+      const path = `/v1/runs/{runId}/${P}`;
+      expect(check('GET', path, await api(tokens.operator, 'GET', `/v1/runs/${runId}/${P}`)).status).toBe(
+        200,
+      );
+      check('GET', path, await api(tokens.customer, 'GET', `/v1/runs/${runId}/${P}`));
+      check('GET', path, await api(tokens.other, 'GET', `/v1/runs/${runId}/${P}`));
+      check('GET', path, await api(undefined, 'GET', `/v1/runs/${runId}/${P}`));
+    }
     const held = new AbortController();
     const first = readSse(
       `${tight.url}/v1/runs/${runId}/events`,

@@ -8,7 +8,7 @@ import { killAllWorkerProcesses, type WorkerProcess } from '../support/worker-pr
 import { createFaultRig, resultOf, type FaultRig } from './fault-rig.js';
 import { historyOf } from '../support/history.js';
 import { testRunId } from '../support/run-id.js';
-import { collectProofBundle } from '../../src/cli/collect-proof-bundle.js';
+import { collectProofBundle } from '../../src/activities/proof/collect-proof-bundle.js';
 import { verifyProofBundle } from '../../src/client/proof/verify-bundle.js';
 import { testAttestation } from '../support/attestation.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';

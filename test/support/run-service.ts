@@ -1,3 +1,4 @@
+import type { AttestationRegistry } from '../../src/contract/chain-head.js';
 import { exportJWK, generateKeyPair, SignJWT, type JSONWebKeySet } from 'jose';
 import type { FastifyInstance } from 'fastify';
 import { composeAgentRun } from '../../src/workflows/temporal/agent-run-definition.js';
@@ -70,8 +71,10 @@ export async function startTestService(
   h: HarnessFixture,
   issuer: TokenIssuer,
   config: Partial<ServiceConfigInput> = {},
+  attestation?: AttestationRegistry,
 ): Promise<{ app: FastifyInstance; url: string }> {
   const app = createRunService({
+    ...(attestation !== undefined ? { attestation } : {}),
     client: h.t.client,
     store: h.composition.store,
     composition: composeAgentRun(showcaseDefinition),

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Text } from '../../src/activities/store/index.js';
-import { collectProofBundle } from '../../src/cli/collect-proof-bundle.js';
+import { collectProofBundle } from '../../src/activities/proof/collect-proof-bundle.js';
 import { verifyProofBundle, type ProofReport } from '../../src/client/proof/verify-bundle.js';
 import type { ProofBundle } from '../../src/contract/proof-bundle.js';
 import { eventHash, genesisHash, genesisOfFirstEvent } from '../../src/contract/evidence-chain.js';

@@ -2,7 +2,7 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { loadPrincipalRegistry } from '../../activities/authz/principal-registry.js';
 import { verifyProofBundle, type ProofReport } from '../../client/proof/verify-bundle.js';
 import { MAX_PROOF_BUNDLE_BYTES, ProofBundleSchema, type ProofBundle } from '../../contract/proof-bundle.js';
-import { collectProofBundle } from '../collect-proof-bundle.js';
+import { collectProofBundle } from '../../activities/proof/collect-proof-bundle.js';
 import { connectTemporal, openCliStore } from '../connect.js';
 import { EXIT, notFoundError, usageError } from '../errors.js';
 import type { Output } from '../output.js';

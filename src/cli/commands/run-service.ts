@@ -1,3 +1,4 @@
+import { readAttestationRegistry } from '../read-attestation.js';
 import { composeAgentRun } from '../../workflows/index.js';
 import { resolve } from 'node:path';
 import { loadDecisionKey } from '../../client/decisions/decision-key.js';
@@ -66,6 +67,7 @@ export async function serveCommand(app: HarnessApp, o: ServeOptions, out: Output
   const host = o.host ?? config.listen.host;
   const t = await connectTemporal();
   const store = await openCliStore();
+  const attestation = readAttestationRegistry(undefined);
   const service = createRunService({
     client: t.client,
     store,
@@ -74,6 +76,8 @@ export async function serveCommand(app: HarnessApp, o: ServeOptions, out: Output
     config,
     jwks: readJwksFile(config.identity.jwksFile),
     delegateKey: loadDecisionKey(config.delegateKeyFile),
+    // The worker attestation keys the run page's verification trusts (HARNESS_ATTESTATION_KEYS).
+    ...(attestation !== undefined ? { attestation } : {}),
     dev: o.dev === true,
     searchAttributes: searchAttributes as (typeof SEARCH_ATTRIBUTE_MODES)[number],
     // Every request and every 5xx with its cause, one JSON line each, on stderr.

@@ -1,9 +1,9 @@
 import type { Client } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
-import { readEventChain } from '../activities/store/index.js';
-import type { EvidenceStore } from '../contract/evidence-store.js';
-import { PROOF_BUNDLE_FORMAT, type ProofBundle } from '../contract/proof-bundle.js';
-import type { AttestationRegistry } from '../contract/chain-head.js';
+import { readEventChain } from '../store/index.js';
+import type { EvidenceStore } from '../../contract/evidence-store.js';
+import { PROOF_BUNDLE_FORMAT, type ProofBundle } from '../../contract/proof-bundle.js';
+import type { AttestationRegistry } from '../../contract/chain-head.js';
 
 /**
  * Gather a run's proof bundle (contract/proof-bundle.ts) from its evidence store and, when `client` is
