@@ -1,3 +1,5 @@
+import { SSE_FRAMES_JS } from './page-sse-script.js';
+
 /**
  * The approval inbox (GET /inbox, docs/api.md): one server-sent HTML page with a small script, no
  * build chain. The signed-in principal's bearer token comes from the URL fragment (`#token=...`, never
@@ -43,7 +45,7 @@ export const INBOX_HTML = `<!doctype html>
   <p id="empty" class="muted" hidden>Nothing waits for a decision in your tenant.</p>
   <div id="runs"></div>
 </main>
-<script>
+<script>${SSE_FRAMES_JS}
 (() => {
   const fromHash = new URLSearchParams(location.hash.slice(1)).get('token');
   if (fromHash) { sessionStorage.setItem('harnessToken', fromHash); history.replaceState(null, '', location.pathname); }
@@ -107,24 +109,15 @@ export const INBOX_HTML = `<!doctype html>
       try {
         const res = await fetch('/v1/runs/' + encodeURIComponent(runId) + '/events', { headers: { authorization: 'Bearer ' + token, accept: 'text/event-stream', ...(last !== null ? { 'last-event-id': last } : {}) } });
         if (!res.ok || !res.body) return;
-        const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-        let buf = '';
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          buf += value;
-          let cut;
-          while ((cut = buf.indexOf('\\n\\n')) >= 0) {
-            const block = buf.slice(0, cut); buf = buf.slice(cut + 2);
-            let type = 'message';
-            for (const line of block.split('\\n')) {
-              if (line.startsWith('id: ')) last = line.slice(4);
-              if (line.startsWith('event: ')) type = line.slice(7);
-            }
-            if (type === 'state.transitioned' || type.startsWith('human.') || type.startsWith('run.')) refresh(runId);
-            if (type === 'run.completed' || type === 'run.failed' || type === 'run.cancelled' || type === 'end') return;
-          }
-        }
+        let ended = false;
+        await sseFrames(res, (f) => {
+          if (f.id !== null) last = f.id;
+          const type = f.event;
+          if (type === 'state.transitioned' || type.startsWith('human.') || type.startsWith('run.')) refresh(runId);
+          ended = type === 'run.completed' || type === 'run.failed' || type === 'run.cancelled' || type === 'end';
+          return ended;
+        });
+        if (ended) return;
       } catch { /* reconnect with Last-Event-ID */ }
       await new Promise((r) => setTimeout(r, 1000));
     }

@@ -1,3 +1,5 @@
+import { SSE_FRAMES_JS } from './page-sse-script.js';
+
 /**
  * The run page's script (see run-page.ts): reads the run, its invocations and its events through the
  * API with the caller's bearer token, and renders the header, the side effects ("Why was this
@@ -5,7 +7,7 @@
  * printable audit view. Every value goes through `esc` before it is put into the page. Plain browser
  * JavaScript, no backticks (it lives in a template literal).
  */
-export const RUN_PAGE_SCRIPT = `
+export const RUN_PAGE_SCRIPT = `${SSE_FRAMES_JS}
 (() => {
   const fromHash = new URLSearchParams(location.hash.slice(1)).get('token');
   if (fromHash) { sessionStorage.setItem('harnessToken', fromHash); history.replaceState(null, '', location.pathname); }
@@ -162,28 +164,19 @@ export const RUN_PAGE_SCRIPT = `
         const res = await fetch('/v1/runs/' + encodeURIComponent(runId) + '/events?view=' + view, { headers: { authorization: 'Bearer ' + token, accept: 'text/event-stream', ...(last !== null ? { 'last-event-id': String(last) } : {}) } });
         if (res.status === 403 && view === 'internal') return follow('public');
         if (!res.ok) return;
-        const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-        let buf = '';
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          buf += value;
-          let cut;
-          while ((cut = buf.indexOf('\\n\\n')) >= 0) {
-            const chunk = buf.slice(0, cut); buf = buf.slice(cut + 2);
-            const data = chunk.split('\\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5)).join('\\n');
-            if (!data) continue;
-            try {
-              const e = JSON.parse(data);
-              if (e.sequence === undefined) e.sequence = e.seq;
-              if (typeof e.sequence !== 'number') continue;
-              last = e.sequence;
-              if (typeof e.type !== 'string' || events.some((x) => x.sequence === e.sequence)) continue;
-              e.data = e.data || {};
-              events.push(e); schedule();
-            } catch {}
-          }
-        }
+        await sseFrames(res, (f) => {
+          if (!f.data) return false;
+          try {
+            const e = JSON.parse(f.data);
+            if (e.sequence === undefined) e.sequence = e.seq;
+            if (typeof e.sequence !== 'number') return false;
+            last = e.sequence;
+            if (typeof e.type !== 'string' || events.some((x) => x.sequence === e.sequence)) return false;
+            e.data = e.data || {};
+            events.push(e); schedule();
+          } catch {}
+          return false;
+        });
         const again = await api('/v1/runs/' + encodeURIComponent(runId));
         if (again.status === 200) { run = again.body; schedule(); if (run.executionStatus !== 'RUNNING') { verify(); return; } }
       } catch {}
