@@ -212,6 +212,12 @@ describe('harness CLI against a real worker', () => {
       'versions: profile refund.graph@v1, policy refund.rules@v1, model route scripted/refund',
     );
     expect(show.stdout).toMatch(/budget: steps \d+\/50/);
+    expect(show.stdout).not.toContain('page: ');
+    const linked = await runCli(['show', workflowId], {
+      ...env,
+      HARNESS_SERVICE_URL: 'http://svc.test:8080/',
+    });
+    expect(linked.stdout).toContain(`page: http://svc.test:8080/runs/${encodeURIComponent(workflowId)}`);
     const showJson = json<{ state: RunView; execution: { status: string } }>(
       await cli('show', workflowId, '--json'),
     );

@@ -9,6 +9,7 @@ import { queryState } from '../run-access.js';
  * `harness show <id>`: the Temporal execution and the run's `state` query, readable or as JSON. When
  * Temporal no longer has the workflow (its history passed the namespace's retention, or another
  * server), the evidence store's run record is shown instead, said as such; exit 3 when neither has it.
+ * With `HARNESS_SERVICE_URL` set, the last line links the run's page in the run service.
  */
 export async function showCommand(id: string, out: Output): Promise<number> {
   const t = await connectTemporal();
@@ -28,10 +29,18 @@ export async function showCommand(id: string, out: Output): Promise<number> {
     const state = await queryState(t, handle);
     out.data({ workflowId: exec.workflowId, execution: exec, state });
     out.line(renderRun(exec, state));
+    const page = runPageUrl(id);
+    if (page !== undefined) out.line(`page: ${page}`);
     return EXIT.ok;
   } finally {
     await t.close();
   }
+}
+
+/** The run's page in the run service (`HARNESS_SERVICE_URL` + `/runs/<id>`), when that is set. */
+function runPageUrl(id: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const base = env.HARNESS_SERVICE_URL?.trim().replace(/\/+$/, '');
+  return base ? `${base}/runs/${encodeURIComponent(id)}` : undefined;
 }
 
 async function storedRecord(id: string): Promise<RunRecord | undefined> {
