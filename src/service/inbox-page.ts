@@ -6,7 +6,8 @@ import { SSE_FRAMES_JS } from './page-sse-script.js';
  * sent to the server in a request line) or is pasted, and is kept in the tab's sessionStorage. The
  * page lists its tenant's runs that wait for a decision, shows each human request (summary, verified
  * facts, policy evidence, the proposed action, risks, the expiry counting down), offers approve and
- * reject (with a reason) only where the service says the principal may decide, and follows each run's
+ * reject (with a reason), and "Ask the requester" where the run offers `request_more_info`, only where
+ * the service says the principal may decide, and follows each run's
  * public event stream to update live.
  */
 export const INBOX_HTML = `<!doctype html>
@@ -67,6 +68,9 @@ export const INBOX_HTML = `<!doctype html>
     const p = run.pendingAction;
     const waiting = run.executionStatus === 'RUNNING' && p && (p.kind === 'confirmation' || p.kind === 'human');
     card.el.dataset.status = run.status || '';
+    // What the person typed survives a re-render (a live event may arrive while they type).
+    const typed = card.el.querySelector('[data-role=reason]');
+    const kept = typed ? typed.value : '';
     card.el.innerHTML =
       '<h2><a data-role="run-page" href="/runs/' + encodeURIComponent(run.runId) + '">' + esc(run.runId) + '</a> <span class="status ' + esc(run.status) + '" data-role="status">' + esc(run.status) + '</span></h2>' +
       '<div class="muted">' + esc(run.profile) + ' under ' + esc(run.policy) + ' · requested by ' + esc(run.user) + '</div>' +
@@ -79,13 +83,19 @@ export const INBOX_HTML = `<!doctype html>
         '<h3>Risks</h3>' + list(req.riskReasons) +
         '<p class="muted">expires in <span data-role="expiry" data-expires="' + esc(p.expiresAt || req.expiresAt || '') + '"></span></p>' +
         (run.mayDecide
-          ? '<div class="actions"><input type="text" data-role="reason" placeholder="reason"><button class="approve" data-role="approve">Approve</button><button data-role="reject">Reject</button><span class="answer" data-role="answer"></span></div>'
+          ? '<div class="actions"><input type="text" data-role="reason" placeholder="reason, or your question"><button class="approve" data-role="approve">Approve</button><button data-role="reject">Reject</button>' +
+            ((req.allowedDecisions || []).includes('request_more_info') ? '<button data-role="ask">Ask the requester</button>' : '') +
+            '<span class="answer" data-role="answer"></span></div>'
           : '<p class="muted" data-role="no-decision">You may not decide this action.</p>')
       ) : '<p data-role="outcome">' + esc(run.status) + (run.terminalReason && run.terminalReason.message ? ': ' + esc(run.terminalReason.message) : '') + '</p>');
     const reason = card.el.querySelector('[data-role=reason]');
+    if (reason) reason.value = kept;
     const answer = card.el.querySelector('[data-role=answer]');
     const send = async (decision) => {
-      const body = { decision, actionId: p.actionId, ...(reason.value ? { reason: reason.value } : decision === 'reject' ? { reason: 'rejected in the inbox' } : {}) };
+      if (decision === 'request_more_info' && !reason.value.trim()) { answer.textContent = 'write your question first'; return; }
+      const body = decision === 'request_more_info'
+        ? { decision, actionId: p.actionId, question: reason.value }
+        : { decision, actionId: p.actionId, ...(reason.value ? { reason: reason.value } : decision === 'reject' ? { reason: 'rejected in the inbox' } : {}) };
       const r = await api('/v1/runs/' + encodeURIComponent(run.runId) + '/decisions', { method: 'POST', body: JSON.stringify(body) });
       answer.textContent = r.body.accepted ? decision + ' accepted' : 'refused: ' + (r.body.code || (r.body.error && r.body.error.code) || r.status);
       refresh(run.runId);
@@ -94,6 +104,8 @@ export const INBOX_HTML = `<!doctype html>
     const j = card.el.querySelector('[data-role=reject]');
     if (a) a.onclick = () => send('approve');
     if (j) j.onclick = () => send('reject');
+    const q = card.el.querySelector('[data-role=ask]');
+    if (q) q.onclick = () => send('request_more_info');
     tick();
   }
 

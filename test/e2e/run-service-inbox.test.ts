@@ -8,7 +8,7 @@ import { createTokenIssuer, startTestService, type TokenIssuer } from '../suppor
 
 /**
  * The approval inbox in headless Chromium (docs/api.md): a refund run started through the API shows
- * up, an authorized approver approves it there, and the page shows it succeeded from the live event
+ * up, an authorized approver asks the customer a question there and, once answered, approves it, and the page shows it succeeded from the live event
  * stream; a principal without the role sees the same request with no decision buttons.
  */
 describe('approval inbox', { timeout: 180_000 }, () => {
@@ -81,6 +81,26 @@ describe('approval inbox', { timeout: 180_000 }, () => {
     // The approver sees the arguments of what they approve.
     expect(await card(page).locator('[data-role=arguments]').innerText()).toContain('ORD-1001');
     await page.screenshot({ path: join(artifactsDir, 'inbox-approver-waiting.png'), fullPage: true });
+    // First the approver asks the customer a question; the customer answers; the same request comes back.
+    await card(page).locator('[data-role=reason]').fill('Did the parcel ever leave the warehouse?');
+    await card(page).locator('[data-role=ask]').click();
+    const runStatus = async () =>
+      (
+        (await (
+          await fetch(`${service.url}/v1/runs/${runId}`, { headers: { authorization: `Bearer ${customer}` } })
+        ).json()) as { status: string }
+      ).status;
+    await expect.poll(runStatus, { timeout: 60_000 }).toBe('awaiting_input');
+    const answered = await fetch(`${service.url}/v1/runs/${runId}/decisions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${customer}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ decision: 'input', value: 'No, it never shipped.' }),
+    });
+    expect(answered.status).toBe(200);
+    await expect.poll(runStatus, { timeout: 60_000 }).toBe('awaiting_confirmation');
+    await page.reload();
+    await card(page).locator('[data-role=approve]').waitFor({ timeout: 60_000 });
+    expect(await card(page).locator('[data-role=summary]').innerText()).toContain('never shipped');
     await card(page).locator('[data-role=reason]').fill('order checked');
     await card(page).locator('[data-role=approve]').click();
     await expect
