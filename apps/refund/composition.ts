@@ -1,9 +1,8 @@
 import {
   type AppCompositionOptions,
-  composeWorker,
+  composeAppWorker,
   ModelRouter,
   parseModelScript,
-  providerFromEnv,
   ScriptedProvider,
   ToolRegistry,
   type WorkerComposition,
@@ -56,7 +55,6 @@ export interface RefundComposition extends WorkerComposition {
  * @throws the store's errors (bad URL, schema too new) and provider configuration errors.
  */
 export async function createRefundComposition(options: RefundCompositionOptions): Promise<RefundComposition> {
-  const env = options.env ?? process.env;
   const refundStore = openRefundStore(
     options.refundStorePath,
     options.drills?.latency ? { latency: options.drills.latency } : {},
@@ -82,31 +80,16 @@ export async function createRefundComposition(options: RefundCompositionOptions)
   for (const [route, script] of Object.entries(options.scripts ?? {})) {
     models.register(route, new ScriptedProvider(parseModelScript(script, route)), 'scripted');
   }
-  let defaultModelRoute = 'scripted/refund';
-  if (env.HARNESS_MODEL_PROVIDER && env.HARNESS_MODEL_PROVIDER !== 'scripted') {
-    models.register('env', providerFromEnv(env), env.HARNESS_MODEL ?? 'default');
-    defaultModelRoute = 'env';
-  }
   const closeParts = async (): Promise<void> => {
     for (const close of closers.reverse()) await close();
     refundStore.close();
   };
-  try {
-    const worker = await composeWorker({
-      tools: registry,
-      models,
-      store: options.storeUrl,
-      // A routes file (HARNESS_MODEL_ROUTES) names the default route of new runs itself.
-      ...(env.HARNESS_MODEL_ROUTES ? {} : { defaultModelRoute }),
-      ...(options.identity !== undefined ? { identity: options.identity } : {}),
-      ...(options.principals !== undefined ? { principals: options.principals } : {}),
-      env,
-      onClose: closeParts,
-    });
-    return { ...worker, refundStore };
-  } catch (err) {
-    // The evidence store did not open: close what was opened for it (MCP servers, the business store).
-    await closeParts();
-    throw err;
-  }
+  const worker = await composeAppWorker({
+    registry,
+    models,
+    fallbackRoute: 'scripted/refund',
+    options,
+    onClose: closeParts,
+  });
+  return { ...worker, refundStore };
 }

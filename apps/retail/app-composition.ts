@@ -2,10 +2,9 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import {
   type AppCompositionOptions,
-  composeWorker,
+  composeAppWorker,
   type ModelProvider,
   ModelRouter,
-  providerFromEnv,
   ToolRegistry,
   type WorkerComposition,
 } from '../../src/index.js';
@@ -79,32 +78,25 @@ export async function createRetailAppComposition(
   const models = new ModelRouter();
   for (const [route, provider] of Object.entries(goldRoutes(settings)))
     models.register(route, provider, provider.name);
-  let defaultModelRoute = 'gold/0';
-  if (env.HARNESS_MODEL_PROVIDER && env.HARNESS_MODEL_PROVIDER !== 'scripted') {
-    models.register('env', providerFromEnv(env), env.HARNESS_MODEL ?? 'default');
-    defaultModelRoute = 'env';
-  }
   const backend = await openRetailBackend(settings.dbUrl, { dbJsonPath: settings.dbJsonPath });
+  const registry = new ToolRegistry();
   try {
-    const registry = new ToolRegistry();
     for (const definition of retailToolDefinitions()) {
       const executor = backend.executors[definition.name];
       if (executor === undefined) throw new Error(`no executor for ${definition.name}`);
       registry.register(definition, executor);
     }
-    const worker = await composeWorker({
-      tools: registry,
-      models,
-      store: options.storeUrl,
-      ...(env.HARNESS_MODEL_ROUTES ? {} : { defaultModelRoute }),
-      ...(options.identity !== undefined ? { identity: options.identity } : {}),
-      ...(options.principals !== undefined ? { principals: options.principals } : {}),
-      env,
-      onClose: () => backend.close(),
-    });
-    return { ...worker, backend };
   } catch (err) {
     await backend.close();
     throw err;
   }
+  // composeAppWorker closes the backend itself when composing fails.
+  const worker = await composeAppWorker({
+    registry,
+    models,
+    fallbackRoute: 'gold/0',
+    options,
+    onClose: () => backend.close(),
+  });
+  return { ...worker, backend };
 }
