@@ -163,6 +163,44 @@ export function openApiDocument(): Record<string, unknown> {
 /** The paths of one run's evidence, for operators: invocations, verification, proof bundle. */
 function runEvidencePaths(): Record<string, unknown> {
   return {
+    '/v1/runs/{runId}/context/{call}': {
+      get: {
+        summary:
+          'The context package model call `call` was sent: items (kind, trust, access, source, tokens), what was left out and why; contents only with `reveal=content` (secrets masked, `restricted` never)',
+        parameters: [
+          runId,
+          { name: 'call', in: 'path', required: true, schema: { type: 'integer', minimum: 0 } },
+          { name: 'reveal', in: 'query', required: false, schema: { type: 'string', enum: ['content'] } },
+        ],
+        responses: {
+          '200': {
+            description: 'The package',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['runId', 'call', 'packageId', 'items', 'leftOut', 'revealed'],
+                  properties: {
+                    runId: { type: 'string' },
+                    call: { type: 'integer' },
+                    packageId: { type: 'string' },
+                    items: { type: 'array', items: { type: 'object' } },
+                    leftOut: { type: 'array', items: { type: 'object' } },
+                    revealed: { type: 'boolean' },
+                  },
+                },
+              },
+            },
+          },
+          '400': error('A bad call number or query (`request.invalid`)'),
+          '403': error('Context packages need an operator with a role of `roles.internalEvents`'),
+          '404': error(
+            "No such run in the caller's scope, or no package for the call (`run.not_found`, `context.not_found`)",
+          ),
+          ...errors('401'),
+        },
+      },
+    },
     '/v1/runs/{runId}/invocations': {
       get: {
         summary:

@@ -77,3 +77,21 @@ export const hasRole = (caller: Caller, roles: readonly string[]): boolean =>
 
 /** A visibility query string literal. */
 export const quote = (v: string): string => `'${v.replace(/'/g, "''")}'`;
+
+/**
+ * Refuse unless the caller is an operator with a role of `roles.internalEvents` (invocations, context
+ * packages and proofs read what the public view leaves out).
+ * @throws ApiError 403 `auth.role_missing` naming `what` and the roles that would do.
+ */
+export function requireInternalEvents(
+  o: Pick<RunRoutesOptions, 'config'>,
+  caller: Caller,
+  what: string,
+): void {
+  if (!(caller.kind === 'operator' && hasRole(caller, o.config.roles.internalEvents)))
+    throw new ApiError(
+      403,
+      'auth.role_missing',
+      `${what} need an operator with one of the roles ${o.config.roles.internalEvents.join(', ')}`,
+    );
+}

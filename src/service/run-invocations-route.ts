@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { InvocationRecord } from '../contract/store-records.js';
-import { ApiError } from './api-error.js';
 import { accessRun } from './run-access.js';
-import { hasRole, type RunRoutesOptions } from './route-options.js';
+import { requireInternalEvents, type RunRoutesOptions } from './route-options.js';
 
 /** One tool invocation as the run page shows it: no arguments and no outputs, only what proves "once". */
 export interface InvocationSummary {
@@ -59,12 +58,7 @@ export function registerInvocationsRoute(app: FastifyInstance, o: RunRoutesOptio
   app.get<{ Params: { runId: string } }>('/v1/runs/:runId/invocations', async (req) => {
     const caller = o.callerOf(req);
     await accessRun(o, caller, req.params.runId);
-    if (!(caller.kind === 'operator' && hasRole(caller, o.config.roles.internalEvents)))
-      throw new ApiError(
-        403,
-        'auth.role_missing',
-        `invocations need an operator with one of the roles ${o.config.roles.internalEvents.join(', ')}`,
-      );
+    requireInternalEvents(o, caller, 'invocations');
     const records = await o.store.listInvocations(req.params.runId);
     return {
       runId: req.params.runId,

@@ -1,11 +1,13 @@
+import { CONTEXT_PANEL_JS } from './run-page-context-script.js';
 import { SSE_FRAMES_JS } from './page-sse-script.js';
 
 /**
  * The run page's script (see run-page.ts): reads the run, its invocations and its events through the
  * API with the caller's bearer token, and renders the header, the side effects ("Why was this
- * allowed?", "Did it happen once?"), the timeline grouped by step with filters, the inspector and the
- * printable audit view. Every value goes through `esc` before it is put into the page. Plain browser
- * JavaScript, no backticks (it lives in a template literal).
+ * allowed?", "Did it happen once?"), the timeline grouped by step with filters, the inspector (with
+ * the context a model call was sent, run-page-context-script.ts) and the printable audit view. Every
+ * value goes through `esc` before it is put into the page. Plain browser JavaScript, no backticks (it
+ * lives in a template literal).
  */
 export const RUN_PAGE_SCRIPT = `${SSE_FRAMES_JS}
 (() => {
@@ -24,6 +26,7 @@ export const RUN_PAGE_SCRIPT = `${SSE_FRAMES_JS}
   let invocations = null;
   let selected = null;
   let pending = false;
+${CONTEXT_PANEL_JS}
 
   const CATEGORY = (t) => t.startsWith('model.') ? 'model'
     : (t.startsWith('tool.') || t === 'recovery.decided') ? 'tool'
@@ -87,8 +90,10 @@ export const RUN_PAGE_SCRIPT = `${SSE_FRAMES_JS}
     const e = events.find((x) => x.sequence === seq);
     if (!e) return;
     $('inspector').innerHTML = '<div><b>' + esc(e.type) + '</b> #' + esc(e.sequence) + ' · ' + esc(e.occurredAt) + (e.redacted ? ' · <span class="muted">redacted by policy</span>' : '') + '</div>' +
-      '<pre data-role="event-json">' + esc(JSON.stringify(e.data, null, 2)) + '</pre>';
+      '<pre data-role="event-json">' + esc(JSON.stringify(e.data, null, 2)) + '</pre>' +
+      (contextCall(e) !== null ? '<div id="context-view" class="panel" data-role="context">loading the context sent…</div>' : '');
     renderTimeline();
+    if (contextCall(e) !== null) showContext(contextCall(e), false);
   }
 
   /** Each write the run authorized, with its policy decision, approvals and invocation. */

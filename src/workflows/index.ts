@@ -94,6 +94,7 @@ export {
 // Guardrail checks the activity side and the client run outside the sandbox too (same code, same answers).
 export { checkInput } from './guardrails/input-guardrail.js';
 export { detectSecrets } from './guardrails/detect-secrets.js';
+export { maskSecrets } from './guardrails/data-taint.js';
 export { taintDigestsOf } from './guardrails/data-taint.js';
 export * from '../registry/sandbox.js';
 export { NamedRegistry } from '../registry/named-registry.js';

@@ -134,6 +134,26 @@ describe('run page', { timeout: 180_000 }, () => {
     // The inspector shows an event's data.
     await page.locator('.ev[data-type="policy.decided"]').first().click();
     expect(await page.locator('[data-role=event-json]').innerText()).toContain('policyVersion');
+    // A model call's inspector shows the context it was sent; the contents only after "Reveal content".
+    await page.locator('.ev[data-type="model.completed"]').first().click();
+    const context = page.locator('[data-role=context]');
+    await expect
+      .poll(() => context.locator('[data-role=context-item]').count(), { timeout: 30_000 })
+      .toBeGreaterThan(0);
+    expect(await context.locator('[data-role=context-item][data-kind=instruction]').count()).toBeGreaterThan(
+      0,
+    );
+    expect(await context.locator('[data-role=context-budget]').innerText()).toMatch(
+      /ctx\d+ · \d+ of \d+ tokens/,
+    );
+    expect(await context.locator('[data-role=context-content]').count()).toBe(0);
+    await context.locator('#reveal-context').click();
+    await expect
+      .poll(() => context.locator('[data-role=context-content]').count(), { timeout: 30_000 })
+      .toBeGreaterThan(0);
+    expect((await context.locator('[data-role=context-content]').allInnerTexts()).join('\n')).toContain(
+      'ORD-1001',
+    );
     await page.screenshot({ path: join(artifactsDir, 'run-page-refund.png'), fullPage: true });
     await page.emulateMedia({ media: 'print' });
     expect(await page.locator('#audit').innerText()).toContain('refund.create');
@@ -166,6 +186,12 @@ describe('run page', { timeout: 180_000 }, () => {
       .toBe('succeeded');
     expect(await mine.page.locator('[data-role=key]').count()).toBe(0);
     expect((await api(customer, `/v1/runs/${runId}/invocations`)).status).toBe(403);
+    expect((await api(customer, `/v1/runs/${runId}/context/0`)).status).toBe(403);
+    // The context route: a bad call number is 400, a call with no package 404, a package names its call.
+    expect((await api(operator, `/v1/runs/${runId}/context/x`)).status).toBe(400);
+    expect((await api(operator, `/v1/runs/${runId}/context/0?reveal=all`)).status).toBe(400);
+    const none = await api(operator, `/v1/runs/${runId}/context/999`);
+    expect([none.status, (none.body.error as { code?: string }).code]).toEqual([404, 'context.not_found']);
     expect(await mine.page.locator('[data-role=badge]').innerText()).toBe('not available');
 
     // Another tenant's operator: no such run.
@@ -179,5 +205,6 @@ describe('run page', { timeout: 180_000 }, () => {
     await expect.poll(() => theirs.page.locator('#error').innerText(), { timeout: 30_000 }).not.toBe('');
     expect(await theirs.page.locator('[data-role=status]').count()).toBe(0);
     expect((await api(stranger, `/v1/runs/${runId}/invocations`)).status).toBe(404);
+    expect((await api(stranger, `/v1/runs/${runId}/context/0`)).status).toBe(404);
   });
 });
