@@ -44,6 +44,7 @@ ${CONTEXT_PANEL_JS}
       case 'tool.authorized': return esc(d.tool) + '@' + esc(d.version) + ' #' + esc(d.seq) + ' (' + esc(d.effect) + ')';
       case 'tool.completed': case 'tool.failed': return esc(d.tool) + ' #' + esc(d.seq) + ' ' + esc(d.status) + ' (attempt ' + esc(d.activityAttempt) + ')' + (d.errorCode ? ' ' + esc(d.errorCode) : '');
       case 'tool.proposed': return esc(d.tool);
+      case 'recovery.decided': return esc(d.tool) + ' #' + esc(d.seq) + ' attempt ' + esc(d.attempt) + ': ' + esc(d.decision) + ' (' + esc(d.reason) + ')';
       case 'policy.decided': return esc(d.decision) + ' by ' + esc(d.policyVersion) + ' · ' + esc(codes(d));
       case 'human.requested': return esc((d.action || {}).kind) + ' for ' + esc((d.action || {}).tool);
       case 'human.decided': return esc(d.decision) + ' by ' + esc(d.actor) + (d.verified ? ' (signature verified)' : '') + (d.reason ? ' · ' + esc(d.reason) : '');

@@ -11,9 +11,16 @@ import { testRunId } from '../support/run-id.js';
 import { collectProofBundle } from '../../src/activities/proof/collect-proof-bundle.js';
 import { verifyProofBundle } from '../../src/client/proof/verify-bundle.js';
 import { testAttestation } from '../support/attestation.js';
+import { artifactsDir, launchChromium } from '../support/browser.js';
+import { createTokenIssuer, startTestService } from '../support/run-service.js';
+import type { AttestationRegistry } from '../../src/contract/chain-head.js';
+import type { AgentRunInput } from '../../src/contract/run-input.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+/** The tenant of the run the run page shows. */
+const PAGE_TENANT = 'write-loss-page';
 
 /** refund.create is the 4th invocation of the refund graph (order.read, logistics.read, policy.search.refund). */
 const CREATE_SEQ = 4;
@@ -49,6 +56,7 @@ describe('faults: the worker dies during a write', { timeout: 240_000 }, () => {
     env: Record<string, string>,
     workflowId?: string,
     afterIntent?: (handle: WorkflowHandle) => Promise<void>,
+    input: Partial<AgentRunInput> = {},
   ): Promise<{ handle: WorkflowHandle; dead: WorkerProcess }> {
     await newRig();
     const dead = await rig.worker({ env });
@@ -56,6 +64,7 @@ describe('faults: the worker dies during a write', { timeout: 240_000 }, () => {
       {
         task: { message: 'refund ORD-1001 please, it has not shipped', customerId: 'C1001' },
         activityTimeouts: { writeHeartbeatSeconds: 2 },
+        ...input,
       },
       workflowId,
     );
@@ -111,6 +120,8 @@ describe('faults: the worker dies during a write', { timeout: 240_000 }, () => {
       async (h) => {
         await expect.poll(() => rowsOf(h).length, { timeout: 30_000 }).toBe(1);
       },
+      // In a tenant, so the run page of the run service shows it.
+      { tenantId: PAGE_TENANT, userId: 'C1001' },
     );
     const healthy = await rig.worker({ env: { HARNESS_ATTESTATION_KEY: keyFile } });
     const result = await resultOf(handle);
@@ -142,7 +153,65 @@ describe('faults: the worker dies during a write', { timeout: 240_000 }, () => {
     expect(proof.checks.filter((c) => !c.ok)).toEqual([]);
     expect(proof.checks.map((c) => c.code)).toContain('heads.ok');
     await healthy.kill();
+    await expectRunPage(handle.workflowId, registry);
   });
+
+  /**
+   * The run page (docs/api.md) of the run whose worker was killed: the run succeeded and verifies,
+   * the refund applied once under one attempt settled by the reconciler, and the timeline shows the
+   * lost outcome before its settlement, in order; "Jump to first failure" finds the lost outcome.
+   */
+  async function expectRunPage(runId: string, registry: AttestationRegistry): Promise<void> {
+    const issuer = await createTokenIssuer();
+    const service = await startTestService(
+      { client: rig.client, store: rig.composition.store, taskQueue: rig.taskQueue },
+      issuer,
+      {},
+      registry,
+    );
+    const browser = await launchChromium();
+    try {
+      const operator = await issuer.token({
+        sub: 'ops@shop',
+        tenant: PAGE_TENANT,
+        roles: ['operator'],
+        kind: 'operator',
+      });
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      await page.goto(`${service.url}/runs/${encodeURIComponent(runId)}#token=${operator}`);
+      await expect
+        .poll(() => page.locator('[data-role=status]').innerText(), { timeout: 60_000 })
+        .toBe('succeeded');
+      await expect
+        .poll(() => page.locator('[data-role=badge]').innerText(), { timeout: 60_000 })
+        .toBe('verified');
+      const effect = page.locator('[data-role=effect][data-tool="refund.create"]');
+      await expect.poll(() => effect.locator('[data-role=once] tr').count(), { timeout: 30_000 }).toBe(2);
+      expect(await effect.locator('[data-role=applied]').innerText()).toBe('applied 1 time');
+      const attempt = await effect.locator('[data-role=once] tr').nth(1).innerText();
+      expect(attempt).toContain('succeeded');
+      expect(attempt).toContain('reconciler');
+      expect(await effect.locator('[data-role=approval]').count()).toBeGreaterThan(0);
+      // Each timeline row reads "#seq type summary".
+      const rows = await page.locator('.ev').allInnerTexts();
+      const row = (type: string, ...has: string[]) =>
+        rows.findIndex((r) => r.includes(type) && has.every((x) => r.includes(x)));
+      const lost = row('tool.failed', 'refund.create', 'outcome_unknown');
+      const reconciled = row('recovery.decided', 'refund.create #4', 'reconcile (tool.outcome_unknown)');
+      const settled = row('tool.completed', 'refund.create');
+      const verified = row('tool.completed', 'refund.verify');
+      expect(lost).toBeGreaterThan(-1);
+      expect(reconciled).toBeGreaterThan(lost);
+      expect(settled).toBeGreaterThan(reconciled);
+      expect(verified).toBeGreaterThan(settled);
+      await page.locator('#first-failure').click();
+      expect(await page.locator('[data-role=event-json]').innerText()).toContain('outcome_unknown');
+      await page.screenshot({ path: join(artifactsDir, 'run-page-worker-killed.png'), fullPage: true });
+    } finally {
+      await browser.close();
+      await service.app.close();
+    }
+  }
 
   it('scenario 2 (refund.create has a reconciler): the worker died before the row was written: the reconciler reports not_applied, the approved refund runs again under the same key (effectively once), no human', async () => {
     const { handle } = await approveAndKillDuringCreate(SLOW_CREATE);

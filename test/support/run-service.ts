@@ -1,6 +1,8 @@
 import type { AttestationRegistry } from '../../src/contract/chain-head.js';
 import { exportJWK, generateKeyPair, SignJWT, type JSONWebKeySet } from 'jose';
+import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
+import type { EvidenceStore } from '../../src/activities/store/index.js';
 import { composeAgentRun } from '../../src/workflows/temporal/agent-run-definition.js';
 import { createRunService } from '../../src/service/run-service.js';
 import {
@@ -66,19 +68,28 @@ export function testServiceConfig(config: Partial<ServiceConfigInput> = {}): Ser
   });
 }
 
+/** What a test service serves: a Temporal client, the evidence store and the task queue of its workers. */
+export interface ServiceTarget {
+  readonly client: Client;
+  readonly store: EvidenceStore;
+  readonly taskQueue: string;
+}
+
 /** A run service over a test fixture's client, store and task queue, listening on a free loopback port. */
 export async function startTestService(
-  h: HarnessFixture,
+  h: HarnessFixture | ServiceTarget,
   issuer: TokenIssuer,
   config: Partial<ServiceConfigInput> = {},
   attestation?: AttestationRegistry,
 ): Promise<{ app: FastifyInstance; url: string }> {
+  const target: ServiceTarget =
+    'composition' in h ? { client: h.t.client, store: h.composition.store, taskQueue: h.taskQueue } : h;
   const app = createRunService({
     ...(attestation !== undefined ? { attestation } : {}),
-    client: h.t.client,
-    store: h.composition.store,
+    client: target.client,
+    store: target.store,
     composition: composeAgentRun(showcaseDefinition),
-    taskQueue: h.taskQueue,
+    taskQueue: target.taskQueue,
     config: testServiceConfig(config),
     jwks: issuer.jwks,
     delegateKey: TEST_KEYS.service,
