@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import {
   CancelBodySchema,
   DecisionAnswerSchema,
@@ -11,43 +10,8 @@ import {
   StartRunBodySchema,
 } from './api-schemas.js';
 import { HealthSchema, ReadinessSchema, RunDetailSchema } from './api-responses.js';
-
-type Io = 'input' | 'output';
-const schema = (s: z.ZodType, io: Io) =>
-  z.toJSONSchema(s, { target: 'draft-2020-12', io, unrepresentable: 'any' });
-/** A JSON body: requests as the service reads them (`input`), answers as it writes them (`output`). */
-const json = (s: z.ZodType, io: Io = 'output') => ({
-  content: { 'application/json': { schema: schema(s, io) } },
-});
-const text = (type: string) => ({ content: { [type]: { schema: { type: 'string' } } } });
-const error = (description: string) => ({ description, ...json(ErrorSchema) });
-
-/** What any route may answer besides its own: a server error, or the service shutting down. */
-const SERVER_ERRORS = {
-  '500': error('Internal error (`service.internal_error`, with `requestId`: see the service log)'),
-  '503': error(
-    'The service is closing (`service.closing`, Retry-After), or the namespace lacks the search attributes (`temporal.search_attributes_*`)',
-  ),
-};
-/** The client errors of the `/v1` routes, each route picking those it can answer. */
-const CLIENT_ERRORS = {
-  '400': error('Invalid request (`request.invalid`, `request.invalid_cursor`...)'),
-  '401': error('Missing, invalid or expired bearer token (`auth.*`)'),
-  '413': error('Request body over 256 KiB (`request.too_large`)'),
-  '415': error('A body that is not `application/json` (`request.invalid`)'),
-  '429': error('Over an admission limit (`rate.*`); see Retry-After'),
-};
-type ClientError = keyof typeof CLIENT_ERRORS;
-/** `codes` of {@link CLIENT_ERRORS} and the server errors. */
-const errors = (...codes: ClientError[]) => ({
-  ...Object.fromEntries(codes.map((c) => [c, CLIENT_ERRORS[c]])),
-  ...SERVER_ERRORS,
-});
-/** A decision whose update ran out of time: the run may have taken it. */
-const OUTCOME_UNKNOWN = error(
-  'The run did not answer in time; the decision may have been taken (`decision.outcome_unknown`, with `requestId`): read the run before sending it again',
-);
-const runId = { name: 'runId', in: 'path', required: true, schema: { type: 'string' } };
+import { runInspectionPaths } from './openapi-inspection-paths.js';
+import { error, errors, json, OUTCOME_UNKNOWN, runId, schema, SERVER_ERRORS, text } from './openapi-parts.js';
 
 /**
  * The OpenAPI 3.1 document of the service (`GET /openapi.json`), generated from the zod schemas the
@@ -104,6 +68,7 @@ export function openApiDocument(): Record<string, unknown> {
       },
       ...runPaths(),
       ...runEvidencePaths(),
+      ...runInspectionPaths(),
       '/healthz': {
         get: {
           summary: 'The process is up',
@@ -163,44 +128,6 @@ export function openApiDocument(): Record<string, unknown> {
 /** The paths of one run's evidence, for operators: invocations, verification, proof bundle. */
 function runEvidencePaths(): Record<string, unknown> {
   return {
-    '/v1/runs/{runId}/context/{call}': {
-      get: {
-        summary:
-          'The context package model call `call` was sent: items (kind, trust, access, source, tokens), what was left out and why; contents only with `reveal=content` (secrets masked, `restricted` never)',
-        parameters: [
-          runId,
-          { name: 'call', in: 'path', required: true, schema: { type: 'integer', minimum: 0 } },
-          { name: 'reveal', in: 'query', required: false, schema: { type: 'string', enum: ['content'] } },
-        ],
-        responses: {
-          '200': {
-            description: 'The package',
-            content: {
-              'application/json': {
-                schema: {
-                  type: 'object',
-                  required: ['runId', 'call', 'packageId', 'items', 'leftOut', 'revealed'],
-                  properties: {
-                    runId: { type: 'string' },
-                    call: { type: 'integer' },
-                    packageId: { type: 'string' },
-                    items: { type: 'array', items: { type: 'object' } },
-                    leftOut: { type: 'array', items: { type: 'object' } },
-                    revealed: { type: 'boolean' },
-                  },
-                },
-              },
-            },
-          },
-          '400': error('A bad call number or query (`request.invalid`)'),
-          '403': error('Context packages need an operator with a role of `roles.internalEvents`'),
-          '404': error(
-            "No such run in the caller's scope, or no package for the call (`run.not_found`, `context.not_found`)",
-          ),
-          ...errors('401'),
-        },
-      },
-    },
     '/v1/runs/{runId}/invocations': {
       get: {
         summary:

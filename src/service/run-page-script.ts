@@ -26,6 +26,8 @@ export const RUN_PAGE_SCRIPT = `${SSE_FRAMES_JS}
   let invocations = null;
   let selected = null;
   let pending = false;
+  /** Revealed payloads by invocation seq (kept across live re-renders). */
+  const payloads = {};
 ${CONTEXT_PANEL_JS}
 
   const CATEGORY = (t) => t.startsWith('model.') ? 'model'
@@ -134,7 +136,8 @@ ${CONTEXT_PANEL_JS}
       return '<div class="effect" data-role="effect" data-tool="' + esc(d.tool) + '"><h3>' + esc(d.tool) + '@' + esc(d.version) + ' · call #' + esc(d.seq) + '</h3>' +
         '<div class="panel" data-role="why"><h4>Why was this allowed?</h4>' + why + '<h4>Approvals</h4>' + people + '</div>' +
         '<div class="panel" data-role="once"><h4>Did it happen once?</h4><p>' + (applied <= 1 ? '<span class="ok" data-role="applied">applied ' + esc(applied) + ' time' + (applied === 1 ? '' : 's') + '</span>' : '<span class="no" data-role="applied">applied ' + esc(applied) + ' times</span>') +
-        (inv ? ' · idempotency key <code data-role="key">' + esc(inv.idempotencyKey) + '</code> · arguments ' + esc(inv.argsDigest) : '') + '</p>' + attempts + '</div></div>';
+        (inv ? ' · idempotency key <code data-role="key">' + esc(inv.idempotencyKey) + '</code> · arguments ' + esc(inv.argsDigest) : '') + '</p>' + attempts +
+        (inv ? (payloads[d.seq] ? '<pre data-role="payload">' + esc(JSON.stringify(payloads[d.seq], null, 2)) + '</pre>' : '<button data-role="reveal-payload" data-seq="' + esc(d.seq) + '">Reveal arguments and result</button>') : '') + '</div></div>';
     }).join('');
     $('audit-body').innerHTML = '<table><tr><th>what</th><th>when</th><th>why allowed</th><th>who approved</th><th>outcome</th></tr>' + list.map(({ d, policy, decided, outcomes, w }) =>
       '<tr><td>' + esc(d.tool) + ' #' + esc(d.seq) + '</td><td>' + esc(w.occurredAt) + '</td><td>' + esc(policy ? policy.data.decision + ' ' + policy.data.policyVersion + ' ' + codes(policy.data) : '') + '</td><td>' + esc(decided.filter((h) => h.type === 'human.decided').map((h) => h.data.actor + ' ' + h.data.decision).join('; ')) + '</td><td>' + esc(outcomes.map((o) => o.data.status || o.type).join(', ')) + '</td></tr>').join('') + '</table>';
@@ -231,6 +234,13 @@ ${CONTEXT_PANEL_JS}
     follow('internal');
   }
 
+  $('effects').addEventListener('click', async (ev) => {
+    const btn = ev.target.closest('[data-role=reveal-payload]');
+    if (!btn) return;
+    const r = await api('/v1/runs/' + encodeURIComponent(runId) + '/invocations/' + encodeURIComponent(btn.dataset.seq) + '/payload');
+    payloads[btn.dataset.seq] = r.status === 200 ? { args: r.body.args, results: r.body.results } : { error: (r.body.error && r.body.error.message) || ('HTTP ' + r.status) };
+    renderEffects();
+  });
   $('timeline').addEventListener('click', (ev) => { const row = ev.target.closest('.ev'); if (row) inspect(Number(row.dataset.seq)); });
   document.querySelectorAll('[data-filter]').forEach((c) => c.addEventListener('change', renderTimeline));
   $('first-failure').addEventListener('click', () => {

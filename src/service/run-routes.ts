@@ -8,6 +8,7 @@ import { streamRunEvents } from './event-stream.js';
 import { registerListRoute } from './list-route.js';
 import { registerContextRoute } from './run-context-route.js';
 import { registerInvocationsRoute } from './run-invocations-route.js';
+import { registerPayloadRoute } from './run-payload-route.js';
 import { registerProofRoutes } from './run-proof-routes.js';
 import { accessRun, queryView } from './run-access.js';
 import { hasRole, type RunRoutesOptions } from './route-options.js';
@@ -17,8 +18,8 @@ import { registerStartRoute } from './start-route.js';
 export type { RunRoutesOptions } from './route-options.js';
 
 /**
- * The /v1/runs routes (docs/api.md): start, list, read, events, invocations, context packages, proof,
- * decisions and cancellation. Every
+ * The /v1/runs routes (docs/api.md): start, list, read, events, invocations and their payloads,
+ * context packages, proof, decisions and cancellation. Every
  * route that names a run looks it up in the caller's scope first (`accessRun`): out of scope is the
  * same 404 as no run at all.
  */
@@ -28,6 +29,7 @@ export function registerRunRoutes(app: FastifyInstance, o: RunRoutesOptions): vo
   registerDecisionRoutes(app, o);
   registerInvocationsRoute(app, o);
   registerContextRoute(app, o);
+  registerPayloadRoute(app, o);
   registerProofRoutes(app, o);
 
   app.get<{ Params: { runId: string } }>('/v1/runs/:runId', async (req): Promise<RunDetail> => {

@@ -116,6 +116,14 @@ describe('run page', { timeout: 180_000 }, () => {
     expect(await effect.locator('[data-role=applied]').innerText()).toBe('applied 1 time');
     expect(await effect.locator('[data-role=key]').innerText()).not.toBe('');
     expect(await effect.locator('[data-role=once] tr').count()).toBe(2); // header and one attempt
+    // The refund's arguments and result, behind a reveal; kept when a live event re-renders the panel.
+    expect(await effect.locator('[data-role=payload]').count()).toBe(0);
+    await effect.locator('[data-role=reveal-payload]').click();
+    await expect.poll(() => effect.locator('[data-role=payload]').count(), { timeout: 30_000 }).toBe(1);
+    const payload = await effect.locator('[data-role=payload]').innerText();
+    expect(payload).toContain('ORD-1001');
+    expect(payload).toContain('"status": "succeeded"');
+    expect(payload).toContain('"source": "executor"');
     // The steps, in the order the run took them.
     const titles = await page.locator('.group h3').allInnerTexts();
     const at = (t: string) => titles.indexOf(t);
@@ -187,6 +195,13 @@ describe('run page', { timeout: 180_000 }, () => {
     expect(await mine.page.locator('[data-role=key]').count()).toBe(0);
     expect((await api(customer, `/v1/runs/${runId}/invocations`)).status).toBe(403);
     expect((await api(customer, `/v1/runs/${runId}/context/0`)).status).toBe(403);
+    expect((await api(customer, `/v1/runs/${runId}/invocations/1/payload`)).status).toBe(403);
+    expect((await api(operator, `/v1/runs/${runId}/invocations/-1/payload`)).status).toBe(400);
+    const noCall = await api(operator, `/v1/runs/${runId}/invocations/999/payload`);
+    expect([noCall.status, (noCall.body.error as { code?: string }).code]).toEqual([
+      404,
+      'invocation.not_found',
+    ]);
     // The context route: a bad call number is 400, a call with no package 404, a package names its call.
     expect((await api(operator, `/v1/runs/${runId}/context/x`)).status).toBe(400);
     expect((await api(operator, `/v1/runs/${runId}/context/0?reveal=all`)).status).toBe(400);
@@ -206,5 +221,6 @@ describe('run page', { timeout: 180_000 }, () => {
     expect(await theirs.page.locator('[data-role=status]').count()).toBe(0);
     expect((await api(stranger, `/v1/runs/${runId}/invocations`)).status).toBe(404);
     expect((await api(stranger, `/v1/runs/${runId}/context/0`)).status).toBe(404);
+    expect((await api(stranger, `/v1/runs/${runId}/invocations/1/payload`)).status).toBe(404);
   });
 });

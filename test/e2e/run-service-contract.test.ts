@@ -231,6 +231,27 @@ describe('run service contract', { timeout: 240_000 }, () => {
       check('GET', path, await api(tokens.other, 'GET', `/v1/runs/${runId}/${P}`));
       check('GET', path, await api(undefined, 'GET', `/v1/runs/${runId}/${P}`));
     }
+    // Payloads and context packages: 200 (an operator), 400, 403 (not an operator), 404 (another
+    // tenant; no such invocation or package), 401.
+    for (const [P, path, found, absent] of [
+      [
+        '/v1/runs/{runId}/invocations/{seq}/payload',
+        'invocations/1/payload',
+        'invocations/1/payload',
+        'invocations/999/payload',
+      ],
+      ['/v1/runs/{runId}/context/{call}', 'context/x', 'context/1', 'context/999'],
+    ] as const) {
+      const at = (rest: string) => `/v1/runs/${runId}/${rest}`;
+      expect(check('GET', P, await api(tokens.operator, 'GET', at(found))).status).toBe(200);
+      expect(check('GET', P, await api(tokens.operator, 'GET', at(path.replace('1', '-1')))).status).toBe(
+        400,
+      );
+      expect(check('GET', P, await api(tokens.operator, 'GET', at(absent))).status).toBe(404);
+      check('GET', P, await api(tokens.customer, 'GET', at(found)));
+      check('GET', P, await api(tokens.other, 'GET', at(found)));
+      check('GET', P, await api(undefined, 'GET', at(found)));
+    }
     const held = new AbortController();
     const first = readSse(
       `${tight.url}/v1/runs/${runId}/events`,

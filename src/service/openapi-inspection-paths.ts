@@ -1,0 +1,81 @@
+import { error, errors, runId } from './openapi-parts.js';
+
+/** The paths that inspect one run for operators: an invocation's payloads, a model call's context package. */
+export function runInspectionPaths(): Record<string, unknown> {
+  return {
+    '/v1/runs/{runId}/invocations/{seq}/payload': {
+      get: {
+        summary:
+          "An invocation's arguments and each attempt's output from the evidence store: field rules applied, phones and secrets masked",
+        parameters: [
+          runId,
+          { name: 'seq', in: 'path', required: true, schema: { type: 'integer', minimum: 0 } },
+        ],
+        responses: {
+          '200': {
+            description: 'The payloads',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['runId', 'seq', 'tool', 'args', 'results'],
+                  properties: {
+                    runId: { type: 'string' },
+                    seq: { type: 'integer' },
+                    tool: { type: 'string' },
+                    args: { type: 'object' },
+                    results: { type: 'array', items: { type: 'object' } },
+                  },
+                },
+              },
+            },
+          },
+          '400': error('A bad invocation number (`request.invalid`)'),
+          '403': error('Payloads need an operator with a role of `roles.internalEvents`'),
+          '404': error(
+            "No such run in the caller's scope, or no such invocation (`run.not_found`, `invocation.not_found`)",
+          ),
+          ...errors('401'),
+        },
+      },
+    },
+    '/v1/runs/{runId}/context/{call}': {
+      get: {
+        summary:
+          'The context package model call `call` was sent: items (kind, trust, access, source, tokens), what was left out and why; contents only with `reveal=content` (secrets masked, `restricted` never)',
+        parameters: [
+          runId,
+          { name: 'call', in: 'path', required: true, schema: { type: 'integer', minimum: 0 } },
+          { name: 'reveal', in: 'query', required: false, schema: { type: 'string', enum: ['content'] } },
+        ],
+        responses: {
+          '200': {
+            description: 'The package',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['runId', 'call', 'packageId', 'items', 'leftOut', 'revealed'],
+                  properties: {
+                    runId: { type: 'string' },
+                    call: { type: 'integer' },
+                    packageId: { type: 'string' },
+                    items: { type: 'array', items: { type: 'object' } },
+                    leftOut: { type: 'array', items: { type: 'object' } },
+                    revealed: { type: 'boolean' },
+                  },
+                },
+              },
+            },
+          },
+          '400': error('A bad call number or query (`request.invalid`)'),
+          '403': error('Context packages need an operator with a role of `roles.internalEvents`'),
+          '404': error(
+            "No such run in the caller's scope, or no package for the call (`run.not_found`, `context.not_found`)",
+          ),
+          ...errors('401'),
+        },
+      },
+    },
+  };
+}
