@@ -1,13 +1,14 @@
 import { CONTEXT_PANEL_JS } from './run-page-context-script.js';
+import { PLAN_PANEL_JS } from './run-page-plan-script.js';
 import { SSE_FRAMES_JS } from './page-sse-script.js';
 
 /**
  * The run page's script (see run-page.ts): reads the run, its invocations and its events through the
  * API with the caller's bearer token, and renders the header, the side effects ("Why was this
- * allowed?", "Did it happen once?"), the timeline grouped by step with filters, the inspector (with
- * the context a model call was sent, run-page-context-script.ts) and the printable audit view. Every
- * value goes through `esc` before it is put into the page. Plain browser JavaScript, no backticks (it
- * lives in a template literal).
+ * allowed?", "Did it happen once?"), route and plan decisions (run-page-plan-script.ts), the timeline
+ * grouped by step with filters, the inspector (with the context a model call was sent,
+ * run-page-context-script.ts) and the printable audit view. Every value goes through `esc` before it
+ * is put into the page. Plain browser JavaScript, no backticks (it lives in a template literal).
  */
 export const RUN_PAGE_SCRIPT = `${SSE_FRAMES_JS}
 (() => {
@@ -29,6 +30,7 @@ export const RUN_PAGE_SCRIPT = `${SSE_FRAMES_JS}
   /** Revealed payloads by invocation seq (kept across live re-renders). */
   const payloads = {};
 ${CONTEXT_PANEL_JS}
+${PLAN_PANEL_JS}
 
   const CATEGORY = (t) => t.startsWith('model.') ? 'model'
     : (t.startsWith('tool.') || t === 'recovery.decided') ? 'tool'
@@ -53,6 +55,10 @@ ${CONTEXT_PANEL_JS}
       case 'human.approval_recorded': return 'approval ' + esc(d.approvals) + '/' + esc(d.required) + ' by ' + esc(d.principal);
       case 'state.transitioned': return esc(d.fromStatus) + ' → ' + esc(d.toStatus);
       case 'route.decided': return esc(d.route) + ' · ' + esc(d.reasonCode);
+      case 'plan.proposed': return 'plan ' + esc(d.planId) + ': ' + esc(((d.plan || {}).steps || []).length) + ' steps';
+      case 'plan.admitted': return 'plan ' + esc(d.planId) + ' admitted · ' + esc((d.order || []).join(' → '));
+      case 'plan.rejected': return 'plan ' + esc(d.planId || '(unreadable)') + ' rejected · ' + esc((d.violations || []).map((v) => v.code).join(', '));
+      case 'plan.replanned': case 'plan.fallback': return esc(d.reasonCode) + (d.fallback ? ' → ' + esc(d.fallback) : '');
       case 'fact.recorded': return esc(d.name) + ' = ' + esc(d.value);
       case 'step.started': case 'step.completed': return esc(d.stepId);
       default: { const s = JSON.stringify(d); return esc(s.length > 140 ? s.slice(0, 140) + '…' : s); }
@@ -161,7 +167,7 @@ ${CONTEXT_PANEL_JS}
   function render() {
     pending = false;
     if (!run) return;
-    renderHead(); renderEffects(); renderTimeline();
+    renderHead(); renderEffects(); renderPlan(); renderTimeline();
     $('timeline-card').hidden = false; $('inspector-card').hidden = false;
   }
   const schedule = () => { if (!pending) { pending = true; setTimeout(render, 100); } };

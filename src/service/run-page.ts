@@ -74,6 +74,7 @@ export const RUN_PAGE_HTML = `<!doctype html>
     <div id="checks"></div>
   </div>
   <div id="effects-card" class="card" hidden><h2>Side effects</h2><div id="effects"></div></div>
+  <div id="plan-card" class="card" hidden><h2>Route and plan</h2><div id="plan-body"></div></div>
   <div id="audit" class="card"><h2>Audit view</h2><div id="audit-body"></div></div>
   <div class="cols">
     <div id="timeline-card" class="card" hidden>

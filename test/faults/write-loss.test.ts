@@ -11,8 +11,8 @@ import { testRunId } from '../support/run-id.js';
 import { collectProofBundle } from '../../src/activities/proof/collect-proof-bundle.js';
 import { verifyProofBundle } from '../../src/client/proof/verify-bundle.js';
 import { testAttestation } from '../support/attestation.js';
-import { artifactsDir, launchChromium } from '../support/browser.js';
-import { createTokenIssuer, startTestService } from '../support/run-service.js';
+import { artifactsDir } from '../support/browser.js';
+import { openRunPage } from '../support/run-page.js';
 import type { AttestationRegistry } from '../../src/contract/chain-head.js';
 import type { AgentRunInput } from '../../src/contract/run-input.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -162,23 +162,14 @@ describe('faults: the worker dies during a write', { timeout: 240_000 }, () => {
    * lost outcome before its settlement, in order; "Jump to first failure" finds the lost outcome.
    */
   async function expectRunPage(runId: string, registry: AttestationRegistry): Promise<void> {
-    const issuer = await createTokenIssuer();
-    const service = await startTestService(
+    const opened = await openRunPage(
       { client: rig.client, store: rig.composition.store, taskQueue: rig.taskQueue },
-      issuer,
-      {},
+      runId,
+      PAGE_TENANT,
       registry,
     );
-    const browser = await launchChromium();
+    const page = opened.page;
     try {
-      const operator = await issuer.token({
-        sub: 'ops@shop',
-        tenant: PAGE_TENANT,
-        roles: ['operator'],
-        kind: 'operator',
-      });
-      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-      await page.goto(`${service.url}/runs/${encodeURIComponent(runId)}#token=${operator}`);
       await expect
         .poll(() => page.locator('[data-role=status]').innerText(), { timeout: 60_000 })
         .toBe('succeeded');
@@ -208,8 +199,7 @@ describe('faults: the worker dies during a write', { timeout: 240_000 }, () => {
       expect(await page.locator('[data-role=event-json]').innerText()).toContain('outcome_unknown');
       await page.screenshot({ path: join(artifactsDir, 'run-page-worker-killed.png'), fullPage: true });
     } finally {
-      await browser.close();
-      await service.app.close();
+      await opened.close();
     }
   }
 

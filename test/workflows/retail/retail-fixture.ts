@@ -40,7 +40,13 @@ export const planText = (steps: Record<string, unknown>[], over: Record<string, 
 export interface RetailFixture {
   readonly h: HarnessFixture;
   readonly db: RetailDb;
-  start(profile: 'retail.agent' | 'retail.router', route: string, message: string): Promise<WorkflowHandle>;
+  /** Start a v2 run; `tenant` puts it in a tenant (signed by the test delegate for `userId`), as the run service needs. */
+  start(
+    profile: 'retail.agent' | 'retail.router',
+    route: string,
+    message: string,
+    tenant?: { tenantId: string; userId: string },
+  ): Promise<WorkflowHandle>;
   events(handle: WorkflowHandle): Promise<StoredEvent[]>;
   close(): Promise<void>;
 }
@@ -62,8 +68,8 @@ export async function createRetailFixture(
   return {
     h,
     db,
-    start: (profile, route, message) =>
-      h.start({ profile: { name: profile, version: 'v2' }, modelRoute: route, task: { message } }),
+    start: (profile, route, message, tenant) =>
+      h.start({ profile: { name: profile, version: 'v2' }, modelRoute: route, task: { message }, ...tenant }),
     events: (handle) => h.composition.store.listEvents(handle.workflowId),
     close: async () => {
       await h.close();

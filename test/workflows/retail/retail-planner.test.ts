@@ -6,6 +6,9 @@ import type { ExecutionInfo } from '../../../src/cli/connect.js';
 import { renderRun } from '../../../src/cli/render-run.js';
 import { waitForState } from '../../support/harness.js';
 import { recordFixtureIfAsked } from '../../support/record-fixture.js';
+import { artifactsDir } from '../../support/browser.js';
+import { openRunPage } from '../../support/run-page.js';
+import { join } from 'node:path';
 import {
   at,
   call,
@@ -16,6 +19,8 @@ import {
 } from './retail-fixture.js';
 
 const ETHAN = 'ethan.lopez8943@example.com';
+/** The tenant of the run the run page shows. */
+const PAGE_TENANT = 'retail-planner-page';
 const [E_PENDING, E_DELIVERED] = ['#W6779827', '#W8632528'];
 const SOFIA = 'sofia.thomas3069@example.com';
 const S_PENDING = '#W7619352';
@@ -232,7 +237,10 @@ describe(
     });
 
     it('rejected plans run no tool: every violation recorded, then the replan bound sends the run to the fallback', async () => {
-      const handle = await f.start('retail.agent', 'scripted/retail-rejected-plans', 'Cancel my order.');
+      const handle = await f.start('retail.agent', 'scripted/retail-rejected-plans', 'Cancel my order.', {
+        tenantId: PAGE_TENANT,
+        userId: 'ethan_lopez_6291',
+      });
       const { result, events } = await finished(handle, 'retail-agent-plans-rejected-v2');
       expect(result.status).toBe('succeeded');
       const rejected = ofType(events, 'plan.rejected') as { violations: { code: string }[] }[];
@@ -247,6 +255,27 @@ describe(
         { planId: null, reasonCode: 'plan.replan_limit', fallback: 'escalate' },
       ]);
       expect(ofType(events, 'route.decided').map((d) => d.route)).toEqual(['escalate']);
+
+      // The run page (docs/api.md) shows the plans, why each was rejected, and the fallback route.
+      const opened = await openRunPage(f.h, handle.workflowId, PAGE_TENANT);
+      const page = opened.page;
+      try {
+        const plans = page.locator('[data-role=plan]');
+        await expect.poll(() => plans.count(), { timeout: 30_000 }).toBe(3);
+        expect(await plans.locator('[data-role=plan-verdict]').allInnerTexts()).toEqual([
+          'rejected',
+          'rejected',
+          'rejected',
+        ]);
+        expect(await plans.first().innerText()).toContain('plan.unknown_capability');
+        expect(await plans.first().locator('[data-role=plan-step]').count()).toBe(3);
+        const turns = await page.locator('[data-role=replan]').allInnerTexts();
+        expect(turns.at(-1)).toBe('plan.fallback · plan.replan_limit → escalate');
+        expect(await page.locator('[data-role=route]').getAttribute('data-route')).toBe('escalate');
+        await page.screenshot({ path: join(artifactsDir, 'run-page-plans-rejected.png'), fullPage: true });
+      } finally {
+        await opened.close();
+      }
     });
 
     it('replans when the order is not what the plan assumed, then falls back when the bound is reached', async () => {
