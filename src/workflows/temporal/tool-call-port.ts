@@ -51,8 +51,8 @@ export function classifyToolFailure(err: unknown, unregisteredNotStarted = false
  * The `callTool` port: one tool step activity (`runToolV2` with its batch by header reference on the
  * second baseline, else `runTool`), under the write or read options by the call's effect. A fast read
  * (`fastMs`, docs/runner.md "Fast path") runs first as a local activity in this workflow task, one try
- * bounded by `fastMs`; when that try fails for any reason but a cancellation (its timeout, a thrown
- * error) the same call runs as the regular read activity, with its retries.
+ * bounded by `fastMs`; when that try fails for any reason (its timeout, a thrown error) the same call
+ * runs as the regular read activity, with its retries (in a cancelled run that ends as `cancelled`).
  *
  * Failure semantics: never rejects for a failed activity; it resolves to the outcome the Runner
  * understands ({@link classifyToolFailure}: `cancelled`, `lost`, `failed`). A failure that is not an
@@ -63,12 +63,18 @@ export function toolCallPort(timeouts: ActivityTimeouts, batches: StepBatches): 
   const write = proxyActivities<ToolActivities>(writeToolOptions(timeouts));
   const read = proxyActivities<ToolActivities>(readToolOptions(timeouts));
   const local = proxyLocalActivities<ToolActivities>(fastReadOptions(MAX_FAST_TIMEOUT_MS));
-  const attempt = (act: ToolActivities, options: object, input: ToolCallInput): Promise<ToolActivityOutcome> =>
+  /** One try of `act`; `settle` turns its failure into what the caller gets. */
+  const attempt = (
+    act: ToolActivities,
+    options: object,
+    input: ToolCallInput,
+    settle: (err: unknown, byRef: boolean) => Promise<ToolActivityOutcome>,
+  ): Promise<ToolActivityOutcome> =>
     callPromise(() => {
       const packed = batches.pack(input.events, toolCallDerivation(input));
-      const failed = (err: unknown): ToolActivityOutcome => {
+      const failed = (err: unknown): Promise<ToolActivityOutcome> => {
         batches.failed(packed.digest, err);
-        return classifyToolFailure(err, packed.byRef);
+        return settle(err, packed.byRef);
       };
       let pending: Promise<ToolCallResult>;
       try {
@@ -79,21 +85,23 @@ export function toolCallPort(timeouts: ActivityTimeouts, batches: StepBatches): 
             ])
           : proxy.runTool.executeWithOptions(options, [{ ...input, events: packed.events }]);
       } catch (err) {
-        return Promise.resolve(failed(err));
+        return failed(err);
       }
       return pending.then((result): ToolActivityOutcome => {
         batches.stored(packed.header);
         return { kind: 'completed', result };
       }, failed);
     });
+  const classified = (err: unknown, byRef: boolean) => Promise.resolve(classifyToolFailure(err, byRef));
   return (input: ToolCallInput, { summary, fastMs }): Promise<ToolActivityOutcome> => {
-    if (input.effect === 'write') return attempt(write, { ...writeToolOptions(timeouts), summary }, input);
+    if (input.effect === 'write')
+      return attempt(write, { ...writeToolOptions(timeouts), summary }, input, classified);
     const regular = (): Promise<ToolActivityOutcome> =>
-      attempt(read, { ...readToolOptions(timeouts), summary }, input);
+      attempt(read, { ...readToolOptions(timeouts), summary }, input, classified);
     if (fastMs === undefined) return regular();
-    return attempt(local, { ...fastReadOptions(fastMs), summary: `${summary} (fast)` }, input).then(
-      (outcome) => (outcome.kind === 'completed' || outcome.kind === 'cancelled' ? outcome : regular()),
-    );
+    // Whatever the fast try's failure (its shape differs between a live task and a replay from its
+    // marker), the regular activity follows; in a cancelled run it ends at once as cancelled.
+    return attempt(local, { ...fastReadOptions(fastMs), summary: `${summary} (fast)` }, input, regular);
   };
 }
 
