@@ -50,7 +50,10 @@ export function createToolActivities(deps: ToolActivityDeps): ToolActivities {
       // On a run's new attempt, the result of an earlier one is what made it try again (not applied).
       const stale = input.attempt !== undefined && (record?.result?.attempt ?? 0) < input.attempt;
       const existing = stale ? undefined : await storedResultOf(store, record);
-      if (existing) await store.appendEvents(events);
+      if (existing) {
+        if (Context.current().info.isLocal) await store.appendLastFlush(events);
+        else await store.appendEvents(events);
+      }
       return { events, existing, attempt: attemptOf(input, record) };
     });
     if (found.existing) return found.existing; // this attempt finished but its completion was lost
