@@ -50,7 +50,13 @@ function intFlag(argv: readonly string[], name: string, fallback: number): numbe
   return v;
 }
 
-function start(rig: Rig, arm: FastArm, steps: number, taskQueue: string, id: string): Promise<WorkflowHandle> {
+function start(
+  rig: Rig,
+  arm: FastArm,
+  steps: number,
+  taskQueue: string,
+  id: string,
+): Promise<WorkflowHandle> {
   if (arm === 'harness' || arm === 'harness-fast') {
     const fast = arm === 'harness-fast';
     return startAgentRun(rig.client, {
@@ -88,7 +94,8 @@ function start(rig: Rig, arm: FastArm, steps: number, taskQueue: string, id: str
 async function expectDone(handle: WorkflowHandle, arm: FastArm, steps: number): Promise<void> {
   const r = (await handle.result()) as AgentRunResult | BareStepsResult;
   const ok = 'status' in r ? r.status === 'succeeded' && r.output === 'done' : r.toolCalls === steps;
-  if (!ok) throw new Error(`${arm} run ${handle.workflowId} did not finish as expected: ${JSON.stringify(r)}`);
+  if (!ok)
+    throw new Error(`${arm} run ${handle.workflowId} did not finish as expected: ${JSON.stringify(r)}`);
 }
 
 async function main(): Promise<void> {

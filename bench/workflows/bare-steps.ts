@@ -68,10 +68,11 @@ export async function bareSteps(input: BareStepsInput): Promise<BareStepsResult>
     for (const call of decision.toolCalls) {
       seq += 1;
       const args = (call.args ?? {}) as Record<string, unknown>;
-      const tool = input.localToolMs === undefined
-        ? runTool
-        : (i: Parameters<typeof runTool>[0]) =>
-            local.runTool.executeWithOptions(fastReadOptions(input.localToolMs!), [i]);
+      const tool =
+        input.localToolMs === undefined
+          ? runTool
+          : (i: Parameters<typeof runTool>[0]) =>
+              local.runTool.executeWithOptions(fastReadOptions(input.localToolMs!), [i]);
       const result = await tool({
         runId: input.runId,
         seq,

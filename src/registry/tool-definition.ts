@@ -78,7 +78,12 @@ function checkFast(tool: string, effect: 'read' | 'write', fast: unknown): FastR
   if (!isPlainObject(fast) || Object.keys(fast).length !== 1 || !('timeoutMs' in fast))
     throw new InvalidDefinitionError(`${tool}: fast must be { timeoutMs }`);
   const { timeoutMs } = fast;
-  if (typeof timeoutMs !== 'number' || !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_FAST_TIMEOUT_MS) {
+  if (
+    typeof timeoutMs !== 'number' ||
+    !Number.isInteger(timeoutMs) ||
+    timeoutMs < 1 ||
+    timeoutMs > MAX_FAST_TIMEOUT_MS
+  ) {
     throw new InvalidDefinitionError(
       `${tool}: fast.timeoutMs must be an integer from 1 to ${MAX_FAST_TIMEOUT_MS}`,
     );

@@ -62,10 +62,14 @@ describe('faults: a worker dies during a fast read', { timeout: 180_000 }, () =>
     const history = await historyOf(handle);
     expect(history.some((e) => e.type === 'EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT')).toBe(true);
     expect(
-      history.filter((e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && e.activityType?.startsWith('runTool')),
+      history.filter(
+        (e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && e.activityType?.startsWith('runTool'),
+      ),
     ).toEqual([]);
     const tools = (await localActivityMarkers(handle)).filter((m) => m.activityType.startsWith('runTool'));
-    expect(tools).toEqual([{ activityType: expect.stringMatching(/^runTool/) as string, attempt: 1, failed: false }]);
+    expect(tools).toEqual([
+      { activityType: expect.stringMatching(/^runTool/) as string, attempt: 1, failed: false },
+    ]);
     const workers = workflowTaskWorkers(history);
     expect(workers).toContain(`${hostname()}:${second.pid}`);
     await second.kill();

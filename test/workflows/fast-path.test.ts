@@ -55,7 +55,9 @@ describe('fast reads run as local activities (real server)', { timeout: 120_000 
     expect(scheduled.filter((e) => TOOL_ACTIVITIES.includes(e.activityType ?? ''))).toEqual([]);
     // The model calls stay regular activities.
     expect(scheduled.filter((e) => e.activityType?.startsWith('callModel'))).toHaveLength(STEPS + 1);
-    const tools = (await localActivityMarkers(handle)).filter((m) => TOOL_ACTIVITIES.includes(m.activityType));
+    const tools = (await localActivityMarkers(handle)).filter((m) =>
+      TOOL_ACTIVITIES.includes(m.activityType),
+    );
     expect(tools).toEqual([
       { activityType: expect.stringMatching(/^runTool/) as string, attempt: 1, failed: false },
       { activityType: expect.stringMatching(/^runTool/) as string, attempt: 1, failed: false },
@@ -90,11 +92,16 @@ describe('fast reads run as local activities (real server)', { timeout: 120_000 
     const result = (await handle.result()) as AgentRunResult;
     expect(result).toMatchObject({ status: 'succeeded', output: 'done' });
 
-    const tools = (await localActivityMarkers(handle)).filter((m) => TOOL_ACTIVITIES.includes(m.activityType));
-    expect(tools).toEqual([{ activityType: expect.stringMatching(/^runTool/) as string, attempt: 1, failed: true }]);
+    const tools = (await localActivityMarkers(handle)).filter((m) =>
+      TOOL_ACTIVITIES.includes(m.activityType),
+    );
+    expect(tools).toEqual([
+      { activityType: expect.stringMatching(/^runTool/) as string, attempt: 1, failed: true },
+    ]);
     const history = await historyOf(handle);
     const scheduled = history.filter(
-      (e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && TOOL_ACTIVITIES.includes(e.activityType ?? ''),
+      (e) =>
+        e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && TOOL_ACTIVITIES.includes(e.activityType ?? ''),
     );
     expect(scheduled).toHaveLength(1);
 
