@@ -1,9 +1,9 @@
 import type { ToolCall, ToolDefinition, ToolExecution, ToolExecutor } from '../../src/index.js';
 import { HarnessError } from '../../src/index.js';
 
-import { BENCH_NOOP_TOOL } from './workflow/bench-profile.js';
+import { BENCH_FAST_NOOP_TOOL, BENCH_NOOP_TOOL } from './workflow/bench-profile.js';
 
-export { BENCH_NOOP_TOOL };
+export { BENCH_FAST_NOOP_TOOL, BENCH_NOOP_TOOL };
 
 /**
  * `bench.noop@v1` (read): does nothing but echo. Args `{ i }` (the step number, so no two calls of a
@@ -23,7 +23,18 @@ export const benchNoopDefinition: ToolDefinition = {
   effect: 'read',
 };
 
-/** The executor of `bench.noop@v1`. @throws HarnessError `bench.invalid_arguments` when `i` is not an integer. */
+/**
+ * `bench.fast_noop@v1` (read, fast): `bench.noop@v1` declared a fast read, with a 2 s fast timeout.
+ * Used by the `bench.fast_steps@v1` profile (the bench's "harness fast" arm).
+ */
+export const benchFastNoopDefinition: ToolDefinition = {
+  ...benchNoopDefinition,
+  name: BENCH_FAST_NOOP_TOOL,
+  description: 'Benchmark no-op on the fast path: returns { next: i + 1 }.',
+  fast: { timeoutMs: 2000 },
+};
+
+/** The executor of `bench.noop@v1` (and `bench.fast_noop@v1`). @throws HarnessError `bench.invalid_arguments` when `i` is not an integer. */
 export const benchNoopExecutor: ToolExecutor = {
   execute(_ctx, call: ToolCall): Promise<ToolExecution> {
     const i = call.args.i;
@@ -41,7 +52,8 @@ export interface BenchToolRegistrar {
   register(definition: ToolDefinition, executor: ToolExecutor): unknown;
 }
 
-/** Register `bench.noop@v1`. @throws whatever `registry.register` throws (e.g. a name conflict). */
+/** Register `bench.noop@v1` and `bench.fast_noop@v1`. @throws whatever `registry.register` throws (e.g. a name conflict). */
 export function registerBenchTools(registry: BenchToolRegistrar): void {
   registry.register(benchNoopDefinition, benchNoopExecutor);
+  registry.register(benchFastNoopDefinition, benchNoopExecutor);
 }

@@ -1,12 +1,12 @@
 import type { ModelScript } from '../../src/index.js';
-import { BENCH_NOOP_TOOL } from './bench-noop-tool.js';
+import { BENCH_FAST_NOOP_TOOL, BENCH_NOOP_TOOL } from './bench-noop-tool.js';
 
 /** The task message that starts a benchmark conversation (step 0 matches on it). */
 export const BENCH_TASK_MESSAGE = 'bench: begin';
 
-/** Model route of a scripted benchmark run of `steps` steps. */
-export function benchRoute(steps: number): string {
-  return `scripted/bench-${steps}`;
+/** Model route of a scripted benchmark run of `steps` steps (`fast`: calling `bench.fast_noop`). */
+export function benchRoute(steps: number, fast = false): string {
+  return fast ? `scripted/bench-fast-${steps}` : `scripted/bench-${steps}`;
 }
 
 /** Fixed usage per call, so token counting does not grow with the transcript and no token budget trips. */
@@ -16,15 +16,15 @@ const USAGE = { inputTokens: 100, outputTokens: 10 };
  * The scripted model of a run of `steps` steps: the first call (the task message) and every tool
  * result `{"next":k}` with k < steps answer with `bench.noop { i: k }`; the result `{"next":steps}`
  * answers with the final text `done`. Matching looks only at the last message, so the cost of a
- * match does not grow with the transcript.
+ * match does not grow with the transcript. `fast`: the same with `bench.fast_noop`.
  * @throws RangeError when `steps` is not a positive integer.
  */
-export function benchScript(steps: number): ModelScript {
+export function benchScript(steps: number, fast = false): ModelScript {
   if (!Number.isInteger(steps) || steps < 1)
     throw new RangeError(`steps must be a positive integer, got ${steps}`);
   const call = (i: number) => ({
     text: '',
-    toolCalls: [{ name: BENCH_NOOP_TOOL, version: 'v1', args: { i } }],
+    toolCalls: [{ name: fast ? BENCH_FAST_NOOP_TOOL : BENCH_NOOP_TOOL, version: 'v1', args: { i } }],
     usage: USAGE,
   });
   const entries: ModelScript['entries'] = [
@@ -35,7 +35,12 @@ export function benchScript(steps: number): ModelScript {
   return { entries };
 }
 
-/** Scripts for every size, keyed by {@link benchRoute}. */
+/** Scripts for every size, regular and fast, keyed by {@link benchRoute}. */
 export function benchScripts(sizes: readonly number[]): Record<string, ModelScript> {
-  return Object.fromEntries(sizes.map((n) => [benchRoute(n), benchScript(n)]));
+  return Object.fromEntries(
+    sizes.flatMap((n) => [
+      [benchRoute(n), benchScript(n)],
+      [benchRoute(n, true), benchScript(n, true)],
+    ]),
+  );
 }

@@ -1,10 +1,11 @@
-import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { ModelActivities, ToolActivities } from '../../src/contract/activity-interfaces.js';
 import { NO_EVENTS } from '../../src/contract/packed-events.js';
 import { sha256Hex } from '../../src/contract/sha256.js';
 import type { ModelMessageInput } from '../../src/workflows/runner/ports.js';
 import {
   DEFAULT_TIMEOUTS,
+  fastReadOptions,
   modelOptions,
   readToolOptions,
 } from '../../src/workflows/temporal/activity-options.js';
@@ -20,6 +21,11 @@ export interface BareStepsInput {
   readonly toolKey: string;
   /** Stop with a failure after this many model calls (guards against a script that never ends). */
   readonly maxModelCalls: number;
+  /**
+   * Run the tool calls as local activities with this start-to-close timeout (ms), one try each (the
+   * "bare local" arm of bench/tools/fast-path.ts); absent: regular activities (the "bare" arm).
+   */
+  readonly localToolMs?: number;
 }
 
 export interface BareStepsResult {
@@ -30,11 +36,13 @@ export interface BareStepsResult {
 
 const { callModel } = proxyActivities<ModelActivities>(modelOptions(DEFAULT_TIMEOUTS));
 const { runTool } = proxyActivities<ToolActivities>(readToolOptions(DEFAULT_TIMEOUTS));
+const local = proxyLocalActivities<ToolActivities>(fastReadOptions(2_000));
 
 /**
  * The benchmark baseline: the same two activities a harness step runs (`callModel`, then `runTool`
  * for each proposed read call) with the same activity options, and nothing else — no runner, no
- * policy, budgets, events, search attributes or completion check. Not part of the agent runtime.
+ * policy, budgets, events, search attributes or completion check. With `localToolMs` the tool calls
+ * are local activities (what a harness fast read is). Not part of the agent runtime.
  *
  * Failure semantics: an activity failure fails the workflow; so does going over `maxModelCalls`
  * (`bench.too_many_calls`, non-retryable).
@@ -60,7 +68,12 @@ export async function bareSteps(input: BareStepsInput): Promise<BareStepsResult>
     for (const call of decision.toolCalls) {
       seq += 1;
       const args = (call.args ?? {}) as Record<string, unknown>;
-      const result = await runTool({
+      const tool =
+        input.localToolMs === undefined
+          ? runTool
+          : (i: Parameters<typeof runTool>[0]) =>
+              local.runTool.executeWithOptions(fastReadOptions(input.localToolMs!), [i]);
+      const result = await tool({
         runId: input.runId,
         seq,
         tool: call.name,

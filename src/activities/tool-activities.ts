@@ -7,6 +7,7 @@ import type {
   ToolCallActivityInputV2,
 } from '../contract/activity-interfaces.js';
 import type { EvidenceStore } from './store/index.js';
+import type { InvocationRecord } from '../contract/store-records.js';
 import { completeToolInput, type CompactToolInput } from '../contract/compact-step-input.js';
 import { toolCallDerivation } from '../contract/packed-events-by-ref.js';
 import { callingWorkflowId } from './calling-workflow-id.js';
@@ -37,7 +38,6 @@ export function createToolActivities(deps: ToolActivityDeps): ToolActivities {
    * (nothing happened; the run may try it again); a read's errors are thrown as they are (retried).
    */
   const runTool = async (input: AnyToolCallActivityInput): Promise<ToolCallResult> => {
-    const attempt = input.attempt ?? Context.current().info.attempt;
     const found = await beforeEffect(input, async () => {
       // The run's events go in the transaction of the intent; an attempt that returns a result
       // recorded earlier stores them alone. A failed attempt may leave them: the run sends them again
@@ -50,11 +50,14 @@ export function createToolActivities(deps: ToolActivityDeps): ToolActivities {
       // On a run's new attempt, the result of an earlier one is what made it try again (not applied).
       const stale = input.attempt !== undefined && (record?.result?.attempt ?? 0) < input.attempt;
       const existing = stale ? undefined : await storedResultOf(store, record);
-      if (existing) await store.appendEvents(events);
-      return { events, existing };
+      if (existing) {
+        if (Context.current().info.isLocal) await store.appendLastFlush(events);
+        else await store.appendEvents(events);
+      }
+      return { events, existing, attempt: attemptOf(input, record) };
     });
     if (found.existing) return found.existing; // this attempt finished but its completion was lost
-    return executeTool(deps, input, attempt, found.events);
+    return executeTool(deps, input, found.attempt, found.events);
   };
 
   return {
@@ -66,4 +69,17 @@ export function createToolActivities(deps: ToolActivityDeps): ToolActivities {
     resolveLostInvocation: (input) => resolveLostInvocation(registry, store, input),
     recordOperatorResolution: (input) => recordOperatorResolution(store, input),
   };
+}
+
+/**
+ * The attempt number an attempt records: the run's (`input.attempt`), else the activity's. A read
+ * takes at least one more than any attempt already recorded for its seq: a fast read's local activity
+ * starts again at attempt 1 after a lost worker, and its fallback activity too, so each recorded
+ * attempt keeps its own row (an earlier worker's intent is never overwritten or refused).
+ */
+function attemptOf(input: AnyToolCallActivityInput, record: InvocationRecord | undefined): number {
+  if (input.attempt !== undefined) return input.attempt;
+  const own = Context.current().info.attempt;
+  if (input.effect === 'write' || record === undefined) return own;
+  return Math.max(own, ...record.intents.map((i) => i.attempt + 1));
 }

@@ -81,7 +81,8 @@ export async function executeTool(
       workerIdentity: identity,
       recordedAt: startedAt,
     };
-    await store.recordIntentWithEvents(intent, events);
+    // A fast read's events (a local activity) are provisional, as a last flush's: its task may be retried.
+    await store.recordIntentWithEvents(intent, events, { provisional: Context.current().info.isLocal });
     return found;
   });
   let execution: ToolExecution;

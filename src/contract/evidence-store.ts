@@ -45,10 +45,16 @@ export interface EvidenceStore {
    * {@link EvidenceStore.recordIntent} and {@link EvidenceStore.appendEvents} of the run's `events` in
    * one transaction: both are written, or neither. What the tool activity calls (its events travel
    * with the intent). A store that wraps another must pass `events` on: dropping them loses the run's
-   * evidence while the activity succeeds.
-   * @throws as recordIntent and appendEvents.
+   * evidence while the activity succeeds. `provisional`: the events come from a local activity (a fast
+   * read), which runs inside its workflow task; they are stored as {@link EvidenceStore.appendLastFlush}
+   * stores them, so the retried task's events replace those of an abandoned attempt.
+   * @throws as recordIntent and appendEvents (with `provisional`, as appendLastFlush).
    */
-  recordIntentWithEvents(intent: InvocationIntent, events: readonly StoredEvent[]): Promise<void>;
+  recordIntentWithEvents(
+    intent: InvocationIntent,
+    events: readonly StoredEvent[],
+    o?: { readonly provisional?: boolean },
+  ): Promise<void>;
 
   /**
    * Record the result of an invocation attempt and its artifacts in one transaction: either all are

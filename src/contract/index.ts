@@ -12,7 +12,9 @@ export type {
   ToolEffect,
   ReconcileOutcome,
   JsonSchema,
+  FastRead,
 } from './tool.js';
+export { MAX_FAST_TIMEOUT_MS } from './tool.js';
 export { ArtifactSchema, type Artifact, type ArtifactProvenance } from './artifact.js';
 export { ObservationSchema, type Observation } from './observation.js';
 export { PolicyDecisionSchema, type DecisionRules, type PolicyDecision } from './policy-decision.js';

@@ -36,6 +36,24 @@ export interface ToolDefinition {
    * Part of what a run pins (the registry digest); absent and `false` are the same and digest alike.
    */
   readonly idempotentByKey?: boolean;
+  /**
+   * Read tools only: a fast read. A run with the fast path (start feature `agent-run-fast-path-v1`)
+   * runs a call of it that its policy allowed without asking anyone as a local activity, in the
+   * workflow task that decided it, bounded by `timeoutMs` (1 to {@link MAX_FAST_TIMEOUT_MS}). A fast
+   * attempt that fails for any other reason than the tool's own business failure (its timeout, a
+   * thrown error) falls back to the regular read activity, with its retries (docs/runner.md, "Fast
+   * path"). Part of what a run pins (the registry digest).
+   */
+  readonly fast?: FastRead;
+}
+
+/** The most a fast read may take before it falls back to the regular activity, in milliseconds. */
+export const MAX_FAST_TIMEOUT_MS = 10_000;
+
+/** How a read tool runs on the fast path ({@link ToolDefinition.fast}). */
+export interface FastRead {
+  /** Start-to-close timeout of the local activity, an integer from 1 to {@link MAX_FAST_TIMEOUT_MS}. */
+  readonly timeoutMs: number;
 }
 
 /** One invocation of a tool as the runner dispatches it. */

@@ -13,6 +13,7 @@ import type { HarnessApp } from '../../src/worker/index.js';
 import { orderReadV2Definition, rolloutExecutor, rolloutExtraDefinition } from './rollout-tools.js';
 import { refundDrillsFromEnv } from './refund-drills.js';
 import { TEST_PRINCIPALS } from './principals.js';
+import { FAST_DRILL_SCRIPTS, registerFastDrillTools } from './fast-drill-tools.js';
 import { retailTestTools } from './retail-test-tools.js';
 import { testWorkflowsPath } from './workflows-path.js';
 
@@ -23,7 +24,8 @@ export const TEST_APP_BENCH_SIZES = [40];
  * The tool set of a worker process, by `HARNESS_TEST_TOOLS`:
  * - unset: the showcase's tools and `bench.noop@v1`;
  * - `rollout`: the next build, with `rollout.extra@v1` and `order.read@v2` as well;
- * - `changed-bench`: `bench.noop@v1` with another definition (a worker that must not serve bench runs).
+ * - `changed-bench`: `bench.noop@v1` with another definition (a worker that must not serve bench runs);
+ * - `fast-drill`: the fast-path drills' slow fast reads as well (`bench.fast_noop@v2`, `@v3`).
  */
 function toolsFor(mode: string | undefined): CompositionExtension[] {
   const extend: CompositionExtension[] = [];
@@ -37,6 +39,7 @@ function toolsFor(mode: string | undefined): CompositionExtension[] {
   } else {
     extend.push((registry) => registerBenchTools(registry));
   }
+  if (mode === 'fast-drill') extend.push((registry) => registerFastDrillTools(registry));
   if (mode === 'rollout') {
     extend.push((registry) => {
       registry.register(rolloutExtraDefinition, rolloutExecutor);
@@ -60,7 +63,7 @@ export const app: HarnessApp = {
     createShowcaseComposition({
       ...o,
       refundStorePath: refundSettings(o.env).refundStorePath,
-      scripts: benchScripts(TEST_APP_BENCH_SIZES),
+      scripts: { ...benchScripts(TEST_APP_BENCH_SIZES), ...FAST_DRILL_SCRIPTS },
       extend: [
         ...toolsFor((o.env ?? process.env).HARNESS_TEST_TOOLS),
         ...retailTestTools(o.env ?? process.env),

@@ -120,11 +120,16 @@ export class SqlEvidenceStore implements EvidenceStore {
     await this.recordIntentWithEvents(intent, []);
   }
 
-  async recordIntentWithEvents(intent: InvocationIntent, events: readonly StoredEvent[]): Promise<void> {
+  async recordIntentWithEvents(
+    intent: InvocationIntent,
+    events: readonly StoredEvent[],
+    o: { readonly provisional?: boolean } = {},
+  ): Promise<void> {
     const valid = parseRecord(InvocationIntentSchema, intent, 'invocation intent');
     const stored = validEvents(events);
+    const lastFlush = o.provisional === true;
     await this.executor.transaction(function* () {
-      if (stored.length > 0) yield* appendEventsProgram(stored);
+      if (stored.length > 0) yield* appendEventsProgram(stored, { lastFlush });
       yield* recordIntentProgram(valid);
     });
   }

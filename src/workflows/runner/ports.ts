@@ -44,7 +44,12 @@ export interface RunnerPorts {
    * refusal), `billed` (`BilledUsage`, model-routing.ts).
    */
   callModel(input: ModelCallInput, route?: PinnedModelRoute): Promise<ModelDecision>;
-  callTool(input: ToolCallInput, options: { summary: string }): Promise<ToolActivityOutcome>;
+  /**
+   * One attempt of a tool call. `fastMs`: a fast read (docs/runner.md, "Fast path"): the host may run it
+   * as a local activity bounded by that many milliseconds, falling back to the regular activity when
+   * that attempt fails for any reason other than the tool's business failure.
+   */
+  callTool(input: ToolCallInput, options: { summary: string; fastMs?: number }): Promise<ToolActivityOutcome>;
   resolveLostInvocation(input: ToolCallInput): Promise<WriteResolution>;
   /**
    * How this run records an operator's reconciliation in the evidence store, or undefined when it

@@ -44,6 +44,8 @@ export const RUN_FEATURES = [
   'versionedFacts',
   /** Model calls ask for the seed's context priority order (`contextOrder: 'priority'`). */
   'contextPriority',
+  /** A read declared `fast` that its policy allowed without asking runs as a local activity. */
+  'fastPath',
 ] as const;
 
 export type RunFeature = (typeof RUN_FEATURES)[number];

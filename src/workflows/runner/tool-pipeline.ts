@@ -65,7 +65,8 @@ export class ToolPipeline {
       )
         return this.confirmThenDispatch(checked);
       this.core.noteObligations(decision.obligations);
-      return this.dispatch(checked.def, checked.args, checked.argsDigest, checked.callKey, checked.at);
+      // Nobody was asked: a fast read may take the fast path.
+      return this.dispatch(checked.def, checked.args, checked.argsDigest, checked.callKey, checked.at, true);
     });
   }
 
@@ -135,7 +136,7 @@ export class ToolPipeline {
       if (unmet) return rejectCall(this.core, base, unmet.code, unmet.message, unmet.details);
     }
     this.core.noteObligations(decision.obligations);
-    return this.dispatch(def, args, argsDigest, callKey, at);
+    return this.dispatch(def, args, argsDigest, callKey, at, false);
   }
 
   private dispatch(
@@ -144,6 +145,7 @@ export class ToolPipeline {
     argsDigest: string,
     callKey: string,
     at: string,
+    unasked: boolean,
   ): Promise<Observation> {
     const { state, ports } = this.core;
     const seq = state.nextSeq;
@@ -184,7 +186,16 @@ export class ToolPipeline {
       ...(this.core.features.on('toolDefinitionPin') ? { definitionDigest: definitionDigest(def) } : {}),
       events: this.core.takeOutbox(),
     };
-    return this.invoke(def, invocation, base, input, firstOfItsKind);
+    return this.invoke(def, invocation, base, input, firstOfItsKind, unasked ? this.fastMs(def) : undefined);
+  }
+
+  /**
+   * The fast-path timeout of a call nobody was asked about: a read declared `fast`, on a run with the
+   * fast path. Undefined otherwise (a write never takes it; the registry refuses `fast` on one).
+   */
+  private fastMs(def: ToolDefinition): number | undefined {
+    if (def.effect !== 'read' || def.fast === undefined) return undefined;
+    return this.core.features.on('fastPath') ? def.fast.timeoutMs : undefined;
   }
 
   /**
@@ -198,10 +209,12 @@ export class ToolPipeline {
     base: ObservationBase,
     first: ToolCallInput,
     firstOfItsKind: boolean,
+    fastMs: number | undefined,
   ): Promise<Observation> {
     const summary = `${versionedName(def.name, def.version)} #${invocation.seq}`;
+    const options = fastMs === undefined ? { summary } : { summary, fastMs };
     // The first attempt with `then`, not `await` (call-promise.ts); the rest only when it did not complete.
-    return callPromise(() => this.core.ports.callTool(first, { summary })).then((outcome) =>
+    return callPromise(() => this.core.ports.callTool(first, options)).then((outcome) =>
       outcome.kind === 'completed'
         ? settleResult(this.core, invocation, base, outcome.result, firstOfItsKind, undefined)
         : this.incomplete.afterIncomplete(def, invocation, base, first, firstOfItsKind, summary, outcome),

@@ -45,6 +45,15 @@ export function readToolOptions(t: ActivityTimeouts): ActivityOptions {
   };
 }
 
+/**
+ * A fast read's one try as a local activity (docs/runner.md, "Fast path"): bounded by the tool's
+ * `fast.timeoutMs`, not retried here (the regular read activity, with its retries, takes over when it
+ * fails). A worker lost during it loses the workflow task; the next worker runs the read again.
+ */
+export function fastReadOptions(timeoutMs: number): LocalActivityOptions {
+  return { startToCloseTimeout: timeoutMs, retry: { maximumAttempts: 1 } };
+}
+
 export function modelOptions(t: ActivityTimeouts): ActivityOptions {
   return {
     startToCloseTimeout: '10 minutes',

@@ -3,6 +3,7 @@ import {
   ApplicationFailure,
   isCancellation,
   proxyActivities,
+  proxyLocalActivities,
   TimeoutFailure,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -13,7 +14,13 @@ import { toolCallDerivation } from '../../contract/packed-events-by-ref.js';
 import { callPromise } from '../runner/call-promise.js';
 import type { RunnerPorts, ToolActivityOutcome, ToolCallInput, ToolCallResult } from '../runner/ports.js';
 import { argsDigestOf } from '../runner/args-digest.js';
-import { readToolOptions, writeToolOptions, type ActivityTimeouts } from './activity-options.js';
+import { MAX_FAST_TIMEOUT_MS } from '../../contract/tool.js';
+import {
+  fastReadOptions,
+  readToolOptions,
+  writeToolOptions,
+  type ActivityTimeouts,
+} from './activity-options.js';
 import type { StepBatches } from './step-batches.js';
 
 /**
@@ -42,7 +49,10 @@ export function classifyToolFailure(err: unknown, unregisteredNotStarted = false
 
 /**
  * The `callTool` port: one tool step activity (`runToolV2` with its batch by header reference on the
- * second baseline, else `runTool`), under the write or read options by the call's effect.
+ * second baseline, else `runTool`), under the write or read options by the call's effect. A fast read
+ * (`fastMs`, docs/runner.md "Fast path") runs first as a local activity in this workflow task, one try
+ * bounded by `fastMs`; when that try fails for any reason (its timeout, a thrown error) the same call
+ * runs as the regular read activity, with its retries (in a cancelled run that ends as `cancelled`).
  *
  * Failure semantics: never rejects for a failed activity; it resolves to the outcome the Runner
  * understands ({@link classifyToolFailure}: `cancelled`, `lost`, `failed`). A failure that is not an
@@ -52,29 +62,51 @@ export function classifyToolFailure(err: unknown, unregisteredNotStarted = false
 export function toolCallPort(timeouts: ActivityTimeouts, batches: StepBatches): RunnerPorts['callTool'] {
   const write = proxyActivities<ToolActivities>(writeToolOptions(timeouts));
   const read = proxyActivities<ToolActivities>(readToolOptions(timeouts));
-  return (input: ToolCallInput, { summary }): Promise<ToolActivityOutcome> =>
+  const local = proxyLocalActivities<ToolActivities>(fastReadOptions(MAX_FAST_TIMEOUT_MS));
+  /** One try of `act`; `settle` turns its failure into what the caller gets. */
+  const attempt = (
+    act: ToolActivities,
+    options: object,
+    input: ToolCallInput,
+    settle: (err: unknown, byRef: boolean) => Promise<ToolActivityOutcome>,
+  ): Promise<ToolActivityOutcome> =>
     callPromise(() => {
-      const act = input.effect === 'write' ? write : read;
-      const options = input.effect === 'write' ? writeToolOptions(timeouts) : readToolOptions(timeouts);
       const packed = batches.pack(input.events, toolCallDerivation(input));
-      const failed = (err: unknown): ToolActivityOutcome => {
+      const failed = (err: unknown): Promise<ToolActivityOutcome> => {
         batches.failed(packed.digest, err);
-        return classifyToolFailure(err, packed.byRef);
+        return settle(err, packed.byRef);
       };
       let pending: Promise<ToolCallResult>;
       try {
-        const call = { ...options, summary };
+        const proxy = act as unknown as ExecuteWithOptions;
         pending = packed.byRef
-          ? act.runToolV2.executeWithOptions(call, [
+          ? proxy.runToolV2.executeWithOptions(options, [
               compactToolInput({ ...input, events: packed.events }, workflowInfo().workflowId, argsDigestOf),
             ])
-          : act.runTool.executeWithOptions(call, [{ ...input, events: packed.events }]);
+          : proxy.runTool.executeWithOptions(options, [{ ...input, events: packed.events }]);
       } catch (err) {
-        return Promise.resolve(failed(err));
+        return failed(err);
       }
       return pending.then((result): ToolActivityOutcome => {
         batches.stored(packed.header);
         return { kind: 'completed', result };
       }, failed);
     });
+  const classified = (err: unknown, byRef: boolean) => Promise.resolve(classifyToolFailure(err, byRef));
+  return (input: ToolCallInput, { summary, fastMs }): Promise<ToolActivityOutcome> => {
+    if (input.effect === 'write')
+      return attempt(write, { ...writeToolOptions(timeouts), summary }, input, classified);
+    const regular = (): Promise<ToolActivityOutcome> =>
+      attempt(read, { ...readToolOptions(timeouts), summary }, input, classified);
+    if (fastMs === undefined) return regular();
+    // Whatever the fast try's failure (its shape differs between a live task and a replay from its
+    // marker), the regular activity follows; in a cancelled run it ends at once as cancelled.
+    return attempt(local, { ...fastReadOptions(fastMs), summary: `${summary} (fast)` }, input, regular);
+  };
+}
+
+/** The two step names as the proxies expose them, regular or local. */
+interface ExecuteWithOptions {
+  readonly runTool: { executeWithOptions(options: object, args: unknown[]): Promise<ToolCallResult> };
+  readonly runToolV2: { executeWithOptions(options: object, args: unknown[]): Promise<ToolCallResult> };
 }

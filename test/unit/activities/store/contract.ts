@@ -235,6 +235,39 @@ export function describeEvidenceStoreContract(name: string, getTarget: () => Con
         );
         expect(await store.getInvocation(run, 2)).toBeUndefined();
       });
+
+      it("a fast read's events are provisional: a retried task's later attempt replaces them", async () => {
+        const run = newRunId();
+        // The abandoned task's try (a local activity): its events stored provisional with its intent.
+        await store.recordIntentWithEvents(intent(run, 1), [event(run, 1), event(run, 2)], {
+          provisional: true,
+        });
+        // The retried task's try: the same sequences, another clock and content, the next attempt.
+        const later = { occurredAt: '2026-01-01T00:00:09.000Z' };
+        await store.recordIntentWithEvents(
+          intent(run, 1, { attempt: 2 }),
+          [event(run, 1, later), event(run, 2, { ...later, data: { step: 'retried' } })],
+          { provisional: true },
+        );
+        expect((await store.getInvocation(run, 1))?.intents.map((i) => i.attempt)).toEqual([1, 2]);
+        expect((await store.listEvents(run)).map((e) => e.data)).toEqual([
+          { step: 's1' },
+          { step: 'retried' },
+        ]);
+        // Final events (a regular activity's) are never replaced.
+        const other = newRunId();
+        await store.recordIntentWithEvents(intent(other, 1), [event(other, 1)]);
+        await expectCode(
+          store.recordIntentWithEvents(
+            intent(other, 1, { attempt: 2 }),
+            [event(other, 1, { ...later, data: { step: 'x' } })],
+            {
+              provisional: true,
+            },
+          ),
+          'store.conflict',
+        );
+      });
     });
 
     describe('results', () => {

@@ -103,6 +103,8 @@ export class FakePorts implements RunnerPorts {
   clock = START;
   readonly modelCalls: ModelCallInput[] = [];
   readonly toolCalls: ToolCallInput[] = [];
+  /** The fast-path timeout each tool call was dispatched with (undefined: a regular activity). */
+  readonly fastMs: (number | undefined)[] = [];
   readonly resolutions: ToolCallInput[] = [];
   readonly events: AgentEvent[] = [];
   readonly waits: { timeoutMs: number | undefined }[] = [];
@@ -133,9 +135,10 @@ export class FakePorts implements RunnerPorts {
     return answer;
   }
 
-  async callTool(input: ToolCallInput): Promise<ToolActivityOutcome> {
+  async callTool(input: ToolCallInput, options?: { fastMs?: number }): Promise<ToolActivityOutcome> {
     await Promise.resolve();
     this.toolCalls.push(input);
+    this.fastMs.push(options?.fastMs);
     this.clock += 1000;
     const outcome = this.onTool(input);
     // Worst case: a lost or cancelled activity may never have started, so its events were not stored.
