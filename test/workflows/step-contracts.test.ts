@@ -6,6 +6,7 @@ import type { ModelScript } from '../../src/activities/model/scripted-script.js'
 import { decide } from '../support/decisions.js';
 import { createHarnessFixture, refundRunInput, waitForState, type HarnessFixture } from '../support/harness.js';
 import { registerStepsTools } from '../support/steps-tools.js';
+import { recordFixtureIfAsked } from '../support/record-fixture.js';
 
 type Envelope = { stepId?: string | null; attemptId?: string | null };
 
@@ -93,6 +94,7 @@ describe('node and step contracts on the real server', () => {
     });
     // The result that came too late was discarded; the second attempt's stands.
     expect(result.output).toMatchObject({ seenAttempt: 2 });
+    await recordFixtureIfAsked(h.t.client, handle.workflowId, 'graph-steps-node-deadline-v1');
   });
 
   it('a node past its deadline on its last attempt fails the run with graph.node_deadline', async () => {
@@ -137,6 +139,7 @@ describe('node and step contracts on the real server', () => {
       [2, 'succeeded', null],
     ]);
     expect(record?.result?.status).toBe('succeeded');
+    await recordFixtureIfAsked(h.t.client, handle.workflowId, 'graph-steps-read-retry-v1');
   });
 
   it('goal model turns and tool calls carry step and attempt ids', async () => {
@@ -161,5 +164,6 @@ describe('node and step contracts on the real server', () => {
     expect(ids('tool.completed')).toEqual(ids('tool.authorized'));
     // Between steps, events belong to none.
     expect(ids('run.completed')).toEqual([[null, null]]);
+    await recordFixtureIfAsked(h.t.client, handle.workflowId, 'support-step-contracts-v1');
   });
 });
