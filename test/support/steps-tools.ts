@@ -23,12 +23,15 @@ const flakyReadExecutor: ToolExecutor = {
     const key = `${call.runId}/${call.seq}`;
     const attempt = (attempts.get(key) ?? 0) + 1;
     attempts.set(key, attempt);
-    if (attempt <= Number(call.args.failures)) return Promise.reject(new Error(`transient outage ${attempt}`));
+    if (attempt <= Number(call.args.failures))
+      return Promise.reject(new Error(`transient outage ${attempt}`));
     return Promise.resolve({ output: { attempt } });
   },
 };
 
 /** Register `steps.flaky_read@v1` (a fixture's `extend`). */
-export function registerStepsTools(registry: { register(d: ToolDefinition, e: ToolExecutor): unknown }): void {
+export function registerStepsTools(registry: {
+  register(d: ToolDefinition, e: ToolExecutor): unknown;
+}): void {
   registry.register(flakyReadDefinition, flakyReadExecutor);
 }

@@ -4,7 +4,12 @@ import type { AgentRunResult } from '../../src/workflows/temporal/agent-run.js';
 import type { StoredEvent } from '../../src/contract/store-records.js';
 import type { ModelScript } from '../../src/activities/model/scripted-script.js';
 import { decide } from '../support/decisions.js';
-import { createHarnessFixture, refundRunInput, waitForState, type HarnessFixture } from '../support/harness.js';
+import {
+  createHarnessFixture,
+  refundRunInput,
+  waitForState,
+  type HarnessFixture,
+} from '../support/harness.js';
 import { registerStepsTools } from '../support/steps-tools.js';
 import { recordFixtureIfAsked } from '../support/record-fixture.js';
 
@@ -44,7 +49,7 @@ describe('node and step contracts on the real server', () => {
     h.start({ profile: { name: 'graph.steps', version: 'v1' }, task: { message: 'steps', ...task } });
   const eventsOf = (handle: WorkflowHandle): Promise<StoredEvent[]> =>
     h.composition.store.listEvents(handle.workflowId);
-  const envelope = (e: StoredEvent): Envelope => e.envelope as Envelope;
+  const envelope = (e: StoredEvent): Envelope => e.envelope;
 
   it("a node's handler gets its attempt id, attempt, deadline and cancellation flag", async () => {
     const handle = await run({ scenario: 'contract' });

@@ -79,5 +79,7 @@ export function deadlineProblems(nodeId: string, deadlineSeconds: number | undef
   if (deadlineSeconds === undefined) return [];
   if (Number.isFinite(deadlineSeconds) && deadlineSeconds > 0 && deadlineSeconds <= MAX_NODE_DEADLINE_SECONDS)
     return [];
-  return [`node ${nodeId}: deadlineSeconds must be a positive number of at most ${MAX_NODE_DEADLINE_SECONDS}`];
+  return [
+    `node ${nodeId}: deadlineSeconds must be a positive number of at most ${MAX_NODE_DEADLINE_SECONDS}`,
+  ];
 }

@@ -20,7 +20,7 @@ import type { MemoryEntry } from '../../contract/memory.js';
 import { ThreadMemory, type RememberOutcome } from './thread-memory.js';
 import type { AgentEvent, DataClassification } from '../../contract/agent-event.js';
 import { nextRunEvent } from './run-event.js';
-import { budgetWarnings } from './budget.js';
+import { budgetWarnings, wallClockDeadline } from './budget.js';
 import { HumanGate } from './human-gate.js';
 import type { InvalidToolCall, ModelDecision, ModelPurpose, RunnerPorts } from './ports.js';
 import { rejectInvalidToolCall } from './invalid-tool-call.js';
@@ -325,7 +325,7 @@ export class Runner implements RunContext, RunCore {
   }
 
   get deadline(): string {
-    return new Date(Date.parse(this.state.startedAt) + this.state.limits.deadlineSeconds * 1000).toISOString();
+    return wallClockDeadline(this.state.startedAt, this.state.limits);
   }
 
   now(): string {

@@ -184,7 +184,9 @@ export class ToolPipeline {
       argsDigest,
       idempotencyKey: `${state.runId}/${seq}`,
       ...(this.core.features.on('toolDefinitionPin') ? { definitionDigest: definitionDigest(def) } : {}),
-      ...(def.effect === 'read' && this.core.features.on('stepContracts') ? { recordFailedAttempts: true } : {}),
+      ...(def.effect === 'read' && this.core.features.on('stepContracts')
+        ? { recordFailedAttempts: true }
+        : {}),
       events: this.core.takeOutbox(),
     };
     const observed = this.invoke(def, invocation, base, input, firstOfItsKind);
