@@ -86,7 +86,7 @@ describe('graph node checks (unit)', () => {
       expect(() => profile.check!()).toThrow(
         expect.objectContaining({
           code: 'graph.invalid',
-          message: expect.stringContaining('deadlineSeconds'),
+          message: expect.stringContaining('deadlineSeconds') as string,
         }),
       );
     }
