@@ -49,7 +49,9 @@ export function createToolActivities(deps: ToolActivityDeps): ToolActivities {
       const record = await store.getInvocation(input.runId, input.seq);
       // On a run's new attempt, the result of an earlier one is what made it try again (not applied).
       const stale = input.attempt !== undefined && (record?.result?.attempt ?? 0) < input.attempt;
-      const existing = stale ? undefined : await storedResultOf(store, record);
+      // A read attempt recorded failed_retryable is what made Temporal try again: no result to reuse.
+      const retried = record?.result?.status === 'failed_retryable';
+      const existing = stale || retried ? undefined : await storedResultOf(store, record);
       if (existing) {
         if (Context.current().info.isLocal) await store.appendLastFlush(events);
         else await store.appendEvents(events);

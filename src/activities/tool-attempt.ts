@@ -16,6 +16,7 @@ import type { ToolCall, ToolContext, ToolExecution } from '../contract/tool.js';
 import { definitionDigest, type ToolRegistry } from '../registry/index.js';
 import type { EvidenceStore, InvocationIntent, InvocationResult, StoredEvent } from './store/index.js';
 import { fromStored } from './tool-results.js';
+import { recordFailedReadAttempt } from './read-attempt-failure.js';
 import { versionedName } from '../contract/versioned-name.js';
 
 /** What one attempt uses: the tools, the evidence store, and the worker's identity (kept on the intent). */
@@ -49,6 +50,8 @@ export function toCall(input: AnyToolCallActivityInput): ToolCall {
  *   pinned (`worker.tool_definition_changed`), the intent cannot be recorded): nothing happened; a
  *   write fails `tool.not_started` (the run may try it again), a read is retried;
  * - the executor throws a harness error: its own business failure, recorded as `failed_terminal`;
+ * - a read's executor throws anything else: retried by its retry policy; with `recordFailedAttempts`
+ *   the attempt is recorded `failed_retryable` (or `failed_terminal` on its last attempt) first;
  * - anything else after the executor was called, for a write (it threw something else, or its
  *   result or artifacts cannot be recorded: store down, record refused, oversized): the effect may
  *   have happened, so the attempt ends `tool.outcome_unknown` and the run settles it through the
@@ -106,6 +109,7 @@ export async function executeTool(
       return fromStored(result, startedAt, []);
     }
     if (input.effect === 'write') throw outcomeUnknown(input, 'threw after its intent was recorded', err);
+    if (input.recordFailedAttempts) await recordFailedReadAttempt(store, input, attempt, err);
     throw err; // a read: retried with backoff by its retry policy
   }
   return afterEffect(input, 'could not record its result', async () => {

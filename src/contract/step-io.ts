@@ -215,6 +215,12 @@ export interface ToolCallInput {
    * Absent: matched by name and version only.
    */
   readonly definitionDigest?: string;
+  /**
+   * Record a read's failed attempt in the evidence store: `failed_retryable` when the activity will be
+   * tried again, `failed_terminal` on its last attempt (runs since `agent-run-step-contracts-v1`).
+   * Absent: a failed read attempt leaves only its intent, as before.
+   */
+  readonly recordFailedAttempts?: true;
   readonly events: readonly AgentEvent[];
 }
 

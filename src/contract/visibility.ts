@@ -57,4 +57,5 @@ export const START_FEATURES: readonly string[] = [
   'agent-run-versioned-facts-v1',
   'agent-run-context-priority-v1',
   'agent-run-fast-path-v1',
+  'agent-run-step-contracts-v1',
 ];

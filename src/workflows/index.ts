@@ -35,12 +35,14 @@ export { createGoalProfile, type GoalProfileConfig } from './runner/goal-profile
 export type { ActionDescriber, DescribedAction } from './runner/action-summary.js';
 export {
   createGraphProfile,
+  NODE_DEADLINE_CODE,
   OUTPUT_FEEDBACK_KEY,
   reachableNodes,
   validateGraph,
   type GraphDefinition,
   type GraphEdge,
   type GraphNode,
+  type NodeContext,
   type NodeResult,
   type RouteDecision,
 } from './runner/graph-profile.js';

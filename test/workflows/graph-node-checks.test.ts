@@ -144,13 +144,24 @@ describe('graph node checks on the real server', () => {
     });
     expect(await timerSeconds(handle)).toEqual([1, 2]); // no wait after the last attempt
     const events = await eventsOf(handle);
+    // Under the step contracts each attempt that asked to retry is a failed_retryable step.failed.
+    const retryable = (attempt: number) => ({
+      stepId: 'flaky',
+      attempt,
+      code: 'graph.node_retry',
+      message: 'node flaky asked to retry',
+      status: 'failed_retryable',
+    });
     expect(data(events, 'step.failed')).toEqual([
+      retryable(1),
+      retryable(2),
       {
         stepId: 'flaky',
         attempt: 3,
         code: 'graph.attempts_exhausted',
         message: expect.stringContaining('flaky') as string,
         maxAttempts: 3,
+        status: 'failed_terminal',
       },
     ]);
     expect(data(events, 'run.failed')[0]).toMatchObject({ reason: { code: 'graph.attempts_exhausted' } });
@@ -177,6 +188,7 @@ describe('graph node checks on the real server', () => {
         code: 'graph.invalid_state_patch',
         message: expect.stringContaining('tries') as string,
         issues,
+        status: 'failed_terminal',
       },
     ]);
     expect(failed[0]!.envelope.attemptId).toMatch(/^bad_patch#1@\d+$/);

@@ -70,13 +70,24 @@ describe('a non-idempotent write settled not_applied waits for a person', { time
       new Set([`${handle.workflowId}/${CREATE_SEQ}`]),
     );
 
-    const decided = (await h.composition.store.listEvents(handle.workflowId))
+    const events = await h.composition.store.listEvents(handle.workflowId);
+    const decided = events
       .filter((e) => e.type === 'recovery.decided')
       .map((e) => [e.data.decision, e.data.reason]);
     expect(decided).toEqual([
       ['reconcile', 'tool.outcome_unknown'],
       ['await_human', 'write.not_idempotent'],
       ['retry_attempt', expect.stringMatching(/^not_applied:operator:/)],
+    ]);
+    // Step contracts: the attempt tried again is recorded failed_retryable before its retry_attempt.
+    expect(events.filter((e) => e.type === 'tool.attempt_failed').map((e) => e.data)).toEqual([
+      {
+        seq: CREATE_SEQ,
+        tool: 'refund.create',
+        attempt: 1,
+        status: 'failed_retryable',
+        reason: expect.stringMatching(/^not_applied:operator:/) as string,
+      },
     ]);
     // The new behaviour is behind its own patch, recorded on this path.
     const markers = (await historyOf(handle)).filter((e) => e.patchId === WRITE_RETRY_IDEMPOTENCY_PATCH);

@@ -171,3 +171,8 @@ export function budgetWarnings(limits: BudgetLimits, usage: BudgetUsage): Budget
   if (usage.costUsd >= f * limits.maxCostUsd) out.push('max_cost_usd');
   return out;
 }
+
+/** The run's wall-clock deadline (ISO): `startedAt` plus `limits.deadlineSeconds`. Pure; never throws. */
+export function wallClockDeadline(startedAt: string, limits: Pick<BudgetLimits, 'deadlineSeconds'>): string {
+  return new Date(Date.parse(startedAt) + limits.deadlineSeconds * 1000).toISOString();
+}

@@ -67,6 +67,7 @@ export const EVENT_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   'tool.completed': entry('tool_pipeline', 'internal'),
   'tool.failed': entry('tool_pipeline', 'internal'),
   'tool.resolution_failed': entry('tool_pipeline', 'internal'),
+  'tool.attempt_failed': entry('tool_pipeline', 'internal'),
   'recovery.decided': entry('tool_pipeline', 'internal'),
   'human.decision_superseded': entry('tool_pipeline', 'internal'),
   'policy.decided': entry('policy', 'internal'),

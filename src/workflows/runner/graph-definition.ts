@@ -4,6 +4,7 @@ import type { ActionDescriber } from './action-summary.js';
 import type { ConfirmRequest, RunContext } from './run-context.js';
 import type { NodeRetryPolicy } from './graph-node-retry.js';
 import type { GraphStateSchema } from './graph-state-patch.js';
+import type { NodeContext } from './graph-node-context.js';
 
 /** Outcome of one node (seed 004 NodeResult). */
 export interface NodeResult<S> {
@@ -43,7 +44,19 @@ export interface GraphNode<S> {
    * `graph.attempts_exhausted`.
    */
   readonly retry?: NodeRetryPolicy;
-  run(state: S, ctx: RunContext): Promise<NodeResult<S>>;
+  /**
+   * How long one attempt of the node may take, in seconds (at most 7 days), counted from when its
+   * handler is called and bounded by the run's deadline. On runs since `agent-run-step-contracts-v1`
+   * an attempt that returns at or after it fails with `graph.node_deadline` (its result and state
+   * patch discarded) and takes the node's retry path: `failed_retryable` while attempts are left,
+   * else the run fails with that code. The handler sees it as `node.deadline` and `node.cancelled`.
+   */
+  readonly deadlineSeconds?: number;
+  /**
+   * Run one attempt. `node` (runs since `agent-run-step-contracts-v1`, else undefined): the attempt's
+   * id, number, deadline and cancellation flag (seed 004 `NodeContext`).
+   */
+  run(state: S, ctx: RunContext, node?: NodeContext): Promise<NodeResult<S>>;
 }
 
 /** An edge; `when` names a condition that must hold (and can be blocked in static checks). */

@@ -7,8 +7,8 @@ import { RunStop } from './run-stop.js';
 
 /**
  * A node's failure as the run records it: a `step.failed` event with the node, its attempt and the
- * code, then the stop that ends the run `failed` with that code (returned for the caller to throw).
- * Never throws.
+ * code (and `status: 'failed_terminal'` under the step contracts), then the stop that ends the run
+ * `failed` with that code (returned for the caller to throw). Never throws.
  */
 export function nodeFailure(
   ctx: RunContext,
@@ -18,7 +18,8 @@ export function nodeFailure(
   message: string,
   details: Record<string, unknown> = {},
 ): RunStop {
-  ctx.emit('step.failed', { stepId: node, attempt, code, message, ...details });
+  const status = ctx.stepContracts() ? { status: 'failed_terminal' } : {};
+  ctx.emit('step.failed', { stepId: node, attempt, code, message, ...details, ...status });
   return new RunStop('failed', { code, message, details: { node, attempt, ...details } });
 }
 
@@ -49,15 +50,20 @@ export function checkPatch(
 }
 
 /**
- * The pause before the next attempt of `node`, which answered `retry` on attempt `attempt` (node
- * checks on): its retry policy's backoff, or the node's own `retryAfterSeconds` within it.
- * @throws RunStop `graph.attempts_exhausted` (after `step.failed`) when that was its last attempt.
+ * The pause before the next attempt of `node`, whose attempt `attempt` answered `retry` or, with
+ * `failure`, failed in a way its retry policy covers (`graph.node_deadline`; node checks on): its retry
+ * policy's backoff, or the node's own `retryAfterSeconds` within it. Under the step contracts the
+ * attempt is first recorded as `step.failed` with `status: 'failed_retryable'` (code `failure.code`,
+ * or `graph.node_retry` for a `retry` answer).
+ * @throws RunStop `failure.code`, else `graph.attempts_exhausted` (after `step.failed`, `failed_terminal`
+ *   under the step contracts) when that was its last attempt.
  */
 export function nextAttemptDelay(
   ctx: RunContext,
   node: GraphNode<unknown>,
   attempt: number,
   retryAfterSeconds: number | undefined,
+  failure?: { readonly code: string; readonly message: string },
 ): number {
   const policy = nodeRetryPolicy(node.retry);
   if (attempt >= policy.maxAttempts)
@@ -65,10 +71,18 @@ export function nextAttemptDelay(
       ctx,
       node.id,
       attempt,
-      'graph.attempts_exhausted',
-      `node ${node.id} asked to retry after its last attempt (${policy.maxAttempts})`,
+      failure?.code ?? 'graph.attempts_exhausted',
+      failure?.message ?? `node ${node.id} asked to retry after its last attempt (${policy.maxAttempts})`,
       { maxAttempts: policy.maxAttempts },
     );
+  if (ctx.stepContracts())
+    ctx.emit('step.failed', {
+      stepId: node.id,
+      attempt,
+      code: failure?.code ?? 'graph.node_retry',
+      message: failure?.message ?? `node ${node.id} asked to retry`,
+      status: 'failed_retryable',
+    });
   return retryDelaySeconds(policy, attempt, retryAfterSeconds);
 }
 

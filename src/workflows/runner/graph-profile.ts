@@ -18,6 +18,7 @@ import {
 } from './graph-definition.js';
 import { validateGraph } from './graph-validation.js';
 import { scopedContext } from './graph-node-scope.js';
+import { NODE_DEADLINE_CODE, nodeContext, pastNodeDeadline, type NodeContext } from './graph-node-context.js';
 import { checkPatch, failedNode, nextAttemptDelay } from './graph-node-failure.js';
 import { resumePoint, type GraphResume } from './graph-resume.js';
 import { statePatchCheck, type StatePatchCheck } from './graph-state-patch.js';
@@ -33,6 +34,7 @@ export {
   type RouteDecision,
 } from './graph-definition.js';
 export { reachableNodes, validateGraph } from './graph-validation.js';
+export { NODE_DEADLINE_CODE, type NodeContext } from './graph-node-context.js';
 
 /**
  * A graph profile: typed state, nodes, conditional edges, route decisions. The runner records each
@@ -45,6 +47,12 @@ export { reachableNodes, validateGraph } from './graph-validation.js';
  * fails the node (`graph.invalid_state_patch`, state unchanged); `retry` waits on a durable timer with
  * the node's backoff and fails the node once its attempts are used up (`graph.attempts_exhausted`); a
  * node failure is a `step.failed` event; node events carry the node's attempt.
+ *
+ * With the step contracts too (`RunContext.stepContracts`, runs since `agent-run-step-contracts-v1`):
+ * each attempt's handler gets a {@link NodeContext} (attempt id, deadline, cancellation flag); an
+ * attempt that returns at or after its declared deadline fails with `graph.node_deadline` and takes
+ * the node's retry path; every failed attempt is a `step.failed` with `status` `failed_retryable`
+ * (another attempt follows) or `failed_terminal`.
  *
  * Built on first use (see builtOnFirstUse): the returned profile carries the definition's name,
  * version, tools, policies and completion contract at once; the graph is checked and its state schema
@@ -77,6 +85,7 @@ function buildGraphProfile<S extends Record<string, unknown>>(g: GraphDefinition
       // A wait the previous generation was in: the node does not run again, its pause is taken up.
       let pause = resumed?.pause;
       const checks = ctx.graphNodeChecks();
+      const contracts = checks && ctx.stepContracts();
       // With the checks: the edge that led to `current`, and the harness's attempt of it (1, 2, …).
       let edge: GraphEdge | null = resumed?.edge ?? null;
       let attempt = resumed?.attempt ?? 1;
@@ -93,7 +102,16 @@ function buildGraphProfile<S extends Record<string, unknown>>(g: GraphDefinition
           const route = routeDecisionOf(g, node);
           attemptId = ctx.enterStep(node.id, checks ? attempt : undefined);
           ctx.emit('route.decided', checks ? { ...route, edge, attempt } : { ...route });
-          result = await node.run(state, scopedContext(ctx, node));
+          const contract = contracts ? attemptContext(ctx, node, attempt, attemptId) : undefined;
+          result = await node.run(state, scopedContext(ctx, node), contract);
+          if (contract && pastNodeDeadline(ctx, contract, node.deadlineSeconds !== undefined)) {
+            // Too late: the result is discarded and the attempt fails, retried while attempts are left.
+            const message = `node ${node.id} attempt ${attempt} returned after its deadline ${contract.deadline}`;
+            const failure = { code: NODE_DEADLINE_CODE, message };
+            await ctx.sleep(nextAttemptDelay(ctx, node, attempt, undefined, failure));
+            attempt += 1;
+            continue;
+          }
           if (result.statePatch) {
             if (checks) checkPatch(ctx, checkState, node.id, attempt, result.statePatch);
             state = { ...state, ...result.statePatch };
@@ -161,6 +179,16 @@ function buildGraphProfile<S extends Record<string, unknown>>(g: GraphDefinition
   };
 }
 
+/** The node context of an attempt whose handler starts now (step contracts on). */
+function attemptContext<S>(
+  ctx: RunContext,
+  node: GraphNode<S>,
+  attempt: number,
+  attemptId: string | undefined,
+): NodeContext {
+  return nodeContext(ctx, node.id, attempt, attemptId ?? `${node.id}#${attempt}`, node.deadlineSeconds);
+}
+
 /** The route decision of `node`: its capabilities, and the graph's other tools excluded there. */
 function routeDecisionOf<S>(g: GraphDefinition<S>, node: GraphNode<S>): RouteDecision {
   const capabilities = node.capabilities ?? [];
@@ -187,8 +215,9 @@ function recomposer<S extends Record<string, unknown>>(
 ): (feedback: BlockedOutputFeedback) => Promise<ProfileResult> {
   return async (feedback: BlockedOutputFeedback): Promise<ProfileResult> => {
     const withFeedback = { ...state, [OUTPUT_FEEDBACK_KEY]: feedback };
-    ctx.enterStep(node.id, checks ? 1 : undefined);
-    const result = await node.run(withFeedback, scopedContext(ctx, node));
+    const attemptId = ctx.enterStep(node.id, checks ? 1 : undefined);
+    const contract = checks && ctx.stepContracts() ? attemptContext(ctx, node, 1, attemptId) : undefined;
+    const result = await node.run(withFeedback, scopedContext(ctx, node), contract);
     if (result.outcome !== 'completed') {
       throw new HarnessError(
         'graph.recompose_failed',

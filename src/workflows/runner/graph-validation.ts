@@ -1,6 +1,7 @@
 import { HarnessError } from '../../contract/errors.js';
 import type { GraphDefinition } from './graph-definition.js';
 import { retryPolicyProblems } from './graph-node-retry.js';
+import { deadlineProblems } from './graph-node-context.js';
 import { isStateSchema } from './graph-state-patch.js';
 import { versionedName } from '../../contract/versioned-name.js';
 
@@ -41,7 +42,10 @@ export function validateGraph<S>(g: GraphDefinition<S>): void {
       problems.push(`edge ${e.from}->${e.to} uses unknown condition ${e.when}`);
   }
   for (const t of g.terminal) if (!ids.has(t)) problems.push(`terminal node ${t} is not defined`);
-  for (const n of g.nodes) problems.push(...retryPolicyProblems(n.id, n.retry));
+  for (const n of g.nodes) {
+    problems.push(...retryPolicyProblems(n.id, n.retry));
+    problems.push(...deadlineProblems(n.id, n.deadlineSeconds));
+  }
   if (!isStateSchema(g.stateSchema)) problems.push('stateSchema must be a zod object schema');
   if (problems.length)
     throw new HarnessError(

@@ -47,6 +47,7 @@ export class IncompleteAttempts {
     const recovery = new WriteRecovery(this.core, invocation);
     let outcome = firstOutcome;
     for (let attempt = 1; ; attempt += 1) {
+      if (attempt > 1) this.core.steps.callAttempt(this.core.steps.currentCall, attempt);
       const input = attempt === 1 ? first : { ...first, attempt, events: this.core.takeOutbox() };
       if (attempt > 1)
         outcome = await this.core.ports.callTool(input, { summary: `${summary} attempt ${attempt}` });

@@ -184,5 +184,17 @@ export interface RunContext {
    * once at the start of every graph run, so histories from before replay unchanged.
    */
   graphNodeChecks(): boolean;
+  /**
+   * Are the node and step contracts in effect for this run (docs/runner.md, "Step contracts"): node
+   * contexts and deadlines, step and attempt ids on goal steps, `failed_retryable` attempts? Decided at
+   * the start (`agent-run-step-contracts-v1`); asking records nothing. Never throws.
+   */
+  stepContracts(): boolean;
+  /** The run's wall-clock deadline (ISO): its start plus its `deadlineSeconds` budget. */
+  readonly deadline: string;
+  /** Workflow time now (ISO; deterministic on replay). Never throws. */
+  now(): string;
+  /** Has the run's cancellation been requested (an accepted `cancelRun`)? Never throws. */
+  cancelRequested(): boolean;
   sleep(seconds: number): Promise<void>;
 }

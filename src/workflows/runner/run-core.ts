@@ -7,6 +7,7 @@ import type { DecisionRules } from '../../contract/policy-decision.js';
 import type { RunFeatures } from './run-features.js';
 import type { RunState } from './run-state.js';
 import type { RunStatus } from '../../contract/statuses.js';
+import type { StepAttempts } from './step-attempts.js';
 
 /** Patch applied together with a status transition. */
 export interface TransitionPatch {
@@ -54,6 +55,8 @@ export interface RunCore {
   requeue(events: readonly AgentEvent[]): void;
   /** Emit a `budget.warning` for each budget that newly crossed `warnAtFraction` of its limit. */
   warnBudgets(): void;
+  /** The step attempt the run's events belong to (graph node or goal step). */
+  readonly steps: StepAttempts;
   /** True once a valid `cancelRun` signal was received. */
   isCancelRequested(): boolean;
   /** Is `err` the host's cancellation (a cancelled scope or timer)? */

@@ -11,8 +11,10 @@ export interface RunEventSource {
    * the envelope of runs from before it (trace id = run id, producer `runner`).
    */
   readonly envelope: { readonly traceId: string } | undefined;
-  /** The id of the graph node attempt the run is in (see `RunContext.enterStep`), or undefined. */
+  /** The id of the step attempt the run is in (see step-attempts.ts), or undefined. */
   readonly attemptId: string | undefined;
+  /** The step the event belongs to, when not the state's current node (a goal step, step-attempts.ts). */
+  readonly stepId?: string | null;
   /** Current time from the workflow clock (ISO). */
   readonly now: () => string;
 }
@@ -42,7 +44,7 @@ export function nextRunEvent(
     traceId: v1?.traceId ?? s.runId,
     runId: s.runId,
     threadId: s.threadId,
-    stepId: s.currentNode,
+    stepId: source.stepId ?? s.currentNode,
     attemptId: source.attemptId ?? null,
     sequence,
     type,

@@ -46,6 +46,12 @@ export const RUN_FEATURES = [
   'contextPriority',
   /** A read declared `fast` that its policy allowed without asking runs as a local activity. */
   'fastPath',
+  /**
+   * Node and step contracts (docs/runner.md, "Step contracts"): graph nodes get a deadline they fail
+   * on (`graph.node_deadline`), goal model turns and tool calls carry step and attempt ids, and a
+   * step that will be tried again is recorded `failed_retryable`.
+   */
+  'stepContracts',
 ] as const;
 
 export type RunFeature = (typeof RUN_FEATURES)[number];

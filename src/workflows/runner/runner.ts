@@ -20,7 +20,7 @@ import type { MemoryEntry } from '../../contract/memory.js';
 import { ThreadMemory, type RememberOutcome } from './thread-memory.js';
 import type { AgentEvent, DataClassification } from '../../contract/agent-event.js';
 import { nextRunEvent } from './run-event.js';
-import { budgetWarnings } from './budget.js';
+import { budgetWarnings, wallClockDeadline } from './budget.js';
 import { HumanGate } from './human-gate.js';
 import type { InvalidToolCall, ModelDecision, ModelPurpose, RunnerPorts } from './ports.js';
 import { rejectInvalidToolCall } from './invalid-tool-call.js';
@@ -49,6 +49,8 @@ import { ModelStep } from './model-step.js';
 import { RunEvidence } from './run-evidence.js';
 import { endInterrupted } from './run-interruption.js';
 import { versionedName } from '../../contract/versioned-name.js';
+import { StepAttempts } from './step-attempts.js';
+import { openRun } from './run-opening.js';
 
 const MAX_RECENT_TRANSITIONS = 20;
 
@@ -76,8 +78,8 @@ export class Runner implements RunContext, RunCore {
   private outbox: AgentEvent[] = [];
   /** The answer of a checkpoint that does not continue as new: one settled promise, not one per step. */
   private readonly resolved = Promise.resolve();
-  /** The graph node attempt the run is in (see {@link RunContext.enterStep}); its events carry the id. */
-  private attempt: { readonly id: string; readonly number: number } | undefined;
+  /** The step attempt the run is in (graph node or goal step); its events carry the ids. */
+  readonly steps: StepAttempts;
   /** Budgets already warned about; a carried run starts with those its usage crossed (warned before). */
   private readonly warned: Set<string>;
 
@@ -90,6 +92,7 @@ export class Runner implements RunContext, RunCore {
     this.warned = new Set(budgetWarnings(options.state.limits, options.state.budget));
     this.ports = options.ports;
     this.features = options.features ?? IN_MEMORY_FEATURES;
+    this.steps = new StepAttempts(this);
     this.subject = options.subject;
     this.policy = options.policy;
     this.policyVersion = policyVersionOf(options.policy);
@@ -171,7 +174,8 @@ export class Runner implements RunContext, RunCore {
     const source = {
       state: this.state,
       envelope: this.options.eventEnvelope,
-      attemptId: this.attempt?.id,
+      stepId: this.steps.stepId,
+      attemptId: this.steps.attemptId,
       now: () => this.ports.now(),
     };
     this.outbox.push(nextRunEvent(source, type, data, classification));
@@ -247,7 +251,9 @@ export class Runner implements RunContext, RunCore {
   }
 
   model(purpose: ModelPurpose, request: ModelRequest): Promise<ModelDecision> {
-    return this.modelStep.call(this, purpose, request);
+    const step = this.steps.enterCall(`model-${this.state.nextModelCall}`);
+    const decision = this.modelStep.call(this, purpose, request);
+    return step ? decision.finally(() => this.steps.leaveCall(step)) : decision;
   }
 
   tool(name: string, args: unknown, options?: ToolOptions): Promise<Observation> {
@@ -299,29 +305,35 @@ export class Runner implements RunContext, RunCore {
   }
 
   enterStep(stepId: string, attempt?: number): string | undefined {
-    this.state.currentNode = stepId;
-    this.attempt =
-      attempt === undefined
-        ? undefined
-        : { id: `${stepId}#${attempt}@${this.state.nextEventSeq}`, number: attempt };
-    this.emit('step.started', attempt === undefined ? { stepId } : { stepId, attempt });
-    this.ports.publish(this.state);
-    return this.attempt?.id;
+    return this.steps.enter(stepId, attempt);
   }
 
   continueAttempt(attemptId: string, attempt: number): void {
-    this.attempt = { id: attemptId, number: attempt };
+    this.steps.continueAttempt(attemptId, attempt);
   }
 
   completeStep(stepId: string): void {
-    if (!this.state.completedSteps.includes(stepId)) this.state.completedSteps.push(stepId);
-    const attempt = this.attempt;
-    this.emit('step.completed', attempt ? { stepId, attempt: attempt.number } : { stepId });
-    this.attempt = undefined;
+    this.steps.complete(stepId);
   }
 
   graphNodeChecks(): boolean {
     return this.features.on('graphNodeChecks');
+  }
+
+  stepContracts(): boolean {
+    return this.features.on('stepContracts');
+  }
+
+  get deadline(): string {
+    return wallClockDeadline(this.state.startedAt, this.state.limits);
+  }
+
+  now(): string {
+    return this.ports.now();
+  }
+
+  cancelRequested(): boolean {
+    return this.isCancelRequested();
   }
 
   async sleep(seconds: number): Promise<void> {
@@ -335,17 +347,7 @@ export class Runner implements RunContext, RunCore {
 
   /** Move a freshly created state to `running` and record the start. */
   start(): void {
-    const routes = this.options.modelRoutes;
-    const bundles = this.options.bundles;
-    this.emit('run.created', {
-      versions: this.state.versions,
-      ...(routes ? { modelRoutes: routes } : {}),
-      ...(bundles ? { bundles } : {}),
-    });
-    this.transition('queued');
-    this.transition('running');
-    this.emit('run.started', { ...this.subject });
-    this.emit('checkpoint.saved', { reason: 'run_created', stateVersion: this.state.stateVersion });
+    openRun(this, this.options, this.subject);
   }
 
   /**

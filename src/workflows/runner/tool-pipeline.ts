@@ -165,6 +165,8 @@ export class ToolPipeline {
       artifactIds: [],
     };
     state.invocations.push(invocation);
+    // A goal run's tool step (step contracts): its events from here to its observation carry its ids.
+    const step = this.core.steps.enterCall(`tool-${seq}`);
     this.core.emit('tool.authorized', {
       seq,
       tool: def.name,
@@ -184,9 +186,20 @@ export class ToolPipeline {
       argsDigest,
       idempotencyKey: `${state.runId}/${seq}`,
       ...(this.core.features.on('toolDefinitionPin') ? { definitionDigest: definitionDigest(def) } : {}),
+      ...(def.effect === 'read' && this.core.features.on('stepContracts')
+        ? { recordFailedAttempts: true }
+        : {}),
       events: this.core.takeOutbox(),
     };
-    return this.invoke(def, invocation, base, input, firstOfItsKind, unasked ? this.fastMs(def) : undefined);
+    const observed = this.invoke(
+      def,
+      invocation,
+      base,
+      input,
+      firstOfItsKind,
+      unasked ? this.fastMs(def) : undefined,
+    );
+    return step ? observed.finally(() => this.core.steps.leaveCall(step)) : observed;
   }
 
   /**

@@ -116,8 +116,17 @@ export class WriteRecovery {
     return 'write_attempts_exhausted';
   }
 
-  /** Decide `retry_attempt`, wait its pause (status `retry_scheduled`) and reset the invocation. */
+  /**
+   * Decide `retry_attempt`, wait its pause (status `retry_scheduled`) and reset the invocation. Under
+   * the step contracts the attempt is first recorded `failed_retryable` (`tool.attempt_failed`, and the
+   * invocation's status during the pause).
+   */
   async retry(attempt: number, reason: string): Promise<void> {
+    if (this.core.features.on('stepContracts')) {
+      this.invocation.status = 'failed_retryable';
+      const { seq, tool } = this.invocation;
+      this.core.emit('tool.attempt_failed', { seq, tool, attempt, status: 'failed_retryable', reason });
+    }
     this.decide(attempt + 1, 'retry_attempt', reason, { delayMs: retryDelayMs(attempt) });
     this.core.transition('retry_scheduled', { waitingReason: `retry_attempt:${this.invocation.seq}` });
     this.core.ports.publish(this.core.state);

@@ -164,6 +164,15 @@ export const CONTEXT_PRIORITY_PATCH = 'agent-run-context-priority-v1';
  */
 export const FAST_PATH_PATCH = 'agent-run-fast-path-v1';
 
+/**
+ * Node and step contracts (docs/runner.md, "Step contracts"): a graph node gets a node context
+ * (deadline, attempt id, cancellation) and fails past its deadline (`graph.node_deadline`); goal model
+ * turns and tool calls carry step and attempt ids; a node or tool attempt that will be tried again is
+ * recorded `failed_retryable`. Decided once at the start, without a marker when the start memo lists
+ * it ({@link RunPatches.feature}); a history without it records none of these.
+ */
+export const STEP_CONTRACTS_PATCH = 'agent-run-step-contracts-v1';
+
 /** Behaviours a start memo may ask for without a marker ({@link START_FEATURES_MEMO_KEY}). */
 export type StartFeatureId =
   | typeof TRUST_SCOPE_PATCH
@@ -175,7 +184,8 @@ export type StartFeatureId =
   | typeof HUMAN_REQUEST_EXPIRY_PATCH
   | typeof VERSIONED_FACTS_PATCH
   | typeof CONTEXT_PRIORITY_PATCH
-  | typeof FAST_PATH_PATCH;
+  | typeof FAST_PATH_PATCH
+  | typeof STEP_CONTRACTS_PATCH;
 
 /** The ids the baseline stands for. */
 export const BASELINE_PATCH_IDS = [

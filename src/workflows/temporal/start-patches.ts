@@ -12,6 +12,7 @@ import {
   VERSIONED_FACTS_PATCH,
   CONTEXT_PRIORITY_PATCH,
   FAST_PATH_PATCH,
+  STEP_CONTRACTS_PATCH,
   SIGNED_DECISIONS_PATCH,
   TRUST_SCOPE_PATCH,
   type RunPatches,
@@ -44,6 +45,8 @@ export interface StartPatches {
   readonly contextPriority: boolean;
   /** Fast reads run as local activities (`FAST_PATH_PATCH`). */
   readonly fastPath: boolean;
+  /** Node and step contracts (`STEP_CONTRACTS_PATCH`). */
+  readonly stepContracts: boolean;
 }
 
 /**
@@ -52,8 +55,8 @@ export interface StartPatches {
  * scope next, only for a run that checks signed decisions; the invalid tool calls last, only for a
  * goal run (not `graph`); the decision rules, the tool definition pin, the model context ref, the
  * request for more information, the human request expiry, the versioned facts, the context
- * priority and the fast path after them, for every run. The last ten without a marker
- * when the start memo names them ({@link RunPatches.feature}).
+ * priority, the fast path and the step contracts after them, for every run. The last eleven without a
+ * marker when the start memo names them ({@link RunPatches.feature}).
  */
 export function decideStartPatches(patches: RunPatches, graph: boolean): StartPatches {
   const continueAsNew = patches.on(CONTINUE_AS_NEW_PATCH);
@@ -71,6 +74,7 @@ export function decideStartPatches(patches: RunPatches, graph: boolean): StartPa
   const versionedFacts = patches.feature(VERSIONED_FACTS_PATCH);
   const contextPriority = patches.feature(CONTEXT_PRIORITY_PATCH);
   const fastPath = patches.feature(FAST_PATH_PATCH);
+  const stepContracts = patches.feature(STEP_CONTRACTS_PATCH);
   return {
     continueAsNew,
     guardrails,
@@ -87,5 +91,6 @@ export function decideStartPatches(patches: RunPatches, graph: boolean): StartPa
     versionedFacts,
     contextPriority,
     fastPath,
+    stepContracts,
   };
 }

@@ -2,6 +2,7 @@ import { combineDefinitions } from '../../../src/workflows/index.js';
 import { benchBundleDefinition } from '../../../bench/workflows/definition.js';
 import { retailDefinition } from '../../../apps/retail/workflow/definition.js';
 import { graphChecksDefinition } from './graph-checks.js';
+import { graphStepsDefinition } from './graph-steps.js';
 import { taintFilesGitDefinition } from './taint-files-git.js';
 import { threadMemoryDefinition } from './thread-memory-graph.js';
 import { contextPoliciesDefinition } from './context-policies.js';
@@ -13,6 +14,7 @@ import { contextPoliciesDefinition } from './context-policies.js';
 export const testBundleDefinition = combineDefinitions(
   benchBundleDefinition,
   graphChecksDefinition,
+  graphStepsDefinition,
   threadMemoryDefinition,
   taintFilesGitDefinition,
   retailDefinition,

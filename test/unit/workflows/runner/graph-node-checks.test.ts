@@ -79,6 +79,20 @@ describe('graph node checks (unit)', () => {
     );
   });
 
+  it('refuses a node deadline that is not a positive number of at most 7 days', () => {
+    const run = () => Promise.resolve({ outcome: 'completed' as const });
+    for (const deadlineSeconds of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, 7 * 24 * 3600 + 1]) {
+      const profile = graph({ nodes: [{ id: 'work', deadlineSeconds, run }] });
+      expect(() => profile.check!()).toThrow(
+        expect.objectContaining({
+          code: 'graph.invalid',
+          message: expect.stringContaining('deadlineSeconds') as string,
+        }),
+      );
+    }
+    expect(() => graph({ nodes: [{ id: 'work', deadlineSeconds: 0.5, run }] }).check!()).not.toThrow();
+  });
+
   it('a bad patch fails the run with graph.invalid_state_patch; without the checks it is applied as before', async () => {
     const on = fakeRun({ profile: graph({}, { count: 'x' }) });
     const failed = await on.execute();
