@@ -58,6 +58,7 @@ export type {
   RunFacts,
   RunSignalRejection,
   RunTerminalReason,
+  RunDeliveredWrite,
   RunView,
   RunViewArtifact,
   RunViewInvocation,

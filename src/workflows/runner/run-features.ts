@@ -44,6 +44,8 @@ export const RUN_FEATURES = [
   'versionedFacts',
   /** Model calls ask for the seed's context priority order (`contextOrder: 'priority'`). */
   'contextPriority',
+  /** A budget end after applied writes composes the customer's answer and says what was delivered. */
+  'deliveredOutcome',
 ] as const;
 
 export type RunFeature = (typeof RUN_FEATURES)[number];

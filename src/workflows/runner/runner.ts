@@ -38,7 +38,7 @@ import type {
   ToolOptions,
   WaitOptions,
 } from './run-context.js';
-import type { RunState } from './run-state.js';
+import type { RunState, TerminalReason } from './run-state.js';
 import type { RunnerOptions } from './runner-options.js';
 import { ContinueAsNewRequested } from './continue-as-new.js';
 import { RunStop } from './run-stop.js';
@@ -374,7 +374,7 @@ export class Runner implements RunContext, RunCore {
       this.finish.complete(profile);
     } catch (err) {
       if (err instanceof ContinueAsNewRequested) throw err;
-      this.stop(err);
+      this.stop(err, profile);
     }
     await this.ports.flushEvents(this.takeOutbox(), { last: true });
     return this.state;
@@ -392,7 +392,8 @@ export class Runner implements RunContext, RunCore {
     await this.ports.flushEvents(this.takeOutbox(), { last: true });
   }
 
-  private stop(err: unknown): void {
-    endInterrupted(this, err, () => this.options.deadlineReached?.());
+  private stop(err: unknown, profile?: Profile): void {
+    const deliver = profile && ((r: TerminalReason) => this.finish.deliver(profile, this.task, r));
+    endInterrupted(this, err, () => this.options.deadlineReached?.(), deliver);
   }
 }

@@ -156,6 +156,15 @@ export const VERSIONED_FACTS_PATCH = 'agent-run-versioned-facts-v1';
  */
 export const CONTEXT_PRIORITY_PATCH = 'agent-run-context-priority-v1';
 
+/**
+ * A run a budget ends after writes took effect (a deadline that passed while a person reconciled a
+ * write, a step budget after the write) composes the customer's answer and its terminal reason says
+ * what it delivered (`outcome: 'delivered'`, the applied writes; `run.outcome_delivered`). Decided once
+ * at the start, without a marker when the start memo lists it ({@link RunPatches.feature}); a history
+ * without it ends such runs without an answer, as before.
+ */
+export const DELIVERED_OUTCOME_PATCH = 'agent-run-delivered-outcome-v1';
+
 /** Behaviours a start memo may ask for without a marker ({@link START_FEATURES_MEMO_KEY}). */
 export type StartFeatureId =
   | typeof TRUST_SCOPE_PATCH
@@ -166,7 +175,8 @@ export type StartFeatureId =
   | typeof REQUEST_MORE_INFO_PATCH
   | typeof HUMAN_REQUEST_EXPIRY_PATCH
   | typeof VERSIONED_FACTS_PATCH
-  | typeof CONTEXT_PRIORITY_PATCH;
+  | typeof CONTEXT_PRIORITY_PATCH
+  | typeof DELIVERED_OUTCOME_PATCH;
 
 /** The ids the baseline stands for. */
 export const BASELINE_PATCH_IDS = [
