@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentRunResult } from '../../src/workflows/temporal/agent-run.js';
 import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import { recordHistory } from '../../src/worker/history-fixtures.js';
+import { describeRun } from '../../src/cli/connect.js';
+import { renderRun } from '../../src/cli/render-run.js';
 import { decide } from '../support/decisions.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
 
@@ -140,6 +142,11 @@ describe('the deadline during a reconciliation wait', { timeout: 180_000 }, () =
     });
     const run = await h.composition.store.getRun(handle.workflowId);
     expect(run?.terminalReason).toMatchObject(delivered);
+    expect(run?.output).toEqual(result.output);
+    // harness show names what was delivered.
+    const shown = renderRun(await describeRun(handle), view);
+    expect(shown).toContain(`terminal reason: budget.wall_clock_deadline`);
+    expect(shown).toContain(`delivered: #${CREATE_SEQ} refund.create@v1 (${refund!.id})`);
     // HARNESS_RECORD_HISTORIES=<dir> keeps the history as a replay fixture (test/fixtures/histories).
     const dir = process.env.HARNESS_RECORD_HISTORIES;
     if (dir) await recordHistory(h.t.client, handle.workflowId, dir, 'refund-graph-overdue-delivered-v1');
