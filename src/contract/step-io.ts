@@ -215,6 +215,13 @@ export interface ToolCallInput {
    * Absent: matched by name and version only.
    */
   readonly definitionDigest?: string;
+  /**
+   * Runs since `agent-run-worker-refusal-v1`: a worker whose definition has another digest than
+   * {@link definitionDigest} refuses the call, read or write, before anything is recorded, with a
+   * non-retryable `worker.tool_definition_changed`; the run schedules the call again (after a
+   * backoff, for another worker to take) without counting it as an attempt of the tool.
+   */
+  readonly workerRefusal?: true;
   readonly events: readonly AgentEvent[];
 }
 
@@ -242,9 +249,19 @@ export interface ToolCallResult {
 
 /** How a tool activity ended, from the workflow's point of view. */
 export type ToolActivityOutcome =
-  | { readonly kind: 'completed'; readonly result: ToolCallResult }
+  | {
+      readonly kind: 'completed';
+      readonly result: ToolCallResult;
+      /** How often workers refused the call before one served it (`ToolCallInput.workerRefusal`). */
+      readonly workerRefusals?: number;
+    }
   /** Failed for good (non-retryable, or retries of a read exhausted). */
-  | { readonly kind: 'failed'; readonly code: string; readonly message: string }
+  | {
+      readonly kind: 'failed';
+      readonly code: string;
+      readonly message: string;
+      readonly workerRefusals?: number;
+    }
   /** Timed out or lost its worker: the effect may or may not have happened. */
   | { readonly kind: 'lost'; readonly message: string }
   | { readonly kind: 'cancelled' };

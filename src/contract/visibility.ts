@@ -57,4 +57,5 @@ export const START_FEATURES: readonly string[] = [
   'agent-run-versioned-facts-v1',
   'agent-run-context-priority-v1',
   'agent-run-delivered-outcome-v1',
+  'agent-run-worker-refusal-v1',
 ];

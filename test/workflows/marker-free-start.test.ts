@@ -18,6 +18,7 @@ import {
   VERSIONED_FACTS_PATCH,
   CONTEXT_PRIORITY_PATCH,
   DELIVERED_OUTCOME_PATCH,
+  WORKER_REFUSAL_PATCH,
   TRUST_SCOPE_PATCH,
 } from '../../src/workflows/temporal/run-patches.js';
 import type { ModelScript } from '../../src/activities/model/scripted-script.js';
@@ -130,6 +131,7 @@ describe('a marker-free start (real server)', () => {
       VERSIONED_FACTS_PATCH,
       CONTEXT_PRIORITY_PATCH,
       DELIVERED_OUTCOME_PATCH,
+      WORKER_REFUSAL_PATCH,
     ]);
     expect(hasChangeVersionUpsert(marked.history)).toBe(true);
     // Otherwise the same commands: the same events once the markers and the upserts after them are left out.
@@ -194,6 +196,7 @@ describe('a marker-free start (real server)', () => {
       VERSIONED_FACTS_PATCH,
       CONTEXT_PRIORITY_PATCH,
       DELIVERED_OUTCOME_PATCH,
+      WORKER_REFUSAL_PATCH,
     ]);
   });
 });

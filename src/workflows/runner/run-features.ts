@@ -46,6 +46,8 @@ export const RUN_FEATURES = [
   'contextPriority',
   /** A budget end after applied writes composes the customer's answer and says what was delivered. */
   'deliveredOutcome',
+  /** A worker with another definition of a pinned tool refuses reads and writes; the run reschedules. */
+  'workerRefusal',
 ] as const;
 
 export type RunFeature = (typeof RUN_FEATURES)[number];

@@ -5,6 +5,7 @@ import type { RunEvidence } from './run-evidence.js';
 import type { HumanGate } from './human-gate.js';
 import type { ObservationBase } from '../../contract/observation-text.js';
 import type { ToolCallInput } from './ports.js';
+import { noteWorkerRefusals } from './worker-refusals.js';
 import type { RunCore } from './run-core.js';
 import type { ToolOptions } from './run-context.js';
 import type { InvocationSummary } from './run-state.js';
@@ -182,6 +183,7 @@ export class ToolPipeline {
       argsDigest,
       idempotencyKey: `${state.runId}/${seq}`,
       ...(this.core.features.on('toolDefinitionPin') ? { definitionDigest: definitionDigest(def) } : {}),
+      ...(this.core.features.on('workerRefusal') ? { workerRefusal: true as const } : {}),
       events: this.core.takeOutbox(),
     };
     return this.invoke(def, invocation, base, input, firstOfItsKind);
@@ -201,10 +203,11 @@ export class ToolPipeline {
   ): Promise<Observation> {
     const summary = `${versionedName(def.name, def.version)} #${invocation.seq}`;
     // The first attempt with `then`, not `await` (call-promise.ts); the rest only when it did not complete.
-    return callPromise(() => this.core.ports.callTool(first, { summary })).then((outcome) =>
-      outcome.kind === 'completed'
+    return callPromise(() => this.core.ports.callTool(first, { summary })).then((outcome) => {
+      noteWorkerRefusals(this.core, invocation, outcome);
+      return outcome.kind === 'completed'
         ? settleResult(this.core, invocation, base, outcome.result, firstOfItsKind, undefined)
-        : this.incomplete.afterIncomplete(def, invocation, base, first, firstOfItsKind, summary, outcome),
-    );
+        : this.incomplete.afterIncomplete(def, invocation, base, first, firstOfItsKind, summary, outcome);
+    });
   }
 }

@@ -41,5 +41,6 @@ export function temporalRunFeatures(runPatches: RunPatches, decided: StartPatche
     versionedFacts: decided.versionedFacts,
     contextPriority: decided.contextPriority,
     deliveredOutcome: decided.deliveredOutcome,
+    workerRefusal: decided.workerRefusal,
   });
 }

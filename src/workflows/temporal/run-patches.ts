@@ -165,6 +165,16 @@ export const CONTEXT_PRIORITY_PATCH = 'agent-run-context-priority-v1';
  */
 export const DELIVERED_OUTCOME_PATCH = 'agent-run-delivered-outcome-v1';
 
+/**
+ * Tool calls ask workers to refuse what they cannot serve as pinned (`workerRefusal`): a worker with
+ * another definition digest refuses a read or a write before anything is recorded, non-retryable
+ * (`worker.tool_definition_changed`), and the run schedules the call again for another worker without
+ * spending an attempt of the tool (tool-call-port.ts). Decided once at the start, without a marker
+ * when the start memo lists it ({@link RunPatches.feature}); a history without it refuses only writes,
+ * as `tool.not_started`.
+ */
+export const WORKER_REFUSAL_PATCH = 'agent-run-worker-refusal-v1';
+
 /** Behaviours a start memo may ask for without a marker ({@link START_FEATURES_MEMO_KEY}). */
 export type StartFeatureId =
   | typeof TRUST_SCOPE_PATCH
@@ -176,7 +186,8 @@ export type StartFeatureId =
   | typeof HUMAN_REQUEST_EXPIRY_PATCH
   | typeof VERSIONED_FACTS_PATCH
   | typeof CONTEXT_PRIORITY_PATCH
-  | typeof DELIVERED_OUTCOME_PATCH;
+  | typeof DELIVERED_OUTCOME_PATCH
+  | typeof WORKER_REFUSAL_PATCH;
 
 /** The ids the baseline stands for. */
 export const BASELINE_PATCH_IDS = [

@@ -12,6 +12,7 @@ import {
   VERSIONED_FACTS_PATCH,
   CONTEXT_PRIORITY_PATCH,
   DELIVERED_OUTCOME_PATCH,
+  WORKER_REFUSAL_PATCH,
   SIGNED_DECISIONS_PATCH,
   TRUST_SCOPE_PATCH,
   type RunPatches,
@@ -44,6 +45,8 @@ export interface StartPatches {
   readonly contextPriority: boolean;
   /** A budget end after applied writes composes the answer (`DELIVERED_OUTCOME_PATCH`). */
   readonly deliveredOutcome: boolean;
+  /** Workers refuse tool calls they cannot serve as pinned; the run reschedules (`WORKER_REFUSAL_PATCH`). */
+  readonly workerRefusal: boolean;
 }
 
 /**
@@ -52,7 +55,8 @@ export interface StartPatches {
  * scope next, only for a run that checks signed decisions; the invalid tool calls last, only for a
  * goal run (not `graph`); the decision rules, the tool definition pin, the model context ref, the
  * request for more information, the human request expiry, the versioned facts, the context
- * priority and the delivered outcome after them, for every run. The last ten without a marker
+ * priority, the delivered outcome and the worker refusal after them, for every run. The last eleven
+ * without a marker
  * when the start memo names them ({@link RunPatches.feature}).
  */
 export function decideStartPatches(patches: RunPatches, graph: boolean): StartPatches {
@@ -71,6 +75,7 @@ export function decideStartPatches(patches: RunPatches, graph: boolean): StartPa
   const versionedFacts = patches.feature(VERSIONED_FACTS_PATCH);
   const contextPriority = patches.feature(CONTEXT_PRIORITY_PATCH);
   const deliveredOutcome = patches.feature(DELIVERED_OUTCOME_PATCH);
+  const workerRefusal = patches.feature(WORKER_REFUSAL_PATCH);
   return {
     continueAsNew,
     guardrails,
@@ -87,5 +92,6 @@ export function decideStartPatches(patches: RunPatches, graph: boolean): StartPa
     versionedFacts,
     contextPriority,
     deliveredOutcome,
+    workerRefusal,
   };
 }

@@ -15,6 +15,7 @@ import type { RunnerPorts, ToolActivityOutcome, ToolCallInput, ToolCallResult } 
 import { argsDigestOf } from '../runner/args-digest.js';
 import { readToolOptions, writeToolOptions, type ActivityTimeouts } from './activity-options.js';
 import type { StepBatches } from './step-batches.js';
+import { isWorkerRefusal, MAX_WORKER_REFUSALS, refusedTooOften, waitAfterRefusal } from './worker-refusal.js';
 
 /**
  * Turn a failed tool activity into what the runner understands. With `unregisteredNotStarted` (runs
@@ -44,6 +45,10 @@ export function classifyToolFailure(err: unknown, unregisteredNotStarted = false
  * The `callTool` port: one tool step activity (`runToolV2` with its batch by header reference on the
  * second baseline, else `runTool`), under the write or read options by the call's effect.
  *
+ * A call a worker refused as the run asked (`workerRefusal`: another definition of the pinned tool)
+ * is scheduled again after a backoff, for another worker to take, up to {@link MAX_WORKER_REFUSALS}
+ * times (worker-refusal.ts); the outcome says how often (`workerRefusals`).
+ *
  * Failure semantics: never rejects for a failed activity; it resolves to the outcome the Runner
  * understands ({@link classifyToolFailure}: `cancelled`, `lost`, `failed`). A failure that is not an
  * activity's (thrown by the SDK itself) rejects as it came. A batch whose header the worker could not
@@ -61,20 +66,35 @@ export function toolCallPort(timeouts: ActivityTimeouts, batches: StepBatches): 
         batches.failed(packed.digest, err);
         return classifyToolFailure(err, packed.byRef);
       };
-      let pending: Promise<ToolCallResult>;
-      try {
-        const call = { ...options, summary };
-        pending = packed.byRef
-          ? act.runToolV2.executeWithOptions(call, [
-              compactToolInput({ ...input, events: packed.events }, workflowInfo().workflowId, argsDigestOf),
-            ])
-          : act.runTool.executeWithOptions(call, [{ ...input, events: packed.events }]);
-      } catch (err) {
-        return Promise.resolve(failed(err));
-      }
-      return pending.then((result): ToolActivityOutcome => {
-        batches.stored(packed.header);
-        return { kind: 'completed', result };
-      }, failed);
+      const schedule = (refusals: number): Promise<ToolActivityOutcome> => {
+        let pending: Promise<ToolCallResult>;
+        try {
+          const call = { ...options, summary };
+          pending = packed.byRef
+            ? act.runToolV2.executeWithOptions(call, [
+                compactToolInput(
+                  { ...input, events: packed.events },
+                  workflowInfo().workflowId,
+                  argsDigestOf,
+                ),
+              ])
+            : act.runTool.executeWithOptions(call, [{ ...input, events: packed.events }]);
+        } catch (err) {
+          return Promise.resolve(failed(err));
+        }
+        return pending.then(
+          (result): ToolActivityOutcome => {
+            batches.stored(packed.header);
+            return { kind: 'completed', result, ...(refusals > 0 ? { workerRefusals: refusals } : {}) };
+          },
+          (err: unknown) => {
+            // A worker that cannot serve the call as pinned refused it: nothing ran; schedule it again.
+            if (!isWorkerRefusal(input, err)) return failed(err);
+            if (refusals + 1 >= MAX_WORKER_REFUSALS) return refusedTooOften(input, err as ActivityFailure);
+            return waitAfterRefusal(refusals + 1).then(() => schedule(refusals + 1), failed);
+          },
+        );
+      };
+      return schedule(0);
     });
 }
