@@ -208,11 +208,10 @@ export interface ToolCallInput {
   /**
    * The digest of the tool definition the run pinned (`definitionDigest` of the registry; runs since
    * `agent-run-tool-definition-pin-v1`). A worker whose definition of this name and version has
-   * another digest refuses a write's attempt before anything is recorded (`worker.tool_definition_changed`,
-   * a `tool.not_started` the run tries again), so a changed write under the same version never takes
-   * effect for a run that pinned the old one. A read is not refused: its activity's few retries would
-   * turn a rolling deploy into a failed call (the generation's start checks reads with every tool).
-   * Absent: matched by name and version only.
+   * another digest refuses the call before anything is recorded (`worker.tool_definition_changed`):
+   * with {@link workerRefusal} a read or a write, rescheduled by the run without spending an attempt;
+   * without it only a write's attempt, as a `tool.not_started` the run tries again (a read is checked at
+   * the generation's start with every tool). Absent: matched by name and version only.
    */
   readonly definitionDigest?: string;
   /**

@@ -26,9 +26,10 @@ const CREATE_SEQ = 4;
 /**
  * A rolling deploy that changed a tool's definition without a new version (here refund.create@v1
  * declared without `idempotentByKey`): a run that pinned the old definition never runs the call on
- * the new worker. The new worker refuses the attempt before anything is recorded
- * (`worker.tool_definition_changed`, a write's `tool.not_started`); the run tries again, and a worker
- * with the pinned definition pays the refund, once.
+ * the new worker. The new worker refuses the call before anything is recorded
+ * (`worker.tool_definition_changed`, non-retryable); the run schedules it again without spending an
+ * attempt (test/workflows/worker-refusal.test.ts), and a worker with the pinned definition pays the
+ * refund, once.
  */
 describe('a worker refuses what it cannot serve as the run pinned it', { timeout: 240_000 }, () => {
   let t: TestTemporal;
@@ -105,8 +106,10 @@ describe('a worker refuses what it cannot serve as the run pinned it', { timeout
       .poll(async () => (await refusals(handle)).length, { timeout: 60_000, interval: 300 })
       .toBeGreaterThan(0);
     const [refusal] = await refusals(handle);
-    expect(refusal).toMatch(/refund\.create@v1 #4 did not start: .*worker\.tool_definition_changed/);
-    expect(refusal).toMatch(/the run pinned sha256:[0-9a-f]{64}/);
+    // Refused as it is (agent-run-worker-refusal-v1), not as a write that did not start.
+    expect(refusal).toMatch(
+      /^worker\.tool_definition_changed: this worker's refund\.create@v1 is sha256:[0-9a-f]{64}, the run pinned sha256:[0-9a-f]{64}$/,
+    );
     // Nothing happened: no refund, and no intent recorded by the refusing worker.
     expect(refundRowsIn(dir, `${handle.workflowId}/${CREATE_SEQ}`)).toEqual([]);
 
