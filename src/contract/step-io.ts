@@ -94,6 +94,12 @@ export interface ModelCallInput {
    */
   readonly contextOrder?: 'priority';
   /**
+   * Runs since `agent-run-worker-refusal-v1`: a worker without the pinned route (or with another
+   * version of it) refuses the call non-retryably (`model.unknown_route`, `model.route_changed`), and
+   * the run schedules it again for another worker without spending the call's attempts.
+   */
+  readonly workerRefusal?: true;
+  /**
    * `withhold`: tool output the input guardrail flags is not sent; a reference and a notice stand in
    * for it (the run's policy asks, `ContextPolicy.flaggedToolOutput`). Only with `contextOrder`.
    * Absent: flagged output is sent fenced, as before.

@@ -144,17 +144,13 @@ describe('a worker refuses what it cannot serve as the run pinned it', { timeout
       input,
       ...(signer ? { signer } : {}),
     });
-    // The model activity's attempt failed on this worker and waits for its next attempt: the run
-    // did not fail.
-    await expect
-      .poll(
-        async () => {
-          const pending = (await handle.describe()).raw.pendingActivities ?? [];
-          return pending.map((a) => a.lastFailure?.message ?? '').join(' ');
-        },
-        { timeout: 60_000, interval: 300 },
-      )
-      .toContain(`model route ${route} is not registered on this worker`);
+    // This worker refused the model call (non-retryable, agent-run-worker-refusal-v1) and the run
+    // schedules it again, without spending the call's attempts: the run did not fail.
+    const refused = async () =>
+      (await historyOf(handle)).filter((e) =>
+        e.failureMessage?.includes(`model route ${route} is not registered on this worker`),
+      ).length;
+    await expect.poll(refused, { timeout: 60_000, interval: 300 }).toBeGreaterThan(1);
     expect((await handle.describe()).status.name).toBe('RUNNING');
     await stopWithout();
     await worker({}, { [route]: REFUND_SCRIPT });
@@ -163,5 +159,8 @@ describe('a worker refuses what it cannot serve as the run pinned it', { timeout
     const view = await handle.query<RunView>('state');
     expect(view.versions.modelRoute).toBe(route);
     expect(view.budget.modelCalls).toBe(1);
+    // Every refusal was its own activity's only attempt (none retried by Temporal).
+    const attempts = (await historyOf(handle)).filter((e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_STARTED');
+    expect(attempts.every((e) => (e.attempt ?? 1) === 1)).toBe(true);
   });
 });

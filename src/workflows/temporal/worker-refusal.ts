@@ -9,6 +9,16 @@ import type { ToolActivityOutcome, ToolCallInput } from '../runner/ports.js';
  */
 export const MAX_WORKER_REFUSALS = 30;
 
+/** The refusals of a worker without the model call's pinned route (src/activities/resolve-model-route.ts). */
+const MODEL_ROUTE_REFUSALS: ReadonlySet<string> = new Set(['model.unknown_route', 'model.route_changed']);
+
+/** Did a worker refuse the model call as the run asked (`ModelCallInput.workerRefusal`)? */
+export function isModelRouteRefusal(input: { readonly workerRefusal?: true }, err: unknown): boolean {
+  if (input.workerRefusal !== true || !(err instanceof ActivityFailure)) return false;
+  const cause = err.cause;
+  return cause instanceof ApplicationFailure && MODEL_ROUTE_REFUSALS.has(cause.type ?? '');
+}
+
 /** Did a worker refuse the call as the run asked (`ToolCallInput.workerRefusal`)? */
 export function isWorkerRefusal(input: ToolCallInput, err: unknown): boolean {
   if (input.workerRefusal !== true || !(err instanceof ActivityFailure)) return false;
