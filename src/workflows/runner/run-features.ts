@@ -46,7 +46,7 @@ export const RUN_FEATURES = [
   'contextPriority',
   /** A budget end after applied writes composes the customer's answer and says what was delivered. */
   'deliveredOutcome',
-  /** A worker with another definition of a pinned tool refuses reads and writes; the run reschedules. */
+  /** Workers refuse tool and model calls they cannot serve as pinned; the run reschedules them. */
   'workerRefusal',
 ] as const;
 

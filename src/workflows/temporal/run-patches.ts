@@ -166,12 +166,13 @@ export const CONTEXT_PRIORITY_PATCH = 'agent-run-context-priority-v1';
 export const DELIVERED_OUTCOME_PATCH = 'agent-run-delivered-outcome-v1';
 
 /**
- * Tool calls ask workers to refuse what they cannot serve as pinned (`workerRefusal`): a worker with
- * another definition digest refuses a read or a write before anything is recorded, non-retryable
- * (`worker.tool_definition_changed`), and the run schedules the call again for another worker without
- * spending an attempt of the tool (tool-call-port.ts). Decided once at the start, without a marker
+ * Tool and model calls ask workers to refuse what they cannot serve as pinned (`workerRefusal`): a
+ * worker with another definition digest refuses a read or a write before anything is recorded,
+ * non-retryable (`worker.tool_definition_changed`), one without the pinned model route refuses the
+ * model call (`model.unknown_route`, `model.route_changed`), and the run schedules the call again
+ * for another worker without spending its attempts (tool-call-port.ts, model-call-port.ts). Decided once at the start, without a marker
  * when the start memo lists it ({@link RunPatches.feature}); a history without it refuses only writes,
- * as `tool.not_started`.
+ * as `tool.not_started`, and model calls with retryable refusals.
  */
 export const WORKER_REFUSAL_PATCH = 'agent-run-worker-refusal-v1';
 
