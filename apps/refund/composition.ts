@@ -31,6 +31,8 @@ export interface RefundDrills {
   readonly idempotentByKey?: boolean;
   /** Refund tools whose every call fails with a code (a broken connector). Default none. */
   readonly toolFailures?: readonly ToolFailureDrill[];
+  /** Refund tools registered with another definition under the same version. Default none. */
+  readonly changedDefinitions?: readonly string[];
 }
 
 export interface RefundCompositionOptions extends AppCompositionOptions {
@@ -65,6 +67,7 @@ export async function createRefundComposition(options: RefundCompositionOptions)
     reconcile: options.drills?.reconcile ?? true,
     ...(options.drills?.idempotentByKey === false ? { idempotentByKey: false } : {}),
     ...(options.drills?.toolFailures ? { failures: options.drills.toolFailures } : {}),
+    ...(options.drills?.changedDefinitions ? { changedDefinitions: options.drills.changedDefinitions } : {}),
   });
   const models = new ModelRouter();
   const closers: (() => Promise<void>)[] = [];

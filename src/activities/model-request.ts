@@ -123,7 +123,12 @@ export class ModelRequestPlanner {
     const priority = input.contextOrder === 'priority';
     const newMessages = await resolveReferences(store, input.runId, input.newMessages, priority);
     const tools = toolSpecsOf(registry, input.toolKeys);
-    const route = resolveModelRoute(models, input.modelRoute, input.routeDigest);
+    const route = resolveModelRoute(
+      models,
+      input.modelRoute,
+      input.routeDigest,
+      input.workerRefusal === true,
+    );
     const count = this.tokens.counter(route.tokenizer);
     const outputReserve =
       route.maxOutputTokens ?? Math.min(DEFAULT_OUTPUT_RESERVE, Math.floor(route.contextWindow / 4));

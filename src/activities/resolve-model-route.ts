@@ -12,14 +12,17 @@ const REFUSED_ROUTE_CODES: ReadonlySet<string> = new Set(['model.unknown_route',
 /**
  * The route version a call names, on this worker.
  * @throws ApplicationFailure `model.unknown_route` (the route is not registered here) or
- *   `model.route_changed` (this worker's version of it has other content than the run pinned), both
- *   retryable: this worker refuses the attempt and the call goes to a worker again, up to the model
- *   activity's attempts (then the run sees the failure, as before); any other error as thrown.
+ *   `model.route_changed` (this worker's version of it has other content than the run pinned): with
+ *   `refuse` (the run reschedules refusals, `agent-run-worker-refusal-v1`) non-retryable, and the run
+ *   schedules the call again without spending its attempts; else retryable: the call goes to a worker
+ *   again, up to the model activity's attempts (then the run sees the failure, as before); any other
+ *   error as thrown.
  */
 export function resolveModelRoute(
   models: ModelRouter,
   route: string,
   digest: string | undefined,
+  refuse = false,
 ): ResolvedRoute {
   try {
     return models.resolve(route, digest);
@@ -28,7 +31,7 @@ export function resolveModelRoute(
       throw ApplicationFailure.create({
         type: err.code,
         message: err.message,
-        nonRetryable: !REFUSED_ROUTE_CODES.has(err.code),
+        nonRetryable: refuse || !REFUSED_ROUTE_CODES.has(err.code),
       });
     throw err;
   }

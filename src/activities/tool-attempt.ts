@@ -2,7 +2,7 @@
  * One attempt of a tool call: its intent recorded before the executor runs, its result and artifacts
  * in one transaction after, and the failure semantics of a write around its effect.
  */
-import { Context } from '@temporalio/activity';
+import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { AnyToolCallActivityInput } from '../contract/activity-interfaces.js';
 import { isHarnessError } from '../contract/errors.js';
@@ -131,19 +131,30 @@ export async function executeTool(
 }
 
 /**
- * Refuse a write's attempt whose run pinned another definition of the tool than this worker serves.
- * Reads pass: a refused read is retried only a few times by its activity, so a rolling deploy would
- * fail the call; a changed read is refused at the run's next generation start (`loadToolSnapshot`).
- * @throws ApplicationFailure `worker.tool_definition_changed`, which {@link beforeEffect} turns into
- *   `tool.not_started` (the run tries the write again, on whichever worker takes it).
+ * Refuse a call whose run pinned another definition of the tool than this worker serves. A run that
+ * reschedules refusals (`workerRefusal`, since `agent-run-worker-refusal-v1`) gets a non-retryable
+ * refusal for reads and writes alike, which {@link beforeEffect} lets through as it is: the run
+ * schedules the call again for another worker, and no attempt of the tool is spent. Older runs: only
+ * a write is refused (a read passes, since its activity's few retries would fail the call).
+ * @throws ApplicationFailure `worker.tool_definition_changed` (non-retryable with `workerRefusal`;
+ *   else, for a write, turned into `tool.not_started` by {@link beforeEffect}).
  */
 function refuseChangedDefinition(input: AnyToolCallActivityInput, served: string): void {
   const pinned = input.definitionDigest;
-  if (input.effect !== 'write' || pinned === undefined || pinned === served) return;
-  throw ApplicationFailure.create({
-    type: TOOL_DEFINITION_CHANGED,
-    message: `${TOOL_DEFINITION_CHANGED}: this worker's ${versionedName(input.tool, input.version)} is ${served}, the run pinned ${pinned}`,
-  });
+  if (pinned === undefined || pinned === served) return;
+  const refuse = input.workerRefusal === true;
+  if (!refuse && input.effect !== 'write') return;
+  const message = `${TOOL_DEFINITION_CHANGED}: this worker's ${versionedName(input.tool, input.version)} is ${served}, the run pinned ${pinned}`;
+  if (refuse)
+    log.warn('tool call refused', { runId: input.runId, seq: input.seq, code: TOOL_DEFINITION_CHANGED });
+  throw ApplicationFailure.create({ type: TOOL_DEFINITION_CHANGED, nonRetryable: refuse, message });
+}
+
+/** A refusal the run reschedules (see {@link refuseChangedDefinition}): it is not a failed start. */
+function isWorkerRefusal(err: unknown): boolean {
+  return (
+    err instanceof ApplicationFailure && err.type === TOOL_DEFINITION_CHANGED && err.nonRetryable === true
+  );
 }
 
 /**
@@ -154,7 +165,7 @@ export async function beforeEffect<T>(input: AnyToolCallActivityInput, step: () 
   try {
     return await step();
   } catch (err) {
-    if (input.effect !== 'write') throw err;
+    if (input.effect !== 'write' || isWorkerRefusal(err)) throw err;
     throw ApplicationFailure.create({
       type: TOOL_NOT_STARTED,
       nonRetryable: true,

@@ -1,4 +1,4 @@
-import type { RunRouting, RunView } from '../contract/run-view.js';
+import type { RunDeliveredWrite, RunRouting, RunView } from '../contract/run-view.js';
 import type { ExecutionInfo } from './connect.js';
 import { brief, table } from './output.js';
 import { versionedName } from '../contract/versioned-name.js';
@@ -92,8 +92,17 @@ export function renderRun(exec: ExecutionInfo, v: RunView): string {
   if (v.completedSteps.length) out.push(`completed steps: ${v.completedSteps.join(', ')}`);
   if (v.terminalReason)
     out.push('', `terminal reason: ${v.terminalReason.code}: ${v.terminalReason.message}`);
+  if (v.terminalReason?.outcome === 'delivered') out.push(deliveredLine(v.terminalReason.delivered ?? []));
   if (v.output !== null && v.output !== undefined) out.push(`output: ${brief(v.output, 400)}`);
   return out.join('\n');
+}
+
+/** A budget end after applied writes: what the run delivered (docs/runner.md, "Delivered outcome"). */
+function deliveredLine(writes: readonly RunDeliveredWrite[]): string {
+  const each = writes.map(
+    (w) => `#${w.seq} ${w.tool}@${w.version}${w.externalId !== undefined ? ` (${w.externalId})` : ''}`,
+  );
+  return `delivered: ${each.join(', ')}`;
 }
 
 /** A routed run's route and plan: the domain, the changes and replans, each step with its status. */

@@ -22,8 +22,11 @@ export const TOOLS_UNAVAILABLE = 'worker.tools_unavailable';
 
 /**
  * This worker's definition of a tool has another digest than the one the run pinned for the call
- * (`ToolCallInput.definitionDigest`): a write's attempt is refused before anything is recorded, and
- * fails `tool.not_started` with this code in its message (the run tries again, possibly on another
- * worker, up to its attempts, then asks a person). Reads are not refused (see `ToolCallInput`).
+ * (`ToolCallInput.definitionDigest`). Runs since `agent-run-worker-refusal-v1` (`workerRefusal`): the
+ * call, read or write, is refused before anything is recorded with this type, non-retryable, and the
+ * run schedules it again for another worker without spending an attempt of the tool (after
+ * `MAX_WORKER_REFUSALS`, a write's refusal is a `tool.not_started`, a read's a failed call). Older
+ * runs: a write's attempt fails `tool.not_started` with this code in its message (the run tries again,
+ * up to its attempts); reads are not refused.
  */
 export const TOOL_DEFINITION_CHANGED = 'worker.tool_definition_changed';

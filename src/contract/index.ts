@@ -60,6 +60,7 @@ export type {
   RunFacts,
   RunSignalRejection,
   RunTerminalReason,
+  RunDeliveredWrite,
   RunView,
   RunViewArtifact,
   RunViewInvocation,

@@ -26,7 +26,10 @@ export const RunRecordSchema = z.strictObject({
   updatedAt: z.string(),
   endedAt: z.string().nullable(),
   terminalReason: z.record(z.string(), z.unknown()).nullable(),
-  /** The response that left the run (after the output guardrail), when it succeeded. */
+  /**
+   * The response that left the run (after the output guardrail), when it succeeded or a budget ended
+   * it after applied writes (`terminalReason.outcome` `delivered`).
+   */
   output: z.unknown(),
   /** Budget usage at the end (steps, calls, tokens, cost). */
   budget: z.record(z.string(), z.unknown()).nullable(),

@@ -119,11 +119,27 @@ export interface RunViewArtifact {
 /** Verified facts the policy may use (e.g. `order.owner_verified`). */
 export type RunFacts = Record<string, string | number | boolean>;
 
-/** Why a run ended, with a stable code. */
+/** A write that took effect before a budget ended its run (`RunTerminalReason.delivered`). */
+export interface RunDeliveredWrite {
+  readonly seq: number;
+  readonly tool: string;
+  readonly version: string;
+  readonly externalId?: string;
+  /** Who settled it when its outcome was unknown: `evidence_store`, `reconciler`, `operator:<actor>`. */
+  readonly resolvedBy?: string;
+}
+
+/**
+ * Why a run ended, with a stable code. A `budget_exhausted` run whose writes took effect (runs since
+ * `agent-run-delivered-outcome-v1`) also says what it delivered: `outcome: 'delivered'` and the
+ * applied writes; its output is then the customer's answer (docs/runner.md, "Delivered outcome").
+ */
 export interface RunTerminalReason {
   readonly code: string;
   readonly message: string;
   readonly details?: Readonly<Record<string, unknown>>;
+  readonly outcome?: 'delivered';
+  readonly delivered?: readonly RunDeliveredWrite[];
 }
 
 /** A verified decision, as the run records it and `harness show` names it. */

@@ -94,6 +94,12 @@ export interface ModelCallInput {
    */
   readonly contextOrder?: 'priority';
   /**
+   * Runs since `agent-run-worker-refusal-v1`: a worker without the pinned route (or with another
+   * version of it) refuses the call non-retryably (`model.unknown_route`, `model.route_changed`), and
+   * the run schedules it again for another worker without spending the call's attempts.
+   */
+  readonly workerRefusal?: true;
+  /**
    * `withhold`: tool output the input guardrail flags is not sent; a reference and a notice stand in
    * for it (the run's policy asks, `ContextPolicy.flaggedToolOutput`). Only with `contextOrder`.
    * Absent: flagged output is sent fenced, as before.
@@ -208,11 +214,10 @@ export interface ToolCallInput {
   /**
    * The digest of the tool definition the run pinned (`definitionDigest` of the registry; runs since
    * `agent-run-tool-definition-pin-v1`). A worker whose definition of this name and version has
-   * another digest refuses a write's attempt before anything is recorded (`worker.tool_definition_changed`,
-   * a `tool.not_started` the run tries again), so a changed write under the same version never takes
-   * effect for a run that pinned the old one. A read is not refused: its activity's few retries would
-   * turn a rolling deploy into a failed call (the generation's start checks reads with every tool).
-   * Absent: matched by name and version only.
+   * another digest refuses the call before anything is recorded (`worker.tool_definition_changed`):
+   * with {@link workerRefusal} a read or a write, rescheduled by the run without spending an attempt;
+   * without it only a write's attempt, as a `tool.not_started` the run tries again (a read is checked at
+   * the generation's start with every tool). Absent: matched by name and version only.
    */
   readonly definitionDigest?: string;
   /**
@@ -221,6 +226,13 @@ export interface ToolCallInput {
    * Absent: a failed read attempt leaves only its intent, as before.
    */
   readonly recordFailedAttempts?: true;
+  /**
+   * Runs since `agent-run-worker-refusal-v1`: a worker whose definition has another digest than
+   * {@link definitionDigest} refuses the call, read or write, before anything is recorded, with a
+   * non-retryable `worker.tool_definition_changed`; the run schedules the call again (after a
+   * backoff, for another worker to take) without counting it as an attempt of the tool.
+   */
+  readonly workerRefusal?: true;
   readonly events: readonly AgentEvent[];
 }
 
@@ -248,9 +260,19 @@ export interface ToolCallResult {
 
 /** How a tool activity ended, from the workflow's point of view. */
 export type ToolActivityOutcome =
-  | { readonly kind: 'completed'; readonly result: ToolCallResult }
+  | {
+      readonly kind: 'completed';
+      readonly result: ToolCallResult;
+      /** How often workers refused the call before one served it (`ToolCallInput.workerRefusal`). */
+      readonly workerRefusals?: number;
+    }
   /** Failed for good (non-retryable, or retries of a read exhausted). */
-  | { readonly kind: 'failed'; readonly code: string; readonly message: string }
+  | {
+      readonly kind: 'failed';
+      readonly code: string;
+      readonly message: string;
+      readonly workerRefusals?: number;
+    }
   /** Timed out or lost its worker: the effect may or may not have happened. */
   | { readonly kind: 'lost'; readonly message: string }
   | { readonly kind: 'cancelled' };

@@ -58,4 +58,6 @@ export const START_FEATURES: readonly string[] = [
   'agent-run-context-priority-v1',
   'agent-run-fast-path-v1',
   'agent-run-step-contracts-v1',
+  'agent-run-delivered-outcome-v1',
+  'agent-run-worker-refusal-v1',
 ];

@@ -51,6 +51,9 @@ export type { GraphStateSchema, StatePatchIssue } from './runner/graph-state-pat
 export type {
   BlockedOutputChoice,
   BlockedOutputFeedback,
+  DeliveredAnswer,
+  DeliveredOutcome,
+  DeliveredWrite,
   Profile,
   ProfilePolicies,
   ProfileResult,

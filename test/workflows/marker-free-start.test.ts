@@ -19,6 +19,8 @@ import {
   CONTEXT_PRIORITY_PATCH,
   FAST_PATH_PATCH,
   STEP_CONTRACTS_PATCH,
+  DELIVERED_OUTCOME_PATCH,
+  WORKER_REFUSAL_PATCH,
   TRUST_SCOPE_PATCH,
 } from '../../src/workflows/temporal/run-patches.js';
 import type { ModelScript } from '../../src/activities/model/scripted-script.js';
@@ -132,6 +134,8 @@ describe('a marker-free start (real server)', () => {
       CONTEXT_PRIORITY_PATCH,
       FAST_PATH_PATCH,
       STEP_CONTRACTS_PATCH,
+      DELIVERED_OUTCOME_PATCH,
+      WORKER_REFUSAL_PATCH,
     ]);
     expect(hasChangeVersionUpsert(marked.history)).toBe(true);
     // Otherwise the same commands: the same events once the markers and the upserts after them are left out.
@@ -197,6 +201,8 @@ describe('a marker-free start (real server)', () => {
       CONTEXT_PRIORITY_PATCH,
       FAST_PATH_PATCH,
       STEP_CONTRACTS_PATCH,
+      DELIVERED_OUTCOME_PATCH,
+      WORKER_REFUSAL_PATCH,
     ]);
   });
 });

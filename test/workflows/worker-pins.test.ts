@@ -26,9 +26,10 @@ const CREATE_SEQ = 4;
 /**
  * A rolling deploy that changed a tool's definition without a new version (here refund.create@v1
  * declared without `idempotentByKey`): a run that pinned the old definition never runs the call on
- * the new worker. The new worker refuses the attempt before anything is recorded
- * (`worker.tool_definition_changed`, a write's `tool.not_started`); the run tries again, and a worker
- * with the pinned definition pays the refund, once.
+ * the new worker. The new worker refuses the call before anything is recorded
+ * (`worker.tool_definition_changed`, non-retryable); the run schedules it again without spending an
+ * attempt (test/workflows/worker-refusal.test.ts), and a worker with the pinned definition pays the
+ * refund, once.
  */
 describe('a worker refuses what it cannot serve as the run pinned it', { timeout: 240_000 }, () => {
   let t: TestTemporal;
@@ -105,8 +106,10 @@ describe('a worker refuses what it cannot serve as the run pinned it', { timeout
       .poll(async () => (await refusals(handle)).length, { timeout: 60_000, interval: 300 })
       .toBeGreaterThan(0);
     const [refusal] = await refusals(handle);
-    expect(refusal).toMatch(/refund\.create@v1 #4 did not start: .*worker\.tool_definition_changed/);
-    expect(refusal).toMatch(/the run pinned sha256:[0-9a-f]{64}/);
+    // Refused as it is (agent-run-worker-refusal-v1), not as a write that did not start.
+    expect(refusal).toMatch(
+      /^worker\.tool_definition_changed: this worker's refund\.create@v1 is sha256:[0-9a-f]{64}, the run pinned sha256:[0-9a-f]{64}$/,
+    );
     // Nothing happened: no refund, and no intent recorded by the refusing worker.
     expect(refundRowsIn(dir, `${handle.workflowId}/${CREATE_SEQ}`)).toEqual([]);
 
@@ -141,17 +144,13 @@ describe('a worker refuses what it cannot serve as the run pinned it', { timeout
       input,
       ...(signer ? { signer } : {}),
     });
-    // The model activity's attempt failed on this worker and waits for its next attempt: the run
-    // did not fail.
-    await expect
-      .poll(
-        async () => {
-          const pending = (await handle.describe()).raw.pendingActivities ?? [];
-          return pending.map((a) => a.lastFailure?.message ?? '').join(' ');
-        },
-        { timeout: 60_000, interval: 300 },
-      )
-      .toContain(`model route ${route} is not registered on this worker`);
+    // This worker refused the model call (non-retryable, agent-run-worker-refusal-v1) and the run
+    // schedules it again, without spending the call's attempts: the run did not fail.
+    const refused = async () =>
+      (await historyOf(handle)).filter((e) =>
+        e.failureMessage?.includes(`model route ${route} is not registered on this worker`),
+      ).length;
+    await expect.poll(refused, { timeout: 60_000, interval: 300 }).toBeGreaterThan(1);
     expect((await handle.describe()).status.name).toBe('RUNNING');
     await stopWithout();
     await worker({}, { [route]: REFUND_SCRIPT });
@@ -160,5 +159,8 @@ describe('a worker refuses what it cannot serve as the run pinned it', { timeout
     const view = await handle.query<RunView>('state');
     expect(view.versions.modelRoute).toBe(route);
     expect(view.budget.modelCalls).toBe(1);
+    // Every refusal was its own activity's only attempt (none retried by Temporal).
+    const attempts = (await historyOf(handle)).filter((e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_STARTED');
+    expect(attempts.every((e) => (e.attempt ?? 1) === 1)).toBe(true);
   });
 });

@@ -40,6 +40,12 @@ export interface RefundToolsOptions {
    * recorded as `failed_terminal` before any effect), as a broken connector would. Default none.
    */
   readonly failures?: readonly ToolFailureDrill[];
+  /**
+   * Drill: these tools are registered with another description under the same name and version
+   * (another definition, so another digest: a rolling deploy that changed them without a new
+   * version). Default none.
+   */
+  readonly changedDefinitions?: readonly string[];
 }
 
 /** One injected tool failure: every call of `tool` fails with `code`. */
@@ -87,7 +93,12 @@ export function createRefundTools(store: RefundStore, options: RefundToolsOption
   ];
   return tools.map((t) => {
     const failure = options.failures?.find((f) => f.tool === t.definition.name);
-    return failure ? failing(t, failure.code) : t;
+    const tool = failure ? failing(t, failure.code) : t;
+    if (!options.changedDefinitions?.includes(t.definition.name)) return tool;
+    return {
+      ...tool,
+      definition: { ...tool.definition, description: `${tool.definition.description} (changed)` },
+    };
   });
 }
 

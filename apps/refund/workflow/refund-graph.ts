@@ -6,6 +6,7 @@ import {
   type GraphDefinition,
   solutionDelivered,
 } from '../../../src/workflows/index.js';
+import { refundDeliveredAnswer } from './refund-delivered.js';
 import { refundNodes } from './refund-nodes.js';
 import { initialRefundState, refundGraphStateSchema, type RefundGraphState } from './refund-state.js';
 
@@ -55,6 +56,7 @@ export const REFUND_GRAPH: GraphDefinition<RefundGraphState> = {
   // The refund rules by default; read_only (no refund at all) may be chosen, nothing looser.
   policies: { default: 'refund.rules@v1', allowed: ['read_only@v1'] },
   completion: { evaluator: { name: 'refund_outcome', version: 'v1' } },
+  deliveredAnswer: refundDeliveredAnswer,
   initialState: initialRefundState,
   // Read when the graph profile is built (on first use), not when this module is evaluated.
   get stateSchema() {

@@ -41,6 +41,8 @@ export const EVENT_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   'run.completed': entry('runner', 'public'),
   'run.failed': entry('runner', 'public'),
   'run.cancelled': entry('runner', 'public'),
+  'run.outcome_delivered': entry('runner', 'public'),
+  'tool.worker_refused': entry('tool_pipeline', 'internal'),
   'state.transitioned': entry('runner', 'public'),
   'checkpoint.saved': entry('runner', 'public'),
   'step.started': entry('runner', 'public'),

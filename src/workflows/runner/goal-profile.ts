@@ -8,6 +8,7 @@ import {
   profileHeader,
   type BlockedOutputChoice,
   type BlockedOutputFeedback,
+  type DeliveredAnswer,
   type Profile,
   type ProfilePolicies,
   type ProfileResult,
@@ -37,6 +38,8 @@ export interface GoalProfileConfig {
   readonly onBlockedOutput?: BlockedOutputChoice;
   /** How a person asked about one of its tool calls reads it; see {@link Profile.describeAction}. */
   readonly describeAction?: ActionDescriber;
+  /** The answer of a run a budget ended after its writes took effect; see {@link Profile.deliveredAnswer}. */
+  readonly deliveredAnswer?: DeliveredAnswer;
   /**
    * Recall the thread's memory at the start (`ctx.recall()`, one bookkeeping activity) and give it to
    * the model after the task, as `memory` items of trust `verified` (docs/context.md). Off by

@@ -1,5 +1,5 @@
 import type { CompletionContract } from '../completion/index.js';
-import type { BlockedOutputChoice, ProfilePolicies } from './profile.js';
+import type { BlockedOutputChoice, DeliveredAnswer, ProfilePolicies } from './profile.js';
 import type { ActionDescriber } from './action-summary.js';
 import type { ConfirmRequest, RunContext } from './run-context.js';
 import type { NodeRetryPolicy } from './graph-node-retry.js';
@@ -95,6 +95,8 @@ export interface GraphDefinition<S> {
   readonly onBlockedOutput?: BlockedOutputChoice;
   /** How a person asked about one of its tool calls reads it; see `Profile.describeAction`. */
   readonly describeAction?: ActionDescriber;
+  /** The answer of a run a budget ended after its writes took effect; see `Profile.deliveredAnswer`. */
+  readonly deliveredAnswer?: DeliveredAnswer;
 }
 
 /** The state key under which a terminal node that runs again finds the {@link BlockedOutputFeedback}. */

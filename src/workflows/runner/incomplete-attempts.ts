@@ -10,6 +10,7 @@ import type { InvocationSummary } from './run-state.js';
 import { RunStop } from './run-stop.js';
 import { settleResult } from './settle-result.js';
 import { WriteRecovery, type NoEffect } from './write-recovery.js';
+import { noteWorkerRefusals } from './worker-refusals.js';
 
 /**
  * An invocation whose first attempt did not complete (seed 004): a failure ends it, unless a write
@@ -49,8 +50,10 @@ export class IncompleteAttempts {
     for (let attempt = 1; ; attempt += 1) {
       if (attempt > 1) this.core.steps.callAttempt(this.core.steps.currentCall, attempt);
       const input = attempt === 1 ? first : { ...first, attempt, events: this.core.takeOutbox() };
-      if (attempt > 1)
+      if (attempt > 1) {
         outcome = await this.core.ports.callTool(input, { summary: `${summary} attempt ${attempt}` });
+        noteWorkerRefusals(this.core, invocation, outcome);
+      }
       if (outcome.kind !== 'completed') this.core.requeue(input.events); // the activity may not have stored them
       switch (outcome.kind) {
         case 'completed':

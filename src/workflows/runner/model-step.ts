@@ -126,6 +126,7 @@ export class ModelStep {
                 ...retrievalOf(core),
               }
             : {}),
+          ...(core.features.on('workerRefusal') ? { workerRefusal: true as const } : {}),
           events,
         },
         pinned,

@@ -2,6 +2,7 @@ import type { CompletionContract } from '../completion/index.js';
 import { HarnessError } from '../../contract/errors.js';
 import type { RunContext } from './run-context.js';
 import type { ActionDescriber } from './action-summary.js';
+import type { RunDeliveredWrite } from '../../contract/run-view.js';
 
 /** What a profile is told when the output guardrail blocked its final output (no output text in it). */
 export interface BlockedOutputFeedback {
@@ -22,6 +23,29 @@ export interface ProfileResult {
    */
   readonly recompose?: (feedback: BlockedOutputFeedback) => Promise<ProfileResult>;
 }
+
+/** A write that took effect before a budget ended the run. */
+export type DeliveredWrite = RunDeliveredWrite;
+
+/**
+ * What a profile's {@link Profile.deliveredAnswer} is told: the budget that ended the run (its
+ * terminal reason), the writes that took effect, the run's task, and the profile's last checkpoint
+ * (a graph profile's `{ state, node }`; undefined before the first).
+ */
+export interface DeliveredOutcome {
+  readonly reason: { readonly code: string; readonly message: string };
+  readonly writes: readonly DeliveredWrite[];
+  readonly task: Readonly<Record<string, unknown>>;
+  readonly resume: Readonly<Record<string, unknown>> | undefined;
+}
+
+/**
+ * Compose the customer's answer for a run a budget ended after writes took effect: pure, synchronous,
+ * deterministic (it runs in the workflow sandbox, after the budget: no model or tool call). It should
+ * say what was done and what was not. An answer that throws, is `null`/`undefined` or serializes to
+ * more than 8000 characters is replaced by the runner's summary (docs/runner.md, "Delivered outcome").
+ */
+export type DeliveredAnswer = (outcome: DeliveredOutcome) => unknown;
 
 /** Most retries a profile may ask for after a blocked output. */
 export const MAX_OUTPUT_RETRIES = 5;
@@ -60,6 +84,11 @@ export interface Profile {
    */
   readonly describeAction?: ActionDescriber;
   /**
+   * The answer of a run a budget ended after its writes took effect (runs since
+   * `agent-run-delivered-outcome-v1`); default: the runner's summary of the applied writes.
+   */
+  readonly deliveredAnswer?: DeliveredAnswer;
+  /**
    * Build and check what the profile builds on first use (a graph profile's graph and state schema),
    * throwing what that throws. `composeAgentRun` (the worker process at start, `harness start`) calls
    * it for every profile; a run for its own profile before anything else. Absent: nothing deferred.
@@ -82,7 +111,14 @@ export interface ProfilePolicies {
 /** What every kind of profile takes from its definition as it is. */
 export type ProfileHeader = Pick<
   Profile,
-  'name' | 'version' | 'completion' | 'tools' | 'policies' | 'onBlockedOutput' | 'describeAction'
+  | 'name'
+  | 'version'
+  | 'completion'
+  | 'tools'
+  | 'policies'
+  | 'onBlockedOutput'
+  | 'describeAction'
+  | 'deliveredAnswer'
 >;
 
 /**
@@ -99,6 +135,7 @@ export function profileHeader(config: ProfileHeader, kind: Profile['kind']): Omi
     policies: config.policies,
     ...(config.onBlockedOutput ? { onBlockedOutput: config.onBlockedOutput } : {}),
     ...(config.describeAction ? { describeAction: config.describeAction } : {}),
+    ...(config.deliveredAnswer ? { deliveredAnswer: config.deliveredAnswer } : {}),
   };
 }
 

@@ -52,6 +52,10 @@ export const RUN_FEATURES = [
    * step that will be tried again is recorded `failed_retryable`.
    */
   'stepContracts',
+  /** A budget end after applied writes composes the customer's answer and says what was delivered. */
+  'deliveredOutcome',
+  /** Workers refuse tool and model calls they cannot serve as pinned; the run reschedules them. */
+  'workerRefusal',
 ] as const;
 
 export type RunFeature = (typeof RUN_FEATURES)[number];

@@ -14,7 +14,9 @@ import {
   type ProfileResult,
 } from './profile.js';
 import type { RunCore } from './run-core.js';
+import type { TerminalReason } from './run-state.js';
 import { RunStop, stopIfExhausted } from './run-stop.js';
+import { composeDeliveredAnswer, deliveredReason, deliveredWrites } from './delivered-outcome.js';
 
 export interface RunFinishOptions {
   readonly evaluators: EvaluatorRegistry;
@@ -91,6 +93,33 @@ export class RunFinish {
     };
     this.core.emit(GuardrailEventTypes.outputRetried, { ...feedback, maxRetries: retries });
     return result.recompose(feedback);
+  }
+
+  /**
+   * A budget ended the run (`reason`): when writes took effect and the run takes the
+   * `deliveredOutcome` feature, compose the customer's answer (the profile's `deliveredAnswer`, else
+   * the runner's summary; no model or tool call), put it through the output guardrail (a blocked
+   * answer leaves the output `null`), emit `run.outcome_delivered` and return the reason with
+   * `outcome: 'delivered'` and the applied writes. Otherwise returns `reason` unchanged.
+   * Failure semantics: never throws.
+   */
+  deliver(profile: Profile, task: Readonly<Record<string, unknown>>, reason: TerminalReason): TerminalReason {
+    const s = this.core.state;
+    const writes = deliveredWrites(s.invocations);
+    if (writes.length === 0 || !this.core.features.on('deliveredOutcome')) return reason;
+    const { code, message } = reason;
+    const outcome = { reason: { code, message }, writes, task, resume: s.profileState };
+    const { answer, composedBy } = composeDeliveredAnswer(profile, outcome);
+    s.output = answer;
+    const blocked = this.guardOutput() !== undefined;
+    if (blocked) s.output = null;
+    this.core.emit('run.outcome_delivered', {
+      code,
+      delivered: writes,
+      composedBy,
+      answer: blocked ? 'blocked' : 'composed',
+    });
+    return deliveredReason(reason, writes);
   }
 
   complete(profile: Profile): void {

@@ -1,5 +1,6 @@
 import { isTerminal } from '../../contract/statuses.js';
 import type { RunCore } from './run-core.js';
+import type { TerminalReason } from './run-state.js';
 import { RunStop } from './run-stop.js';
 
 /** The runner as a run that did not finish ends. */
@@ -16,12 +17,15 @@ export interface InterruptedRun extends RunCore {
  * `run.internal_error`). The pending wait is dropped, the reason kept, and `run.cancelled` or
  * `run.failed` recorded. A run already terminal is left as it is.
  * `deadlineReached`: true once the run's wall-clock deadline timer fired (asked only on a cancellation).
+ * `deliver`: asked for a `budget_exhausted` end before it is recorded; it may add what the run
+ * delivered (`RunFinish.deliver`), and `run.failed` then carries the customer's answer (`output`).
  * Failure semantics: throws only what the transition table throws for a status it forbids.
  */
 export function endInterrupted(
   run: InterruptedRun,
   err: unknown,
   deadlineReached: () => boolean | undefined,
+  deliver?: (reason: TerminalReason) => TerminalReason,
 ): void {
   const s = run.state;
   let stop: RunStop;
@@ -46,11 +50,13 @@ export function endInterrupted(
   if (isTerminal(s.status)) return;
   s.pendingAction = null;
   s.humanRequest = null;
-  s.terminalReason = stop.reason;
+  const reason = stop.status === 'budget_exhausted' && deliver ? deliver(stop.reason) : stop.reason;
+  s.terminalReason = reason;
   run.transition(stop.status, { waitingReason: null });
   run.emit(stop.status === 'cancelled' ? 'run.cancelled' : 'run.failed', {
     status: stop.status,
-    reason: stop.reason,
+    reason,
     budget: { ...s.budget },
+    ...(reason.outcome === 'delivered' ? { output: s.output } : {}),
   });
 }

@@ -5,6 +5,7 @@ import type { BudgetLimits, BudgetUsage } from './budget.js';
 import type { HumanRequest, PendingAction } from '../../contract/pending-action.js';
 import type { RunStatus } from '../../contract/statuses.js';
 import type { RunVersions } from '../../contract/agent-event.js';
+import type { RunDeliveredWrite } from '../../contract/run-view.js';
 
 export type { RunVersions } from '../../contract/agent-event.js';
 
@@ -34,11 +35,13 @@ export interface InvocationSummary {
   resolvedBy?: string;
 }
 
-/** Why a run ended, with a stable code. */
+/** Why a run ended, with a stable code (and, for a budget end after applied writes, what it delivered). */
 export interface TerminalReason {
   readonly code: string;
   readonly message: string;
   readonly details?: Readonly<Record<string, unknown>>;
+  readonly outcome?: 'delivered';
+  readonly delivered?: readonly RunDeliveredWrite[];
 }
 
 /** One recorded state transition (seed 004 StateTransition). */

@@ -38,7 +38,7 @@ import type {
   ToolOptions,
   WaitOptions,
 } from './run-context.js';
-import type { RunState } from './run-state.js';
+import type { RunState, TerminalReason } from './run-state.js';
 import type { RunnerOptions } from './runner-options.js';
 import { ContinueAsNewRequested } from './continue-as-new.js';
 import { RunStop } from './run-stop.js';
@@ -55,9 +55,8 @@ import { openRun } from './run-opening.js';
 const MAX_RECENT_TRANSITIONS = 20;
 
 /**
- * The Runner state machine (seed 000/004): owns the run's state, the transition table, budgets and
- * guards, the tool pipeline, human gates, events and completion. Pure: it reaches Temporal only through
- * {@link RunnerPorts}, so it runs in the workflow sandbox and in unit tests alike.
+ * The Runner state machine (seed 000/004): state, transitions, budgets, guards, tools, human gates, events
+ * and completion. Pure: it reaches Temporal only through {@link RunnerPorts} (sandbox and tests alike).
  */
 export class Runner implements RunContext, RunCore {
   readonly state: RunState;
@@ -376,7 +375,7 @@ export class Runner implements RunContext, RunCore {
       this.finish.complete(profile);
     } catch (err) {
       if (err instanceof ContinueAsNewRequested) throw err;
-      this.stop(err);
+      this.stop(err, profile);
     }
     await this.ports.flushEvents(this.takeOutbox(), { last: true });
     return this.state;
@@ -394,7 +393,8 @@ export class Runner implements RunContext, RunCore {
     await this.ports.flushEvents(this.takeOutbox(), { last: true });
   }
 
-  private stop(err: unknown): void {
-    endInterrupted(this, err, () => this.options.deadlineReached?.());
+  private stop(err: unknown, profile?: Profile): void {
+    const deliver = profile && ((r: TerminalReason) => this.finish.deliver(profile, this.task, r));
+    endInterrupted(this, err, () => this.options.deadlineReached?.(), deliver);
   }
 }

@@ -5,6 +5,7 @@ import type { RunEvidence } from './run-evidence.js';
 import type { HumanGate } from './human-gate.js';
 import type { ObservationBase } from '../../contract/observation-text.js';
 import type { ToolCallInput } from './ports.js';
+import { noteWorkerRefusals } from './worker-refusals.js';
 import type { RunCore } from './run-core.js';
 import type { ToolOptions } from './run-context.js';
 import type { InvocationSummary } from './run-state.js';
@@ -189,6 +190,7 @@ export class ToolPipeline {
       ...(def.effect === 'read' && this.core.features.on('stepContracts')
         ? { recordFailedAttempts: true }
         : {}),
+      ...(this.core.features.on('workerRefusal') ? { workerRefusal: true as const } : {}),
       events: this.core.takeOutbox(),
     };
     const observed = this.invoke(
@@ -227,10 +229,11 @@ export class ToolPipeline {
     const summary = `${versionedName(def.name, def.version)} #${invocation.seq}`;
     const options = fastMs === undefined ? { summary } : { summary, fastMs };
     // The first attempt with `then`, not `await` (call-promise.ts); the rest only when it did not complete.
-    return callPromise(() => this.core.ports.callTool(first, options)).then((outcome) =>
-      outcome.kind === 'completed'
+    return callPromise(() => this.core.ports.callTool(first, options)).then((outcome) => {
+      noteWorkerRefusals(this.core, invocation, outcome);
+      return outcome.kind === 'completed'
         ? settleResult(this.core, invocation, base, outcome.result, firstOfItsKind, undefined)
-        : this.incomplete.afterIncomplete(def, invocation, base, first, firstOfItsKind, summary, outcome),
-    );
+        : this.incomplete.afterIncomplete(def, invocation, base, first, firstOfItsKind, summary, outcome);
+    });
   }
 }

@@ -14,11 +14,15 @@ import { billedUsageOf } from '../runner/model-routing.js';
 import type { ModelDecision, RunnerPorts } from '../runner/ports.js';
 import { modelOptions, routeModelOptions, type ActivityTimeouts } from './activity-options.js';
 import type { StepBatches } from './step-batches.js';
+import { isModelRouteRefusal, MAX_WORKER_REFUSALS, waitAfterRefusal } from './worker-refusal.js';
 
 /**
  * The `callModel` port: one model step activity (`callModelV2` with its batch by header reference on
  * the second baseline, else `callModel`), under the options of the pinned route when the Runner names
  * one, summarised in the history by purpose and call number.
+ *
+ * A call a worker refused as the run asked (`workerRefusal`: it lacks the pinned route) is scheduled
+ * again after a backoff, up to `MAX_WORKER_REFUSALS` times (worker-refusal.ts), then fails as below.
  *
  * Failure semantics: a cancellation rejects as it came; any other failure rejects with an Error
  * whose `code` is the provider's stable type (`ApplicationFailure`), `model.timeout` or
@@ -51,21 +55,31 @@ export function modelCallPort(timeouts: ActivityTimeouts, batches: StepBatches):
           { code, ...(billed ? { billed } : {}) },
         );
       };
-      let pending: Promise<ModelDecision>;
-      try {
-        const call = { ...options, summary: `model ${input.purpose} #${input.callSeq}${on}` };
-        pending = packed.byRef
-          ? model.callModelV2.executeWithOptions(call, [
-              compactModelInput({ ...input, events: packed.events }, workflowInfo().workflowId),
-            ])
-          : model.callModel.executeWithOptions(call, [{ ...input, events: packed.events }]);
-      } catch (err) {
-        return failed(err);
-      }
-      // One promise and one tick to the Runner (call-promise.ts), as the async form had.
-      return pending.then((decision) => {
-        batches.stored(packed.header);
-        return decision;
-      }, failed);
+      const schedule = (refusals: number): Promise<ModelDecision> => {
+        let pending: Promise<ModelDecision>;
+        try {
+          const call = { ...options, summary: `model ${input.purpose} #${input.callSeq}${on}` };
+          pending = packed.byRef
+            ? model.callModelV2.executeWithOptions(call, [
+                compactModelInput({ ...input, events: packed.events }, workflowInfo().workflowId),
+              ])
+            : model.callModel.executeWithOptions(call, [{ ...input, events: packed.events }]);
+        } catch (err) {
+          return failed(err);
+        }
+        // One promise and one tick to the Runner (call-promise.ts), as the async form had.
+        return pending.then(
+          (decision) => {
+            batches.stored(packed.header);
+            return decision;
+          },
+          (err: unknown) => {
+            // A worker without the pinned route refused the call: nothing ran; schedule it again.
+            if (!isModelRouteRefusal(input, err) || refusals + 1 >= MAX_WORKER_REFUSALS) return failed(err);
+            return waitAfterRefusal(refusals + 1).then(() => schedule(refusals + 1), failed);
+          },
+        );
+      };
+      return schedule(0);
     });
 }

@@ -42,5 +42,7 @@ export function temporalRunFeatures(runPatches: RunPatches, decided: StartPatche
     contextPriority: decided.contextPriority,
     fastPath: decided.fastPath,
     stepContracts: decided.stepContracts,
+    deliveredOutcome: decided.deliveredOutcome,
+    workerRefusal: decided.workerRefusal,
   });
 }

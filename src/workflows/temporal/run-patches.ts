@@ -173,6 +173,26 @@ export const FAST_PATH_PATCH = 'agent-run-fast-path-v1';
  */
 export const STEP_CONTRACTS_PATCH = 'agent-run-step-contracts-v1';
 
+/**
+ * A run a budget ends after writes took effect (a deadline that passed while a person reconciled a
+ * write, a step budget after the write) composes the customer's answer and its terminal reason says
+ * what it delivered (`outcome: 'delivered'`, the applied writes; `run.outcome_delivered`). Decided once
+ * at the start, without a marker when the start memo lists it ({@link RunPatches.feature}); a history
+ * without it ends such runs without an answer, as before.
+ */
+export const DELIVERED_OUTCOME_PATCH = 'agent-run-delivered-outcome-v1';
+
+/**
+ * Tool and model calls ask workers to refuse what they cannot serve as pinned (`workerRefusal`): a
+ * worker with another definition digest refuses a read or a write before anything is recorded,
+ * non-retryable (`worker.tool_definition_changed`), one without the pinned model route refuses the
+ * model call (`model.unknown_route`, `model.route_changed`), and the run schedules the call again
+ * for another worker without spending its attempts (tool-call-port.ts, model-call-port.ts). Decided
+ * once at the start, without a marker when the start memo lists it ({@link RunPatches.feature}); a
+ * history without it refuses only writes, as `tool.not_started`, and model calls with retryable refusals.
+ */
+export const WORKER_REFUSAL_PATCH = 'agent-run-worker-refusal-v1';
+
 /** Behaviours a start memo may ask for without a marker ({@link START_FEATURES_MEMO_KEY}). */
 export type StartFeatureId =
   | typeof TRUST_SCOPE_PATCH
@@ -185,7 +205,9 @@ export type StartFeatureId =
   | typeof VERSIONED_FACTS_PATCH
   | typeof CONTEXT_PRIORITY_PATCH
   | typeof FAST_PATH_PATCH
-  | typeof STEP_CONTRACTS_PATCH;
+  | typeof STEP_CONTRACTS_PATCH
+  | typeof DELIVERED_OUTCOME_PATCH
+  | typeof WORKER_REFUSAL_PATCH;
 
 /** The ids the baseline stands for. */
 export const BASELINE_PATCH_IDS = [

@@ -13,6 +13,8 @@ import {
   CONTEXT_PRIORITY_PATCH,
   FAST_PATH_PATCH,
   STEP_CONTRACTS_PATCH,
+  DELIVERED_OUTCOME_PATCH,
+  WORKER_REFUSAL_PATCH,
   SIGNED_DECISIONS_PATCH,
   TRUST_SCOPE_PATCH,
   type RunPatches,
@@ -47,6 +49,10 @@ export interface StartPatches {
   readonly fastPath: boolean;
   /** Node and step contracts (`STEP_CONTRACTS_PATCH`). */
   readonly stepContracts: boolean;
+  /** A budget end after applied writes composes the answer (`DELIVERED_OUTCOME_PATCH`). */
+  readonly deliveredOutcome: boolean;
+  /** Workers refuse tool calls they cannot serve as pinned; the run reschedules (`WORKER_REFUSAL_PATCH`). */
+  readonly workerRefusal: boolean;
 }
 
 /**
@@ -55,8 +61,9 @@ export interface StartPatches {
  * scope next, only for a run that checks signed decisions; the invalid tool calls last, only for a
  * goal run (not `graph`); the decision rules, the tool definition pin, the model context ref, the
  * request for more information, the human request expiry, the versioned facts, the context
- * priority, the fast path and the step contracts after them, for every run. The last eleven without a
- * marker when the start memo names them ({@link RunPatches.feature}).
+ * priority, the fast path, the step contracts, the delivered outcome and the worker refusal after
+ * them, for every run. The last thirteen without a marker when the start memo names them
+ * ({@link RunPatches.feature}).
  */
 export function decideStartPatches(patches: RunPatches, graph: boolean): StartPatches {
   const continueAsNew = patches.on(CONTINUE_AS_NEW_PATCH);
@@ -75,6 +82,8 @@ export function decideStartPatches(patches: RunPatches, graph: boolean): StartPa
   const contextPriority = patches.feature(CONTEXT_PRIORITY_PATCH);
   const fastPath = patches.feature(FAST_PATH_PATCH);
   const stepContracts = patches.feature(STEP_CONTRACTS_PATCH);
+  const deliveredOutcome = patches.feature(DELIVERED_OUTCOME_PATCH);
+  const workerRefusal = patches.feature(WORKER_REFUSAL_PATCH);
   return {
     continueAsNew,
     guardrails,
@@ -92,5 +101,7 @@ export function decideStartPatches(patches: RunPatches, graph: boolean): StartPa
     contextPriority,
     fastPath,
     stepContracts,
+    deliveredOutcome,
+    workerRefusal,
   };
 }

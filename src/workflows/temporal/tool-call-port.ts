@@ -22,6 +22,7 @@ import {
   type ActivityTimeouts,
 } from './activity-options.js';
 import type { StepBatches } from './step-batches.js';
+import { isWorkerRefusal, MAX_WORKER_REFUSALS, refusedTooOften, waitAfterRefusal } from './worker-refusal.js';
 
 /**
  * Turn a failed tool activity into what the runner understands. With `unregisteredNotStarted` (runs
@@ -54,6 +55,11 @@ export function classifyToolFailure(err: unknown, unregisteredNotStarted = false
  * bounded by `fastMs`; when that try fails for any reason (its timeout, a thrown error) the same call
  * runs as the regular read activity, with its retries (in a cancelled run that ends as `cancelled`).
  *
+ * A call a worker refused as the run asked (`workerRefusal`: another definition of the pinned tool)
+ * is scheduled again after a backoff, for another worker to take, up to {@link MAX_WORKER_REFUSALS}
+ * times (worker-refusal.ts); the outcome says how often (`workerRefusals`). A fast read's local try is
+ * never rescheduled: it falls back to the regular activity.
+ *
  * Failure semantics: never rejects for a failed activity; it resolves to the outcome the Runner
  * understands ({@link classifyToolFailure}: `cancelled`, `lost`, `failed`). A failure that is not an
  * activity's (thrown by the SDK itself) rejects as it came. A batch whose header the worker could not
@@ -69,6 +75,7 @@ export function toolCallPort(timeouts: ActivityTimeouts, batches: StepBatches): 
     options: object,
     input: ToolCallInput,
     settle: (err: unknown, byRef: boolean) => Promise<ToolActivityOutcome>,
+    refusable = true,
   ): Promise<ToolActivityOutcome> =>
     callPromise(() => {
       const packed = batches.pack(input.events, toolCallDerivation(input));
@@ -76,21 +83,37 @@ export function toolCallPort(timeouts: ActivityTimeouts, batches: StepBatches): 
         batches.failed(packed.digest, err);
         return settle(err, packed.byRef);
       };
-      let pending: Promise<ToolCallResult>;
-      try {
-        const proxy = act as unknown as ExecuteWithOptions;
-        pending = packed.byRef
-          ? proxy.runToolV2.executeWithOptions(options, [
-              compactToolInput({ ...input, events: packed.events }, workflowInfo().workflowId, argsDigestOf),
-            ])
-          : proxy.runTool.executeWithOptions(options, [{ ...input, events: packed.events }]);
-      } catch (err) {
-        return failed(err);
-      }
-      return pending.then((result): ToolActivityOutcome => {
-        batches.stored(packed.header);
-        return { kind: 'completed', result };
-      }, failed);
+      // A worker that cannot serve the call as pinned refused it (never a local try: that falls
+      // back to the regular activity, whose refusal a worker of the pinned build answers).
+      const schedule = (refusals: number): Promise<ToolActivityOutcome> => {
+        let pending: Promise<ToolCallResult>;
+        try {
+          const proxy = act as unknown as ExecuteWithOptions;
+          pending = packed.byRef
+            ? proxy.runToolV2.executeWithOptions(options, [
+                compactToolInput(
+                  { ...input, events: packed.events },
+                  workflowInfo().workflowId,
+                  argsDigestOf,
+                ),
+              ])
+            : proxy.runTool.executeWithOptions(options, [{ ...input, events: packed.events }]);
+        } catch (err) {
+          return failed(err);
+        }
+        return pending.then(
+          (result): ToolActivityOutcome => {
+            batches.stored(packed.header);
+            return { kind: 'completed', result, ...(refusals > 0 ? { workerRefusals: refusals } : {}) };
+          },
+          (err: unknown) => {
+            if (!refusable || !isWorkerRefusal(input, err)) return failed(err);
+            if (refusals + 1 >= MAX_WORKER_REFUSALS) return refusedTooOften(input, err as ActivityFailure);
+            return waitAfterRefusal(refusals + 1).then(() => schedule(refusals + 1), failed);
+          },
+        );
+      };
+      return schedule(0);
     });
   const classified = (err: unknown, byRef: boolean) => Promise.resolve(classifyToolFailure(err, byRef));
   return (input: ToolCallInput, { summary, fastMs }): Promise<ToolActivityOutcome> => {
@@ -101,7 +124,13 @@ export function toolCallPort(timeouts: ActivityTimeouts, batches: StepBatches): 
     if (fastMs === undefined) return regular();
     // Whatever the fast try's failure (its shape differs between a live task and a replay from its
     // marker), the regular activity follows; in a cancelled run it ends at once as cancelled.
-    return attempt(local, { ...fastReadOptions(fastMs), summary: `${summary} (fast)` }, input, regular);
+    return attempt(
+      local,
+      { ...fastReadOptions(fastMs), summary: `${summary} (fast)` },
+      input,
+      regular,
+      false,
+    );
   };
 }
 
