@@ -56,4 +56,5 @@ export const START_FEATURES: readonly string[] = [
   'agent-run-human-request-expiry-v1',
   'agent-run-versioned-facts-v1',
   'agent-run-context-priority-v1',
+  'agent-run-seal-v1',
 ];

@@ -17,6 +17,7 @@ import {
   TOOL_DEFINITION_PIN_PATCH,
   VERSIONED_FACTS_PATCH,
   CONTEXT_PRIORITY_PATCH,
+  RUN_SEAL_PATCH,
   TRUST_SCOPE_PATCH,
 } from '../../src/workflows/temporal/run-patches.js';
 import type { ModelScript } from '../../src/activities/model/scripted-script.js';
@@ -128,6 +129,7 @@ describe('a marker-free start (real server)', () => {
       HUMAN_REQUEST_EXPIRY_PATCH,
       VERSIONED_FACTS_PATCH,
       CONTEXT_PRIORITY_PATCH,
+      RUN_SEAL_PATCH,
     ]);
     expect(hasChangeVersionUpsert(marked.history)).toBe(true);
     // Otherwise the same commands: the same events once the markers and the upserts after them are left out.
@@ -191,6 +193,7 @@ describe('a marker-free start (real server)', () => {
       HUMAN_REQUEST_EXPIRY_PATCH,
       VERSIONED_FACTS_PATCH,
       CONTEXT_PRIORITY_PATCH,
+      RUN_SEAL_PATCH,
     ]);
   });
 });

@@ -53,3 +53,29 @@ export async function chainHashAt(
   const row = (await store.listEventChain(runId, seq - 1, 1)).rows[0];
   return row?.seq === seq ? (row.chainHash ?? undefined) : undefined;
 }
+
+/**
+ * The run's latest chained event (its sequence and chain hash), reading from `fromSeq` on (the caller's
+ * lowest sequence it knows is stored; default: the whole chain). `undefined` when none is stored or the
+ * run is unchained.
+ * @throws as {@link readEventChain}.
+ */
+export async function latestChainHead(
+  store: EvidenceStore,
+  runId: string,
+  fromSeq = 0,
+): Promise<{ readonly seq: number; readonly chainHash: string } | undefined> {
+  if (!(store instanceof SqlEvidenceStore))
+    throw new StoreError(
+      'store.backend_error',
+      'this evidence store keeps no hash chain (not the harness SQL store)',
+    );
+  let last: ChainedEventRow | undefined;
+  for (let after = fromSeq - 1; ;) {
+    const page = await store.listEventChain(runId, after, PAGE);
+    last = page.rows.at(-1) ?? last;
+    if (page.rows.length < PAGE || last === undefined) break;
+    after = last.seq;
+  }
+  return last?.chainHash ? { seq: last.seq, chainHash: last.chainHash } : undefined;
+}

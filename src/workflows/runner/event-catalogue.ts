@@ -41,6 +41,7 @@ export const EVENT_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   'run.completed': entry('runner', 'public'),
   'run.failed': entry('runner', 'public'),
   'run.cancelled': entry('runner', 'public'),
+  'run.sealed': entry('runner', 'public'),
   'state.transitioned': entry('runner', 'public'),
   'checkpoint.saved': entry('runner', 'public'),
   'step.started': entry('runner', 'public'),

@@ -44,6 +44,8 @@ export const RUN_FEATURES = [
   'versionedFacts',
   /** Model calls ask for the seed's context priority order (`contextOrder: 'priority'`). */
   'contextPriority',
+  /** A finished run's last event is `run.sealed`, whose signed head is the run's seal (run-seal.ts). */
+  'runSeal',
 ] as const;
 
 export type RunFeature = (typeof RUN_FEATURES)[number];

@@ -25,6 +25,7 @@ import { HumanGate } from './human-gate.js';
 import type { InvalidToolCall, ModelDecision, ModelPurpose, RunnerPorts } from './ports.js';
 import { rejectInvalidToolCall } from './invalid-tool-call.js';
 import { IN_MEMORY_FEATURES, type RunFeatures } from './run-features.js';
+import { flushLast } from './run-seal.js';
 import type { Profile } from './profile.js';
 import type { ActionDescriber } from './action-summary.js';
 import { decisionRulesOf } from './decision-rules.js';
@@ -376,7 +377,7 @@ export class Runner implements RunContext, RunCore {
       if (err instanceof ContinueAsNewRequested) throw err;
       this.stop(err);
     }
-    await this.ports.flushEvents(this.takeOutbox(), { last: true });
+    await flushLast(this);
     return this.state;
   }
 
@@ -389,7 +390,7 @@ export class Runner implements RunContext, RunCore {
   /** End a run that was interrupted before the runner could record a terminal status. */
   async finishCancelled(): Promise<void> {
     this.stop(new RunStop('cancelled', { code: 'run.cancelled', message: this.cancelReason }));
-    await this.ports.flushEvents(this.takeOutbox(), { last: true });
+    await flushLast(this);
   }
 
   private stop(err: unknown): void {

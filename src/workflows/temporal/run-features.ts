@@ -40,5 +40,6 @@ export function temporalRunFeatures(runPatches: RunPatches, decided: StartPatche
     humanRequestExpiry: decided.humanRequestExpiry,
     versionedFacts: decided.versionedFacts,
     contextPriority: decided.contextPriority,
+    runSeal: decided.runSeal,
   });
 }

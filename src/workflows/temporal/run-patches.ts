@@ -156,6 +156,14 @@ export const VERSIONED_FACTS_PATCH = 'agent-run-versioned-facts-v1';
  */
 export const CONTEXT_PRIORITY_PATCH = 'agent-run-context-priority-v1';
 
+/**
+ * A finished run's last event is `run.sealed` (`{ status, events }`), stored by its last flush, whose
+ * signed head is the run's seal (docs/evidence-chain.md, "The seal"). Decided once at the start,
+ * without a marker when the start memo lists it ({@link RunPatches.feature}); a history without it
+ * ends with its terminal event, as before.
+ */
+export const RUN_SEAL_PATCH = 'agent-run-seal-v1';
+
 /** Behaviours a start memo may ask for without a marker ({@link START_FEATURES_MEMO_KEY}). */
 export type StartFeatureId =
   | typeof TRUST_SCOPE_PATCH
@@ -166,7 +174,8 @@ export type StartFeatureId =
   | typeof REQUEST_MORE_INFO_PATCH
   | typeof HUMAN_REQUEST_EXPIRY_PATCH
   | typeof VERSIONED_FACTS_PATCH
-  | typeof CONTEXT_PRIORITY_PATCH;
+  | typeof CONTEXT_PRIORITY_PATCH
+  | typeof RUN_SEAL_PATCH;
 
 /** The ids the baseline stands for. */
 export const BASELINE_PATCH_IDS = [

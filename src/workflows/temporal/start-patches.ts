@@ -11,6 +11,7 @@ import {
   HUMAN_REQUEST_EXPIRY_PATCH,
   VERSIONED_FACTS_PATCH,
   CONTEXT_PRIORITY_PATCH,
+  RUN_SEAL_PATCH,
   SIGNED_DECISIONS_PATCH,
   TRUST_SCOPE_PATCH,
   type RunPatches,
@@ -41,6 +42,8 @@ export interface StartPatches {
   readonly versionedFacts: boolean;
   /** Model calls ask for the seed's context priority order (`CONTEXT_PRIORITY_PATCH`). */
   readonly contextPriority: boolean;
+  /** A finished run ends with `run.sealed` (`RUN_SEAL_PATCH`). */
+  readonly runSeal: boolean;
 }
 
 /**
@@ -48,8 +51,8 @@ export interface StartPatches {
  * graph node checks are asked only for a graph profile (`graph`); the event envelope next; the trust
  * scope next, only for a run that checks signed decisions; the invalid tool calls last, only for a
  * goal run (not `graph`); the decision rules, the tool definition pin, the model context ref, the
- * request for more information, the human request expiry, the versioned facts and the context
- * priority after them, for every run. The last nine without a marker
+ * request for more information, the human request expiry, the versioned facts, the context
+ * priority and the run seal after them, for every run. The last ten without a marker
  * when the start memo names them ({@link RunPatches.feature}).
  */
 export function decideStartPatches(patches: RunPatches, graph: boolean): StartPatches {
@@ -67,6 +70,7 @@ export function decideStartPatches(patches: RunPatches, graph: boolean): StartPa
   const humanRequestExpiry = patches.feature(HUMAN_REQUEST_EXPIRY_PATCH);
   const versionedFacts = patches.feature(VERSIONED_FACTS_PATCH);
   const contextPriority = patches.feature(CONTEXT_PRIORITY_PATCH);
+  const runSeal = patches.feature(RUN_SEAL_PATCH);
   return {
     continueAsNew,
     guardrails,
@@ -82,5 +86,6 @@ export function decideStartPatches(patches: RunPatches, graph: boolean): StartPa
     humanRequestExpiry,
     versionedFacts,
     contextPriority,
+    runSeal,
   };
 }
