@@ -56,10 +56,12 @@ describe('harness verify and export', () => {
     const r = await cli('verify', runId);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trim().split('\n');
-    expect(lines.filter((l) => l.startsWith('PASS'))).toHaveLength(7);
+    expect(lines.filter((l) => l.startsWith('PASS'))).toHaveLength(9);
     for (const code of [
       'chain.ok',
       'heads.ok',
+      'seal.ok',
+      'commits.ok',
       'decisions.ok',
       'writes.ok',
       'history.ok',

@@ -4,9 +4,11 @@ import { fail, pass, type ProofCheck, type ProofInput } from './proof-check.js';
 
 /**
  * Heads at the commit points (docs/evidence-chain.md, "Commit points"), for runs since
- * `agent-run-seal-v1` whose workers signed heads: every write has a head signed after its intent was
- * stored and before its executor ran (`write.before`, covering its `tool.authorized` and the policy
- * decision before it), and one after its result when its executor recorded one (`write.after`).
+ * `agent-run-seal-v1` whose workers signed heads: every write whose tool activity completed (its
+ * result is in the history) has a head signed after its intent was stored and before its executor ran
+ * (`write.before`, covering its `tool.authorized` and the policy decision before it), and one after
+ * its result when its executor recorded one (`write.after`). The heads ride on the activity's result:
+ * an attempt whose worker was lost returned none, and the next head covers its intent.
  * - `commits.write_unsigned`: a write without its `write.before` head, or an executor's result
  *   without its `write.after` head;
  * - `commits.decision_uncovered`: a write's `write.before` head that does not cover its authorization;
@@ -25,9 +27,10 @@ export function checkCommitPoints(input: ProofInput): ProofCheck {
   const authorized = new Map<number, number>();
   for (const e of input.events)
     if (e.type === 'tool.authorized' && typeof e.data.seq === 'number') authorized.set(e.data.seq, e.seq);
+  const completed = new Set(h.toolResults.map((r) => r.seq));
   let writes = 0;
   for (const inv of input.invocations) {
-    if (inv.intents[0]?.effect !== 'write') continue;
+    if (inv.intents[0]?.effect !== 'write' || !completed.has(inv.seq)) continue;
     writes += 1;
     const before = claims.filter((c) => c.at === 'write.before' && c.call === inv.seq);
     if (before.length === 0)
