@@ -288,7 +288,8 @@ describe('harness CLI against a real worker', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as { seq: number; type: string; data: Record<string, unknown> });
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
-    expect(events.at(-1)?.type).toBe('run.completed');
+    expect(events.at(-2)?.type).toBe('run.completed');
+    expect(events.at(-1)?.type).toBe('run.sealed');
     const rejected = events
       .filter((e) => e.type === 'human.signal_rejected')
       .map((e) => [e.data.signal, e.data.code]);
