@@ -13,7 +13,8 @@ import { toolCallDerivation } from '../contract/packed-events-by-ref.js';
 import { callingWorkflowId } from './calling-workflow-id.js';
 import { eventsOf } from './store-events.js';
 import { sha256Digest } from './digest.js';
-import { beforeEffect, executeTool } from './tool-attempt.js';
+import { beforeEffect, executeTool, writeHead } from './tool-attempt.js';
+import type { ChainHeadSigner } from './attestation/chain-head-signer.js';
 import { storedResultOf } from './tool-results.js';
 import { recordOperatorResolution, resolveLostInvocation } from './write-resolution.js';
 
@@ -21,6 +22,8 @@ export interface ToolActivityDeps {
   readonly registry: ToolRegistry;
   readonly store: EvidenceStore;
   readonly identity: string;
+  /** The worker's attestation key: writes return their commit-point heads (docs/evidence-chain.md). */
+  readonly attestation?: ChainHeadSigner;
 }
 
 /**
@@ -58,7 +61,12 @@ export function createToolActivities(deps: ToolActivityDeps): ToolActivities {
       }
       return { events, existing, attempt: attemptOf(input, record) };
     });
-    if (found.existing) return found.existing; // this attempt finished but its completion was lost
+    if (found.existing) {
+      // This attempt finished but its completion was lost: the result stands, signed as it is now
+      // (a head that cannot be signed is left out: the verifier reports it, the result is not lost).
+      const heads = await writeHead(deps, input, 'write.after', found.events).catch(() => []);
+      return heads.length > 0 ? { ...found.existing, heads } : found.existing;
+    }
     return executeTool(deps, input, found.attempt, found.events);
   };
 

@@ -17,6 +17,8 @@ import { definitionDigest, type ToolRegistry } from '../registry/index.js';
 import type { EvidenceStore, InvocationIntent, InvocationResult, StoredEvent } from './store/index.js';
 import { fromStored } from './tool-results.js';
 import { recordFailedReadAttempt } from './read-attempt-failure.js';
+import type { ChainHeadSigner } from './attestation/chain-head-signer.js';
+import { signedHeadNow } from './attestation/signed-head.js';
 import { versionedName } from '../contract/versioned-name.js';
 
 /** What one attempt uses: the tools, the evidence store, and the worker's identity (kept on the intent). */
@@ -24,6 +26,31 @@ export interface ToolAttemptDeps {
   readonly registry: ToolRegistry;
   readonly store: EvidenceStore;
   readonly identity: string;
+  /** The worker's attestation key: a write's result carries the heads signed at its commit points. */
+  readonly attestation?: ChainHeadSigner;
+}
+
+/**
+ * The signed head of the run's chain at a write's commit point (`write.before`, `write.after`;
+ * docs/evidence-chain.md, "Commit points"), or nothing for a read or a worker without a key.
+ * @throws the store's errors.
+ */
+export async function writeHead(
+  deps: Pick<ToolAttemptDeps, 'store' | 'attestation'>,
+  input: AnyToolCallActivityInput,
+  at: 'write.before' | 'write.after',
+  events: readonly StoredEvent[],
+): Promise<string[]> {
+  if (input.effect !== 'write' || !deps.attestation) return [];
+  const fromSeq = events[0]?.seq;
+  const point = { at, call: input.seq, ...(fromSeq !== undefined ? { fromSeq } : {}) };
+  const head = await signedHeadNow(deps.store, deps.attestation, input.runId, point);
+  return head === undefined ? [] : [head];
+}
+
+/** `result` with the commit-point heads of its write, when there are any. */
+function withHeads(result: ToolCallResult, heads: readonly string[]): ToolCallResult {
+  return heads.length > 0 ? { ...result, heads } : result;
 }
 
 /** The executor's context of the current activity: its cancellation signal and heartbeat. */
@@ -56,6 +83,8 @@ export function toCall(input: AnyToolCallActivityInput): ToolCall {
  *   result or artifacts cannot be recorded: store down, record refused, oversized): the effect may
  *   have happened, so the attempt ends `tool.outcome_unknown` and the run settles it through the
  *   evidence store, the tool's reconciler, or a person. A read is simply retried.
+ * With an attestation key, a write's result carries the heads signed after its intent and after its
+ * result were stored (`heads`); signing counts as the store write it follows.
  * @throws ApplicationFailure `tool.not_started` or `tool.outcome_unknown` (non-retryable) for a write as
  *   above; for a read, the error as thrown; the cancellation when the activity is cancelled.
  */
@@ -67,7 +96,7 @@ export async function executeTool(
 ): Promise<ToolCallResult> {
   const { registry, store, identity } = deps;
   const startedAt = new Date().toISOString();
-  const executor = await beforeEffect(input, async () => {
+  const prepared = await beforeEffect(input, async () => {
     const registered = registry.get(input.tool, input.version);
     refuseChangedDefinition(input, definitionDigest(registered.definition));
     const found = registered.executor;
@@ -86,8 +115,10 @@ export async function executeTool(
     };
     // A fast read's events (a local activity) are provisional, as a last flush's: its task may be retried.
     await store.recordIntentWithEvents(intent, events, { provisional: Context.current().info.isLocal });
-    return found;
+    // Signed once the intent and the events before it are durable, before the executor runs.
+    return { found, before: await writeHead(deps, input, 'write.before', events) };
   });
+  const { found: executor, before } = prepared;
   let execution: ToolExecution;
   try {
     execution = await executor.execute(toolContext(), toCall(input));
@@ -105,8 +136,11 @@ export async function executeTool(
         recordedAt: new Date().toISOString(),
         source: 'executor',
       };
-      await afterEffect(input, 'could not record its failure', () => store.recordResult(result, []));
-      return fromStored(result, startedAt, []);
+      const after = await afterEffect(input, 'could not record its failure', async () => {
+        await store.recordResult(result, []);
+        return writeHead(deps, input, 'write.after', events);
+      });
+      return withHeads(fromStored(result, startedAt, []), [...before, ...after]);
     }
     if (input.effect === 'write') throw outcomeUnknown(input, 'threw after its intent was recorded', err);
     if (input.recordFailedAttempts) await recordFailedReadAttempt(store, input, attempt, err);
@@ -126,7 +160,8 @@ export async function executeTool(
       source: 'executor',
     };
     await store.recordResult(result, artifacts);
-    return fromStored(result, startedAt, artifacts);
+    const after = await writeHead(deps, input, 'write.after', events);
+    return withHeads(fromStored(result, startedAt, artifacts), [...before, ...after]);
   });
 }
 

@@ -20,13 +20,30 @@ export function registerProofCommands(program: Command, { out, run }: CommandKit
 
   program
     .command('export <runId>')
-    .description("write a run's self-contained proof bundle for `harness verify --bundle`")
-    .requiredOption('--bundle <file>', 'the bundle file to write')
+    .description(
+      "write a run's self-contained proof bundle for `harness verify --bundle`, or its events as OpenTelemetry GenAI spans",
+    )
+    .option('--bundle <file>', 'the bundle file to write')
+    .option('--otel <file>', "write the run's events as OTLP/JSON spans (GenAI semantic conventions)")
     .option(
       '--attestation <file>',
       'the attestation keys to put in the bundle (default HARNESS_ATTESTATION_KEYS)',
     )
-    .action((runId: string, o: { bundle: string; attestation?: string }, cmd: Command) =>
-      run(async () => (await import('./commands/proof.js')).exportCommand(runId, o, out(cmd))),
+    .action((runId: string, o: { bundle?: string; otel?: string; attestation?: string }, cmd: Command) =>
+      run(async () => {
+        const { bundle, otel } = o;
+        if (bundle === undefined && otel === undefined)
+          throw (await import('./errors.js')).usageError(
+            'name what to write: --bundle <file> or --otel <file>',
+          );
+        let code = 0;
+        if (bundle !== undefined)
+          code = await (await import('./commands/proof.js')).exportCommand(runId, { ...o, bundle }, out(cmd));
+        if (otel !== undefined && code === 0)
+          code = await (
+            await import('./commands/otel-export.js')
+          ).otelExportCommand(runId, { otel }, out(cmd));
+        return code;
+      }),
     );
 }

@@ -9,12 +9,27 @@ import { z } from 'zod';
  */
 export const CHAIN_HEAD_TOKEN_TYPE = 'harness-chain-head+jwt';
 
-/** What a head signs: the run, the sequence of the event it covers, that event's chain hash, when. */
+/**
+ * The commit point a head was signed at (docs/evidence-chain.md, "Commit points"): `flush` after an
+ * event flush stored a batch; `every` at each multiple of the worker's interval inside a stored batch;
+ * `write.before` after a write's intent (and the events before it, its policy decision among them)
+ * were stored, before its executor runs; `write.after` after its result was stored; `seal` at the
+ * run's final `run.sealed` event. Heads signed before commit points existed carry none.
+ */
+export const CHAIN_HEAD_POINTS = ['flush', 'every', 'write.before', 'write.after', 'seal'] as const;
+export type ChainHeadPoint = (typeof CHAIN_HEAD_POINTS)[number];
+
+/**
+ * What a head signs: the run, the sequence of the event it covers, that event's chain hash, when;
+ * since commit points, where (`at`) and for a write's heads the invocation (`call`, its sequence).
+ */
 export const ChainHeadClaimsSchema = z.strictObject({
   run: z.string().min(1).max(300),
   seq: z.number().int().nonnegative(),
   head: z.string().regex(/^sha256:[0-9a-f]{64}$/),
   iat: z.number().int().nonnegative(),
+  at: z.enum(CHAIN_HEAD_POINTS).optional(),
+  call: z.number().int().nonnegative().optional(),
 });
 export type ChainHeadClaims = z.infer<typeof ChainHeadClaimsSchema>;
 
@@ -27,9 +42,18 @@ export const ChainHeadHeaderSchema = z.strictObject({
 
 /** What the event-append activity returns when the worker has an attestation key. */
 export interface ChainHeadReceipt {
-  /** The signed head (compact JWS). */
+  /** The signed head at the batch's last event (compact JWS). */
   readonly head: string;
+  /** Heads at each multiple of the worker's interval inside the batch, before the last (`every`). */
+  readonly heads?: readonly string[];
 }
+
+/** Most events between interval heads a worker may be configured with, and the default. */
+export const MAX_HEAD_INTERVAL = 10_000;
+export const DEFAULT_HEAD_INTERVAL = 100;
+
+/** The seal's data: the `run.sealed` event the runner emits last (docs/events.md). */
+export const RUN_SEALED_EVENT = 'run.sealed';
 
 /**
  * The attestation key registry: append-only, every key with its validity window, so a rotated key

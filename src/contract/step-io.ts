@@ -256,6 +256,12 @@ export interface ToolCallResult {
    * attempt of a write it tries again. Absent in results of activities from before it.
    */
   readonly attempt?: number;
+  /**
+   * A write's signed chain heads at its commit points (`write.before`, `write.after`;
+   * docs/evidence-chain.md), when its worker has an attestation key. Only the history keeps them: the
+   * workflow reads nothing of them.
+   */
+  readonly heads?: readonly string[];
 }
 
 /** How a tool activity ended, from the workflow's point of view. */

@@ -60,4 +60,5 @@ export const START_FEATURES: readonly string[] = [
   'agent-run-step-contracts-v1',
   'agent-run-delivered-outcome-v1',
   'agent-run-worker-refusal-v1',
+  'agent-run-seal-v1',
 ];

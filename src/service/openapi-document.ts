@@ -181,6 +181,10 @@ function runEvidencePaths(): Record<string, unknown> {
           '404': error(
             "No such run in the caller's scope, or no stored events (`run.not_found`, `run.no_evidence`)",
           ),
+          '413': error(
+            "The run is over the service's proof size cap (`proof.too_large`, with `limit` and `max`); verify it with the CLI",
+          ),
+          '429': error("Over the caller's proof budget (`rate.proof_user`); see Retry-After"),
           ...errors('401'),
         },
       },
@@ -198,6 +202,10 @@ function runEvidencePaths(): Record<string, unknown> {
           '404': error(
             "No such run in the caller's scope, or no stored events (`run.not_found`, `run.no_evidence`)",
           ),
+          '413': error(
+            "The run is over the service's proof size cap (`proof.too_large`, with `limit` and `max`); verify it with the CLI",
+          ),
+          '429': error("Over the caller's proof budget (`rate.proof_user`); see Retry-After"),
           ...errors('401'),
         },
       },

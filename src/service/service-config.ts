@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_PROOF_LIMITS } from '../contract/proof-limits.js';
 import { HarnessError } from '../contract/errors.js';
 import { RoleSchema } from '../contract/principals.js';
 import { describeInputIssues } from '../contract/run-input.js';
@@ -18,6 +19,9 @@ const Rate = z.strictObject({
   /** Bucket size: the largest burst. */
   burst: z.number().int().min(1).max(100_000),
 });
+
+/** Proof requests per second per caller (`proof.perUser`) by default. */
+export const DEFAULT_PROOF_RATE = { perSecond: 0.5, burst: 5 } as const;
 
 /** Decisions per second per caller when `limits.decisionsPerUser` is not set. */
 export const DEFAULT_DECISION_RATE = { perSecond: 2, burst: 20 } as const;
@@ -84,6 +88,24 @@ export const ServiceConfigSchema = z.strictObject({
       sseConnectionsPerTenant: 500,
       sseConnectionsPerUser: 50,
     }),
+  /**
+   * The proof endpoints (`/v1/runs/:id/verification`, `/bundle`; docs/api.md): the largest run they
+   * read (events, bytes; over them 413 `proof.too_large`, the CLI verifies such runs), and each
+   * caller's budget (requests per second, and at once; over it 429 `rate.proof_user`).
+   */
+  proof: z
+    .strictObject({
+      maxEvents: z.number().int().min(1).max(10_000_000).default(DEFAULT_PROOF_LIMITS.maxEvents),
+      maxBytes: z
+        .number()
+        .int()
+        .min(1024)
+        .max(4 * 1024 * 1024 * 1024)
+        .default(DEFAULT_PROOF_LIMITS.maxBytes),
+      perUser: Rate.default(DEFAULT_PROOF_RATE),
+      concurrentPerUser: z.number().int().min(1).max(100).default(2),
+    })
+    .default({ ...DEFAULT_PROOF_LIMITS, perUser: DEFAULT_PROOF_RATE, concurrentPerUser: 2 }),
   /** Caps on the budget and model route a starter may ask for, per tenant and per role. */
   caps: CapsSchema,
   /** How often an SSE stream reads new events from the evidence store, and sends a heartbeat. */

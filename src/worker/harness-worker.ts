@@ -70,7 +70,12 @@ export function harnessActivities(c: WorkerComposition) {
       ...(c.bundles ? { bundles: c.bundles } : {}),
       ...(c.attestation ? { attestation: c.attestation } : {}),
     }),
-    ...createToolActivities({ registry: c.registry, store: c.store, identity: c.identity }),
+    ...createToolActivities({
+      registry: c.registry,
+      store: c.store,
+      identity: c.identity,
+      ...(c.attestation ? { attestation: c.attestation } : {}),
+    }),
     ...createModelActivities({ registry: c.registry, store: c.store, models: c.models }),
     ...createMemoryActivities({ store: c.store }),
   };

@@ -8,6 +8,8 @@ import { TEST_PRINCIPALS } from '../support/principals.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
 import { testAttestation } from '../support/attestation.js';
 import { collect, harnessBin, runCli, type CliResult } from './cli-support.js';
+import type { OtlpSpan, OtlpTraces } from '../../src/client/evidence/otel-genai.js';
+import { otelTraceIdForRun } from '../../src/contract/run-trace.js';
 
 /**
  * `harness verify <runId>`, `harness export <runId> --bundle <file>` and `harness verify --bundle
@@ -56,10 +58,12 @@ describe('harness verify and export', () => {
     const r = await cli('verify', runId);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trim().split('\n');
-    expect(lines.filter((l) => l.startsWith('PASS'))).toHaveLength(7);
+    expect(lines.filter((l) => l.startsWith('PASS'))).toHaveLength(9);
     for (const code of [
       'chain.ok',
       'heads.ok',
+      'seal.ok',
+      'commits.ok',
       'decisions.ok',
       'writes.ok',
       'history.ok',
@@ -114,5 +118,40 @@ describe('harness verify and export', () => {
     expect(bad.stderr).toContain('is not a proof bundle');
     expect((await bare(fresh, 'verify', '--bundle', 'missing.json')).code).toBe(3);
     expect((await cli('verify', 'no-such-run')).code).toBe(3);
+  });
+
+  it('exports the run as OpenTelemetry GenAI spans (--otel): model, tool and decision spans, no decision text', async () => {
+    const file = join(h.dir, 'run.otlp.json');
+    const r = await cli('export', runId, '--otel', file);
+    expect(r.code, r.stderr).toBe(0);
+    const text = readFileSync(file, 'utf8');
+    const traces = JSON.parse(text) as OtlpTraces;
+    const spans = traces.resourceSpans[0]!.scopeSpans[0]!.spans;
+    const op = (s: OtlpSpan) => s.attributes.find((a) => a.key === 'gen_ai.operation.name')?.value;
+    expect(spans[0]!.name).toBe('invoke_agent refund.graph@v1');
+    expect(spans.every((s) => s.traceId === otelTraceIdForRun(runId))).toBe(true);
+    expect(new Set(spans.map(op).map((v) => JSON.stringify(v)))).toEqual(
+      new Set(
+        ['invoke_agent', 'chat', 'execute_tool', 'apply_guardrail'].map((o) =>
+          JSON.stringify({ stringValue: o }),
+        ),
+      ),
+    );
+    expect(spans.map((s) => s.name)).toContain('execute_tool refund.create');
+    expect(spans.map((s) => s.name)).toEqual(
+      expect.arrayContaining(['apply_guardrail policy', 'apply_guardrail human']),
+    );
+    const chat = spans.find((s) => s.name.startsWith('chat'))!;
+    expect(chat.attributes.map((a) => a.key)).toEqual(
+      expect.arrayContaining([
+        'gen_ai.request.model',
+        'gen_ai.usage.input_tokens',
+        'gen_ai.usage.output_tokens',
+      ]),
+    );
+    // The approval's reason and the approver are in the events, not in the spans.
+    expect(text).not.toContain('policy R001');
+    expect(text).not.toContain('operator@example.com');
+    expect((await cli('export', runId)).code).toBe(2);
   });
 });

@@ -288,7 +288,8 @@ describe('harness CLI against a real worker', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as { seq: number; type: string; data: Record<string, unknown> });
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
-    expect(events.at(-1)?.type).toBe('run.completed');
+    expect(events.at(-2)?.type).toBe('run.completed');
+    expect(events.at(-1)?.type).toBe('run.sealed');
     const rejected = events
       .filter((e) => e.type === 'human.signal_rejected')
       .map((e) => [e.data.signal, e.data.code]);
@@ -304,9 +305,10 @@ describe('harness CLI against a real worker', () => {
     ).toBe(true);
     expect(followed.stderr).toContain('is closed (COMPLETED)');
 
-    const readableEvents = await cli('events', workflowId, '--after', String(events.length - 1));
-    expect(readableEvents.stdout.trim().split('\n')).toHaveLength(1);
-    expect(readableEvents.stdout).toMatch(new RegExp(`^\\s*${events.length}\\s+\\S+\\s+run\\.completed`));
+    // The terminal event, then the seal.
+    const readableEvents = await cli('events', workflowId, '--after', String(events.length - 2));
+    expect(readableEvents.stdout.trim().split('\n')).toHaveLength(2);
+    expect(readableEvents.stdout).toMatch(new RegExp(`^\\s*${events.length - 1}\\s+\\S+\\s+run\\.completed`));
 
     const closedShow = await cli('show', workflowId);
     expect(closedShow.stdout).toContain('status: succeeded');

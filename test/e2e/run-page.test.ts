@@ -130,11 +130,11 @@ describe('run page', { timeout: 180_000 }, () => {
     expect(at('Step query_order')).toBeGreaterThan(-1);
     expect(at('Step query_order')).toBeLessThan(at('Step request_confirmation'));
     expect(at('Step request_confirmation')).toBeLessThan(at('Step create_refund'));
-    // The verification badge: every check of `harness verify` passed, and the command to run it.
+    // The verification badge: every check of `harness verify` passed (the seal and commit points among them), and the command to run it.
     await expect
       .poll(() => page.locator('[data-role=badge]').innerText(), { timeout: 30_000 })
       .toBe('verified');
-    expect(await page.locator('[data-role=check][data-ok=true]').count()).toBe(7);
+    expect(await page.locator('[data-role=check][data-ok=true]').count()).toBe(9);
     expect(await page.locator('[data-role=verify-command]').innerText()).toBe(`harness verify ${runId}`);
     const download = page.waitForEvent('download');
     await page.locator('#export').click();

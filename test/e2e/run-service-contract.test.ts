@@ -30,6 +30,11 @@ const NOT_DRIVEN = new Set([
   'post /v1/runs/{runId}/cancel 403', // the showcase policies let any operator cancel
   'post /v1/runs/{runId}/decisions 504', // an update past its deadline: test/unit/service/decision-timeout.test.ts
   'post /v1/runs/{runId}/cancel 504',
+  // The proof endpoints' caps and budget: test/e2e/proof-endpoints.test.ts (services configured for them).
+  'get /v1/runs/{runId}/verification 413',
+  'get /v1/runs/{runId}/verification 429',
+  'get /v1/runs/{runId}/bundle 413',
+  'get /v1/runs/{runId}/bundle 429',
 ]);
 
 describe('run service contract', { timeout: 240_000 }, () => {

@@ -114,7 +114,8 @@ describe('evaluation on the real server', () => {
       const p = projectPublic(events);
       expect(p.appliedObligations).toEqual(['mask.phone']);
       expect(p.events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
-      expect(p.events.at(-1)!.type).toBe('run.completed');
+      expect(p.events.at(-2)!.type).toBe('run.completed');
+      expect(p.events.at(-1)?.type).toBe('run.sealed');
     } finally {
       await store.close();
     }

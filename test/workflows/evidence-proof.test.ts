@@ -76,6 +76,8 @@ describe('evidence proof of a refund run (chain, verifier, bundle) on the real s
     expect(codes(report)).toEqual([
       'chain.ok',
       'heads.ok',
+      'seal.ok',
+      'commits.ok',
       'decisions.ok',
       'writes.ok',
       'history.ok',

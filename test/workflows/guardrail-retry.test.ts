@@ -85,6 +85,7 @@ describe('support.answer@v2 composes a blocked answer again, within its retries'
       'block',
       'block',
     ]);
-    expect(events.at(-1)?.type).toBe('run.failed');
+    expect(events.at(-2)?.type).toBe('run.failed');
+    expect(events.at(-1)?.type).toBe('run.sealed');
   });
 });

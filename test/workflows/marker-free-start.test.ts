@@ -21,6 +21,7 @@ import {
   STEP_CONTRACTS_PATCH,
   DELIVERED_OUTCOME_PATCH,
   WORKER_REFUSAL_PATCH,
+  RUN_SEAL_PATCH,
   TRUST_SCOPE_PATCH,
 } from '../../src/workflows/temporal/run-patches.js';
 import type { ModelScript } from '../../src/activities/model/scripted-script.js';
@@ -136,6 +137,7 @@ describe('a marker-free start (real server)', () => {
       STEP_CONTRACTS_PATCH,
       DELIVERED_OUTCOME_PATCH,
       WORKER_REFUSAL_PATCH,
+      RUN_SEAL_PATCH,
     ]);
     expect(hasChangeVersionUpsert(marked.history)).toBe(true);
     // Otherwise the same commands: the same events once the markers and the upserts after them are left out.
@@ -203,6 +205,7 @@ describe('a marker-free start (real server)', () => {
       STEP_CONTRACTS_PATCH,
       DELIVERED_OUTCOME_PATCH,
       WORKER_REFUSAL_PATCH,
+      RUN_SEAL_PATCH,
     ]);
   });
 });

@@ -73,7 +73,8 @@ describe('refund runs with a PostgreSQL evidence store and two workers', () => {
       ).toHaveLength(1);
       const events = await h.composition.store.listEvents(handle.workflowId);
       expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
-      expect(events.at(-1)?.type).toBe('run.completed');
+      expect(events.at(-2)?.type).toBe('run.completed');
+      expect(events.at(-1)?.type).toBe('run.sealed');
       const invocations = await h.composition.store.listInvocations(handle.workflowId);
       expect(invocations.map((i) => i.result?.status)).toEqual([
         'succeeded',

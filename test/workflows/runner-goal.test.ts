@@ -145,7 +145,8 @@ describe('agentRun with a goal profile on the real server', () => {
       passed: true,
       evaluator: 'action_with_verification/v1',
     });
-    expect(events.at(-1)?.type).toBe('run.completed');
+    expect(events.at(-2)?.type).toBe('run.completed');
+    expect(events.at(-1)?.type).toBe('run.sealed');
     const activities = await scheduledActivities(handle);
     expect(activities.filter((a) => a.type === 'callModelV2')).toHaveLength(6);
     expect(activities.filter((a) => a.type === 'runToolV2').map((a) => a.tool)).toEqual([

@@ -256,15 +256,18 @@ export function checkCase(c: EvalCase, o: CaseObservation): CaseChecks {
 
 /**
  * Are the run's stored events complete? Sequences 1..n without a gap, ending with a `run.*` terminal
- * event for a finished run, or holding the `human.requested` of the pending action for a waiting one.
+ * event (and its `run.sealed`, in runs since `agent-run-seal-v1`) for a finished run, or holding the
+ * `human.requested` of the pending action for a waiting one.
  */
 export function evidenceComplete(
   events: readonly { seq: number; type: string; data: Readonly<Record<string, unknown>> }[],
   view: Pick<RunView, 'status' | 'pendingAction'>,
 ): boolean {
   if (events.length === 0 || events.some((e, i) => e.seq !== i + 1)) return false;
-  if (isTerminal(view.status))
-    return ['run.completed', 'run.failed', 'run.cancelled'].includes(events.at(-1)!.type);
+  if (isTerminal(view.status)) {
+    const sealed = events.at(-1)!.type === 'run.sealed';
+    return ['run.completed', 'run.failed', 'run.cancelled'].includes(events.at(sealed ? -2 : -1)?.type ?? '');
+  }
   const actionId = view.pendingAction?.actionId;
   return (
     actionId === undefined ||

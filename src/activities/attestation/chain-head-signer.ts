@@ -1,7 +1,12 @@
 import { createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { HarnessError } from '../../contract/errors.js';
-import { CHAIN_HEAD_TOKEN_TYPE, type ChainHeadClaims } from '../../contract/chain-head.js';
+import {
+  CHAIN_HEAD_TOKEN_TYPE,
+  DEFAULT_HEAD_INTERVAL,
+  MAX_HEAD_INTERVAL,
+  type ChainHeadClaims,
+} from '../../contract/chain-head.js';
 
 /**
  * A worker's attestation key (worker composition only: it never enters workflow input, history,
@@ -10,6 +15,11 @@ import { CHAIN_HEAD_TOKEN_TYPE, type ChainHeadClaims } from '../../contract/chai
 export interface ChainHeadSigner {
   readonly keyId: string;
   readonly privateKey: KeyObject;
+  /**
+   * Sign a head at every multiple of this many events inside a stored batch (`every` heads), 1 to
+   * {@link MAX_HEAD_INTERVAL}; default {@link DEFAULT_HEAD_INTERVAL}.
+   */
+  readonly everyEvents?: number;
 }
 
 const b64url = (value: string | Buffer): string => Buffer.from(value).toString('base64url');
@@ -35,8 +45,10 @@ export function attestationPublicKey(signer: ChainHeadSigner): string {
 /**
  * The worker's attestation key from `HARNESS_ATTESTATION_KEY` in `env`: a key file in the form
  * `harness keys create` writes (`{ keyId, privateKeyPem }`, Ed25519). Unset: `undefined` (no heads).
- * @throws HarnessError `attestation.unreadable` when the file cannot be read or is not such a key
- *   (the worker does not start: a key that was asked for is never silently dropped).
+ * `HARNESS_ATTESTATION_EVERY`: the interval of `every` heads (1 to 10,000 events, default 100).
+ * @throws HarnessError `attestation.unreadable` when the file cannot be read or is not such a key, or
+ *   the interval is not a whole number in its bounds (the worker does not start: a key that was asked
+ *   for is never silently dropped).
  */
 export function resolveAttestation(env: NodeJS.ProcessEnv): ChainHeadSigner | undefined {
   const path = env.HARNESS_ATTESTATION_KEY;
@@ -47,7 +59,7 @@ export function resolveAttestation(env: NodeJS.ProcessEnv): ChainHeadSigner | un
       throw new Error('no keyId or privateKeyPem');
     const privateKey = createPrivateKey(file.privateKeyPem);
     if (privateKey.asymmetricKeyType !== 'ed25519') throw new Error('not an Ed25519 key');
-    return { keyId: file.keyId, privateKey };
+    return { keyId: file.keyId, privateKey, everyEvents: headInterval(env.HARNESS_ATTESTATION_EVERY) };
   } catch (err) {
     throw new HarnessError(
       'attestation.unreadable',
@@ -55,4 +67,15 @@ export function resolveAttestation(env: NodeJS.ProcessEnv): ChainHeadSigner | un
       { path },
     );
   }
+}
+
+/** The interval of `every` heads from its environment value. @throws Error outside 1..MAX_HEAD_INTERVAL. */
+function headInterval(value: string | undefined): number {
+  if (value === undefined || value === '') return DEFAULT_HEAD_INTERVAL;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_HEAD_INTERVAL)
+    throw new Error(
+      `HARNESS_ATTESTATION_EVERY must be a whole number from 1 to ${MAX_HEAD_INTERVAL}, not ${value}`,
+    );
+  return n;
 }

@@ -1,6 +1,8 @@
 import type { Client } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { readEventChain } from '../store/index.js';
+import { tooLarge } from '../store/event-chain-reader.js';
+import type { ProofLimits } from '../../contract/proof-limits.js';
 import type { EvidenceStore } from '../../contract/evidence-store.js';
 import { PROOF_BUNDLE_FORMAT, type ProofBundle } from '../../contract/proof-bundle.js';
 import type { AttestationRegistry } from '../../contract/chain-head.js';
@@ -9,8 +11,11 @@ import type { AttestationRegistry } from '../../contract/chain-head.js';
  * Gather a run's proof bundle (contract/proof-bundle.ts) from its evidence store and, when `client` is
  * given and Temporal still has the workflow, its history, with the attestation key registry its signed
  * heads need (`attestation`). A history Temporal no longer has is `null`
- * (the verifier reports it); any other Temporal error propagates.
- * @throws the store's errors (`store.backend_error` for a store without a chain).
+ * (the verifier reports it); any other Temporal error propagates. With `limits` (the run service),
+ * a run over them is refused before the rest of it is read: the events as the chain is read, the
+ * history by the size Temporal reports before it is fetched.
+ * @throws the store's errors (`store.backend_error` for a store without a chain); HarnessError
+ *   `proof.too_large` (details `{ limit, max }`) over `limits`.
  */
 export async function collectProofBundle(
   store: EvidenceStore,
@@ -18,12 +23,18 @@ export async function collectProofBundle(
   runId: string,
   attestation: AttestationRegistry | null = null,
   now: Date = new Date(),
+  limits?: ProofLimits,
 ): Promise<ProofBundle> {
-  const chain = await readEventChain(store, runId);
+  const chain = await readEventChain(store, runId, limits);
   const invocations = await store.listInvocations(runId);
   const artifacts = await store.listArtifacts(runId);
+  if (limits) {
+    const bytes = chain.rows.reduce((n, r) => n + r.body.length, 0);
+    if (bytes + JSON.stringify([invocations, artifacts]).length > limits.maxBytes)
+      throw tooLarge('bytes', limits.maxBytes, runId);
+  }
   // A run the store does not know is not asked of Temporal (the caller reports it as not found).
-  const history = client && chain.rows.length > 0 ? await fetchHistory(client, runId) : null;
+  const history = client && chain.rows.length > 0 ? await fetchHistory(client, runId, limits) : null;
   return {
     format: PROOF_BUNDLE_FORMAT,
     runId,
@@ -44,9 +55,19 @@ export async function collectProofBundle(
   };
 }
 
-async function fetchHistory(client: Client, runId: string): Promise<Record<string, unknown> | null> {
+async function fetchHistory(
+  client: Client,
+  runId: string,
+  limits: ProofLimits | undefined,
+): Promise<Record<string, unknown> | null> {
   try {
-    const history = await client.workflow.getHandle(runId).fetchHistory();
+    const handle = client.workflow.getHandle(runId);
+    if (limits) {
+      const { historySize } = await handle.describe();
+      if (historySize !== undefined && historySize > limits.maxBytes)
+        throw tooLarge('bytes', limits.maxBytes, runId);
+    }
+    const history = await handle.fetchHistory();
     return JSON.parse(historyToJSON(history)) as Record<string, unknown>;
   } catch (err) {
     if ((err as { name?: string }).name === 'WorkflowNotFoundError') return null;

@@ -17,5 +17,5 @@ export {
 } from '../../contract/failure-sample-record.js';
 export { retrievalOf } from './store-retrieval.js';
 export { SqlRetrieval } from './sql-retrieval.js';
-export { chainHashAt, readEventChain, type EventChain } from './event-chain-reader.js';
+export { chainHashAt, latestChainHead, readEventChain, type EventChain } from './event-chain-reader.js';
 export { sha256Text, type ChainedEventRow } from './chain-program.js';

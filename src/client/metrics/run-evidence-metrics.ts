@@ -114,13 +114,17 @@ function interrupted(r: RunEvidence): boolean {
   return r.events.some((e) => e.type === 'recovery.decided' || num(e.data.activityAttempt) > 1);
 }
 
-/** Stored events numbered 1..n without a gap, ending with the terminal event when the record says it ended. */
+/**
+ * Stored events numbered 1..n without a gap, ending with the terminal event when the record says it
+ * ended (followed by its `run.sealed`, in runs since `agent-run-seal-v1`).
+ */
 function traceComplete(r: RunEvidence): boolean {
   if (!r.record || r.events.length === 0) return false;
   if (!r.events.every((e, i) => e.seq === i + 1)) return false;
   if (r.events.length !== r.record.lastSeq) return false;
   if (!ended(r)) return true;
-  const last = r.events.at(-1)!.type;
+  const sealed = r.events.at(-1)!.type === 'run.sealed';
+  const last = r.events.at(sealed ? -2 : -1)?.type;
   return last === 'run.completed' || last === 'run.failed' || last === 'run.cancelled';
 }
 

@@ -34,8 +34,13 @@ export interface HistoryFacts {
   readonly terminalStatus: string | undefined;
   /** Payloads the verifier could not read (a codec encrypted them). */
   readonly unreadable: number;
-  /** Signed chain heads the event-append activity returned (activity results and local activity markers). */
+  /**
+   * Signed chain heads the workers returned: the event-append activity's (activity results and local
+   * activity markers, with their interval heads) and a write's commit-point heads (its tool result).
+   */
   readonly heads: readonly string[];
+  /** Start features and patch ids the run took (its start memo's `harnessFeatures`, its patch markers). */
+  readonly features: ReadonlySet<string>;
 }
 
 type Json = Record<string, unknown>;
@@ -56,12 +61,24 @@ export function historyFacts(history: Json): HistoryFacts {
   let terminalStatus: string | undefined;
   let unreadable = 0;
   const heads: string[] = [];
+  const features = new Set<string>();
+  const collectHeads = (value: unknown) => {
+    if (!isObject(value) || !Array.isArray(value.heads)) return;
+    for (const h of value.heads as unknown[]) if (typeof h === 'string') heads.push(h);
+  };
   const collectHead = (value: unknown) => {
+    collectHeads(value);
     if (isObject(value) && typeof value.head === 'string') heads.push(value.head);
   };
-  const read = (payloads: unknown, index = 0): unknown => {
+  /** The value of `payloads[index]`, or with `field` of a memo's `fields[field]` (one payload). */
+  const read = (payloads: unknown, index = 0, field?: string): unknown => {
     const list = (payloads as { payloads?: unknown[] } | undefined)?.payloads;
-    const p = Array.isArray(list) ? (list[index] as Json | undefined) : undefined;
+    const p =
+      field !== undefined
+        ? ((payloads as Json | undefined)?.[field] as Json | undefined)
+        : Array.isArray(list)
+          ? (list[index] as Json | undefined)
+          : undefined;
     if (p === undefined) return undefined;
     const value = payloadValue(p);
     if (value === UNREADABLE) unreadable += 1;
@@ -70,8 +87,11 @@ export function historyFacts(history: Json): HistoryFacts {
   for (const e of events) {
     const at = Date.parse(str(e.eventTime) ?? '');
     const started = e.workflowExecutionStartedEventAttributes as Json | undefined;
-    if (started)
+    if (started) {
       firstExecutionRunId ??= str(started.firstExecutionRunId) ?? str(started.originalExecutionRunId);
+      const listed = read((started.memo as Json | undefined)?.fields, 0, 'harnessFeatures');
+      if (Array.isArray(listed)) for (const f of listed) if (typeof f === 'string') features.add(f);
+    }
     const sched = e.activityTaskScheduledEventAttributes as Json | undefined;
     if (sched)
       scheduled.set(String(e.eventId), {
@@ -86,10 +106,13 @@ export function historyFacts(history: Json): HistoryFacts {
         const input = s.input as Json | undefined;
         const result = read(done.result) as Json | undefined;
         if (input && result) toolResults.push(toolResultOf(input, result));
+        collectHeads(result);
       }
     }
     const marker = e.markerRecordedEventAttributes as Json | undefined;
     if (marker) {
+      const patch = read((marker.details as Json | undefined)?.['patch-data']) as Json | undefined;
+      if (marker.markerName === 'core_patch' && typeof patch?.id === 'string') features.add(patch.id);
       const result = read((marker.details as Json | undefined)?.result);
       collectRegistry(result, registries);
       collectHead(result);
@@ -110,7 +133,16 @@ export function historyFacts(history: Json): HistoryFacts {
     const completed = e.workflowExecutionCompletedEventAttributes as Json | undefined;
     if (completed) terminalStatus = str((read(completed.result) as Json | undefined)?.status);
   }
-  return { firstExecutionRunId, toolResults, decisions, registries, terminalStatus, unreadable, heads };
+  return {
+    firstExecutionRunId,
+    toolResults,
+    decisions,
+    registries,
+    terminalStatus,
+    unreadable,
+    heads,
+    features,
+  };
 }
 
 function toolResultOf(input: Json, result: Json): HistoryToolResult {

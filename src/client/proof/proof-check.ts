@@ -14,7 +14,8 @@ export interface ProofCheck {
 }
 
 /** The checks of the verifier (docs/evidence-chain.md, "What the verifier checks"). */
-export type ProofCheckName = 'chain' | 'heads' | 'writes' | 'artifacts' | 'decisions' | 'policy' | 'history';
+export type ProofCheckName =
+  'chain' | 'heads' | 'seal' | 'commits' | 'writes' | 'artifacts' | 'decisions' | 'policy' | 'history';
 
 /** A passing check. */
 export function pass(check: ProofCheckName, code: string, detail: string): ProofCheck {

@@ -4,6 +4,8 @@ import type { InvocationRecord, StoredArtifact, StoredEvent } from '../../contra
 import { checkArtifacts } from './check-artifacts.js';
 import { checkChain } from './check-chain.js';
 import { checkHeads } from './check-heads.js';
+import { checkCommitPoints } from './check-commit-points.js';
+import { checkSeal } from './check-seal.js';
 import type { AttestationRegistry } from '../../contract/chain-head.js';
 import { checkDecisions } from './check-decisions.js';
 import { checkHistory } from './check-history.js';
@@ -58,6 +60,8 @@ export function verifyProofBundle(bundle: ProofBundle, o: VerifyOptions = {}): P
   const checks = [
     chain,
     checkHeads(input, rows, o.attestation ?? bundle.attestation ?? undefined),
+    checkSeal(input, rows),
+    checkCommitPoints(input),
     checkDecisions(input),
     checkWrites(input),
     checkHistory(input),

@@ -43,6 +43,7 @@ export const EVENT_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   'run.cancelled': entry('runner', 'public'),
   'run.outcome_delivered': entry('runner', 'public'),
   'tool.worker_refused': entry('tool_pipeline', 'internal'),
+  'run.sealed': entry('runner', 'public'),
   'state.transitioned': entry('runner', 'public'),
   'checkpoint.saved': entry('runner', 'public'),
   'step.started': entry('runner', 'public'),

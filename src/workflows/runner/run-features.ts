@@ -56,6 +56,8 @@ export const RUN_FEATURES = [
   'deliveredOutcome',
   /** Workers refuse tool and model calls they cannot serve as pinned; the run reschedules them. */
   'workerRefusal',
+  /** A finished run's last event is `run.sealed`, whose signed head is the run's seal (run-seal.ts). */
+  'runSeal',
 ] as const;
 
 export type RunFeature = (typeof RUN_FEATURES)[number];

@@ -25,6 +25,7 @@ import { HumanGate } from './human-gate.js';
 import type { InvalidToolCall, ModelDecision, ModelPurpose, RunnerPorts } from './ports.js';
 import { rejectInvalidToolCall } from './invalid-tool-call.js';
 import { IN_MEMORY_FEATURES, type RunFeatures } from './run-features.js';
+import { flushLast } from './run-seal.js';
 import type { Profile } from './profile.js';
 import type { ActionDescriber } from './action-summary.js';
 import { decisionRulesOf } from './decision-rules.js';
@@ -350,9 +351,8 @@ export class Runner implements RunContext, RunCore {
   }
 
   /**
-   * Drive the profile to a terminal status. Never throws for run-level outcomes: budgets, cancellation,
-   * failed completion, and tool failures end in typed states. A bug in the profile or runner ends the
-   * run as `failed` with code `run.internal_error`.
+   * Drive the profile to a terminal status. Never throws for run-level outcomes (budgets, cancellation,
+   * failed completion, tool failures); a bug in the profile or runner ends it `run.internal_error`.
    */
   async execute(profile: Profile): Promise<RunState> {
     if (this.state.status === 'created') this.start();
@@ -377,7 +377,7 @@ export class Runner implements RunContext, RunCore {
       if (err instanceof ContinueAsNewRequested) throw err;
       this.stop(err, profile);
     }
-    await this.ports.flushEvents(this.takeOutbox(), { last: true });
+    await flushLast(this);
     return this.state;
   }
 
@@ -390,7 +390,7 @@ export class Runner implements RunContext, RunCore {
   /** End a run that was interrupted before the runner could record a terminal status. */
   async finishCancelled(): Promise<void> {
     this.stop(new RunStop('cancelled', { code: 'run.cancelled', message: this.cancelReason }));
-    await this.ports.flushEvents(this.takeOutbox(), { last: true });
+    await flushLast(this);
   }
 
   private stop(err: unknown, profile?: Profile): void {

@@ -44,5 +44,6 @@ export function temporalRunFeatures(runPatches: RunPatches, decided: StartPatche
     stepContracts: decided.stepContracts,
     deliveredOutcome: decided.deliveredOutcome,
     workerRefusal: decided.workerRefusal,
+    runSeal: decided.runSeal,
   });
 }

@@ -193,6 +193,14 @@ export const DELIVERED_OUTCOME_PATCH = 'agent-run-delivered-outcome-v1';
  */
 export const WORKER_REFUSAL_PATCH = 'agent-run-worker-refusal-v1';
 
+/**
+ * A finished run's last event is `run.sealed` (`{ status, events }`), stored by its last flush, whose
+ * signed head is the run's seal (docs/evidence-chain.md, "The seal"). Decided once at the start,
+ * without a marker when the start memo lists it ({@link RunPatches.feature}); a history without it
+ * ends with its terminal event, as before.
+ */
+export const RUN_SEAL_PATCH = 'agent-run-seal-v1';
+
 /** Behaviours a start memo may ask for without a marker ({@link START_FEATURES_MEMO_KEY}). */
 export type StartFeatureId =
   | typeof TRUST_SCOPE_PATCH
@@ -207,7 +215,8 @@ export type StartFeatureId =
   | typeof FAST_PATH_PATCH
   | typeof STEP_CONTRACTS_PATCH
   | typeof DELIVERED_OUTCOME_PATCH
-  | typeof WORKER_REFUSAL_PATCH;
+  | typeof WORKER_REFUSAL_PATCH
+  | typeof RUN_SEAL_PATCH;
 
 /** The ids the baseline stands for. */
 export const BASELINE_PATCH_IDS = [

@@ -15,6 +15,7 @@ import {
   STEP_CONTRACTS_PATCH,
   DELIVERED_OUTCOME_PATCH,
   WORKER_REFUSAL_PATCH,
+  RUN_SEAL_PATCH,
   SIGNED_DECISIONS_PATCH,
   TRUST_SCOPE_PATCH,
   type RunPatches,
@@ -53,6 +54,8 @@ export interface StartPatches {
   readonly deliveredOutcome: boolean;
   /** Workers refuse tool calls they cannot serve as pinned; the run reschedules (`WORKER_REFUSAL_PATCH`). */
   readonly workerRefusal: boolean;
+  /** A finished run ends with `run.sealed` (`RUN_SEAL_PATCH`). */
+  readonly runSeal: boolean;
 }
 
 /**
@@ -61,8 +64,8 @@ export interface StartPatches {
  * scope next, only for a run that checks signed decisions; the invalid tool calls last, only for a
  * goal run (not `graph`); the decision rules, the tool definition pin, the model context ref, the
  * request for more information, the human request expiry, the versioned facts, the context
- * priority, the fast path, the step contracts, the delivered outcome and the worker refusal after
- * them, for every run. The last thirteen without a marker when the start memo names them
+ * priority, the fast path, the step contracts, the delivered outcome, the worker refusal and the run
+ * seal after them, for every run. The last fourteen without a marker when the start memo names them
  * ({@link RunPatches.feature}).
  */
 export function decideStartPatches(patches: RunPatches, graph: boolean): StartPatches {
@@ -84,6 +87,7 @@ export function decideStartPatches(patches: RunPatches, graph: boolean): StartPa
   const stepContracts = patches.feature(STEP_CONTRACTS_PATCH);
   const deliveredOutcome = patches.feature(DELIVERED_OUTCOME_PATCH);
   const workerRefusal = patches.feature(WORKER_REFUSAL_PATCH);
+  const runSeal = patches.feature(RUN_SEAL_PATCH);
   return {
     continueAsNew,
     guardrails,
@@ -103,5 +107,6 @@ export function decideStartPatches(patches: RunPatches, graph: boolean): StartPa
     stepContracts,
     deliveredOutcome,
     workerRefusal,
+    runSeal,
   };
 }

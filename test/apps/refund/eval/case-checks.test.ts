@@ -212,6 +212,9 @@ describe('evidence completeness', () => {
   it('needs gap-free events that reach the status', () => {
     const done = { status: 'succeeded' as const, pendingAction: null };
     expect(evidenceComplete([ev(1, 'run.created'), ev(2, 'run.completed')], done)).toBe(true);
+    expect(evidenceComplete([ev(1, 'run.created'), ev(2, 'run.completed'), ev(3, 'run.sealed')], done)).toBe(
+      true,
+    );
     expect(evidenceComplete([ev(1, 'run.created'), ev(3, 'run.completed')], done)).toBe(false);
     expect(evidenceComplete([ev(1, 'run.created'), ev(2, 'step.started')], done)).toBe(false);
     expect(evidenceComplete([], done)).toBe(false);
