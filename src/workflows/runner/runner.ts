@@ -352,7 +352,7 @@ export class Runner implements RunContext, RunCore {
 
   /**
    * Drive the profile to a terminal status. Never throws for run-level outcomes (budgets, cancellation,
-   * failed completion, tool failures); a bug in the profile or runner ends it `run.internal_error`.
+   * failed completion, tool failures); a bug in profile or runner: `failed`, `run.internal_error`.
    */
   async execute(profile: Profile): Promise<RunState> {
     if (this.state.status === 'created') this.start();
