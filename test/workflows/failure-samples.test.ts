@@ -97,7 +97,8 @@ describe('failure samples from production runs', () => {
     expect(JSON.stringify(sample.inputs.signals)).not.toMatch(/"token"/);
     const failedCall = sample.invocations.find((i) => i.tool === 'refund.verify');
     expect(failedCall).toMatchObject({ status: 'failed_terminal', errorCode: INJECTED_CODE });
-    expect(sample.events.events.at(-1)).toMatchObject({ type: 'run.failed' });
+    // The terminal event, then the seal (docs/evidence-chain.md).
+    expect(sample.events.events.slice(-2).map((e) => e.type)).toEqual(['run.failed', 'run.sealed']);
 
     // Replay reproduces the failure: the same decisions up to an end with the same code.
     const replayed = await cli('--json', 'replay', dir);
