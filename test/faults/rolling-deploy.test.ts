@@ -31,6 +31,8 @@ function benchInput(): AgentRunInput {
 interface Execution {
   readonly workers: Set<string>;
   readonly taskFailures: string[];
+  /** The failure types of its failed activities (a worker's refusal of a call is one). */
+  readonly activityFailures: string[];
 }
 
 /** Every execution of a workflow id (all continue-as-new generations): who ran its tasks, what failed. */
@@ -40,6 +42,7 @@ async function executionsOf(rig: FaultRig, workflowId: string): Promise<Executio
     const history = await rig.client.workflow.getHandle(workflowId, w.runId).fetchHistory();
     const workers = new Set<string>();
     const taskFailures: string[] = [];
+    const activityFailures: string[] = [];
     for (const e of history.events ?? []) {
       if (e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED)
         workers.add(e.workflowTaskStartedEventAttributes?.identity ?? '');
@@ -47,8 +50,12 @@ async function executionsOf(rig: FaultRig, workflowId: string): Promise<Executio
         workers.add(e.activityTaskStartedEventAttributes?.identity ?? '');
       if (e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED)
         taskFailures.push(e.workflowTaskFailedEventAttributes?.failure?.message ?? '');
+      if (e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED)
+        activityFailures.push(
+          e.activityTaskFailedEventAttributes?.failure?.applicationFailureInfo?.type ?? '',
+        );
     }
-    out.push({ workers, taskFailures });
+    out.push({ workers, taskFailures, activityFailures });
   }
   return out;
 }
@@ -138,7 +145,8 @@ describe('rolling deploy: per-tool pins', { timeout: 300_000 }, () => {
     console.error(`[rolling-deploy] started after ${Date.now() - t0} ms`);
     await standard.kill();
     const changed = await rig.worker({ env: { HARNESS_TEST_TOOLS: 'changed-bench' } });
-    // At the next generation's start the changed worker checks the pin and refuses the task. History
+    // At the next generation's start the changed worker checks the pin and refuses the task (or,
+    // inside a generation, refuses the next tool call, which the run schedules again). History
     // keeps only a task's first failed attempt (later ones are transient), and that attempt may have
     // been the killed worker's (a timeout), so the refusal is read from the history or from the
     // changed worker's own log of the failed task. The killed worker's workflow task is noticed
@@ -153,10 +161,17 @@ describe('rolling deploy: per-tool pins', { timeout: 300_000 }, () => {
           `no refused workflow task was seen; the last events: ${last.join(', ')}; generations ${(await executionsOf(rig, handle.workflowId)).length}`,
         );
       }
-      const failures = (await executionsOf(rig, handle.workflowId)).flatMap((e) => e.taskFailures);
+      const executions = await executionsOf(rig, handle.workflowId);
+      const failures = executions.flatMap((e) => e.taskFailures);
       const pending = (await handle.describe()).raw.pendingWorkflowTask;
+      // Killed inside a generation, the run's next tool call is what the changed worker refuses
+      // (agent-run-worker-refusal-v1: a non-retryable activity failure; the run schedules it again).
+      const refusedCall = executions
+        .flatMap((e) => e.activityFailures)
+        .find((f) => f === 'worker.tool_definition_changed');
       refused =
         failures.find((f) => f.includes('worker.tools_unavailable')) ??
+        refusedCall ??
         (changed.output().includes('worker.tools_unavailable')
           ? 'worker log'
           : // only the changed worker polls: a task retried again and again is one it keeps refusing
