@@ -81,12 +81,13 @@ export function createBenchComposition(
   sizes: readonly number[],
   principals?: PrincipalRegistry,
   storeUrl?: string,
+  env: NodeJS.ProcessEnv = {},
 ): Promise<RefundComposition> {
   return createShowcaseComposition({
     storeUrl: storeUrl ?? `sqlite:${join(dir, 'evidence.db')}`,
     refundStorePath: join(dir, 'refund.db'),
     scripts: benchScripts(sizes),
-    env: {},
+    env,
     identity: 'bench-worker',
     extend: [(registry) => registerBenchTools(registry)],
     ...(principals ? { principals } : {}),
@@ -98,12 +99,13 @@ export async function createRig(
   sizes: readonly number[],
   dataDir: string,
   log: (l: string) => void,
+  env: NodeJS.ProcessEnv = {},
 ): Promise<Rig> {
   const server = await startPrivateServer(log, dataDir);
   const connection = await Connection.connect({ address: server.address });
   const native = await NativeConnection.connect({ address: server.address });
   const client = new Client({ connection, namespace: server.namespace });
-  const composition = await createBenchComposition(server.dir, sizes);
+  const composition = await createBenchComposition(server.dir, sizes, undefined, undefined, env);
   const workers = new Set<RunningWorker>();
   return {
     server,

@@ -20,6 +20,9 @@ import { ModelRequestPlanner, type ModelRequest } from './model-request.js';
 import { firstAnswer, loadTranscript, type ContextRef, type MessageGroupBody } from './model-transcript.js';
 import { eventsOf } from './store-events.js';
 import { TranscriptCache } from './transcript-cache.js';
+import { intervalHeadsOf } from './attestation/signed-head.js';
+import type { ChainHeadSigner } from './attestation/chain-head-signer.js';
+import type { StoredEvent } from '../contract/store-records.js';
 
 export interface ModelActivityDeps {
   readonly registry: ToolRegistry;
@@ -27,6 +30,8 @@ export interface ModelActivityDeps {
   readonly models: ModelRouter;
   /** The transcripts built by earlier calls (default: a new cache per {@link createModelActivities}). */
   readonly transcripts?: TranscriptCache;
+  /** The worker's attestation key: a decision carries the interval heads of the events it stored. */
+  readonly attestation?: ChainHeadSigner;
 }
 
 /**
@@ -91,6 +96,12 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
   const { store } = deps;
   const transcripts = deps.transcripts ?? new TranscriptCache();
   const planner = new ModelRequestPlanner(deps);
+  // Interval heads of the events stored with the call; one that cannot be signed is left out (the
+  // next head covers its events), so signing never costs a provider call again.
+  const headsOf = (events: readonly StoredEvent[]): Promise<string[]> =>
+    deps.attestation && events.length > 0 && !Context.current().info.isLocal
+      ? intervalHeadsOf(store, deps.attestation, events).catch(() => [])
+      : Promise.resolve([]);
 
   const callModel = async (input: AnyModelCallActivityInput): Promise<ModelDecision> => {
     // The run's events go in the transaction of the request package. An attempt that ends before it
@@ -103,7 +114,7 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
     const transcript = await loadTranscript(store, transcripts, input.runId, input.callSeq, priority);
     if (transcript.answered) {
       await store.appendEvents(events);
-      return { ...transcript.answered.output, replayed: true };
+      return withHeads({ ...transcript.answered.output, replayed: true }, await headsOf(events));
     }
     const request = await planner.plan(input, transcript);
     transcripts.set(input.runId, {
@@ -114,6 +125,7 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
     });
     const pkg = request.plan.pkg;
     const blob = await storeRequestPackage(store, pkg, request.plan.turnOf, events);
+    const heads = await headsOf(events);
     const context: ContextRef = {
       packageId: pkg.packageId,
       ref: blob.ref,
@@ -123,7 +135,7 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
       ...(pkg.omittedTurns ? { omittedTurns: pkg.omittedTurns } : {}),
       ...(request.made.calls > 0 ? { summaries: request.made } : {}),
     };
-    return answer(store, input, request, context);
+    return withHeads(await answer(store, input, request, context), heads);
   };
   // One implementation under both names: `callModelV2` is what runs scheduled by this release call
   // (its batches may name the run header by reference, which an older worker would not read).
@@ -132,6 +144,11 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
     callModelV2: (input: CompactModelInput<ModelCallActivityInputV2>) =>
       callModel(completeModelInput(input, callingWorkflowId())),
   };
+}
+
+/** `decision` with the interval heads of its call, when there are any. */
+function withHeads(decision: ModelDecision, heads: readonly string[]): ModelDecision {
+  return heads.length > 0 ? { ...decision, heads } : decision;
 }
 
 /**

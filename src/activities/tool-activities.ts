@@ -13,7 +13,7 @@ import { toolCallDerivation } from '../contract/packed-events-by-ref.js';
 import { callingWorkflowId } from './calling-workflow-id.js';
 import { eventsOf } from './store-events.js';
 import { sha256Digest } from './digest.js';
-import { beforeEffect, executeTool, writeHead } from './tool-attempt.js';
+import { beforeEffect, executeTool, intervalHeads, writeHead } from './tool-attempt.js';
 import type { ChainHeadSigner } from './attestation/chain-head-signer.js';
 import { storedResultOf } from './tool-results.js';
 import { recordOperatorResolution, resolveLostInvocation } from './write-resolution.js';
@@ -64,7 +64,10 @@ export function createToolActivities(deps: ToolActivityDeps): ToolActivities {
     if (found.existing) {
       // This attempt finished but its completion was lost: the result stands, signed as it is now
       // (a head that cannot be signed is left out: the verifier reports it, the result is not lost).
-      const heads = await writeHead(deps, input, 'write.after', found.events).catch(() => []);
+      const heads = await Promise.all([
+        intervalHeads(deps, found.events),
+        writeHead(deps, input, 'write.after', found.events),
+      ]).then(([interval, after]) => [...interval, ...after], () => []);
       return heads.length > 0 ? { ...found.existing, heads } : found.existing;
     }
     return executeTool(deps, input, found.attempt, found.events);

@@ -18,7 +18,7 @@ import type { EvidenceStore, InvocationIntent, InvocationResult, StoredEvent } f
 import { fromStored } from './tool-results.js';
 import { recordFailedReadAttempt } from './read-attempt-failure.js';
 import type { ChainHeadSigner } from './attestation/chain-head-signer.js';
-import { signedHeadNow } from './attestation/signed-head.js';
+import { intervalHeadsOf, signedHeadNow } from './attestation/signed-head.js';
 import { versionedName } from '../contract/versioned-name.js';
 
 /** What one attempt uses: the tools, the evidence store, and the worker's identity (kept on the intent). */
@@ -48,7 +48,21 @@ export async function writeHead(
   return head === undefined ? [] : [head];
 }
 
-/** `result` with the commit-point heads of its write, when there are any. */
+/**
+ * The interval heads (`every`, docs/evidence-chain.md) of the run's events this activity stored with
+ * its input, or nothing for a worker without a key and for a fast read (a local activity: its events
+ * are provisional until the workflow task completes).
+ * @throws the store's errors.
+ */
+export async function intervalHeads(
+  deps: Pick<ToolAttemptDeps, 'store' | 'attestation'>,
+  events: readonly StoredEvent[],
+): Promise<string[]> {
+  if (!deps.attestation || events.length === 0 || Context.current().info.isLocal) return [];
+  return intervalHeadsOf(deps.store, deps.attestation, events);
+}
+
+/** `result` with the heads of its attempt (interval heads, a write's commit points), when there are any. */
 function withHeads(result: ToolCallResult, heads: readonly string[]): ToolCallResult {
   return heads.length > 0 ? { ...result, heads } : result;
 }
@@ -83,8 +97,10 @@ export function toCall(input: AnyToolCallActivityInput): ToolCall {
  *   result or artifacts cannot be recorded: store down, record refused, oversized): the effect may
  *   have happened, so the attempt ends `tool.outcome_unknown` and the run settles it through the
  *   evidence store, the tool's reconciler, or a person. A read is simply retried.
- * With an attestation key, a write's result carries the heads signed after its intent and after its
- * result were stored (`heads`); signing counts as the store write it follows.
+ * With an attestation key, a result carries the interval heads of the events stored with the intent,
+ * and a write's the heads signed after its intent and after its result were stored (`heads`); signing
+ * counts as the store write it follows. An attempt that fails returns no head (its events stay covered
+ * by the next head of the chain).
  * @throws ApplicationFailure `tool.not_started` or `tool.outcome_unknown` (non-retryable) for a write as
  *   above; for a read, the error as thrown; the cancellation when the activity is cancelled.
  */
@@ -116,7 +132,8 @@ export async function executeTool(
     // A fast read's events (a local activity) are provisional, as a last flush's: its task may be retried.
     await store.recordIntentWithEvents(intent, events, { provisional: Context.current().info.isLocal });
     // Signed once the intent and the events before it are durable, before the executor runs.
-    return { found, before: await writeHead(deps, input, 'write.before', events) };
+    const interval = await intervalHeads(deps, events);
+    return { found, before: [...interval, ...(await writeHead(deps, input, 'write.before', events))] };
   });
   const { found: executor, before } = prepared;
   let execution: ToolExecution;

@@ -183,6 +183,11 @@ export interface ModelDecision {
    * present only when the call input asked (`invalidToolCalls: 'report'`) and there were any.
    */
   readonly invalidToolCalls?: readonly InvalidToolCall[];
+  /**
+   * The interval heads (`every`, docs/evidence-chain.md) of the run's events stored with the call, when
+   * its worker has an attestation key. Only the history keeps them: the workflow reads nothing of them.
+   */
+  readonly heads?: readonly string[];
 }
 
 /** One tool result the input guardrail flagged: where it came from and what it found. */
@@ -257,9 +262,9 @@ export interface ToolCallResult {
    */
   readonly attempt?: number;
   /**
-   * A write's signed chain heads at its commit points (`write.before`, `write.after`;
-   * docs/evidence-chain.md), when its worker has an attestation key. Only the history keeps them: the
-   * workflow reads nothing of them.
+   * Signed chain heads, when its worker has an attestation key (docs/evidence-chain.md): the interval
+   * heads (`every`) of the events stored with the call, and a write's heads at its commit points
+   * (`write.before`, `write.after`). Only the history keeps them: the workflow reads nothing of them.
    */
   readonly heads?: readonly string[];
 }

@@ -76,7 +76,12 @@ export function harnessActivities(c: WorkerComposition) {
       identity: c.identity,
       ...(c.attestation ? { attestation: c.attestation } : {}),
     }),
-    ...createModelActivities({ registry: c.registry, store: c.store, models: c.models }),
+    ...createModelActivities({
+      registry: c.registry,
+      store: c.store,
+      models: c.models,
+      ...(c.attestation ? { attestation: c.attestation } : {}),
+    }),
     ...createMemoryActivities({ store: c.store }),
   };
 }

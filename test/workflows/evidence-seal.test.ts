@@ -106,6 +106,11 @@ describe('evidence chain commit points and the run seal (agent-run-seal-v1) on t
     const every = claims.filter((c) => c.at === 'every').map((c) => c.seq);
     expect(every.length).toBeGreaterThan(0);
     expect(every.every((s) => s % 5 === 0)).toBe(true);
+    // Every fifth event has its head, also those that rode with a model or tool call's input.
+    const signedAt = new Set(claims.map((c) => c.seq));
+    const multiples = rows.map((r) => r.seq).filter((s) => s % 5 === 0);
+    expect(multiples.filter((s) => !signedAt.has(s))).toEqual([]);
+    expect(multiples.length).toBeGreaterThan(4);
 
     const report = await verifyStored();
     expect(report.ok).toBe(true);

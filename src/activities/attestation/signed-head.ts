@@ -25,18 +25,35 @@ export async function signedHeadOf(
 ): Promise<ChainHeadReceipt | undefined> {
   const last = stored.at(-1);
   if (last === undefined) return undefined;
-  const every = Math.min(Math.max(1, signer.everyEvents ?? DEFAULT_HEAD_INTERVAL), MAX_HEAD_INTERVAL);
-  const heads: string[] = [];
-  for (const e of stored.slice(0, -1)) {
-    if (e.seq % every !== 0) continue;
-    const head = await chainHashAt(store, e.runId, e.seq);
-    if (head !== undefined) heads.push(sign(signer, { run: e.runId, seq: e.seq, head, at: 'every' }, now));
-  }
+  const heads = await intervalHeadsOf(store, signer, stored.slice(0, -1), now);
   const head = await chainHashAt(store, last.runId, last.seq);
   if (head === undefined) return undefined;
   const at = last.type === RUN_SEALED_EVENT ? 'seal' : 'flush';
   const receipt = { head: sign(signer, { run: last.runId, seq: last.seq, head, at }, now) };
   return heads.length > 0 ? { ...receipt, heads } : receipt;
+}
+
+/**
+ * The interval heads (`every`) of stored events: one at each event whose sequence is a multiple of
+ * the signer's interval. The event-append activity signs them for its batch, and so do the model and
+ * tool activities for the events that ride with their input, so a run whose events travel with its
+ * steps has its heads as often as one that flushes them alone. Events of an unchained run get none.
+ * @throws the store's errors (`store.backend_error` for a store that keeps no chain).
+ */
+export async function intervalHeadsOf(
+  store: EvidenceStore,
+  signer: ChainHeadSigner,
+  stored: readonly StoredEvent[],
+  now: Date = new Date(),
+): Promise<string[]> {
+  const every = Math.min(Math.max(1, signer.everyEvents ?? DEFAULT_HEAD_INTERVAL), MAX_HEAD_INTERVAL);
+  const heads: string[] = [];
+  for (const e of stored) {
+    if (e.seq % every !== 0) continue;
+    const head = await chainHashAt(store, e.runId, e.seq);
+    if (head !== undefined) heads.push(sign(signer, { run: e.runId, seq: e.seq, head, at: 'every' }, now));
+  }
+  return heads;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { TOOL_CALL_ACTIVITY_TYPES } from '../../contract/activity-interfaces.js';
+import { MODEL_CALL_ACTIVITY_TYPES, TOOL_CALL_ACTIVITY_TYPES } from '../../contract/activity-interfaces.js';
 import type { PrincipalRegistry } from '../../contract/principals.js';
 
 /** A tool activity's completed result as the history records it. */
@@ -108,6 +108,8 @@ export function historyFacts(history: Json): HistoryFacts {
         if (input && result) toolResults.push(toolResultOf(input, result));
         collectHeads(result);
       }
+      // A model call's interval heads (the events stored with it).
+      if (s && MODEL_CALL_ACTIVITY_TYPES.includes(s.type)) collectHeads(read(done.result));
     }
     const marker = e.markerRecordedEventAttributes as Json | undefined;
     if (marker) {
