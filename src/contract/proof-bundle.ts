@@ -23,6 +23,8 @@ const ChainRowSchema = z.strictObject({
  * - `invocations`, `artifacts`: the store's records of intents, results and artifacts;
  * - `history`: the run's Temporal history in the SDK's JSON form (`historyToJSON`); `null` when
  *   Temporal no longer had it, which the history and decision checks then report as failed;
+ * - `earlierHistories`: when the run continued as new, the histories of its earlier generations,
+ *   oldest first (absent for a run of one generation, so its bundle reads as before);
  * - `attestation`: the attestation key registry entries the signed heads in the history need.
  */
 export const ProofBundleSchema = z.strictObject({
@@ -40,6 +42,7 @@ export const ProofBundleSchema = z.strictObject({
   ),
   artifacts: z.array(z.record(z.string(), z.unknown())),
   history: z.record(z.string(), z.unknown()).nullable(),
+  earlierHistories: z.array(z.record(z.string(), z.unknown())).optional(),
   /** The attestation keys the signed heads are checked with (`null`: none were at hand at export). */
   attestation: AttestationRegistrySchema.nullable(),
 });

@@ -9,7 +9,8 @@ import type { AttestationRegistry } from '../../contract/chain-head.js';
 
 /**
  * Gather a run's proof bundle (contract/proof-bundle.ts) from its evidence store and, when `client` is
- * given and Temporal still has the workflow, its history, with the attestation key registry its signed
+ * given and Temporal still has the workflow, its history (and those of its earlier generations when it
+ * continued as new), with the attestation key registry its signed
  * heads need (`attestation`). A history Temporal no longer has is `null`
  * (the verifier reports it); any other Temporal error propagates. With `limits` (the run service),
  * a run over them is refused before the rest of it is read: the events as the chain is read, the
@@ -34,7 +35,7 @@ export async function collectProofBundle(
       throw tooLarge('bytes', limits.maxBytes, runId);
   }
   // A run the store does not know is not asked of Temporal (the caller reports it as not found).
-  const history = client && chain.rows.length > 0 ? await fetchHistory(client, runId, limits) : null;
+  const histories = client && chain.rows.length > 0 ? await fetchHistories(client, runId, limits) : null;
   return {
     format: PROOF_BUNDLE_FORMAT,
     runId,
@@ -50,27 +51,68 @@ export async function collectProofBundle(
       results,
     })),
     artifacts: artifacts as unknown as Record<string, unknown>[],
-    history,
+    history: histories?.latest ?? null,
+    ...(histories && histories.earlier.length > 0 ? { earlierHistories: histories.earlier } : {}),
     attestation,
   };
 }
 
-async function fetchHistory(
+/** Most generations of one run a bundle holds (a 10,000-step run had 25). */
+export const MAX_PROOF_GENERATIONS = 1_000;
+
+/**
+ * The run's latest history and, when it continued as new, those of its earlier generations (oldest
+ * first), found by each generation's `continuedExecutionRunId`. `null` when Temporal no longer has the
+ * run; an earlier generation it no longer has ends the walk (the verifier compares what there is).
+ * @throws HarnessError `proof.too_large` over `limits` (all histories' bytes together, and more than
+ *   {@link MAX_PROOF_GENERATIONS} generations); Temporal's other errors.
+ */
+async function fetchHistories(
   client: Client,
   runId: string,
   limits: ProofLimits | undefined,
-): Promise<Record<string, unknown> | null> {
+): Promise<{ latest: Record<string, unknown>; earlier: Record<string, unknown>[] } | null> {
+  let handle = client.workflow.getHandle(runId);
+  let history;
   try {
-    const handle = client.workflow.getHandle(runId);
     if (limits) {
       const { historySize } = await handle.describe();
       if (historySize !== undefined && historySize > limits.maxBytes)
         throw tooLarge('bytes', limits.maxBytes, runId);
     }
-    const history = await handle.fetchHistory();
-    return JSON.parse(historyToJSON(history)) as Record<string, unknown>;
+    history = await handle.fetchHistory();
   } catch (err) {
-    if ((err as { name?: string }).name === 'WorkflowNotFoundError') return null;
+    if (isNotFound(err)) return null;
     throw err;
   }
+  const latest = historyToJSON(history);
+  let bytes = latest.length;
+  const earlier: Record<string, unknown>[] = [];
+  for (let prev = continuedFrom(history); prev !== undefined; prev = continuedFrom(history)) {
+    if (earlier.length >= MAX_PROOF_GENERATIONS) throw tooLarge('generations', MAX_PROOF_GENERATIONS, runId);
+    handle = client.workflow.getHandle(runId, prev);
+    try {
+      history = await handle.fetchHistory();
+    } catch (err) {
+      if (isNotFound(err)) break;
+      throw err;
+    }
+    const text = historyToJSON(history);
+    bytes += text.length;
+    if (limits && bytes > limits.maxBytes) throw tooLarge('bytes', limits.maxBytes, runId);
+    earlier.unshift(JSON.parse(text) as Record<string, unknown>);
+  }
+  return { latest: JSON.parse(latest) as Record<string, unknown>, earlier };
+}
+
+type FetchedHistory = Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>;
+
+/** The run id of the generation this history continued, if it continued one. */
+function continuedFrom(history: FetchedHistory): string | undefined {
+  const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+  return started?.continuedExecutionRunId || undefined;
+}
+
+function isNotFound(err: unknown): boolean {
+  return (err as { name?: string }).name === 'WorkflowNotFoundError';
 }

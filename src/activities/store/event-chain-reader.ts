@@ -55,7 +55,11 @@ export async function readEventChain(
 }
 
 /** The refusal of a run over a proof limit: which limit, its value, and where to go instead. */
-export function tooLarge(limit: 'events' | 'bytes', max: number, runId: string): HarnessError {
+export function tooLarge(
+  limit: 'events' | 'bytes' | 'generations',
+  max: number,
+  runId: string,
+): HarnessError {
   return new HarnessError(
     PROOF_TOO_LARGE,
     `run ${runId} is over the proof limit of ${max} ${limit}: verify it with \`harness verify ${runId}\` or export it with \`harness export ${runId} --bundle <file>\``,

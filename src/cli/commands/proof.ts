@@ -61,9 +61,16 @@ export async function exportCommand(
 ): Promise<number> {
   const bundle = await collect(runId, readAttestationRegistry(o.attestation));
   writeFileSync(o.bundle, `${JSON.stringify(bundle)}\n`);
-  out.data({ runId, bundle: o.bundle, events: bundle.chain.events.length, history: bundle.history !== null });
+  const generations = bundle.history ? 1 + (bundle.earlierHistories?.length ?? 0) : 0;
+  out.data({
+    runId,
+    bundle: o.bundle,
+    events: bundle.chain.events.length,
+    history: bundle.history !== null,
+    generations,
+  });
   out.line(
-    `wrote ${o.bundle}: ${bundle.chain.events.length} events${bundle.history ? ' and the history' : ', no history'}`,
+    `wrote ${o.bundle}: ${bundle.chain.events.length} events${generations > 1 ? ` and the histories of ${generations} generations` : bundle.history ? ' and the history' : ', no history'}`,
   );
   out.line(`verify it anywhere: harness verify --bundle ${o.bundle}`);
   return EXIT.ok;

@@ -147,6 +147,26 @@ export function historyFacts(history: Json): HistoryFacts {
   };
 }
 
+/**
+ * The facts of a run that continued as new: its generations' histories read one by one (oldest
+ * first) and put together. The run's first execution and its end are the first's and the last's;
+ * results, decisions, heads, registries and features are those of every generation. Never throws.
+ */
+export function generationsFacts(histories: readonly Json[]): HistoryFacts {
+  const all = histories.map(historyFacts);
+  const last = all.at(-1);
+  return {
+    firstExecutionRunId: all[0]?.firstExecutionRunId,
+    toolResults: all.flatMap((f) => f.toolResults),
+    decisions: all.flatMap((f) => f.decisions),
+    registries: new Map(all.flatMap((f) => [...f.registries])),
+    terminalStatus: last?.terminalStatus,
+    unreadable: all.reduce((n, f) => n + f.unreadable, 0),
+    heads: all.flatMap((f) => f.heads),
+    features: new Set(all.flatMap((f) => [...f.features])),
+  };
+}
+
 function toolResultOf(input: Json, result: Json): HistoryToolResult {
   const artifacts = Array.isArray(result.artifacts) ? (result.artifacts as Json[]) : [];
   return {

@@ -11,7 +11,7 @@ import { checkDecisions } from './check-decisions.js';
 import { checkHistory } from './check-history.js';
 import { checkPolicy } from './check-policy.js';
 import { checkWrites } from './check-writes.js';
-import { historyFacts } from './history-facts.js';
+import { generationsFacts } from './history-facts.js';
 import type { ProofCheck, ProofInput } from './proof-check.js';
 
 /** The verifier's answer: every check with its line, and whether all passed. */
@@ -54,7 +54,10 @@ export function verifyProofBundle(bundle: ProofBundle, o: VerifyOptions = {}): P
     events,
     invocations: bundle.invocations as unknown as InvocationRecord[],
     artifacts: bundle.artifacts as unknown as StoredArtifact[],
-    history: bundle.history ? historyFacts(bundle.history) : undefined,
+    // Every generation's history when the run continued as new, so each result and decision is compared.
+    history: bundle.history
+      ? generationsFacts([...(bundle.earlierHistories ?? []), bundle.history])
+      : undefined,
     ...(o.trustedRegistryDigest !== undefined ? { trustedRegistryDigest: o.trustedRegistryDigest } : {}),
   };
   const checks = [
