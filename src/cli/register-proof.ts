@@ -29,21 +29,32 @@ export function registerProofCommands(program: Command, { out, run }: CommandKit
       '--attestation <file>',
       'the attestation keys to put in the bundle (default HARNESS_ATTESTATION_KEYS)',
     )
-    .action((runId: string, o: { bundle?: string; otel?: string; attestation?: string }, cmd: Command) =>
-      run(async () => {
-        const { bundle, otel } = o;
-        if (bundle === undefined && otel === undefined)
-          throw (await import('./errors.js')).usageError(
-            'name what to write: --bundle <file> or --otel <file>',
-          );
-        let code = 0;
-        if (bundle !== undefined)
-          code = await (await import('./commands/proof.js')).exportCommand(runId, { ...o, bundle }, out(cmd));
-        if (otel !== undefined && code === 0)
-          code = await (
-            await import('./commands/otel-export.js')
-          ).otelExportCommand(runId, { otel }, out(cmd));
-        return code;
-      }),
+    .option(
+      '--decode',
+      "write the history's payloads decoded by the payload codec (HARNESS_CODEC_KEYS), for an auditor without its keys",
+    )
+    .action(
+      (
+        runId: string,
+        o: { bundle?: string; otel?: string; attestation?: string; decode?: boolean },
+        cmd: Command,
+      ) =>
+        run(async () => {
+          const { bundle, otel } = o;
+          if (bundle === undefined && otel === undefined)
+            throw (await import('./errors.js')).usageError(
+              'name what to write: --bundle <file> or --otel <file>',
+            );
+          let code = 0;
+          if (bundle !== undefined)
+            code = await (
+              await import('./commands/proof.js')
+            ).exportCommand(runId, { ...o, bundle }, out(cmd));
+          if (otel !== undefined && code === 0)
+            code = await (
+              await import('./commands/otel-export.js')
+            ).otelExportCommand(runId, { otel }, out(cmd));
+          return code;
+        }),
     );
 }

@@ -24,6 +24,9 @@ import {
   type HarnessFixture,
 } from '../support/harness.js';
 import { testRunId } from '../support/run-id.js';
+import { collectProofBundle } from '../../src/activities/proof/collect-proof-bundle.js';
+import { decodeBundleHistories } from '../../src/client/proof/decode-bundle.js';
+import { verifyProofBundle } from '../../src/client/proof/verify-bundle.js';
 
 const History = proto.temporal.api.history.v1.History;
 const key = (): string => randomBytes(32).toString('base64');
@@ -195,5 +198,29 @@ describe('payload codec on a real server: a refund run leaves no plain data in h
     expect(result.length).toBe(1);
     expect(result.every(isEncryptedPayload)).toBe(true);
     expect(historyText(raw)).not.toContain(refundId);
+  });
+
+  it('a proof bundle of the encrypted run is unreadable without the codec keys and verifies with them', async () => {
+    const workflowId = testRunId('codec-proof');
+    await refund(client, workflowId);
+    // Exported by a client without the codec: the history keeps its payloads as the server holds them.
+    const bundle = await collectProofBundle(h.composition.store, h.t.client, workflowId);
+    const sealed = verifyProofBundle(bundle);
+    expect(sealed.checks.find((c) => c.check === 'history')?.code).toBe('history.unreadable');
+    expect(sealed.ok).toBe(false);
+    const decoded = await decodeBundleHistories(bundle, codec);
+    const report = verifyProofBundle(decoded);
+    expect(report.checks.find((c) => c.check === 'history')?.code).toBe('history.ok');
+    expect(report.checks.find((c) => c.check === 'decisions')?.ok).toBe(true);
+    // This worker has no attestation key: only the signed-head checks fail.
+    expect(report.checks.filter((c) => !c.ok).map((c) => c.code)).toEqual([
+      'heads.unsigned',
+      'seal.unsigned',
+    ]);
+    // A codec without the run's key cannot read it: the codec's own error, nothing verified.
+    const stranger = new EncryptionCodec(
+      CodecKeyRing.from({ primary: 'k-other', keys: [{ id: 'k-other', key: key() }] }),
+    );
+    await expect(decodeBundleHistories(bundle, stranger)).rejects.toThrow(/codec|key/i);
   });
 });

@@ -3,6 +3,8 @@ import { loadPrincipalRegistry } from '../../activities/authz/principal-registry
 import { verifyProofBundle, type ProofReport } from '../../client/proof/verify-bundle.js';
 import { MAX_PROOF_BUNDLE_BYTES, ProofBundleSchema, type ProofBundle } from '../../contract/proof-bundle.js';
 import { collectProofBundle } from '../../activities/proof/collect-proof-bundle.js';
+import { decodeBundleHistories } from '../../client/proof/decode-bundle.js';
+import { payloadCodecFromEnv } from '../../codec/codec-from-env.js';
 import { connectTemporal, openCliStore } from '../connect.js';
 import { EXIT, notFoundError, usageError } from '../errors.js';
 import type { Output } from '../output.js';
@@ -39,6 +41,9 @@ export async function verifyCommand(
     if (runId === undefined) throw usageError('name a run id, or a bundle with --bundle <file>');
     bundle = await collect(runId, attestation);
   }
+  // A history a payload codec encrypted is read with the codec keys of the environment.
+  const codec = payloadCodecFromEnv();
+  if (codec) bundle = await decodeBundleHistories(bundle, codec);
   const report = verifyProofBundle(bundle, {
     ...(trusted !== undefined ? { trustedRegistryDigest: trusted } : {}),
     ...(attestation !== undefined ? { attestation } : {}),
@@ -51,15 +56,22 @@ export async function verifyCommand(
 /**
  * `harness export <runId> --bundle <file>`: write the run's self-contained proof bundle (its chained
  * events, invocations, artifacts, Temporal history and the attestation keys of `--attestation` or
- * `HARNESS_ATTESTATION_KEYS`) for `harness verify --bundle` elsewhere.
+ * `HARNESS_ATTESTATION_KEYS`) for `harness verify --bundle` elsewhere. The history keeps its payloads as
+ * Temporal holds them; `decode` writes them decoded by the environment's payload codec, so an auditor
+ * without the codec keys can verify it (the bundle then holds the run's data in clear).
  * Exit 3 when the store holds no events of the run.
  */
 export async function exportCommand(
   runId: string,
-  o: { bundle: string; attestation?: string },
+  o: { bundle: string; attestation?: string; decode?: boolean },
   out: Output,
 ): Promise<number> {
-  const bundle = await collect(runId, readAttestationRegistry(o.attestation));
+  let bundle = await collect(runId, readAttestationRegistry(o.attestation));
+  if (o.decode) {
+    const codec = payloadCodecFromEnv();
+    if (!codec) throw usageError('--decode needs the payload codec keys (HARNESS_CODEC_KEYS)');
+    bundle = await decodeBundleHistories(bundle, codec);
+  }
   writeFileSync(o.bundle, `${JSON.stringify(bundle)}\n`);
   const generations = bundle.history ? 1 + (bundle.earlierHistories?.length ?? 0) : 0;
   out.data({
