@@ -7,6 +7,7 @@ import { registerDiagnosticCommands } from './register-diagnostics.js';
 import { registerProcessCommands } from './register-processes.js';
 import { registerProofCommands } from './register-proof.js';
 import { registerRunCommands } from './register-runs.js';
+import { registerSealLogCommands } from './register-seal-log.js';
 import { loadHarnessApp } from '../worker/app.js';
 
 /** The exit code of the command that ran, set by the action. */
@@ -40,5 +41,6 @@ export function buildProgram(result: ProgramResult): Command {
   registerDiagnosticCommands(program, kit);
   registerAppDataCommands(program, kit);
   registerProofCommands(program, kit);
+  registerSealLogCommands(program, kit);
   return program;
 }

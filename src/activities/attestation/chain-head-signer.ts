@@ -30,7 +30,20 @@ const b64url = (value: string | Buffer): string => Buffer.from(value).toString('
  * @throws when the key is not an Ed25519 private key.
  */
 export function signChainHead(signer: ChainHeadSigner, claims: ChainHeadClaims): string {
-  const header = b64url(JSON.stringify({ alg: 'EdDSA', typ: CHAIN_HEAD_TOKEN_TYPE, kid: signer.keyId }));
+  return signAttestation(signer, CHAIN_HEAD_TOKEN_TYPE, claims);
+}
+
+/**
+ * Sign `claims` as a compact JWS of type `typ` with the attestation key (chain heads, seal log
+ * checkpoints: each type its own, so one is never taken for another).
+ * @throws when the key is not an Ed25519 private key.
+ */
+export function signAttestation(
+  signer: Pick<ChainHeadSigner, 'keyId' | 'privateKey'>,
+  typ: string,
+  claims: object,
+): string {
+  const header = b64url(JSON.stringify({ alg: 'EdDSA', typ, kid: signer.keyId }));
   const body = b64url(JSON.stringify(claims));
   const signature = sign(null, Buffer.from(`${header}.${body}`, 'ascii'), signer.privateKey);
   return `${header}.${body}.${b64url(signature)}`;
