@@ -1,4 +1,4 @@
-import { DEFAULT_DECISION_RATE, type ServiceConfig } from './service-config.js';
+import { DEFAULT_DECISION_RATE, DEFAULT_INSPECTION_RATE, type ServiceConfig } from './service-config.js';
 import type { Caller } from './caller-identity.js';
 import { BucketMap } from './token-bucket.js';
 
@@ -11,15 +11,16 @@ export interface Refusal {
     | 'rate.active_runs_user'
     | 'rate.sse_tenant'
     | 'rate.sse_user'
-    | 'rate.decisions_user';
+    | 'rate.decisions_user'
+    | 'rate.inspections_user';
   readonly message: string;
   /** Seconds until trying again may succeed. */
   readonly retryAfterSeconds: number;
 }
 
 /**
- * The run service's admission limits (docs/api.md): run starts per second per tenant and per user and
- * decisions per second per user (token buckets), active runs per tenant, and open event streams per
+ * The run service's admission limits (docs/api.md): run starts per second per tenant and per user,
+ * decisions and context or payload reads per second per user (token buckets), active runs per tenant, and open event streams per
  * tenant and per user. In memory,
  * per service process: with several service processes the limits apply to each.
  */
@@ -27,6 +28,7 @@ export class Admission {
   private readonly tenantStarts: BucketMap;
   private readonly userStarts: BucketMap;
   private readonly userDecisions: BucketMap;
+  private readonly userInspections: BucketMap;
   private readonly streams = new Map<string, number>();
 
   constructor(private readonly limits: ServiceConfig['limits']) {
@@ -34,6 +36,8 @@ export class Admission {
     this.userStarts = new BucketMap(limits.startsPerUser.perSecond, limits.startsPerUser.burst);
     const decisions = limits.decisionsPerUser ?? DEFAULT_DECISION_RATE;
     this.userDecisions = new BucketMap(decisions.perSecond, decisions.burst);
+    const inspections = limits.inspectionsPerUser ?? DEFAULT_INSPECTION_RATE;
+    this.userInspections = new BucketMap(inspections.perSecond, inspections.burst);
   }
 
   /**
@@ -83,6 +87,21 @@ export class Admission {
     return {
       code: 'rate.decisions_user',
       message: `more than ${(this.limits.decisionsPerUser ?? DEFAULT_DECISION_RATE).perSecond} decisions per second for this user`,
+      retryAfterSeconds: Math.ceil(wait / 1000),
+    };
+  }
+
+  /**
+   * Take one read of a run's context package or tool payload from the caller's bucket (tenant and
+   * `sub`), when the request arrives: before the run is looked up, so a refused or unknown run costs a
+   * token too and a caller cannot page through a tenant's payloads faster than the rate.
+   */
+  admitInspection(caller: Caller, now = Date.now()): Refusal | undefined {
+    const wait = this.userInspections.take(`${caller.tenant}\u0000${caller.user}`, now);
+    if (wait === 0) return undefined;
+    return {
+      code: 'rate.inspections_user',
+      message: `more than ${(this.limits.inspectionsPerUser ?? DEFAULT_INSPECTION_RATE).perSecond} context or payload reads per second for this user`,
       retryAfterSeconds: Math.ceil(wait / 1000),
     };
   }

@@ -35,6 +35,9 @@ export function runInspectionPaths(): Record<string, unknown> {
           '404': error(
             "No such run in the caller's scope, or no such invocation (`run.not_found`, `invocation.not_found`)",
           ),
+          '429': error(
+            "Over the caller's read rate (`rate.inspections_user`, `limits.inspectionsPerUser`); see `Retry-After`",
+          ),
           ...errors('401'),
         },
       },
@@ -72,6 +75,9 @@ export function runInspectionPaths(): Record<string, unknown> {
           '403': error('Context packages need an operator with a role of `roles.internalEvents`'),
           '404': error(
             "No such run in the caller's scope, or no package for the call (`run.not_found`, `context.not_found`)",
+          ),
+          '429': error(
+            "Over the caller's read rate (`rate.inspections_user`, `limits.inspectionsPerUser`); see `Retry-After`",
           ),
           ...errors('401'),
         },

@@ -87,7 +87,9 @@ function itemView(item: ContextItem, reveal: boolean): ContextItemView {
  * and never for items labelled `restricted`. For an operator with a role of `roles.internalEvents`
  * (else 403 `auth.role_missing`); a run outside the caller's scope is 404 `run.not_found`; a call
  * with no stored package is 404 `context.not_found`; a bad call number or query is 400
- * `request.invalid`. The store's errors are a 5xx and change nothing.
+ * `request.invalid`; over the caller's read rate (`limits.inspectionsPerUser`) 429
+ * `rate.inspections_user` with `Retry-After`, before anything is read. The store's errors are a 5xx and
+ * change nothing.
  */
 export function registerContextRoute(app: FastifyInstance, o: RunRoutesOptions): void {
   app.get<{ Params: { runId: string; call: string }; Querystring: Record<string, unknown> }>(
@@ -96,6 +98,8 @@ export function registerContextRoute(app: FastifyInstance, o: RunRoutesOptions):
       const { runId, call } = parse(CallSchema, req.params, 'path');
       const query = parse(QuerySchema, req.query, 'query');
       const caller = o.callerOf(req);
+      const rate = o.admission.admitInspection(caller, o.arrivedAt(req));
+      if (rate) throw new ApiError(429, rate.code, rate.message, rate.retryAfterSeconds);
       await accessRun(o, caller, runId);
       requireInternalEvents(o, caller, 'context packages');
       const [group] = await o.store.listMessageGroups(runId, { fromSeq: call, toSeq: call });

@@ -41,8 +41,9 @@ const shown = (value: unknown): unknown =>
  * `[redacted:confidential]`, phone numbers masked whatever the run's obligations, and secrets the
  * detector finds masked. For an operator with a role of `roles.internalEvents` (else 403
  * `auth.role_missing`); a run outside the caller's scope is 404 `run.not_found`; no such invocation
- * is 404 `invocation.not_found`; a bad number is 400 `request.invalid`. The store's errors are a 5xx
- * and change nothing.
+ * is 404 `invocation.not_found`; a bad number is 400 `request.invalid`; over the caller's read rate
+ * (`limits.inspectionsPerUser`) 429 `rate.inspections_user` with `Retry-After`, before anything is read.
+ * The store's errors are a 5xx and change nothing.
  */
 export function registerPayloadRoute(app: FastifyInstance, o: RunRoutesOptions): void {
   app.get<{ Params: { runId: string; seq: string } }>(
@@ -50,6 +51,8 @@ export function registerPayloadRoute(app: FastifyInstance, o: RunRoutesOptions):
     async (req): Promise<InvocationPayload> => {
       const { runId, seq } = parse(PathSchema, req.params, 'path');
       const caller = o.callerOf(req);
+      const rate = o.admission.admitInspection(caller, o.arrivedAt(req));
+      if (rate) throw new ApiError(429, rate.code, rate.message, rate.retryAfterSeconds);
       await accessRun(o, caller, runId);
       requireInternalEvents(o, caller, 'payloads');
       const record = await o.store.getInvocation(runId, seq);

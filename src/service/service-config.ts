@@ -26,6 +26,9 @@ export const DEFAULT_PROOF_RATE = { perSecond: 0.5, burst: 5 } as const;
 /** Decisions per second per caller when `limits.decisionsPerUser` is not set. */
 export const DEFAULT_DECISION_RATE = { perSecond: 2, burst: 20 } as const;
 
+/** Context and payload reads per second per caller when `limits.inspectionsPerUser` is not set. */
+export const DEFAULT_INSPECTION_RATE = { perSecond: 5, burst: 30 } as const;
+
 const Roles = z.array(RoleSchema).min(1).max(20);
 
 export const ServiceConfigSchema = z.strictObject({
@@ -79,6 +82,11 @@ export const ServiceConfigSchema = z.strictObject({
        * {@link DEFAULT_DECISION_RATE}.
        */
       decisionsPerUser: Rate.optional(),
+      /**
+       * Reads of a run's context packages and tool payloads (the run page's reveals) per caller, refused
+       * or not; absent: {@link DEFAULT_INSPECTION_RATE}.
+       */
+      inspectionsPerUser: Rate.optional(),
     })
     .default({
       startsPerTenant: { perSecond: 20, burst: 40 },

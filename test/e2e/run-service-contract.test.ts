@@ -65,6 +65,7 @@ describe('run service contract', { timeout: 240_000 }, () => {
       limits: {
         startsPerUser: { perSecond: 0.01, burst: 2 },
         decisionsPerUser: { perSecond: 0.01, burst: 1 },
+        inspectionsPerUser: { perSecond: 0.01, burst: 1 },
         sseConnectionsPerUser: 1,
       },
     });
@@ -256,6 +257,22 @@ describe('run service contract', { timeout: 240_000 }, () => {
       check('GET', P, await api(tokens.customer, 'GET', at(found)));
       check('GET', P, await api(tokens.other, 'GET', at(found)));
       check('GET', P, await api(undefined, 'GET', at(found)));
+    }
+    // Payload and context reads share the caller's read rate: past it, refused before anything is read;
+    // another caller keeps its own budget.
+    {
+      const P = '/v1/runs/{runId}/invocations/{seq}/payload';
+      const C = '/v1/runs/{runId}/context/{call}';
+      const at = (rest: string) => `/v1/runs/${runId}/${rest}`;
+      expect(
+        check('GET', P, await tightApi(tokens.operator, 'GET', at('invocations/1/payload'))).status,
+      ).toBe(200);
+      const refused = check('GET', C, await tightApi(tokens.operator, 'GET', at('context/1')));
+      expect([refused.status, refused.body.error?.code]).toEqual([429, 'rate.inspections_user']);
+      expect(
+        check('GET', P, await tightApi(tokens.operator, 'GET', at('invocations/1/payload'))).status,
+      ).toBe(429);
+      expect((await tightApi(tokens.viewer, 'GET', at('context/1'))).status).toBe(403);
     }
     const held = new AbortController();
     const first = readSse(
