@@ -11,6 +11,8 @@ export interface WaitingOptions {
   readonly store: 'sqlite' | 'postgres';
   /** Requests in flight at a time, for starts, reads and approvals. */
   readonly concurrency: number;
+  /** Started runs not yet waiting, at most (a start waits for visibility to show fewer). */
+  readonly maxStarting: number;
   /** The sticky cache size of each worker process (`maxCachedWorkflows`). */
   readonly maxCached: number;
   /** Where the dev server's db, the stores and a PostgreSQL cluster live: tmpfs unless `--disk`. */
@@ -18,19 +20,21 @@ export interface WaitingOptions {
 }
 
 export const WAITING_USAGE = `usage: npm run bench:waiting -- [--runs 250,500,1000] [--workers 1|2] [--store sqlite|postgres]
-                               [--concurrency 32] [--max-cached ${WORKER_SETTINGS.maxCachedWorkflows}] [--disk]
+                               [--concurrency 32] [--max-starting 200] [--max-cached ${WORKER_SETTINGS.maxCachedWorkflows}] [--disk]
   --runs         levels: N refund runs each, all waiting for an approval at once (default 1000)
   --workers      worker processes (default 1)
   --store        the evidence store: sqlite (one file) or postgres (a throwaway cluster; default
                  postgres with 2 workers, sqlite with 1)
   --concurrency  requests in flight at a time (default 32)
+  --max-starting started runs not yet waiting, at most (default 200): a burst the workers cannot
+                 take within the signed start's 5 minutes would fail runs start.token_expired
   --max-cached   sticky cache size per worker process (default ${WORKER_SETTINGS.maxCachedWorkflows}, the bench's worker setting)
   --disk         keep the servers' files on disk instead of /dev/shm`;
 
 /** @throws Error (with the usage) on an unknown flag or a bad value. */
 export function parseWaitingOptions(argv: readonly string[]): WaitingOptions | 'help' {
   if (argv.includes('--help') || argv.includes('-h')) return 'help';
-  const valued = ['--runs', '--workers', '--store', '--concurrency', '--max-cached'];
+  const valued = ['--runs', '--workers', '--store', '--concurrency', '--max-starting', '--max-cached'];
   argv.forEach((a, i) => {
     if (a.startsWith('--') && ![...valued, '--disk'].includes(a))
       throw new Error(`unknown flag ${a}\n${WAITING_USAGE}`);
@@ -58,6 +62,7 @@ export function parseWaitingOptions(argv: readonly string[]): WaitingOptions | '
     workers,
     store,
     concurrency: int('--concurrency', value('--concurrency'), 32),
+    maxStarting: int('--max-starting', value('--max-starting'), 200),
     maxCached: int('--max-cached', value('--max-cached'), WORKER_SETTINGS.maxCachedWorkflows),
     dataDir: argv.includes('--disk') || !existsSync('/dev/shm') ? tmpdir() : '/dev/shm',
   };

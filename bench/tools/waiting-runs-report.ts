@@ -32,7 +32,9 @@ export interface LevelResult {
   readonly store: 'sqlite' | 'postgres';
   readonly maxCachedWorkflows: number;
   readonly concurrency: number;
-  /** N starts through the service: first request -> last answer. */
+  /** Started runs not yet waiting, at most: starts wait for the workers (waiting-runs-options.ts). */
+  readonly maxStarting: number;
+  /** N starts through the service: first request -> last answer (paced by `maxStarting`). */
   readonly start: Phase;
   /** First start request -> visibility shows all N waiting for the approval. */
   readonly allWaitingMs: number;
@@ -69,6 +71,8 @@ export interface PerRun {
   /** Runs held in the workers' caches when all waited (sum). */
   readonly cachedWhenWaiting: number;
   readonly startMsPerRun: number;
+  /** First start -> all N waiting, per run. */
+  readonly toWaitingMsPerRun: number;
   readonly readMsPerRun: number;
   readonly approveMsPerRun: number;
   /** Replays of runs the cache did not hold (cache misses) per run, in each phase. */
@@ -93,6 +97,7 @@ export function perRun(l: LevelResult): PerRun {
     rssKiBPerCachedRun: cached > 0 ? rss / KiB / cached : Number.NaN,
     cachedWhenWaiting: cached,
     startMsPerRun: l.start.ms / l.n,
+    toWaitingMsPerRun: l.allWaitingMs / l.n,
     readMsPerRun: l.read.ms / l.n,
     approveMsPerRun: l.approve.ms / l.n,
     replaysPerRun: {
@@ -160,6 +165,7 @@ export function memoryFits(levels: readonly LevelResult[]): MemoryFit[] {
 export const GROWTH_KEYS = [
   'rssKiBPerWaitingRun',
   'startMsPerRun',
+  'toWaitingMsPerRun',
   'readMsPerRun',
   'approveMsPerRun',
 ] as const;
@@ -217,7 +223,7 @@ export function render(levels: readonly LevelResult[]): string {
     const cache = (v: readonly CacheMetrics[]) =>
       `replayed (cache misses) ${total(v, 'cacheMisses')}, hits ${total(v, 'cacheHits')}, forced evictions ${total(v, 'forcedEvictions')}, workflow tasks ${total(v, 'workflowTasks')}, cached at end ${total(v, 'cacheSize')}`;
     lines.push(
-      `N=${l.n} on ${l.workers} worker(s), ${l.store} evidence store, sticky cache ${l.maxCachedWorkflows} per worker, ${l.concurrency} requests at a time; load ${f(l.load.before, 1)} -> ${f(l.load.after, 1)}`,
+      `N=${l.n} on ${l.workers} worker(s), ${l.store} evidence store, sticky cache ${l.maxCachedWorkflows} per worker, ${l.concurrency} requests at a time, at most ${l.maxStarting} starting; load ${f(l.load.before, 1)} -> ${f(l.load.after, 1)}`,
       `  starts    ${f(l.start.ms / 1000)} s (${f(p.startMsPerRun, 1)} ms/run), ${stat(l.start.latency)}; all waiting after ${f(l.allWaitingMs / 1000)} s`,
       `  RSS MiB   baseline ${l.memory.baseline.map((m) => MiB(m.rss)).join(' + ')}, waiting ${l.memory.waiting.map((m) => MiB(m.rss)).join(' + ')}, done ${l.memory.done.map((m) => MiB(m.rss)).join(' + ')}`,
       `  heap MiB  baseline ${l.memory.baseline.map((m) => MiB(m.heapUsed)).join(' + ')}, waiting ${l.memory.waiting.map((m) => MiB(m.heapUsed)).join(' + ')} (main thread)`,

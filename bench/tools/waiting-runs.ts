@@ -95,13 +95,68 @@ const phase = (ms: number, v: readonly Timed[]): Phase => ({
 });
 
 /**
- * Poll the visibility count of `query` until it reaches `want`; progress at each change.
+ * Throws when a run of `inTenant` has ended before its approval, naming how many and the first one's
+ * failure (e.g. `start.token_expired`: its first workflow task began after its signed start expired).
+ */
+async function endedEarly(client: Client, inTenant: string): Promise<void> {
+  const query = `${inTenant} AND ExecutionStatus != 'Running'`;
+  const { count } = await client.workflow.count(query);
+  if (count === 0) return;
+  let why = '';
+  for await (const w of client.workflow.list({ query, pageSize: 1 })) {
+    why = await client.workflow
+      .getHandle(w.workflowId)
+      .result()
+      .then(
+        () => 'completed',
+        (e: unknown) => String((e as { cause?: { message?: string } }).cause?.message ?? e),
+      );
+    break;
+  }
+  throw new Error(`${count} runs ended before their approval, e.g.: ${why}`);
+}
+
+/**
+ * Start `i` only when fewer than `max` started runs are not yet waiting (visibility, read at most
+ * once a second): a burst beyond what the workers take in a few minutes would leave runs whose first
+ * task starts after their signed start expired (5 minutes). Resolves true; @throws as {@link endedEarly}.
+ */
+function pacer(
+  client: Client,
+  waitingQuery: string,
+  inTenant: string,
+  max: number,
+): (i: number) => Promise<true> {
+  let waiting = 0;
+  let reading: Promise<void> | undefined;
+  const refresh = () =>
+    (reading ??= (async () => {
+      await sleep(1000);
+      await endedEarly(client, inTenant);
+      waiting = (await client.workflow.count(waitingQuery)).count;
+    })().finally(() => (reading = undefined)));
+  return async (i) => {
+    while (i - waiting >= max) await refresh();
+    return true;
+  };
+}
+
+/**
+ * Poll the visibility count of `query` until it reaches `want`; progress at each change; `check`
+ * (when given) runs at each poll and may throw.
  * @throws Error when the count has not moved for {@link STALL_MS}.
  */
-async function countUntil(client: Client, query: string, want: number, what: string): Promise<number> {
+async function countUntil(
+  client: Client,
+  query: string,
+  want: number,
+  what: string,
+  check?: () => Promise<void>,
+): Promise<number> {
   let last = -1;
   let movedAt = Date.now();
   for (;;) {
+    await check?.();
     const { count } = await client.workflow.count(query);
     if (count >= want) return count;
     if (count !== last) {
@@ -194,12 +249,17 @@ async function level(o: WaitingOptions, n: number, id: BenchIdentity, world: Wor
     const approver = await id.bearer(tenant, 'approver');
     const inTenant = `WorkflowType = 'agentRun' AND AgentTenant = '${tenant}'`;
 
-    progress(`N=${n}: ${n} starts through the service, ${o.concurrency} at a time`);
+    progress(
+      `N=${n}: ${n} starts through the service, ${o.concurrency} at a time, at most ${o.maxStarting} not yet waiting`,
+    );
+    const waitingQuery = `${inTenant} AND AgentStatus IN ('awaiting_human', 'awaiting_confirmation')`;
+    const paced = pacer(client, waitingQuery, inTenant, o.maxStarting);
     const t0 = Date.now();
     const starts = await inPool(
       n,
       o.concurrency,
-      (i) =>
+      async (i) =>
+        (await paced(i)) &&
         timedPost(
           `${url}/v1/runs`,
           customer,
@@ -214,14 +274,7 @@ async function level(o: WaitingOptions, n: number, id: BenchIdentity, world: Wor
     );
     const startMs = Date.now() - t0;
     const runIds = starts.map((s) => s.runId ?? '');
-    const closedEarly = await client.workflow.count(`${inTenant} AND ExecutionStatus != 'Running'`);
-    if (closedEarly.count > 0) throw new Error(`${closedEarly.count} runs ended before any approval`);
-    await countUntil(
-      client,
-      `${inTenant} AND AgentStatus IN ('awaiting_human', 'awaiting_confirmation')`,
-      n,
-      'waiting',
-    );
+    await countUntil(client, waitingQuery, n, 'waiting', () => endedEarly(client, inTenant));
     const allWaitingMs = Date.now() - t0;
     await sleep(2000);
     const waiting = await memory(world);
@@ -287,6 +340,7 @@ async function level(o: WaitingOptions, n: number, id: BenchIdentity, world: Wor
       store: o.store,
       maxCachedWorkflows: o.maxCached,
       concurrency: o.concurrency,
+      maxStarting: o.maxStarting,
       start: phase(startMs, starts),
       allWaitingMs,
       read: phase(readMs, reads),

@@ -33,6 +33,7 @@ function level(n: number, rssMiB: number, approveMs: number, misses = 0): LevelR
     store: 'sqlite',
     maxCachedWorkflows: 1000,
     concurrency: 32,
+    maxStarting: 200,
     start: phase(n * 10),
     allWaitingMs: n * 12,
     read: phase(n * 5),
