@@ -9,15 +9,34 @@ export function postJson(
   headers: Record<string, string>,
   body: unknown,
 ): Promise<{ status: number; body: unknown }> {
+  return requestJson('POST', url, headers, body);
+}
+
+/** GET a JSON answer (as {@link postJson}). */
+export function getJson(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: unknown }> {
+  return requestJson('GET', url, headers, undefined);
+}
+
+function requestJson(
+  method: 'GET' | 'POST',
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<{ status: number; body: unknown }> {
   return new Promise((resolve, reject) => {
-    const payload = Buffer.from(JSON.stringify(body));
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const req = httpRequest(
       url,
       {
-        method: 'POST',
+        method,
         agent: httpAgent,
         timeout: 30_000,
-        headers: { ...headers, 'content-type': 'application/json', 'content-length': payload.length },
+        headers: payload
+          ? { ...headers, 'content-type': 'application/json', 'content-length': payload.length }
+          : headers,
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -36,4 +55,40 @@ export function postJson(
     req.on('error', reject);
     req.end(payload);
   });
+}
+
+/** A timed request: its duration (ms), status, the `runId` and error `code` of its body, and the body. */
+export interface Timed {
+  readonly ms: number;
+  readonly status: number;
+  readonly runId?: string | undefined;
+  readonly code?: string;
+  readonly body?: unknown;
+}
+
+/**
+ * POST (or GET, without `body`) and time it; a request that fails (the 30 s timeout, a refused
+ * connection) is status 0, code `client.error`. Never throws.
+ */
+export async function timedPost(
+  url: string,
+  bearer: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Timed> {
+  const t0 = performance.now();
+  try {
+    const h = { authorization: bearer, ...headers };
+    const r = body === undefined ? await getJson(url, h) : await postJson(url, h, body);
+    const b = r.body as { runId?: string; error?: { code?: string } };
+    return {
+      ms: performance.now() - t0,
+      status: r.status,
+      runId: b.runId,
+      ...(b.error?.code ? { code: b.error.code } : {}),
+      body: r.body,
+    };
+  } catch {
+    return { ms: performance.now() - t0, status: 0, runId: undefined, code: 'client.error' };
+  }
 }

@@ -27,34 +27,27 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Client, Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { projectRoot } from '../../src/devserver/config.js';
-import { createRunService } from '../../src/service/run-service.js';
-import { parseServiceConfig } from '../../src/service/service-config.js';
-import { composeAgentRun } from '../../src/workflows/temporal/agent-run-definition.js';
 import { buildRunInput } from '../../src/client/build-run-input.js';
 import { signStart } from '../../src/client/decisions/sign-start.js';
 import { sendDecision, signedPayload } from '../../src/client/decisions/send-decision.js';
 import type { RunView } from '../../src/contract/run-view.js';
 import { QUERY_NAMES } from '../../src/contract/visibility.js';
-import { benchBundleDefinition } from '../workflows/definition.js';
-import { httpAgent, postJson } from '../lib/http-json.js';
+import { benchIdentity, type BenchIdentity } from '../lib/bench-identity.js';
+import { createBenchService } from '../lib/bench-service.js';
+import { httpAgent, timedPost, type Timed } from '../lib/http-json.js';
+import { spawnWorker } from '../lib/load-worker.js';
 import { machineInfo } from '../lib/machine.js';
 import { progress } from '../lib/progress.js';
 import { startPrivateServer } from '../lib/server.js';
 import { parseOptions as parseBenchOptions } from '../lib/options.js';
 import { quantile, round } from '../lib/stats.js';
+import { waitAll } from '../lib/wait-runs.js';
 import { timeRequests, timeTemporalCalls, type Spans } from './service-concurrency-probe.js';
 import { render } from './service-concurrency-report.js';
-import { benchIdentity, spawnWorker, waitAll, type BenchIdentity } from './service-concurrency-rig.js';
 
 const TASK_QUEUE = 'svc-conc';
 const REFUND_TASK = { message: 'refund ORD-1001 please', customerId: 'C1001' };
 const START_BODY = { profile: 'refund.graph', task: REFUND_TASK, modelRoute: 'scripted/refund' };
-
-interface Timed {
-  readonly ms: number;
-  readonly status: number;
-  readonly code?: string;
-}
 
 const stats = (v: readonly number[]) => ({
   n: v.length,
@@ -62,23 +55,6 @@ const stats = (v: readonly number[]) => ({
   p95: round(quantile(v, 0.95), 1),
   max: round(v.length ? Math.max(...v) : Number.NaN, 1),
 });
-
-/** POST and time it; a request that fails (the client's 30 s timeout) is status 0, code `client.error`. */
-async function timedPost(url: string, bearer: string, body: unknown, headers: Record<string, string> = {}) {
-  const t0 = performance.now();
-  try {
-    const r = await postJson(url, { authorization: bearer, ...headers }, body);
-    const b = r.body as { runId?: string; error?: { code?: string } };
-    return {
-      ms: performance.now() - t0,
-      status: r.status,
-      runId: b.runId,
-      ...(b.error?.code ? { code: b.error.code } : {}),
-    };
-  } catch {
-    return { ms: performance.now() - t0, status: 0, runId: undefined, code: 'client.error' };
-  }
-}
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
@@ -111,26 +87,7 @@ async function main(): Promise<void> {
     timeTemporalCalls(serviceClient, spans);
     const { openEvidenceStore } = await import('../../src/activities/store/open-evidence-store.js');
     const store = await openEvidenceStore(`sqlite:${join(server.dir, 'evidence.db')}`);
-    app = createRunService({
-      client: serviceClient,
-      store,
-      composition: composeAgentRun(benchBundleDefinition),
-      taskQueue: TASK_QUEUE,
-      config: parseServiceConfig({
-        identity: { jwksFile: 'unused', issuer: id.issuer, audience: id.audience },
-        delegateKeyFile: 'unused',
-        caps: { default: { modelRoutes: ['scripted/*'] } },
-        limits: {
-          startsPerTenant: { perSecond: 10_000, burst: 100_000 },
-          startsPerUser: { perSecond: 10_000, burst: 100_000 },
-          activeRunsPerTenant: 1_000_000,
-          activeRunsPerUser: 1_000_000,
-          decisionsPerUser: { perSecond: 10_000, burst: 100_000 },
-        },
-      }),
-      jwks: id.jwks,
-      delegateKey: id.delegateKey,
-    });
+    app = createBenchService(serviceClient, store, TASK_QUEUE, id);
     timeRequests(app, spans);
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
     progress(`run service at ${url}`);
