@@ -87,6 +87,7 @@ describe('the lean frame (agent-run-lean-frame-v1) on the real server', () => {
     });
     expect(((await handle.result()) as AgentRunResult).status).toBe('succeeded');
     answered = { handle, history: await handle.fetchHistory() };
+    await recordFixtureIfAsked(h.t.client, handle.workflowId, 'support-lean-frame-v1');
   }, 60_000);
   afterAll(async () => {
     await h?.close();
@@ -110,6 +111,27 @@ describe('the lean frame (agent-run-lean-frame-v1) on the real server', () => {
     // The deadline's scope and async body, the last flush's scope and the Runner's await on it.
     expect(scoped - lean).toBeGreaterThanOrEqual(10);
   });
+
+  it('the deadline while waiting for approval: the same terminal reason and events, the same commands in either frame', async () => {
+    const handle = await h.start({
+      task: { message: 'My order ORD-1001 has not shipped, please refund', customerId: 'C1001' },
+      budget: { deadlineSeconds: 4 },
+    });
+    await waitForState(handle, (v) => v.status === 'awaiting_confirmation');
+    const result = (await handle.result()) as AgentRunResult;
+    expect(result.status).toBe('budget_exhausted');
+    expect(result.terminalReason?.code).toBe('budget.wall_clock_deadline');
+    const events = await h.composition.store.listEvents(handle.workflowId);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    expect(events.slice(-2).map((e) => [e.type, e.data.status])).toEqual([
+      ['run.failed', 'budget_exhausted'],
+      ['run.sealed', 'budget_exhausted'],
+    ]);
+    const history = await handle.fetchHistory();
+    await replayCountingPromises(history, handle.workflowId);
+    await replayCountingPromises(withoutLeanFrame(history), handle.workflowId);
+    await recordFixtureIfAsked(h.t.client, handle.workflowId, 'refund-graph-lean-frame-deadline-v1');
+  }, 60_000);
 
   /** A refund run whose approved write (60 s of store latency) is running. */
   async function writeRunning(): Promise<WorkflowHandle> {
