@@ -179,5 +179,9 @@ describe('the lean frame (agent-run-lean-frame-v1) on the real server', () => {
     expect(result.status).toBe('cancelled');
     expect(result.terminalReason?.code).toBe('run.cancelled');
     expect((await storedTypes(h, handle.workflowId)).slice(-2)).toEqual(['run.cancelled', 'run.sealed']);
+    // The same commands in either frame.
+    const history = await handle.fetchHistory();
+    await replayCountingPromises(history, handle.workflowId);
+    await replayCountingPromises(withoutLeanFrame(history), handle.workflowId);
   }, 90_000);
 });
