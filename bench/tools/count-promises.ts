@@ -23,9 +23,8 @@ type History = temporal.api.history.v1.IHistory;
 
 /** The features its start memo lists, or undefined. */
 function listedFeatures(history: History): string[] | undefined {
-  const field = history.events?.[0]?.workflowExecutionStartedEventAttributes?.memo?.fields?.[
-    START_FEATURES_MEMO_KEY
-  ];
+  const field =
+    history.events?.[0]?.workflowExecutionStartedEventAttributes?.memo?.fields?.[START_FEATURES_MEMO_KEY];
   return field ? defaultPayloadConverter.fromPayload<string[]>(field) : undefined;
 }
 
@@ -36,7 +35,9 @@ function scoped(history: History, listed: readonly string[]): History {
   started.memo = {
     fields: {
       ...(started.memo?.fields ?? {}),
-      [START_FEATURES_MEMO_KEY]: defaultPayloadConverter.toPayload(listed.filter((f) => f !== LEAN_FRAME_PATCH)),
+      [START_FEATURES_MEMO_KEY]: defaultPayloadConverter.toPayload(
+        listed.filter((f) => f !== LEAN_FRAME_PATCH),
+      ),
     },
   };
   return copy;
@@ -62,14 +63,18 @@ async function main(): Promise<void> {
   if (!dir) throw new Error('usage: count-promises.ts <dir>');
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const bundle = await bundleWorkflows({ workflowsPath: benchWorkflowsPath });
-  for (const f of readdirSync(dir).filter((n) => n.endsWith('.json')).sort()) {
+  for (const f of readdirSync(dir)
+    .filter((n) => n.endsWith('.json'))
+    .sort()) {
     const history = historyFromJSON(JSON.parse(readFileSync(join(dir, f), 'utf8')));
     const id = recordedWorkflowId(history) ?? f;
     // Once to warm the bundle up, then counted.
     await count(bundle, history, id);
     const recorded = await count(bundle, history, id);
     const listed = listedFeatures(history);
-    const other = listed?.includes(LEAN_FRAME_PATCH) ? await count(bundle, scoped(history, listed), id) : undefined;
+    const other = listed?.includes(LEAN_FRAME_PATCH)
+      ? await count(bundle, scoped(history, listed), id)
+      : undefined;
     console.log(
       `${f.padEnd(16)} sandbox promises: ${recorded}${other !== undefined ? ` (scoped frame: ${other})` : ''}`,
     );
