@@ -47,11 +47,15 @@ export function startDeadline(frame: RunFrame, ms: number, reached: () => void):
     scope.cancel();
   };
   if (frame.lean) {
-    // One tick after the timer, as the scoped shape's `await`.
+    // One tick after the timer, as the scoped shape's `await`; a throw ends it quietly, as there.
     void sleep(ms).then(() => {
-      reached();
-      if (runner.gate.reconciling && runPatches.on(OVERDUE_WRITE_PATCH)) return overdue().catch(ignore);
-      scope.cancel();
+      try {
+        reached();
+        if (runner.gate.reconciling && runPatches.on(OVERDUE_WRITE_PATCH)) return overdue().catch(ignore);
+        scope.cancel();
+      } catch {
+        /* as the scoped shape's catch */
+      }
       return undefined;
     }, ignore);
     return;
