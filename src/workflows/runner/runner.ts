@@ -351,10 +351,10 @@ export class Runner implements RunContext, RunCore {
   }
 
   /**
-   * Drive the profile to a terminal status. Never throws for run-level outcomes (budgets, cancellation,
-   * failed completion, tool failures); a bug in profile or runner: `failed`, `run.internal_error`.
-   */
-  async execute(profile: Profile): Promise<RunState> {
+   * Drive the profile to a terminal status, then store the last events unless `flush` is false (the
+   * host stores them, run-frame.ts). Never throws for run-level outcomes (budgets, cancellation, failed
+   * completion, tool failures); a bug in profile or runner: `failed`, `run.internal_error`. */
+  async execute(profile: Profile, flush = true): Promise<RunState> {
     if (this.state.status === 'created') this.start();
     try {
       const input = this.guardInput('task', this.options.task);
@@ -377,7 +377,7 @@ export class Runner implements RunContext, RunCore {
       if (err instanceof ContinueAsNewRequested) throw err;
       this.stop(err, profile);
     }
-    await flushLast(this);
+    if (flush) await flushLast(this);
     return this.state;
   }
 
@@ -387,10 +387,10 @@ export class Runner implements RunContext, RunCore {
     return c ? `cancelled by ${c.actor}: ${c.reason}` : 'cancelled by a Temporal cancellation request';
   }
 
-  /** End a run that was interrupted before the runner could record a terminal status. */
-  async finishCancelled(): Promise<void> {
+  /** End a run interrupted before the runner recorded a terminal status; store the last events unless `flush` is false. */
+  async finishCancelled(flush = true): Promise<void> {
     this.stop(new RunStop('cancelled', { code: 'run.cancelled', message: this.cancelReason }));
-    await flushLast(this);
+    if (flush) await flushLast(this);
   }
 
   private stop(err: unknown, profile?: Profile): void {

@@ -5,9 +5,9 @@ import {
   continueAsNew,
   isCancellation,
   setWorkflowOptions,
-  sleep,
   workflowInfo,
 } from '@temporalio/workflow';
+import { isTerminal } from '../../contract/statuses.js';
 import { ContinueAsNewRequested } from '../runner/continue-as-new.js';
 import type { RunState } from '../runner/run-state.js';
 import {
@@ -19,7 +19,8 @@ import { sealCarried } from './carried-origin.js';
 import type { CarriedRun } from './carried-run.js';
 import { nextGeneration } from './next-generation.js';
 import { setRunHandlers } from './run-handlers.js';
-import { BOUNDED_CARRY_PATCH, OVERDUE_WRITE_PATCH, RunPatches } from './run-patches.js';
+import { executeInScope, finishFrame, flushBeforeContinue, startDeadline } from './run-frame.js';
+import { BOUNDED_CARRY_PATCH, RunPatches } from './run-patches.js';
 import { admitRun, pinRun } from './run-start.js';
 import { startRunner } from './start-runner.js';
 import { elapsedSince } from './temporal-ports.js';
@@ -111,26 +112,18 @@ async function runAgent(
   // A cancellation accepted while the previous generation was moving to this one.
   if (runner.gate.cancelRequest) scope.cancel();
 
+  const frame = { lean: pinned.patches.leanFrame, runner, ports, scope, runPatches, limits };
   const deadlineMs = Math.max(0, limits.deadlineSeconds * 1000 - elapsedSince(state.startedAt));
-  void CancellationScope.cancellable(async () => {
-    await sleep(deadlineMs);
-    deadlineReached = true;
-    // An unresolved write is never dropped: escalate, wait for the person, then end the run.
-    if (runner.gate.reconciling && runPatches.on(OVERDUE_WRITE_PATCH)) {
-      await runner.gate.escalateReconciliation(limits.deadlineSeconds);
-      await condition(() => !runner.gate.reconciling);
-    }
-    scope.cancel();
-  }).catch(() => undefined);
+  startDeadline(frame, deadlineMs, () => (deadlineReached = true));
 
   try {
-    await scope.run(() => runner.execute(profile));
+    await executeInScope(frame, (flush) => runner.execute(profile, flush));
   } catch (err) {
     if (err instanceof ContinueAsNewRequested) {
       // Asked before the last flush: a patch asked after a local activity is fragile on replay.
       const bounded = runPatches.on(BOUNDED_CARRY_PATCH);
       // Between steps, nothing pending: store the outbox, let handlers finish, carry compact state.
-      await CancellationScope.nonCancellable(() => ports.flushEvents(runner.takeOutbox(), { last: true }));
+      await flushBeforeContinue(frame);
       await condition(allHandlersFinished);
       const next = nextGeneration({ runner, state, bounded, authority, identity, modelRoutes, bundles });
       // Bound to this generation (input data, no command): the next one takes it only from here.
@@ -138,14 +131,7 @@ async function runAgent(
     }
     if (!isCancellation(err)) throw err;
   }
-  if (
-    state.status !== 'succeeded' &&
-    state.status !== 'failed' &&
-    state.status !== 'cancelled' &&
-    state.status !== 'budget_exhausted'
-  ) {
-    await CancellationScope.nonCancellable(() => runner.finishCancelled());
-  }
+  await finishFrame(frame, isTerminal(state.status));
   return {
     runId,
     status: state.status,

@@ -201,6 +201,15 @@ export const WORKER_REFUSAL_PATCH = 'agent-run-worker-refusal-v1';
  */
 export const RUN_SEAL_PATCH = 'agent-run-seal-v1';
 
+/**
+ * The run's frame without its extra promises (run-frame.ts): the deadline is one timer with no
+ * cancellation scope of its own, and the last flush runs after the run's scope without an outer
+ * non-cancellable scope (shielded only when a cancellation reaches it). The same commands and events;
+ * fewer promises in the sandbox. Decided once at the start, without a marker when the start memo lists
+ * it ({@link RunPatches.feature}); a history without it keeps the scopes, as before.
+ */
+export const LEAN_FRAME_PATCH = 'agent-run-lean-frame-v1';
+
 /** Behaviours a start memo may ask for without a marker ({@link START_FEATURES_MEMO_KEY}). */
 export type StartFeatureId =
   | typeof TRUST_SCOPE_PATCH
@@ -216,7 +225,8 @@ export type StartFeatureId =
   | typeof STEP_CONTRACTS_PATCH
   | typeof DELIVERED_OUTCOME_PATCH
   | typeof WORKER_REFUSAL_PATCH
-  | typeof RUN_SEAL_PATCH;
+  | typeof RUN_SEAL_PATCH
+  | typeof LEAN_FRAME_PATCH;
 
 /** The ids the baseline stands for. */
 export const BASELINE_PATCH_IDS = [

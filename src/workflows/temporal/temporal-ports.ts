@@ -1,6 +1,7 @@
 import {
   CancellationScope,
   condition,
+  isCancellation,
   proxyActivities,
   proxyLocalActivities,
   sleep,
@@ -54,6 +55,8 @@ export function createTemporalPorts(
   localBookkeeping = false,
   /** The execution's patch decisions (run-patches.ts): the ports ask their patches through it. */
   patches: RunPatches,
+  /** The lean frame (run-frame.ts): the last flush is shielded only when a cancellation reaches it. */
+  leanFrame = false,
 ): RunnerPorts {
   const run = proxyActivities<RunActivities & ToolActivities>(BOOKKEEPING_OPTIONS);
   const memory = proxyActivities<MemoryActivities>(BOOKKEEPING_OPTIONS);
@@ -96,6 +99,7 @@ export function createTemporalPorts(
       if (events.length === 0) return Promise.resolve();
       // Only the last flush of an execution is local: after a local activity nothing asks a patch.
       const recordEvents = localBookkeeping && options?.last ? local.recordEvents : run.recordEvents;
+      if (leanFrame && options?.last) return lastFlush(() => recordEvents(packEvents(events)));
       // Its own tick after the activity's promise (call-promise.ts), not one inside the SDK's scope.
       return callPromise(() => CancellationScope.nonCancellable(() => recordEvents(packEvents(events)))).then(
         () => undefined,
@@ -123,6 +127,23 @@ export function createTemporalPorts(
       return size >= bound && patches.on(WAIT_HISTORY_BOUND_PATCH) ? size : undefined;
     },
   };
+}
+
+/**
+ * The lean frame's last flush (run-frame.ts): called outside the run's scope, where only a Temporal
+ * cancellation request can cancel it, so it runs without a scope of its own; if a cancellation does
+ * reach it (before or while it runs), the events are stored again in a non-cancellable scope (stored
+ * exactly once: unique by run and sequence). Failure semantics: as the activity's, else none.
+ */
+function lastFlush(record: () => Promise<unknown>): Promise<void> {
+  return callPromise(record).then(
+    () => undefined,
+    (err: unknown) =>
+      isCancellation(err)
+        ? CancellationScope.nonCancellable(record).then(() => undefined)
+        : // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the activity's failure as it came
+          Promise.reject(err),
+  );
 }
 
 /** Elapsed milliseconds since the run (first generation) started, from the workflow clock. Never throws. */

@@ -48,25 +48,34 @@ function toolSnapshotRequest(
  * workflow failure): Temporal retries the task, and a worker that has the tools takes it. The run's
  * history shows the failed task with this message until then.
  */
-async function refuseUnservedTools(snapshot: Promise<ToolSnapshot>): Promise<ToolSnapshot> {
-  try {
-    return await snapshot;
-  } catch (err) {
-    // A local activity's failure arrives as the ApplicationFailure itself, an activity's wrapped.
-    const failure = err instanceof ActivityFailure ? err.cause : err;
-    if (failure instanceof ApplicationFailure && failure.type === TOOLS_UNAVAILABLE) {
-      throw new Error(`${TOOLS_UNAVAILABLE}: ${failure.message}`);
+function refuseUnservedTools(snapshot: Promise<ToolSnapshot>, lean = false): Promise<ToolSnapshot> {
+  // The lean frame (run-frame.ts): one promise instead of an async function's two; the same refusals.
+  if (lean) return snapshot.then(undefined, refusal);
+  return (async () => {
+    try {
+      return await snapshot;
+    } catch (err) {
+      return refusal(err);
     }
-    // A worker that lacks a pinned bundle version, or has other content under it: the same (another
-    // worker, or this one once deployed with the bundle, takes the task; the run never falls back).
-    if (
-      failure instanceof ApplicationFailure &&
-      (failure.type === BUNDLE_ERROR_CODES.notFound || failure.type === BUNDLE_ERROR_CODES.changed)
-    ) {
-      throw new Error(`${failure.type}: ${failure.message}`);
-    }
-    throw err;
+  })();
+}
+
+/** A refused snapshot as a workflow task failure (see {@link refuseUnservedTools}); anything else as it came. */
+function refusal(err: unknown): never {
+  // A local activity's failure arrives as the ApplicationFailure itself, an activity's wrapped.
+  const failure = err instanceof ActivityFailure ? err.cause : err;
+  if (failure instanceof ApplicationFailure && failure.type === TOOLS_UNAVAILABLE) {
+    throw new Error(`${TOOLS_UNAVAILABLE}: ${failure.message}`);
   }
+  // A worker that lacks a pinned bundle version, or has other content under it: the same (another
+  // worker, or this one once deployed with the bundle, takes the task; the run never falls back).
+  if (
+    failure instanceof ApplicationFailure &&
+    (failure.type === BUNDLE_ERROR_CODES.notFound || failure.type === BUNDLE_ERROR_CODES.changed)
+  ) {
+    throw new Error(`${failure.type}: ${failure.message}`);
+  }
+  throw err;
 }
 
 /** What {@link requestToolSnapshot} started: the snapshot to await, and what it decided before it. */
@@ -106,7 +115,7 @@ export function requestToolSnapshot(
       ...toolSnapshotRequest(input, profile.tools, carried, slots),
       ...(patches.signedDecisions ? { withPrincipals: true } : {}),
     };
-    snapshot = refuseUnservedTools(localBookkeeping.loadToolSnapshot(snapshotRequest));
+    snapshot = refuseUnservedTools(localBookkeeping.loadToolSnapshot(snapshotRequest), patches.leanFrame);
   } else {
     // Only histories from before the local bookkeeping take this path; their snapshot had completed.
     snapshot = refuseUnservedTools(
