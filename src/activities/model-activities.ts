@@ -20,11 +20,16 @@ import { ModelRequestPlanner, type ModelRequest } from './model-request.js';
 import { firstAnswer, loadTranscript, type ContextRef, type MessageGroupBody } from './model-transcript.js';
 import { eventsOf } from './store-events.js';
 import { TranscriptCache } from './transcript-cache.js';
+import type { BundleCatalog } from './bundles/bundle-catalog.js';
+import { refuseChangedConfig } from './run-config-digest.js';
+import { resolveModelRoute } from './resolve-model-route.js';
 
 export interface ModelActivityDeps {
   readonly registry: ToolRegistry;
   readonly store: EvidenceStore;
   readonly models: ModelRouter;
+  /** The worker's bundles: what a run's config pin covers besides tools and routes. */
+  readonly bundles?: BundleCatalog;
   /** The transcripts built by earlier calls (default: a new cache per {@link createModelActivities}). */
   readonly transcripts?: TranscriptCache;
 }
@@ -93,6 +98,11 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
   const planner = new ModelRequestPlanner(deps);
 
   const callModel = async (input: AnyModelCallActivityInput): Promise<ModelDecision> => {
+    // A run's config pin: a worker with another configuration refuses before anything is recorded,
+    // and so does one that cannot serve the call's summarize route (the run reschedules both).
+    refuseChangedConfig(deps, input.configPin, { runId: input.runId, what: `model call #${input.callSeq}` });
+    if (input.configPin !== undefined && input.summarizeRoute !== undefined)
+      resolveModelRoute(deps.models, input.summarizeRoute.route, input.summarizeRoute.digest, true);
     // The run's events go in the transaction of the request package. An attempt that ends before it
     // stores them only when it answers: the run sends a failed call's events again (Runner.model).
     const events = await eventsOf(store, input.events, {

@@ -61,4 +61,5 @@ export const START_FEATURES: readonly string[] = [
   'agent-run-delivered-outcome-v1',
   'agent-run-worker-refusal-v1',
   'agent-run-seal-v1',
+  'agent-run-config-pin-v1',
 ];

@@ -75,8 +75,15 @@ export function harnessActivities(c: WorkerComposition) {
       store: c.store,
       identity: c.identity,
       ...(c.attestation ? { attestation: c.attestation } : {}),
+      models: c.models,
+      ...(c.bundles ? { bundles: c.bundles } : {}),
     }),
-    ...createModelActivities({ registry: c.registry, store: c.store, models: c.models }),
+    ...createModelActivities({
+      registry: c.registry,
+      store: c.store,
+      models: c.models,
+      ...(c.bundles ? { bundles: c.bundles } : {}),
+    }),
     ...createMemoryActivities({ store: c.store }),
   };
 }

@@ -22,6 +22,7 @@ import {
   DELIVERED_OUTCOME_PATCH,
   WORKER_REFUSAL_PATCH,
   RUN_SEAL_PATCH,
+  CONFIG_PIN_PATCH,
   TRUST_SCOPE_PATCH,
 } from '../../src/workflows/temporal/run-patches.js';
 import type { ModelScript } from '../../src/activities/model/scripted-script.js';
@@ -138,6 +139,7 @@ describe('a marker-free start (real server)', () => {
       DELIVERED_OUTCOME_PATCH,
       WORKER_REFUSAL_PATCH,
       RUN_SEAL_PATCH,
+      CONFIG_PIN_PATCH,
     ]);
     expect(hasChangeVersionUpsert(marked.history)).toBe(true);
     // Otherwise the same commands: the same events once the markers and the upserts after them are left out.
@@ -206,6 +208,7 @@ describe('a marker-free start (real server)', () => {
       DELIVERED_OUTCOME_PATCH,
       WORKER_REFUSAL_PATCH,
       RUN_SEAL_PATCH,
+      CONFIG_PIN_PATCH,
     ]);
   });
 });

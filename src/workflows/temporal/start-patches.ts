@@ -16,6 +16,7 @@ import {
   DELIVERED_OUTCOME_PATCH,
   WORKER_REFUSAL_PATCH,
   RUN_SEAL_PATCH,
+  CONFIG_PIN_PATCH,
   SIGNED_DECISIONS_PATCH,
   TRUST_SCOPE_PATCH,
   type RunPatches,
@@ -56,6 +57,8 @@ export interface StartPatches {
   readonly workerRefusal: boolean;
   /** A finished run ends with `run.sealed` (`RUN_SEAL_PATCH`). */
   readonly runSeal: boolean;
+  /** The run pins its configuration run-scoped; workers refuse calls under another (`CONFIG_PIN_PATCH`). */
+  readonly configPin: boolean;
 }
 
 /**
@@ -64,8 +67,8 @@ export interface StartPatches {
  * scope next, only for a run that checks signed decisions; the invalid tool calls last, only for a
  * goal run (not `graph`); the decision rules, the tool definition pin, the model context ref, the
  * request for more information, the human request expiry, the versioned facts, the context
- * priority, the fast path, the step contracts, the delivered outcome, the worker refusal and the run
- * seal after them, for every run. The last fourteen without a marker when the start memo names them
+ * priority, the fast path, the step contracts, the delivered outcome, the worker refusal, the run
+ * seal and the config pin after them, for every run. The last fifteen without a marker when the start memo names them
  * ({@link RunPatches.feature}).
  */
 export function decideStartPatches(patches: RunPatches, graph: boolean): StartPatches {
@@ -88,6 +91,7 @@ export function decideStartPatches(patches: RunPatches, graph: boolean): StartPa
   const deliveredOutcome = patches.feature(DELIVERED_OUTCOME_PATCH);
   const workerRefusal = patches.feature(WORKER_REFUSAL_PATCH);
   const runSeal = patches.feature(RUN_SEAL_PATCH);
+  const configPin = patches.feature(CONFIG_PIN_PATCH);
   return {
     continueAsNew,
     guardrails,
@@ -108,5 +112,6 @@ export function decideStartPatches(patches: RunPatches, graph: boolean): StartPa
     deliveredOutcome,
     workerRefusal,
     runSeal,
+    configPin,
   };
 }

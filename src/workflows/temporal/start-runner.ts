@@ -67,6 +67,7 @@ function startPorts(o: RunnerStart): RunnerPorts {
     },
     o.local,
     o.runPatches,
+    o.pinned.configPin,
   );
 }
 

@@ -1,3 +1,4 @@
+import type { RunConfigPin } from '../../contract/run-config.js';
 import {
   CancellationScope,
   condition,
@@ -54,6 +55,8 @@ export function createTemporalPorts(
   localBookkeeping = false,
   /** The execution's patch decisions (run-patches.ts): the ports ask their patches through it. */
   patches: RunPatches,
+  /** The run's config pin (`agent-run-config-pin-v1`): sent with every tool and model call. */
+  configPin?: RunConfigPin,
 ): RunnerPorts {
   const run = proxyActivities<RunActivities & ToolActivities>(BOOKKEEPING_OPTIONS);
   const memory = proxyActivities<MemoryActivities>(BOOKKEEPING_OPTIONS);
@@ -63,8 +66,8 @@ export function createTemporalPorts(
   return {
     tools,
     now: () => new Date().toISOString(), // the workflow clock: deterministic inside the sandbox
-    callModel: modelCallPort(timeouts, batches),
-    callTool: toolCallPort(timeouts, batches),
+    callModel: modelCallPort(timeouts, batches, configPin),
+    callTool: toolCallPort(timeouts, batches, configPin),
     resolveLostInvocation: (input) =>
       CancellationScope.nonCancellable(() =>
         run.resolveLostInvocation.executeWithOptions(
