@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { TOOLS_UNAVAILABLE } from '../contract/failure-types.js';
+import { CONFIG_CHANGED, TOOLS_UNAVAILABLE } from '../contract/failure-types.js';
 import type { ToolRegistry } from '../registry/index.js';
 import type { PackedEvents } from '../contract/packed-events.js';
 import type { EvidenceStore } from './store/index.js';
@@ -96,8 +96,9 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
    * The run's config pin at its first start (`runConfig`): the scope it pins (the profile's tools, the
    * route the run pins by the same rule as the workflow, the bundles of its pin) and this worker's
    * digest under it. After continue-as-new (`configPin`): nothing, once this worker's digest matches.
-   * @throws ApplicationFailure `worker.config_changed` (non-retryable) when it does not: the workflow
-   *   turns that into a workflow task failure, so another worker takes the task.
+   * @throws ApplicationFailure `worker.config_changed` (non-retryable) when it does not, or when this
+   *   worker does not serve the route a new run pins: the workflow turns that into a workflow task
+   *   failure, so another worker takes the task.
    */
   const configFor = (
     req: ToolSnapshotRequest,
@@ -110,9 +111,17 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
       });
     if (req.runConfig !== true) return {};
     const pin = pins.bundles?.pin;
+    const modelRoute = req.modelRoute ?? pins.modelRoutes?.purposes.default ?? deps.defaultModelRoute;
+    // A run pins only what the worker serves: one without the run's route refuses its start.
+    if (deps.models && deps.models.definitionOf(modelRoute) === undefined)
+      throw ApplicationFailure.create({
+        type: CONFIG_CHANGED,
+        nonRetryable: true,
+        message: `${CONFIG_CHANGED}: this worker does not serve the model route the run pins (${modelRoute})`,
+      });
     const scope = {
       tools: [...req.names],
-      modelRoute: req.modelRoute ?? pins.modelRoutes?.purposes.default ?? deps.defaultModelRoute,
+      modelRoute,
       bundles: [pin?.prompt?.key, pin?.policy?.key].filter((k): k is string => k !== undefined),
     };
     return { runConfig: { ...scope, digest: runConfigDigest(deps, scope) } };
