@@ -73,12 +73,13 @@ async function refuseUnservedTools(snapshot: Promise<ToolSnapshot>): Promise<Too
   } catch (err) {
     // A local activity's failure arrives as the ApplicationFailure itself, an activity's wrapped.
     const failure = err instanceof ActivityFailure ? err.cause : err;
-    if (
-      failure instanceof ApplicationFailure &&
-      (failure.type === TOOLS_UNAVAILABLE || failure.type === CONFIG_CHANGED)
-    ) {
+    if (failure instanceof ApplicationFailure && failure.type === TOOLS_UNAVAILABLE) {
       throw new Error(`${TOOLS_UNAVAILABLE}: ${failure.message}`);
     }
+    // Its configuration under the run's config pin differs, or it lacks the route a new run pins: the
+    // same (the refusal's message names its type).
+    if (failure instanceof ApplicationFailure && failure.type === CONFIG_CHANGED)
+      throw new Error(failure.message);
     // A worker that lacks a pinned bundle version, or has other content under it: the same (another
     // worker, or this one once deployed with the bundle, takes the task; the run never falls back).
     if (
