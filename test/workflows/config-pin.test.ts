@@ -179,7 +179,7 @@ describe(
       await r.buildA();
       const approval = await waitForPause(handle, 'awaiting_confirmation');
       await decide(handle, 'approve', {}, approval);
-      const result = (await handle.result());
+      const result = await handle.result();
       expect(result.status).toBe('succeeded');
       const events = await r.events(handle);
       const refused = events.filter((e) => e.type === 'model.worker_refused').map((e) => e.data);
