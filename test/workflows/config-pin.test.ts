@@ -15,6 +15,7 @@ import { historyOf } from '../support/history.js';
 import { PINNED_ROUTE, pinnedRoute } from '../support/pinned-route.js';
 import { TEST_PRINCIPALS, testStartSigner } from '../support/principals.js';
 import { testRunId } from '../support/run-id.js';
+import { recordFixtureIfAsked } from '../support/record-fixture.js';
 import { connectTestTemporal, startWorker, uniqueTaskQueue, type TestTemporal } from '../support/temporal.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
 import { refundRowsIn, waitForPause } from '../faults/fault-rig.js';
@@ -153,6 +154,7 @@ describe(
         expect.objectContaining({ seq: CREATE_SEQ, tool: 'refund.create', code: CONFIG_CHANGED }),
       ]);
       expect(refused[0]!.refusals as number).toBeGreaterThanOrEqual(1);
+      await recordFixtureIfAsked(t.client, handle.workflowId, 'refund-graph-config-pin-v1');
     });
 
     it('a model call: build B refuses it, model.worker_refused names the refusals once build A answered', async () => {
@@ -188,6 +190,7 @@ describe(
       ]);
       expect(refused[0]!.refusals as number).toBeGreaterThanOrEqual(1);
       expect(events.filter((e) => e.type === 'model.completed')).toHaveLength(1);
+      await recordFixtureIfAsked(t.client, handle.workflowId, 'refund-graph-config-pin-model-v1');
     });
 
     it('build B2 only adds tools the run does not use: it serves the run', async () => {
