@@ -93,8 +93,8 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
     return { ...(plan ? { modelRoutes: plan } : {}), ...(bundles ? { bundles } : {}) };
   };
   /**
-   * The run's config pin at its first start (`runConfig`): the scope it pins (the profile's tools, the
-   * route the run pins by the same rule as the workflow, the bundles of its pin) and this worker's
+   * The run's config pin at its first start (`runConfig`): the scope it pins (the route the run pins
+   * by the same rule as the workflow, the bundles of its pin) and this worker's
    * digest under it. After continue-as-new (`configPin`): nothing, once this worker's digest matches.
    * @throws ApplicationFailure `worker.config_changed` (non-retryable) when it does not, or when this
    *   worker does not serve the route a new run pins: the workflow turns that into a workflow task
@@ -120,7 +120,6 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
         message: `${CONFIG_CHANGED}: this worker does not serve the model route the run pins (${modelRoute})`,
       });
     const scope = {
-      tools: [...req.names],
       modelRoute,
       bundles: [pin?.prompt?.key, pin?.policy?.key].filter((k): k is string => k !== undefined),
     };

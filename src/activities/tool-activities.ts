@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { ToolCallResult } from '../contract/step-io.js';
-import { definitionDigest, type ToolRegistry } from '../registry/index.js';
+import type { ToolRegistry } from '../registry/index.js';
 import type {
   ToolActivities,
   AnyToolCallActivityInput,
@@ -13,7 +13,7 @@ import { toolCallDerivation } from '../contract/packed-events-by-ref.js';
 import { callingWorkflowId } from './calling-workflow-id.js';
 import { eventsOf } from './store-events.js';
 import { sha256Digest } from './digest.js';
-import { beforeEffect, executeTool, refuseChangedDefinition, writeHead } from './tool-attempt.js';
+import { beforeEffect, executeTool, writeHead } from './tool-attempt.js';
 import type { ChainHeadSigner } from './attestation/chain-head-signer.js';
 import { storedResultOf } from './tool-results.js';
 import { recordOperatorResolution, resolveLostInvocation } from './write-resolution.js';
@@ -46,21 +46,15 @@ export function createToolActivities(deps: ToolActivityDeps): ToolActivities {
    * Run one tool invocation (one attempt): the result an earlier attempt recorded, else
    * {@link executeTool}. A write that fails before its executor is called fails `tool.not_started`
    * (nothing happened; the run may try it again); a read's errors are thrown as they are (retried).
-   * A call whose run pinned another definition of the tool fails `worker.tool_definition_changed`,
-   * one whose run pinned another configuration (`configPin`) `worker.config_changed` (both
-   * non-retryable, before anything is recorded: the run schedules it again for another worker).
+   * A call whose run pinned another configuration (`configPin`) fails `worker.config_changed`
+   * (non-retryable) before anything is recorded: the run schedules it again for another worker.
    */
   const runTool = async (input: AnyToolCallActivityInput): Promise<ToolCallResult> => {
-    // A run's config pin: a worker with another configuration refuses before anything is recorded;
-    // another definition of the called tool itself first, as the more specific refusal.
-    if (input.configPin !== undefined) {
-      if (registry.has(input.tool, input.version))
-        refuseChangedDefinition(input, definitionDigest(registry.get(input.tool, input.version).definition));
-      refuseChangedConfig(deps, input.configPin, {
-        runId: input.runId,
-        what: `${versionedName(input.tool, input.version)} #${input.seq}`,
-      });
-    }
+    // A run's config pin: a worker with another configuration refuses before anything is recorded.
+    refuseChangedConfig(deps, input.configPin, {
+      runId: input.runId,
+      what: `${versionedName(input.tool, input.version)} #${input.seq}`,
+    });
     const found = await beforeEffect(input, async () => {
       // The run's events go in the transaction of the intent; an attempt that returns a result
       // recorded earlier stores them alone. A failed attempt may leave them: the run sends them again

@@ -174,7 +174,7 @@ export async function executeTool(
  * @throws ApplicationFailure `worker.tool_definition_changed` (non-retryable with `workerRefusal`;
  *   else, for a write, turned into `tool.not_started` by {@link beforeEffect}).
  */
-export function refuseChangedDefinition(input: AnyToolCallActivityInput, served: string): void {
+function refuseChangedDefinition(input: AnyToolCallActivityInput, served: string): void {
   const pinned = input.definitionDigest;
   if (pinned === undefined || pinned === served) return;
   const refuse = input.workerRefusal === true;

@@ -3,13 +3,13 @@ import { BundleKeySchema, DigestSchema } from './bundles.js';
 
 /**
  * What a run's **config pin** covers (runs since `agent-run-config-pin-v1`, docs/rolling-deploys.md):
- * exactly the worker configuration that can change this run's behaviour, named so that any worker can
- * look it up in its own configuration. Never the whole worker configuration: a worker with more tools,
- * routes or bundles than the run uses serves it.
+ * the worker configuration that can change this run's behaviour and that no other pin covers, named
+ * so that any worker can look it up in its own configuration. Never the whole worker configuration: a
+ * worker with more tools, routes or bundles than the run uses serves it. The profile's tool
+ * definitions are not in it: the tool pin (`toolRegistryDigest`, at every generation's start) and each
+ * call's `definitionDigest` cover them, so a worker that changed one tool still serves the others.
  */
 export interface RunConfigScope {
-  /** The profile's tools as the profile names them (`name` or `name@version`): their definitions. */
-  readonly tools: readonly string[];
   /** The model route the run pinned (`versions.modelRoute`): its definition on the worker. */
   readonly modelRoute: string;
   /** The bundles the run pinned (`name@vN`, prompt and policy): their digests on the worker. */
@@ -28,9 +28,6 @@ export interface RunConfigPin extends RunConfigScope {
   readonly digest: string;
 }
 
-/** Most tools a config pin names (a profile's tools). */
-export const MAX_CONFIG_PIN_TOOLS = 256;
-
 /**
  * A config pin as a run carries it to its next generation, checked like any carried value: bounded,
  * well-formed. Built on first use (see builtOnFirstUse).
@@ -38,7 +35,6 @@ export const MAX_CONFIG_PIN_TOOLS = 256;
 export const RunConfigPinSchema = z.lazy(() =>
   z.strictObject({
     digest: DigestSchema,
-    tools: z.array(z.string().min(1).max(200)).max(MAX_CONFIG_PIN_TOOLS),
     modelRoute: z.string().min(1).max(200),
     bundles: z.array(BundleKeySchema).max(2),
   }),

@@ -6,6 +6,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NO_EVENTS } from '../../../src/contract/packed-events.js';
 import type { ModelCallActivityInput } from '../../../src/contract/activity-interfaces.js';
+import type { ModelDecision } from '../../../src/contract/step-io.js';
 import { CONFIG_CHANGED } from '../../../src/contract/failure-types.js';
 import type { RunConfigPin } from '../../../src/contract/run-config.js';
 import { createModelActivities } from '../../../src/activities/model-activities.js';
@@ -33,8 +34,8 @@ describe('the model activity refuses what it cannot serve as the run pinned it',
     'scripted',
   );
   const activities = () => createModelActivities({ registry, store, models });
-  const scope = { tools: [], modelRoute: ROUTE, bundles: [] };
-  const pin: RunConfigPin = { ...scope, digest: runConfigDigest({ registry, models }, scope) };
+  const scope = { modelRoute: ROUTE, bundles: [] };
+  const pin: RunConfigPin = { ...scope, digest: runConfigDigest({ models }, scope) };
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'model-config-pin-'));
@@ -56,7 +57,7 @@ describe('the model activity refuses what it cannot serve as the run pinned it',
     workerRefusal: true,
     ...extra,
   });
-  const run = (input: ModelCallActivityInput) =>
+  const run = (input: ModelCallActivityInput): Promise<ModelDecision> =>
     new MockActivityEnvironment().run((i: ModelCallActivityInput) => activities().callModel(i), input);
   const failureOf = (p: Promise<unknown>) =>
     p.then(
