@@ -60,7 +60,8 @@ export const RUN_FEATURES = [
   'runSeal',
   /**
    * The run pins its configuration run-scoped (`configPin` in every call, worker.config_changed
-   * refusals rescheduled) and records `model.worker_refused` when workers refused a model call.
+   * refusals rescheduled) and records `model.worker_refused` when workers refused a model call; a
+   * graph node's `cancelled` also reflects a workflow cancellation (the Temporal host's answer).
    */
   'configPin',
 ] as const;

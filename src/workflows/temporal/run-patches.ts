@@ -208,7 +208,8 @@ export const RUN_SEAL_PATCH = 'agent-run-seal-v1';
  * and carried across continue-as-new; every tool and model call carries the pin, and a worker with
  * another configuration under it refuses the call (`worker.config_changed`), as does one that cannot
  * resolve a model call's summarize route; the run reschedules refusals as for
- * {@link WORKER_REFUSAL_PATCH} and records `model.worker_refused` for model calls. Decided once at the
+ * {@link WORKER_REFUSAL_PATCH} and records `model.worker_refused` for model calls. A graph node's
+ * `cancelled` also turns on for a Temporal workflow cancellation (not only `cancelRun`). Decided once at the
  * start, without a marker when the start memo lists it ({@link RunPatches.feature}); a history without
  * it records the worker's whole config digest, compared nowhere, as before.
  */
