@@ -23,11 +23,16 @@ import { TranscriptCache } from './transcript-cache.js';
 import { intervalHeadsOf } from './attestation/signed-head.js';
 import type { ChainHeadSigner } from './attestation/chain-head-signer.js';
 import type { StoredEvent } from '../contract/store-records.js';
+import type { BundleCatalog } from './bundles/bundle-catalog.js';
+import { refuseChangedConfig } from './run-config-digest.js';
+import { resolveModelRoute } from './resolve-model-route.js';
 
 export interface ModelActivityDeps {
   readonly registry: ToolRegistry;
   readonly store: EvidenceStore;
   readonly models: ModelRouter;
+  /** The worker's bundles: what a run's config pin covers besides tools and routes. */
+  readonly bundles?: BundleCatalog;
   /** The transcripts built by earlier calls (default: a new cache per {@link createModelActivities}). */
   readonly transcripts?: TranscriptCache;
   /** The worker's attestation key: a decision carries the interval heads of the events it stored. */
@@ -104,6 +109,11 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
       : Promise.resolve([]);
 
   const callModel = async (input: AnyModelCallActivityInput): Promise<ModelDecision> => {
+    // A run's config pin: a worker with another configuration refuses before anything is recorded,
+    // and so does one that cannot serve the call's summarize route (the run reschedules both).
+    refuseChangedConfig(deps, input.configPin, { runId: input.runId, what: `model call #${input.callSeq}` });
+    if (input.configPin !== undefined && input.summarizeRoute !== undefined)
+      resolveModelRoute(deps.models, input.summarizeRoute.route, input.summarizeRoute.digest, true);
     // The run's events go in the transaction of the request package. An attempt that ends before it
     // stores them only when it answers: the run sends a failed call's events again (Runner.model).
     const events = await eventsOf(store, input.events, {

@@ -123,6 +123,24 @@ export class ModelRouter {
     return r;
   }
 
+  /**
+   * What this worker serves under `route` (a run's config pin covers it, run-config-digest.ts): the
+   * provider, the model name, the routes file's digest, window, answer bound and tokenizer. Undefined
+   * when the route is not registered here. Never a credential.
+   */
+  definitionOf(route: string): Readonly<Record<string, unknown>> | undefined {
+    const r = this.routes.get(route);
+    if (!r) return undefined;
+    return {
+      provider: r.provider.name,
+      model: r.model,
+      ...(r.digest !== undefined ? { digest: r.digest } : {}),
+      contextWindow: r.contextWindow,
+      ...(r.maxOutputTokens !== undefined ? { maxOutputTokens: r.maxOutputTokens } : {}),
+      tokenizer: r.tokenizer,
+    };
+  }
+
   routeNames(): string[] {
     return [...this.routes.keys()];
   }

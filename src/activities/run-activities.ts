@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { TOOLS_UNAVAILABLE } from '../contract/failure-types.js';
+import { CONFIG_CHANGED, TOOLS_UNAVAILABLE } from '../contract/failure-types.js';
 import type { ToolRegistry } from '../registry/index.js';
 import type { PackedEvents } from '../contract/packed-events.js';
 import type { EvidenceStore } from './store/index.js';
@@ -22,13 +22,18 @@ import type { ChainHeadReceipt } from '../contract/chain-head.js';
 import type { ChainHeadSigner } from './attestation/chain-head-signer.js';
 import { signedHeadOf } from './attestation/signed-head.js';
 import { versionedName } from '../contract/versioned-name.js';
+import type { RunConfigPin } from '../contract/run-config.js';
+import { refuseChangedConfig, runConfigDigest } from './run-config-digest.js';
 
 export interface RunActivityDeps {
   readonly registry: ToolRegistry;
   readonly store: EvidenceStore;
   /** What a run that names no model route pins (the worker composition's default route). */
   readonly defaultModelRoute: string;
-  /** The worker composition's config digest, pinned by runs whose starter did not pin one. */
+  /**
+   * The worker composition's config digest (its whole configuration), recorded by runs without a
+   * config pin whose starter did not pin one. Never compared; not a run config digest.
+   */
   readonly configDigest: string;
   /** The principal registry decisions are checked against. */
   readonly principals: LoadedPrincipals;
@@ -87,6 +92,39 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
     const plan = deps.models?.plan(req.modelRoute ?? bundles?.pin.modelRoute);
     return { ...(plan ? { modelRoutes: plan } : {}), ...(bundles ? { bundles } : {}) };
   };
+  /**
+   * The run's config pin at its first start (`runConfig`): the scope it pins (the route the run pins
+   * by the same rule as the workflow, the bundles of its pin) and this worker's
+   * digest under it. After continue-as-new (`configPin`): nothing, once this worker's digest matches.
+   * @throws ApplicationFailure `worker.config_changed` (non-retryable) when it does not, or when this
+   *   worker does not serve the route a new run pins: the workflow turns that into a workflow task
+   *   failure, so another worker takes the task.
+   */
+  const configFor = (
+    req: ToolSnapshotRequest,
+    pins: { modelRoutes?: ModelRoutePlan; bundles?: ResolvedBundles },
+  ): { runConfig?: RunConfigPin } => {
+    if (req.configPin !== undefined)
+      refuseChangedConfig(deps, req.configPin, {
+        runId: Context.current().info.workflowExecution?.workflowId ?? '',
+        what: 'the run',
+      });
+    if (req.runConfig !== true) return {};
+    const pin = pins.bundles?.pin;
+    const modelRoute = req.modelRoute ?? pins.modelRoutes?.purposes.default ?? deps.defaultModelRoute;
+    // A run pins only what the worker serves: one without the run's route refuses its start.
+    if (deps.models && deps.models.definitionOf(modelRoute) === undefined)
+      throw ApplicationFailure.create({
+        type: CONFIG_CHANGED,
+        nonRetryable: true,
+        message: `${CONFIG_CHANGED}: this worker does not serve the model route the run pins (${modelRoute})`,
+      });
+    const scope = {
+      modelRoute,
+      bundles: [pin?.prompt?.key, pin?.policy?.key].filter((k): k is string => k !== undefined),
+    };
+    return { runConfig: { ...scope, digest: runConfigDigest(deps, scope) } };
+  };
   const principalsFor = (req: ToolSnapshotRequest): { principals?: PrincipalsSnapshot } =>
     req.withPrincipals
       ? { principals: { digest: deps.principals.digest, registry: deps.principals.registry } }
@@ -100,7 +138,9 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
      *
      * Fails non-retryable `worker.tools_unavailable` when this worker lacks one of the profile's tools
      * or serves a different definition than the run pinned (`toolsDigest`); the workflow turns that
-     * into a workflow task failure, so another worker takes the task (never a failed run). With
+     * into a workflow task failure, so another worker takes the task (never a failed run); likewise
+     * `worker.config_changed` when its configuration under the run's carried config pin differs
+     * (`configPin`). With `runConfig`, also the run's config pin (`runConfig`). With
      * `expectedDigest` (runs from older clients) the whole registry must match: `run.registry_mismatch`.
      */
     // eslint-disable-next-line @typescript-eslint/require-await -- async: every refusal is a rejection
@@ -114,13 +154,15 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
             message: `this worker's tool registry is ${full.digest}, the run pinned ${req.expectedDigest}`,
           });
         }
+        const pins = pinsFor(req);
         return {
           definitions: deps.registry.snapshot(req.names).definitions,
           digest: full.digest,
           defaultModelRoute: deps.defaultModelRoute,
           configDigest: deps.configDigest,
-          ...pinsFor(req),
+          ...pins,
           ...principalsFor(req),
+          ...configFor(req, pins),
         };
       }
       let selected;
@@ -141,13 +183,15 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
           message: `this worker serves other definitions of the run's tools (${served}: ${selected.digest}); the run pinned ${req.toolsDigest}`,
         });
       }
+      const pins = pinsFor(req);
       return {
         definitions: selected.definitions,
         digest: selected.digest,
         defaultModelRoute: deps.defaultModelRoute,
         configDigest: deps.configDigest,
-        ...pinsFor(req),
+        ...pins,
         ...principalsFor(req),
+        ...configFor(req, pins),
       };
     },
 

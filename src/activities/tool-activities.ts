@@ -17,6 +17,10 @@ import { beforeEffect, executeTool, intervalHeads, writeHead } from './tool-atte
 import type { ChainHeadSigner } from './attestation/chain-head-signer.js';
 import { storedResultOf } from './tool-results.js';
 import { recordOperatorResolution, resolveLostInvocation } from './write-resolution.js';
+import { versionedName } from '../contract/versioned-name.js';
+import type { ModelRouter } from './model-router.js';
+import type { BundleCatalog } from './bundles/bundle-catalog.js';
+import { refuseChangedConfig } from './run-config-digest.js';
 
 export interface ToolActivityDeps {
   readonly registry: ToolRegistry;
@@ -24,6 +28,9 @@ export interface ToolActivityDeps {
   readonly identity: string;
   /** The worker's attestation key: writes return their commit-point heads (docs/evidence-chain.md). */
   readonly attestation?: ChainHeadSigner;
+  /** The worker's model routes and bundles: what a run's config pin covers besides the tools. */
+  readonly models?: ModelRouter;
+  readonly bundles?: BundleCatalog;
 }
 
 /**
@@ -39,8 +46,15 @@ export function createToolActivities(deps: ToolActivityDeps): ToolActivities {
    * Run one tool invocation (one attempt): the result an earlier attempt recorded, else
    * {@link executeTool}. A write that fails before its executor is called fails `tool.not_started`
    * (nothing happened; the run may try it again); a read's errors are thrown as they are (retried).
+   * A call whose run pinned another configuration (`configPin`) fails `worker.config_changed`
+   * (non-retryable) before anything is recorded: the run schedules it again for another worker.
    */
   const runTool = async (input: AnyToolCallActivityInput): Promise<ToolCallResult> => {
+    // A run's config pin: a worker with another configuration refuses before anything is recorded.
+    refuseChangedConfig(deps, input.configPin, {
+      runId: input.runId,
+      what: `${versionedName(input.tool, input.version)} #${input.seq}`,
+    });
     const found = await beforeEffect(input, async () => {
       // The run's events go in the transaction of the intent; an attempt that returns a result
       // recorded earlier stores them alone. A failed attempt may leave them: the run sends them again

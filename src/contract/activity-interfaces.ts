@@ -9,6 +9,7 @@ import type { ModelRoutePlan } from './model-routes.js';
 import type { BundlePin, BundleSlots, ResolvedBundles } from './bundles.js';
 import type { MemoryEntry, MemoryScope } from './memory.js';
 import type { PrincipalRegistry } from './principals.js';
+import type { RunConfigPin } from './run-config.js';
 import type { ToolDefinition } from './tool.js';
 import type { CompactModelInput, CompactToolInput } from './compact-step-input.js';
 import type { PackedEvents, WithPackedEvents, WithPackedEventsByRef } from './packed-events.js';
@@ -72,6 +73,16 @@ export interface ToolSnapshotRequest {
   readonly bundleSlots?: BundleSlots;
   /** After continue-as-new: the bundles the run pinned (the worker resolves exactly those versions). */
   readonly bundlePin?: BundlePin;
+  /**
+   * At the first start of a run with `agent-run-config-pin-v1`: return the run's config pin
+   * ({@link ToolSnapshot.runConfig}) for the route and bundles it pins.
+   */
+  readonly runConfig?: true;
+  /**
+   * After continue-as-new: the config pin the run carried. A worker with another configuration under
+   * it refuses (`worker.config_changed`, a workflow task failure).
+   */
+  readonly configPin?: RunConfigPin;
 }
 
 /** What a run pins from the worker that serves its start. */
@@ -80,6 +91,10 @@ export interface ToolSnapshot {
   /** The pinned tool digest: of the whole registry (with `expectedDigest`), else of the profile's tools. */
   readonly digest: string;
   readonly defaultModelRoute?: string;
+  /**
+   * The worker's config digest: its whole configuration (every tool, route, the routes file, the
+   * bundles), what runs without a config pin record as `versions.configDigest`; never compared.
+   */
   readonly configDigest?: string;
   /**
    * The model routes the run pins (per purpose, with fallbacks), when the worker has a routes file
@@ -93,6 +108,12 @@ export interface ToolSnapshot {
   readonly bundles?: ResolvedBundles;
   /** With `withPrincipals`: the worker's principal registry. */
   readonly principals?: PrincipalsSnapshot;
+  /**
+   * With `runConfig`: the run's config pin: its scope (the profile's tools, the route and bundles the
+   * run pins) and this worker's run config digest under it. Not {@link configDigest} (the worker's
+   * whole configuration).
+   */
+  readonly runConfig?: RunConfigPin;
 }
 
 /** What a run asks of the worker's principal registry: the digest it already holds, if any. */

@@ -30,3 +30,13 @@ export const TOOLS_UNAVAILABLE = 'worker.tools_unavailable';
  * up to its attempts); reads are not refused.
  */
 export const TOOL_DEFINITION_CHANGED = 'worker.tool_definition_changed';
+
+/**
+ * This worker's configuration under a run's config pin (`RunConfigPin`: the definitions of the
+ * profile's tools, the pinned model route's definition, the pinned bundles) has another digest than
+ * the run pinned (runs since `agent-run-config-pin-v1`). A tool or model call is refused with this type
+ * before anything is recorded, non-retryable, and the run schedules it again for another worker
+ * without spending an attempt, as for {@link TOOL_DEFINITION_CHANGED}; a later generation's tool
+ * snapshot is refused with it too (a workflow task failure: another worker takes the task).
+ */
+export const CONFIG_CHANGED = 'worker.config_changed';

@@ -7,6 +7,7 @@ import type { Artifact } from './artifact.js';
 import type { ToolEffect } from './tool.js';
 import type { AgentEvent } from './agent-event.js';
 import type { RetrievalAccess } from './retrieval.js';
+import type { RunConfigPin } from './run-config.js';
 
 /**
  * Why part of a value was not scanned for tainting data: `scan_limit` (its strings hold more than
@@ -100,6 +101,14 @@ export interface ModelCallInput {
    */
   readonly workerRefusal?: true;
   /**
+   * Runs since `agent-run-config-pin-v1`: the run's config pin (run-config.ts). A worker whose
+   * configuration under it has another digest refuses the call before anything is recorded
+   * (`worker.config_changed`, non-retryable), and so does one that cannot resolve the call's
+   * summarize route; the run schedules the call again without spending its attempts and records
+   * `model.worker_refused` once a worker served it. Set by the Temporal host's model port.
+   */
+  readonly configPin?: RunConfigPin;
+  /**
    * `withhold`: tool output the input guardrail flags is not sent; a reference and a notice stand in
    * for it (the run's policy asks, `ContextPolicy.flaggedToolOutput`). Only with `contextOrder`.
    * Absent: flagged output is sent fenced, as before.
@@ -188,6 +197,11 @@ export interface ModelDecision {
    * its worker has an attestation key. Only the history keeps them: the workflow reads nothing of them.
    */
   readonly heads?: readonly string[];
+  /**
+   * Set by the Temporal host's model port, never by the activity (runs with a config pin): workers
+   * refused the call `refusals` times before one answered it, the last with `code`.
+   */
+  readonly workerRefused?: { readonly refusals: number; readonly code: string };
 }
 
 /** One tool result the input guardrail flagged: where it came from and what it found. */
@@ -238,6 +252,13 @@ export interface ToolCallInput {
    * backoff, for another worker to take) without counting it as an attempt of the tool.
    */
   readonly workerRefusal?: true;
+  /**
+   * Runs since `agent-run-config-pin-v1`: the run's config pin (run-config.ts). A worker whose
+   * configuration under it has another digest refuses the call, read or write, before anything is
+   * recorded (`worker.config_changed`, non-retryable); the run schedules it again as for
+   * {@link workerRefusal}. Set by the Temporal host's tool port.
+   */
+  readonly configPin?: RunConfigPin;
   readonly events: readonly AgentEvent[];
 }
 
@@ -276,6 +297,8 @@ export type ToolActivityOutcome =
       readonly result: ToolCallResult;
       /** How often workers refused the call before one served it (`ToolCallInput.workerRefusal`). */
       readonly workerRefusals?: number;
+      /** The reason of the last refusal (`worker.tool_definition_changed`, `worker.config_changed`). */
+      readonly refusedWith?: string;
     }
   /** Failed for good (non-retryable, or retries of a read exhausted). */
   | {
@@ -283,6 +306,7 @@ export type ToolActivityOutcome =
       readonly code: string;
       readonly message: string;
       readonly workerRefusals?: number;
+      readonly refusedWith?: string;
     }
   /** Timed out or lost its worker: the effect may or may not have happened. */
   | { readonly kind: 'lost'; readonly message: string }

@@ -62,4 +62,5 @@ export const START_FEATURES: readonly string[] = [
   'agent-run-worker-refusal-v1',
   'agent-run-seal-v1',
   'agent-run-lean-frame-v1',
+  'agent-run-config-pin-v1',
 ];

@@ -12,6 +12,7 @@ import { createShowcaseComposition } from '../../apps/showcase/composition.js';
 import type { HarnessApp } from '../../src/worker/index.js';
 import { orderReadV2Definition, rolloutExecutor, rolloutExtraDefinition } from './rollout-tools.js';
 import { refundDrillsFromEnv } from './refund-drills.js';
+import { pinnedRouteFromEnv } from './pinned-route.js';
 import { TEST_PRINCIPALS } from './principals.js';
 import { FAST_DRILL_SCRIPTS, registerFastDrillTools } from './fast-drill-tools.js';
 import { retailTestTools } from './retail-test-tools.js';
@@ -67,6 +68,7 @@ export const app: HarnessApp = {
       extend: [
         ...toolsFor((o.env ?? process.env).HARNESS_TEST_TOOLS),
         ...retailTestTools(o.env ?? process.env),
+        ...pinnedRouteFromEnv(o.env ?? process.env),
       ],
       drills: refundDrillsFromEnv(o.env ?? process.env),
       principals: o.principals ?? TEST_PRINCIPALS,

@@ -23,6 +23,7 @@ import {
   WORKER_REFUSAL_PATCH,
   RUN_SEAL_PATCH,
   LEAN_FRAME_PATCH,
+  CONFIG_PIN_PATCH,
   TRUST_SCOPE_PATCH,
 } from '../../src/workflows/temporal/run-patches.js';
 import type { ModelScript } from '../../src/activities/model/scripted-script.js';
@@ -140,6 +141,7 @@ describe('a marker-free start (real server)', () => {
       WORKER_REFUSAL_PATCH,
       RUN_SEAL_PATCH,
       LEAN_FRAME_PATCH,
+      CONFIG_PIN_PATCH,
     ]);
     expect(hasChangeVersionUpsert(marked.history)).toBe(true);
     // Otherwise the same commands: the same events once the markers and the upserts after them are left out.
@@ -209,6 +211,7 @@ describe('a marker-free start (real server)', () => {
       WORKER_REFUSAL_PATCH,
       RUN_SEAL_PATCH,
       LEAN_FRAME_PATCH,
+      CONFIG_PIN_PATCH,
     ]);
   });
 });

@@ -131,6 +131,19 @@ describe('node and step contracts on the real server', () => {
     ]);
   });
 
+  it('a node sees a Temporal workflow cancellation on its cancellation flag (agent-run-config-pin-v1)', async () => {
+    const handle = await run({ scenario: 'cancel' });
+    await waitForState(handle, (v) => v.status === 'retry_scheduled' && v.currentNode === 'parked');
+    // A plain cancellation (Temporal UI, `temporal workflow cancel`), not the cancelRun signal.
+    await handle.cancel();
+    const result = (await handle.result()) as AgentRunResult;
+    expect(result.status).toBe('cancelled');
+    const events = await eventsOf(handle);
+    expect(events.filter((e) => e.type === 'test.node_saw').map((e) => e.data)).toEqual([
+      { cancelled: true, cancelReason: 'run_cancelled' },
+    ]);
+  });
+
   it('a read attempt that fails and is tried again is stored failed_retryable, then succeeded', async () => {
     const handle = await run({ scenario: 'read', failures: 1 });
     const result = (await handle.result()) as AgentRunResult;

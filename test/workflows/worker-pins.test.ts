@@ -9,7 +9,7 @@ import type { RefundDrills } from '../../apps/refund/composition.js';
 import { REFUND_SCRIPT } from '../../apps/refund/refund-script.js';
 import type { ModelScript } from '../../src/index.js';
 import { startAgentRun } from '../../src/client/start-run.js';
-import { TOOL_DEFINITION_CHANGED } from '../../src/contract/failure-types.js';
+import { CONFIG_CHANGED, TOOL_DEFINITION_CHANGED } from '../../src/contract/failure-types.js';
 import { createHarnessWorker } from '../../src/worker/harness-worker.js';
 import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import { decide } from '../support/decisions.js';
@@ -129,8 +129,8 @@ describe('a worker refuses what it cannot serve as the run pinned it', { timeout
     await stopPinned();
   });
 
-  it("a worker without the run's model route refuses the model call; a worker with it answers", async () => {
-    // Only this route's worker knows it: the run's first model call lands on a worker without it.
+  it("a worker without the run's model route refuses to start the run; a worker with it starts and serves it", async () => {
+    // Only this route's worker knows it: the run's first workflow task lands on a worker without it.
     const route = 'scripted/refund-elsewhere';
     const stopWithout = await worker();
     const input = refundRunInput({
@@ -144,14 +144,17 @@ describe('a worker refuses what it cannot serve as the run pinned it', { timeout
       input,
       ...(signer ? { signer } : {}),
     });
-    // This worker refused the model call (non-retryable, agent-run-worker-refusal-v1) and the run
-    // schedules it again, without spending the call's attempts: the run did not fail.
+    // The run pins only what its worker serves (agent-run-config-pin-v1): this worker fails the
+    // workflow task (worker.config_changed), the run stays running, nothing is scheduled.
     const refused = async () =>
-      (await historyOf(handle)).filter((e) =>
-        e.failureMessage?.includes(`model route ${route} is not registered on this worker`),
+      ((await handle.fetchHistory()).events ?? []).filter((e) =>
+        e.workflowTaskFailedEventAttributes?.failure?.message?.includes(
+          `${CONFIG_CHANGED}: this worker does not serve the model route the run pins (${route})`,
+        ),
       ).length;
-    await expect.poll(refused, { timeout: 60_000, interval: 300 }).toBeGreaterThan(1);
+    await expect.poll(refused, { timeout: 60_000, interval: 300 }).toBeGreaterThan(0);
     expect((await handle.describe()).status.name).toBe('RUNNING');
+    expect((await historyOf(handle)).filter((e) => e.activityType !== undefined)).toEqual([]);
     await stopWithout();
     await worker({}, { [route]: REFUND_SCRIPT });
     const result = (await handle.result()) as { status: string };
@@ -159,7 +162,7 @@ describe('a worker refuses what it cannot serve as the run pinned it', { timeout
     const view = await handle.query<RunView>('state');
     expect(view.versions.modelRoute).toBe(route);
     expect(view.budget.modelCalls).toBe(1);
-    // Every refusal was its own activity's only attempt (none retried by Temporal).
+    // No activity was tried twice: nothing was scheduled before a worker with the route took the run.
     const attempts = (await historyOf(handle)).filter((e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_STARTED');
     expect(attempts.every((e) => (e.attempt ?? 1) === 1)).toBe(true);
   });

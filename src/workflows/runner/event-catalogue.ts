@@ -64,6 +64,7 @@ export const EVENT_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
   'model.requested': entry('model_gateway', 'internal'),
   'model.fallback': entry('model_gateway', 'internal'),
   'model.failed': entry('model_gateway', 'internal'),
+  'model.worker_refused': entry('model_gateway', 'internal'),
   'model.completed': entry('model_gateway', 'internal'),
   'tool.proposed': entry('tool_pipeline', 'internal'),
   'tool.authorized': entry('tool_pipeline', 'internal'),

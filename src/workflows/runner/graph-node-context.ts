@@ -25,7 +25,8 @@ export interface NodeContext {
    */
   readonly deadline: string;
   /**
-   * True once the run's cancellation was requested (`cancelRun`) or workflow time reached
+   * True once the run's cancellation was requested (`cancelRun`; runs since `agent-run-config-pin-v1`
+   * also a Temporal workflow cancellation, with the same reason) or workflow time reached
    * `deadline`: the node should stop and return. Read from workflow time, so it replays the same.
    */
   readonly cancelled: boolean;

@@ -1,3 +1,4 @@
+import { noteModelRefusals, type ModelRefusals } from './worker-refusals.js';
 import type { ToolDefinition } from '../../contract/tool.js';
 import type { ModelRoutePlan } from '../../contract/model-routes.js';
 import { checkModelCall, checkSpend, checkStep } from './budget.js';
@@ -133,10 +134,19 @@ export class ModelStep {
       ),
     );
     return pending.then(
-      (decision) => this.completed(core, callSeq, purpose, route, decision),
+      ({ workerRefused, ...decision }) => {
+        noteModelRefusals(core, { callSeq, purpose, modelRoute: route }, workerRefused);
+        return this.completed(core, callSeq, purpose, route, decision);
+      },
       (err: unknown) => {
         core.requeue(events); // the activity may never have stored them
-        const failure = err as { code?: string; message?: string; billed?: BilledUsage };
+        const failure = err as {
+          code?: string;
+          message?: string;
+          billed?: BilledUsage;
+          workerRefused?: ModelRefusals;
+        };
+        noteModelRefusals(core, { callSeq, purpose, modelRoute: route }, failure.workerRefused);
         const cancelled = core.isCancellation(err);
         const next = plan && !cancelled ? nextFallback(plan, primary, position, failure.code) : undefined;
         // The call failed for good on this route (its retries ran out): recorded before the run fails

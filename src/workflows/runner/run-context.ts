@@ -194,7 +194,10 @@ export interface RunContext {
   readonly deadline: string;
   /** Workflow time now (ISO; deterministic on replay). Never throws. */
   now(): string;
-  /** Has the run's cancellation been requested (an accepted `cancelRun`)? Never throws. */
+  /**
+   * Has the run's cancellation been requested: an accepted `cancelRun`, or (runs since
+   * `agent-run-config-pin-v1` on Temporal) a workflow cancellation? Never throws.
+   */
   cancelRequested(): boolean;
   sleep(seconds: number): Promise<void>;
 }

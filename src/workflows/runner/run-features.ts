@@ -58,6 +58,12 @@ export const RUN_FEATURES = [
   'workerRefusal',
   /** A finished run's last event is `run.sealed`, whose signed head is the run's seal (run-seal.ts). */
   'runSeal',
+  /**
+   * The run pins its configuration run-scoped (`configPin` in every call, worker.config_changed
+   * refusals rescheduled) and records `model.worker_refused` when workers refused a model call; a
+   * graph node's `cancelled` also reflects a workflow cancellation (the Temporal host's answer).
+   */
+  'configPin',
 ] as const;
 
 export type RunFeature = (typeof RUN_FEATURES)[number];

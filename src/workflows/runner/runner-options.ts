@@ -23,6 +23,12 @@ export interface RunnerOptions {
   readonly isCancellation: (err: unknown) => boolean;
   /** True once the wall-clock deadline timer fired (its cancellation then means budget exhaustion). */
   readonly deadlineReached?: () => boolean;
+  /**
+   * True once the host cancelled the run itself (a Temporal workflow cancellation), so a graph node's
+   * `cancelled` turns on as for `cancelRun`. Absent (runs before `agent-run-config-pin-v1`): only
+   * `cancelRun` counts.
+   */
+  readonly hostCancelled?: () => boolean;
   /** Input and output guardrails; absent: none (histories from before them replay unchanged). */
   readonly guardrails?: { readonly input: InputGuardrail; readonly output: OutputGuardrail };
   /** True when this runner continues a run carried over by continue-as-new. */

@@ -333,7 +333,7 @@ export class Runner implements RunContext, RunCore {
   }
 
   cancelRequested(): boolean {
-    return this.isCancelRequested();
+    return this.isCancelRequested() || (this.options.hostCancelled?.() ?? false);
   }
 
   async sleep(seconds: number): Promise<void> {

@@ -125,7 +125,17 @@ async function runAgent(
       // Between steps, nothing pending: store the outbox, let handlers finish, carry compact state.
       await flushBeforeContinue(frame);
       await condition(allHandlersFinished);
-      const next = nextGeneration({ runner, state, bounded, authority, identity, modelRoutes, bundles });
+      const { configPin } = pinned;
+      const next = nextGeneration({
+        runner,
+        state,
+        bounded,
+        authority,
+        identity,
+        modelRoutes,
+        bundles,
+        configPin,
+      });
       // Bound to this generation (input data, no command): the next one takes it only from here.
       await continueAsNew<AgentRunWorkflow>(input, sealCarried(next, workflowInfo()));
     }

@@ -8,6 +8,7 @@ import type { ModelRoutePlan } from '../../contract/model-routes.js';
 import type { BundlePin } from '../../contract/bundles.js';
 import type { CarriedOrigin } from './carried-origin.js';
 import type { RunIdentity } from '../authz/start-token.js';
+import type { RunConfigPin } from '../../contract/run-config.js';
 
 /** History length (events) after which a run continues as new, unless the input says otherwise. */
 export const DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS = 5_000;
@@ -45,6 +46,11 @@ export interface CarriedRun {
   readonly factVersions?: Readonly<Record<string, number>>;
   /** Who the run is for, as its first generation verified it (absent: a run before identities). */
   readonly identity?: RunIdentity;
+  /**
+   * The run's config pin (`agent-run-config-pin-v1`), as its first generation pinned it: every later
+   * generation checks it at its start and sends it with every call. A worker from before ignores it.
+   */
+  readonly configPin?: RunConfigPin;
 }
 
 /**

@@ -14,7 +14,8 @@ import { billedUsageOf } from '../runner/model-routing.js';
 import type { ModelDecision, RunnerPorts } from '../runner/ports.js';
 import { modelOptions, routeModelOptions, type ActivityTimeouts } from './activity-options.js';
 import type { StepBatches } from './step-batches.js';
-import { isModelRouteRefusal, MAX_WORKER_REFUSALS, waitAfterRefusal } from './worker-refusal.js';
+import { MAX_WORKER_REFUSALS, modelRefusalOf, waitAfterRefusal } from './worker-refusal.js';
+import type { RunConfigPin } from '../../contract/run-config.js';
 
 /**
  * The `callModel` port: one model step activity (`callModelV2` with its batch by header reference on
@@ -23,6 +24,9 @@ import { isModelRouteRefusal, MAX_WORKER_REFUSALS, waitAfterRefusal } from './wo
  *
  * A call a worker refused as the run asked (`workerRefusal`: it lacks the pinned route) is scheduled
  * again after a backoff, up to `MAX_WORKER_REFUSALS` times (worker-refusal.ts), then fails as below.
+ * Runs with a config pin (`configPin`, sent with every call) are refused by a worker with another
+ * configuration too (`worker.config_changed`), and learn how often workers refused the call
+ * (`workerRefused` on the decision, or on the error when it failed after refusals).
  *
  * Failure semantics: a cancellation rejects as it came; any other failure rejects with an Error
  * whose `code` is the provider's stable type (`ApplicationFailure`), `model.timeout` or
@@ -30,14 +34,20 @@ import { isModelRouteRefusal, MAX_WORKER_REFUSALS, waitAfterRefusal } from './wo
  * it, unless it takes a fallback of the pinned route). A batch whose header the worker could not
  * restore is sent with its header again next time (see {@link StepBatches}).
  */
-export function modelCallPort(timeouts: ActivityTimeouts, batches: StepBatches): RunnerPorts['callModel'] {
+export function modelCallPort(
+  timeouts: ActivityTimeouts,
+  batches: StepBatches,
+  configPin?: RunConfigPin,
+): RunnerPorts['callModel'] {
   const model = proxyActivities<ModelActivities>(modelOptions(timeouts));
-  return (input, route) =>
+  return (call, route) =>
     callPromise(() => {
+      // Runs with a config pin send it with every call: a worker with another configuration refuses.
+      const input = configPin ? { ...call, configPin } : call;
       const options = route ? routeModelOptions(timeouts, route) : modelOptions(timeouts);
       const on = route ? ` on ${input.modelRoute}` : '';
       const packed = batches.pack(input.events, modelCallDerivation(input));
-      const failed = (err: unknown): never => {
+      const failed = (err: unknown, refused?: { refusals: number; code: string }): never => {
         if (isCancellation(err)) throw err;
         batches.failed(packed.digest, err);
         // A model call that failed for good ends the run with the provider's stable code (unless the
@@ -52,10 +62,10 @@ export function modelCallPort(timeouts: ActivityTimeouts, batches: StepBatches):
         const billed = cause instanceof ApplicationFailure ? billedUsageOf(cause.details?.[0]) : undefined;
         throw Object.assign(
           new Error(`model call #${input.callSeq} failed: ${cause?.message ?? (err as Error).message}`),
-          { code, ...(billed ? { billed } : {}) },
+          { code, ...(billed ? { billed } : {}), ...(refused ? { workerRefused: refused } : {}) },
         );
       };
-      const schedule = (refusals: number): Promise<ModelDecision> => {
+      const schedule = (refusals: number, lastRefusal?: string): Promise<ModelDecision> => {
         let pending: Promise<ModelDecision>;
         try {
           const call = { ...options, summary: `model ${input.purpose} #${input.callSeq}${on}` };
@@ -71,12 +81,22 @@ export function modelCallPort(timeouts: ActivityTimeouts, batches: StepBatches):
         return pending.then(
           (decision) => {
             batches.stored(packed.header);
-            return decision;
+            // Runs with a config pin learn how often workers refused the call (model.worker_refused).
+            return configPin && lastRefusal !== undefined
+              ? { ...decision, workerRefused: { refusals, code: lastRefusal } }
+              : decision;
           },
           (err: unknown) => {
-            // A worker without the pinned route refused the call: nothing ran; schedule it again.
-            if (!isModelRouteRefusal(input, err) || refusals + 1 >= MAX_WORKER_REFUSALS) return failed(err);
-            return waitAfterRefusal(refusals + 1).then(() => schedule(refusals + 1), failed);
+            // A worker without the pinned route (or configuration) refused the call: nothing ran; schedule it again.
+            const refusal = modelRefusalOf(input, err);
+            const seen = configPin && lastRefusal !== undefined ? { refusals, code: lastRefusal } : undefined;
+            if (refusal === undefined) return failed(err, seen);
+            if (refusals + 1 >= MAX_WORKER_REFUSALS)
+              return failed(err, configPin ? { refusals: refusals + 1, code: refusal } : undefined);
+            return waitAfterRefusal(refusals + 1).then(
+              () => schedule(refusals + 1, refusal),
+              (e: unknown) => failed(e),
+            );
           },
         );
       };

@@ -7,6 +7,7 @@ import { eventsToCarry } from '../runner/carried-events.js';
 import type { RunState } from '../runner/run-state.js';
 import type { Runner } from '../runner/runner.js';
 import type { CarriedRun } from './carried-run.js';
+import type { RunConfigPin } from '../../contract/run-config.js';
 
 /**
  * What this generation carries to the next on continue-as-new (before it is sealed to this
@@ -27,8 +28,10 @@ export function nextGeneration(o: {
   readonly identity: RunIdentity | undefined;
   readonly modelRoutes: ModelRoutePlan | undefined;
   readonly bundles: { readonly pin: BundlePin } | undefined;
+  /** The run's config pin, carried as it was pinned. */
+  readonly configPin?: RunConfigPin | undefined;
 }): CarriedRun {
-  const { runner, state, authority, identity, modelRoutes, bundles } = o;
+  const { runner, state, authority, identity, modelRoutes, bundles, configPin } = o;
   // Read last: a decision accepted while the events were stored goes with the run, and so does the
   // record of a signal refused meanwhile (stored by the next generation).
   const gate = runner.gate.carry();
@@ -46,5 +49,6 @@ export function nextGeneration(o: {
     ...(bundles ? { bundles: bundles.pin } : {}),
     ...(late.events ? { events: late.events } : {}),
     ...(factVersions ? { factVersions } : {}),
+    ...(configPin ? { configPin } : {}),
   };
 }

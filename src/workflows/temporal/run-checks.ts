@@ -12,6 +12,7 @@ import { AgentRunInputSchema, describeInputIssues, type AgentRunInput } from '..
 import { AuthzCarriedSchema, type AuthzCarried } from '../authz/decision-authority.js';
 import { carriedEventsProblem } from '../runner/carried-events.js';
 import { CarriedWaitSchema, type CarriedWait } from '../runner/carried-wait.js';
+import { RunConfigPinSchema, type RunConfigPin } from '../../contract/run-config.js';
 
 /*
  * What a run takes from outside its code (its input, what the worker's snapshot pinned, what the
@@ -110,5 +111,25 @@ export function checkedFactVersions(value: unknown): Record<string, number> {
   const parsed = CarriedFactVersionsSchema.safeParse(value);
   if (!parsed.success)
     fail('run.state_invalid', `carried fact versions: ${describeInputIssues(parsed.error)}`);
+  return parsed.data;
+}
+
+/**
+ * A config pin, carried or from the start's snapshot, checked like any input: bounded, well-formed.
+ * Undefined when there is none (a run without the config pin, or a generation of a build before it).
+ * @throws ApplicationFailure (non-retryable) `run.state_invalid` for a carried pin that is not
+ *   well-formed, `run.config_pin_invalid` for a snapshot's.
+ */
+export function checkedConfigPin(
+  value: unknown,
+  from: 'carried' | 'snapshot' = 'carried',
+): RunConfigPin | undefined {
+  if (value === undefined) return undefined;
+  const parsed = RunConfigPinSchema.safeParse(value);
+  if (!parsed.success)
+    fail(
+      from === 'carried' ? 'run.state_invalid' : 'run.config_pin_invalid',
+      `${from} config pin: ${describeInputIssues(parsed.error)}`,
+    );
   return parsed.data;
 }

@@ -45,5 +45,6 @@ export function temporalRunFeatures(runPatches: RunPatches, decided: StartPatche
     deliveredOutcome: decided.deliveredOutcome,
     workerRefusal: decided.workerRefusal,
     runSeal: decided.runSeal,
+    configPin: decided.configPin,
   });
 }

@@ -210,6 +210,20 @@ export const RUN_SEAL_PATCH = 'agent-run-seal-v1';
  */
 export const LEAN_FRAME_PATCH = 'agent-run-lean-frame-v1';
 
+/**
+ * A run pins its configuration run-scoped (docs/rolling-deploys.md, "The config pin"): at its first
+ * start the worker returns the digest of exactly what the run depends on (the definitions of its
+ * profile's tools, its model route's definition, its bundles), recorded as `versions.configDigest`
+ * and carried across continue-as-new; every tool and model call carries the pin, and a worker with
+ * another configuration under it refuses the call (`worker.config_changed`), as does one that cannot
+ * resolve a model call's summarize route; the run reschedules refusals as for
+ * {@link WORKER_REFUSAL_PATCH} and records `model.worker_refused` for model calls. A graph node's
+ * `cancelled` also turns on for a Temporal workflow cancellation (not only `cancelRun`). Decided once at the
+ * start, without a marker when the start memo lists it ({@link RunPatches.feature}); a history without
+ * it records the worker's whole config digest, compared nowhere, as before.
+ */
+export const CONFIG_PIN_PATCH = 'agent-run-config-pin-v1';
+
 /** Behaviours a start memo may ask for without a marker ({@link START_FEATURES_MEMO_KEY}). */
 export type StartFeatureId =
   | typeof TRUST_SCOPE_PATCH
@@ -226,7 +240,8 @@ export type StartFeatureId =
   | typeof DELIVERED_OUTCOME_PATCH
   | typeof WORKER_REFUSAL_PATCH
   | typeof RUN_SEAL_PATCH
-  | typeof LEAN_FRAME_PATCH;
+  | typeof LEAN_FRAME_PATCH
+  | typeof CONFIG_PIN_PATCH;
 
 /** The ids the baseline stands for. */
 export const BASELINE_PATCH_IDS = [

@@ -10,7 +10,8 @@ import type { Profile } from '../runner/profile.js';
 import type { RunState } from '../runner/run-state.js';
 import { checkRunProfile, type AgentRunComposition } from './agent-run-definition.js';
 import { restoreCarriedState, type CarriedRun } from './carried-run.js';
-import { checkedBundles, checkedModelRoutes, fail, parseInput } from './run-checks.js';
+import { checkedBundles, checkedConfigPin, checkedModelRoutes, fail, parseInput } from './run-checks.js';
+import type { RunConfigPin } from '../../contract/run-config.js';
 import type { RunPatches } from './run-patches.js';
 import { bindRunPolicy, bundledPolicy } from './run-policy.js';
 import { decideStartPatches, type StartPatches } from './start-patches.js';
@@ -75,6 +76,11 @@ export interface PinnedRun {
   readonly policy: Policy;
   readonly state: RunState;
   readonly patches: StartPatches;
+  /**
+   * The run's config pin (`agent-run-config-pin-v1`): from the snapshot at the first start, carried
+   * after. Undefined for runs without it (their `configDigest` is the worker's whole one, never compared).
+   */
+  readonly configPin: RunConfigPin | undefined;
 }
 
 /**
@@ -83,7 +89,7 @@ export interface PinnedRun {
  * start memo of a first generation, and the start-time patches when the snapshot did not decide them
  * (histories from before the local bookkeeping ask them here, after the memo).
  * @throws ApplicationFailure (non-retryable) `run.model_routes_invalid`, `run.bundles_invalid`,
- *   `run.no_model_route`, `run.no_config_digest`, and those of {@link restoreCarriedState};
+ *   `run.no_model_route`, `run.no_config_digest`, `run.config_pin_invalid`, `run.state_invalid`, and those of {@link restoreCarriedState};
  *   Error `bundle.not_found` (a workflow task failure) when a carried bundle pin came back unresolved.
  */
 export function pinRun(
@@ -102,6 +108,10 @@ export function pinRun(
   // Runs without a pin (histories from before, workers without a rollout) use the content in code.
   const bundles = checkedBundles(snapshot.bundles, carried?.bundles);
   const policy = bundledPolicy(codePolicy, bundles);
+  // The config pin is pinned once too: a later generation keeps (and its worker checked) the carried one.
+  const configPin = carried
+    ? checkedConfigPin(carried.configPin)
+    : checkedConfigPin(snapshot.runConfig, 'snapshot');
   const state: RunState = carried
     ? restoreCarriedState(carried, runId)
     : createInitialRunState({
@@ -117,8 +127,12 @@ export function pinRun(
             modelRoutes?.purposes.default ??
             snapshot.defaultModelRoute ??
             fail('run.no_model_route', 'no model route'),
+          // A config pin's digest is the run's own (run-scoped); else the worker's whole one, for the record.
           configDigest:
-            input.configDigest ?? snapshot.configDigest ?? fail('run.no_config_digest', 'no config digest'),
+            input.configDigest ??
+            configPin?.digest ??
+            snapshot.configDigest ??
+            fail('run.no_config_digest', 'no config digest'),
         },
         limits,
         startedAt: new Date().toISOString(),
@@ -131,5 +145,5 @@ export function pinRun(
     });
   // Histories from before the local bookkeeping asked these here, after the memo: same order on replay.
   const patches = decided ?? decideStartPatches(runPatches, profile.kind === 'graph');
-  return { info, runId, modelRoutes, bundles, policy, state, patches };
+  return { info, runId, modelRoutes, bundles, policy, state, patches, configPin };
 }

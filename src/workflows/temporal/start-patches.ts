@@ -17,6 +17,7 @@ import {
   WORKER_REFUSAL_PATCH,
   RUN_SEAL_PATCH,
   LEAN_FRAME_PATCH,
+  CONFIG_PIN_PATCH,
   SIGNED_DECISIONS_PATCH,
   TRUST_SCOPE_PATCH,
   type RunPatches,
@@ -59,6 +60,8 @@ export interface StartPatches {
   readonly runSeal: boolean;
   /** The run's frame without its own deadline scope and outer flush scope (`LEAN_FRAME_PATCH`). */
   readonly leanFrame: boolean;
+  /** The run pins its configuration run-scoped; workers refuse calls under another (`CONFIG_PIN_PATCH`). */
+  readonly configPin: boolean;
 }
 
 /**
@@ -68,7 +71,7 @@ export interface StartPatches {
  * goal run (not `graph`); the decision rules, the tool definition pin, the model context ref, the
  * request for more information, the human request expiry, the versioned facts, the context
  * priority, the fast path, the step contracts, the delivered outcome, the worker refusal, the run
- * seal and the lean frame after them, for every run. The last fifteen without a marker when the start memo names them
+ * seal, the lean frame and the config pin after them, for every run. The last sixteen without a marker when the start memo names them
  * ({@link RunPatches.feature}).
  */
 export function decideStartPatches(patches: RunPatches, graph: boolean): StartPatches {
@@ -92,6 +95,7 @@ export function decideStartPatches(patches: RunPatches, graph: boolean): StartPa
   const workerRefusal = patches.feature(WORKER_REFUSAL_PATCH);
   const runSeal = patches.feature(RUN_SEAL_PATCH);
   const leanFrame = patches.feature(LEAN_FRAME_PATCH);
+  const configPin = patches.feature(CONFIG_PIN_PATCH);
   return {
     continueAsNew,
     guardrails,
@@ -113,5 +117,6 @@ export function decideStartPatches(patches: RunPatches, graph: boolean): StartPa
     workerRefusal,
     runSeal,
     leanFrame,
+    configPin,
   };
 }

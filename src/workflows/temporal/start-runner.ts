@@ -1,4 +1,4 @@
-import { isCancellation, proxyLocalActivities } from '@temporalio/workflow';
+import { CancellationScope, isCancellation, proxyLocalActivities } from '@temporalio/workflow';
 import type { RunActivities, ToolSnapshot } from '../../contract/activity-interfaces.js';
 import type { DecisionAuthority } from '../authz/decision-authority.js';
 import type { RunIdentity } from '../authz/start-token.js';
@@ -68,6 +68,7 @@ function startPorts(o: RunnerStart): RunnerPorts {
     o.local,
     o.runPatches,
     patches.leanFrame,
+    o.pinned.configPin,
   );
 }
 
@@ -103,6 +104,8 @@ export function startRunner(o: RunnerStart): StartedRunner {
     approvalTimeoutSeconds: input.approvalTimeoutSeconds ?? 3600,
     isCancellation: (err) => isCancellation(err),
     deadlineReached: o.deadlineReached,
+    // Built in the workflow's root scope: only a Temporal cancellation of the run cancels it.
+    ...(patches.configPin ? { hostCancelled: workflowCancelled(CancellationScope.current()) } : {}),
     resumed: carried !== undefined,
     subject,
     // The run's OpenTelemetry trace id when the worker traces (noted from the start headers), else the run id.
@@ -137,4 +140,9 @@ export function startRunner(o: RunnerStart): StartedRunner {
   // What the previous generation recorded after its last flush: stored with this one's first activity.
   if (carried?.events !== undefined) runner.requeue(checkedEvents(carried.events, runId, state.nextEventSeq));
   return { runner, ports, identity, subject, authority };
+}
+
+/** Whether `root` (the workflow's root scope) was cancelled: a Temporal workflow cancellation. */
+function workflowCancelled(root: CancellationScope): () => boolean {
+  return () => root.consideredCancelled;
 }

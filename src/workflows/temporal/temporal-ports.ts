@@ -1,3 +1,4 @@
+import type { RunConfigPin } from '../../contract/run-config.js';
 import {
   CancellationScope,
   condition,
@@ -57,6 +58,8 @@ export function createTemporalPorts(
   patches: RunPatches,
   /** The lean frame (run-frame.ts): the last flush is shielded only when a cancellation reaches it. */
   leanFrame = false,
+  /** The run's config pin (`agent-run-config-pin-v1`): sent with every tool and model call. */
+  configPin?: RunConfigPin,
 ): RunnerPorts {
   const run = proxyActivities<RunActivities & ToolActivities>(BOOKKEEPING_OPTIONS);
   const memory = proxyActivities<MemoryActivities>(BOOKKEEPING_OPTIONS);
@@ -66,8 +69,8 @@ export function createTemporalPorts(
   return {
     tools,
     now: () => new Date().toISOString(), // the workflow clock: deterministic inside the sandbox
-    callModel: modelCallPort(timeouts, batches),
-    callTool: toolCallPort(timeouts, batches),
+    callModel: modelCallPort(timeouts, batches, configPin),
+    callTool: toolCallPort(timeouts, batches, configPin),
     resolveLostInvocation: (input) =>
       CancellationScope.nonCancellable(() =>
         run.resolveLostInvocation.executeWithOptions(

@@ -22,7 +22,14 @@ import {
   type ActivityTimeouts,
 } from './activity-options.js';
 import type { StepBatches } from './step-batches.js';
-import { isWorkerRefusal, MAX_WORKER_REFUSALS, refusedTooOften, waitAfterRefusal } from './worker-refusal.js';
+import {
+  isWorkerRefusal,
+  MAX_WORKER_REFUSALS,
+  refusalTypeOf,
+  refusedTooOften,
+  waitAfterRefusal,
+} from './worker-refusal.js';
+import type { RunConfigPin } from '../../contract/run-config.js';
 
 /**
  * Turn a failed tool activity into what the runner understands. With `unregisteredNotStarted` (runs
@@ -57,7 +64,9 @@ export function classifyToolFailure(err: unknown, unregisteredNotStarted = false
  *
  * A call a worker refused as the run asked (`workerRefusal`: another definition of the pinned tool)
  * is scheduled again after a backoff, for another worker to take, up to {@link MAX_WORKER_REFUSALS}
- * times (worker-refusal.ts); the outcome says how often (`workerRefusals`). A fast read's local try is
+ * times (worker-refusal.ts); the outcome says how often (`workerRefusals`) and, in runs with a config
+ * pin (`configPin`, sent with every call; a worker with another configuration refuses with
+ * `worker.config_changed`), the last refusal's type (`refusedWith`). A fast read's local try is
  * never rescheduled: it falls back to the regular activity.
  *
  * Failure semantics: never rejects for a failed activity; it resolves to the outcome the Runner
@@ -65,7 +74,11 @@ export function classifyToolFailure(err: unknown, unregisteredNotStarted = false
  * activity's (thrown by the SDK itself) rejects as it came. A batch whose header the worker could not
  * restore is sent with its header again next time (see {@link StepBatches}).
  */
-export function toolCallPort(timeouts: ActivityTimeouts, batches: StepBatches): RunnerPorts['callTool'] {
+export function toolCallPort(
+  timeouts: ActivityTimeouts,
+  batches: StepBatches,
+  configPin?: RunConfigPin,
+): RunnerPorts['callTool'] {
   const write = proxyActivities<ToolActivities>(writeToolOptions(timeouts));
   const read = proxyActivities<ToolActivities>(readToolOptions(timeouts));
   const local = proxyLocalActivities<ToolActivities>(fastReadOptions(MAX_FAST_TIMEOUT_MS));
@@ -85,7 +98,7 @@ export function toolCallPort(timeouts: ActivityTimeouts, batches: StepBatches): 
       };
       // A worker that cannot serve the call as pinned refused it (never a local try: that falls
       // back to the regular activity, whose refusal a worker of the pinned build answers).
-      const schedule = (refusals: number): Promise<ToolActivityOutcome> => {
+      const schedule = (refusals: number, refusedWith?: string): Promise<ToolActivityOutcome> => {
         let pending: Promise<ToolCallResult>;
         try {
           const proxy = act as unknown as ExecuteWithOptions;
@@ -104,19 +117,28 @@ export function toolCallPort(timeouts: ActivityTimeouts, batches: StepBatches): 
         return pending.then(
           (result): ToolActivityOutcome => {
             batches.stored(packed.header);
-            return { kind: 'completed', result, ...(refusals > 0 ? { workerRefusals: refusals } : {}) };
+            return {
+              kind: 'completed',
+              result,
+              ...(refusals > 0 ? { workerRefusals: refusals } : {}),
+              ...(refusedWith !== undefined ? { refusedWith } : {}),
+            };
           },
           (err: unknown) => {
             if (!refusable || !isWorkerRefusal(input, err)) return failed(err);
             if (refusals + 1 >= MAX_WORKER_REFUSALS) return refusedTooOften(input, err as ActivityFailure);
-            return waitAfterRefusal(refusals + 1).then(() => schedule(refusals + 1), failed);
+            // Runs with a config pin say which refusal it was (older runs had one kind only).
+            const type = input.configPin !== undefined ? refusalTypeOf(err) : undefined;
+            return waitAfterRefusal(refusals + 1).then(() => schedule(refusals + 1, type), failed);
           },
         );
       };
       return schedule(0);
     });
   const classified = (err: unknown, byRef: boolean) => Promise.resolve(classifyToolFailure(err, byRef));
-  return (input: ToolCallInput, { summary, fastMs }): Promise<ToolActivityOutcome> => {
+  return (call: ToolCallInput, { summary, fastMs }): Promise<ToolActivityOutcome> => {
+    // Runs with a config pin send it with every call: a worker with another configuration refuses.
+    const input = configPin ? { ...call, configPin } : call;
     if (input.effect === 'write')
       return attempt(write, { ...writeToolOptions(timeouts), summary }, input, classified);
     const regular = (): Promise<ToolActivityOutcome> =>

@@ -7,11 +7,12 @@ import {
 } from '@temporalio/workflow';
 import type { RunActivities, ToolSnapshot, ToolSnapshotRequest } from '../../contract/activity-interfaces.js';
 import { BUNDLE_ERROR_CODES } from '../../contract/bundles.js';
-import { TOOLS_UNAVAILABLE } from '../../contract/failure-types.js';
+import { CONFIG_CHANGED, TOOLS_UNAVAILABLE } from '../../contract/failure-types.js';
 import type { AgentRunInput } from '../../contract/run-input.js';
 import type { Profile } from '../runner/profile.js';
 import { BOOKKEEPING_OPTIONS, LOCAL_BOOKKEEPING_OPTIONS } from './activity-options.js';
 import type { CarriedRun } from './carried-run.js';
+import { checkedConfigPin } from './run-checks.js';
 import { LOCAL_BOOKKEEPING_PATCH, type RunPatches } from './run-patches.js';
 import { decideStartPatches, type StartPatches } from './start-patches.js';
 
@@ -44,6 +45,24 @@ function toolSnapshotRequest(
 }
 
 /**
+ * The config pin's part of the request: at the first start of a run with the config pin whose starter
+ * pinned no config digest, ask for the run's config pin; after continue-as-new, the pin the run
+ * carried (checked), for the worker to compare. A run without one asks nothing.
+ * @throws ApplicationFailure `run.state_invalid` (non-retryable) for a carried pin that is not well-formed.
+ */
+function configPinRequest(
+  patches: StartPatches,
+  input: AgentRunInput,
+  carried: CarriedRun | undefined,
+): Pick<ToolSnapshotRequest, 'runConfig' | 'configPin'> {
+  if (carried) {
+    const pin = checkedConfigPin(carried.configPin);
+    return pin ? { configPin: pin } : {};
+  }
+  return patches.configPin && input.configDigest === undefined ? { runConfig: true } : {};
+}
+
+/**
  * A worker that cannot serve the run's pinned tools fails this workflow task (a plain Error, not a
  * workflow failure): Temporal retries the task, and a worker that has the tools takes it. The run's
  * history shows the failed task with this message until then.
@@ -66,6 +85,11 @@ function refusal(err: unknown): never {
   const failure = err instanceof ActivityFailure ? err.cause : err;
   if (failure instanceof ApplicationFailure && failure.type === TOOLS_UNAVAILABLE) {
     throw new Error(`${TOOLS_UNAVAILABLE}: ${failure.message}`);
+  }
+  // Its configuration under the run's config pin differs, or it lacks the route a new run pins: the
+  // same (the refusal's message names its type).
+  if (failure instanceof ApplicationFailure && failure.type === CONFIG_CHANGED) {
+    throw new Error(failure.message);
   }
   // A worker that lacks a pinned bundle version, or has other content under it: the same (another
   // worker, or this one once deployed with the bundle, takes the task; the run never falls back).
@@ -94,7 +118,8 @@ export interface ToolSnapshotLoad {
  *
  * Failure semantics: `snapshot` rejects with a plain Error (a workflow task failure, retried by
  * Temporal until a worker that can serve the run takes it) when this worker lacks the run's pinned
- * tools (`worker.tools_unavailable`) or bundles (`bundle.not_found`, `bundle.changed`); any other
+ * tools (`worker.tools_unavailable`), its configuration under the run's config pin
+ * (`worker.config_changed`) or bundles (`bundle.not_found`, `bundle.changed`); any other
  * failure of the activity as it came.
  */
 export function requestToolSnapshot(
@@ -114,6 +139,7 @@ export function requestToolSnapshot(
     const snapshotRequest = {
       ...toolSnapshotRequest(input, profile.tools, carried, slots),
       ...(patches.signedDecisions ? { withPrincipals: true } : {}),
+      ...configPinRequest(patches, input, carried),
     };
     snapshot = refuseUnservedTools(localBookkeeping.loadToolSnapshot(snapshotRequest), patches.leanFrame);
   } else {

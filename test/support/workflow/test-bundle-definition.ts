@@ -6,10 +6,11 @@ import { graphStepsDefinition } from './graph-steps.js';
 import { taintFilesGitDefinition } from './taint-files-git.js';
 import { threadMemoryDefinition } from './thread-memory-graph.js';
 import { contextPoliciesDefinition } from './context-policies.js';
+import { deliveredGoalDefinition } from './delivered-goal.js';
 
 /**
  * What the tests' bundle serves: the bench's bundle (every example app, the bench), the retail app's
- * routed profiles, the test-only graphs and the context policies' goals.
+ * routed profiles, the test-only graphs, the context policies' goals and the delivered answer's goal.
  */
 export const testBundleDefinition = combineDefinitions(
   benchBundleDefinition,
@@ -19,4 +20,5 @@ export const testBundleDefinition = combineDefinitions(
   taintFilesGitDefinition,
   retailDefinition,
   contextPoliciesDefinition,
+  deliveredGoalDefinition,
 );
