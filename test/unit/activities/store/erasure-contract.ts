@@ -95,15 +95,20 @@ export function describeErasureContract(name: string, getTarget: () => ContractT
       await expectCode(store.appendEvents([contact(run, 1, 'eve@example.com')]), 'store.conflict');
     });
 
-    it("drops a replaced provisional event's values with it", async () => {
+    it('drops the values of replaced provisional events with them', async () => {
       const run = newRunId('replace');
       await store.appendEvents([started(run, 'u-replace')]);
-      await store.appendLastFlush([contact(run, 1, 'first@example.com')]);
+      await store.appendLastFlush([
+        contact(run, 1, 'first@example.com'),
+        contact(run, 2, 'orphan@example.com'),
+      ]);
       await store.appendEvents([contact(run, 1, 'second@example.com', LATER)]);
-      expect((await store.listEvents(run))[1]!.data).toEqual({
-        customer: { email: 'second@example.com', tier: 'gold' },
-      });
+      expect((await store.listEvents(run)).map((e) => e.data)).toEqual([
+        { tenantId: 'acme', userId: 'u-replace' },
+        { customer: { email: 'second@example.com', tier: 'gold' } },
+      ]);
       expect(await rowsHolding('first@example.com')).toEqual([]);
+      expect(await rowsHolding('orphan@example.com')).toEqual([]);
       expect(await verify(run)).toMatchObject({ ok: true, code: 'chain.ok' });
     });
 
