@@ -81,27 +81,25 @@ const unescape = (token: string) => token.replaceAll('~1', '/').replaceAll('~0',
 /**
  * The erasable values of an event (decoded): each value under an {@link ERASABLE_KEY} key, at any depth
  * of `data` and of `envelope.data`, that is not `null`, with its pointer in the event body. A value
- * under such a key is taken whole (an address object is one value). Linear in the event's size.
+ * under such a key is taken whole (an address object is one value). An object that already looks like
+ * a commitment (something a tool or model put in the data) is taken as a value too, so every
+ * commitment in a stored body is one the store made and can open. Linear in the event's size.
  */
 export function findErasable(event: unknown): ErasableValue[] {
   const found: ErasableValue[] = [];
-  const walk = (v: unknown, path: string): void => {
-    if (Array.isArray(v)) {
-      v.forEach((item, i) => walk(item, `${path}/${i}`));
+  const walk = (v: unknown, path: string, erasable: boolean): void => {
+    if ((erasable && v !== null && v !== undefined) || isCommitment(v)) {
+      found.push({ path, value: v });
       return;
     }
-    if (!isPlainObject(v)) return;
-    for (const [k, child] of Object.entries(v)) {
-      const at = `${path}/${escape(k)}`;
-      if (ERASABLE_KEY.test(k) && child !== null && child !== undefined && !isCommitment(child))
-        found.push({ path: at, value: child });
-      else walk(child, at);
-    }
+    if (Array.isArray(v)) v.forEach((item, i) => walk(item, `${path}/${i}`, false));
+    else if (isPlainObject(v))
+      for (const [k, child] of Object.entries(v)) walk(child, `${path}/${escape(k)}`, ERASABLE_KEY.test(k));
   };
   if (!isPlainObject(event)) return found;
-  walk(event.data, '/data');
+  walk(event.data, '/data', false);
   const envelope = event.envelope;
-  if (isPlainObject(envelope)) walk(envelope.data, '/envelope/data');
+  if (isPlainObject(envelope)) walk(envelope.data, '/envelope/data', false);
   return found;
 }
 

@@ -12,7 +12,7 @@ export const ErasureRecordSchema = z.strictObject({
   erasedAt: z.string().min(1).max(64),
   actor: z.string().min(1).max(200),
   reason: z.string().max(1000).nullable(),
-  paths: z.array(z.string().max(300)).max(1000),
+  paths: z.array(z.string().max(1000)).max(100_000),
   values: z.number().int().nonnegative(),
   events: z.number().int().nonnegative(),
 });

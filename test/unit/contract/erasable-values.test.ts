@@ -62,6 +62,12 @@ describe('salted commitments of erasable values', () => {
       ['/envelope/data/address', { city: 'Berlin' }],
     ]);
     expect(findErasable({ data: { tenantId: 'acme', actor: 'operator@example.com' } })).toEqual([]);
+    // Something shaped like a commitment in the data (a tool's or a model's) is committed as a value.
+    const forged = { $commit: `sha256:${'1'.repeat(64)}` };
+    expect(findErasable({ data: { note: forged, list: [forged] } })).toEqual([
+      { path: '/data/note', value: forged },
+      { path: '/data/list/0', value: forged },
+    ]);
     expect(dataPath('/envelope/data/nested/1/a~1b/phone')).toBe('/nested/1/a~1b/phone');
     expect(dataPath('/data/userId')).toBe('/userId');
   });

@@ -112,6 +112,16 @@ export function describeErasureContract(name: string, getTarget: () => ContractT
       expect(await verify(run)).toMatchObject({ ok: true, code: 'chain.ok' });
     });
 
+    it('commits a commitment-shaped value a tool or model put in the data, so it reads back as given', async () => {
+      const run = newRunId('forged');
+      const forged = { $commit: `sha256:${'1'.repeat(64)}` };
+      await store.appendEvents([agentEvent(run, 0, 'profile.note', { note: forged }, AT)]);
+      expect((await store.listEvents(run))[0]!.data).toEqual({ note: forged });
+      const [body] = await bodies(run);
+      expect(isCommitment(body!.data.note)).toBe(true);
+      expect(body!.data.note).not.toEqual(forged);
+    });
+
     it('refuses bad requests, unknown runs and runs not finished, and erases nothing then', async () => {
       const run = newRunId('refuse');
       await store.appendEvents([started(run, 'u-refuse')]);
