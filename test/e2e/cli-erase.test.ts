@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { ProofBundle } from '../../src/contract/proof-bundle.js';
+import { envelopesOf, projectPublic } from '../../src/client/evidence/public-projection.js';
+import { readAllEvents } from '../../src/client/evidence/read-all-events.js';
 import { decide } from '../support/decisions.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
 import { testAttestation } from '../support/attestation.js';
@@ -174,6 +176,11 @@ describe('harness erase: salted commitments of erasable values on a real refund 
       .split('\n')
       .map((l) => JSON.parse(l) as { type: string; data: unknown });
     expect(json.find((e) => e.type === 'run.started')?.data).toMatchObject({
+      userId: '[withheld by policy]',
+    });
+
+    const projected = projectPublic(envelopesOf(await readAllEvents(h.composition.store, runId)));
+    expect(projected.events.find((e) => e.type === 'run.started')?.data).toMatchObject({
       userId: '[withheld by policy]',
     });
 
