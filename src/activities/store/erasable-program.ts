@@ -17,7 +17,7 @@ import { exec, rows } from './sql.js';
 import type { SqlProgram } from './sql.js';
 
 /** Lowercase hex SHA-256 of bytes (node:crypto). */
-export const sha256Bytes = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+const sha256Bytes = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
 /** The body an event is stored with, and the openings of its commitments (none: no erasable value). */
 export interface CommittedEvent {

@@ -1,4 +1,5 @@
 import { erasureOf } from '../../activities/store/index.js';
+import { ERASURE_NOT_FOUND, ERASURE_RUN_ACTIVE } from '../../activities/store/erasure-program.js';
 import { isHarnessError } from '../../contract/errors.js';
 import { openCliStore } from '../connect.js';
 import { EXIT, notFoundError, refusedError, usageError } from '../errors.js';
@@ -46,8 +47,8 @@ export async function eraseCommand(runId: string | undefined, o: EraseOptions, o
     return EXIT.ok;
   } catch (err) {
     if (!isHarnessError(err)) throw err;
-    if (err.code === 'erasure.not_found') throw notFoundError(err.message, err.details);
-    if (err.code === 'erasure.run_active') throw refusedError(err.message, err.details);
+    if (err.code === ERASURE_NOT_FOUND) throw notFoundError(err.message, err.details);
+    if (err.code === ERASURE_RUN_ACTIVE) throw refusedError(err.message, err.details);
     if (err.code === 'store.invalid_record') throw usageError(err.message);
     throw err;
   } finally {
