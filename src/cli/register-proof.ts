@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
-import type { VerifyOptions } from './commands/proof.js';
+import type { ExportOptions, VerifyOptions } from './commands/proof.js';
+import type { EraseOptions } from './commands/erase.js';
 import type { CommandKit } from './command-kit.js';
 
 /**
  * Registers the commands that prove what a run did (docs/evidence-chain.md): `verify` (a run, or a
- * bundle offline) and `export` (a run's proof bundle). Command modules load on use; an action's errors
+ * bundle offline), `export` (a run's proof bundle) and `erase` (crypto-shredding of erasable values). Command modules load on use; an action's errors
  * propagate to the caller (src/cli/main.ts maps them to exit codes).
  */
 export function registerProofCommands(program: Command, { out, run }: CommandKit): void {
@@ -23,7 +24,8 @@ export function registerProofCommands(program: Command, { out, run }: CommandKit
     .description(
       "write a run's self-contained proof bundle for `harness verify --bundle`, or its events as OpenTelemetry GenAI spans",
     )
-    .option('--bundle <file>', 'the bundle file to write')
+    .option('--bundle <file>', 'the bundle file to write (erasable values withheld by policy)')
+    .option('--with-values', 'put the stored erasable values (and their salts) in the bundle')
     .option('--otel <file>', "write the run's events as OTLP/JSON spans (GenAI semantic conventions)")
     .option(
       '--attestation <file>',
@@ -33,28 +35,34 @@ export function registerProofCommands(program: Command, { out, run }: CommandKit
       '--decode',
       "write the history's payloads decoded by the payload codec (HARNESS_CODEC_KEYS), for an auditor without its keys",
     )
-    .action(
-      (
-        runId: string,
-        o: { bundle?: string; otel?: string; attestation?: string; decode?: boolean },
-        cmd: Command,
-      ) =>
-        run(async () => {
-          const { bundle, otel } = o;
-          if (bundle === undefined && otel === undefined)
-            throw (await import('./errors.js')).usageError(
-              'name what to write: --bundle <file> or --otel <file>',
-            );
-          let code = 0;
-          if (bundle !== undefined)
-            code = await (
-              await import('./commands/proof.js')
-            ).exportCommand(runId, { ...o, bundle }, out(cmd));
-          if (otel !== undefined && code === 0)
-            code = await (
-              await import('./commands/otel-export.js')
-            ).otelExportCommand(runId, { otel }, out(cmd));
-          return code;
-        }),
+    .action((runId: string, o: ExportOptions, cmd: Command) =>
+      run(async () => {
+        const { bundle, otel } = o;
+        if (bundle === undefined && otel === undefined)
+          throw (await import('./errors.js')).usageError(
+            'name what to write: --bundle <file> or --otel <file>',
+          );
+        let code = 0;
+        if (bundle !== undefined)
+          code = await (await import('./commands/proof.js')).exportCommand(runId, { ...o, bundle }, out(cmd));
+        if (otel !== undefined && code === 0)
+          code = await (
+            await import('./commands/otel-export.js')
+          ).otelExportCommand(runId, { otel }, out(cmd));
+        return code;
+      }),
+    );
+
+  program
+    .command('erase [runId]')
+    .description(
+      "erase a finished run's erasable values (crypto-shredding): the chain still verifies, reads show them withheld",
+    )
+    .requiredOption('--by <who>', 'who asks for the erasure (recorded with it)')
+    .option('--path <pointer>', 'only values at this path inside the event data, e.g. /userId')
+    .option('--subject <value>', 'only this value; without a run id, in every run that stored it')
+    .option('--reason <text>', 'why (recorded with it)')
+    .action((runId: string | undefined, o: EraseOptions, cmd: Command) =>
+      run(async () => (await import('./commands/erase.js')).eraseCommand(runId, o, out(cmd))),
     );
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AttestationRegistrySchema } from './chain-head.js';
+import { ErasureRecordSchema } from './erasure-record.js';
 
 /** The format string of a proof bundle; a bundle of another format is refused. */
 export const PROOF_BUNDLE_FORMAT = 'agent-harness.proof-bundle/v1';
@@ -11,6 +12,13 @@ const ChainRowSchema = z.strictObject({
   body: z.string(),
   prevHash: z.string().nullable(),
   chainHash: z.string().nullable(),
+});
+
+const OpeningSchema = z.strictObject({
+  seq: z.number().int().nonnegative(),
+  path: z.string().max(1000),
+  salt: z.string(),
+  value: z.string(),
 });
 
 /**
@@ -25,7 +33,11 @@ const ChainRowSchema = z.strictObject({
  *   Temporal no longer had it, which the history and decision checks then report as failed;
  * - `earlierHistories`: when the run continued as new, the histories of its earlier generations,
  *   oldest first (absent for a run of one generation, so its bundle reads as before);
- * - `attestation`: the attestation key registry entries the signed heads in the history need.
+ * - `attestation`: the attestation key registry entries the signed heads in the history need;
+ * - `erasure`: the run's erasures (who, when, which paths; never a value) and, only when exported
+ *   with its values (`harness export --with-values`), the openings (salt and value) of the commitments
+ *   still stored; without them every erasable value is withheld by policy and the chain still verifies.
+ *   Absent in bundles from before crypto-shredding.
  */
 export const ProofBundleSchema = z.strictObject({
   format: z.literal(PROOF_BUNDLE_FORMAT),
@@ -45,5 +57,8 @@ export const ProofBundleSchema = z.strictObject({
   earlierHistories: z.array(z.record(z.string(), z.unknown())).optional(),
   /** The attestation keys the signed heads are checked with (`null`: none were at hand at export). */
   attestation: AttestationRegistrySchema.nullable(),
+  erasure: z
+    .strictObject({ erasures: z.array(ErasureRecordSchema), openings: z.array(OpeningSchema) })
+    .optional(),
 });
 export type ProofBundle = z.infer<typeof ProofBundleSchema>;

@@ -13,8 +13,10 @@ import { PROOF_TOO_LARGE } from '../contract/proof-limits.js';
  * The run's proof (docs/evidence-chain.md) for the run page, for an operator with a role of
  * `roles.internalEvents` (else 403 `auth.role_missing`; a run outside the caller's scope is 404):
  * - GET /v1/runs/:runId/verification: the verifier's report (`harness verify <runId>`'s checks, each
- *   with its reason code) over the run's store and Temporal history, with the service's attestation keys;
- * - GET /v1/runs/:runId/bundle: the self-contained proof bundle (`harness export`), as a download.
+ *   with its reason code) over the run's store and Temporal history, with the service's attestation keys,
+ *   each stored erasable value checked against its commitment (the report names no value);
+ * - GET /v1/runs/:runId/bundle: the self-contained proof bundle (`harness export`), as a download, its
+ *   erasable values withheld by policy.
  * Both are bounded (service config `proof`): each caller's requests per second and at once, taken when
  * the request arrives (429 `rate.proof_user` with Retry-After, before anything is read), and the size
  * of the run they read (413 `proof.too_large` naming the limit and the CLI commands that verify such a
@@ -25,7 +27,7 @@ import { PROOF_TOO_LARGE } from '../contract/proof-limits.js';
 export function registerProofRoutes(app: FastifyInstance, o: RunRoutesOptions): void {
   const budget = new ProofBudget(o.config.proof);
   const limits = { maxEvents: o.config.proof.maxEvents, maxBytes: o.config.proof.maxBytes };
-  const bundleOf = async (caller: Caller, runId: string, arrivedAt: number) => {
+  const bundleOf = async (caller: Caller, runId: string, arrivedAt: number, withValues: boolean) => {
     const admitted = budget.admit(caller, arrivedAt);
     if ('code' in admitted)
       throw new ApiError(429, admitted.code, admitted.message, admitted.retryAfterSeconds);
@@ -44,6 +46,7 @@ export function registerProofRoutes(app: FastifyInstance, o: RunRoutesOptions): 
         o.attestation ?? null,
         new Date(),
         limits,
+        { withValues },
       );
       if (bundle.chain.events.length === 0)
         throw new ApiError(404, 'run.no_evidence', `the evidence store holds no events of ${runId}`);
@@ -57,11 +60,11 @@ export function registerProofRoutes(app: FastifyInstance, o: RunRoutesOptions): 
     }
   };
   app.get<{ Params: { runId: string } }>('/v1/runs/:runId/verification', async (req) => {
-    const bundle = await bundleOf(o.callerOf(req), req.params.runId, o.arrivedAt(req));
+    const bundle = await bundleOf(o.callerOf(req), req.params.runId, o.arrivedAt(req), true);
     return verifyProofBundle(bundle, o.attestation !== undefined ? { attestation: o.attestation } : {});
   });
   app.get<{ Params: { runId: string } }>('/v1/runs/:runId/bundle', async (req, reply) => {
-    const bundle = await bundleOf(o.callerOf(req), req.params.runId, o.arrivedAt(req));
+    const bundle = await bundleOf(o.callerOf(req), req.params.runId, o.arrivedAt(req), false);
     const file = `${req.params.runId.replace(/[^A-Za-z0-9._-]/g, '_')}.proof.json`;
     return reply.header('content-disposition', `attachment; filename="${file}"`).send(bundle);
   });

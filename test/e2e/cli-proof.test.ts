@@ -58,7 +58,7 @@ describe('harness verify and export', () => {
     const r = await cli('verify', runId);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trim().split('\n');
-    expect(lines.filter((l) => l.startsWith('PASS'))).toHaveLength(9);
+    expect(lines.filter((l) => l.startsWith('PASS'))).toHaveLength(10);
     for (const code of [
       'chain.ok',
       'heads.ok',
@@ -69,6 +69,7 @@ describe('harness verify and export', () => {
       'history.ok',
       'artifacts.ok',
       'policy.ok',
+      'commitments.ok',
     ])
       expect(r.stdout).toContain(code);
     expect(lines.at(-1)).toBe(`verified: run ${runId}`);

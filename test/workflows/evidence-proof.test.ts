@@ -83,6 +83,7 @@ describe('evidence proof of a refund run (chain, verifier, bundle) on the real s
       'history.ok',
       'artifacts.ok',
       'policy.ok',
+      'commitments.ok',
     ]);
     expect(report.ok).toBe(true);
     expect(line(report, 'decisions').detail).toMatch(/^1 decision/);

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
-import { readEventChain } from '../store/index.js';
+import { erasureOf, readEventChain } from '../store/index.js';
 import { tooLarge } from '../store/event-chain-reader.js';
 import type { ProofLimits } from '../../contract/proof-limits.js';
 import type { EvidenceStore } from '../../contract/evidence-store.js';
@@ -15,6 +15,8 @@ import type { AttestationRegistry } from '../../contract/chain-head.js';
  * (the verifier reports it); any other Temporal error propagates. With `limits` (the run service),
  * a run over them is refused before the rest of it is read: the events as the chain is read, the
  * history by the size Temporal reports before it is fetched.
+ * The bundle carries the run's erasures, and the openings of its erasable values only with
+ * `o.withValues` (a bundle for the verifier at hand, never one to hand over by default).
  * @throws the store's errors (`store.backend_error` for a store without a chain); HarnessError
  *   `proof.too_large` (details `{ limit, max }`) over `limits`.
  */
@@ -25,8 +27,12 @@ export async function collectProofBundle(
   attestation: AttestationRegistry | null = null,
   now: Date = new Date(),
   limits?: ProofLimits,
+  o: { readonly withValues?: boolean } = {},
 ): Promise<ProofBundle> {
   const chain = await readEventChain(store, runId, limits);
+  const erasure = erasureOf(store);
+  const erasures = await erasure.erasures(runId);
+  const openings = o.withValues === true ? await erasure.openings(runId) : [];
   const invocations = await store.listInvocations(runId);
   const artifacts = await store.listArtifacts(runId);
   if (limits) {
@@ -54,6 +60,7 @@ export async function collectProofBundle(
     history: histories?.latest ?? null,
     ...(histories && histories.earlier.length > 0 ? { earlierHistories: histories.earlier } : {}),
     attestation,
+    erasure: { erasures, openings },
   };
 }
 

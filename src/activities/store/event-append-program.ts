@@ -1,5 +1,11 @@
 import { rechainProgram } from './chain-program.js';
-import { decodeJson, encodeJson } from './codec.js';
+import { encodeJson } from './codec.js';
+import {
+  commitEventProgram,
+  dropOpeningsProgram,
+  openEventsProgram,
+  storeOpeningsProgram,
+} from './erasable-program.js';
 import { StoreError } from './errors.js';
 import { recordFailureSampleProgram } from './failure-sample-program.js';
 import { failureSampleOf } from '../../contract/failure-sample-record.js';
@@ -75,8 +81,10 @@ export function* appendEventsProgram(
   }
 }
 
+/** Insert one event in its stored form (erasable values committed), with its openings when new. */
 function* insertEvent(event: StoredEvent, provisional: 0 | 1): SqlProgram<'inserted' | 'identical'> {
-  return yield* insertOrCompare(
+  const { body, openings } = yield* commitEventProgram(event, encodeJson(event, MAX_RECORD_BYTES, 'event'));
+  const outcome = yield* insertOrCompare(
     'events',
     {
       run_id: event.runId,
@@ -84,12 +92,14 @@ function* insertEvent(event: StoredEvent, provisional: 0 | 1): SqlProgram<'inser
       event_id: event.eventId,
       type: event.type,
       occurred_at: event.occurredAt,
-      body: encodeJson(event, MAX_RECORD_BYTES, 'event'),
+      body,
       provisional,
     },
     ['run_id', 'seq'],
     `event ${event.runId}#${event.seq} (${event.eventId})`,
   );
+  if (outcome === 'inserted') yield* storeOpeningsProgram(event.runId, event.seq, openings);
+  return outcome;
 }
 
 /** A batch met stored events: the rules of {@link appendEventsProgram}. */
@@ -105,16 +115,24 @@ function* settleAbandonedFlush(
   // SQLite writer holds the database's lock already).
   yield* exec('UPDATE runs SET last_seq = last_seq WHERE run_id = ?', [runId]);
   // What this batch inserted before it met the stored events is taken back: it is decided below.
-  for (const e of insertedBefore)
+  for (const e of insertedBefore) {
     yield* exec('DELETE FROM events WHERE run_id = ? AND seq = ?', [runId, e.seq]);
+    yield* dropOpeningsProgram(runId, e.seq, e.seq);
+  }
   const all = [...events].sort((a, b) => a.seq - b.seq);
-  const found = (yield* rows<{ body: string; provisional: number | string }>(
-    'SELECT body, provisional FROM events WHERE run_id = ? AND seq >= ? ORDER BY seq',
+  const storedRows = yield* rows<{ seq: number | string; body: string; provisional: number | string }>(
+    'SELECT seq, body, provisional FROM events WHERE run_id = ? AND seq >= ? ORDER BY seq',
     [runId, all[0]!.seq],
-  )).map((row) => ({
-    body: row.body,
+  );
+  // Compared as the events were sent: their erasable values joined back.
+  const opened = yield* openEventsProgram(
+    runId,
+    storedRows.map((r) => ({ seq: Number(r.seq), body: r.body })),
+  );
+  const found = storedRows.map((row, i) => ({
+    body: encodeJson(opened[i], MAX_RECORD_BYTES, 'event'),
     provisional: Number(row.provisional) === 1,
-    event: decodeJson<StoredEvent>(row.body),
+    event: opened[i]!,
   }));
   // A batch may begin with events stored before, exactly as it holds them (a failed activity's
   // events, sent again with the next one): they stand, and the rules apply from the first that is not.
@@ -151,6 +169,7 @@ function* settleAbandonedFlush(
       { table: 'events', key: { run_id: runId, seq: first } },
     );
   yield* exec('DELETE FROM events WHERE run_id = ? AND seq >= ?', [runId, first]);
+  yield* dropOpeningsProgram(runId, first);
   for (const e of ordered) yield* insertEvent(e, provisional);
   yield* reprojectRunProgram(runId);
 }
@@ -179,7 +198,7 @@ function sameApartFromClock(body: string, kept: StoredEvent, e: StoredEvent): bo
  * Reads every event of the run: a rare path (an abandoned workflow task attempt that a different one
  * replaced).
  */
-function* reprojectRunProgram(runId: string): SqlProgram<void> {
+export function* reprojectRunProgram(runId: string): SqlProgram<void> {
   let next: RunRecord | undefined;
   for (let after = -1; ;) {
     const page = yield* listEventsProgram(runId, after, EVENT_PAGE_MAX);

@@ -19,3 +19,5 @@ export { retrievalOf } from './store-retrieval.js';
 export { SqlRetrieval } from './sql-retrieval.js';
 export { chainHashAt, latestChainHead, readEventChain, type EventChain } from './event-chain-reader.js';
 export { sha256Text, type ChainedEventRow } from './chain-program.js';
+export { erasureOf } from './store-erasure.js';
+export { SqlErasure } from './sql-erasure.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SqlErasure } from './sql-erasure.js';
 import { SqlRetrieval } from './sql-retrieval.js';
 import type { Artifact } from '../../contract/artifact.js';
 import { artifactRow, getArtifactProgram, listArtifactsProgram, putArtifactRow } from './artifact-program.js';
@@ -108,6 +109,10 @@ export class SqlEvidenceStore implements EvidenceStore {
   /** The retrieval port on this store's database (docs/context.md, "Retrieval"). */
   retrieval(): SqlRetrieval {
     return new SqlRetrieval(this.executor);
+  }
+  /** The erasure port on this store's database (sql-erasure.ts). */
+  erasure(): SqlErasure {
+    return new SqlErasure(this.executor);
   }
 
   readonly backend: 'sqlite' | 'postgres';

@@ -33,6 +33,8 @@ export interface SqlExecutor {
   transaction<T>(program: () => SqlProgram<T>): Promise<T>;
   /** Run a read-only program on one consistent snapshot. */
   snapshot<T>(program: () => SqlProgram<T>): Promise<T>;
+  /** After an erasure: move deleted bytes out of logs the backend can clear itself (SQLite's WAL). */
+  compact?(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -35,6 +35,8 @@ export class SqliteExecutor implements SqlExecutor {
       if (path !== ':memory:') this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = FULL');
       this.db.pragma('foreign_keys = ON');
+      // Deleted content is overwritten with zeros (erased values leave the file: docs/evidence-store.md).
+      this.db.pragma('secure_delete = ON');
     } catch (err) {
       throw mapSqliteError(err);
     }
@@ -46,6 +48,13 @@ export class SqliteExecutor implements SqlExecutor {
 
   snapshot<T>(program: () => SqlProgram<T>): Promise<T> {
     return this.guard(() => this.db.transaction(() => this.drive(program())).deferred());
+  }
+
+  /** Checkpoint the WAL and truncate it, so erased bytes leave it (best effort: readers may hold it). */
+  compact(): Promise<void> {
+    return this.guard(() => {
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+    });
   }
 
   close(): Promise<void> {

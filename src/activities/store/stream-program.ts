@@ -1,6 +1,7 @@
 import { decodeJson, encodeJson } from './codec.js';
 import { MAX_RECORD_BYTES } from '../../contract/store-records.js';
 import type { MessageGroup, ModelDelta, StoredEvent } from '../../contract/store-records.js';
+import { openEventsProgram } from './erasable-program.js';
 import { insertOrCompare, rows } from './sql.js';
 import type { SqlProgram } from './sql.js';
 
@@ -33,17 +34,23 @@ export function* listMessageGroupsProgram(
   return found.map((r) => ({ runId, seq: r.seq, messages: decodeJson<unknown[]>(r.body) }));
 }
 
-/** One page of events after `afterSeq`: served by the (run_id, seq) primary key. */
+/**
+ * One page of events after `afterSeq`: served by the (run_id, seq) primary key, with their erasable
+ * values joined back (or shown withheld once erased: erasable-program.ts).
+ */
 export function* listEventsProgram(
   runId: string,
   afterSeq: number,
   limit: number,
 ): SqlProgram<StoredEvent[]> {
-  const found = yield* rows<{ body: string }>(
-    'SELECT body FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+  const found = yield* rows<{ seq: number | string; body: string }>(
+    'SELECT seq, body FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?',
     [runId, afterSeq, limit],
   );
-  return found.map((r) => decodeJson<StoredEvent>(r.body));
+  return yield* openEventsProgram(
+    runId,
+    found.map((r) => ({ seq: Number(r.seq), body: r.body })),
+  );
 }
 
 export function* appendModelDeltasProgram(

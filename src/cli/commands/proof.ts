@@ -20,6 +20,17 @@ export interface VerifyOptions {
   readonly attestation?: string;
 }
 
+/** Options of `harness export`. */
+export interface ExportOptions {
+  readonly bundle?: string;
+  readonly otel?: string;
+  readonly attestation?: string;
+  /** Put the stored erasable values and their salts in the bundle (default: withheld by policy). */
+  readonly withValues?: boolean;
+  /** Write the history's payloads decoded by the environment's payload codec. */
+  readonly decode?: boolean;
+}
+
 /**
  * `harness verify <runId>` / `harness verify --bundle <file>` (docs/evidence-chain.md): one line per
  * check (`PASS`/`FAIL`, reason code, detail). Exit 0 when every check passed, 1 when one failed, 3 when
@@ -39,7 +50,8 @@ export async function verifyCommand(
       throw usageError(`the bundle is for run ${bundle.runId}, not ${runId}`);
   } else {
     if (runId === undefined) throw usageError('name a run id, or a bundle with --bundle <file>');
-    bundle = await collect(runId, attestation);
+    // Verified where the values are: each stored value is checked against its commitment.
+    bundle = await collect(runId, attestation, true);
   }
   // A history a payload codec encrypted is read with the codec keys of the environment.
   const codec = payloadCodecFromEnv();
@@ -55,24 +67,26 @@ export async function verifyCommand(
 
 /**
  * `harness export <runId> --bundle <file>`: write the run's self-contained proof bundle (its chained
- * events, invocations, artifacts, Temporal history and the attestation keys of `--attestation` or
- * `HARNESS_ATTESTATION_KEYS`) for `harness verify --bundle` elsewhere. The history keeps its payloads as
- * Temporal holds them; `decode` writes them decoded by the environment's payload codec, so an auditor
- * without the codec keys can verify it (the bundle then holds the run's data in clear).
+ * events, invocations, artifacts, Temporal history, erasures and the attestation keys of `--attestation`
+ * or `HARNESS_ATTESTATION_KEYS`) for `harness verify --bundle` elsewhere. Erasable values are withheld
+ * by policy (commitments only) unless `--with-values`. The history keeps its payloads as Temporal holds
+ * them; `decode` writes them decoded by the environment's payload codec, so an auditor without the
+ * codec keys can verify it (the bundle then holds the run's data in clear).
  * Exit 3 when the store holds no events of the run.
  */
 export async function exportCommand(
   runId: string,
-  o: { bundle: string; attestation?: string; decode?: boolean },
+  o: ExportOptions & { readonly bundle: string },
   out: Output,
 ): Promise<number> {
-  let bundle = await collect(runId, readAttestationRegistry(o.attestation));
+  let bundle = await collect(runId, readAttestationRegistry(o.attestation), o.withValues === true);
   if (o.decode) {
     const codec = payloadCodecFromEnv();
     if (!codec) throw usageError('--decode needs the payload codec keys (HARNESS_CODEC_KEYS)');
     bundle = await decodeBundleHistories(bundle, codec);
   }
   writeFileSync(o.bundle, `${JSON.stringify(bundle)}\n`);
+  const opened = bundle.erasure?.openings.length ?? 0;
   const generations = bundle.history ? 1 + (bundle.earlierHistories?.length ?? 0) : 0;
   out.data({
     runId,
@@ -80,20 +94,33 @@ export async function exportCommand(
     events: bundle.chain.events.length,
     history: bundle.history !== null,
     generations,
+    openedValues: opened,
   });
   out.line(
-    `wrote ${o.bundle}: ${bundle.chain.events.length} events${generations > 1 ? ` and the histories of ${generations} generations` : bundle.history ? ' and the history' : ', no history'}`,
+    `wrote ${o.bundle}: ${bundle.chain.events.length} events${generations > 1 ? ` and the histories of ${generations} generations` : bundle.history ? ' and the history' : ', no history'}, ${o.withValues === true ? `${opened} erasable value(s) opened` : 'erasable values withheld by policy'}`,
   );
   out.line(`verify it anywhere: harness verify --bundle ${o.bundle}`);
   return EXIT.ok;
 }
 
-async function collect(runId: string, attestation: AttestationRegistry | undefined): Promise<ProofBundle> {
+async function collect(
+  runId: string,
+  attestation: AttestationRegistry | undefined,
+  withValues: boolean,
+): Promise<ProofBundle> {
   const store = await openCliStore();
   try {
     const t = await connectTemporal();
     try {
-      const bundle = await collectProofBundle(store, t.client, runId, attestation ?? null);
+      const bundle = await collectProofBundle(
+        store,
+        t.client,
+        runId,
+        attestation ?? null,
+        new Date(),
+        undefined,
+        { withValues },
+      );
       if (bundle.chain.events.length === 0)
         throw notFoundError(`the evidence store holds no events of run ${runId}`);
       return bundle;
@@ -132,7 +159,7 @@ function readBundle(file: string): ProofBundle {
 function renderReport(r: ProofReport): string {
   const width = Math.max(...r.checks.map((c) => c.code.length));
   const lines = r.checks.map(
-    (c) => `${c.ok ? 'PASS' : 'FAIL'}  ${c.check.padEnd(9)}  ${c.code.padEnd(width)}  ${c.detail}`,
+    (c) => `${c.ok ? 'PASS' : 'FAIL'}  ${c.check.padEnd(11)}  ${c.code.padEnd(width)}  ${c.detail}`,
   );
   const failed = r.checks.filter((c) => !c.ok).length;
   lines.push(

@@ -61,6 +61,8 @@ function renderRecord(r: RunRecord): string {
     `registry    ${v.toolRegistryDigest}    config ${v.configDigest}    model route ${v.modelRoute}`,
     `started     ${r.createdAt}    last event #${r.lastSeq} at ${r.updatedAt}`,
   ];
+  if (r.userId !== undefined)
+    lines.push(`for         ${r.userId}${r.tenantId ? ` (tenant ${r.tenantId})` : ''}`);
   if (r.endedAt !== null) lines.push(`ended       ${r.endedAt}`);
   if (r.terminalReason !== null) lines.push(`reason      ${JSON.stringify(r.terminalReason)}`);
   if (r.output !== null && r.output !== undefined) lines.push(`response    ${JSON.stringify(r.output)}`);

@@ -15,7 +15,16 @@ export interface ProofCheck {
 
 /** The checks of the verifier (docs/evidence-chain.md, "What the verifier checks"). */
 export type ProofCheckName =
-  'chain' | 'heads' | 'seal' | 'commits' | 'writes' | 'artifacts' | 'decisions' | 'policy' | 'history';
+  | 'chain'
+  | 'heads'
+  | 'seal'
+  | 'commits'
+  | 'writes'
+  | 'artifacts'
+  | 'decisions'
+  | 'policy'
+  | 'history'
+  | 'commitments';
 
 /** A passing check. */
 export function pass(check: ProofCheckName, code: string, detail: string): ProofCheck {

@@ -3,6 +3,7 @@ import type { ProofBundle } from '../../contract/proof-bundle.js';
 import type { InvocationRecord, StoredArtifact, StoredEvent } from '../../contract/store-records.js';
 import { checkArtifacts } from './check-artifacts.js';
 import { checkChain } from './check-chain.js';
+import { checkCommitments } from './check-commitments.js';
 import { checkHeads } from './check-heads.js';
 import { checkCommitPoints } from './check-commit-points.js';
 import { checkSeal } from './check-seal.js';
@@ -30,10 +31,12 @@ export interface VerifyOptions {
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+const sha256Bytes = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 /**
  * Verify a proof bundle offline (docs/evidence-chain.md, "What the verifier checks"): the chain, its
- * signed heads, the writes, the artifacts, the decisions, the policy and the agreement of the two records, each a line
+ * signed heads, the writes, the artifacts, the decisions, the policy, the agreement of the two records
+ * and the commitments of erasable values (withheld or opened), each a line
  * with a reason code. Pure apart from hashing: no network, no store, no clock. Never throws on bad
  * content: what does not hold is a failed check. The later checks read the events the chain holds
  * whatever the chain's verdict, so one tampering may fail several lines; the chain line says first.
@@ -70,6 +73,7 @@ export function verifyProofBundle(bundle: ProofBundle, o: VerifyOptions = {}): P
     checkHistory(input),
     checkArtifacts(input),
     checkPolicy(input),
+    checkCommitments(sha256Bytes, events, bundle.erasure),
   ];
   return { runId: bundle.runId, ok: checks.every((c) => c.ok), checks };
 }

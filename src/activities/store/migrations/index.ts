@@ -6,6 +6,7 @@ import { migration005ThreadMemory } from './005-thread-memory.js';
 import { migration006ProvisionalEvents } from './006-provisional-events.js';
 import { migration007Retrieval } from './007-retrieval.js';
 import { migration008EventChain } from './008-event-chain.js';
+import { migration009ErasableValues } from './009-erasable-values.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -20,6 +21,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration006ProvisionalEvents,
   migration007Retrieval,
   migration008EventChain,
+  migration009ErasableValues,
 ];
 
 /** Schema version this build writes and understands. */

@@ -5,6 +5,7 @@ import { startTestPostgres } from '../../../support/postgres.js';
 import type { TestPostgres } from '../../../support/postgres.js';
 import { describeEventChainContract } from './chain-contract.js';
 import { describeEvidenceStoreContract } from './contract.js';
+import { describeErasureContract } from './erasure-contract.js';
 import { expectCode } from './fixtures.js';
 
 let server: TestPostgres | undefined;
@@ -37,6 +38,7 @@ async function raw(url: string, sql: string): Promise<Record<string, unknown>[]>
 
 describeEvidenceStoreContract('postgres', () => ({ freshUrl: () => live().freshUrl(), raw }));
 describeEventChainContract('postgres', () => ({ freshUrl: () => live().freshUrl(), raw }));
+describeErasureContract('postgres', () => ({ freshUrl: () => live().freshUrl(), raw }));
 
 describe('PostgreSQL adapter', () => {
   it('puts the tables in the schema named by the URL', async () => {
@@ -51,6 +53,8 @@ describe('PostgreSQL adapter', () => {
     expect(tables.map((t) => t.table_name)).toEqual([
       'artifacts',
       'blobs',
+      'erasable_values',
+      'erasures',
       'events',
       'failure_samples',
       'invocation_intents',

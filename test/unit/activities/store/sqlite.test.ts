@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openEvidenceStore, parseStoreUrl } from '../../../../src/activities/store/index.js';
 import { describeEventChainContract } from './chain-contract.js';
 import { describeEvidenceStoreContract } from './contract.js';
+import { describeErasureContract } from './erasure-contract.js';
 import { event, expectCode } from './fixtures.js';
 
 const run = promisify(execFile);
@@ -34,6 +35,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describeEvidenceStoreContract('sqlite', () => ({ freshUrl: () => `sqlite:${freshPath()}`, raw }));
 describeEventChainContract('sqlite', () => ({ freshUrl: () => `sqlite:${freshPath()}`, raw }));
+describeErasureContract('sqlite', () => ({ freshUrl: () => `sqlite:${freshPath()}`, raw }));
 
 describe('SQLite adapter', () => {
   it('accepts sqlite:, sqlite://, plain paths and :memory:', async () => {

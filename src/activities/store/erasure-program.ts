@@ -1,0 +1,111 @@
+import { HarnessError } from '../../contract/errors.js';
+import { dataPath, openingValue } from '../../contract/erasable-values.js';
+import type { ErasureRecord, ErasureRequest } from '../../contract/erasure-record.js';
+import { TERMINAL_STATUSES } from '../../contract/statuses.js';
+import { decodeJson, encodeJson } from './codec.js';
+import { reprojectRunProgram } from './event-append-program.js';
+import { exec, rows } from './sql.js';
+import type { SqlProgram } from './sql.js';
+
+/** Stable codes of a refused erasure. */
+export const ERASURE_NOT_FOUND = 'erasure.not_found';
+export const ERASURE_RUN_ACTIVE = 'erasure.run_active';
+
+/**
+ * Erase the erasable values a request names (contract/erasure-record.ts), in one transaction: delete
+ * their salts and values from `erasable_values` (the commitments stay in the chained events, which
+ * reads then show as withheld by policy), append one record per run to `erasures` (who, when, why,
+ * which paths, how many values; never a value), and project the run's record and failure sample again
+ * from its events, so they hold no erased value either. A run with nothing left to erase gets no record.
+ * @throws HarnessError `erasure.not_found` (a run id the store has no events of),
+ *   `erasure.run_active` (a run not finished yet: its later events would store the value again; nothing
+ *   is erased, of any run the request names).
+ */
+export function* eraseProgram(req: ErasureRequest): SqlProgram<ErasureRecord[]> {
+  const subject = req.subject === undefined ? undefined : openingValue(req.subject);
+  let runIds: string[];
+  if (req.runId !== undefined) {
+    const known = yield* rows<{ n: number | string }>('SELECT COUNT(*) AS n FROM events WHERE run_id = ?', [
+      req.runId,
+    ]);
+    if (Number(known[0]?.n ?? 0) === 0)
+      throw new HarnessError(ERASURE_NOT_FOUND, `the evidence store holds no events of run ${req.runId}`, {
+        runId: req.runId,
+      });
+    runIds = [req.runId];
+  } else {
+    const found = yield* rows<{ run_id: string }>(
+      'SELECT DISTINCT run_id FROM erasable_values WHERE value = ? ORDER BY run_id',
+      [subject ?? null],
+    );
+    runIds = found.map((r) => r.run_id);
+  }
+  for (const runId of runIds) {
+    const status = (yield* rows<{ status: string }>('SELECT status FROM runs WHERE run_id = ?', [runId]))[0];
+    if (status === undefined || !(TERMINAL_STATUSES as readonly string[]).includes(status.status))
+      throw new HarnessError(
+        ERASURE_RUN_ACTIVE,
+        `run ${runId} has not finished (${status?.status ?? 'no run record'}): erase its values once it has ended`,
+        { runId, status: status?.status ?? null },
+      );
+  }
+  const records: ErasureRecord[] = [];
+  for (const runId of runIds) {
+    const record = yield* eraseRunProgram(runId, req, subject);
+    if (record) records.push(record);
+  }
+  return records;
+}
+
+function* eraseRunProgram(
+  runId: string,
+  req: ErasureRequest,
+  subject: string | undefined,
+): SqlProgram<ErasureRecord | undefined> {
+  const stored = yield* rows<{ seq: number | string; path: string; value: string }>(
+    'SELECT seq, path, value FROM erasable_values WHERE run_id = ? ORDER BY seq, path',
+    [runId],
+  );
+  const chosen = stored.filter(
+    (s) =>
+      (req.path === undefined || dataPath(s.path) === req.path) &&
+      (subject === undefined || s.value === subject),
+  );
+  if (chosen.length === 0) return undefined;
+  for (const s of chosen)
+    yield* exec('DELETE FROM erasable_values WHERE run_id = ? AND seq = ? AND path = ?', [
+      runId,
+      Number(s.seq),
+      s.path,
+    ]);
+  const last = yield* rows<{ n: number | string | null }>(
+    'SELECT MAX(seq) AS n FROM erasures WHERE run_id = ?',
+    [runId],
+  );
+  const record: ErasureRecord = {
+    runId,
+    seq: Number(last[0]?.n ?? 0) + 1,
+    erasedAt: new Date(req.at).toISOString(),
+    actor: req.actor,
+    reason: req.reason ?? null,
+    paths: [...new Set(chosen.map((s) => dataPath(s.path)))].sort(),
+    values: chosen.length,
+    events: new Set(chosen.map((s) => Number(s.seq))).size,
+  };
+  yield* exec('INSERT INTO erasures (run_id, seq, erased_at, body) VALUES (?, ?, ?, ?)', [
+    runId,
+    record.seq,
+    record.erasedAt,
+    encodeJson(record, 64 * 1024, 'erasure'),
+  ]);
+  yield* reprojectRunProgram(runId);
+  return record;
+}
+
+/** Every erasure of a run, in order. */
+export function* listErasuresProgram(runId: string): SqlProgram<ErasureRecord[]> {
+  const found = yield* rows<{ body: string }>('SELECT body FROM erasures WHERE run_id = ? ORDER BY seq', [
+    runId,
+  ]);
+  return found.map((r) => decodeJson<ErasureRecord>(r.body));
+}
