@@ -14,8 +14,10 @@
  * This process holds the run service (bench/lib/bench-service.ts) and its HTTP callers. Phases:
  * 1. baseline: every worker polling, no run yet: memory after a forced GC, metrics;
  * 2. N orders are added to the business store (one per run: a second refund of one order would be
- *    refused as over its amount), N `POST /v1/runs` (`--concurrency` at a time) of `refund.graph`
- *    for an order of 129.00 CNY (eligible; it waits once, for the approval of its refund); then
+ *    refused as over its amount), N `POST /v1/runs` (`--concurrency` at a time, and at most
+ *    `--max-starting` started runs not yet waiting) of `refund.graph` for an order of 129.00 CNY
+ *    (eligible; it waits once, for the approval of its refund); a run that ends before its approval
+ *    stops the bench (e.g. `start.token_expired` after a burst the workers could not take); then
  *    visibility (not the runs' queries, which would replay evicted runs) until all N wait;
  * 3. memory and metrics with all N waiting;
  * 4. read: N `GET /v1/runs/{id}` by the approver for the pending action (each a `state` query);
