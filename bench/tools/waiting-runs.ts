@@ -14,8 +14,10 @@
  * This process holds the run service (bench/lib/bench-service.ts) and its HTTP callers. Phases:
  * 1. baseline: every worker polling, no run yet: memory after a forced GC, metrics;
  * 2. N orders are added to the business store (one per run: a second refund of one order would be
- *    refused as over its amount), N `POST /v1/runs` (`--concurrency` at a time) of `refund.graph`
- *    for an order of 129.00 CNY (eligible; it waits once, for the approval of its refund); then
+ *    refused as over its amount), N `POST /v1/runs` (`--concurrency` at a time, and at most
+ *    `--max-starting` started runs not yet waiting) of `refund.graph` for an order of 129.00 CNY
+ *    (eligible; it waits once, for the approval of its refund); a run that ends before its approval
+ *    stops the bench (e.g. `start.token_expired` after a burst the workers could not take); then
  *    visibility (not the runs' queries, which would replay evicted runs) until all N wait;
  * 3. memory and metrics with all N waiting;
  * 4. read: N `GET /v1/runs/{id}` by the approver for the pending action (each a `state` query);
@@ -31,8 +33,6 @@ import { createServer } from 'node:net';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import Database from 'better-sqlite3';
-import { openRefundStore } from '../../apps/refund/business/refund-store.js';
 import { openEvidenceStore } from '../../src/activities/store/open-evidence-store.js';
 import { projectRoot } from '../../src/devserver/config.js';
 import { startTestPostgres, type TestPostgres } from '../../test/support/postgres.js';
@@ -43,23 +43,15 @@ import { spawnWorker, type WorkerChild } from '../lib/load-worker.js';
 import { machineInfo } from '../lib/machine.js';
 import { everyTenth, inPool } from '../lib/pool.js';
 import { progress } from '../lib/progress.js';
+import { refundsPerOrder, seedOrders } from '../lib/refund-orders.js';
 import { startPrivateServer, type PrivateServer } from '../lib/server.js';
 import { quantile, round } from '../lib/stats.js';
+import { countUntil, endedEarly, lastCloseMs, pacer } from '../lib/visibility-waits.js';
 import { cacheDelta, scrapeCacheMetrics, type CacheMetrics } from '../lib/worker-metrics.js';
 import { parseWaitingOptions, WAITING_USAGE, type WaitingOptions } from './waiting-runs-options.js';
 import { render, type LevelResult, type Phase } from './waiting-runs-report.js';
 
 const TASK_QUEUE = 'waiting-runs';
-/**
- * Under the seeded auto-approval limit (policy R004): the run waits once, for the approval of its
- * refund (the graph's confirmation node), and creates it. Above the limit the refund call would wait
- * for a second approval at dispatch.
- */
-const ORDER_CENTS = 12_900;
-const HOUR_MS = 3_600_000;
-/** A wait for visibility fails when its count has not moved for this long. */
-const STALL_MS = 180_000;
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function freePort(): Promise<number> {
@@ -93,128 +85,6 @@ const phase = (ms: number, v: readonly Timed[]): Phase => ({
   latency: stats(v.map((x) => x.ms)),
   statuses: tally(v),
 });
-
-/**
- * Throws when a run of `inTenant` has ended before its approval, naming how many and the first one's
- * failure (e.g. `start.token_expired`: its first workflow task began after its signed start expired).
- */
-async function endedEarly(client: Client, inTenant: string): Promise<void> {
-  const query = `${inTenant} AND ExecutionStatus != 'Running'`;
-  const { count } = await client.workflow.count(query);
-  if (count === 0) return;
-  let why = '';
-  for await (const w of client.workflow.list({ query, pageSize: 1 })) {
-    why = await client.workflow
-      .getHandle(w.workflowId)
-      .result()
-      .then(
-        () => 'completed',
-        (e: unknown) => String((e as { cause?: { message?: string } }).cause?.message ?? e),
-      );
-    break;
-  }
-  throw new Error(`${count} runs ended before their approval, e.g.: ${why}`);
-}
-
-/**
- * Start `i` only when fewer than `max` started runs are not yet waiting (visibility, read at most
- * once a second): a burst beyond what the workers take in a few minutes would leave runs whose first
- * task starts after their signed start expired (5 minutes). Resolves true; @throws as {@link endedEarly}.
- */
-function pacer(
-  client: Client,
-  waitingQuery: string,
-  inTenant: string,
-  max: number,
-): (i: number) => Promise<true> {
-  let waiting = 0;
-  let reading: Promise<void> | undefined;
-  const refresh = () =>
-    (reading ??= (async () => {
-      await sleep(1000);
-      await endedEarly(client, inTenant);
-      waiting = (await client.workflow.count(waitingQuery)).count;
-    })().finally(() => (reading = undefined)));
-  return async (i) => {
-    while (i - waiting >= max) await refresh();
-    return true;
-  };
-}
-
-/**
- * Poll the visibility count of `query` until it reaches `want`; progress at each change; `check`
- * (when given) runs at each poll and may throw.
- * @throws Error when the count has not moved for {@link STALL_MS}.
- */
-async function countUntil(
-  client: Client,
-  query: string,
-  want: number,
-  what: string,
-  check?: () => Promise<void>,
-): Promise<number> {
-  let last = -1;
-  let movedAt = Date.now();
-  for (;;) {
-    await check?.();
-    const { count } = await client.workflow.count(query);
-    if (count >= want) return count;
-    if (count !== last) {
-      progress(`  ${count}/${want} ${what}`);
-      last = count;
-      movedAt = Date.now();
-    }
-    if (Date.now() - movedAt > STALL_MS)
-      throw new Error(`${what}: stuck at ${count}/${want} for ${STALL_MS / 1000} s (${query})`);
-    await sleep(1000);
-  }
-}
-
-/** Latest close time (ms, server clock) of the runs `query` lists. */
-async function lastCloseMs(client: Client, query: string): Promise<number> {
-  let last = 0;
-  for await (const w of client.workflow.list({ query })) last = Math.max(last, w.closeTime?.getTime() ?? 0);
-  return last;
-}
-
-/** Refund rows per order of `prefix` in the business store (read-only). */
-function refundsPerOrder(refundDb: string, prefix: string): Map<string, number> {
-  const db = new Database(refundDb, { readonly: true });
-  try {
-    const rows = db
-      .prepare<[string], { order_id: string; n: number }>(
-        'SELECT order_id, COUNT(*) AS n FROM refunds WHERE order_id LIKE ? GROUP BY order_id',
-      )
-      .all(`${prefix}%`);
-    return new Map(rows.map((r) => [r.order_id, r.n]));
-  } finally {
-    db.close();
-  }
-}
-
-/** Add the level's orders (paid 100 hours ago, not shipped, 129.00 CNY, customer C1001). */
-function seedOrders(refundDb: string, orderIds: readonly string[]): void {
-  const store = openRefundStore(refundDb);
-  try {
-    const now = Date.now();
-    const paidAt = new Date(now - 100 * HOUR_MS).toISOString();
-    store.seed({
-      orders: orderIds.map((id) => ({
-        id,
-        customerId: 'C1001',
-        status: 'paid' as const,
-        amountCents: ORDER_CENTS,
-        currency: 'CNY',
-        paidAt,
-        phone: '13800001001',
-      })),
-      logistics: orderIds.map((orderId) => ({ orderId, status: 'not_shipped' as const, updatedAt: paidAt })),
-      policies: [],
-    });
-  } finally {
-    store.close();
-  }
-}
 
 interface World {
   readonly server: PrivateServer;
