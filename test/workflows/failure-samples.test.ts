@@ -1,3 +1,4 @@
+import { runConfigDigest } from '../../src/activities/run-config-digest.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -66,13 +67,15 @@ describe('failure samples from production runs', () => {
     expect(view.terminalReason?.code).toBe('completion.not_satisfied');
 
     // Stored with the terminal event, by the worker's store, with the pinned versions.
+    // The run's own config digest (agent-run-config-pin-v1): its model route, no bundles.
+    const runConfig = runConfigDigest(h.composition, { modelRoute: 'scripted/refund', bundles: [] });
     const stored = await store.getFailureSample(handle.workflowId);
     expect(stored).toMatchObject({
       runId: handle.workflowId,
       reason: 'failed',
       status: 'failed',
       code: 'completion.not_satisfied',
-      versions: { profile: 'refund.graph@v1', configDigest: h.composition.configDigest },
+      versions: { profile: 'refund.graph@v1', configDigest: runConfig },
     });
 
     const listed = await cli('failures', 'list', '--reason', 'failed', '--since', '1h', '--json');
@@ -91,7 +94,7 @@ describe('failure samples from production runs', () => {
     // A marker-free start: no patch marker, the baseline its memo asked for says which code it took.
     expect(sample.versions.patches).toEqual([]);
     expect(sample.versions.baseline).toBe('v3');
-    expect(sample.versions.configDigest).toBe(h.composition.configDigest);
+    expect(sample.versions.configDigest).toBe(runConfig);
     expect(sample.inputs.signals.map((s) => s.name)).toEqual(['approve']);
     // The approval's signed token is a credential: the sample keeps the decision, not the token.
     expect(JSON.stringify(sample.inputs.signals)).not.toMatch(/"token"/);
