@@ -20,7 +20,6 @@ import { ModelRequestPlanner, type ModelRequest } from './model-request.js';
 import { firstAnswer, loadTranscript, type ContextRef, type MessageGroupBody } from './model-transcript.js';
 import { eventsOf } from './store-events.js';
 import { TranscriptCache } from './transcript-cache.js';
-import type { BundleCatalog } from './bundles/bundle-catalog.js';
 import { refuseChangedConfig } from './run-config-digest.js';
 import { resolveModelRoute } from './resolve-model-route.js';
 
@@ -28,8 +27,6 @@ export interface ModelActivityDeps {
   readonly registry: ToolRegistry;
   readonly store: EvidenceStore;
   readonly models: ModelRouter;
-  /** The worker's bundles: what a run's config pin covers besides tools and routes. */
-  readonly bundles?: BundleCatalog;
   /** The transcripts built by earlier calls (default: a new cache per {@link createModelActivities}). */
   readonly transcripts?: TranscriptCache;
 }
