@@ -23,7 +23,6 @@ import { TranscriptCache } from './transcript-cache.js';
 import { intervalHeadsOf } from './attestation/signed-head.js';
 import type { ChainHeadSigner } from './attestation/chain-head-signer.js';
 import type { StoredEvent } from '../contract/store-records.js';
-import type { BundleCatalog } from './bundles/bundle-catalog.js';
 import { refuseChangedConfig } from './run-config-digest.js';
 import { resolveModelRoute } from './resolve-model-route.js';
 
@@ -31,8 +30,6 @@ export interface ModelActivityDeps {
   readonly registry: ToolRegistry;
   readonly store: EvidenceStore;
   readonly models: ModelRouter;
-  /** The worker's bundles: what a run's config pin covers besides tools and routes. */
-  readonly bundles?: BundleCatalog;
   /** The transcripts built by earlier calls (default: a new cache per {@link createModelActivities}). */
   readonly transcripts?: TranscriptCache;
   /** The worker's attestation key: a decision carries the interval heads of the events it stored. */

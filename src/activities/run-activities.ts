@@ -94,7 +94,7 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
   };
   /**
    * The run's config pin at its first start (`runConfig`): the scope it pins (the route the run pins
-   * by the same rule as the workflow, the bundles of its pin) and this worker's
+   * by the same rule as the workflow) and this worker's
    * digest under it. After continue-as-new (`configPin`): nothing, once this worker's digest matches.
    * @throws ApplicationFailure `worker.config_changed` (non-retryable) when it does not, or when this
    *   worker does not serve the route a new run pins: the workflow turns that into a workflow task
@@ -110,7 +110,6 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
         what: 'the run',
       });
     if (req.runConfig !== true) return {};
-    const pin = pins.bundles?.pin;
     const modelRoute = req.modelRoute ?? pins.modelRoutes?.purposes.default ?? deps.defaultModelRoute;
     // A run pins only what the worker serves: one without the run's route refuses its start.
     if (deps.models && deps.models.definitionOf(modelRoute) === undefined)
@@ -119,10 +118,7 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
         nonRetryable: true,
         message: `${CONFIG_CHANGED}: this worker does not serve the model route the run pins (${modelRoute})`,
       });
-    const scope = {
-      modelRoute,
-      bundles: [pin?.prompt?.key, pin?.policy?.key].filter((k): k is string => k !== undefined),
-    };
+    const scope = { modelRoute };
     return { runConfig: { ...scope, digest: runConfigDigest(deps, scope) } };
   };
   const principalsFor = (req: ToolSnapshotRequest): { principals?: PrincipalsSnapshot } =>

@@ -2,28 +2,24 @@ import { log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { CONFIG_CHANGED } from '../contract/failure-types.js';
 import type { RunConfigPin, RunConfigScope } from '../contract/run-config.js';
-import type { BundleCatalog } from './bundles/bundle-catalog.js';
 import { sha256Digest } from './digest.js';
 import type { ModelRouter } from './model-router.js';
 
 /** The parts of a worker composition a run's config pin covers. */
 export interface RunConfigSources {
   readonly models?: ModelRouter;
-  readonly bundles?: BundleCatalog;
 }
 
 /**
  * The **run config digest**: `sha256:` of what this worker has under `scope`: the definition of the
  * pinned model route (provider, model name, routes-file digest, window, answer bound, tokenizer; never
- * a credential) and the digests of the pinned bundles. What this worker lacks is part of the digest as
- * missing, so a worker without one of them has another digest. Not the worker's `configDigest` (its
- * whole configuration, for display): tools, routes and bundles the run does not use never count.
- * Never throws.
+ * a credential). What this worker lacks is part of the digest as missing, so a worker without it has
+ * another digest. Not the worker's `configDigest` (its whole configuration, for display): tools,
+ * routes and bundles the run does not use never count. Never throws.
  */
 export function runConfigDigest(sources: RunConfigSources, scope: RunConfigScope): string {
   return sha256Digest({
     modelRoute: { route: scope.modelRoute, served: sources.models?.definitionOf(scope.modelRoute) ?? null },
-    bundles: scope.bundles.map((key) => ({ key, digest: sources.bundles?.digestOf(key) ?? null })),
   });
 }
 
@@ -46,6 +42,6 @@ export function refuseChangedConfig(
   throw ApplicationFailure.create({
     type: CONFIG_CHANGED,
     nonRetryable: true,
-    message: `${CONFIG_CHANGED}: ${call.what}: this worker's configuration under the run's config pin (model route ${pin.modelRoute}; bundles ${pin.bundles.join(', ') || 'none'}) is ${served}, the run pinned ${pin.digest}`,
+    message: `${CONFIG_CHANGED}: ${call.what}: this worker's configuration under the run's config pin (model route ${pin.modelRoute}) is ${served}, the run pinned ${pin.digest}`,
   });
 }

@@ -19,7 +19,6 @@ import { storedResultOf } from './tool-results.js';
 import { recordOperatorResolution, resolveLostInvocation } from './write-resolution.js';
 import { versionedName } from '../contract/versioned-name.js';
 import type { ModelRouter } from './model-router.js';
-import type { BundleCatalog } from './bundles/bundle-catalog.js';
 import { refuseChangedConfig } from './run-config-digest.js';
 
 export interface ToolActivityDeps {
@@ -28,9 +27,8 @@ export interface ToolActivityDeps {
   readonly identity: string;
   /** The worker's attestation key: writes return their commit-point heads (docs/evidence-chain.md). */
   readonly attestation?: ChainHeadSigner;
-  /** The worker's model routes and bundles: what a run's config pin covers besides the tools. */
+  /** The worker's model routes: what a run's config pin covers. */
   readonly models?: ModelRouter;
-  readonly bundles?: BundleCatalog;
 }
 
 /**

@@ -32,8 +32,8 @@ export const TOOLS_UNAVAILABLE = 'worker.tools_unavailable';
 export const TOOL_DEFINITION_CHANGED = 'worker.tool_definition_changed';
 
 /**
- * This worker's configuration under a run's config pin (`RunConfigPin`: the definitions of the
- * profile's tools, the pinned model route's definition, the pinned bundles) has another digest than
+ * This worker's configuration under a run's config pin (`RunConfigPin`: the pinned model route's
+ * definition) has another digest than
  * the run pinned (runs since `agent-run-config-pin-v1`). A tool or model call is refused with this type
  * before anything is recorded, non-retryable, and the run schedules it again for another worker
  * without spending an attempt, as for {@link TOOL_DEFINITION_CHANGED}; a later generation's tool

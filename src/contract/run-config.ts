@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BundleKeySchema, DigestSchema } from './bundles.js';
+import { DigestSchema } from './bundles.js';
 
 /**
  * What a run's **config pin** covers (runs since `agent-run-config-pin-v1`, docs/rolling-deploys.md):
@@ -7,13 +7,13 @@ import { BundleKeySchema, DigestSchema } from './bundles.js';
  * so that any worker can look it up in its own configuration. Never the whole worker configuration: a
  * worker with more tools, routes or bundles than the run uses serves it. The profile's tool
  * definitions are not in it: the tool pin (`toolRegistryDigest`, at every generation's start) and each
- * call's `definitionDigest` cover them, so a worker that changed one tool still serves the others.
+ * call's `definitionDigest` cover them, so a worker that changed one tool still serves the others. Nor
+ * are the run's bundles: their content is resolved at each generation's start into the history (and
+ * refused there, `bundle.not_found`, `bundle.changed`); no activity reads a worker's bundles.
  */
 export interface RunConfigScope {
   /** The model route the run pinned (`versions.modelRoute`): its definition on the worker. */
   readonly modelRoute: string;
-  /** The bundles the run pinned (`name@vN`, prompt and policy): their digests on the worker. */
-  readonly bundles: readonly string[];
 }
 
 /**
@@ -36,6 +36,5 @@ export const RunConfigPinSchema = z.lazy(() =>
   z.strictObject({
     digest: DigestSchema,
     modelRoute: z.string().min(1).max(200),
-    bundles: z.array(BundleKeySchema).max(2),
   }),
 );

@@ -76,13 +76,11 @@ export function harnessActivities(c: WorkerComposition) {
       identity: c.identity,
       ...(c.attestation ? { attestation: c.attestation } : {}),
       models: c.models,
-      ...(c.bundles ? { bundles: c.bundles } : {}),
     }),
     ...createModelActivities({
       registry: c.registry,
       store: c.store,
       models: c.models,
-      ...(c.bundles ? { bundles: c.bundles } : {}),
       ...(c.attestation ? { attestation: c.attestation } : {}),
     }),
     ...createMemoryActivities({ store: c.store }),

@@ -25,7 +25,7 @@ const CREATE_SEQ = 4;
 
 /**
  * The config pin (`agent-run-config-pin-v1`): a run pins the digest of exactly the configuration it
- * depends on (its profile's tools, its model route's definition, its bundles), not the worker's
+ * depends on and no other pin covers (its model route's definition), not the worker's
  * whole configuration. Build A (in this process) starts the runs on `scripted/pinned`; build B (a
  * worker process) changed that route's definition in code (another model name) and refuses every
  * call of them before anything is recorded (`worker.config_changed`), a model call as a tool call;

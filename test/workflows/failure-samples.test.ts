@@ -67,8 +67,8 @@ describe('failure samples from production runs', () => {
     expect(view.terminalReason?.code).toBe('completion.not_satisfied');
 
     // Stored with the terminal event, by the worker's store, with the pinned versions.
-    // The run's own config digest (agent-run-config-pin-v1): its model route, no bundles.
-    const runConfig = runConfigDigest(h.composition, { modelRoute: 'scripted/refund', bundles: [] });
+    // The run's own config digest (agent-run-config-pin-v1): of its model route's definition.
+    const runConfig = runConfigDigest(h.composition, { modelRoute: 'scripted/refund' });
     const stored = await store.getFailureSample(handle.workflowId);
     expect(stored).toMatchObject({
       runId: handle.workflowId,

@@ -181,11 +181,6 @@ export class BundleCatalog {
     return withContent(pin, prompt, policy);
   }
 
-  /** The digest of this worker's bundle `key` (`name@vN`), undefined when it has none. */
-  digestOf(key: string): string | undefined {
-    return this.bundles.get(key)?.digest;
-  }
-
   /**
    * The content a run's pin names, from this worker's bundles: exactly those versions.
    * @throws BundleError `bundle.not_found` when this worker lacks a pinned version, `bundle.changed`

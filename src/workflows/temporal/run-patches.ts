@@ -212,8 +212,8 @@ export const LEAN_FRAME_PATCH = 'agent-run-lean-frame-v1';
 
 /**
  * A run pins its configuration run-scoped (docs/rolling-deploys.md, "The config pin"): at its first
- * start the worker returns the digest of exactly what the run depends on (the definitions of its
- * profile's tools, its model route's definition, its bundles), recorded as `versions.configDigest`
+ * start the worker returns the digest of what the run depends on that no other pin covers (its model
+ * route's definition), recorded as `versions.configDigest`
  * and carried across continue-as-new; every tool and model call carries the pin, and a worker with
  * another configuration under it refuses the call (`worker.config_changed`), as does one that cannot
  * resolve a model call's summarize route; the run reschedules refusals as for

@@ -34,7 +34,7 @@ describe('the model activity refuses what it cannot serve as the run pinned it',
     'scripted',
   );
   const activities = () => createModelActivities({ registry, store, models });
-  const scope = { modelRoute: ROUTE, bundles: [] };
+  const scope = { modelRoute: ROUTE };
   const pin: RunConfigPin = { ...scope, digest: runConfigDigest({ models }, scope) };
 
   beforeAll(async () => {

@@ -33,7 +33,7 @@ function sources(o: { model?: string; changed?: boolean; extra?: boolean; window
   return { registry, models };
 }
 
-const SCOPE = { modelRoute: ROUTE, bundles: [] };
+const SCOPE = { modelRoute: ROUTE };
 
 describe('the run config digest covers exactly what the run uses', () => {
   it('is the same on a worker with more or other tools (the tool pins cover them), and differs for another route definition or window', () => {
@@ -45,7 +45,6 @@ describe('the run config digest covers exactly what the run uses', () => {
     expect(runConfigDigest(sources({ window: 1000 }), SCOPE)).not.toBe(base);
     // What the worker lacks counts as missing: another digest, never an error.
     expect(runConfigDigest(sources(), { ...SCOPE, modelRoute: 'scripted/none' })).not.toBe(base);
-    expect(runConfigDigest(sources(), { ...SCOPE, bundles: ['refund-policy@v1'] })).not.toBe(base);
   });
 
   it('loadToolSnapshot pins it at the first start and refuses a start on a worker without the route', async () => {
