@@ -34,17 +34,12 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
-import { exportJWK, generateKeyPair, SignJWT, type JSONWebKeySet } from 'jose';
 import { BENCH_TASK_MESSAGE, benchRoute } from '../../apps/bench/bench-script.js';
 import { buildRunInput } from '../../src/client/build-run-input.js';
-import {
-  decisionKeyFrom,
-  generateDecisionKey,
-  type DecisionKeyFile,
-} from '../../src/client/decisions/decision-key.js';
+import type { DecisionKeyFile } from '../../src/client/decisions/decision-key.js';
 import { plainStartSigner } from '../lib/plain-start-signer.js';
 import { startAgentRun } from '../../src/client/start-run.js';
-import type { PrincipalRegistry } from '../../src/contract/principals.js';
+import { benchIdentity } from '../lib/bench-identity.js';
 import { composeAgentRun } from '../../src/workflows/temporal/agent-run-definition.js';
 import { projectRoot } from '../../src/devserver/config.js';
 import { TERMINAL_EVENT_TYPES } from '../../src/service/run-event-feed.js';
@@ -63,9 +58,6 @@ import { startPrivateServer } from '../lib/server.js';
 import { parseOptions as parseBenchOptions } from '../lib/options.js';
 import { runConcurrencyBench } from './service-concurrency.js';
 
-/** The token issuer and audience the load's service requires (a service refuses to start without). */
-const LOAD_ISSUER = 'https://load.bench.invalid';
-const LOAD_AUDIENCE = 'agent-harness-load';
 /** Caps as high as the bench's largest run asks for. */
 const LOAD_BUDGET_CAP = { maxSteps: 100_000, maxModelCalls: 100_000, maxToolCalls: 100_000 };
 
@@ -154,40 +146,11 @@ async function main(): Promise<void> {
     `${machine.nproc} CPU, node ${machine.node}; ${o.seconds} s, rate ${o.rate}/s (2x in the second half), ${o.clients} clients per arm, ${o.steps}-step runs, tool delay ${o.toolDelayMs} ms`,
   );
 
-  // The service's delegate key and a registry that trusts it (decisions are not exercised here, but
-  // the worker runs with the registry a real deployment has).
-  const generated = generateDecisionKey({
-    principal: 'run-service',
-    keyId: 'run-service-1',
-    kind: 'service',
-    roles: [],
-  });
-  const principals: PrincipalRegistry = {
-    version: 1,
-    principals: [
-      {
-        ...generated.principal,
-        delegation: {
-          roles: ['approver', 'refund_approver', 'operator', 'requester'],
-          kinds: ['operator', 'approver', 'customer'],
-        },
-      },
-    ],
-  };
-  const delegateKey = decisionKeyFrom(generated.keyFile);
-  const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
-  const jwks: JSONWebKeySet = {
-    keys: [{ ...(await exportJWK(publicKey)), kid: 'load', alg: 'EdDSA', use: 'sig' }],
-  };
+  // The service's delegate key, a registry that trusts it (decisions are not exercised here, but
+  // the worker runs with the registry a real deployment has) and the bearer-token issuer.
+  const id = await benchIdentity();
   const token = (tenant: string) =>
-    new SignJWT({ tenant, roles: ['requester'], kind: 'customer' })
-      .setProtectedHeader({ alg: 'EdDSA', kid: 'load' })
-      .setIssuer(LOAD_ISSUER)
-      .setAudience(LOAD_AUDIENCE)
-      .setSubject(`load@${tenant}`)
-      .setIssuedAt()
-      .setExpirationTime('2h')
-      .sign(privateKey);
+    id.token({ tenant, subject: `load@${tenant}`, roles: ['requester'], kind: 'customer' });
 
   const server = await startPrivateServer((l) => progress(`server: ${l}`), o.dataDir);
   const services: FastifyInstance[] = [];
@@ -213,17 +176,17 @@ async function main(): Promise<void> {
       LOAD_TASK_QUEUE: TASK_QUEUE,
       LOAD_STEPS: String(o.steps),
       LOAD_TOOL_DELAY_MS: String(o.toolDelayMs),
-      LOAD_PRINCIPALS: JSON.stringify(principals),
+      LOAD_PRINCIPALS: JSON.stringify(id.principals),
     });
     await worker.printed('polling', 120_000);
     connection = await Connection.connect({ address: server.address });
     const client = new Client({ connection, namespace: server.namespace });
     store = await openEvidenceStore(`sqlite:${join(server.dir, 'evidence.db')}`);
-    const world: World = { client, store, serverDir: server.dir, delegateKeyFile: generated.keyFile };
+    const world: World = { client, store, serverDir: server.dir, delegateKeyFile: id.delegateKeyFile };
     const composition = composeAgentRun(benchBundleDefinition);
     const serviceConfig = (limits: ServiceConfig['limits']) =>
       parseServiceConfig({
-        identity: { jwksFile: 'unused', issuer: LOAD_ISSUER, audience: LOAD_AUDIENCE },
+        identity: { jwksFile: 'unused', issuer: id.issuer, audience: id.audience },
         delegateKeyFile: 'unused',
         // The bench's own routes and budgets (bigger runs than the default cap allows).
         caps: { default: { modelRoutes: ['bench/*', 'scripted/*'], budget: LOAD_BUDGET_CAP } },
@@ -244,8 +207,8 @@ async function main(): Promise<void> {
         composition,
         taskQueue,
         config: serviceConfig(limits),
-        jwks,
-        delegateKey,
+        jwks: id.jwks,
+        delegateKey: id.delegateKey,
       });
       services.push(app);
       // When each start request reached the HTTP server (headers parsed), to split the caller's time.

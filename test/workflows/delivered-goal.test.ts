@@ -4,7 +4,8 @@ import type { AgentRunResult } from '../../src/workflows/temporal/agent-run.js';
 import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import { recordHistory } from '../../src/worker/history-fixtures.js';
 import { decide } from '../support/decisions.js';
-import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
+import { waitForState, type HarnessFixture } from '../support/harness.js';
+import { createLostRefundFixture } from '../support/lost-refund.js';
 import { testRunId } from '../support/run-id.js';
 import { callAt } from './runner-support.js';
 
@@ -22,13 +23,7 @@ const DEADLINE_SECONDS = 15;
 describe("a goal profile's delivered answer", { timeout: 180_000 }, () => {
   let h: HarnessFixture;
   beforeAll(async () => {
-    h = await createHarnessFixture('delivered-goal', { env: { HARNESS_REFUND_RECONCILE: 'off' } });
-    const store = h.composition.refundStore;
-    const create = store.createRefund.bind(store);
-    store.createRefund = async (...args) => {
-      await create(...args);
-      throw new Error('connection reset after commit');
-    };
+    h = await createLostRefundFixture('delivered-goal');
   });
   afterAll(async () => {
     await h?.close();

@@ -5,7 +5,8 @@ import { recordHistory } from '../../src/worker/history-fixtures.js';
 import { describeRun } from '../../src/cli/connect.js';
 import { renderRun } from '../../src/cli/render-run.js';
 import { decide } from '../support/decisions.js';
-import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
+import { waitForState, type HarnessFixture } from '../support/harness.js';
+import { createLostRefundFixture } from '../support/lost-refund.js';
 
 /** refund.create is the 4th invocation of the refund graph. */
 const CREATE_SEQ = 4;
@@ -20,15 +21,7 @@ const DEADLINE_SECONDS = 20;
 describe('the deadline during a reconciliation wait', { timeout: 180_000 }, () => {
   let h: HarnessFixture;
   beforeAll(async () => {
-    // refund.create without a reconciler: a lost outcome can only be settled by a person.
-    h = await createHarnessFixture('overdue-write', { env: { HARNESS_REFUND_RECONCILE: 'off' } });
-    const store = h.composition.refundStore;
-    const create = store.createRefund.bind(store);
-    // The connection breaks after the refund committed: the executor throws an unexpected error.
-    store.createRefund = async (...args) => {
-      await create(...args);
-      throw new Error('connection reset after commit');
-    };
+    h = await createLostRefundFixture('overdue-write');
   });
   afterAll(async () => {
     await h?.close();

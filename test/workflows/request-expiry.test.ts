@@ -3,7 +3,8 @@ import type { AgentRunResult } from '../../src/workflows/temporal/agent-run.js';
 import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import { decide } from '../support/decisions.js';
 import { recordFixtureIfAsked } from '../support/record-fixture.js';
-import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
+import { waitForState, type HarnessFixture } from '../support/harness.js';
+import { createLostRefundFixture } from '../support/lost-refund.js';
 
 /** refund.create is the 4th invocation of the refund graph. */
 const CREATE_SEQ = 4;
@@ -20,14 +21,7 @@ const typesOf = async (h: HarnessFixture, workflowId: string, type: string) =>
 describe('reconcile and input requests expire (real server)', { timeout: 120_000 }, () => {
   let h: HarnessFixture;
   beforeAll(async () => {
-    // refund.create without a reconciler: a lost outcome can only be settled by a person.
-    h = await createHarnessFixture('request-expiry', { env: { HARNESS_REFUND_RECONCILE: 'off' } });
-    const store = h.composition.refundStore;
-    const create = store.createRefund.bind(store);
-    store.createRefund = async (...args) => {
-      await create(...args);
-      throw new Error('connection reset after commit');
-    };
+    h = await createLostRefundFixture('request-expiry');
   });
   afterAll(async () => {
     await h?.close();
