@@ -76,7 +76,7 @@ export async function collectProofBundle(
       intents,
       results,
     })),
-    artifacts: artifacts,
+    artifacts,
     history: histories?.latest ?? null,
     ...(histories && histories.earlier.length > 0 ? { earlierHistories: histories.earlier } : {}),
     attestation,
