@@ -38,6 +38,10 @@ const OpeningSchema = z.strictObject({
  *   with its values (`harness export --with-values`), the openings (salt and value) of the commitments
  *   still stored; without them every erasable value is withheld by policy and the chain still verifies.
  *   Absent in bundles from before crypto-shredding.
+ * Exported without values (or after an erasure), every copy of an erasable value in `invocations`,
+ * `artifacts`, `history` and `earlierHistories` stands as a withheld tag (contract/withheld-values.ts;
+ * docs/evidence-chain.md, "Withheld outside the chain"), in the same format (a verifier from before
+ * it fails the withheld artifact digests with `artifacts.digest_mismatch`).
  */
 export const ProofBundleSchema = z.strictObject({
   format: z.literal(PROOF_BUNDLE_FORMAT),

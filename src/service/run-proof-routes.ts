@@ -16,7 +16,7 @@ import { PROOF_TOO_LARGE } from '../contract/proof-limits.js';
  *   with its reason code) over the run's store and Temporal history, with the service's attestation keys,
  *   each stored erasable value checked against its commitment (the report names no value);
  * - GET /v1/runs/:runId/bundle: the self-contained proof bundle (`harness export`), as a download, its
- *   erasable values withheld by policy.
+ *   erasable values withheld by policy in the chain and everywhere else in it.
  * Both are bounded (service config `proof`): each caller's requests per second and at once, taken when
  * the request arrives (429 `rate.proof_user` with Retry-After, before anything is read), and the size
  * of the run they read (413 `proof.too_large` naming the limit and the CLI commands that verify such a

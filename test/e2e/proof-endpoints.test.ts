@@ -78,7 +78,16 @@ describe('bounded proof endpoints', { timeout: 180_000 }, () => {
 
   it("answers within the caller's budget, then 429 rate.proof_user with Retry-After; another caller has its own", async () => {
     expect((await get(slow, operator, `/v1/runs/${runId}/verification`)).status).toBe(200);
-    expect((await get(slow, operator, `/v1/runs/${runId}/bundle`)).status).toBe(200);
+    const bundle = await get(slow, operator, `/v1/runs/${runId}/bundle`);
+    expect(bundle.status).toBe(200);
+    // The download withholds erasable values in the whole bundle (docs/evidence-chain.md, "Withheld
+    // outside the chain"): the order tool's phone is in no section, its payloads decoded.
+    const text = JSON.stringify(bundle.body);
+    const decoded = [...text.matchAll(/"data":"([A-Za-z0-9+/=]+)"/g)].map((m) =>
+      Buffer.from(m[1]!, 'base64').toString('utf8'),
+    );
+    expect(`${text}${decoded.join('')}`).not.toContain('13800001001');
+    expect(decoded.join('')).toMatch(/\[withheld by policy #[0-9a-f]{32}\]/);
     const refused = await get(slow, operator, `/v1/runs/${runId}/verification`);
     expect(refused.status).toBe(429);
     expect(refused.body.error).toMatchObject({ code: 'rate.proof_user' });

@@ -1,11 +1,26 @@
 import type { Client } from '@temporalio/client';
+import type { PayloadCodec } from '@temporalio/common';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
+import { decodeHistoryPayloads } from '../../codec/history-payloads.js';
 import { erasureOf, readEventChain } from '../store/index.js';
 import { tooLarge } from '../store/event-chain-reader.js';
 import type { ProofLimits } from '../../contract/proof-limits.js';
 import type { EvidenceStore } from '../../contract/evidence-store.js';
 import { PROOF_BUNDLE_FORMAT, type ProofBundle } from '../../contract/proof-bundle.js';
 import type { AttestationRegistry } from '../../contract/chain-head.js';
+import { redactProofBundle } from './redact-proof-bundle.js';
+
+/** How a bundle is collected. */
+export interface CollectOptions {
+  /**
+   * Carry the openings (salt and value) of the erasable values the store still holds, and every other
+   * copy of them as recorded: a bundle for the verifier at hand, never one to hand over by default.
+   * A run with an erasure is withheld outside its chain all the same (its erased values stay gone).
+   */
+  readonly withValues?: boolean;
+  /** Decode the histories' payloads with this codec before anything is withheld (`harness export --decode`). */
+  readonly codec?: PayloadCodec;
+}
 
 /**
  * Gather a run's proof bundle (contract/proof-bundle.ts) from its evidence store and, when `client` is
@@ -16,7 +31,10 @@ import type { AttestationRegistry } from '../../contract/chain-head.js';
  * a run over them is refused before the rest of it is read: the events as the chain is read, the
  * history by the size Temporal reports before it is fetched.
  * The bundle carries the run's erasures, and the openings of its erasable values only with
- * `o.withValues` (a bundle for the verifier at hand, never one to hand over by default).
+ * `o.withValues`. Without it, or when the run had an erasure, every copy of an erasable value outside
+ * the chain is withheld (`redactProofBundle`, docs/evidence-chain.md "Withheld outside the chain"):
+ * the store's invocations and artifacts, the histories' payloads (`json/plain`; a codec's are opaque
+ * unless `o.codec` decodes them), search attributes and memo.
  * @throws the store's errors (`store.backend_error` for a store without a chain); HarnessError
  *   `proof.too_large` (details `{ limit, max }`) over `limits`.
  */
@@ -27,12 +45,13 @@ export async function collectProofBundle(
   attestation: AttestationRegistry | null = null,
   now: Date = new Date(),
   limits?: ProofLimits,
-  o: { readonly withValues?: boolean } = {},
+  o: CollectOptions = {},
 ): Promise<ProofBundle> {
   const chain = await readEventChain(store, runId, limits);
   const erasure = erasureOf(store);
   const erasures = await erasure.erasures(runId);
-  const openings = o.withValues === true ? await erasure.openings(runId) : [];
+  const stored = await erasure.openings(runId);
+  const openings = o.withValues === true ? stored : [];
   const invocations = await store.listInvocations(runId);
   const artifacts = await store.listArtifacts(runId);
   if (limits) {
@@ -41,8 +60,9 @@ export async function collectProofBundle(
       throw tooLarge('bytes', limits.maxBytes, runId);
   }
   // A run the store does not know is not asked of Temporal (the caller reports it as not found).
-  const histories = client && chain.rows.length > 0 ? await fetchHistories(client, runId, limits) : null;
-  return {
+  const histories =
+    client && chain.rows.length > 0 ? await fetchHistories(client, runId, limits, o.codec) : null;
+  const bundle: ProofBundle = {
     format: PROOF_BUNDLE_FORMAT,
     runId,
     exportedAt: now.toISOString(),
@@ -56,12 +76,26 @@ export async function collectProofBundle(
       intents,
       results,
     })),
-    artifacts: artifacts as unknown as Record<string, unknown>[],
+    artifacts,
     history: histories?.latest ?? null,
     ...(histories && histories.earlier.length > 0 ? { earlierHistories: histories.earlier } : {}),
     attestation,
     erasure: { erasures, openings },
   };
+  if (o.withValues === true && erasures.length === 0) return bundle;
+  return redactProofBundle(
+    bundle,
+    stored.map((s) => parseOr(s.value)),
+  );
+}
+
+/** An opening's value (canonical JSON text), or the text itself when it is not JSON. */
+function parseOr(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
 }
 
 /** Most generations of one run a bundle holds (a 10,000-step run had 25). */
@@ -78,6 +112,7 @@ async function fetchHistories(
   client: Client,
   runId: string,
   limits: ProofLimits | undefined,
+  codec: PayloadCodec | undefined,
 ): Promise<{ latest: Record<string, unknown>; earlier: Record<string, unknown>[] } | null> {
   let handle = client.workflow.getHandle(runId);
   let history;
@@ -92,7 +127,8 @@ async function fetchHistories(
     if (isNotFound(err)) return null;
     throw err;
   }
-  const latest = historyToJSON(history);
+  const plain = async (h: FetchedHistory) => historyToJSON(codec ? await decodeHistoryPayloads(h, codec) : h);
+  const latest = await plain(history);
   let bytes = latest.length;
   const earlier: Record<string, unknown>[] = [];
   for (let prev = continuedFrom(history); prev !== undefined; prev = continuedFrom(history)) {
@@ -104,7 +140,7 @@ async function fetchHistories(
       if (isNotFound(err)) break;
       throw err;
     }
-    const text = historyToJSON(history);
+    const text = await plain(history);
     bytes += text.length;
     if (limits && bytes > limits.maxBytes) throw tooLarge('bytes', limits.maxBytes, runId);
     earlier.unshift(JSON.parse(text) as Record<string, unknown>);

@@ -5,6 +5,8 @@ import { MAX_PROOF_BUNDLE_BYTES, ProofBundleSchema, type ProofBundle } from '../
 import { collectProofBundle } from '../../activities/proof/collect-proof-bundle.js';
 import { decodeBundleHistories } from '../../client/proof/decode-bundle.js';
 import { payloadCodecFromEnv } from '../../codec/codec-from-env.js';
+import { countWithheld } from '../../client/proof/count-withheld.js';
+import type { PayloadCodec } from '@temporalio/common';
 import { connectTemporal, openCliStore } from '../connect.js';
 import { EXIT, notFoundError, usageError } from '../errors.js';
 import type { Output } from '../output.js';
@@ -43,19 +45,20 @@ export async function verifyCommand(
 ): Promise<number> {
   const trusted = o.principals !== undefined ? loadPrincipalRegistry(o.principals).digest : undefined;
   const attestation = readAttestationRegistry(o.attestation);
+  // A history a payload codec encrypted is read with the codec keys of the environment.
+  const codec = payloadCodecFromEnv();
   let bundle: ProofBundle;
   if (o.bundle !== undefined) {
     bundle = readBundle(o.bundle);
     if (runId !== undefined && runId !== bundle.runId)
       throw usageError(`the bundle is for run ${bundle.runId}, not ${runId}`);
+    if (codec) bundle = await decodeBundleHistories(bundle, codec);
   } else {
     if (runId === undefined) throw usageError('name a run id, or a bundle with --bundle <file>');
-    // Verified where the values are: each stored value is checked against its commitment.
-    bundle = await collect(runId, attestation, true);
+    // Verified where the values are: each stored value is checked against its commitment (decoded
+    // before an erased run's values are withheld, so both records are withheld alike).
+    bundle = await collect(runId, attestation, true, codec);
   }
-  // A history a payload codec encrypted is read with the codec keys of the environment.
-  const codec = payloadCodecFromEnv();
-  if (codec) bundle = await decodeBundleHistories(bundle, codec);
   const report = verifyProofBundle(bundle, {
     ...(trusted !== undefined ? { trustedRegistryDigest: trusted } : {}),
     ...(attestation !== undefined ? { attestation } : {}),
@@ -69,9 +72,10 @@ export async function verifyCommand(
  * `harness export <runId> --bundle <file>`: write the run's self-contained proof bundle (its chained
  * events, invocations, artifacts, Temporal history, erasures and the attestation keys of `--attestation`
  * or `HARNESS_ATTESTATION_KEYS`) for `harness verify --bundle` elsewhere. Erasable values are withheld
- * by policy (commitments only) unless `--with-values`. The history keeps its payloads as Temporal holds
- * them; `decode` writes them decoded by the environment's payload codec, so an auditor without the
- * codec keys can verify it (the bundle then holds the run's data in clear).
+ * by policy (commitments in the chain, tags everywhere else: docs/evidence-chain.md "Withheld outside the
+ * chain") unless `--with-values` (a run with an erasure is withheld outside the chain even then). The
+ * history keeps its payloads as Temporal holds them; `decode` writes them decoded by the environment's
+ * payload codec (before withholding), so an auditor without the codec keys can verify it.
  * Exit 3 when the store holds no events of the run.
  */
 export async function exportCommand(
@@ -79,14 +83,12 @@ export async function exportCommand(
   o: ExportOptions & { readonly bundle: string },
   out: Output,
 ): Promise<number> {
-  let bundle = await collect(runId, readAttestationRegistry(o.attestation), o.withValues === true);
-  if (o.decode) {
-    const codec = payloadCodecFromEnv();
-    if (!codec) throw usageError('--decode needs the payload codec keys (HARNESS_CODEC_KEYS)');
-    bundle = await decodeBundleHistories(bundle, codec);
-  }
+  const codec = o.decode ? payloadCodecFromEnv() : undefined;
+  if (o.decode && !codec) throw usageError('--decode needs the payload codec keys (HARNESS_CODEC_KEYS)');
+  const bundle = await collect(runId, readAttestationRegistry(o.attestation), o.withValues === true, codec);
   writeFileSync(o.bundle, `${JSON.stringify(bundle)}\n`);
   const opened = bundle.erasure?.openings.length ?? 0;
+  const withheld = countWithheld(bundle);
   const generations = bundle.history ? 1 + (bundle.earlierHistories?.length ?? 0) : 0;
   out.data({
     runId,
@@ -95,9 +97,10 @@ export async function exportCommand(
     history: bundle.history !== null,
     generations,
     openedValues: opened,
+    withheld: { copies: withheld.copies, values: withheld.values },
   });
   out.line(
-    `wrote ${o.bundle}: ${bundle.chain.events.length} events${generations > 1 ? ` and the histories of ${generations} generations` : bundle.history ? ' and the history' : ', no history'}, ${o.withValues === true ? `${opened} erasable value(s) opened` : 'erasable values withheld by policy'}`,
+    `wrote ${o.bundle}: ${bundle.chain.events.length} events${generations > 1 ? ` and the histories of ${generations} generations` : bundle.history ? ' and the history' : ', no history'}, ${o.withValues === true ? `${opened} erasable value(s) opened` : 'erasable values withheld by policy'}${withheld.copies > 0 ? `, ${withheld.copies} cop${withheld.copies === 1 ? 'y' : 'ies'} of ${withheld.values} value(s) withheld outside the chain` : ''}`,
   );
   out.line(`verify it anywhere: harness verify --bundle ${o.bundle}`);
   return EXIT.ok;
@@ -107,6 +110,7 @@ async function collect(
   runId: string,
   attestation: AttestationRegistry | undefined,
   withValues: boolean,
+  codec?: PayloadCodec,
 ): Promise<ProofBundle> {
   const store = await openCliStore();
   try {
@@ -119,7 +123,7 @@ async function collect(
         attestation ?? null,
         new Date(),
         undefined,
-        { withValues },
+        { withValues, ...(codec ? { codec } : {}) },
       );
       if (bundle.chain.events.length === 0)
         throw notFoundError(`the evidence store holds no events of run ${runId}`);

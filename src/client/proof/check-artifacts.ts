@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../contract/canonical-json.js';
 import type { StoredArtifact } from '../../contract/store-records.js';
+import { isWithheldTag, withheldTagsIn } from '../../contract/withheld-values.js';
 import { fail, pass, type ProofCheck, type ProofInput } from './proof-check.js';
 
 /** `sha256:` of a value's canonical JSON (what the store writes as an artifact's digest). */
@@ -10,7 +11,10 @@ export function jsonSha256(value: unknown): string {
 
 /**
  * Artifact provenance (seed 000 C3): for every stored artifact,
- * - `artifacts.digest_mismatch`: its data no longer hashes to its digest;
+ * - `artifacts.digest_mismatch`: its data no longer hashes to its digest, or its digest is withheld
+ *   while its data withholds nothing (a digest is withheld only with the data it hashes: a bundle
+ *   exported without values, docs/evidence-chain.md "Withheld outside the chain"; such digests are
+ *   counted in the detail, not recomputed);
  * - `artifacts.unrecorded`: an observed or verified artifact no result of its invocation names;
  * - `artifacts.provenance_invalid`: a verified artifact without a verification subject and an
  *   explicit `passed`/`failed`, or a verification on another provenance;
@@ -24,8 +28,17 @@ export function checkArtifacts(input: ProofInput): ProofCheck {
   for (const a of input.artifacts) if (a.externalId !== undefined) externalIds.add(a.externalId);
   for (const inv of input.invocations)
     for (const r of inv.results) if (r.externalId !== undefined) externalIds.add(r.externalId);
+  let withheld = 0;
   for (const a of input.artifacts) {
-    if (digestOf(a) !== a.digest)
+    if (isWithheldTag(a.digest)) {
+      if (withheldTagsIn(JSON.stringify(a.data ?? null)).length === 0)
+        return fail(
+          'artifacts',
+          'artifacts.digest_mismatch',
+          `artifact ${a.id}: its digest is withheld, but its data withholds nothing`,
+        );
+      withheld += 1;
+    } else if (digestOf(a) !== a.digest)
       return fail(
         'artifacts',
         'artifacts.digest_mismatch',
@@ -69,7 +82,7 @@ export function checkArtifacts(input: ProofInput): ProofCheck {
   return pass(
     'artifacts',
     'artifacts.ok',
-    `${input.artifacts.length} artifacts: digests and provenance consistent`,
+    `${input.artifacts.length} artifacts: digests and provenance consistent${withheld > 0 ? ` (${withheld} digest(s) withheld by policy with their data, not recomputed)` : ''}`,
   );
 }
 

@@ -1,6 +1,5 @@
-import { canonicalJson } from '../../contract/canonical-json.js';
-import { jsonSha256 } from './check-artifacts.js';
 import { fail, pass, type ProofCheck, type ProofInput } from './proof-check.js';
+import { compareWithheld } from './withheld-compare.js';
 
 const TERMINAL = new Set(['succeeded', 'failed', 'cancelled', 'budget_exhausted']);
 
@@ -14,6 +13,9 @@ const TERMINAL = new Set(['succeeded', 'failed', 'cancelled', 'budget_exhausted'
  * - `history.artifact_mismatch`: a stored artifact whose data is not the one the history recorded;
  * - `history.status_mismatch`: the workflow's end and the last status the events record differ;
  * - `history.ok`.
+ * Values withheld in a bundle are compared by their tags (`compareWithheld`); a position withheld in
+ * one copy only (a codec's payload decoded after the export) is counted in the detail, never passed
+ * silently.
  */
 export function checkHistory(input: ProofInput): ProofCheck {
   const h = input.history;
@@ -24,14 +26,18 @@ export function checkHistory(input: ProofInput): ProofCheck {
       'history.unreadable',
       `${h.unreadable} payloads are encoded (a codec): not readable here`,
     );
+  let masked = 0;
+  const agree = (stored: unknown, recorded: unknown): boolean => {
+    const c = compareWithheld(stored ?? null, recorded ?? null);
+    masked += c.masked;
+    return c.same;
+  };
   for (const r of h.toolResults) {
     const inv = input.invocations.find((i) => i.seq === r.seq);
     const stored = inv?.results.find((s) => r.attempt === undefined || s.attempt === r.attempt);
     if (!stored) return fail('history', 'history.result_missing', `#${r.seq} (${r.tool}): no stored result`);
     const same =
-      stored.status === r.status &&
-      (stored.externalId ?? null) === (r.externalId ?? null) &&
-      canonicalJson(stored.output ?? null) === canonicalJson(r.output ?? null);
+      stored.status === r.status && agree(stored.externalId, r.externalId) && agree(stored.output, r.output);
     if (!same)
       return fail(
         'history',
@@ -40,7 +46,7 @@ export function checkHistory(input: ProofInput): ProofCheck {
       );
     for (const a of r.artifacts) {
       const kept = input.artifacts.find((s) => s.id === a.id);
-      if (!kept || jsonSha256(kept.data ?? null) !== jsonSha256(a.data ?? null))
+      if (!kept || !agree(kept.data, a.data))
         return fail(
           'history',
           'history.artifact_mismatch',
@@ -62,6 +68,6 @@ export function checkHistory(input: ProofInput): ProofCheck {
   return pass(
     'history',
     'history.ok',
-    `${h.toolResults.length} tool results and the end (${h.terminalStatus ?? 'open'}) agree`,
+    `${h.toolResults.length} tool results and the end (${h.terminalStatus ?? 'open'}) agree${masked > 0 ? `; ${masked} value(s) withheld in one record only, compared by position` : ''}`,
   );
 }

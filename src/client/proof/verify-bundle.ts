@@ -4,6 +4,7 @@ import type { InvocationRecord, StoredArtifact, StoredEvent } from '../../contra
 import { checkArtifacts } from './check-artifacts.js';
 import { checkChain } from './check-chain.js';
 import { checkCommitments } from './check-commitments.js';
+import { countWithheld } from './count-withheld.js';
 import { checkHeads } from './check-heads.js';
 import { checkCommitPoints } from './check-commit-points.js';
 import { checkSeal } from './check-seal.js';
@@ -36,7 +37,8 @@ const sha256Bytes = (bytes: Uint8Array) => createHash('sha256').update(bytes).di
 /**
  * Verify a proof bundle offline (docs/evidence-chain.md, "What the verifier checks"): the chain, its
  * signed heads, the writes, the artifacts, the decisions, the policy, the agreement of the two records
- * and the commitments of erasable values (withheld or opened), each a line
+ * and the commitments of erasable values (withheld or opened, and the copies withheld outside the
+ * chain, which the comparisons read by their tags), each a line
  * with a reason code. Pure apart from hashing: no network, no store, no clock. Never throws on bad
  * content: what does not hold is a failed check. The later checks read the events the chain holds
  * whatever the chain's verdict, so one tampering may fail several lines; the chain line says first.
@@ -73,7 +75,7 @@ export function verifyProofBundle(bundle: ProofBundle, o: VerifyOptions = {}): P
     checkHistory(input),
     checkArtifacts(input),
     checkPolicy(input),
-    checkCommitments(sha256Bytes, events, bundle.erasure),
+    checkCommitments(sha256Bytes, events, bundle.erasure, countWithheld(bundle)),
   ];
   return { runId: bundle.runId, ok: checks.every((c) => c.ok), checks };
 }
