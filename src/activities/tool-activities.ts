@@ -19,9 +19,9 @@ import { storedResultOf } from './tool-results.js';
 import { recordOperatorResolution, resolveLostInvocation } from './write-resolution.js';
 import { versionedName } from '../contract/versioned-name.js';
 import type { ModelRouter } from './model-router.js';
-import { refuseChangedConfig } from './run-config-digest.js';
+import { refuseChangedConfig, type RunConfigSources } from './run-config-digest.js';
 
-export interface ToolActivityDeps {
+export interface ToolActivityDeps extends RunConfigSources {
   readonly registry: ToolRegistry;
   readonly store: EvidenceStore;
   readonly identity: string;

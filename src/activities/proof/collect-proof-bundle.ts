@@ -60,7 +60,7 @@ export async function collectProofBundle(
     history: histories?.latest ?? null,
     ...(histories && histories.earlier.length > 0 ? { earlierHistories: histories.earlier } : {}),
     attestation,
-    erasure: { erasures, openings },
+    erasure: { erasures, openings, withValues: o.withValues === true },
   };
 }
 
