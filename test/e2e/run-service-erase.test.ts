@@ -4,7 +4,13 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testAttestation } from '../support/attestation.js';
 import { createHarnessFixture, type HarnessFixture } from '../support/harness.js';
-import { createTokenIssuer, startTestService, type TokenIssuer } from '../support/run-service.js';
+import { openApiContract, type OpenApiDoc } from '../support/openapi-contract.js';
+import {
+  createTokenIssuer,
+  startTestService,
+  type ApiAnswer,
+  type TokenIssuer,
+} from '../support/run-service.js';
 
 type ApiBody = Record<string, unknown> & {
   error?: { code?: string; message?: string };
@@ -28,6 +34,8 @@ describe('run service: erasure', { timeout: 180_000 }, () => {
   let service: { app: FastifyInstance; url: string };
   const tokens: Record<string, string> = {};
   let runId = '';
+  let doc: OpenApiDoc;
+  const { check } = openApiContract(() => doc);
 
   const api = async (who: string, method: string, path: string, body?: unknown) => {
     const res = await fetch(`${service.url}${path}`, {
@@ -38,7 +46,10 @@ describe('run service: erasure', { timeout: 180_000 }, () => {
       },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
-    return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as ApiBody };
+    const answer = { status: res.status, headers: res.headers, body: (await res.json()) as ApiBody };
+    // Every answer of the erase endpoint is one its OpenAPI document lists, with a body that validates.
+    if (path.endsWith('/erase')) check(method, '/v1/runs/{runId}/erase', answer as unknown as ApiAnswer);
+    return { ...answer, retryAfter: res.headers.get('retry-after') };
   };
   const erasuresLine = async () => {
     const r = await api('operator', 'GET', `/v1/runs/${runId}/verification`);
@@ -65,6 +76,7 @@ describe('run service: erasure', { timeout: 180_000 }, () => {
       attestation.registry,
       attestation.signer,
     );
+    doc = (await (await fetch(`${service.url}/openapi.json`)).json()) as OpenApiDoc;
     const claims = [
       ['customer', 'C1001', 'acme', ['requester'], 'customer'],
       ['approver', 'dana@acme', 'acme', ['refund_approver', 'approver'], 'approver'],
