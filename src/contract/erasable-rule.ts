@@ -21,9 +21,7 @@ export const ErasableFieldsSchema = z.strictObject({
     .record(
       z.string().regex(/^(\*|[a-z][a-z0-9_]*(\.[a-z0-9_]+)*)$/, 'an event type such as tool.requested, or *'),
       z
-        .array(
-          z.string().regex(/^(\/[^/]{1,100}){1,10}$/, 'a JSON pointer inside the event data, e.g. /zip'),
-        )
+        .array(z.string().regex(/^(\/[^/]{1,100}){1,10}$/, 'a JSON pointer inside the event data, e.g. /zip'))
         .min(1)
         .max(100),
     )
@@ -95,10 +93,15 @@ export function erasableRule(value: unknown): ErasableRule {
   const sorted = Object.entries(parsed.data.paths ?? {})
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([type, pointers]) => [type, [...new Set(pointers)].sort()] as const);
-  const paths = new Map(sorted.map(([type, ps]) => [type, ps.map((p) => p.split('/').slice(1).map(unescape))]));
+  const paths = new Map(
+    sorted.map(([type, ps]) => [type, ps.map((p) => p.split('/').slice(1).map(unescape))]),
+  );
   const reserved = [
     ...keys.filter((k) => RESERVED_KEYS.has(k)),
-    ...[...paths.values()].flat().map((t) => (t.at(-1) ?? '').toLowerCase()).filter((k) => RESERVED_KEYS.has(k)),
+    ...[...paths.values()]
+      .flat()
+      .map((t) => (t.at(-1) ?? '').toLowerCase())
+      .filter((k) => RESERVED_KEYS.has(k)),
   ][0];
   if (reserved !== undefined)
     throw new HarnessError(
@@ -122,7 +125,11 @@ export function isDeclaredKey(rule: ErasableRule | undefined, key: string): bool
  * Does the rule declare the value at `tokens` (inside the data) of an event of `type` erasable?
  * Bounded: at most 100 pointers of at most 10 tokens per type.
  */
-export function isDeclaredPath(rule: ErasableRule | undefined, type: string, tokens: readonly string[]): boolean {
+export function isDeclaredPath(
+  rule: ErasableRule | undefined,
+  type: string,
+  tokens: readonly string[],
+): boolean {
   if (!rule || rule.paths.size === 0) return false;
   const match = (p: readonly string[]) =>
     p.length === tokens.length && p.every((t, i) => t === '*' || t === tokens[i]);

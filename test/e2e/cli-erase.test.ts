@@ -171,7 +171,9 @@ describe('harness erase: salted commitments of erasable values on a real refund 
     expect(r.code, r.stdout).toBe(0);
     expect(r.stdout).toContain('0 opened and checked, 2 withheld by policy');
     expect(r.stdout).toMatch(/erased 2 by dpo@example\.com at \S+ \(\/userId\)/);
-    expect(r.stdout).toMatch(/^PASS +erasures +erasures\.ok +1 erasure\(s\) chained and signed, 2 value\(s\) erased/m);
+    expect(r.stdout).toMatch(
+      /^PASS +erasures +erasures\.ok +1 erasure\(s\) chained and signed, 2 value\(s\) erased/m,
+    );
     expect(r.stdout).not.toContain('missing');
 
     const events = await cli('events', runId);

@@ -126,7 +126,7 @@ describe('run service: erasure', { timeout: 180_000 }, () => {
     expect(approved.status).toBe(200);
     await waitFor((r) => r.status === 'succeeded' && r.executionStatus === 'COMPLETED');
     // Nothing was erased by the refusals.
-    expect((await erasuresLine())).toMatchObject({ ok: true, code: 'erasures.ok', detail: 'no erasures' });
+    expect(await erasuresLine()).toMatchObject({ ok: true, code: 'erasures.ok', detail: 'no erasures' });
   });
 
   it('erases a finished run with the verified caller as by, chained and signed; then over the rate 429', async () => {
@@ -134,12 +134,20 @@ describe('run service: erasure', { timeout: 180_000 }, () => {
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body.erased).toHaveLength(1);
     const record = r.body.erased![0]!;
-    expect(record).toMatchObject({ runId, seq: 1, actor: 'pia@acme', reason: 'GDPR Art. 17 request 7', prev: null });
+    expect(record).toMatchObject({
+      runId,
+      seq: 1,
+      actor: 'pia@acme',
+      reason: 'GDPR Art. 17 request 7',
+      prev: null,
+    });
     expect(record.paths).toContain('/userId');
     expect(record.hash).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(typeof record.head).toBe('string');
     const events = await h.composition.store.listEvents(runId);
-    expect(events.find((e) => e.type === 'run.started')?.data).toMatchObject({ userId: '[withheld by policy]' });
+    expect(events.find((e) => e.type === 'run.started')?.data).toMatchObject({
+      userId: '[withheld by policy]',
+    });
     const line = await erasuresLine();
     expect(line).toMatchObject({ ok: true, code: 'erasures.ok' });
     expect(line!.detail).toContain('every withheld value accounted for');
@@ -156,7 +164,9 @@ describe('run service: erasure', { timeout: 180_000 }, () => {
   it("fails the run's erasures line once the record is edited, then deleted, in the database", async () => {
     const db = new Database(join(h.dir, 'evidence.db'));
     try {
-      db.prepare("UPDATE erasures SET body = replace(body, 'pia@acme', 'eve@acme') WHERE run_id = ?").run(runId);
+      db.prepare("UPDATE erasures SET body = replace(body, 'pia@acme', 'eve@acme') WHERE run_id = ?").run(
+        runId,
+      );
       expect(await erasuresLine()).toMatchObject({ ok: false, code: 'erasures.record_altered' });
       db.prepare('DELETE FROM erasures WHERE run_id = ?').run(runId);
       expect(await erasuresLine()).toMatchObject({ ok: false, code: 'erasures.unrecorded' });

@@ -10,7 +10,9 @@ export const MemoryListSchema = z.strictObject({
   limit: z.number().int().positive().optional(),
   all: z.boolean().optional(),
 });
-export const MemoryForgetSchema = z.object({ name: MemoryNameSchema.optional(), at: z.iso.datetime() }).strict();
+export const MemoryForgetSchema = z
+  .object({ name: MemoryNameSchema.optional(), at: z.iso.datetime() })
+  .strict();
 
 export const EventPageSchema = z.strictObject({
   afterSeq: SeqSchema.optional(),

@@ -49,7 +49,11 @@ export function checkErasures(
   const records = erasure?.erasures ?? [];
   const out = records.findIndex((r, i) => i > 0 && r.seq <= records[i - 1]!.seq);
   if (out > 0)
-    return fail('erasures', 'erasures.reordered', `erasure #${records[out]!.seq} comes after #${records[out - 1]!.seq}`);
+    return fail(
+      'erasures',
+      'erasures.reordered',
+      `erasure #${records[out]!.seq} comes after #${records[out - 1]!.seq}`,
+    );
   let prev: string | null = null;
   for (const [i, r] of records.entries()) {
     const no = `erasure #${r.seq}`;
@@ -110,9 +114,13 @@ function headRefusal(
     claims.data.seq !== r.seq ||
     claims.data.head !== r.hash
   )
-    return { code: 'erasures.head_mismatch', detail: 'its signed head is not an erasure head of this record' };
+    return {
+      code: 'erasures.head_mismatch',
+      detail: 'its signed head is not an erasure head of this record',
+    };
   const key = registry.keys.find((k) => k.keyId === header.kid);
-  if (!key) return { code: 'erasures.unknown_key', detail: `key ${String(header.kid)} is not in the registry` };
+  if (!key)
+    return { code: 'erasures.unknown_key', detail: `key ${String(header.kid)} is not in the registry` };
   const at = claims.data.iat * 1000;
   if (at < Date.parse(key.notBefore) || (key.notAfter !== undefined && at > Date.parse(key.notAfter)))
     return { code: 'erasures.key_not_valid', detail: `key ${key.keyId} was not valid when it signed` };

@@ -75,7 +75,13 @@ export function verifyProofBundle(bundle: ProofBundle, o: VerifyOptions = {}): P
     checkArtifacts(input),
     checkPolicy(input),
     checkCommitments(sha256Bytes, events, bundle.erasure),
-    checkErasures(sha256, bundle.runId, events, bundle.erasure, o.attestation ?? bundle.attestation ?? undefined),
+    checkErasures(
+      sha256,
+      bundle.runId,
+      events,
+      bundle.erasure,
+      o.attestation ?? bundle.attestation ?? undefined,
+    ),
   ];
   return { runId: bundle.runId, ok: checks.every((c) => c.ok), checks };
 }

@@ -29,9 +29,11 @@ describe('erasable fields an app declares', () => {
       '/envelope/data/note',
     ]);
     // Another event type: the type's pointers do not apply, the keys and `*` pointers do.
-    expect(findErasable(event('tool.completed', { items: [{ serial: 'S1' }], zip: 1, note: 'n' }), rule).map((v) => v.path)).toEqual(
-      ['/data/zip', '/data/note', '/envelope/data/zip', '/envelope/data/note'],
-    );
+    expect(
+      findErasable(event('tool.completed', { items: [{ serial: 'S1' }], zip: 1, note: 'n' }), rule).map(
+        (v) => v.path,
+      ),
+    ).toEqual(['/data/zip', '/data/note', '/envelope/data/zip', '/envelope/data/note']);
     // Without a rule: the default only.
     expect(findErasable(e).map((v) => v.path)).toEqual(['/data/userId', '/envelope/data/userId']);
   });

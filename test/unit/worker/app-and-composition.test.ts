@@ -97,8 +97,8 @@ describe('composeWorker', () => {
       { paths: { 'tool.requested': ['/arguments/actor'] } },
       { keys: ['zip'], extra: true },
     ])
-      expect(
-        await codeOf(composeWorker({ tools: [], models, store: 'sqlite::memory:', erasable: erasable as never })),
-      ).toBe('erasable.invalid');
+      expect(await codeOf(composeWorker({ tools: [], models, store: 'sqlite::memory:', erasable }))).toBe(
+        'erasable.invalid',
+      );
   });
 });

@@ -111,7 +111,16 @@ export function describeErasureChainContract(name: string, getTarget: () => Cont
     it('marks a record from before the chain unchained, and never passes the run', async () => {
       const run = newRunId('old');
       await store.appendEvents(finished(run));
-      const old = { runId: run, seq: 1, erasedAt: AT, actor: 'dpo', reason: null, paths: [], values: 0, events: 0 };
+      const old = {
+        runId: run,
+        seq: 1,
+        erasedAt: AT,
+        actor: 'dpo',
+        reason: null,
+        paths: [],
+        values: 0,
+        events: 0,
+      };
       await raw(
         `INSERT INTO erasures (run_id, seq, erased_at, body) VALUES ('${run}', 1, '${AT}', '${JSON.stringify(old)}')`,
       );
@@ -137,7 +146,10 @@ export function describeErasureChainContract(name: string, getTarget: () => Cont
         const [started, , ended] = finished(run);
         await declared.appendEvents([started!, requested(run), ended!]);
         const body = JSON.parse((await readEventChain(declared, run)).rows[1]!.body) as StoredEvent;
-        const args = body.data.arguments as { card: Record<string, unknown>; shipTo: Record<string, unknown> };
+        const args = body.data.arguments as {
+          card: Record<string, unknown>;
+          shipTo: Record<string, unknown>;
+        };
         expect(isCommitment(args.shipTo.zip)).toBe(true);
         expect(isCommitment(args.card.last4)).toBe(true);
         expect(isCommitment(args.card.brand)).toBe(true);
