@@ -23,10 +23,10 @@ import { TranscriptCache } from './transcript-cache.js';
 import { intervalHeadsOf } from './attestation/signed-head.js';
 import type { ChainHeadSigner } from './attestation/chain-head-signer.js';
 import type { StoredEvent } from '../contract/store-records.js';
-import { refuseChangedConfig } from './run-config-digest.js';
+import { refuseChangedConfig, type RunConfigSources } from './run-config-digest.js';
 import { resolveModelRoute } from './resolve-model-route.js';
 
-export interface ModelActivityDeps {
+export interface ModelActivityDeps extends RunConfigSources {
   readonly registry: ToolRegistry;
   readonly store: EvidenceStore;
   readonly models: ModelRouter;

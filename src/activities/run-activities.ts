@@ -23,9 +23,9 @@ import type { ChainHeadSigner } from './attestation/chain-head-signer.js';
 import { signedHeadOf } from './attestation/signed-head.js';
 import { versionedName } from '../contract/versioned-name.js';
 import type { RunConfigPin } from '../contract/run-config.js';
-import { refuseChangedConfig, runConfigDigest } from './run-config-digest.js';
+import { refuseChangedConfig, runConfigDigest, type RunConfigSources } from './run-config-digest.js';
 
-export interface RunActivityDeps {
+export interface RunActivityDeps extends RunConfigSources {
   readonly registry: ToolRegistry;
   readonly store: EvidenceStore;
   /** What a run that names no model route pins (the worker composition's default route). */

@@ -19,9 +19,9 @@ import { storedResultOf } from './tool-results.js';
 import { recordOperatorResolution, resolveLostInvocation } from './write-resolution.js';
 import { versionedName } from '../contract/versioned-name.js';
 import type { ModelRouter } from './model-router.js';
-import { refuseChangedConfig } from './run-config-digest.js';
+import { refuseChangedConfig, type RunConfigSources } from './run-config-digest.js';
 
-export interface ToolActivityDeps {
+export interface ToolActivityDeps extends RunConfigSources {
   readonly registry: ToolRegistry;
   readonly store: EvidenceStore;
   readonly identity: string;
@@ -79,7 +79,10 @@ export function createToolActivities(deps: ToolActivityDeps): ToolActivities {
       const heads = await Promise.all([
         intervalHeads(deps, found.events),
         writeHead(deps, input, 'write.after', found.events),
-      ]).then(([interval, after]) => [...interval, ...after], () => []);
+      ]).then(
+        ([interval, after]) => [...interval, ...after],
+        () => [],
+      );
       return heads.length > 0 ? { ...found.existing, heads } : found.existing;
     }
     return executeTool(deps, input, found.attempt, found.events);

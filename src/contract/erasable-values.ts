@@ -1,5 +1,6 @@
 import { canonicalJson, isPlainObject } from './canonical-json.js';
 import { DIGEST_PREFIX } from './digest.js';
+import { isDeclaredKey, isDeclaredPath, type ErasableRule } from './erasable-rule.js';
 
 /**
  * Erasable values and their salted commitments (docs/evidence-chain.md, "Erasable values").
@@ -79,27 +80,34 @@ const escape = (key: string) => key.replaceAll('~', '~0').replaceAll('/', '~1');
 const unescape = (token: string) => token.replaceAll('~1', '/').replaceAll('~0', '~');
 
 /**
- * The erasable values of an event (decoded): each value under an {@link ERASABLE_KEY} key, at any depth
- * of `data` and of `envelope.data`, that is not `null`, with its pointer in the event body. A value
- * under such a key is taken whole (an address object is one value). An object that already looks like
- * a commitment (something a tool or model put in the data) is taken as a value too, so every
- * commitment in a stored body is one the store made and can open. Linear in the event's size.
+ * The erasable values of an event (decoded): each value under an {@link ERASABLE_KEY} key or a key the
+ * app's `rule` declares, at any depth of `data` and of `envelope.data`, and each value at a pointer the
+ * rule declares for the event's type, that is not `null`, with its pointer in the event body. A value
+ * so named is taken whole (an address object is one value). An object that already looks like a
+ * commitment (something a tool or model put in the data) is taken as a value too, so every commitment
+ * in a stored body is one the store made and can open. Linear in the event's size (times the rule's
+ * bounded pointers at each node).
  */
-export function findErasable(event: unknown): ErasableValue[] {
+export function findErasable(event: unknown, rule?: ErasableRule): ErasableValue[] {
   const found: ErasableValue[] = [];
-  const walk = (v: unknown, path: string, erasable: boolean): void => {
+  if (!isPlainObject(event)) return found;
+  const type = typeof event.type === 'string' ? event.type : '';
+  const walk = (v: unknown, path: string, tokens: string[], erasable: boolean): void => {
     if ((erasable && v !== null && v !== undefined) || isCommitment(v)) {
       found.push({ path, value: v });
       return;
     }
-    if (Array.isArray(v)) v.forEach((item, i) => walk(item, `${path}/${i}`, false));
-    else if (isPlainObject(v))
-      for (const [k, child] of Object.entries(v)) walk(child, `${path}/${escape(k)}`, ERASABLE_KEY.test(k));
+    const child = (c: unknown, token: string) => {
+      const at = [...tokens, token];
+      const named = ERASABLE_KEY.test(token) || isDeclaredKey(rule, token);
+      walk(c, `${path}/${escape(token)}`, at, (named && !Array.isArray(v)) || isDeclaredPath(rule, type, at));
+    };
+    if (Array.isArray(v)) v.forEach((item, i) => child(item, String(i)));
+    else if (isPlainObject(v)) for (const [k, c] of Object.entries(v)) child(c, k);
   };
-  if (!isPlainObject(event)) return found;
-  walk(event.data, '/data', false);
+  walk(event.data, '/data', [], false);
   const envelope = event.envelope;
-  if (isPlainObject(envelope)) walk(envelope.data, '/envelope/data', false);
+  if (isPlainObject(envelope)) walk(envelope.data, '/envelope/data', [], false);
   return found;
 }
 

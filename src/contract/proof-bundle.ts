@@ -37,7 +37,9 @@ const OpeningSchema = z.strictObject({
  * - `erasure`: the run's erasures (who, when, which paths; never a value) and, only when exported
  *   with its values (`harness export --with-values`), the openings (salt and value) of the commitments
  *   still stored; without them every erasable value is withheld by policy and the chain still verifies.
- *   Absent in bundles from before crypto-shredding.
+ *   `withValues: true` says the openings are every one the store still held, so each value withheld
+ *   must be accounted for by an erasure record (the `erasures` check). Absent in bundles from before
+ *   crypto-shredding.
  * Exported without values (or after an erasure), every copy of an erasable value in `invocations`,
  * `artifacts`, `history` and `earlierHistories` stands as a withheld tag (contract/withheld-values.ts;
  * docs/evidence-chain.md, "Withheld outside the chain"), in the same format (a verifier from before
@@ -62,7 +64,11 @@ export const ProofBundleSchema = z.strictObject({
   /** The attestation keys the signed heads are checked with (`null`: none were at hand at export). */
   attestation: AttestationRegistrySchema.nullable(),
   erasure: z
-    .strictObject({ erasures: z.array(ErasureRecordSchema), openings: z.array(OpeningSchema) })
+    .strictObject({
+      erasures: z.array(ErasureRecordSchema),
+      openings: z.array(OpeningSchema),
+      withValues: z.boolean().optional(),
+    })
     .optional(),
 });
 export type ProofBundle = z.infer<typeof ProofBundleSchema>;

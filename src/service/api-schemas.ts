@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DataPointerSchema, ErasureRecordSchema } from '../contract/erasure-record.js';
 
 /**
  * The run service's request and response shapes (docs/api.md). The same zod schemas validate requests,
@@ -99,6 +100,16 @@ export const DecisionBodySchema = z.discriminatedUnion('decision', [
 export type DecisionBody = z.infer<typeof DecisionBodySchema>;
 
 export const CancelBodySchema = z.strictObject({ reason: z.string().min(1).max(2000) });
+
+/** The body of `POST /v1/runs/{id}/erase`: which values (all, some paths, one subject's) and why. */
+export const EraseBodySchema = z.strictObject({
+  paths: z.array(DataPointerSchema).min(1).max(20).optional(),
+  subject: z.union([z.string().min(1).max(1000), z.number()]).optional(),
+  reason: z.string().trim().min(1).max(1000),
+});
+
+/** The answer of an erasure: one record per run that had values to erase (none: nothing left). */
+export const ErasedSchema = z.object({ erased: z.array(ErasureRecordSchema) });
 
 /** The run's answer to a decision it accepted (a refusal is an {@link ErrorSchema} error). */
 export const DecisionAnswerSchema = z.object({

@@ -1,8 +1,30 @@
-import { error, errors, runId } from './openapi-parts.js';
+import { EraseBodySchema, ErasedSchema } from './api-schemas.js';
+import { error, errors, json, runId } from './openapi-parts.js';
 
-/** The paths that inspect one run for operators: an invocation's payloads, a model call's context package. */
+/**
+ * The paths that inspect one run for operators: an invocation's payloads, a model call's context
+ * package; and the erasure of its erasable values.
+ */
 export function runInspectionPaths(): Record<string, unknown> {
   return {
+    '/v1/runs/{runId}/erase': {
+      post: {
+        summary:
+          "Crypto-shred a finished run's erasable values (all, at `paths`, or equal to `subject`), recording the caller and `reason` in the run's chained, signed erasure record",
+        parameters: [runId],
+        requestBody: { required: true, ...json(EraseBodySchema, 'input') },
+        responses: {
+          '200': { description: 'The erasure records (empty: nothing left to erase)', ...json(ErasedSchema) },
+          '403': error('Erasure needs an operator with a role of `roles.erase` (`auth.role_missing`)'),
+          '404': error(
+            "No such run in the caller's scope, or no stored events (`run.not_found`, `run.no_evidence`)",
+          ),
+          '409': error('The run has not ended (`run.active`)'),
+          '429': error("Over the caller's erasure rate (`rate.erasures_user`, `limits.erasuresPerUser`)"),
+          ...errors('400', '401', '413', '415'),
+        },
+      },
+    },
     '/v1/runs/{runId}/invocations/{seq}/payload': {
       get: {
         summary:

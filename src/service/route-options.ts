@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { AttestationRegistry } from '../contract/chain-head.js';
+import type { ChainHeadSigner } from '../activities/attestation/chain-head-signer.js';
 import type { FastifyRequest } from 'fastify';
 import type { AgentRunComposition } from '../workflows/index.js';
 import type { DecisionKey } from '../client/decisions/decision-key.js';
@@ -36,6 +37,8 @@ export interface RunRoutesOptions {
   readonly streams: OpenStreams;
   /** The attestation keys a run's verification trusts (RunServiceOptions.attestation). */
   readonly attestation?: AttestationRegistry;
+  /** The key erasure records are signed with (RunServiceOptions.erasureSigner); absent: unsigned. */
+  readonly erasureSigner?: Pick<ChainHeadSigner, 'keyId' | 'privateKey'>;
 }
 
 /**

@@ -10,6 +10,7 @@ import { registerContextRoute } from './run-context-route.js';
 import { registerInvocationsRoute } from './run-invocations-route.js';
 import { registerPayloadRoute } from './run-payload-route.js';
 import { registerProofRoutes } from './run-proof-routes.js';
+import { registerEraseRoute } from './run-erase-route.js';
 import { accessRun, queryView } from './run-access.js';
 import { hasRole, type RunRoutesOptions } from './route-options.js';
 import type { RunDetail } from './api-responses.js';
@@ -19,7 +20,7 @@ export type { RunRoutesOptions } from './route-options.js';
 
 /**
  * The /v1/runs routes (docs/api.md): start, list, read, events, invocations and their payloads,
- * context packages, proof, decisions and cancellation. Every
+ * context packages, proof, erasure, decisions and cancellation. Every
  * route that names a run looks it up in the caller's scope first (`accessRun`): out of scope is the
  * same 404 as no run at all.
  */
@@ -31,6 +32,7 @@ export function registerRunRoutes(app: FastifyInstance, o: RunRoutesOptions): vo
   registerContextRoute(app, o);
   registerPayloadRoute(app, o);
   registerProofRoutes(app, o);
+  registerEraseRoute(app, o);
 
   app.get<{ Params: { runId: string } }>('/v1/runs/:runId', async (req): Promise<RunDetail> => {
     const caller = o.callerOf(req);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { AttestationRegistry } from '../contract/chain-head.js';
+import type { ChainHeadSigner } from '../activities/attestation/chain-head-signer.js';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { AgentRunComposition } from '../workflows/index.js';
 import type { DecisionKey } from '../client/decisions/decision-key.js';
@@ -38,6 +39,12 @@ export interface RunServiceOptions {
    * (`HARNESS_ATTESTATION_KEYS` for `harness serve`, docs/evidence-chain.md); absent: the heads check fails.
    */
   readonly attestation?: AttestationRegistry;
+  /**
+   * The attestation key erasure records are signed with (`POST /v1/runs/:id/erase`; `HARNESS_ATTESTATION_KEY`
+   * for `harness serve`, docs/evidence-chain.md, "Erasure"); absent: records unsigned, and the
+   * verifier's `erasures` check fails them (`erasures.unsigned`).
+   */
+  readonly erasureSigner?: Pick<ChainHeadSigner, 'keyId' | 'privateKey'>;
   /**
    * Local development (`harness serve --dev`): the config may leave out `identity.issuer` and
    * `identity.audience`. Never in production.
@@ -139,6 +146,7 @@ export function createRunService(o: RunServiceOptions): FastifyInstance {
     arrivedAt: requests.arrivedAt,
     callerOf: requests.callerOf,
     ...(o.attestation !== undefined ? { attestation: o.attestation } : {}),
+    ...(o.erasureSigner !== undefined ? { erasureSigner: o.erasureSigner } : {}),
   });
   return app;
 }

@@ -29,6 +29,12 @@ export const DEFAULT_DECISION_RATE = { perSecond: 2, burst: 20 } as const;
 /** Context and payload reads per second per caller when `limits.inspectionsPerUser` is not set. */
 export const DEFAULT_INSPECTION_RATE = { perSecond: 5, burst: 30 } as const;
 
+/** Erasures per second per caller when `limits.erasuresPerUser` is not set (one per 10 s, 5 at once). */
+export const DEFAULT_ERASURE_RATE = { perSecond: 0.1, burst: 5 } as const;
+
+/** The roles that may erase a run's erasable values by default (`roles.erase`). */
+export const DEFAULT_ERASE_ROLES = ['privacy_officer'];
+
 const Roles = z.array(RoleSchema).min(1).max(20);
 
 export const ServiceConfigSchema = z.strictObject({
@@ -67,8 +73,13 @@ export const ServiceConfigSchema = z.strictObject({
       start: Roles.default(['requester', 'operator']),
       /** See the internal (unprojected) events of a run. */
       internalEvents: Roles.default(['operator']),
+      /**
+       * Erase a finished run's erasable values (`POST /v1/runs/:id/erase`, crypto-shredding), with
+       * `kind: operator`: a role of its own, not an operator's by default.
+       */
+      erase: Roles.default(DEFAULT_ERASE_ROLES),
     })
-    .default({ start: ['requester', 'operator'], internalEvents: ['operator'] }),
+    .default({ start: ['requester', 'operator'], internalEvents: ['operator'], erase: DEFAULT_ERASE_ROLES }),
   limits: z
     .strictObject({
       startsPerTenant: Rate.default({ perSecond: 20, burst: 40 }),
@@ -87,6 +98,8 @@ export const ServiceConfigSchema = z.strictObject({
        * or not; absent: {@link DEFAULT_INSPECTION_RATE}.
        */
       inspectionsPerUser: Rate.optional(),
+      /** Erasures per caller, refused or not; absent: {@link DEFAULT_ERASURE_RATE}. */
+      erasuresPerUser: Rate.optional(),
     })
     .default({
       startsPerTenant: { perSecond: 20, burst: 40 },

@@ -69,6 +69,7 @@ const COUNTER_HELP: Record<string, string> = {
   harness_runs_started_total: 'Runs started through the API',
   harness_decisions_total: 'Decisions sent through the API, by kind and outcome',
   harness_refusals_total: 'Requests refused, by reason code',
+  harness_erasures_total: 'Erasures through the API, by outcome (erased, nothing)',
 };
 
 function series(name: string, labels: Readonly<Record<string, string>>): string {

@@ -6,6 +6,7 @@ import type { AgentRunDefinition } from '../workflows/index.js';
 import type { ModelRouter } from '../activities/model-router.js';
 import type { BundleCatalog } from '../activities/bundles/bundle-catalog.js';
 import type { EvidenceStore } from '../contract/evidence-store.js';
+import type { ErasableRule } from '../contract/erasable-rule.js';
 import type { ToolRegistry } from '../registry/tool-registry.js';
 import type { LoadedPrincipals } from '../activities/authz/principal-registry.js';
 import type { ChainHeadSigner } from '../activities/attestation/chain-head-signer.js';
@@ -32,6 +33,11 @@ export interface WorkerComposition {
    * activity signs the run's chain head with it and returns it into the history. Absent: no heads.
    */
   readonly attestation?: ChainHeadSigner;
+  /**
+   * The app's declared erasable fields (docs/evidence-chain.md, "Which values are erasable"), which the
+   * store applies; part of the run config pin, so a run's calls go only to workers with the same rule.
+   */
+  readonly erasable?: ErasableRule;
   /** Close what the composition opened (stores, MCP servers). */
   close(): Promise<void>;
 }

@@ -3,6 +3,7 @@ import type { ModelRouter } from '../activities/model-router.js';
 import { providerFromEnv } from '../activities/model/provider-from-env.js';
 import type { AppCompositionOptions, WorkerComposition } from './app.js';
 import { composeWorker } from './compose-worker.js';
+import type { ErasableFields } from '../contract/erasable-rule.js';
 
 /** What an app brings to {@link composeAppWorker}. */
 export interface AppWorkerParts {
@@ -19,6 +20,8 @@ export interface AppWorkerParts {
   readonly options: AppCompositionOptions;
   /** Closes the app's own parts (business stores, MCP servers): with the composition, or when composing fails. */
   readonly onClose: () => Promise<void>;
+  /** Erasable fields the app declares besides the default rule (`ComposeWorkerOptions.erasable`). */
+  readonly erasable?: ErasableFields;
 }
 
 /**
@@ -47,6 +50,7 @@ export async function composeAppWorker(parts: AppWorkerParts): Promise<WorkerCom
       ...(env.HARNESS_MODEL_ROUTES ? {} : { defaultModelRoute }),
       ...(parts.options.identity !== undefined ? { identity: parts.options.identity } : {}),
       ...(parts.options.principals !== undefined ? { principals: parts.options.principals } : {}),
+      ...(parts.erasable !== undefined ? { erasable: parts.erasable } : {}),
       env,
       onClose: parts.onClose,
     });

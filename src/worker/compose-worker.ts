@@ -15,6 +15,8 @@ import { ToolRegistry } from '../registry/tool-registry.js';
 import type { PrincipalRegistry } from '../contract/principals.js';
 import { resolvePrincipals } from '../activities/authz/principal-registry.js';
 import { resolveAttestation } from '../activities/attestation/chain-head-signer.js';
+import { SqlEvidenceStore } from '../activities/store/sql-evidence-store.js';
+import { erasableRule, type ErasableFields, type ErasableRule } from '../contract/erasable-rule.js';
 
 /** A model route: the provider and the model name it is asked for. */
 export interface ModelRouteSpec {
@@ -61,6 +63,13 @@ export interface ComposeWorkerOptions {
    */
   readonly principals?: PrincipalRegistry | string;
   /**
+   * Erasable fields the app declares besides the harness's default rule (docs/evidence-chain.md,
+   * "Which values are erasable"): key names (`zip`, `paymentMethodId`) and, per event type, pointers
+   * inside the event's data. The store commits their values (crypto-shredding); the declaration is part
+   * of the run config pin. Default: the default rule only.
+   */
+  readonly erasable?: ErasableFields;
+  /**
    * Environment for `HARNESS_PRINCIPALS`, `HARNESS_MODEL_ROUTES`, `HARNESS_BUNDLES`,
    * `HARNESS_ROLLOUT_SECRET(_FILE)` and route API keys
    * (default process.env).
@@ -79,9 +88,12 @@ export interface ComposeWorkerOptions {
  *   rollout secret (the worker does not start),
  *   `principals.*` for an unreadable or
  *   invalid principal registry, `attestation.unreadable` for a `HARNESS_ATTESTATION_KEY` that is not an
- *   Ed25519 key file (docs/evidence-chain.md), and the store's errors.
+ *   Ed25519 key file (docs/evidence-chain.md), `erasable.invalid` for an erasable-fields declaration
+ *   outside its schema or naming a key the verifier needs, `erasable.unsupported` for a declaration
+ *   with a store object that is not the harness SQL store, and the store's errors.
  */
 export async function composeWorker(o: ComposeWorkerOptions): Promise<WorkerComposition> {
+  const erasable = declaredErasable(o.erasable);
   let registry: ToolRegistry;
   if (o.tools instanceof ToolRegistry) {
     registry = o.tools;
@@ -129,7 +141,10 @@ export async function composeWorker(o: ComposeWorkerOptions): Promise<WorkerComp
       : loaded;
   const principals = resolvePrincipals(o.principals, env);
   const attestation = resolveAttestation(env);
-  const store = typeof o.store === 'string' ? await openEvidenceStore(o.store) : o.store;
+  const store =
+    typeof o.store === 'string'
+      ? await openEvidenceStore(o.store, erasable ? { erasable } : {})
+      : storeWithErasable(o.store, erasable);
   return {
     registry,
     store,
@@ -140,14 +155,36 @@ export async function composeWorker(o: ComposeWorkerOptions): Promise<WorkerComp
       routes,
       ...(routesFile ? { routesFile: routesFile.digest } : {}),
       ...(bundles ? { bundles: bundles.digest } : {}),
+      ...(erasable ? { erasable: erasable.declared } : {}),
     }),
     ...(bundles ? { bundles } : {}),
     defaultModelRoute,
     principals,
     ...(attestation ? { attestation } : {}),
+    ...(erasable ? { erasable } : {}),
     close: async () => {
       await store.close();
       await o.onClose?.();
     },
   };
+}
+
+/** The app's declaration as a rule, `undefined` when it declares nothing. @throws `erasable.invalid`. */
+function declaredErasable(declared: ErasableFields | undefined): ErasableRule | undefined {
+  if (declared === undefined) return undefined;
+  const rule = erasableRule(declared);
+  return rule.keys.size === 0 && rule.paths.size === 0 ? undefined : rule;
+}
+
+/**
+ * The app's store object writing under `rule`: the harness SQL store, on the same connections.
+ * @throws HarnessError `erasable.unsupported` for another store (it keeps no commitments).
+ */
+function storeWithErasable(store: EvidenceStore, rule: ErasableRule | undefined): EvidenceStore {
+  if (rule === undefined) return store;
+  if (store instanceof SqlEvidenceStore) return store.withErasable(rule);
+  throw new HarnessError(
+    'erasable.unsupported',
+    'erasable fields were declared, but the evidence store is not the harness SQL store (openEvidenceStore), which alone keeps commitments',
+  );
 }

@@ -59,6 +59,8 @@ export interface HarnessWorkerOptions {
 
 /** All activities of the harness, bound to a composition. */
 export function harnessActivities(c: WorkerComposition) {
+  // The declared erasable fields are part of each call's config pin (run-config-digest.ts).
+  const erasable = c.erasable ? { erasable: c.erasable } : {};
   return {
     ...createRunActivities({
       registry: c.registry,
@@ -69,6 +71,7 @@ export function harnessActivities(c: WorkerComposition) {
       models: c.models,
       ...(c.bundles ? { bundles: c.bundles } : {}),
       ...(c.attestation ? { attestation: c.attestation } : {}),
+      ...erasable,
     }),
     ...createToolActivities({
       registry: c.registry,
@@ -76,12 +79,14 @@ export function harnessActivities(c: WorkerComposition) {
       identity: c.identity,
       ...(c.attestation ? { attestation: c.attestation } : {}),
       models: c.models,
+      ...erasable,
     }),
     ...createModelActivities({
       registry: c.registry,
       store: c.store,
       models: c.models,
       ...(c.attestation ? { attestation: c.attestation } : {}),
+      ...erasable,
     }),
     ...createMemoryActivities({ store: c.store }),
   };

@@ -31,6 +31,7 @@ export {
   type WantedSearchAttribute,
 } from '../devserver/search-attributes.js';
 export { composeWorker, type ComposeWorkerOptions, type ModelRouteSpec } from './compose-worker.js';
+export type { ErasableFields } from '../contract/erasable-rule.js';
 export { composeAppWorker, type AppWorkerParts } from './compose-app-worker.js';
 export {
   loadPrincipalRegistry,

@@ -73,9 +73,14 @@ describe('harness erase: salted commitments of erasable values on a real refund 
     h = await createHarnessFixture('cli-erase', {}, { attestation: attestation.signer });
     const keys = join(h.dir, 'attestation.json');
     writeFileSync(keys, JSON.stringify(attestation.registry));
+    // The key `harness erase` signs its erasure records with (here the workers' key).
+    const key = join(h.dir, 'attestation-key.json');
+    const privateKeyPem = attestation.signer.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    writeFileSync(key, JSON.stringify({ keyId: attestation.signer.keyId, privateKeyPem }));
     dbFile = join(h.dir, 'evidence.db');
     env = {
       HARNESS_ATTESTATION_KEYS: keys,
+      HARNESS_ATTESTATION_KEY: key,
       HARNESS_TASK_QUEUE: h.taskQueue,
       HARNESS_STORE_URL: `sqlite:${dbFile}`,
       HARNESS_REFUND_DB: join(h.dir, 'refund.db'),
@@ -168,6 +173,9 @@ describe('harness erase: salted commitments of erasable values on a real refund 
     expect(r.code, r.stdout).toBe(0);
     expect(r.stdout).toContain('0 opened and checked, 2 withheld by policy');
     expect(r.stdout).toMatch(/erased 2 by dpo@example\.com at \S+ \(\/userId\)/);
+    expect(r.stdout).toMatch(
+      /^PASS +erasures +erasures\.ok +1 erasure\(s\) chained and signed, 2 value\(s\) erased/m,
+    );
     expect(r.stdout).not.toContain('missing');
 
     const events = await cli('events', runId);

@@ -58,7 +58,7 @@ describe('harness verify and export', () => {
     const r = await cli('verify', runId);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trim().split('\n');
-    expect(lines.filter((l) => l.startsWith('PASS'))).toHaveLength(10);
+    expect(lines.filter((l) => l.startsWith('PASS'))).toHaveLength(11);
     for (const code of [
       'chain.ok',
       'heads.ok',
@@ -70,6 +70,7 @@ describe('harness verify and export', () => {
       'artifacts.ok',
       'policy.ok',
       'commitments.ok',
+      'erasures.ok',
     ])
       expect(r.stdout).toContain(code);
     expect(lines.at(-1)).toBe(`verified: run ${runId}`);

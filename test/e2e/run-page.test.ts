@@ -134,8 +134,8 @@ describe('run page', { timeout: 180_000 }, () => {
     await expect
       .poll(() => page.locator('[data-role=badge]').innerText(), { timeout: 30_000 })
       .toBe('verified');
-    // Ten checks: chain, heads, seal, commits, decisions, writes, history, artifacts, policy, commitments.
-    expect(await page.locator('[data-role=check][data-ok=true]').count()).toBe(10);
+    // Eleven checks: chain, heads, seal, commits, decisions, writes, history, artifacts, policy, commitments, erasures.
+    expect(await page.locator('[data-role=check][data-ok=true]').count()).toBe(11);
     expect(await page.locator('[data-role=verify-command]').innerText()).toBe(`harness verify ${runId}`);
     const download = page.waitForEvent('download');
     await page.locator('#export').click();

@@ -35,6 +35,17 @@ const NOT_DRIVEN = new Set([
   'get /v1/runs/{runId}/verification 429',
   'get /v1/runs/{runId}/bundle 413',
   'get /v1/runs/{runId}/bundle 429',
+  // The erasure endpoint: test/e2e/run-service-erase.test.ts drives and checks these against the
+  // document (a finished run erased, its refusals, its rate); 401, 413 and 415 are the shared hooks'.
+  'post /v1/runs/{runId}/erase 200',
+  'post /v1/runs/{runId}/erase 400',
+  'post /v1/runs/{runId}/erase 401',
+  'post /v1/runs/{runId}/erase 403',
+  'post /v1/runs/{runId}/erase 404',
+  'post /v1/runs/{runId}/erase 409',
+  'post /v1/runs/{runId}/erase 413',
+  'post /v1/runs/{runId}/erase 415',
+  'post /v1/runs/{runId}/erase 429',
 ]);
 
 describe('run service contract', { timeout: 240_000 }, () => {

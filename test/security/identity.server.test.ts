@@ -11,6 +11,7 @@ import {
   type HarnessFixture,
 } from '../support/harness.js';
 import { TEST_KEYS } from '../support/principals.js';
+import { recordFixtureIfAsked } from '../support/record-fixture.js';
 import { testRunId } from '../support/run-id.js';
 import { createTokenIssuer, serviceApi, startTestService, waitForRun } from '../support/run-service.js';
 import { failureOf } from '../workflows/runner-support.js';
@@ -120,6 +121,26 @@ describe('identity from the authenticated principal', { timeout: 180_000 }, () =
       expect(failure).toMatchObject({ type: 'run.start_token_refused', nonRetryable: true });
       expect(failure.message).toContain(code);
     }
+  });
+
+  it('judges a start token at the time the server accepted the start, not at the first task (agent-run-start-token-accepted-v1)', async () => {
+    // A token valid for 3 s, and a start whose first workflow task comes 6 s later (startDelay): the
+    // server accepted it while the token was valid, so the run starts as the verified requester.
+    const workflowId = testRunId('identity-late-first-task');
+    const input = refundRunInput({ task: { message: 'refund ORD-1001 please' }, userId: 'C1001' });
+    const handle = await h.t.client.workflow.start('agentRun', {
+      taskQueue: h.taskQueue,
+      workflowId,
+      args: [signStart({ key: TEST_KEYS.customer, ttlSeconds: 3 }, workflowId, input)],
+      startDelay: '6 seconds',
+    });
+    await waitForState(handle, (v) => v.status === 'awaiting_confirmation', 60_000);
+    expect(await handle.query<RunView & { verified?: boolean }>('state')).toMatchObject({
+      userId: 'C1001',
+      verified: true,
+    });
+    await handle.terminate('test done');
+    await recordFixtureIfAsked(h.t.client, workflowId, 'refund-graph-start-token-accepted-v1');
   });
 
   it('over the run service: customer C1001 filing for C2002’s order is refused and pays nothing', async () => {

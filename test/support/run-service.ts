@@ -1,4 +1,5 @@
 import type { AttestationRegistry } from '../../src/contract/chain-head.js';
+import type { ChainHeadSigner } from '../../src/activities/attestation/chain-head-signer.js';
 import { exportJWK, generateKeyPair, SignJWT, type JSONWebKeySet } from 'jose';
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
@@ -81,11 +82,13 @@ export async function startTestService(
   issuer: TokenIssuer,
   config: Partial<ServiceConfigInput> = {},
   attestation?: AttestationRegistry,
+  erasureSigner?: ChainHeadSigner,
 ): Promise<{ app: FastifyInstance; url: string }> {
   const target: ServiceTarget =
     'composition' in h ? { client: h.t.client, store: h.composition.store, taskQueue: h.taskQueue } : h;
   const app = createRunService({
     ...(attestation !== undefined ? { attestation } : {}),
+    ...(erasureSigner !== undefined ? { erasureSigner } : {}),
     client: target.client,
     store: target.store,
     composition: composeAgentRun(showcaseDefinition),

@@ -84,6 +84,7 @@ describe('evidence proof of a refund run (chain, verifier, bundle) on the real s
       'artifacts.ok',
       'policy.ok',
       'commitments.ok',
+      'erasures.ok',
     ]);
     expect(report.ok).toBe(true);
     expect(line(report, 'decisions').detail).toMatch(/^1 decision/);

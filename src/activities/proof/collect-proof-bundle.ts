@@ -80,7 +80,7 @@ export async function collectProofBundle(
     history: histories?.latest ?? null,
     ...(histories && histories.earlier.length > 0 ? { earlierHistories: histories.earlier } : {}),
     attestation,
-    erasure: { erasures, openings },
+    erasure: { erasures, openings, withValues: o.withValues === true },
   };
   if (o.withValues === true && erasures.length === 0) return bundle;
   return redactProofBundle(

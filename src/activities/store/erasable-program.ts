@@ -11,6 +11,7 @@ import {
   replaceAt,
   type Opening,
 } from '../../contract/erasable-values.js';
+import type { ErasableRule } from '../../contract/erasable-rule.js';
 import { MAX_RECORD_BYTES, type StoredEvent } from '../../contract/store-records.js';
 import { decodeJson, encodeJson } from './codec.js';
 import { exec, rows } from './sql.js';
@@ -27,13 +28,18 @@ export interface CommittedEvent {
 
 /**
  * The stored form of `event`: its canonical JSON (`plain`, already bounded) with each erasable value
- * replaced by its salted commitment (contract/erasable-values.ts). A value stored under the same
+ * replaced by its salted commitment (contract/erasable-values.ts; `rule`: the app's declared fields
+ * besides the default, contract/erasable-rule.ts). A value stored under the same
  * (run, seq, path) keeps its salt, so the same event sent again has the same body (an idempotent
  * write); a new value gets 32 fresh random bytes. Runs in the caller's transaction.
  * @throws `store.payload_too_large` when the committed body is over the record bound.
  */
-export function* commitEventProgram(event: StoredEvent, plain: string): SqlProgram<CommittedEvent> {
-  const found = findErasable(event);
+export function* commitEventProgram(
+  event: StoredEvent,
+  plain: string,
+  rule?: ErasableRule,
+): SqlProgram<CommittedEvent> {
+  const found = findErasable(event, rule);
   if (found.length === 0) return { body: plain, openings: [] };
   const stored = yield* rows<{ path: string; salt: string; value: string }>(
     'SELECT path, salt, value FROM erasable_values WHERE run_id = ? AND seq = ?',

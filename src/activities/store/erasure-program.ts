@@ -1,11 +1,20 @@
 import { HarnessError } from '../../contract/errors.js';
 import { dataPath, openingValue } from '../../contract/erasable-values.js';
-import type { ErasureRecord, ErasureRequest } from '../../contract/erasure-record.js';
+import {
+  erasureHash,
+  type ErasureHeadClaims,
+  type ErasureRecord,
+  type ErasureRequest,
+} from '../../contract/erasure-record.js';
 import { TERMINAL_STATUSES } from '../../contract/statuses.js';
 import { decodeJson, encodeJson } from './codec.js';
+import { sha256Text } from './chain-program.js';
 import { reprojectRunProgram } from './event-append-program.js';
 import { exec, rows } from './sql.js';
 import type { SqlProgram } from './sql.js';
+
+/** Signs an erasure record's hash (the erasing process's attestation key); absent: records unsigned. */
+export type SignErasureHead = (claims: ErasureHeadClaims) => string;
 
 /** Stable codes of a refused erasure. */
 export const ERASURE_NOT_FOUND = 'erasure.not_found';
@@ -15,13 +24,14 @@ export const ERASURE_RUN_ACTIVE = 'erasure.run_active';
  * Erase the erasable values a request names (contract/erasure-record.ts), in one transaction: delete
  * their salts and values from `erasable_values` (the commitments stay in the chained events, which
  * reads then show as withheld by policy), append one record per run to `erasures` (who, when, why,
- * which paths, how many values; never a value), and project the run's record and failure sample again
+ * which paths, how many values; never a value), chained to the run's previous record and signed with
+ * `sign` when given (contract/erasure-record.ts), and project the run's record and failure sample again
  * from its events, so they hold no erased value either. A run with nothing left to erase gets no record.
  * @throws HarnessError `erasure.not_found` (a run id the store has no events of),
  *   `erasure.run_active` (a run not finished yet: its later events would store the value again; nothing
  *   is erased, of any run the request names).
  */
-export function* eraseProgram(req: ErasureRequest): SqlProgram<ErasureRecord[]> {
+export function* eraseProgram(req: ErasureRequest, sign?: SignErasureHead): SqlProgram<ErasureRecord[]> {
   const subject = req.subject === undefined ? undefined : openingValue(req.subject);
   let runIds: string[];
   if (req.runId !== undefined) {
@@ -51,7 +61,7 @@ export function* eraseProgram(req: ErasureRequest): SqlProgram<ErasureRecord[]> 
   }
   const records: ErasureRecord[] = [];
   for (const runId of runIds) {
-    const record = yield* eraseRunProgram(runId, req, subject);
+    const record = yield* eraseRunProgram(runId, req, subject, sign);
     if (record) records.push(record);
   }
   return records;
@@ -61,6 +71,7 @@ function* eraseRunProgram(
   runId: string,
   req: ErasureRequest,
   subject: string | undefined,
+  sign: SignErasureHead | undefined,
 ): SqlProgram<ErasureRecord | undefined> {
   const stored = yield* rows<{ seq: number | string; path: string; value: string }>(
     'SELECT seq, path, value FROM erasable_values WHERE run_id = ? ORDER BY seq, path',
@@ -68,7 +79,7 @@ function* eraseRunProgram(
   );
   const chosen = stored.filter(
     (s) =>
-      (req.path === undefined || dataPath(s.path) === req.path) &&
+      (req.paths === undefined || req.paths.includes(dataPath(s.path))) &&
       (subject === undefined || s.value === subject),
   );
   if (chosen.length === 0) return undefined;
@@ -78,25 +89,36 @@ function* eraseRunProgram(
       Number(s.seq),
       s.path,
     ]);
-  const last = yield* rows<{ n: number | string | null }>(
-    'SELECT MAX(seq) AS n FROM erasures WHERE run_id = ?',
+  // The run's latest record: the new one's number follows it and its `prev` is its hash (null when
+  // there is none, or it was stored before the chain: the verifier fails such a run as unchained).
+  const last = (yield* rows<{ seq: number | string; chain_hash: string | null }>(
+    'SELECT seq, chain_hash FROM erasures WHERE run_id = ? ORDER BY seq DESC LIMIT 1',
     [runId],
-  );
-  const record: ErasureRecord = {
+  ))[0];
+  const unsigned: ErasureRecord = {
     runId,
-    seq: Number(last[0]?.n ?? 0) + 1,
+    seq: Number(last?.seq ?? 0) + 1,
     erasedAt: new Date(req.at).toISOString(),
     actor: req.actor,
     reason: req.reason ?? null,
     paths: [...new Set(chosen.map((s) => dataPath(s.path)))].sort(),
     values: chosen.length,
     events: new Set(chosen.map((s) => Number(s.seq))).size,
+    prev: last?.chain_hash ?? null,
   };
-  yield* exec('INSERT INTO erasures (run_id, seq, erased_at, body) VALUES (?, ?, ?, ?)', [
+  const hash = erasureHash(sha256Text, unsigned);
+  const iat = Math.floor(Date.parse(unsigned.erasedAt) / 1000);
+  const record: ErasureRecord = {
+    ...unsigned,
+    hash,
+    ...(sign ? { head: sign({ run: runId, seq: unsigned.seq, head: hash, iat }) } : {}),
+  };
+  yield* exec('INSERT INTO erasures (run_id, seq, erased_at, body, chain_hash) VALUES (?, ?, ?, ?, ?)', [
     runId,
     record.seq,
     record.erasedAt,
     encodeJson(record, 64 * 1024, 'erasure'),
+    hash,
   ]);
   yield* reprojectRunProgram(runId);
   return record;

@@ -9,6 +9,7 @@ import {
 import { StoreError } from './errors.js';
 import { recordFailureSampleProgram } from './failure-sample-program.js';
 import { failureSampleOf } from '../../contract/failure-sample-record.js';
+import type { ErasableRule } from '../../contract/erasable-rule.js';
 import { MAX_RECORD_BYTES, type StoredEvent } from '../../contract/store-records.js';
 import { applyEventToRun, type RunRecord } from '../../contract/run-record.js';
 import { projectRunProgram, writeRunRecordProgram } from './run-program.js';
@@ -23,6 +24,8 @@ export interface AppendEventsOptions {
    * committed, the retried attempt's events may replace them (see {@link appendEventsProgram}).
    */
   readonly lastFlush?: boolean;
+  /** The app's declared erasable fields besides the default rule (contract/erasable-rule.ts). */
+  readonly erasable?: ErasableRule;
 }
 
 /**
@@ -57,7 +60,7 @@ export function* appendEventsProgram(
   let conflict: StoreError | undefined;
   for (const event of events) {
     try {
-      if ((yield* insertEvent(event, provisional)) === 'inserted') inserted.push(event);
+      if ((yield* insertEvent(event, provisional, o.erasable)) === 'inserted') inserted.push(event);
     } catch (err) {
       if (!(err instanceof StoreError) || err.code !== 'store.conflict') throw err;
       conflict = err;
@@ -65,7 +68,7 @@ export function* appendEventsProgram(
     }
   }
   if (conflict !== undefined) {
-    yield* settleAbandonedFlush(events, provisional, inserted, conflict);
+    yield* settleAbandonedFlush(events, provisional, inserted, conflict, o.erasable);
     yield* rechainProgram(events[0]!.runId, Math.min(...events.map((e) => e.seq)));
     return;
   }
@@ -82,8 +85,13 @@ export function* appendEventsProgram(
 }
 
 /** Insert one event in its stored form (erasable values committed), with its openings when new. */
-function* insertEvent(event: StoredEvent, provisional: 0 | 1): SqlProgram<'inserted' | 'identical'> {
-  const { body, openings } = yield* commitEventProgram(event, encodeJson(event, MAX_RECORD_BYTES, 'event'));
+function* insertEvent(
+  event: StoredEvent,
+  provisional: 0 | 1,
+  rule: ErasableRule | undefined,
+): SqlProgram<'inserted' | 'identical'> {
+  const plain = encodeJson(event, MAX_RECORD_BYTES, 'event');
+  const { body, openings } = yield* commitEventProgram(event, plain, rule);
   const outcome = yield* insertOrCompare(
     'events',
     {
@@ -108,6 +116,7 @@ function* settleAbandonedFlush(
   provisional: 0 | 1,
   insertedBefore: readonly StoredEvent[],
   conflict: StoreError,
+  rule: ErasableRule | undefined,
 ): SqlProgram<void> {
   const runId = events[0]!.runId;
   if (events.some((e) => e.runId !== runId)) throw conflict;
@@ -158,7 +167,7 @@ function* settleAbandonedFlush(
     // A late commit of the same events changes nothing; otherwise the first record stands.
     if (batchClock < storedClock) return;
     const missing = ordered.slice(stored.length);
-    for (const e of missing) yield* insertEvent(e, provisional);
+    for (const e of missing) yield* insertEvent(e, provisional, rule);
     if (missing.length > 0) yield* projectRunProgram(runId, missing);
     return;
   }
@@ -170,7 +179,7 @@ function* settleAbandonedFlush(
     );
   yield* exec('DELETE FROM events WHERE run_id = ? AND seq >= ?', [runId, first]);
   yield* dropOpeningsProgram(runId, first);
-  for (const e of ordered) yield* insertEvent(e, provisional);
+  for (const e of ordered) yield* insertEvent(e, provisional, rule);
   yield* reprojectRunProgram(runId);
 }
 

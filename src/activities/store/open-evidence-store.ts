@@ -1,4 +1,5 @@
 import { StoreError } from './errors.js';
+import type { ErasableRule } from '../../contract/erasable-rule.js';
 import type { EvidenceStore } from '../../contract/evidence-store.js';
 import { migrateProgram } from './migrate.js';
 import { PostgresExecutor } from './postgres-executor.js';
@@ -16,6 +17,11 @@ export interface OpenEvidenceStoreOptions {
   readonly sqliteBusyTimeoutMs?: number;
   /** PostgreSQL: largest number of pooled connections. Default 10. */
   readonly pgPoolSize?: number;
+  /**
+   * The app's declared erasable fields (`erasableRule(...)`, contract/erasable-rule.ts), committed in
+   * every event this store writes besides the default rule's. Default: the default rule only.
+   */
+  readonly erasable?: ErasableRule;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -93,5 +99,5 @@ export async function openEvidenceStore(
     await executor.close();
     throw err;
   }
-  return new SqlEvidenceStore(executor);
+  return new SqlEvidenceStore(executor, options.erasable);
 }

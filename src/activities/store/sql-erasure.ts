@@ -6,7 +6,7 @@ import {
 } from '../../contract/erasure-record.js';
 import { parseRecord } from './codec.js';
 import { listOpeningsProgram } from './erasable-program.js';
-import { eraseProgram, listErasuresProgram } from './erasure-program.js';
+import { eraseProgram, listErasuresProgram, type SignErasureHead } from './erasure-program.js';
 import type { SqlExecutor } from './sql.js';
 
 /**
@@ -17,16 +17,18 @@ export class SqlErasure {
   constructor(private readonly executor: SqlExecutor) {}
 
   /**
-   * Erase what `request` names (erasure-program.ts), then, on SQLite, checkpoint the write-ahead log so
+   * Erase what `request` names (erasure-program.ts), each run's record chained to its previous one and,
+   * with `sign` (the erasing process's attestation key, e.g. `signErasureHead`), signed; then, on
+   * SQLite, checkpoint the write-ahead log so
    * the erased bytes leave it (the file zeroes deleted content: `secure_delete`). Best effort: a
    * checkpoint another connection holds up finishes at a later one.
    * @returns one record per run that had values to erase (none: nothing matched; nothing written).
    * @throws StoreError `store.invalid_record` for a request outside its schema (nothing erased);
    *   HarnessError `erasure.not_found`, `erasure.run_active`; the store's errors.
    */
-  async erase(request: ErasureRequest): Promise<ErasureRecord[]> {
+  async erase(request: ErasureRequest, sign?: SignErasureHead): Promise<ErasureRecord[]> {
     const req = parseRecord(ErasureRequestSchema, request, 'erasure request');
-    const records = await this.executor.transaction(() => eraseProgram(req));
+    const records = await this.executor.transaction(() => eraseProgram(req, sign));
     if (records.length > 0) await this.executor.compact?.();
     return records;
   }

@@ -51,50 +51,25 @@ import { appendEventsProgram } from './event-append-program.js';
 import { chainStartProgram, listEventChainProgram, type ChainPage } from './chain-program.js';
 import { validDeltas } from './model-delta-validation.js';
 import { getFailureSampleProgram, listFailureSamplesProgram } from './failure-sample-program.js';
-import {
-  FailureReasonSchema,
-  type FailureReason,
-  type FailureSampleRecord,
-} from '../../contract/failure-sample-record.js';
+import type { FailureReason, FailureSampleRecord } from '../../contract/failure-sample-record.js';
 import { forgetMemoryProgram, listMemoryProgram, putMemoryProgram } from './memory-program.js';
 import {
   MAX_RECALLED_ENTRIES,
   MemoryEntrySchema,
-  MemoryNameSchema,
   MemoryScopeSchema,
   type MemoryEntry,
   type MemoryScope,
 } from '../../contract/memory.js';
-
-const MemoryListSchema = z
-  .object({
-    now: z.iso.datetime(),
-    limit: z.number().int().positive().optional(),
-    all: z.boolean().optional(),
-  })
-  .strict();
-const MemoryForgetSchema = z.object({ name: MemoryNameSchema.optional(), at: z.iso.datetime() }).strict();
 import type { RunRecord } from '../../contract/run-record.js';
-
-const EventPageSchema = z.strictObject({
-  afterSeq: SeqSchema.optional(),
-  limit: z.number().int().min(1).optional(),
-});
-const FailureListSchema = z.strictObject({
-  since: z.iso.datetime({ offset: true }).optional(),
-  reason: FailureReasonSchema.optional(),
-  tenantId: z.string().min(1).max(200).optional(),
-  limit: z.number().int().min(1).optional(),
-});
-const IsoInstant = z.iso.datetime({ offset: true });
-const RunListSchema = z.strictObject({
-  status: z.string().min(1).max(64).optional(),
-  tenantId: z.string().min(1).max(200).optional(),
-  createdFrom: IsoInstant.optional(),
-  createdBefore: IsoInstant.optional(),
-  limit: z.number().int().min(1).optional(),
-});
-const SeqRangeSchema = z.strictObject({ fromSeq: SeqSchema.optional(), toSeq: SeqSchema.optional() });
+import type { ErasableRule } from '../../contract/erasable-rule.js';
+import {
+  EventPageSchema,
+  FailureListSchema,
+  MemoryForgetSchema,
+  MemoryListSchema,
+  RunListSchema,
+  SeqRangeSchema,
+} from './store-query-schemas.js';
 
 /** Events checked before any I/O, as appendEvents checks them. */
 function validEvents(events: readonly StoredEvent[]): StoredEvent[] {
@@ -117,8 +92,17 @@ export class SqlEvidenceStore implements EvidenceStore {
 
   readonly backend: 'sqlite' | 'postgres';
 
-  constructor(private readonly executor: SqlExecutor) {
+  /** `erasable`: the app's declared erasable fields, applied to every event this store writes. */
+  constructor(
+    private readonly executor: SqlExecutor,
+    private readonly erasable?: ErasableRule,
+  ) {
     this.backend = executor.dialect;
+  }
+
+  /** This store (the same database and connections) writing events under `rule` (composeWorker). */
+  withErasable(rule: ErasableRule): SqlEvidenceStore {
+    return new SqlEvidenceStore(this.executor, rule);
   }
 
   async recordIntent(intent: InvocationIntent): Promise<void> {
@@ -132,9 +116,9 @@ export class SqlEvidenceStore implements EvidenceStore {
   ): Promise<void> {
     const valid = parseRecord(InvocationIntentSchema, intent, 'invocation intent');
     const stored = validEvents(events);
-    const lastFlush = o.provisional === true;
+    const append = { lastFlush: o.provisional === true, erasable: this.erasable };
     await this.executor.transaction(function* () {
-      if (stored.length > 0) yield* appendEventsProgram(stored, { lastFlush });
+      if (stored.length > 0) yield* appendEventsProgram(stored, append);
       yield* recordIntentProgram(valid);
     });
   }
@@ -266,19 +250,21 @@ export class SqlEvidenceStore implements EvidenceStore {
 
   async appendEvent(event: StoredEvent): Promise<void> {
     const valid = parseRecord(StoredEventSchema, event, 'event');
-    await this.executor.transaction(() => appendEventsProgram([valid]));
+    await this.executor.transaction(() => appendEventsProgram([valid], { erasable: this.erasable }));
   }
 
   async appendEvents(events: readonly StoredEvent[]): Promise<void> {
     if (events.length === 0) return;
     const valid = validEvents(events);
-    await this.executor.transaction(() => appendEventsProgram(valid));
+    await this.executor.transaction(() => appendEventsProgram(valid, { erasable: this.erasable }));
   }
 
   async appendLastFlush(events: readonly StoredEvent[]): Promise<void> {
     if (events.length === 0) return;
     const valid = validEvents(events);
-    await this.executor.transaction(() => appendEventsProgram(valid, { lastFlush: true }));
+    await this.executor.transaction(() =>
+      appendEventsProgram(valid, { lastFlush: true, erasable: this.erasable }),
+    );
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {
@@ -362,8 +348,9 @@ export class SqlEvidenceStore implements EvidenceStore {
     const refs = texts.map(blobRefOfText);
     const indexText = encodeJson(index(refs), MAX_BLOB_BYTES, 'blob');
     const stored = validEvents(events);
+    const erasable = this.erasable;
     return this.executor.transaction(function* () {
-      if (stored.length > 0) yield* appendEventsProgram(stored);
+      if (stored.length > 0) yield* appendEventsProgram(stored, { erasable });
       for (let i = 0; i < texts.length; i++) yield* putBlobProgram(texts[i]!, refs[i]);
       return yield* putBlobProgram(indexText);
     });

@@ -1,4 +1,5 @@
 import { readAttestationRegistry } from '../read-attestation.js';
+import { resolveAttestation } from '../../activities/attestation/chain-head-signer.js';
 import { composeAgentRun } from '../../workflows/index.js';
 import { resolve } from 'node:path';
 import { loadDecisionKey } from '../../client/decisions/decision-key.js';
@@ -68,6 +69,8 @@ export async function serveCommand(app: HarnessApp, o: ServeOptions, out: Output
   const t = await connectTemporal();
   const store = await openCliStore();
   const attestation = readAttestationRegistry(undefined);
+  // The key erasure records are signed with (HARNESS_ATTESTATION_KEY); unreadable: the service does not start.
+  const erasureSigner = resolveAttestation(process.env);
   const service = createRunService({
     client: t.client,
     store,
@@ -78,6 +81,7 @@ export async function serveCommand(app: HarnessApp, o: ServeOptions, out: Output
     delegateKey: loadDecisionKey(config.delegateKeyFile),
     // The worker attestation keys the run page's verification trusts (HARNESS_ATTESTATION_KEYS).
     ...(attestation !== undefined ? { attestation } : {}),
+    ...(erasureSigner !== undefined ? { erasureSigner } : {}),
     dev: o.dev === true,
     searchAttributes: searchAttributes as (typeof SEARCH_ATTRIBUTE_MODES)[number],
     // Every request and every 5xx with its cause, one JSON line each, on stderr.

@@ -24,7 +24,8 @@ export type ProofCheckName =
   | 'decisions'
   | 'policy'
   | 'history'
-  | 'commitments';
+  | 'commitments'
+  | 'erasures';
 
 /** A passing check. */
 export function pass(check: ProofCheckName, code: string, detail: string): ProofCheck {

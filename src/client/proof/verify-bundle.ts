@@ -4,6 +4,7 @@ import type { InvocationRecord, StoredArtifact, StoredEvent } from '../../contra
 import { checkArtifacts } from './check-artifacts.js';
 import { checkChain } from './check-chain.js';
 import { checkCommitments } from './check-commitments.js';
+import { checkErasures } from './check-erasures.js';
 import { countWithheld } from './count-withheld.js';
 import { checkHeads } from './check-heads.js';
 import { checkCommitPoints } from './check-commit-points.js';
@@ -76,6 +77,13 @@ export function verifyProofBundle(bundle: ProofBundle, o: VerifyOptions = {}): P
     checkArtifacts(input),
     checkPolicy(input),
     checkCommitments(sha256Bytes, events, bundle.erasure, countWithheld(bundle)),
+    checkErasures(
+      sha256,
+      bundle.runId,
+      events,
+      bundle.erasure,
+      o.attestation ?? bundle.attestation ?? undefined,
+    ),
   ];
   return { runId: bundle.runId, ok: checks.every((c) => c.ok), checks };
 }

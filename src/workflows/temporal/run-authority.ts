@@ -1,3 +1,4 @@
+import { workflowInfo } from '@temporalio/workflow';
 import type { PrincipalsSnapshot } from '../../contract/activity-interfaces.js';
 import type { AgentRunInput } from '../../contract/run-input.js';
 import { DEFAULT_AUTHORIZATION } from '../authz/authorization-rules.js';
@@ -48,7 +49,8 @@ export function establishRunAuthority(o: {
         carried,
         principals: o.principals,
         workflowId: runId,
-        nowMs: Date.now(),
+        // Since agent-run-start-token-accepted-v1: when the server accepted the start, not the first task.
+        nowMs: patches.startTokenAccepted ? workflowInfo().startTime.getTime() : Date.now(),
       })
     : undefined;
   /** Who the run was started for: in run.started, every policy request and the `state` view. */

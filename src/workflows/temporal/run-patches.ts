@@ -224,6 +224,16 @@ export const LEAN_FRAME_PATCH = 'agent-run-lean-frame-v1';
  */
 export const CONFIG_PIN_PATCH = 'agent-run-config-pin-v1';
 
+/**
+ * A run's start token is judged at the time the Temporal server accepted the start (the execution
+ * chain's start time, `workflowInfo().startTime`, the time of its `WorkflowExecutionStarted` event), not
+ * at its first workflow task's: a token that was valid when the start reached the server stays valid
+ * however long the run waits for a worker (docs/authorization.md, "Who a run is for"). Decided once at
+ * the start, without a marker when the start memo lists it ({@link RunPatches.feature}); a history
+ * without it verifies the token at the first workflow task's time, as before.
+ */
+export const START_TOKEN_ACCEPTED_PATCH = 'agent-run-start-token-accepted-v1';
+
 /** Behaviours a start memo may ask for without a marker ({@link START_FEATURES_MEMO_KEY}). */
 export type StartFeatureId =
   | typeof TRUST_SCOPE_PATCH
@@ -241,7 +251,8 @@ export type StartFeatureId =
   | typeof WORKER_REFUSAL_PATCH
   | typeof RUN_SEAL_PATCH
   | typeof LEAN_FRAME_PATCH
-  | typeof CONFIG_PIN_PATCH;
+  | typeof CONFIG_PIN_PATCH
+  | typeof START_TOKEN_ACCEPTED_PATCH;
 
 /** The ids the baseline stands for. */
 export const BASELINE_PATCH_IDS = [

@@ -75,4 +75,30 @@ describe('composeWorker', () => {
       ),
     ).toBe('registry.invalid_name');
   });
+
+  it('pins declared erasable fields in the config digests, and refuses an invalid declaration at load', async () => {
+    const models = { 'scripted/x': { provider, model: 'scripted' } };
+    const plain = await composeWorker({ tools: [], models, store: 'sqlite::memory:' });
+    const declared = await composeWorker({
+      tools: [],
+      models,
+      store: 'sqlite::memory:',
+      erasable: { keys: ['zip', 'paymentMethodId'] },
+    });
+    expect(declared.erasable?.declared).toEqual({ keys: ['paymentmethodid', 'zip'] });
+    expect(declared.configDigest).not.toBe(plain.configDigest);
+    expect(plain.erasable).toBeUndefined();
+    await plain.close();
+    await declared.close();
+    for (const erasable of [
+      { keys: ['tenantId'] },
+      { keys: ['not a key'] },
+      { paths: { 'tool.requested': ['arguments/zip'] } },
+      { paths: { 'tool.requested': ['/arguments/actor'] } },
+      { keys: ['zip'], extra: true },
+    ])
+      expect(await codeOf(composeWorker({ tools: [], models, store: 'sqlite::memory:', erasable }))).toBe(
+        'erasable.invalid',
+      );
+  });
 });

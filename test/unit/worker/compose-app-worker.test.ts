@@ -75,4 +75,18 @@ describe('composeAppWorker', () => {
     await expect(composeAppWorker(badStore.parts)).rejects.toThrow();
     expect(badStore.closed).toEqual(['app']);
   });
+
+  it("passes the app's declared erasable fields to the store, and closes the app parts when they are invalid", async () => {
+    const { parts: p } = parts({}, store());
+    const worker = await composeAppWorker({ ...p, erasable: { keys: ['zip'] } });
+    expect(worker.erasable?.declared).toEqual({ keys: ['zip'] });
+    await worker.close();
+    const bad = parts({}, store());
+    const code = await composeAppWorker({ ...bad.parts, erasable: { keys: ['tenantId'] } }).then(
+      () => 'composed',
+      (e: unknown) => (isHarnessError(e) ? e.code : String(e)),
+    );
+    expect(code).toBe('erasable.invalid');
+    expect(bad.closed).toEqual(['app']);
+  });
 });

@@ -7,6 +7,7 @@ import { migration006ProvisionalEvents } from './006-provisional-events.js';
 import { migration007Retrieval } from './007-retrieval.js';
 import { migration008EventChain } from './008-event-chain.js';
 import { migration009ErasableValues } from './009-erasable-values.js';
+import { migration010ErasureChain } from './010-erasure-chain.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -22,6 +23,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration007Retrieval,
   migration008EventChain,
   migration009ErasableValues,
+  migration010ErasureChain,
 ];
 
 /** Schema version this build writes and understands. */

@@ -129,7 +129,7 @@ export function describeErasureContract(name: string, getTarget: () => ContractT
       await expectCode(erasure.erase({ runId: run, actor: ' ', at: ERASE_AT }), 'store.invalid_record');
       await expectCode(erasure.erase({ actor: 'dpo', at: ERASE_AT }), 'store.invalid_record');
       await expectCode(
-        erasure.erase({ runId: run, path: 'userId', actor: 'dpo', at: ERASE_AT }),
+        erasure.erase({ runId: run, paths: ['userId'], actor: 'dpo', at: ERASE_AT }),
         'store.invalid_record',
       );
       await expectCode(
@@ -162,6 +162,8 @@ export function describeErasureContract(name: string, getTarget: () => ContractT
           paths: ['/customer/email', '/userId'],
           values: 4,
           events: 2,
+          prev: null,
+          hash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) as string,
         },
       ]);
       expect((await readEventChain(store, run)).rows).toEqual(before.rows);
@@ -190,7 +192,7 @@ export function describeErasureContract(name: string, getTarget: () => ContractT
           ended(run, 2),
         ]);
       const erasure = erasureOf(store);
-      const byPath = await erasure.erase({ runId: a, path: '/userId', actor: 'dpo', at: ERASE_AT });
+      const byPath = await erasure.erase({ runId: a, paths: ['/userId'], actor: 'dpo', at: ERASE_AT });
       expect(byPath.map((r) => [r.paths, r.values])).toEqual([[['/userId'], 2]]);
       expect((await store.listEvents(a))[1]!.data.customer).toEqual({
         email: 'dana@example.com',

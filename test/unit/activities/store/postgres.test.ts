@@ -6,6 +6,7 @@ import type { TestPostgres } from '../../../support/postgres.js';
 import { describeEventChainContract } from './chain-contract.js';
 import { describeEvidenceStoreContract } from './contract.js';
 import { describeErasureContract } from './erasure-contract.js';
+import { describeErasureChainContract } from './erasure-chain-contract.js';
 import { expectCode } from './fixtures.js';
 
 let server: TestPostgres | undefined;
@@ -39,6 +40,7 @@ async function raw(url: string, sql: string): Promise<Record<string, unknown>[]>
 describeEvidenceStoreContract('postgres', () => ({ freshUrl: () => live().freshUrl(), raw }));
 describeEventChainContract('postgres', () => ({ freshUrl: () => live().freshUrl(), raw }));
 describeErasureContract('postgres', () => ({ freshUrl: () => live().freshUrl(), raw }));
+describeErasureChainContract('postgres', () => ({ freshUrl: () => live().freshUrl(), raw }));
 
 describe('PostgreSQL adapter', () => {
   it('puts the tables in the schema named by the URL', async () => {

@@ -10,6 +10,7 @@ import { openEvidenceStore, parseStoreUrl } from '../../../../src/activities/sto
 import { describeEventChainContract } from './chain-contract.js';
 import { describeEvidenceStoreContract } from './contract.js';
 import { describeErasureContract } from './erasure-contract.js';
+import { describeErasureChainContract } from './erasure-chain-contract.js';
 import { event, expectCode } from './fixtures.js';
 
 const run = promisify(execFile);
@@ -36,6 +37,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describeEvidenceStoreContract('sqlite', () => ({ freshUrl: () => `sqlite:${freshPath()}`, raw }));
 describeEventChainContract('sqlite', () => ({ freshUrl: () => `sqlite:${freshPath()}`, raw }));
 describeErasureContract('sqlite', () => ({ freshUrl: () => `sqlite:${freshPath()}`, raw }));
+describeErasureChainContract('sqlite', () => ({ freshUrl: () => `sqlite:${freshPath()}`, raw }));
 
 describe('SQLite adapter', () => {
   it('accepts sqlite:, sqlite://, plain paths and :memory:', async () => {
