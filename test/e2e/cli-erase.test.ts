@@ -9,7 +9,7 @@ import { envelopesOf, projectPublic } from '../../src/client/evidence/public-pro
 import { readAllEvents } from '../../src/client/evidence/read-all-events.js';
 import { decide } from '../support/decisions.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
-import { testAttestation } from '../support/attestation.js';
+import { testAttestation, writeAttestationFiles } from '../support/attestation.js';
 import { collect, harnessBin, runCli, type CliResult } from './cli-support.js';
 
 /** The refund run's requester: the one erasable value of its events. */
@@ -71,12 +71,8 @@ describe('harness erase: salted commitments of erasable values on a real refund 
   beforeAll(async () => {
     const attestation = testAttestation();
     h = await createHarnessFixture('cli-erase', {}, { attestation: attestation.signer });
-    const keys = join(h.dir, 'attestation.json');
-    writeFileSync(keys, JSON.stringify(attestation.registry));
-    // The key `harness erase` signs its erasure records with (here the workers' key).
-    const key = join(h.dir, 'attestation-key.json');
-    const privateKeyPem = attestation.signer.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    writeFileSync(key, JSON.stringify({ keyId: attestation.signer.keyId, privateKeyPem }));
+    // The registry verifies the workers' heads; `harness erase` signs its records with their key.
+    const { registryFile: keys, keyFile: key } = writeAttestationFiles(h.dir, attestation);
     dbFile = join(h.dir, 'evidence.db');
     env = {
       HARNESS_ATTESTATION_KEYS: keys,

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { ProofBundle } from '../../src/contract/proof-bundle.js';
 import { decide } from '../support/decisions.js';
 import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
-import { testAttestation } from '../support/attestation.js';
+import { testAttestation, writeAttestationFiles } from '../support/attestation.js';
 import { collect, harnessBin, runCli, type CliResult } from './cli-support.js';
 
 /** The refund run's customer: the requester, and the personal data the task and the order tool carry. */
@@ -94,10 +94,11 @@ describe('harness export --bundle: erasable values withheld in the whole bundle'
   beforeAll(async () => {
     const attestation = testAttestation();
     h = await createHarnessFixture('cli-redact', {}, { attestation: attestation.signer });
-    const keys = join(h.dir, 'attestation.json');
-    writeFileSync(keys, JSON.stringify(attestation.registry));
+    // The registry verifies the workers' heads; `harness erase` signs its records with their key.
+    const { registryFile, keyFile } = writeAttestationFiles(h.dir, attestation);
     env = {
-      HARNESS_ATTESTATION_KEYS: keys,
+      HARNESS_ATTESTATION_KEYS: registryFile,
+      HARNESS_ATTESTATION_KEY: keyFile,
       HARNESS_TASK_QUEUE: h.taskQueue,
       HARNESS_STORE_URL: `sqlite:${join(h.dir, 'evidence.db')}`,
       HARNESS_REFUND_DB: join(h.dir, 'refund.db'),

@@ -10,12 +10,12 @@ import { historyOf } from '../support/history.js';
 import { testRunId } from '../support/run-id.js';
 import { collectProofBundle } from '../../src/activities/proof/collect-proof-bundle.js';
 import { verifyProofBundle } from '../../src/client/proof/verify-bundle.js';
-import { testAttestation } from '../support/attestation.js';
+import { testAttestation, writeAttestationFiles } from '../support/attestation.js';
 import { artifactsDir } from '../support/browser.js';
 import { openRunPage } from '../support/run-page.js';
 import type { AttestationRegistry } from '../../src/contract/chain-head.js';
 import type { AgentRunInput } from '../../src/contract/run-input.js';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -104,12 +104,10 @@ describe('faults: the worker dies during a write', { timeout: 240_000 }, () => {
   it('scenario 3: the row was committed but the worker died before completing the activity: the reconciler settles it, one refund, no human', async () => {
     // The worker processes sign chain heads with an attestation key (docs/evidence-chain.md).
     const attestation = testAttestation();
-    const keyDir = mkdtempSync(join(tmpdir(), 'harness-attestation-'));
-    const keyFile = join(keyDir, 'attestation-key.json');
-    const privateKeyPem = attestation.signer.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
-    writeFileSync(keyFile, JSON.stringify({ keyId: attestation.signer.keyId, privateKeyPem }), {
-      mode: 0o600,
-    });
+    const { keyFile } = writeAttestationFiles(
+      mkdtempSync(join(tmpdir(), 'harness-attestation-')),
+      attestation,
+    );
     const { handle } = await approveAndKillDuringCreate(
       {
         ...SLOW_CREATE,
