@@ -60,11 +60,13 @@ export function createTemporalPorts(
   leanFrame = false,
   /** The run's config pin (`agent-run-config-pin-v1`): sent with every tool and model call. */
   configPin?: RunConfigPin,
+  /** Step activities in the third step format (`agent-run-step-format-v3`, step-batches.ts). */
+  stepFormatV3 = false,
 ): RunnerPorts {
   const run = proxyActivities<RunActivities & ToolActivities>(BOOKKEEPING_OPTIONS);
   const memory = proxyActivities<MemoryActivities>(BOOKKEEPING_OPTIONS);
   const local = proxyLocalActivities<RunActivities>(LOCAL_BOOKKEEPING_OPTIONS);
-  const batches = stepBatches(patches.headerByRef);
+  const batches = stepBatches(patches.headerByRef, patches.headerByRef && stepFormatV3);
 
   return {
     tools,
