@@ -10,13 +10,17 @@ import type {
 import { completeModelInput, completeToolInput } from '../contract/compact-step-input.js';
 import {
   completeDefaults,
-  MODEL_FLAGS_V3,
-  TOOL_FLAGS_V3,
+  modelDefaults,
+  toolDefaults,
   type DefaultsOff,
 } from '../contract/compact-step-input-v3.js';
 import { modelCallDerivation, type EventDerivation } from '../contract/packed-events-by-ref.js';
-import { expandEventsV3, toolCallDerivationV3, type PackedEventsV3 } from '../contract/packed-events-v3.js';
-import type { RunHeader } from '../contract/packed-events.js';
+import {
+  expandEventsV3,
+  toolCallDerivationV3,
+  type PackedEventsV3,
+  type RunHeaderV3,
+} from '../contract/packed-events-v3.js';
 import { batchHeader, type HeaderStore } from './run-header.js';
 
 const refused = (type: string, err: unknown): ApplicationFailure =>
@@ -37,7 +41,7 @@ function restoring<T>(type: string, fn: () => T): T {
 
 /** The batch in the second format, every item whole (an empty batch stays empty). */
 function expanded(
-  run: RunHeader | undefined,
+  run: RunHeaderV3 | undefined,
   events: PackedEventsV3,
   derive: EventDerivation,
 ): ToolCallActivityInputV2['events'] {
@@ -47,8 +51,8 @@ function expanded(
 
 /**
  * `callModelV3`'s input as `callModelV2`'s implementation reads it: the run id, the defaults
- * (compact-step-input-v3.ts) and every item of the batch restored (packed-events-v3.ts), the header
- * still by reference, so the second format's code stores exactly what it stores for `callModelV2`.
+ * (compact-step-input-v3.ts: constants, and the batch header's) and every item of the batch restored
+ * (packed-events-v3.ts), the header still by reference, so the second format's code stores exactly what it stores for `callModelV2`.
  * Nothing is stored here; the header is read (memory, else the store) when the batch names it.
  *
  * Failure semantics (all non-retryable, nothing stored): the header as `batchHeader` says
@@ -64,9 +68,9 @@ export async function restoreModelInputV3(
   // The second format's completion keeps every other field (`off` too).
   const withRun = completeModelInput<ModelCallActivityInputV3>(input, workflowId) as ModelCallActivityInputV3 &
     DefaultsOff;
-  const run = await batchHeader(store, withRun.events, withRun.runId);
+  const run: RunHeaderV3 | undefined = await batchHeader(store, withRun.events, withRun.runId);
   const full = restoring('step.invalid_input', () =>
-    completeDefaults<ModelCallActivityInputV3>(withRun, MODEL_FLAGS_V3, run),
+    completeDefaults<ModelCallActivityInputV3>(withRun, modelDefaults(run)),
   );
   return { ...full, events: expanded(run, full.events, modelCallDerivation(full)) };
 }
@@ -86,9 +90,9 @@ export async function restoreToolInputV3(
 ): Promise<ToolCallActivityInputV2> {
   const withRun = completeToolInput<ToolCallActivityInputV3>(input, workflowId, digestOf) as ToolCallActivityInputV3 &
     DefaultsOff;
-  const run = await batchHeader(store, withRun.events, withRun.runId);
+  const run: RunHeaderV3 | undefined = await batchHeader(store, withRun.events, withRun.runId);
   const full = restoring('step.invalid_input', () =>
-    completeDefaults<ToolCallActivityInputV3>(withRun, TOOL_FLAGS_V3, run),
+    completeDefaults<ToolCallActivityInputV3>(withRun, toolDefaults(run, withRun)),
   );
   return { ...full, events: expanded(run, full.events, toolCallDerivationV3(full)) };
 }

@@ -5,35 +5,35 @@ import {
   type ModelDefaulted,
   type ToolDefaulted,
 } from './compact-step-input.js';
-import type { RunConfigPin } from './run-config.js';
-import type { RunHeader } from './packed-events.js';
+import type { RunHeaderV3 } from './packed-events-v3.js';
+import { versionedName } from './versioned-name.js';
 
 /**
  * The step inputs as `callModelV3` and `runToolV3` take them (the third step format,
- * packed-events-v3.ts), on top of the second format's compaction (compact-step-input.ts): the run's
- * flags and its config pin, the same in every call of an execution, are left out when they have
- * their default.
+ * packed-events-v3.ts), on top of the second format's compaction (compact-step-input.ts): fields that
+ * have their **default** are left out, and `off` names the defaulted fields the call does not have.
  *
- * - **Flags** default to on, as a run of this release sets them (model calls: `invalidToolCalls:
- *   'report'`, `contextOrder: 'priority'`, `workerRefusal: true`; tool calls: `recordFailedAttempts:
- *   true`, `workerRefusal: true`). A flag the call does not have is named in `off`; another value
- *   travels as it is.
- * - **The config pin** defaults to the run header's (`versions.configDigest` under
- *   `versions.modelRoute`: the run records its pin there, run-config.ts) when the call's batch has a
- *   header; a call without one names `configPin` in `off`.
+ * - **Constants** (frozen): the run's flags as a run of this release sets them (model calls:
+ *   `invalidToolCalls: 'report'`, `contextOrder: 'priority'`, `workerRefusal: true`; tool calls:
+ *   `recordFailedAttempts: true`, `workerRefusal: true`) and a model call's `purpose: 'decide'`.
+ * - **The batch's header** (once per execution, by reference): a model call's `modelRoute` is the
+ *   run's (`versions.modelRoute`); with the header's per-execution call defaults (`calls`), every
+ *   call's `configPin` is the run's, a model call's `toolKeys` are the profile's tools (sorted), and
+ *   a tool call's `definitionDigest` is the pinned one of its tool.
  *
- * Frozen like the event format: a change is a new format under new names. Pure.
+ * A call whose batch has no events has no header: only the constants apply. Pure.
  */
 
-/** The defaulted flags of a model call (frozen). */
-export const MODEL_FLAGS_V3: Readonly<Record<string, unknown>> = Object.freeze({
+/** The constant defaults of a model call (frozen). */
+export const MODEL_DEFAULTS_V3: Readonly<Record<string, unknown>> = Object.freeze({
   invalidToolCalls: 'report',
   contextOrder: 'priority',
   workerRefusal: true,
+  purpose: 'decide',
 });
 
-/** The defaulted flags of a tool call (frozen). */
-export const TOOL_FLAGS_V3: Readonly<Record<string, unknown>> = Object.freeze({
+/** The constant defaults of a tool call (frozen). */
+export const TOOL_DEFAULTS_V3: Readonly<Record<string, unknown>> = Object.freeze({
   recordFailedAttempts: true,
   workerRefusal: true,
 });
@@ -43,29 +43,48 @@ export interface DefaultsOff {
   readonly off?: readonly string[];
 }
 
-/** The config pin a call has by default: the header's, when its batch has one. */
-export function headerConfigPin(run: RunHeader | undefined): RunConfigPin | undefined {
-  return run ? { digest: run.versions.configDigest, modelRoute: run.versions.modelRoute } : undefined;
+type Fields = Readonly<Record<string, unknown>>;
+const isRecord = (v: unknown): v is Fields => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** The header's call defaults as far as they have the shape the format gives them. */
+function callsOf(run: RunHeaderV3 | undefined): { pin?: unknown; tools?: Fields } {
+  const calls: unknown = run?.calls;
+  if (!isRecord(calls)) return {};
+  const pin = calls.configPin;
+  const ok = isRecord(pin) && typeof pin.digest === 'string' && typeof pin.modelRoute === 'string';
+  return { ...(ok ? { pin } : {}), ...(isRecord(calls.tools) ? { tools: calls.tools } : {}) };
 }
 
-/** The defaults of one call: its flags, and the config pin of its batch's header. */
-function defaultsOf(
-  flags: Readonly<Record<string, unknown>>,
-  run: RunHeader | undefined,
+/** A model call's defaults under its batch's header. */
+export function modelDefaults(run: RunHeaderV3 | undefined): Record<string, unknown> {
+  const { pin, tools } = callsOf(run);
+  return {
+    ...MODEL_DEFAULTS_V3,
+    ...(run ? { modelRoute: run.versions.modelRoute } : {}),
+    ...(tools ? { toolKeys: Object.keys(tools).sort() } : {}),
+    ...(pin ? { configPin: pin } : {}),
+  };
+}
+
+/** A tool call's defaults under its batch's header (`tool`, `version`: the call's own). */
+export function toolDefaults(
+  run: RunHeaderV3 | undefined,
+  call: { readonly tool: string; readonly version: string },
 ): Record<string, unknown> {
-  const pin = headerConfigPin(run);
-  return pin ? { ...flags, configPin: pin } : { ...flags };
+  const { pin, tools } = callsOf(run);
+  const digest = tools?.[versionedName(call.tool, call.version)];
+  return {
+    ...TOOL_DEFAULTS_V3,
+    ...(typeof digest === 'string' ? { definitionDigest: digest } : {}),
+    ...(pin ? { configPin: pin } : {}),
+  };
 }
 
 /** `input` without the fields that have their default, and `off` naming those it lacks. */
-export function compactDefaults<T extends object>(
-  input: T,
-  flags: Readonly<Record<string, unknown>>,
-  run: RunHeader | undefined,
-): T & DefaultsOff {
+export function compactDefaults<T extends object>(input: T, defaults: Fields): T & DefaultsOff {
   const out: Record<string, unknown> = { ...input };
   const off: string[] = [];
-  for (const [k, v] of Object.entries(defaultsOf(flags, run))) {
+  for (const [k, v] of Object.entries(defaults)) {
     const own = out[k];
     if (own === undefined) off.push(k);
     else if (canonicalJson(own) === canonicalJson(v)) delete out[k];
@@ -74,16 +93,11 @@ export function compactDefaults<T extends object>(
 }
 
 /**
- * The input with its defaults again (inverse of {@link compactDefaults}, given the same header).
+ * The input with its defaults again (inverse of {@link compactDefaults} given the same defaults).
  * @throws Error when `off` is not a list of the defaulted fields' names, or names one the input has.
  */
-export function completeDefaults<T extends object>(
-  input: T & DefaultsOff,
-  flags: Readonly<Record<string, unknown>>,
-  run: RunHeader | undefined,
-): T {
+export function completeDefaults<T extends object>(input: T & DefaultsOff, defaults: Fields): T {
   const { off = [], ...rest } = input as Record<string, unknown> & DefaultsOff;
-  const defaults = defaultsOf(flags, run);
   if (!Array.isArray(off) || off.some((k) => typeof k !== 'string' || !Object.hasOwn(defaults, k)))
     throw new Error('the input names fields it leaves out that have no default');
   if (off.some((k) => rest[k] !== undefined)) throw new Error('the input has a field it says it leaves out');
@@ -95,17 +109,17 @@ export function completeDefaults<T extends object>(
 export function compactModelInputV3<T extends ModelDefaulted>(
   input: T,
   workflowId: string,
-  run: RunHeader | undefined,
+  run: RunHeaderV3 | undefined,
 ) {
-  return compactDefaults(compactModelInput(input, workflowId), MODEL_FLAGS_V3, run);
+  return compactDefaults(compactModelInput(input, workflowId), modelDefaults(run));
 }
 
 /** A tool call's input as `runToolV3` takes it (its batch already packed in the third format). */
-export function compactToolInputV3<T extends ToolDefaulted>(
+export function compactToolInputV3<T extends ToolDefaulted & { readonly tool: string; readonly version: string }>(
   input: T,
   workflowId: string,
   digestOf: (args: unknown) => string,
-  run: RunHeader | undefined,
+  run: RunHeaderV3 | undefined,
 ) {
-  return compactDefaults(compactToolInput(input, workflowId, digestOf), TOOL_FLAGS_V3, run);
+  return compactDefaults(compactToolInput(input, workflowId, digestOf), toolDefaults(run, input));
 }

@@ -10,6 +10,7 @@ import {
   type EventDerivation,
   type PackedEventsByRef,
 } from './packed-events-by-ref.js';
+import type { RunConfigPin } from './run-config.js';
 import { versionedName } from './versioned-name.js';
 
 /**
@@ -24,7 +25,9 @@ import { versionedName } from './versioned-name.js';
  * - **data**: the defaults of event-codecs-v3.ts (constants, header fields, the activity's input, the
  *   call's own context package id), only where the round trip gives back the same data.
  *
- * The header travels and is named exactly as in the second format. The activity turns a batch into
+ * The header travels and is named exactly as in the second format, with the execution's call
+ * defaults added ({@link CallDefaults}: what every step input of the execution would repeat,
+ * compact-step-input-v3.ts). The activity turns a batch into
  * the second format's with every item whole ({@link expandEventsV3}), so the same code stores it:
  * what is stored is identical. Only activities of the third names receive this form: a worker of an
  * older release has no such activity and fails the task (`NotFoundError`).
@@ -33,9 +36,22 @@ export interface PackedEventsV3 {
   /** The header's digest, `sha256:<hex of its canonical JSON>`; '' for an empty batch. */
   readonly header: string;
   /** The header itself, sent until an activity that carried it has completed in this execution. */
-  readonly run?: RunHeader;
+  readonly run?: RunHeaderV3;
   readonly items: readonly CompactEventV3[];
 }
+
+/**
+ * What every step input of one execution has alike, once in its header: the run's config pin
+ * (`agent-run-config-pin-v1`), and the pinned definition digest of each of the profile's tools by
+ * `name@version` (`agent-run-tool-definition-pin-v1`). Absent where the run has none.
+ */
+export interface CallDefaults {
+  readonly configPin?: RunConfigPin;
+  readonly tools?: Readonly<Record<string, string>>;
+}
+
+/** The third format's header: the events' shared envelope fields and the execution's call defaults. */
+export type RunHeaderV3 = RunHeader & { readonly calls?: CallDefaults };
 
 /** A packed event of the third format (see {@link PackedEventsV3}). */
 export interface CompactEventV3 {
@@ -69,13 +85,20 @@ export interface PackV3Options {
   readonly stored: (digest: string) => boolean;
   /** Data the receiving activity derives from its input. */
   readonly derive?: EventDerivation;
+  /** The execution's call defaults, carried in the header. */
+  readonly calls?: CallDefaults;
+}
+
+/** The header of a batch in the third format: its first event's envelope and the call defaults. */
+export function headerOfV3(first: AgentEvent, calls: CallDefaults | undefined): RunHeaderV3 {
+  return { ...headerOf(first), ...(calls && Object.keys(calls).length > 0 ? { calls } : {}) };
 }
 
 /** Pack a batch in the third format (inverse: {@link expandEventsV3}). */
 export function packEventsV3(events: readonly AgentEvent[], o: PackV3Options): PackedEventsV3 {
   const first = events[0];
   if (!first) return { header: '', items: [] };
-  const run = headerOf(first);
+  const run = headerOfV3(first, o.calls);
   const header = (o.digestOf ?? headerDigest)(run);
   const derive = o.derive ?? NO_DERIVATION;
   const defaults = itemDefaults();

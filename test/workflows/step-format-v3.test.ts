@@ -94,7 +94,8 @@ describe('the third step format (agent-run-step-format-v3) on the real server', 
       { scripts: { 'scripted/format-v3': SCRIPT } },
       { attestation: { ...attestation.signer, everyEvents: 5 } },
     );
-    const started = await h.start(INPUT);
+    // Ids of the same length: the scripted model's token counts follow the request's size.
+    const started = await h.start(INPUT, testRunId('format-v3'));
     expect(((await started.result()) as AgentRunResult).status).toBe('succeeded');
     v3 = { handle: started, history: await started.fetchHistory() };
     await recordFixtureIfAsked(h.t.client, started.workflowId, 'support-step-format-v3-v1');

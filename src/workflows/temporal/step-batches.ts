@@ -1,8 +1,14 @@
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 import type { AgentEvent } from '../../contract/agent-event.js';
 import { canonicalJson } from '../../contract/canonical-json.js';
-import { headerOf, packEvents, type PackedEvents, type RunHeader } from '../../contract/packed-events.js';
-import { packEventsV3, type PackedEventsV3 } from '../../contract/packed-events-v3.js';
+import { packEvents, type PackedEvents, type RunHeader } from '../../contract/packed-events.js';
+import {
+  headerOfV3,
+  packEventsV3,
+  type CallDefaults,
+  type PackedEventsV3,
+  type RunHeaderV3,
+} from '../../contract/packed-events-v3.js';
 import {
   headerDigestOfText,
   packEventsByRef,
@@ -36,7 +42,7 @@ type PackedBatch =
       readonly events: PackedEventsV3;
       readonly digest: string | undefined;
       readonly header: string | undefined;
-      readonly run: RunHeader | undefined;
+      readonly run: RunHeaderV3 | undefined;
     };
 
 /**
@@ -45,12 +51,13 @@ type PackedBatch =
  * (its worker stored the header before the events: src/activities/run-header.ts). The set of stored headers
  * lives in this execution's memory only: it follows from the activity completions in the history, so
  * it replays the same, and a new execution (continue-as-new) sends its header once again. With `v3`
- * (start feature `agent-run-step-format-v3`, always with `byRef`) batches take the third step format
- * (packed-events-v3.ts), whose header is sent and named the same way.
+ * (the execution's call defaults: start feature `agent-run-step-format-v3`, only with `byRef`) batches
+ * take the third step format (packed-events-v3.ts), whose header (with the call defaults) is sent and
+ * named the same way.
  *
  * Failure semantics: none of its own; `pack` fails only as packing the events does.
  */
-export function stepBatches(byRef: boolean, v3 = false) {
+export function stepBatches(byRef: boolean, v3?: CallDefaults) {
   const stored = new Set<string>();
   const digests = new Map<string, string>();
   const digestOf = (run: RunHeader): string => {
@@ -61,7 +68,7 @@ export function stepBatches(byRef: boolean, v3 = false) {
   };
   return {
     /** Batches take the third step format (`callModelV3`, `runToolV3`). */
-    v3,
+    v3: v3 !== undefined,
     /**
      * The batch as the activity takes it; `derive` is what the activity rebuilds from its input (the
      * port passes the third format's derivation on `v3`).
@@ -72,9 +79,9 @@ export function stepBatches(byRef: boolean, v3 = false) {
         return { byRef: false, v3: false, events: packEvents(events), digest: undefined, header: undefined };
       const o = { digestOf, stored: (d: string) => stored.has(d), derive };
       if (v3) {
-        const packed = packEventsV3(events, o);
+        const packed = packEventsV3(events, { ...o, calls: v3 });
         const digest = packed.header === '' ? undefined : packed.header;
-        const run = events[0] ? headerOf(events[0]) : undefined;
+        const run = events[0] ? headerOfV3(events[0], v3) : undefined;
         return { byRef: true, v3: true, events: packed, digest, header: packed.run ? digest : undefined, run };
       }
       const packed = packEventsByRef(events, o);

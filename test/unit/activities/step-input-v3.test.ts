@@ -12,16 +12,21 @@ import { compactModelInput, compactToolInput, completeModelInput, completeToolIn
 import {
   compactModelInputV3,
   compactToolInputV3,
-  MODEL_FLAGS_V3,
-  TOOL_FLAGS_V3,
+  MODEL_DEFAULTS_V3,
+  TOOL_DEFAULTS_V3,
 } from '../../../src/contract/compact-step-input-v3.js';
 import {
   modelCallDerivation,
   packEventsByRef,
   toolCallDerivation,
 } from '../../../src/contract/packed-events-by-ref.js';
-import { packEventsV3, toolCallDerivationV3 } from '../../../src/contract/packed-events-v3.js';
-import { headerOf, packEvents } from '../../../src/contract/packed-events.js';
+import {
+  headerOfV3,
+  packEventsV3,
+  toolCallDerivationV3,
+  type CallDefaults,
+} from '../../../src/contract/packed-events-v3.js';
+import { packEvents } from '../../../src/contract/packed-events.js';
 import type { ModelCallInput, ToolCallInput } from '../../../src/contract/step-io.js';
 import { restorePackedEvents } from '../../../src/activities/run-header.js';
 import { restoreModelInputV3, restoreToolInputV3 } from '../../../src/activities/step-input-v3.js';
@@ -39,6 +44,9 @@ const VERSIONS = {
   configDigest: 'sha256:' + 'c'.repeat(64),
 };
 const PIN = { digest: VERSIONS.configDigest, modelRoute: VERSIONS.modelRoute };
+const DEFINITION = 'sha256:' + 'd'.repeat(64);
+/** The execution's call defaults: its config pin and its one tool's pinned definition. */
+const CALLS: CallDefaults = { configPin: PIN, tools: { 'bench.noop@v1': DEFINITION } };
 const AT = '2026-12-05T22:00:00.000Z';
 
 function event(runId: string, sequence: number, type: string, producer: string, data: object, ids?: [string | null, string | null]): AgentEvent {
@@ -73,7 +81,7 @@ function goalStep(runId: string, n: number, seq: number) {
     args,
     argsDigest,
     idempotencyKey: `${runId}/${seq}`,
-    definitionDigest: 'sha256:' + 'd'.repeat(64),
+    definitionDigest: DEFINITION,
     recordFailedAttempts: true,
     workerRefusal: true,
     configPin: PIN,
@@ -133,14 +141,15 @@ function goalStep(runId: string, n: number, seq: number) {
 }
 
 /** The third format of a tool call, as the tool port sends it (the header stored or not). */
-function toolV3(input: ToolCallInput, stored: boolean): CompactToolInputV3 {
-  const events = packEventsV3(input.events, { stored: () => stored, derive: toolCallDerivationV3(input) });
-  return compactToolInputV3({ ...input, events }, input.runId, argsDigestOf, headerOf(input.events[0]!)) as CompactToolInputV3;
+function toolV3(input: ToolCallInput, stored: boolean, calls: CallDefaults = CALLS): CompactToolInputV3 {
+  const events = packEventsV3(input.events, { stored: () => stored, derive: toolCallDerivationV3(input), calls });
+  const header = headerOfV3(input.events[0]!, calls);
+  return compactToolInputV3({ ...input, events }, input.runId, argsDigestOf, header) as CompactToolInputV3;
 }
 
-function modelV3(input: ModelCallInput, stored: boolean): CompactModelInputV3 {
-  const events = packEventsV3(input.events, { stored: () => stored, derive: modelCallDerivation(input) });
-  return compactModelInputV3({ ...input, events }, input.runId, headerOf(input.events[0]!)) as CompactModelInputV3;
+function modelV3(input: ModelCallInput, stored: boolean, calls: CallDefaults = CALLS): CompactModelInputV3 {
+  const events = packEventsV3(input.events, { stored: () => stored, derive: modelCallDerivation(input), calls });
+  return compactModelInputV3({ ...input, events }, input.runId, headerOfV3(input.events[0]!, calls)) as CompactModelInputV3;
 }
 
 /** The second format of the same calls, completed as `runToolV2` and `callModelV2` complete them. */
@@ -206,9 +215,11 @@ describe('the third step format (callModelV3, runToolV3)', () => {
     expect(v2 - v3).toBeGreaterThan(600);
     // Everything the step repeats is left out: no flags, pin, ids or default data.
     const t = toolV3(tool, true);
-    expect(t).not.toHaveProperty('configPin');
-    expect(t).not.toHaveProperty('recordFailedAttempts');
-    expect(t).not.toHaveProperty('off');
+    for (const k of ['configPin', 'recordFailedAttempts', 'workerRefusal', 'definitionDigest', 'off'])
+      expect(t).not.toHaveProperty(k);
+    const m0 = modelV3(model, true);
+    for (const k of ['configPin', 'invalidToolCalls', 'contextOrder', 'workerRefusal', 'purpose', 'modelRoute', 'toolKeys', 'off'])
+      expect(m0).not.toHaveProperty(k);
     expect(t.events.items.map((i) => Object.keys(i).sort())).toEqual([
       ['at', 'q', 't', 'x'],
       ['t', 'x'],
@@ -260,13 +271,31 @@ describe('the third step format (callModelV3, runToolV3)', () => {
     expect(restored).toMatchObject({ contextOrder: 'priority', configPin: otherPin });
   });
 
+  it('a run without a config pin or definition pins has no such defaults, and names none off', async () => {
+    const runId = newRunId();
+    const { tool, model } = goalStep(runId, 1, 1);
+    const { configPin: _p, definitionDigest: _d, ...bare } = tool;
+    const t = toolV3(bare as ToolCallInput, false, {});
+    expect(t).not.toHaveProperty('off');
+    expect(t.events.run).not.toHaveProperty('calls');
+    const restored = await restoreToolInputV3(store, t, runId, sha256Digest);
+    expect(restored).not.toHaveProperty('configPin');
+    expect(restored).not.toHaveProperty('definitionDigest');
+    const { configPin: _q, ...unpinned } = model;
+    const m = modelV3(unpinned as ModelCallInput, false, {});
+    // The tool keys travel: the header names no tools.
+    expect(m).toMatchObject({ toolKeys: ['bench.noop@v1'] });
+    expect(m).not.toHaveProperty('off');
+    expect(await restoreModelInputV3(store, m, runId)).not.toHaveProperty('configPin');
+  });
+
   it('an empty batch names no header: the input keeps its config pin', async () => {
     const runId = newRunId();
     const { model } = goalStep(runId, 1, 1);
     const empty = { ...model, events: [] };
     const events = packEventsV3([], { stored: () => false });
     const m = compactModelInputV3({ ...empty, events }, runId, undefined) as CompactModelInputV3;
-    expect(m).toMatchObject({ configPin: PIN });
+    expect(m).toMatchObject({ configPin: PIN, modelRoute: 'scripted/bench', toolKeys: ['bench.noop@v1'] });
     const restored = await restoreModelInputV3(store, m, runId);
     expect(restored.configPin).toEqual(PIN);
     expect(restored.events).toEqual({ header: '', items: [] });
@@ -309,8 +338,13 @@ describe('the third step format (callModelV3, runToolV3)', () => {
   });
 
   it('the format is frozen: its flags change only with new activity names', () => {
-    expect(MODEL_FLAGS_V3).toEqual({ invalidToolCalls: 'report', contextOrder: 'priority', workerRefusal: true });
-    expect(TOOL_FLAGS_V3).toEqual({ recordFailedAttempts: true, workerRefusal: true });
+    expect(MODEL_DEFAULTS_V3).toEqual({
+      invalidToolCalls: 'report',
+      contextOrder: 'priority',
+      workerRefusal: true,
+      purpose: 'decide',
+    });
+    expect(TOOL_DEFAULTS_V3).toEqual({ recordFailedAttempts: true, workerRefusal: true });
     // One goal step's batches, byte for byte (a change to the event defaults shows here).
     const runId = 'run-frozen';
     const { tool, model } = goalStep(runId, 4, 4);
