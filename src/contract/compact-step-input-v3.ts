@@ -18,7 +18,7 @@ import { versionedName } from './versioned-name.js';
  *   `recordFailedAttempts: true`, `workerRefusal: true`) and a model call's `purpose: 'decide'`.
  * - **The batch's header** (once per execution, by reference): a model call's `modelRoute` is the
  *   run's (`versions.modelRoute`); with the header's per-execution call defaults (`calls`), every
- *   call's `configPin` is the run's, a model call's `toolKeys` are the profile's tools (sorted), and
+ *   call's `configPin` is the run's, a model call's `toolKeys` are the pinned tools (sorted), and
  *   a tool call's `definitionDigest` is the pinned one of its tool.
  *
  * A call whose batch has no events has no header: only the constants apply. Pure.

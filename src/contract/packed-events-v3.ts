@@ -42,8 +42,8 @@ export interface PackedEventsV3 {
 
 /**
  * What every step input of one execution has alike, once in its header: the run's config pin
- * (`agent-run-config-pin-v1`), and the pinned definition digest of each of the profile's tools by
- * `name@version` (`agent-run-tool-definition-pin-v1`). Absent where the run has none.
+ * (`agent-run-config-pin-v1`), and the definition digest of each tool the execution pinned (its tool
+ * snapshot) by `name@version` (`agent-run-tool-definition-pin-v1`). Absent where the run has none.
  */
 export interface CallDefaults {
   readonly configPin?: RunConfigPin;
