@@ -82,12 +82,12 @@ export function toolDefaults(
 
 /** `input` without the fields that have their default, and `off` naming those it lacks. */
 export function compactDefaults<T extends object>(input: T, defaults: Fields): T & DefaultsOff {
-  const out: Record<string, unknown> = { ...input };
+  const out: Record<string, unknown> = { ...(input as Record<string, unknown>) };
   const off: string[] = [];
   for (const [k, v] of Object.entries(defaults)) {
     const own = out[k];
     if (own === undefined) off.push(k);
-    else if (canonicalJson(own) === canonicalJson(v)) delete out[k];
+    if (own === undefined || canonicalJson(own) === canonicalJson(v)) delete out[k];
   }
   return { ...out, ...(off.length > 0 ? { off } : {}) } as T & DefaultsOff;
 }
@@ -101,7 +101,10 @@ export function completeDefaults<T extends object>(input: T & DefaultsOff, defau
   if (!Array.isArray(off) || off.some((k) => typeof k !== 'string' || !Object.hasOwn(defaults, k)))
     throw new Error('the input names fields it leaves out that have no default');
   if (off.some((k) => rest[k] !== undefined)) throw new Error('the input has a field it says it leaves out');
-  for (const [k, v] of Object.entries(defaults)) if (rest[k] === undefined && !off.includes(k)) rest[k] = v;
+  for (const [k, v] of Object.entries(defaults)) {
+    if (off.includes(k)) delete rest[k];
+    else if (rest[k] === undefined) rest[k] = v;
+  }
   return rest as T;
 }
 

@@ -26,7 +26,7 @@ import {
   toolCallDerivationV3,
   type CallDefaults,
 } from '../../../src/contract/packed-events-v3.js';
-import { packEvents } from '../../../src/contract/packed-events.js';
+import { packEvents, unpackEvents } from '../../../src/contract/packed-events.js';
 import type { ModelCallInput, ToolCallInput } from '../../../src/contract/step-io.js';
 import { restorePackedEvents } from '../../../src/activities/run-header.js';
 import { restoreModelInputV3, restoreToolInputV3 } from '../../../src/activities/step-input-v3.js';
@@ -194,9 +194,10 @@ describe('the third step format (callModelV3, runToolV3)', () => {
       const { events: _m, ...mFirst } = model;
       expect(tRest).toEqual(tFirst);
       expect(mRest).toEqual(mFirst);
-      // The events restore to the first form's packed events (what the store takes).
-      expect(await restorePackedEvents(store, te, toolCallDerivation(t))).toEqual(packEvents(tool.events));
-      expect(await restorePackedEvents(store, me, modelCallDerivation(m))).toEqual(packEvents(model.events));
+      // The events restore to the first form's (what the store takes), envelope for envelope.
+      expect(unpackEvents(await restorePackedEvents(store, te, toolCallDerivation(t)))).toEqual(tool.events);
+      expect(unpackEvents(await restorePackedEvents(store, me, modelCallDerivation(m)))).toEqual(model.events);
+      expect(unpackEvents(packEvents(tool.events))).toEqual(tool.events);
       // And to what the second format restores from its own input.
       const v2 = toolV2(tool, stored);
       expect(await restorePackedEvents(store, v2.events, toolCallDerivation(v2))).toEqual(packEvents(tool.events));
@@ -259,7 +260,7 @@ describe('the third step format (callModelV3, runToolV3)', () => {
     const { events: te, ...rest } = t;
     const { events: _e, ...plainRest } = plain;
     expect(rest).toEqual(plainRest);
-    expect(await restorePackedEvents(store, te, toolCallDerivation(t))).toEqual(packEvents(odd.events));
+    expect(unpackEvents(await restorePackedEvents(store, te, toolCallDerivation(t)))).toEqual(odd.events);
     // A model call of a run without the flags and with another config pin than its header's.
     const otherPin = { digest: 'sha256:' + 'f'.repeat(64), modelRoute: 'scripted/other' };
     const flagless: ModelCallInput = { ...model, invalidToolCalls: undefined, contextOrder: 'priority', workerRefusal: undefined, configPin: otherPin };
@@ -325,7 +326,7 @@ describe('the third step format (callModelV3, runToolV3)', () => {
         refusedAs('events.invalid_batch'),
       );
     // Defaults it says it leaves out that have none, or that it has.
-    for (const off of [['definitionDigest'], ['workerRefusal']])
+    for (const off of [['args'], ['workerRefusal']])
       await expect(
         restoreToolInputV3(other, { ...carried, workerRefusal: true, off }, runId, sha256Digest),
       ).rejects.toSatisfy(refusedAs('step.invalid_input'));
@@ -349,8 +350,10 @@ describe('the third step format (callModelV3, runToolV3)', () => {
     const runId = 'run-frozen';
     const { tool, model } = goalStep(runId, 4, 4);
     expect(JSON.stringify(toolV3(tool, true))).toBe(
-      'FROZEN_TOOL',
+      '{"seq":4,"tool":"bench.noop","version":"v1","effect":"read","args":{"step":4},"events":{"header":"sha256:a846abfd1b94ba45161d21a5e8910a40e8ecdd998f8d6b46e003819e5d68f3a6","items":[{"q":10,"t":"model.completed","at":"2026-12-05T22:00:00.000Z","x":{"callSeq":4,"usage":{"inputTokens":120,"outputTokens":8},"costUsd":0,"context":"sha256:eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"}},{"t":"tool.proposed","x":{"proposalId":":m4:a1_tc0"}},{"t":"policy.decided","x":{"reasonCodes":["policy.allow_all"]}},{"t":"tool.authorized"}]}}',
     );
-    expect(JSON.stringify(modelV3(model, true))).toBe('FROZEN_MODEL');
+    expect(JSON.stringify(modelV3(model, true))).toBe(
+      '{"callSeq":5,"newMessages":[{"role":"tool","toolCallId":"run-frozen:m4:a1_tc0","content":"","trust":"untrusted","resultOf":4}],"events":{"header":"sha256:a846abfd1b94ba45161d21a5e8910a40e8ecdd998f8d6b46e003819e5d68f3a6","items":[{"q":14,"t":"tool.completed","at":"2026-12-05T22:00:00.000Z","x":{"seq":4,"tool":"bench.noop","version":"v1","artifactIds":[]}},{"t":"model.started"}]}}',
+    );
   });
 });
