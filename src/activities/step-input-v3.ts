@@ -66,8 +66,10 @@ export async function restoreModelInputV3(
   workflowId: string,
 ): Promise<ModelCallActivityInputV2> {
   // The second format's completion keeps every other field (`off` too).
-  const withRun = completeModelInput<ModelCallActivityInputV3>(input, workflowId) as ModelCallActivityInputV3 &
-    DefaultsOff;
+  const withRun = completeModelInput<ModelCallActivityInputV3>(
+    input,
+    workflowId,
+  ) as ModelCallActivityInputV3 & DefaultsOff;
   const run: RunHeaderV3 | undefined = await batchHeader(store, withRun.events, withRun.runId);
   const full = restoring('step.invalid_input', () =>
     completeDefaults<ModelCallActivityInputV3>(withRun, modelDefaults(run)),
@@ -88,8 +90,11 @@ export async function restoreToolInputV3(
   workflowId: string,
   digestOf: (args: unknown) => string,
 ): Promise<ToolCallActivityInputV2> {
-  const withRun = completeToolInput<ToolCallActivityInputV3>(input, workflowId, digestOf) as ToolCallActivityInputV3 &
-    DefaultsOff;
+  const withRun = completeToolInput<ToolCallActivityInputV3>(
+    input,
+    workflowId,
+    digestOf,
+  ) as ToolCallActivityInputV3 & DefaultsOff;
   const run: RunHeaderV3 | undefined = await batchHeader(store, withRun.events, withRun.runId);
   const full = restoring('step.invalid_input', () =>
     completeDefaults<ToolCallActivityInputV3>(withRun, toolDefaults(run, withRun)),

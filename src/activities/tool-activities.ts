@@ -81,7 +81,10 @@ export function createToolActivities(deps: ToolActivityDeps): ToolActivities {
       const heads = await Promise.all([
         intervalHeads(deps, found.events),
         writeHead(deps, input, 'write.after', found.events),
-      ]).then(([interval, after]) => [...interval, ...after], () => []);
+      ]).then(
+        ([interval, after]) => [...interval, ...after],
+        () => [],
+      );
       return heads.length > 0 ? { ...found.existing, heads } : found.existing;
     }
     return executeTool(deps, input, found.attempt, found.events);

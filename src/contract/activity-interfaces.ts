@@ -41,7 +41,9 @@ export type ToolCallActivityInput = WithPackedEvents<RunnerToolCallInput>;
 export type ToolCallActivityInputV2 = WithPackedEventsByRef<RunnerToolCallInput>;
 
 /** `runToolV3`'s input before its defaults are completed: its events in the third format. */
-export type ToolCallActivityInputV3 = Omit<RunnerToolCallInput, 'events'> & { readonly events: PackedEventsV3 };
+export type ToolCallActivityInputV3 = Omit<RunnerToolCallInput, 'events'> & {
+  readonly events: PackedEventsV3;
+};
 
 /** What `runToolV3` receives (compact-step-input.ts, compact-step-input-v3.ts). */
 export type CompactToolInputV3 = CompactToolInput<ToolCallActivityInputV3> & DefaultsOff;

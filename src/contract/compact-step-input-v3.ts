@@ -97,9 +97,11 @@ export function compactDefaults<T extends object>(input: T, defaults: Fields): T
  * @throws Error when `off` is not a list of the defaulted fields' names, or names one the input has.
  */
 export function completeDefaults<T extends object>(input: T & DefaultsOff, defaults: Fields): T {
-  const { off = [], ...rest } = input as Record<string, unknown> & DefaultsOff;
-  if (!Array.isArray(off) || off.some((k) => typeof k !== 'string' || !Object.hasOwn(defaults, k)))
+  const { off: listed = [], ...rest } = input as Record<string, unknown> & { off?: unknown };
+  const named = (k: unknown): k is string => typeof k === 'string' && Object.hasOwn(defaults, k);
+  if (!Array.isArray(listed) || !listed.every(named))
     throw new Error('the input names fields it leaves out that have no default');
+  const off: readonly string[] = listed;
   if (off.some((k) => rest[k] !== undefined)) throw new Error('the input has a field it says it leaves out');
   for (const [k, v] of Object.entries(defaults)) {
     if (off.includes(k)) delete rest[k];
@@ -118,11 +120,8 @@ export function compactModelInputV3<T extends ModelDefaulted>(
 }
 
 /** A tool call's input as `runToolV3` takes it (its batch already packed in the third format). */
-export function compactToolInputV3<T extends ToolDefaulted & { readonly tool: string; readonly version: string }>(
-  input: T,
-  workflowId: string,
-  digestOf: (args: unknown) => string,
-  run: RunHeaderV3 | undefined,
-) {
+export function compactToolInputV3<
+  T extends ToolDefaulted & { readonly tool: string; readonly version: string },
+>(input: T, workflowId: string, digestOf: (args: unknown) => string, run: RunHeaderV3 | undefined) {
   return compactDefaults(compactToolInput(input, workflowId, digestOf), toolDefaults(run, input));
 }

@@ -112,7 +112,13 @@ export function packEventsV3(events: readonly AgentEvent[], o: PackV3Options): P
       t: e.type,
       ...(e.occurredAt !== at ? { at: e.occurredAt } : {}),
       ...(ids ? (e.stepId !== ids[0] ? { s: e.stepId } : {}) : e.stepId !== null ? { s: e.stepId } : {}),
-      ...(ids ? (e.attemptId !== ids[1] ? { a: e.attemptId } : {}) : e.attemptId !== null ? { a: e.attemptId } : {}),
+      ...(ids
+        ? e.attemptId !== ids[1]
+          ? { a: e.attemptId }
+          : {}
+        : e.attemptId !== null
+          ? { a: e.attemptId }
+          : {}),
       ...(e.producer !== producer ? { p: e.producer } : {}),
       ...(e.dataClassification !== classification ? { c: e.dataClassification } : {}),
       ...packData(e.type, e.data, { run, input: derive(e.type) }),
@@ -157,7 +163,12 @@ export function expandEventsV3(
     const c = i.c ?? classification;
     if (p === undefined || c === undefined)
       throw new Error(`event ${q} (${i.t}) names no producer or classification`);
-    if (!isId(i.s) || !isId(i.a) || (i.d !== undefined && !isRecord(i.d)) || (i.x !== undefined && !isRecord(i.x)))
+    if (
+      !isId(i.s) ||
+      !isId(i.a) ||
+      (i.d !== undefined && !isRecord(i.d)) ||
+      (i.x !== undefined && !isRecord(i.x))
+    )
       throw new Error(`event ${q} (${i.t}) has ids or data of the wrong shape`);
     const ctx: CodecContext = { run, input: derive(i.t) };
     const d = i.d ?? unpackData(i.t, i.x, ctx);

@@ -142,9 +142,7 @@ describe('the third step format (agent-run-step-format-v3) on the real server', 
 
   it('stores the same events as the second format (up to the run id, times and digests)', async () => {
     const normalized = async (runId: string) =>
-      JSON.stringify(
-        await h.composition.store.listEvents(runId),
-      )
+      JSON.stringify(await h.composition.store.listEvents(runId))
         .replaceAll(runId, 'RUN')
         .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, 'TIME')
         .replace(/sha256:[0-9a-f]{64}/g, 'DIGEST');
@@ -156,7 +154,9 @@ describe('the third step format (agent-run-step-format-v3) on the real server', 
   it('sends fewer bytes per step', () => {
     const three = stepInputBytes(v3.history);
     const two = stepInputBytes(v2.history);
-    console.info(`step activity inputs of a 2-tool support run: ${two} bytes (second format), ${three} (third)`);
+    console.info(
+      `step activity inputs of a 2-tool support run: ${two} bytes (second format), ${three} (third)`,
+    );
     // Per step (a model and a tool call) at least 400 bytes less.
     expect(two - three).toBeGreaterThan(2 * 400);
   });

@@ -73,13 +73,17 @@ export function modelCallPort(
           const call = { ...options, summary: `model ${input.purpose} #${input.callSeq}${on}` };
           pending = packed.v3
             ? model.callModelV3.executeWithOptions(call, [
-                compactModelInputV3({ ...input, events: packed.events }, workflowInfo().workflowId, packed.run),
+                compactModelInputV3(
+                  { ...input, events: packed.events },
+                  workflowInfo().workflowId,
+                  packed.run,
+                ),
               ])
             : packed.byRef
-            ? model.callModelV2.executeWithOptions(call, [
-                compactModelInput({ ...input, events: packed.events }, workflowInfo().workflowId),
-              ])
-            : model.callModel.executeWithOptions(call, [{ ...input, events: packed.events }]);
+              ? model.callModelV2.executeWithOptions(call, [
+                  compactModelInput({ ...input, events: packed.events }, workflowInfo().workflowId),
+                ])
+              : model.callModel.executeWithOptions(call, [{ ...input, events: packed.events }]);
         } catch (err) {
           return failed(err);
         }

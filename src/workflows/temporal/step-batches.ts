@@ -82,7 +82,14 @@ export function stepBatches(byRef: boolean, v3?: CallDefaults) {
         const packed = packEventsV3(events, { ...o, calls: v3 });
         const digest = packed.header === '' ? undefined : packed.header;
         const run = events[0] ? headerOfV3(events[0], v3) : undefined;
-        return { byRef: true, v3: true, events: packed, digest, header: packed.run ? digest : undefined, run };
+        return {
+          byRef: true,
+          v3: true,
+          events: packed,
+          digest,
+          header: packed.run ? digest : undefined,
+          run,
+        };
       }
       const packed = packEventsByRef(events, o);
       const digest = packed.header === '' ? undefined : packed.header;

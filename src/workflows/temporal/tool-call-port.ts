@@ -112,10 +112,10 @@ export function toolCallPort(
                 compactToolInputV3({ ...input, events: packed.events }, workflowId, argsDigestOf, packed.run),
               ])
             : packed.byRef
-            ? proxy.runToolV2.executeWithOptions(options, [
-                compactToolInput({ ...input, events: packed.events }, workflowId, argsDigestOf),
-              ])
-            : proxy.runTool.executeWithOptions(options, [{ ...input, events: packed.events }]);
+              ? proxy.runToolV2.executeWithOptions(options, [
+                  compactToolInput({ ...input, events: packed.events }, workflowId, argsDigestOf),
+                ])
+              : proxy.runTool.executeWithOptions(options, [{ ...input, events: packed.events }]);
         } catch (err) {
           return failed(err);
         }

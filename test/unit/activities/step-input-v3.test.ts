@@ -4,11 +4,13 @@ import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../src/contract/agent-event.js';
-import type {
-  CompactModelInputV3,
-  CompactToolInputV3,
-} from '../../../src/contract/activity-interfaces.js';
-import { compactModelInput, compactToolInput, completeModelInput, completeToolInput } from '../../../src/contract/compact-step-input.js';
+import type { CompactModelInputV3, CompactToolInputV3 } from '../../../src/contract/activity-interfaces.js';
+import {
+  compactModelInput,
+  compactToolInput,
+  completeModelInput,
+  completeToolInput,
+} from '../../../src/contract/compact-step-input.js';
 import {
   compactModelInputV3,
   compactToolInputV3,
@@ -49,7 +51,14 @@ const DEFINITION = 'sha256:' + 'd'.repeat(64);
 const CALLS: CallDefaults = { configPin: PIN, tools: { 'bench.noop@v1': DEFINITION } };
 const AT = '2026-12-05T22:00:00.000Z';
 
-function event(runId: string, sequence: number, type: string, producer: string, data: object, ids?: [string | null, string | null]): AgentEvent {
+function event(
+  runId: string,
+  sequence: number,
+  type: string,
+  producer: string,
+  data: object,
+  ids?: [string | null, string | null],
+): AgentEvent {
   return {
     schemaVersion: '1',
     eventId: `${runId}:${sequence}`,
@@ -86,18 +95,29 @@ function goalStep(runId: string, n: number, seq: number) {
     workerRefusal: true,
     configPin: PIN,
     events: [
-      event(runId, 10, 'model.completed', 'model_gateway', {
-        callSeq: n,
-        purpose: 'decide',
-        stopReason: 'tool_calls',
-        usage: { inputTokens: 120, outputTokens: 8 },
-        costUsd: 0,
-        toolCalls: ['bench.noop@v1'],
-        replayed: false,
-        activityAttempt: 1,
-        context: { packageId: `${runId}:ctx${n}`, digest: 'sha256:' + 'e'.repeat(64) },
-      }, [`model-${n}`, `model-${n}#1`]),
-      event(runId, 11, 'tool.proposed', 'tool_pipeline', { tool: 'bench.noop', version: 'v1', proposalId: `${runId}:m${n}:a1_tc0` }),
+      event(
+        runId,
+        10,
+        'model.completed',
+        'model_gateway',
+        {
+          callSeq: n,
+          purpose: 'decide',
+          stopReason: 'tool_calls',
+          usage: { inputTokens: 120, outputTokens: 8 },
+          costUsd: 0,
+          toolCalls: ['bench.noop@v1'],
+          replayed: false,
+          activityAttempt: 1,
+          context: { packageId: `${runId}:ctx${n}`, digest: 'sha256:' + 'e'.repeat(64) },
+        },
+        [`model-${n}`, `model-${n}#1`],
+      ),
+      event(runId, 11, 'tool.proposed', 'tool_pipeline', {
+        tool: 'bench.noop',
+        version: 'v1',
+        proposalId: `${runId}:m${n}:a1_tc0`,
+      }),
       event(runId, 12, 'policy.decided', 'policy', {
         stage: 'dispatch',
         tool: 'bench.noop',
@@ -109,7 +129,14 @@ function goalStep(runId: string, n: number, seq: number) {
         obligations: [],
         rules: { source: 'code', policy: 'allow_all@v1' },
       }),
-      event(runId, 13, 'tool.authorized', 'tool_pipeline', { seq, tool: 'bench.noop', version: 'v1', effect: 'read', argsDigest }, [`tool-${seq}`, `tool-${seq}#1`]),
+      event(
+        runId,
+        13,
+        'tool.authorized',
+        'tool_pipeline',
+        { seq, tool: 'bench.noop', version: 'v1', effect: 'read', argsDigest },
+        [`tool-${seq}`, `tool-${seq}#1`],
+      ),
     ],
   };
   const model: ModelCallInput = {
@@ -117,24 +144,40 @@ function goalStep(runId: string, n: number, seq: number) {
     callSeq: n + 1,
     purpose: 'decide',
     modelRoute: 'scripted/bench',
-    newMessages: [{ role: 'tool', toolCallId: `${runId}:m${n}:a1_tc0`, content: '', trust: 'untrusted', resultOf: seq }],
+    newMessages: [
+      { role: 'tool', toolCallId: `${runId}:m${n}:a1_tc0`, content: '', trust: 'untrusted', resultOf: seq },
+    ],
     toolKeys: ['bench.noop@v1'],
     invalidToolCalls: 'report',
     contextOrder: 'priority',
     workerRefusal: true,
     configPin: PIN,
     events: [
-      event(runId, 14, 'tool.completed', 'tool_pipeline', {
-        seq,
-        tool: 'bench.noop',
-        version: 'v1',
-        status: 'succeeded',
-        artifactIds: [],
-        externalId: null,
-        resolvedBy: null,
-        activityAttempt: 1,
-      }, [`tool-${seq}`, `tool-${seq}#1`]),
-      event(runId, 15, 'model.started', 'model_gateway', { callSeq: n + 1, purpose: 'decide', modelRoute: 'scripted/bench', toolKeys: ['bench.noop@v1'] }, [`model-${n + 1}`, `model-${n + 1}#1`]),
+      event(
+        runId,
+        14,
+        'tool.completed',
+        'tool_pipeline',
+        {
+          seq,
+          tool: 'bench.noop',
+          version: 'v1',
+          status: 'succeeded',
+          artifactIds: [],
+          externalId: null,
+          resolvedBy: null,
+          activityAttempt: 1,
+        },
+        [`tool-${seq}`, `tool-${seq}#1`],
+      ),
+      event(
+        runId,
+        15,
+        'model.started',
+        'model_gateway',
+        { callSeq: n + 1, purpose: 'decide', modelRoute: 'scripted/bench', toolKeys: ['bench.noop@v1'] },
+        [`model-${n + 1}`, `model-${n + 1}#1`],
+      ),
     ],
   };
   return { tool, model };
@@ -142,20 +185,32 @@ function goalStep(runId: string, n: number, seq: number) {
 
 /** The third format of a tool call, as the tool port sends it (the header stored or not). */
 function toolV3(input: ToolCallInput, stored: boolean, calls: CallDefaults = CALLS): CompactToolInputV3 {
-  const events = packEventsV3(input.events, { stored: () => stored, derive: toolCallDerivationV3(input), calls });
+  const events = packEventsV3(input.events, {
+    stored: () => stored,
+    derive: toolCallDerivationV3(input),
+    calls,
+  });
   const header = headerOfV3(input.events[0]!, calls);
-  return compactToolInputV3({ ...input, events }, input.runId, argsDigestOf, header) as CompactToolInputV3;
+  return compactToolInputV3({ ...input, events }, input.runId, argsDigestOf, header);
 }
 
 function modelV3(input: ModelCallInput, stored: boolean, calls: CallDefaults = CALLS): CompactModelInputV3 {
-  const events = packEventsV3(input.events, { stored: () => stored, derive: modelCallDerivation(input), calls });
-  return compactModelInputV3({ ...input, events }, input.runId, headerOfV3(input.events[0]!, calls)) as CompactModelInputV3;
+  const events = packEventsV3(input.events, {
+    stored: () => stored,
+    derive: modelCallDerivation(input),
+    calls,
+  });
+  return compactModelInputV3({ ...input, events }, input.runId, headerOfV3(input.events[0]!, calls));
 }
 
 /** The second format of the same calls, completed as `runToolV2` and `callModelV2` complete them. */
 function toolV2(input: ToolCallInput, stored: boolean) {
   const events = packEventsByRef(input.events, { stored: () => stored, derive: toolCallDerivation(input) });
-  return completeToolInput(compactToolInput({ ...input, events }, input.runId, argsDigestOf), input.runId, sha256Digest);
+  return completeToolInput(
+    compactToolInput({ ...input, events }, input.runId, argsDigestOf),
+    input.runId,
+    sha256Digest,
+  );
 }
 
 function modelV2(input: ModelCallInput, stored: boolean) {
@@ -196,14 +251,18 @@ describe('the third step format (callModelV3, runToolV3)', () => {
       expect(mRest).toEqual(mFirst);
       // The events restore to the first form's (what the store takes), envelope for envelope.
       expect(unpackEvents(await restorePackedEvents(store, te, toolCallDerivation(t)))).toEqual(tool.events);
-      expect(unpackEvents(await restorePackedEvents(store, me, modelCallDerivation(m)))).toEqual(model.events);
+      expect(unpackEvents(await restorePackedEvents(store, me, modelCallDerivation(m)))).toEqual(
+        model.events,
+      );
       expect(unpackEvents(packEvents(tool.events))).toEqual(tool.events);
       // And to what the second format restores from its own input.
       const v2 = toolV2(tool, stored);
-      expect(await restorePackedEvents(store, v2.events, toolCallDerivation(v2))).toEqual(packEvents(tool.events));
-      expect(await restorePackedEvents(store, modelV2(model, stored).events, modelCallDerivation(model))).toEqual(
-        packEvents(model.events),
+      expect(await restorePackedEvents(store, v2.events, toolCallDerivation(v2))).toEqual(
+        packEvents(tool.events),
       );
+      expect(
+        await restorePackedEvents(store, modelV2(model, stored).events, modelCallDerivation(model)),
+      ).toEqual(packEvents(model.events));
     }
   });
 
@@ -219,7 +278,16 @@ describe('the third step format (callModelV3, runToolV3)', () => {
     for (const k of ['configPin', 'recordFailedAttempts', 'workerRefusal', 'definitionDigest', 'off'])
       expect(t).not.toHaveProperty(k);
     const m0 = modelV3(model, true);
-    for (const k of ['configPin', 'invalidToolCalls', 'contextOrder', 'workerRefusal', 'purpose', 'modelRoute', 'toolKeys', 'off'])
+    for (const k of [
+      'configPin',
+      'invalidToolCalls',
+      'contextOrder',
+      'workerRefusal',
+      'purpose',
+      'modelRoute',
+      'toolKeys',
+      'off',
+    ])
       expect(m0).not.toHaveProperty(k);
     expect(t.events.items.map((i) => Object.keys(i).sort())).toEqual([
       ['at', 'q', 't', 'x'],
@@ -227,7 +295,12 @@ describe('the third step format (callModelV3, runToolV3)', () => {
       ['t', 'x'],
       ['t'],
     ]);
-    expect(t.events.items[0]?.x).toEqual({ callSeq: 4, usage: { inputTokens: 120, outputTokens: 8 }, costUsd: 0, context: 'sha256:' + 'e'.repeat(64) });
+    expect(t.events.items[0]?.x).toEqual({
+      callSeq: 4,
+      usage: { inputTokens: 120, outputTokens: 8 },
+      costUsd: 0,
+      context: 'sha256:' + 'e'.repeat(64),
+    });
     expect(t.events.items[1]?.x).toEqual({ proposalId: ':m4:a1_tc0' });
     expect(t.events.items[2]?.x).toEqual({ reasonCodes: ['policy.allow_all'] });
     const m = modelV3(model, true);
@@ -247,9 +320,22 @@ describe('the third step format (callModelV3, runToolV3)', () => {
       events: [
         // A replayed answer with another package, no step ids; a proposal id of another shape; a denial
         // under a bundle's rules; a write's second attempt.
-        { ...completed!, stepId: null, attemptId: null, data: { ...completed!.data, replayed: true, context: { packageId: 'p-1', digest: 'sha256:1' } } },
+        {
+          ...completed!,
+          stepId: null,
+          attemptId: null,
+          data: { ...completed!.data, replayed: true, context: { packageId: 'p-1', digest: 'sha256:1' } },
+        },
         { ...proposed!, data: { ...proposed!.data, proposalId: 'call_abc' } },
-        { ...decided!, data: { ...decided!.data, decision: 'deny', obligations: ['confirm.user.v2'], rules: { source: 'bundle', bundle: 'b@v2' } } },
+        {
+          ...decided!,
+          data: {
+            ...decided!.data,
+            decision: 'deny',
+            obligations: ['confirm.user.v2'],
+            rules: { source: 'bundle', bundle: 'b@v2' },
+          },
+        },
         { ...authorized!, attemptId: 'tool-2#2' },
       ],
     };
@@ -263,7 +349,13 @@ describe('the third step format (callModelV3, runToolV3)', () => {
     expect(unpackEvents(await restorePackedEvents(store, te, toolCallDerivation(t)))).toEqual(odd.events);
     // A model call of a run without the flags and with another config pin than its header's.
     const otherPin = { digest: 'sha256:' + 'f'.repeat(64), modelRoute: 'scripted/other' };
-    const flagless: ModelCallInput = { ...model, invalidToolCalls: undefined, contextOrder: 'priority', workerRefusal: undefined, configPin: otherPin };
+    const flagless: ModelCallInput = {
+      ...model,
+      invalidToolCalls: undefined,
+      contextOrder: 'priority',
+      workerRefusal: undefined,
+      configPin: otherPin,
+    };
     const m = modelV3(flagless, false);
     expect(m).toMatchObject({ off: ['invalidToolCalls', 'workerRefusal'], configPin: otherPin });
     const restored = await restoreModelInputV3(store, m, runId);
@@ -276,14 +368,14 @@ describe('the third step format (callModelV3, runToolV3)', () => {
     const runId = newRunId();
     const { tool, model } = goalStep(runId, 1, 1);
     const { configPin: _p, definitionDigest: _d, ...bare } = tool;
-    const t = toolV3(bare as ToolCallInput, false, {});
+    const t = toolV3(bare, false, {});
     expect(t).not.toHaveProperty('off');
     expect(t.events.run).not.toHaveProperty('calls');
     const restored = await restoreToolInputV3(store, t, runId, sha256Digest);
     expect(restored).not.toHaveProperty('configPin');
     expect(restored).not.toHaveProperty('definitionDigest');
     const { configPin: _q, ...unpinned } = model;
-    const m = modelV3(unpinned as ModelCallInput, false, {});
+    const m = modelV3(unpinned, false, {});
     // The tool keys travel: the header names no tools.
     expect(m).toMatchObject({ toolKeys: ['bench.noop@v1'] });
     expect(m).not.toHaveProperty('off');
@@ -309,11 +401,20 @@ describe('the third step format (callModelV3, runToolV3)', () => {
     const ref = `blob://${carried.events.header}`;
     const absent = (s: EvidenceStore) => s.getBlob(ref).catch(() => 'absent');
     // A header that does not hash to its reference, or names another run.
-    const forged = { ...carried, events: { ...carried.events, run: { ...carried.events.run!, threadId: 'x' } } };
-    await expect(restoreToolInputV3(other, forged, runId, sha256Digest)).rejects.toSatisfy(refusedAs('events.header_mismatch'));
-    await expect(restoreToolInputV3(other, carried, 'another-run', sha256Digest)).rejects.toSatisfy(refusedAs('events.header_mismatch'));
+    const forged = {
+      ...carried,
+      events: { ...carried.events, run: { ...carried.events.run!, threadId: 'x' } },
+    };
+    await expect(restoreToolInputV3(other, forged, runId, sha256Digest)).rejects.toSatisfy(
+      refusedAs('events.header_mismatch'),
+    );
+    await expect(restoreToolInputV3(other, carried, 'another-run', sha256Digest)).rejects.toSatisfy(
+      refusedAs('events.header_mismatch'),
+    );
     // A named header the store does not hold.
-    await expect(restoreModelInputV3(other, modelV3(model, true), runId)).rejects.toSatisfy(refusedAs('events.header_missing'));
+    await expect(restoreModelInputV3(other, modelV3(model, true), runId)).rejects.toSatisfy(
+      refusedAs('events.header_missing'),
+    );
     // An item without a time, ids of the wrong shape, data that is not an object.
     const items = carried.events.items;
     const bad = [
@@ -322,9 +423,14 @@ describe('the third step format (callModelV3, runToolV3)', () => {
       [{ ...items[0]!, x: 'data' }, ...items.slice(1)],
     ] as unknown as (typeof items)[];
     for (const b of bad)
-      await expect(restoreToolInputV3(other, { ...carried, events: { ...carried.events, items: b } }, runId, sha256Digest)).rejects.toSatisfy(
-        refusedAs('events.invalid_batch'),
-      );
+      await expect(
+        restoreToolInputV3(
+          other,
+          { ...carried, events: { ...carried.events, items: b } },
+          runId,
+          sha256Digest,
+        ),
+      ).rejects.toSatisfy(refusedAs('events.invalid_batch'));
     // Defaults it says it leaves out that have none, or that it has.
     for (const off of [['args'], ['workerRefusal']])
       await expect(
