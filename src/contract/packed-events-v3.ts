@@ -79,6 +79,7 @@ export function toolCallDerivationV3(input: Parameters<typeof toolCallDerivation
   return (type) => (type === 'model.completed' ? { toolCalls } : second(type));
 }
 
+/** How {@link packEventsV3} packs: as the second format (`PackByRefOptions`), with the call defaults. */
 export interface PackV3Options {
   readonly digestOf?: (run: RunHeader) => string;
   /** Whether the header of that digest is known to be in the evidence store. */
