@@ -116,9 +116,10 @@ export async function createRig(
       const activities = harnessActivities(composition);
       const gate = options.gate;
       if (gate) {
-        // Both names: the harness arm's runs call runToolV2, the bare arm's runTool.
+        // Every name: the harness arm's runs call runToolV3 (runToolV2 before the third step format), the bare arm's runTool.
         const runTool = activities.runTool.bind(activities);
         const runToolV2 = activities.runToolV2.bind(activities);
+        const runToolV3 = activities.runToolV3.bind(activities);
         activities.runTool = async (input) => {
           await gate.pass(input);
           return runTool(input);
@@ -130,6 +131,13 @@ export async function createRig(
             runId: input.runId ?? Context.current().info.workflowExecution?.workflowId ?? '',
           });
           return runToolV2(input);
+        };
+        activities.runToolV3 = async (input) => {
+          await gate.pass({
+            ...input,
+            runId: input.runId ?? Context.current().info.workflowExecution?.workflowId ?? '',
+          });
+          return runToolV3(input);
         };
       }
       const worker = await Worker.create({

@@ -56,6 +56,7 @@ async function main(): Promise<void> {
     const activities = harnessActivities(composition);
     const runTool = activities.runTool.bind(activities);
     const runToolV2 = activities.runToolV2.bind(activities);
+    const runToolV3 = activities.runToolV3.bind(activities);
     const delayed = async <T>(result: Promise<T>): Promise<T> => {
       const r = await result;
       await new Promise((done) => setTimeout(done, delayMs));
@@ -63,6 +64,7 @@ async function main(): Promise<void> {
     };
     activities.runTool = (input) => delayed(runTool(input));
     activities.runToolV2 = (input) => delayed(runToolV2(input));
+    activities.runToolV3 = (input) => delayed(runToolV3(input));
     const worker = await Worker.create({
       connection,
       namespace: env('LOAD_NAMESPACE'),

@@ -7,6 +7,7 @@ import type { ToolRegistry } from '../registry/index.js';
 import type { ModelDecision, ToolOutputFinding } from '../contract/step-io.js';
 import type {
   AnyModelCallActivityInput,
+  CompactModelInputV3,
   ModelActivities,
   ModelCallActivityInputV2,
 } from '../contract/activity-interfaces.js';
@@ -15,6 +16,7 @@ import type { ModelRouter } from './model-router.js';
 import { completeModelInput, type CompactModelInput } from '../contract/compact-step-input.js';
 import { modelCallDerivation } from '../contract/packed-events-by-ref.js';
 import { callingWorkflowId } from './calling-workflow-id.js';
+import { restoreModelInputV3 } from './step-input-v3.js';
 import { ModelDeltaWriter } from './model-deltas.js';
 import { ModelRequestPlanner, type ModelRequest } from './model-request.js';
 import { firstAnswer, loadTranscript, type ContextRef, type MessageGroupBody } from './model-transcript.js';
@@ -144,12 +146,14 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
     };
     return withHeads(await answer(store, input, request, context), heads);
   };
-  // One implementation under both names: `callModelV2` is what runs scheduled by this release call
-  // (its batches may name the run header by reference, which an older worker would not read).
+  // One implementation under every name: `callModelV2` and `callModelV3` are what runs scheduled by
+  // later releases call (their inputs are compact forms an older worker would not read).
   return {
     callModel,
     callModelV2: (input: CompactModelInput<ModelCallActivityInputV2>) =>
       callModel(completeModelInput(input, callingWorkflowId())),
+    callModelV3: async (input: CompactModelInputV3) =>
+      callModel(await restoreModelInputV3(store, input, callingWorkflowId())),
   };
 }
 

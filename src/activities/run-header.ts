@@ -97,6 +97,32 @@ export async function restorePackedEvents(
   return restored;
 }
 
+/**
+ * The header a batch by reference carries or names, checked, nothing stored: for an activity that
+ * needs it before the batch is restored (the third step format's defaults, step-input-v3.ts).
+ * Undefined for an empty batch.
+ *
+ * Failure semantics: as {@link restorePackedEvents} for the header (`events.header_mismatch`,
+ * `events.header_missing`, `events.header_invalid`, non-retryable; the store's own errors as they
+ * are), and `events.invalid_batch` (non-retryable) for a batch without a list of items.
+ */
+export async function batchHeader(
+  store: HeaderStore,
+  packed: { readonly header: string; readonly run?: RunHeader; readonly items: readonly unknown[] },
+  runId: string,
+): Promise<RunHeader | undefined> {
+  if (typeof packed !== 'object' || packed === null || !Array.isArray(packed.items))
+    throw refused('events.invalid_batch', 'the batch has no list of items', '');
+  if (packed.items.length === 0) return undefined;
+  const ref = `blob://${packed.header}`;
+  if (packed.run && headerDigest(packed.run) !== packed.header)
+    throw refused('events.header_mismatch', 'the batch header does not match its reference', ref);
+  const run = packed.run ?? (await namedHeader(store, knownIn(store), ref));
+  if (run.runId !== runId)
+    throw refused('events.header_mismatch', `the batch header names another run than ${runId}`, ref);
+  return run;
+}
+
 /** A header named by reference: from this process's memory, else the store. */
 async function namedHeader(
   store: HeaderStore,

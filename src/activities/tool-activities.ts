@@ -4,6 +4,7 @@ import type { ToolRegistry } from '../registry/index.js';
 import type {
   ToolActivities,
   AnyToolCallActivityInput,
+  CompactToolInputV3,
   ToolCallActivityInputV2,
 } from '../contract/activity-interfaces.js';
 import type { EvidenceStore } from './store/index.js';
@@ -11,6 +12,7 @@ import type { InvocationRecord } from '../contract/store-records.js';
 import { completeToolInput, type CompactToolInput } from '../contract/compact-step-input.js';
 import { toolCallDerivation } from '../contract/packed-events-by-ref.js';
 import { callingWorkflowId } from './calling-workflow-id.js';
+import { restoreToolInputV3 } from './step-input-v3.js';
 import { eventsOf } from './store-events.js';
 import { sha256Digest } from './digest.js';
 import { beforeEffect, executeTool, intervalHeads, writeHead } from './tool-attempt.js';
@@ -94,6 +96,13 @@ export function createToolActivities(deps: ToolActivityDeps): ToolActivities {
     // worker would not read it).
     runToolV2: (input: CompactToolInput<ToolCallActivityInputV2>) =>
       runTool(completeToolInput(input, callingWorkflowId(), sha256Digest)),
+    // The third format is restored before the effect: a write that cannot be restored did not start.
+    runToolV3: async (input: CompactToolInputV3) => {
+      const workflowId = callingWorkflowId();
+      return runTool(
+        await beforeEffect(input, () => restoreToolInputV3(store, input, workflowId, sha256Digest)),
+      );
+    },
     resolveLostInvocation: (input) => resolveLostInvocation(registry, store, input),
     recordOperatorResolution: (input) => recordOperatorResolution(store, input),
   };

@@ -213,7 +213,10 @@ function isWorkerRefusal(err: unknown): boolean {
  * Run what precedes an executor call. For a write, a failure there is `tool.not_started`: the effect
  * provably did not happen. For a read it propagates (and the read is retried).
  */
-export async function beforeEffect<T>(input: AnyToolCallActivityInput, step: () => Promise<T>): Promise<T> {
+export async function beforeEffect<T>(
+  input: Pick<AnyToolCallActivityInput, 'effect' | 'tool' | 'version' | 'seq'>,
+  step: () => Promise<T>,
+): Promise<T> {
   try {
     return await step();
   } catch (err) {

@@ -12,6 +12,8 @@ import type { PrincipalRegistry } from './principals.js';
 import type { RunConfigPin } from './run-config.js';
 import type { ToolDefinition } from './tool.js';
 import type { CompactModelInput, CompactToolInput } from './compact-step-input.js';
+import type { DefaultsOff } from './compact-step-input-v3.js';
+import type { PackedEventsV3 } from './packed-events-v3.js';
 import type { PackedEvents, WithPackedEvents, WithPackedEventsByRef } from './packed-events.js';
 import type {
   ModelCallInput as RunnerModelCallInput,
@@ -23,17 +25,28 @@ import type {
   WriteResolution,
 } from './step-io.js';
 
-/** The model-call activity's names: the first release's, and the second baseline's (run-patches.ts). */
-export const MODEL_CALL_ACTIVITY_TYPES: readonly string[] = ['callModel', 'callModelV2'];
+/**
+ * The model-call activity's names: the first release's, the second baseline's (run-patches.ts) and
+ * the third step format's (`agent-run-step-format-v3`).
+ */
+export const MODEL_CALL_ACTIVITY_TYPES: readonly string[] = ['callModel', 'callModelV2', 'callModelV3'];
 
 /** The tool-call activity's names, as {@link MODEL_CALL_ACTIVITY_TYPES}. */
-export const TOOL_CALL_ACTIVITY_TYPES: readonly string[] = ['runTool', 'runToolV2'];
+export const TOOL_CALL_ACTIVITY_TYPES: readonly string[] = ['runTool', 'runToolV2', 'runToolV3'];
 
 /** The tool activity's input: the runner's call with its outbox events packed. */
 export type ToolCallActivityInput = WithPackedEvents<RunnerToolCallInput>;
 
 /** `runToolV2`'s input once completed (compact-step-input.ts): its events by header reference. */
 export type ToolCallActivityInputV2 = WithPackedEventsByRef<RunnerToolCallInput>;
+
+/** `runToolV3`'s input before its defaults are completed: its events in the third format. */
+export type ToolCallActivityInputV3 = Omit<RunnerToolCallInput, 'events'> & {
+  readonly events: PackedEventsV3;
+};
+
+/** What `runToolV3` receives (compact-step-input.ts, compact-step-input-v3.ts). */
+export type CompactToolInputV3 = CompactToolInput<ToolCallActivityInputV3> & DefaultsOff;
 
 /** What the tool activity's implementation reads: either form (only `runToolV2` gets the second). */
 export type AnyToolCallActivityInput = ToolCallActivityInput | ToolCallActivityInputV2;
@@ -48,6 +61,14 @@ export type ModelCallActivityInput = WithPackedEvents<RunnerModelCallInput>;
 
 /** `callModelV2`'s input once completed: its events by header reference. */
 export type ModelCallActivityInputV2 = WithPackedEventsByRef<RunnerModelCallInput>;
+
+/** `callModelV3`'s input before its defaults are completed: its events in the third format. */
+export type ModelCallActivityInputV3 = Omit<RunnerModelCallInput, 'events'> & {
+  readonly events: PackedEventsV3;
+};
+
+/** What `callModelV3` receives (compact-step-input.ts, compact-step-input-v3.ts). */
+export type CompactModelInputV3 = CompactModelInput<ModelCallActivityInputV3> & DefaultsOff;
 
 /** What the model activity's implementation reads: either form (only `callModelV2` gets the second). */
 export type AnyModelCallActivityInput = ModelCallActivityInput | ModelCallActivityInputV2;
@@ -144,6 +165,12 @@ export interface ToolActivities {
    * of a release without this name never gets either.
    */
   runToolV2(input: CompactToolInput<ToolCallActivityInputV2>): Promise<ToolCallResult>;
+  /**
+   * `runTool` under the name runs with the third step format call (`agent-run-step-format-v3`): the
+   * input and batch with their defaults left out (compact-step-input-v3.ts, packed-events-v3.ts),
+   * restored to exactly what `runToolV2` stores.
+   */
+  runToolV3(input: CompactToolInputV3): Promise<ToolCallResult>;
   resolveLostInvocation(input: ToolCallActivityInput): Promise<WriteResolution>;
   recordOperatorResolution(input: OperatorResolutionActivityInput): Promise<OperatorResolutionOutcome>;
 }
@@ -168,4 +195,6 @@ export interface ModelActivities {
   callModel(input: ModelCallActivityInput): Promise<ModelDecision>;
   /** `callModel` under the name runs on the second baseline schedule, with the compact input (see `runToolV2`). */
   callModelV2(input: CompactModelInput<ModelCallActivityInputV2>): Promise<ModelDecision>;
+  /** `callModel` under the name runs with the third step format call (see `runToolV3`). */
+  callModelV3(input: CompactModelInputV3): Promise<ModelDecision>;
 }

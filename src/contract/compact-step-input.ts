@@ -8,12 +8,12 @@
  */
 
 /** The fields a compact model-call input may leave out. */
-interface ModelDefaulted {
+export interface ModelDefaulted {
   readonly runId: string;
 }
 
 /** The fields a compact tool-call input may leave out. */
-interface ToolDefaulted extends ModelDefaulted {
+export interface ToolDefaulted extends ModelDefaulted {
   readonly seq: number;
   readonly args: Readonly<Record<string, unknown>>;
   readonly argsDigest: string;

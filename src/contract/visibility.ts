@@ -64,4 +64,5 @@ export const START_FEATURES: readonly string[] = [
   'agent-run-lean-frame-v1',
   'agent-run-config-pin-v1',
   'agent-run-start-token-accepted-v1',
+  'agent-run-step-format-v3',
 ];

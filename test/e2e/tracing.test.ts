@@ -129,10 +129,10 @@ describe('OpenTelemetry tracing (one trace per run)', { timeout: 240_000 }, () =
         'RunWorkflow:agentRun',
         'SignalWorkflow:approve',
         'HandleSignal:approve',
-        'StartActivity:callModelV2',
-        'RunActivity:callModelV2',
-        'StartActivity:runToolV2',
-        'RunActivity:runToolV2',
+        'StartActivity:callModelV3',
+        'RunActivity:callModelV3',
+        'StartActivity:runToolV3',
+        'RunActivity:runToolV3',
       ])
         expect(names, name).toContain(name);
       expect(new Set(spans.map((s) => s.spanContext().traceId))).toEqual(
@@ -143,7 +143,7 @@ describe('OpenTelemetry tracing (one trace per run)', { timeout: 240_000 }, () =
       expect(start.parentSpanId).toBe(rootSpanIdForRun(workflowId));
       const run = spans.find((s) => s.name === 'RunWorkflow:agentRun')!;
       expect(run.parentSpanId).toBe(start.spanContext().spanId);
-      const toolRuns = spans.filter((s) => s.name === 'RunActivity:runToolV2');
+      const toolRuns = spans.filter((s) => s.name === 'RunActivity:runToolV3');
       expect(toolRuns.length).toBeGreaterThanOrEqual(4);
       const activityStarts = new Set(
         spans.filter((s) => s.name.startsWith('StartActivity:')).map((s) => s.spanContext().spanId),
@@ -215,10 +215,10 @@ describe('OpenTelemetry tracing (one trace per run)', { timeout: 240_000 }, () =
       const traceId = otelTraceIdForRun(handle.workflowId);
       expect(new Set([...before, ...after].map((s) => s.traceId))).toEqual(new Set([traceId]));
       expect(before.map((s) => s.name)).toEqual(
-        expect.arrayContaining(['RunActivity:callModelV2', 'RunActivity:runToolV2']),
+        expect.arrayContaining(['RunActivity:callModelV3', 'RunActivity:runToolV3']),
       );
       expect(after.map((s) => s.name)).toEqual(
-        expect.arrayContaining(['RunWorkflow:agentRun', 'HandleSignal:approve', 'RunActivity:runToolV2']),
+        expect.arrayContaining(['RunWorkflow:agentRun', 'HandleSignal:approve', 'RunActivity:runToolV3']),
       );
       expect(after.find((s) => s.name === 'RunWorkflow:agentRun')?.parentSpanId).toBe(
         rootSpanIdForRun(handle.workflowId),

@@ -70,7 +70,7 @@ describe('faults: the worker dies during a model call', { timeout: 240_000 }, ()
 
     const history = await historyOf(handle);
     const modelTasks = history.filter(
-      (e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && e.activityType === 'callModelV2',
+      (e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && e.activityType === 'callModelV3',
     );
     expect(modelTasks).toHaveLength(1);
     // The attempt that completed ran on the second process. (It is usually attempt 2; it can be 3 when

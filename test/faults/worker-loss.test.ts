@@ -92,7 +92,7 @@ describe('faults: the only worker dies', { timeout: 240_000 }, () => {
     expect(record?.result).toMatchObject({ status: 'succeeded', attempt: intents[1]?.attempt });
     const history = await historyOf(handle);
     expect(
-      history.filter((e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && e.activityType === 'runToolV2')
+      history.filter((e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && e.activityType === 'runToolV3')
         .length,
     ).toBe(3);
 

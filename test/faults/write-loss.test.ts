@@ -90,7 +90,7 @@ describe('faults: the worker dies during a write', { timeout: 240_000 }, () => {
   async function expectWriteAttempts(handle: WorkflowHandle, attempts: number): Promise<void> {
     const history = await historyOf(handle);
     const runTools = history.filter(
-      (e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && e.activityType === 'runToolV2',
+      (e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && e.activityType === 'runToolV3',
     );
     const timedOut = history.filter((e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT');
     expect(timedOut).toEqual([expect.objectContaining({ timeoutType: 'TIMEOUT_TYPE_HEARTBEAT' })]);

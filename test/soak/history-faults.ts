@@ -27,7 +27,7 @@ export interface HistoryFaults {
   readonly events: number;
 }
 
-/** The tool a `runTool` / `runToolV2` / `resolveLostInvocation` input names, when its payload is plain JSON. */
+/** The tool a `runTool` / `runToolV2` / `runToolV3` / `resolveLostInvocation` input names, when its payload is plain JSON. */
 function toolOf(payload: { data?: Uint8Array | null } | undefined): string | undefined {
   if (!payload?.data) return undefined;
   try {

@@ -167,7 +167,7 @@ describe(
         .poll(
           async () =>
             (await historyOf(handle)).some(
-              (e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && e.activityType === 'callModelV2',
+              (e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && e.activityType === 'callModelV3',
             ),
           { timeout: 60_000, interval: 200 },
         )

@@ -117,7 +117,7 @@ describe('a deadline that fires with an activity result in one workflow task (re
         expect(fired).toBeGreaterThan(completed);
         // No workflow task started between the result and the deadline: one task saw both.
         expect(types.slice(completed, fired)).not.toContain('EVENT_TYPE_WORKFLOW_TASK_STARTED');
-        expect((await scheduledActivities(handle)).map((a) => a.type)).toEqual(['callModelV2']);
+        expect((await scheduledActivities(handle)).map((a) => a.type)).toEqual(['callModelV3']);
         expect(types).not.toContain('EVENT_TYPE_WORKFLOW_TASK_FAILED');
         const events = await composition.store.listEvents(handle.workflowId);
         expect(events.filter((e) => e.type === 'tool.completed')).toEqual([]);

@@ -51,7 +51,7 @@ describe('proof of a run that continued as new, on the real server', () => {
 
   it("detects a first generation's tool result changed in the store (history.result_mismatch)", async () => {
     // The first generation ran tool calls: their results are in its history only.
-    expect(JSON.stringify(bundle.earlierHistories![0])).toContain('"runToolV2"');
+    expect(JSON.stringify(bundle.earlierHistories![0])).toContain('"runToolV3"');
     const db = new Database(join(h.dir, 'evidence.db'));
     try {
       const row = db

@@ -21,7 +21,7 @@ async function replays(handle: WorkflowHandle): Promise<void> {
     handle.workflowId,
   );
 }
-const TOOL_ACTIVITIES = ['runTool', 'runToolV2'];
+const TOOL_ACTIVITIES = ['runTool', 'runToolV2', 'runToolV3'];
 
 /**
  * The fast path (agent-run-fast-path-v1, docs/runner.md "Fast path"): a read declared `fast` that its

@@ -39,7 +39,7 @@ describe('history size per model step does not grow with the conversation', () =
     const modelStarts: number[] = [];
     events.forEach((e, i) => {
       const name = e.activityTaskScheduledEventAttributes?.activityType?.name;
-      if (name === 'callModelV2') modelStarts.push(i);
+      if (name === 'callModelV3') modelStarts.push(i);
     });
     expect(modelStarts.length).toBe(200);
     const stepBytes = modelStarts

@@ -109,7 +109,7 @@ describe('invalid tool calls (real server)', { timeout: 120_000 }, () => {
     expect(result.status, JSON.stringify(result.terminalReason)).toBe('succeeded');
     expect(result.output).toBe('Refunds are possible within the refund window.');
     // One tool activity: the valid call. Nothing was scheduled for the malformed one.
-    expect(await activities(handle)).toEqual(['callModelV2', 'callModelV2', 'runToolV2', 'callModelV2']);
+    expect(await activities(handle)).toEqual(['callModelV3', 'callModelV3', 'runToolV3', 'callModelV3']);
     expect(await toolFailures(handle)).toEqual(['tool.arguments_not_json']);
     // HARNESS_RECORD_HISTORIES=<dir> keeps it as a replay fixture: a run that reported an invalid call.
     await recordFixtureIfAsked(h.t.client, handle.workflowId, 'support-invalid-tool-calls-v1');
@@ -129,7 +129,7 @@ describe('invalid tool calls (real server)', { timeout: 120_000 }, () => {
     const handle = await start('scripted/not-offered');
     const result = (await handle.result()) as AgentRunResult;
     expect(result.status, JSON.stringify(result.terminalReason)).toBe('succeeded');
-    expect(await activities(handle)).toEqual(['callModelV2', 'callModelV2']);
+    expect(await activities(handle)).toEqual(['callModelV3', 'callModelV3']);
     expect(await toolFailures(handle)).toEqual(['tool.not_offered']);
     await replay(handle);
   });
@@ -139,6 +139,6 @@ describe('invalid tool calls (real server)', { timeout: 120_000 }, () => {
     const result = (await handle.result()) as AgentRunResult;
     expect(result.status).toBe('budget_exhausted');
     expect(result.terminalReason?.code).toBe('budget.duplicate_call');
-    expect(await activities(handle)).toEqual(['callModelV2', 'callModelV2', 'callModelV2']);
+    expect(await activities(handle)).toEqual(['callModelV3', 'callModelV3', 'callModelV3']);
   });
 });

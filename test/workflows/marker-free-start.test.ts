@@ -24,6 +24,7 @@ import {
   RUN_SEAL_PATCH,
   LEAN_FRAME_PATCH,
   CONFIG_PIN_PATCH,
+  STEP_FORMAT_V3_PATCH,
   TRUST_SCOPE_PATCH,
 } from '../../src/workflows/temporal/run-patches.js';
 import type { ModelScript } from '../../src/activities/model/scripted-script.js';
@@ -142,6 +143,7 @@ describe('a marker-free start (real server)', () => {
       RUN_SEAL_PATCH,
       LEAN_FRAME_PATCH,
       CONFIG_PIN_PATCH,
+      STEP_FORMAT_V3_PATCH,
     ]);
     expect(hasChangeVersionUpsert(marked.history)).toBe(true);
     // Otherwise the same commands: the same events once the markers and the upserts after them are left out.
@@ -161,7 +163,7 @@ describe('a marker-free start (real server)', () => {
   it('takes the same steps: the same activities with the same names', async () => {
     const activities = async (handle: WorkflowHandle) =>
       (await historyOf(handle)).flatMap((e) => (e.activityType ? [e.activityType] : []));
-    expect(await activities(markerFree.handle)).toEqual(['callModelV2', 'runToolV2', 'callModelV2']);
+    expect(await activities(markerFree.handle)).toEqual(['callModelV3', 'runToolV3', 'callModelV3']);
     expect(await activities(marked.handle)).toEqual(await activities(markerFree.handle));
   });
 
@@ -212,6 +214,7 @@ describe('a marker-free start (real server)', () => {
       RUN_SEAL_PATCH,
       LEAN_FRAME_PATCH,
       CONFIG_PIN_PATCH,
+      STEP_FORMAT_V3_PATCH,
     ]);
   });
 });

@@ -90,7 +90,7 @@ describe('MCP filesystem example on the real server and the real MCP server', ()
     const result = (await handle.result()) as AgentRunResult;
     expect(result.output).toBe('The policy refused to write outside the workspace.');
     expect(existsSync(join(base, 'escaped.txt'))).toBe(false);
-    expect((await scheduledActivities(handle)).filter((a) => a.type === 'runToolV2')).toEqual([]);
+    expect((await scheduledActivities(handle)).filter((a) => a.type === 'runToolV3')).toEqual([]);
     const events = await h.composition.store.listEvents(handle.workflowId);
     expect(events.find((e) => e.type === 'policy.decided')?.data).toMatchObject({
       tool: 'fs.write',
@@ -111,7 +111,7 @@ describe('MCP filesystem example on the real server and the real MCP server', ()
     const result = (await handle.result()) as AgentRunResult;
     expect(result.output).toBe('refused by policy');
     expect(readFileSync(outside, 'utf8')).toBe('original\n');
-    expect((await scheduledActivities(handle)).filter((a) => a.type === 'runToolV2')).toEqual([]);
+    expect((await scheduledActivities(handle)).filter((a) => a.type === 'runToolV3')).toEqual([]);
     const events = await h.composition.store.listEvents(handle.workflowId);
     expect(events.find((e) => e.type === 'policy.decided')?.data).toMatchObject({
       decision: 'deny',

@@ -202,7 +202,7 @@ describe('model routes: two real providers, a fallback on outage (real server, r
     // Each route is its own activity in history (attempts of the primary, then the fallback).
     const history = await historyOf(handle);
     const scheduled = history.filter(
-      (e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && e.activityType === 'callModelV2',
+      (e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && e.activityType === 'callModelV3',
     );
     expect(scheduled).toHaveLength(2);
     // The fallback is on through the baseline (run-patches.ts): no marker of its own, and a marker-free
@@ -303,7 +303,7 @@ describe('model routes: a run keeps its pinned version when the file moves to a 
       const history = await historyOf(handle);
       if (
         history.some(
-          (e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && e.activityType === 'callModelV2',
+          (e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && e.activityType === 'callModelV3',
         )
       )
         return;

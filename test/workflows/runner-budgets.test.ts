@@ -61,20 +61,20 @@ describe('each budget ends an agentRun as budget_exhausted naming it (real serve
   it('maxModelCalls', async () => {
     const { code, activities } = await exhaust({ maxModelCalls: 2 });
     expect(code).toBe('budget.max_model_calls');
-    expect(activities.filter((a) => a.type === 'callModelV2')).toHaveLength(2);
+    expect(activities.filter((a) => a.type === 'callModelV3')).toHaveLength(2);
   });
 
   it('maxToolCalls', async () => {
     const { code, activities } = await exhaust({ maxToolCalls: 2 });
     expect(code).toBe('budget.max_tool_calls');
-    expect(activities.filter((a) => a.type === 'runToolV2')).toHaveLength(2);
+    expect(activities.filter((a) => a.type === 'runToolV3')).toHaveLength(2);
   });
 
   it('perToolLimit', async () => {
     const { code, result, activities } = await exhaust({ perToolLimit: { 'policy.search.refund': 3 } });
     expect(code).toBe('budget.per_tool_limit');
     expect(result.terminalReason?.details).toMatchObject({ detail: 'policy.search.refund', limit: 3 });
-    expect(activities.filter((a) => a.type === 'runToolV2')).toHaveLength(3);
+    expect(activities.filter((a) => a.type === 'runToolV3')).toHaveLength(3);
   });
 
   it('maxInputTokens (scripted usage)', async () => {

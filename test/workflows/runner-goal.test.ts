@@ -148,8 +148,8 @@ describe('agentRun with a goal profile on the real server', () => {
     expect(events.at(-2)?.type).toBe('run.completed');
     expect(events.at(-1)?.type).toBe('run.sealed');
     const activities = await scheduledActivities(handle);
-    expect(activities.filter((a) => a.type === 'callModelV2')).toHaveLength(6);
-    expect(activities.filter((a) => a.type === 'runToolV2').map((a) => a.tool)).toEqual([
+    expect(activities.filter((a) => a.type === 'callModelV3')).toHaveLength(6);
+    expect(activities.filter((a) => a.type === 'runToolV3').map((a) => a.tool)).toEqual([
       'order.read',
       'logistics.read',
       'policy.search.refund',
@@ -172,8 +172,8 @@ describe('agentRun with a goal profile on the real server', () => {
     expect(result.status).toBe('failed');
     expect(result.terminalReason?.code).toBe('completion.not_satisfied');
     const activities = await scheduledActivities(handle);
-    expect(activities.filter((a) => a.type === 'runToolV2')).toEqual([]);
-    expect(activities.filter((a) => a.type === 'callModelV2')).toHaveLength(2);
+    expect(activities.filter((a) => a.type === 'runToolV3')).toEqual([]);
+    expect(activities.filter((a) => a.type === 'callModelV3')).toHaveLength(2);
     const groups = await h.composition.store.listMessageGroups(handle.workflowId);
     expect(JSON.stringify(groups[1]?.messages)).toContain('policy.denied');
     expect(JSON.stringify(groups[1]?.messages)).toContain('refund.owner_not_verified');
@@ -194,7 +194,7 @@ describe('agentRun with a goal profile on the real server', () => {
     const result = (await handle.result()) as AgentRunResult;
     expect(result.status).toBe('succeeded');
     expect(result.output).toBe('the order id was invalid; please send a valid one');
-    expect((await scheduledActivities(handle)).filter((a) => a.type === 'runToolV2')).toEqual([]);
+    expect((await scheduledActivities(handle)).filter((a) => a.type === 'runToolV3')).toEqual([]);
     const events = await h.composition.store.listEvents(handle.workflowId);
     expect(events.find((e) => e.type === 'tool.failed')?.data).toMatchObject({
       tool: 'order.read',
@@ -228,7 +228,7 @@ describe('agentRun with a goal profile on the real server', () => {
     expect(result.status).toBe('budget_exhausted');
     expect(result.terminalReason?.code).toBe('budget.duplicate_call');
     expect(result.terminalReason?.details).toMatchObject({ budget: 'duplicate_call', limit: 2, used: 2 });
-    expect((await scheduledActivities(handle)).filter((a) => a.type === 'runToolV2')).toHaveLength(2);
+    expect((await scheduledActivities(handle)).filter((a) => a.type === 'runToolV3')).toHaveLength(2);
   });
 
   it('"refund done" without refund.verify is blocked by the output guardrail; the run fails', async () => {

@@ -124,7 +124,7 @@ describe('a worker refuses what it cannot serve as the run pinned it', { timeout
     const view = await handle.query<RunView>('state');
     expect(view.invocations.find((i) => i.seq === CREATE_SEQ)?.status).toBe('succeeded');
     // The run tried again after the refusal: more than the graph's four tool activities.
-    const scheduled = (await historyOf(handle)).filter((e) => e.activityType === 'runToolV2').length;
+    const scheduled = (await historyOf(handle)).filter((e) => e.activityType === 'runToolV3').length;
     expect(scheduled).toBeGreaterThan(4);
     await stopPinned();
   });

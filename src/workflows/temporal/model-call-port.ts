@@ -8,6 +8,7 @@ import {
 } from '@temporalio/workflow';
 import type { ModelActivities } from '../../contract/activity-interfaces.js';
 import { compactModelInput } from '../../contract/compact-step-input.js';
+import { compactModelInputV3 } from '../../contract/compact-step-input-v3.js';
 import { modelCallDerivation } from '../../contract/packed-events-by-ref.js';
 import { callPromise } from '../runner/call-promise.js';
 import { billedUsageOf } from '../runner/model-routing.js';
@@ -18,8 +19,9 @@ import { MAX_WORKER_REFUSALS, modelRefusalOf, waitAfterRefusal } from './worker-
 import type { RunConfigPin } from '../../contract/run-config.js';
 
 /**
- * The `callModel` port: one model step activity (`callModelV2` with its batch by header reference on
- * the second baseline, else `callModel`), under the options of the pinned route when the Runner names
+ * The `callModel` port: one model step activity (`callModelV3` in the third step format on runs with
+ * `agent-run-step-format-v3`, `callModelV2` with its batch by header reference on the second
+ * baseline, else `callModel`), under the options of the pinned route when the Runner names
  * one, summarised in the history by purpose and call number.
  *
  * A call a worker refused as the run asked (`workerRefusal`: it lacks the pinned route) is scheduled
@@ -69,11 +71,19 @@ export function modelCallPort(
         let pending: Promise<ModelDecision>;
         try {
           const call = { ...options, summary: `model ${input.purpose} #${input.callSeq}${on}` };
-          pending = packed.byRef
-            ? model.callModelV2.executeWithOptions(call, [
-                compactModelInput({ ...input, events: packed.events }, workflowInfo().workflowId),
+          pending = packed.v3
+            ? model.callModelV3.executeWithOptions(call, [
+                compactModelInputV3(
+                  { ...input, events: packed.events },
+                  workflowInfo().workflowId,
+                  packed.run,
+                ),
               ])
-            : model.callModel.executeWithOptions(call, [{ ...input, events: packed.events }]);
+            : packed.byRef
+              ? model.callModelV2.executeWithOptions(call, [
+                  compactModelInput({ ...input, events: packed.events }, workflowInfo().workflowId),
+                ])
+              : model.callModel.executeWithOptions(call, [{ ...input, events: packed.events }]);
         } catch (err) {
           return failed(err);
         }

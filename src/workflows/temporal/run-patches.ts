@@ -234,6 +234,17 @@ export const CONFIG_PIN_PATCH = 'agent-run-config-pin-v1';
  */
 export const START_TOKEN_ACCEPTED_PATCH = 'agent-run-start-token-accepted-v1';
 
+/**
+ * The step activities take the third step format (docs/history-cost.md, "Bytes per step: the third
+ * step format"): `callModelV3` and `runToolV3`, whose inputs and batches leave out the run's flags and
+ * config pin, the goal steps' ids and the events' default data (compact-step-input-v3.ts,
+ * packed-events-v3.ts); the activity restores exactly what `callModelV2` and `runToolV2` store. Only
+ * with the second baseline's header by reference. Decided once at the start, without a marker when the
+ * start memo lists it ({@link RunPatches.feature}); a history without it keeps the second names, as
+ * before.
+ */
+export const STEP_FORMAT_V3_PATCH = 'agent-run-step-format-v3';
+
 /** Behaviours a start memo may ask for without a marker ({@link START_FEATURES_MEMO_KEY}). */
 export type StartFeatureId =
   | typeof TRUST_SCOPE_PATCH
@@ -252,7 +263,8 @@ export type StartFeatureId =
   | typeof RUN_SEAL_PATCH
   | typeof LEAN_FRAME_PATCH
   | typeof CONFIG_PIN_PATCH
-  | typeof START_TOKEN_ACCEPTED_PATCH;
+  | typeof START_TOKEN_ACCEPTED_PATCH
+  | typeof STEP_FORMAT_V3_PATCH;
 
 /** The ids the baseline stands for. */
 export const BASELINE_PATCH_IDS = [

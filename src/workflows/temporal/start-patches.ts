@@ -19,6 +19,7 @@ import {
   LEAN_FRAME_PATCH,
   CONFIG_PIN_PATCH,
   START_TOKEN_ACCEPTED_PATCH,
+  STEP_FORMAT_V3_PATCH,
   SIGNED_DECISIONS_PATCH,
   TRUST_SCOPE_PATCH,
   type RunPatches,
@@ -65,6 +66,8 @@ export interface StartPatches {
   readonly configPin: boolean;
   /** The start token is judged at the server's accept time (`START_TOKEN_ACCEPTED_PATCH`). */
   readonly startTokenAccepted: boolean;
+  /** Step activities in the third step format, `callModelV3` and `runToolV3` (`STEP_FORMAT_V3_PATCH`). */
+  readonly stepFormatV3: boolean;
 }
 
 /**
@@ -74,7 +77,8 @@ export interface StartPatches {
  * goal run (not `graph`); the decision rules, the tool definition pin, the model context ref, the
  * request for more information, the human request expiry, the versioned facts, the context
  * priority, the fast path, the step contracts, the delivered outcome, the worker refusal, the run
- * seal, the lean frame, the config pin and the start token's accept time after them, for every run. The last seventeen without a marker when the start memo names them
+ * seal, the lean frame, the config pin, the start token's accept time and the step format after them,
+ * for every run. The last eighteen without a marker when the start memo names them
  * ({@link RunPatches.feature}).
  */
 export function decideStartPatches(patches: RunPatches, graph: boolean): StartPatches {
@@ -100,6 +104,7 @@ export function decideStartPatches(patches: RunPatches, graph: boolean): StartPa
   const leanFrame = patches.feature(LEAN_FRAME_PATCH);
   const configPin = patches.feature(CONFIG_PIN_PATCH);
   const startTokenAccepted = patches.feature(START_TOKEN_ACCEPTED_PATCH);
+  const stepFormatV3 = patches.feature(STEP_FORMAT_V3_PATCH);
   return {
     continueAsNew,
     guardrails,
@@ -123,5 +128,6 @@ export function decideStartPatches(patches: RunPatches, graph: boolean): StartPa
     leanFrame,
     configPin,
     startTokenAccepted,
+    stepFormatV3,
   };
 }

@@ -17,6 +17,9 @@ import { temporalRunFeatures } from './run-features.js';
 import { runTraceId } from './run-trace-context.js';
 import { RunVisibility } from './run-visibility.js';
 import { createTemporalPorts } from './temporal-ports.js';
+import type { CallDefaults } from '../../contract/packed-events-v3.js';
+import { versionedName } from '../../contract/versioned-name.js';
+import { definitionDigest } from '../../registry/sandbox.js';
 
 const localBookkeeping = proxyLocalActivities<RunActivities>(LOCAL_BOOKKEEPING_OPTIONS);
 
@@ -44,6 +47,23 @@ export interface StartedRunner {
   readonly authority: DecisionAuthority | undefined;
 }
 
+/**
+ * What every step input of the generation repeats, for the third step format's header
+ * (packed-events-v3.ts): the run's config pin, and its tools' pinned definition digests when its
+ * calls carry them (`toolDefinitionPin`). Undefined without the third format.
+ */
+function callDefaultsOf(o: RunnerStart): CallDefaults | undefined {
+  const { patches, configPin } = o.pinned;
+  if (!patches.stepFormatV3) return undefined;
+  const defs = o.snapshot.definitions;
+  const tools = () =>
+    Object.fromEntries(defs.map((d) => [versionedName(d.name, d.version), definitionDigest(d)]));
+  return {
+    ...(configPin ? { configPin } : {}),
+    ...(patches.toolDefinitionPin && defs.length > 0 ? { tools: tools() } : {}),
+  };
+}
+
 /** The Temporal ports of a generation: its activity timeouts, visibility and continue-as-new bounds. */
 function startPorts(o: RunnerStart): RunnerPorts {
   const { input } = o.admitted;
@@ -69,6 +89,7 @@ function startPorts(o: RunnerStart): RunnerPorts {
     o.runPatches,
     patches.leanFrame,
     o.pinned.configPin,
+    callDefaultsOf(o),
   );
 }
 

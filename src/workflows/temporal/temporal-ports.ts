@@ -10,6 +10,7 @@ import {
 } from '@temporalio/workflow';
 import type { MemoryActivities, RunActivities, ToolActivities } from '../../contract/activity-interfaces.js';
 import { packEvents, withPackedEvents } from '../../contract/packed-events.js';
+import type { CallDefaults } from '../../contract/packed-events-v3.js';
 import { callPromise } from '../runner/call-promise.js';
 import type { ToolDefinition } from '../../contract/tool.js';
 import type { AgentEvent } from '../../contract/agent-event.js';
@@ -60,11 +61,16 @@ export function createTemporalPorts(
   leanFrame = false,
   /** The run's config pin (`agent-run-config-pin-v1`): sent with every tool and model call. */
   configPin?: RunConfigPin,
+  /**
+   * Step activities in the third step format (`agent-run-step-format-v3`, step-batches.ts), with
+   * these call defaults in its header; undefined: the second (or first) format.
+   */
+  stepFormatV3?: CallDefaults,
 ): RunnerPorts {
   const run = proxyActivities<RunActivities & ToolActivities>(BOOKKEEPING_OPTIONS);
   const memory = proxyActivities<MemoryActivities>(BOOKKEEPING_OPTIONS);
   const local = proxyLocalActivities<RunActivities>(LOCAL_BOOKKEEPING_OPTIONS);
-  const batches = stepBatches(patches.headerByRef);
+  const batches = stepBatches(patches.headerByRef, patches.headerByRef ? stepFormatV3 : undefined);
 
   return {
     tools,

@@ -9,6 +9,8 @@ import {
 } from '@temporalio/workflow';
 import type { ToolActivities } from '../../contract/activity-interfaces.js';
 import { compactToolInput } from '../../contract/compact-step-input.js';
+import { compactToolInputV3 } from '../../contract/compact-step-input-v3.js';
+import { toolCallDerivationV3 } from '../../contract/packed-events-v3.js';
 import { TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN } from '../../contract/failure-types.js';
 import { toolCallDerivation } from '../../contract/packed-events-by-ref.js';
 import { callPromise } from '../runner/call-promise.js';
@@ -56,8 +58,9 @@ export function classifyToolFailure(err: unknown, unregisteredNotStarted = false
 }
 
 /**
- * The `callTool` port: one tool step activity (`runToolV2` with its batch by header reference on the
- * second baseline, else `runTool`), under the write or read options by the call's effect. A fast read
+ * The `callTool` port: one tool step activity (`runToolV3` in the third step format on runs with
+ * `agent-run-step-format-v3`, `runToolV2` with its batch by header reference on the second baseline,
+ * else `runTool`), under the write or read options by the call's effect. A fast read
  * (`fastMs`, docs/runner.md "Fast path") runs first as a local activity in this workflow task, one try
  * bounded by `fastMs`; when that try fails for any reason (its timeout, a thrown error) the same call
  * runs as the regular read activity, with its retries (in a cancelled run that ends as `cancelled`).
@@ -91,7 +94,8 @@ export function toolCallPort(
     refusable = true,
   ): Promise<ToolActivityOutcome> =>
     callPromise(() => {
-      const packed = batches.pack(input.events, toolCallDerivation(input));
+      const derive = batches.v3 ? toolCallDerivationV3(input) : toolCallDerivation(input);
+      const packed = batches.pack(input.events, derive);
       const failed = (err: unknown): Promise<ToolActivityOutcome> => {
         batches.failed(packed.digest, err);
         return settle(err, packed.byRef);
@@ -102,15 +106,16 @@ export function toolCallPort(
         let pending: Promise<ToolCallResult>;
         try {
           const proxy = act as unknown as ExecuteWithOptions;
-          pending = packed.byRef
-            ? proxy.runToolV2.executeWithOptions(options, [
-                compactToolInput(
-                  { ...input, events: packed.events },
-                  workflowInfo().workflowId,
-                  argsDigestOf,
-                ),
+          const workflowId = workflowInfo().workflowId;
+          pending = packed.v3
+            ? proxy.runToolV3.executeWithOptions(options, [
+                compactToolInputV3({ ...input, events: packed.events }, workflowId, argsDigestOf, packed.run),
               ])
-            : proxy.runTool.executeWithOptions(options, [{ ...input, events: packed.events }]);
+            : packed.byRef
+              ? proxy.runToolV2.executeWithOptions(options, [
+                  compactToolInput({ ...input, events: packed.events }, workflowId, argsDigestOf),
+                ])
+              : proxy.runTool.executeWithOptions(options, [{ ...input, events: packed.events }]);
         } catch (err) {
           return failed(err);
         }
@@ -156,8 +161,9 @@ export function toolCallPort(
   };
 }
 
-/** The two step names as the proxies expose them, regular or local. */
+/** The step names as the proxies expose them, regular or local. */
 interface ExecuteWithOptions {
+  readonly runToolV3: { executeWithOptions(options: object, args: unknown[]): Promise<ToolCallResult> };
   readonly runTool: { executeWithOptions(options: object, args: unknown[]): Promise<ToolCallResult> };
   readonly runToolV2: { executeWithOptions(options: object, args: unknown[]): Promise<ToolCallResult> };
 }

@@ -70,4 +70,21 @@ describe('how an execution packs its step batches', () => {
     expect(batch.byRef).toBe(false);
     expect(batch.events.run).toMatchObject({ runId: 'run-1' });
   });
+
+  it('in the third step format the header carries the call defaults, and is named the same way once stored', () => {
+    const calls = { configPin: { digest: 'sha256:0', modelRoute: 'r' }, tools: { 't@v1': 'sha256:1' } };
+    const b = stepBatches(true, calls);
+    expect(b.v3).toBe(true);
+    const first = b.pack([event(1)], NO_DERIVATION);
+    expect(first.v3 && first.events.run).toMatchObject({ runId: 'run-1', calls });
+    expect(first.v3 && first.run).toEqual(first.events.run);
+    // The digest covers the call defaults: another execution's defaults name another header.
+    expect(stepBatches(true, {}).pack([event(1)], NO_DERIVATION).digest).not.toBe(first.digest);
+    b.stored(first.header);
+    const later = b.pack([event(2)], NO_DERIVATION);
+    expect(later.v3 && later.events.run).toBeUndefined();
+    expect(later.v3 && later.run).toMatchObject({ calls });
+    expect(later.digest).toBe(first.digest);
+    expect(stepBatches(true).v3).toBe(false);
+  });
 });
