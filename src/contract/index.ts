@@ -40,6 +40,7 @@ export {
   FALLBACK_TRIGGERS,
   ModelRoutePlanSchema,
   type FallbackTrigger,
+  type FastModelRoute,
   type ModelRoutePlan,
   type PinnedModelRoute,
 } from './model-routes.js';

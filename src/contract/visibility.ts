@@ -63,4 +63,5 @@ export const START_FEATURES: readonly string[] = [
   'agent-run-seal-v1',
   'agent-run-lean-frame-v1',
   'agent-run-config-pin-v1',
+  'agent-run-fast-model-v1',
 ];

@@ -357,13 +357,15 @@ export class SqlEvidenceStore implements EvidenceStore {
     items: readonly unknown[],
     index: (refs: readonly BlobRef[]) => unknown,
     events: readonly StoredEvent[],
+    o: { readonly provisional?: boolean } = {},
   ): Promise<BlobRef> {
     const texts = items.map((d) => encodeJson(d, MAX_BLOB_BYTES, 'blob'));
     const refs = texts.map(blobRefOfText);
     const indexText = encodeJson(index(refs), MAX_BLOB_BYTES, 'blob');
     const stored = validEvents(events);
+    const lastFlush = o.provisional === true;
     return this.executor.transaction(function* () {
-      if (stored.length > 0) yield* appendEventsProgram(stored);
+      if (stored.length > 0) yield* appendEventsProgram(stored, { lastFlush });
       for (let i = 0; i < texts.length; i++) yield* putBlobProgram(texts[i]!, refs[i]);
       return yield* putBlobProgram(indexText);
     });

@@ -3,16 +3,23 @@ import {
   ApplicationFailure,
   isCancellation,
   proxyActivities,
+  proxyLocalActivities,
   TimeoutFailure,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ModelActivities } from '../../contract/activity-interfaces.js';
 import { compactModelInput } from '../../contract/compact-step-input.js';
 import { modelCallDerivation } from '../../contract/packed-events-by-ref.js';
+import { MAX_FAST_TIMEOUT_MS } from '../../contract/tool.js';
 import { callPromise } from '../runner/call-promise.js';
 import { billedUsageOf } from '../runner/model-routing.js';
 import type { ModelDecision, RunnerPorts } from '../runner/ports.js';
-import { modelOptions, routeModelOptions, type ActivityTimeouts } from './activity-options.js';
+import {
+  fastReadOptions,
+  modelOptions,
+  routeModelOptions,
+  type ActivityTimeouts,
+} from './activity-options.js';
 import type { StepBatches } from './step-batches.js';
 import { MAX_WORKER_REFUSALS, modelRefusalOf, waitAfterRefusal } from './worker-refusal.js';
 import type { RunConfigPin } from '../../contract/run-config.js';
@@ -28,6 +35,14 @@ import type { RunConfigPin } from '../../contract/run-config.js';
  * configuration too (`worker.config_changed`), and learn how often workers refused the call
  * (`workerRefused` on the decision, or on the error when it failed after refusals).
  *
+ * With `fastModel` (runs since `agent-run-fast-model-v1`), a call on a pinned route that declares
+ * `fast` (docs/models.md, "Fast model routes") is tried first as a local activity in this workflow
+ * task, the same step activity with the same input, one try bounded by the route's `fast.timeoutMs`;
+ * when that try fails for any reason (its timeout, a refusal, the provider, the store) the call runs at
+ * once as the regular activity below, with its retries, refusals and failures (in a cancelled run it
+ * ends at once as cancelled). The fast try's failure is never reported: what the Runner gets is the
+ * regular activity's outcome, so usage and cost are counted once, from the answer the call took.
+ *
  * Failure semantics: a cancellation rejects as it came; any other failure rejects with an Error
  * whose `code` is the provider's stable type (`ApplicationFailure`), `model.timeout` or
  * `model.failed`, with the provider's billed usage when it reported one (the Runner ends the run with
@@ -38,8 +53,10 @@ export function modelCallPort(
   timeouts: ActivityTimeouts,
   batches: StepBatches,
   configPin?: RunConfigPin,
+  fastModel = false,
 ): RunnerPorts['callModel'] {
   const model = proxyActivities<ModelActivities>(modelOptions(timeouts));
+  const local = proxyLocalActivities<ModelActivities>(fastReadOptions(MAX_FAST_TIMEOUT_MS));
   return (call, route) =>
     callPromise(() => {
       // Runs with a config pin send it with every call: a worker with another configuration refuses.
@@ -65,18 +82,35 @@ export function modelCallPort(
           { code, ...(billed ? { billed } : {}), ...(refused ? { workerRefused: refused } : {}) },
         );
       };
-      const schedule = (refusals: number, lastRefusal?: string): Promise<ModelDecision> => {
+      // The fast try (`fastMs`): whatever its failure (its shape differs between a live task and a
+      // replay from its marker), the regular activity follows at once; in a cancelled run it ends
+      // at once as cancelled. Never rescheduled, never reported: the Runner sees the regular outcome.
+      const fellBack = (err: unknown): Promise<ModelDecision> => {
+        batches.failed(packed.digest, err);
+        return schedule(0);
+      };
+      const schedule = (refusals: number, lastRefusal?: string, fastMs?: number): Promise<ModelDecision> => {
         let pending: Promise<ModelDecision>;
         try {
-          const call = { ...options, summary: `model ${input.purpose} #${input.callSeq}${on}` };
+          const summary = `model ${input.purpose} #${input.callSeq}${on}`;
+          const call =
+            fastMs === undefined
+              ? { ...options, summary }
+              : { ...fastReadOptions(fastMs), summary: `${summary} (fast)` };
+          const proxy = (fastMs === undefined ? model : local) as unknown as StepProxies;
           pending = packed.byRef
-            ? model.callModelV2.executeWithOptions(call, [
+            ? proxy.callModelV2.executeWithOptions(call, [
                 compactModelInput({ ...input, events: packed.events }, workflowInfo().workflowId),
               ])
-            : model.callModel.executeWithOptions(call, [{ ...input, events: packed.events }]);
+            : proxy.callModel.executeWithOptions(call, [{ ...input, events: packed.events }]);
         } catch (err) {
-          return failed(err);
+          return fastMs === undefined ? failed(err) : fellBack(err);
         }
+        if (fastMs !== undefined)
+          return pending.then((decision) => {
+            batches.stored(packed.header);
+            return decision;
+          }, fellBack);
         // One promise and one tick to the Runner (call-promise.ts), as the async form had.
         return pending.then(
           (decision) => {
@@ -100,6 +134,12 @@ export function modelCallPort(
           },
         );
       };
-      return schedule(0);
+      return schedule(0, undefined, fastModel ? route?.fast?.timeoutMs : undefined);
     });
+}
+
+/** The step activity's two names as the proxies expose them, regular or local. */
+interface StepProxies {
+  readonly callModel: { executeWithOptions(options: object, args: unknown[]): Promise<ModelDecision> };
+  readonly callModelV2: { executeWithOptions(options: object, args: unknown[]): Promise<ModelDecision> };
 }

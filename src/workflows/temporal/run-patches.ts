@@ -224,6 +224,15 @@ export const LEAN_FRAME_PATCH = 'agent-run-lean-frame-v1';
  */
 export const CONFIG_PIN_PATCH = 'agent-run-config-pin-v1';
 
+/**
+ * A model call on a pinned route version that declares `fast` (docs/models.md, "Fast model routes")
+ * is tried first as a local activity in the workflow task that decided it, one try bounded by the
+ * route's `fast.timeoutMs`; any failure of that try falls back to the regular model activity
+ * (model-call-port.ts). Decided once at the start, without a marker when the start memo lists it
+ * ({@link RunPatches.feature}); a history without it runs every model call as a regular activity, as before.
+ */
+export const FAST_MODEL_PATCH = 'agent-run-fast-model-v1';
+
 /** Behaviours a start memo may ask for without a marker ({@link START_FEATURES_MEMO_KEY}). */
 export type StartFeatureId =
   | typeof TRUST_SCOPE_PATCH
@@ -241,7 +250,8 @@ export type StartFeatureId =
   | typeof WORKER_REFUSAL_PATCH
   | typeof RUN_SEAL_PATCH
   | typeof LEAN_FRAME_PATCH
-  | typeof CONFIG_PIN_PATCH;
+  | typeof CONFIG_PIN_PATCH
+  | typeof FAST_MODEL_PATCH;
 
 /** The ids the baseline stands for. */
 export const BASELINE_PATCH_IDS = [

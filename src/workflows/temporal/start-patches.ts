@@ -18,6 +18,7 @@ import {
   RUN_SEAL_PATCH,
   LEAN_FRAME_PATCH,
   CONFIG_PIN_PATCH,
+  FAST_MODEL_PATCH,
   SIGNED_DECISIONS_PATCH,
   TRUST_SCOPE_PATCH,
   type RunPatches,
@@ -62,6 +63,8 @@ export interface StartPatches {
   readonly leanFrame: boolean;
   /** The run pins its configuration run-scoped; workers refuse calls under another (`CONFIG_PIN_PATCH`). */
   readonly configPin: boolean;
+  /** Model calls on a route declaring `fast` are tried first as local activities (`FAST_MODEL_PATCH`). */
+  readonly fastModel: boolean;
 }
 
 /**
@@ -71,7 +74,7 @@ export interface StartPatches {
  * goal run (not `graph`); the decision rules, the tool definition pin, the model context ref, the
  * request for more information, the human request expiry, the versioned facts, the context
  * priority, the fast path, the step contracts, the delivered outcome, the worker refusal, the run
- * seal, the lean frame and the config pin after them, for every run. The last sixteen without a marker when the start memo names them
+ * seal, the lean frame, the config pin and the fast model routes after them, for every run. The last seventeen without a marker when the start memo names them
  * ({@link RunPatches.feature}).
  */
 export function decideStartPatches(patches: RunPatches, graph: boolean): StartPatches {
@@ -96,6 +99,7 @@ export function decideStartPatches(patches: RunPatches, graph: boolean): StartPa
   const runSeal = patches.feature(RUN_SEAL_PATCH);
   const leanFrame = patches.feature(LEAN_FRAME_PATCH);
   const configPin = patches.feature(CONFIG_PIN_PATCH);
+  const fastModel = patches.feature(FAST_MODEL_PATCH);
   return {
     continueAsNew,
     guardrails,
@@ -118,5 +122,6 @@ export function decideStartPatches(patches: RunPatches, graph: boolean): StartPa
     runSeal,
     leanFrame,
     configPin,
+    fastModel,
   };
 }

@@ -69,6 +69,7 @@ function startPorts(o: RunnerStart): RunnerPorts {
     o.runPatches,
     patches.leanFrame,
     o.pinned.configPin,
+    patches.fastModel,
   );
 }
 

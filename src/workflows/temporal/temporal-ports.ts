@@ -60,6 +60,8 @@ export function createTemporalPorts(
   leanFrame = false,
   /** The run's config pin (`agent-run-config-pin-v1`): sent with every tool and model call. */
   configPin?: RunConfigPin,
+  /** Model calls on a route declaring `fast` are tried first as local activities (`agent-run-fast-model-v1`). */
+  fastModel = false,
 ): RunnerPorts {
   const run = proxyActivities<RunActivities & ToolActivities>(BOOKKEEPING_OPTIONS);
   const memory = proxyActivities<MemoryActivities>(BOOKKEEPING_OPTIONS);
@@ -69,7 +71,7 @@ export function createTemporalPorts(
   return {
     tools,
     now: () => new Date().toISOString(), // the workflow clock: deterministic inside the sandbox
-    callModel: modelCallPort(timeouts, batches, configPin),
+    callModel: modelCallPort(timeouts, batches, configPin, fastModel),
     callTool: toolCallPort(timeouts, batches, configPin),
     resolveLostInvocation: (input) =>
       CancellationScope.nonCancellable(() =>
