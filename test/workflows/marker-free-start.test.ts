@@ -24,6 +24,7 @@ import {
   RUN_SEAL_PATCH,
   LEAN_FRAME_PATCH,
   CONFIG_PIN_PATCH,
+  FAST_MODEL_PATCH,
   TRUST_SCOPE_PATCH,
 } from '../../src/workflows/temporal/run-patches.js';
 import type { ModelScript } from '../../src/activities/model/scripted-script.js';
@@ -142,6 +143,7 @@ describe('a marker-free start (real server)', () => {
       RUN_SEAL_PATCH,
       LEAN_FRAME_PATCH,
       CONFIG_PIN_PATCH,
+      FAST_MODEL_PATCH,
     ]);
     expect(hasChangeVersionUpsert(marked.history)).toBe(true);
     // Otherwise the same commands: the same events once the markers and the upserts after them are left out.
@@ -212,6 +214,7 @@ describe('a marker-free start (real server)', () => {
       RUN_SEAL_PATCH,
       LEAN_FRAME_PATCH,
       CONFIG_PIN_PATCH,
+      FAST_MODEL_PATCH,
     ]);
   });
 });
