@@ -38,10 +38,11 @@ import type { RunConfigPin } from '../../contract/run-config.js';
  * With `fastModel` (runs since `agent-run-fast-model-v1`), a call on a pinned route that declares
  * `fast` (docs/models.md, "Fast model routes") is tried first as a local activity in this workflow
  * task, the same step activity with the same input, one try bounded by the route's `fast.timeoutMs`;
- * when that try fails for any reason (its timeout, a refusal, the provider, the store) the call runs at
- * once as the regular activity below, with its retries, refusals and failures (in a cancelled run it
- * ends at once as cancelled). The fast try's failure is never reported: what the Runner gets is the
- * regular activity's outcome, so usage and cost are counted once, from the answer the call took.
+ * when that try fails (its timeout, a worker's refusal, the provider, the store) the call runs at once
+ * as the regular activity below, with its retries, refusals and failures (in a cancelled run it ends
+ * at once as cancelled), and the try's failure is not reported: usage and cost are counted once, from
+ * the answer the call took. Only a refusal the provider billed (`model.blocked`) is not tried again:
+ * it fails the call on this route as below, as the regular activity's first attempt would have.
  *
  * Failure semantics: a cancellation rejects as it came; any other failure rejects with an Error
  * whose `code` is the provider's stable type (`ApplicationFailure`), `model.timeout` or
@@ -69,7 +70,7 @@ export function modelCallPort(
         batches.failed(packed.digest, err);
         // A model call that failed for good ends the run with the provider's stable code (unless the
         // runner takes a fallback of its pinned route).
-        const cause = err instanceof ActivityFailure ? err.cause : undefined;
+        const cause = causeOf(err);
         const code =
           cause instanceof ApplicationFailure
             ? (cause.type ?? 'model.failed')
@@ -85,7 +86,12 @@ export function modelCallPort(
       // The fast try (`fastMs`): whatever its failure (its shape differs between a live task and a
       // replay from its marker), the regular activity follows at once; in a cancelled run it ends
       // at once as cancelled. Never rescheduled, never reported: the Runner sees the regular outcome.
+      // Except a refusal the provider billed (`model.blocked`, its usage in the details): that is the
+      // call's outcome on this route, as the regular activity's would be (a refusal is not retried),
+      // counted once; asking the provider again would pay for it twice.
       const fellBack = (err: unknown): Promise<ModelDecision> => {
+        const cause = causeOf(err);
+        if (cause instanceof ApplicationFailure && billedUsageOf(cause.details?.[0])) return failed(err);
         batches.failed(packed.digest, err);
         return schedule(0);
       };
@@ -136,6 +142,16 @@ export function modelCallPort(
       };
       return schedule(0, undefined, fastModel ? route?.fast?.timeoutMs : undefined);
     });
+}
+
+/**
+ * What a failed model activity failed with: an activity's failure is wrapped (`ActivityFailure`), a
+ * local activity's arrives wrapped in a live task and as the `ApplicationFailure` itself when replayed
+ * from its marker; both give the same cause, so live and replay decide alike.
+ */
+function causeOf(err: unknown): Error | undefined {
+  if (err instanceof ActivityFailure) return err.cause;
+  return err instanceof ApplicationFailure ? err : undefined;
 }
 
 /** The step activity's two names as the proxies expose them, regular or local. */
