@@ -118,7 +118,10 @@ async function main(): Promise<void> {
     ARMS.map((a) => [a, { lat: [], eventsPerStep: [], bytesPerStep: [], serverCpuPerStep: [] }]),
   ) as unknown as Record<FastArm, ArmSamples>;
   // The fast model arm's routes: a routes file of scripted routes (only a pinned route can be fast).
-  const routes = writeScriptedRoutesFile(mkdtempSync(join(dataDir, 'fast-routes-')), benchModelRoutes([steps]));
+  const routes = writeScriptedRoutesFile(
+    mkdtempSync(join(dataDir, 'fast-routes-')),
+    benchModelRoutes([steps]),
+  );
   for (let rep = 0; rep < reps; rep++) {
     const rig = await createRig(bundle, [steps], dataDir, (l) => progress(`  server: ${l}`), {
       HARNESS_MODEL_ROUTES: routes,

@@ -18,7 +18,12 @@ import { createHarnessFixture, type HarnessFixture } from '../support/harness.js
 import { historyOf } from '../support/history.js';
 import { localActivityMarkers } from '../support/local-activity-markers.js';
 import { recordFixtureIfAsked } from '../support/record-fixture.js';
-import { startFakeServer, startSse, writeSse, type FakeServer } from '../unit/activities/model/support/fake-http-server.js';
+import {
+  startFakeServer,
+  startSse,
+  writeSse,
+  type FakeServer,
+} from '../unit/activities/model/support/fake-http-server.js';
 import { chunk, done, usageChunk } from '../unit/activities/model/support/openai-wire.js';
 
 const STEPS = 2;
@@ -161,87 +166,101 @@ describe('fast model routes run their calls as local activities (real server)', 
 const REFUSAL_USAGE = { inputTokens: 30, outputTokens: 2 };
 const ANSWER_USAGE = { inputTokens: 10, outputTokens: 3 };
 
-describe('a fast try the provider refused and billed is the call\'s outcome (real server, real SDK)', { timeout: 60_000 }, () => {
-  let server: FakeServer;
-  let h: HarnessFixture;
-  beforeAll(async () => {
-    server = await startFakeServer();
-    server.handle((_req, res) => {
-      startSse(res);
-      writeSse(res, chunk({ content: 'I will' }));
-      writeSse(res, chunk({}, 'content_filter'));
-      writeSse(res, usageChunk(REFUSAL_USAGE.inputTokens, REFUSAL_USAGE.outputTokens));
-      done(res);
-    });
-    const dir = mkdtempSync(join(tmpdir(), 'fast-model-refusal-'));
-    writeFileSync(
-      join(dir, 'answer.json'),
-      JSON.stringify({ entries: [], fallback: { text: 'Answered after a refusal.', usage: ANSWER_USAGE } }),
-    );
-    const routes = {
-      schemaVersion: 1,
-      routes: {
-        'guarded@v1': {
-          provider: 'openai',
-          model: 'gpt-fake-1',
-          baseUrl: `${server.origin}/v1`,
-          apiKeyEnv: 'FAST_MODEL_KEY',
-          contextWindow: 128_000,
-          prices: { inputUsdPerMTok: 2, outputUsdPerMTok: 8 },
-          fast: { timeoutMs: 5_000 },
-          fallbacks: [{ route: 'answer@v1', on: ['refusal'] }],
+describe(
+  "a fast try the provider refused and billed is the call's outcome (real server, real SDK)",
+  { timeout: 60_000 },
+  () => {
+    let server: FakeServer;
+    let h: HarnessFixture;
+    beforeAll(async () => {
+      server = await startFakeServer();
+      server.handle((_req, res) => {
+        startSse(res);
+        writeSse(res, chunk({ content: 'I will' }));
+        writeSse(res, chunk({}, 'content_filter'));
+        writeSse(res, usageChunk(REFUSAL_USAGE.inputTokens, REFUSAL_USAGE.outputTokens));
+        done(res);
+      });
+      const dir = mkdtempSync(join(tmpdir(), 'fast-model-refusal-'));
+      writeFileSync(
+        join(dir, 'answer.json'),
+        JSON.stringify({ entries: [], fallback: { text: 'Answered after a refusal.', usage: ANSWER_USAGE } }),
+      );
+      const routes = {
+        schemaVersion: 1,
+        routes: {
+          'guarded@v1': {
+            provider: 'openai',
+            model: 'gpt-fake-1',
+            baseUrl: `${server.origin}/v1`,
+            apiKeyEnv: 'FAST_MODEL_KEY',
+            contextWindow: 128_000,
+            prices: { inputUsdPerMTok: 2, outputUsdPerMTok: 8 },
+            fast: { timeoutMs: 5_000 },
+            fallbacks: [{ route: 'answer@v1', on: ['refusal'] }],
+          },
+          'answer@v1': {
+            provider: 'scripted',
+            model: 'scripted',
+            script: 'answer.json',
+            contextWindow: 128_000,
+            prices: { inputUsdPerMTok: 0, outputUsdPerMTok: 0 },
+          },
         },
-        'answer@v1': {
-          provider: 'scripted',
-          model: 'scripted',
-          script: 'answer.json',
-          contextWindow: 128_000,
-          prices: { inputUsdPerMTok: 0, outputUsdPerMTok: 0 },
-        },
-      },
-      purposes: { default: 'guarded@v1' },
-    };
-    writeFileSync(join(dir, 'routes.json'), JSON.stringify(routes));
-    h = await createHarnessFixture('fast-model-refusal', {
-      env: { HARNESS_MODEL_ROUTES: join(dir, 'routes.json'), FAST_MODEL_KEY: 'sk-fast-model-0123456789' },
+        purposes: { default: 'guarded@v1' },
+      };
+      writeFileSync(join(dir, 'routes.json'), JSON.stringify(routes));
+      h = await createHarnessFixture('fast-model-refusal', {
+        env: { HARNESS_MODEL_ROUTES: join(dir, 'routes.json'), FAST_MODEL_KEY: 'sk-fast-model-0123456789' },
+      });
     });
-  });
-  afterAll(async () => {
-    await h?.close();
-    await server?.close();
-  });
+    afterAll(async () => {
+      await h?.close();
+      await server?.close();
+    });
 
-  it('is not asked again: the route falls back with the billed usage counted once', async () => {
-    const handle = await h.start({
-      profile: { name: 'support.answer', version: 'v1' },
-      modelRoute: 'guarded@v1',
-      task: { message: 'When will ORD-1001 ship?' },
-    });
-    const result = (await handle.result()) as AgentRunResult;
-    expect(result).toMatchObject({ status: 'succeeded', output: 'Answered after a refusal.' });
-    // The provider was asked once, by the fast try; its refusal is the call's outcome on the route.
-    expect(server.requests).toHaveLength(1);
-    const models = (await localActivityMarkers(handle)).filter((m) => MODEL.includes(m.activityType));
-    expect(models.map((m) => m.failed)).toEqual([true]);
-    const fallbackCalls = (await historyOf(handle)).filter(
-      (e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && MODEL.includes(e.activityType ?? ''),
-    );
-    expect(fallbackCalls).toHaveLength(1);
+    it('is not asked again: the route falls back with the billed usage counted once', async () => {
+      const handle = await h.start({
+        profile: { name: 'support.answer', version: 'v1' },
+        modelRoute: 'guarded@v1',
+        task: { message: 'When will ORD-1001 ship?' },
+      });
+      const result = (await handle.result()) as AgentRunResult;
+      expect(result).toMatchObject({ status: 'succeeded', output: 'Answered after a refusal.' });
+      // The provider was asked once, by the fast try; its refusal is the call's outcome on the route.
+      expect(server.requests).toHaveLength(1);
+      const models = (await localActivityMarkers(handle)).filter((m) => MODEL.includes(m.activityType));
+      expect(models.map((m) => m.failed)).toEqual([true]);
+      const fallbackCalls = (await historyOf(handle)).filter(
+        (e) => e.type === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && MODEL.includes(e.activityType ?? ''),
+      );
+      expect(fallbackCalls).toHaveLength(1);
 
-    const events = (await h.composition.store.listEvents(handle.workflowId)).filter((e) =>
-      e.type.startsWith('model.'),
-    );
-    expect(events.map((e) => e.type)).toEqual(['model.started', 'model.failed', 'model.fallback', 'model.completed']);
-    expect(events[2]!.data).toMatchObject({ from: 'guarded@v1', to: 'answer@v1', reason: 'refusal', code: 'model.blocked' });
-    expect((events[2]!.data['billed'] as { usage: unknown }).usage).toEqual(REFUSAL_USAGE);
-    const view = await handle.query<RunView>('state');
-    expect(view.budget).toMatchObject({
-      modelCalls: 1,
-      inputTokens: REFUSAL_USAGE.inputTokens + ANSWER_USAGE.inputTokens,
-      outputTokens: REFUSAL_USAGE.outputTokens + ANSWER_USAGE.outputTokens,
+      const events = (await h.composition.store.listEvents(handle.workflowId)).filter((e) =>
+        e.type.startsWith('model.'),
+      );
+      expect(events.map((e) => e.type)).toEqual([
+        'model.started',
+        'model.failed',
+        'model.fallback',
+        'model.completed',
+      ]);
+      expect(events[2]!.data).toMatchObject({
+        from: 'guarded@v1',
+        to: 'answer@v1',
+        reason: 'refusal',
+        code: 'model.blocked',
+      });
+      expect((events[2]!.data['billed'] as { usage: unknown }).usage).toEqual(REFUSAL_USAGE);
+      const view = await handle.query<RunView>('state');
+      expect(view.budget).toMatchObject({
+        modelCalls: 1,
+        inputTokens: REFUSAL_USAGE.inputTokens + ANSWER_USAGE.inputTokens,
+        outputTokens: REFUSAL_USAGE.outputTokens + ANSWER_USAGE.outputTokens,
+      });
+      // Live and replay decide alike on the refused try's marker.
+      await replays(handle);
+      await recordFixtureIfAsked(h.t.client, handle.workflowId, 'support-fast-model-refusal-v1');
     });
-    // Live and replay decide alike on the refused try's marker.
-    await replays(handle);
-    await recordFixtureIfAsked(h.t.client, handle.workflowId, 'support-fast-model-refusal-v1');
-  });
-});
+  },
+);

@@ -132,9 +132,8 @@ export class SqlEvidenceStore implements EvidenceStore {
   ): Promise<void> {
     const valid = parseRecord(InvocationIntentSchema, intent, 'invocation intent');
     const stored = validEvents(events);
-    const lastFlush = o.provisional === true;
     await this.executor.transaction(function* () {
-      if (stored.length > 0) yield* appendEventsProgram(stored, { lastFlush });
+      if (stored.length > 0) yield* appendEventsProgram(stored, { lastFlush: o.provisional === true });
       yield* recordIntentProgram(valid);
     });
   }
@@ -363,9 +362,8 @@ export class SqlEvidenceStore implements EvidenceStore {
     const refs = texts.map(blobRefOfText);
     const indexText = encodeJson(index(refs), MAX_BLOB_BYTES, 'blob');
     const stored = validEvents(events);
-    const lastFlush = o.provisional === true;
     return this.executor.transaction(function* () {
-      if (stored.length > 0) yield* appendEventsProgram(stored, { lastFlush });
+      if (stored.length > 0) yield* appendEventsProgram(stored, { lastFlush: o.provisional === true });
       for (let i = 0; i < texts.length; i++) yield* putBlobProgram(texts[i]!, refs[i]);
       return yield* putBlobProgram(indexText);
     });

@@ -24,7 +24,10 @@ function routesWith(extra: Record<string, unknown>): string {
     prices: { inputUsdPerMTok: 0, outputUsdPerMTok: 0 },
     ...extra,
   };
-  writeFileSync(path, JSON.stringify({ schemaVersion: 1, routes: { 'quick@v1': route }, purposes: { default: 'quick@v1' } }));
+  writeFileSync(
+    path,
+    JSON.stringify({ schemaVersion: 1, routes: { 'quick@v1': route }, purposes: { default: 'quick@v1' } }),
+  );
   return path;
 }
 
