@@ -43,6 +43,8 @@ interface ArmSamples {
   eventsPerStep: number[];
   bytesPerStep: number[];
   serverCpuPerStep: number[];
+  /** The run's wall time (first to last history event) divided by its steps. */
+  wallPerStep: number[];
 }
 
 function intFlag(argv: readonly string[], name: string, fallback: number): number {
@@ -115,7 +117,10 @@ async function main(): Promise<void> {
   // As `npm run bench`: the server's db and the stores on tmpfs unless `--disk`.
   const dataDir = argv.includes('--disk') || !existsSync('/dev/shm') ? tmpdir() : '/dev/shm';
   const acc = Object.fromEntries(
-    ARMS.map((a) => [a, { lat: [], eventsPerStep: [], bytesPerStep: [], serverCpuPerStep: [] }]),
+    ARMS.map((a) => [
+      a,
+      { lat: [], eventsPerStep: [], bytesPerStep: [], serverCpuPerStep: [], wallPerStep: [] },
+    ]),
   ) as unknown as Record<FastArm, ArmSamples>;
   // The fast model arm's routes: a routes file of scripted routes (only a pinned route can be fast).
   const routes = writeScriptedRoutesFile(
@@ -145,6 +150,7 @@ async function main(): Promise<void> {
           acc[arm].eventsPerStep.push((last.events - first.events) / measured);
           acc[arm].bytesPerStep.push((last.bytes - first.bytes) / measured);
           acc[arm].serverCpuPerStep.push(cpu / steps);
+          acc[arm].wallPerStep.push(stats.wallMs / steps);
         }
       }
       await worker.stop();
@@ -161,21 +167,24 @@ async function main(): Promise<void> {
       eventsPerStep: median(a.eventsPerStep),
       bytesPerStep: median(a.bytesPerStep),
       serverCpuMsPerStep: median(a.serverCpuPerStep),
+      wallMsPerStep: median(a.wallPerStep),
     };
   });
   const by = Object.fromEntries(rows.map((r) => [r.arm, r])) as Record<FastArm, (typeof rows)[number]>;
   const lines = [
-    '| arm | p50 per step (ms) | p99 per step (ms) | events per step | bytes per step | server CPU per step (ms) |',
-    '| --- | --- | --- | --- | --- | --- |',
+    '| arm | p50 per step (ms) | p99 per step (ms) | run wall per step (ms) | events per step | bytes per step | server CPU per step (ms) |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
     ...rows.map(
       (r) =>
-        `| ${r.arm} | ${r.p50Ms.toFixed(1)} | ${r.p99Ms.toFixed(1)} | ${r.eventsPerStep.toFixed(1)} | ${Math.round(r.bytesPerStep)} | ${r.serverCpuMsPerStep.toFixed(1)} |`,
+        `| ${r.arm} | ${r.p50Ms.toFixed(1)} | ${r.p99Ms.toFixed(1)} | ${r.wallMsPerStep.toFixed(1)} | ${r.eventsPerStep.toFixed(1)} | ${Math.round(r.bytesPerStep)} | ${r.serverCpuMsPerStep.toFixed(1)} |`,
     ),
     '',
-    `harness-fast-model p50 / bare p50: ${(by['harness-fast-model'].p50Ms / by.bare.p50Ms).toFixed(2)}x (target <= 0.5x)`,
-    `harness-fast-model p50 / bare-local p50: ${(by['harness-fast-model'].p50Ms / by['bare-local'].p50Ms).toFixed(2)}x (target <= 1.1x)`,
+    // Every step of the fast model arm runs inside one workflow task: its markers share that task's
+    // completion time, so its p50 from history is 0; the run's wall time per step is the comparable figure.
+    `harness-fast-model wall per step / bare: ${(by['harness-fast-model'].wallMsPerStep / by.bare.wallMsPerStep).toFixed(2)}x (target <= 0.5x)`,
+    `harness-fast-model wall per step / bare-local: ${(by['harness-fast-model'].wallMsPerStep / by['bare-local'].wallMsPerStep).toFixed(2)}x (target <= 1.1x)`,
     `harness-fast-model bytes per step / bare: ${(by['harness-fast-model'].bytesPerStep / by.bare.bytesPerStep).toFixed(2)}x (target <= 1x)`,
-    `harness-fast (model call regular) p50 / bare p50: ${(by['harness-fast'].p50Ms / by.bare.p50Ms).toFixed(2)}x`,
+    `harness-fast (model call regular) p50 / bare p50: ${(by['harness-fast'].p50Ms / by.bare.p50Ms).toFixed(2)}x, wall per step: ${(by['harness-fast'].wallMsPerStep / by.bare.wallMsPerStep).toFixed(2)}x`,
   ];
   console.log(lines.join('\n'));
   const dir = resolve(projectRoot, 'bench', 'results');
