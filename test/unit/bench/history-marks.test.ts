@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { analyzeHistory } from '../../../bench/lib/history.js';
 
 const { temporal } = proto;
-type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
+/** An event as plain data (`History.fromObject` turns numbers into the proto's longs). */
+type HistoryEvent = Record<string, unknown>;
 
 const at = (ms: number) => ({ seconds: Math.floor(ms / 1000), nanos: (ms % 1000) * 1e6 });
 
@@ -32,7 +33,7 @@ function marker(id: number, ms: number, activityType: string, failed = false): H
 /** bench/lib/history.ts: a call counts where it ran, an activity's scheduling or a local activity's marker. */
 describe('bench history marks', () => {
   it('counts model and tool calls run as local activities at their markers, not a failed fast try', () => {
-    const history = temporal.api.history.v1.History.create({
+    const history = temporal.api.history.v1.History.fromObject({
       events: [
         marker(1, 1_000, 'callModelV2'),
         marker(2, 1_000, 'runToolV2'),
