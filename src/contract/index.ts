@@ -40,7 +40,6 @@ export {
   FALLBACK_TRIGGERS,
   ModelRoutePlanSchema,
   type FallbackTrigger,
-  type FastModelRoute,
   type ModelRoutePlan,
   type PinnedModelRoute,
 } from './model-routes.js';

@@ -85,7 +85,6 @@ export const FastModelRouteSchema = z.lazy(() =>
     timeoutMs: z.number().int().min(1).max(MAX_FAST_TIMEOUT_MS),
   }),
 );
-export type FastModelRoute = z.infer<typeof FastModelRouteSchema>;
 
 /**
  * What a run pins of one route version: enough for the workflow to schedule and fall back, never a
