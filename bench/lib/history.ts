@@ -51,6 +51,19 @@ function timeMs(e: HistoryEvent): number {
   return Number(t.seconds?.toString() ?? 0) * 1000 + (t.nanos ?? 0) / 1e6;
 }
 
+/**
+ * The activity type of a local activity that completed (its `core_local_activity` marker, no failure):
+ * a fast read, or a model call on a fast route. Undefined for any other event, and for a fast try
+ * that failed (the regular activity after it is the call).
+ */
+function localActivityType(e: HistoryEvent): string | undefined {
+  const m = e.markerRecordedEventAttributes;
+  if (m?.markerName !== 'core_local_activity' || m.failure) return undefined;
+  const data = m.details?.['data']?.payloads?.[0]?.data;
+  if (!data) return undefined;
+  return (JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string }).activity_type;
+}
+
 /** Encoded protobuf size of one event. */
 export function eventBytes(e: HistoryEvent): number {
   return temporal.api.history.v1.HistoryEvent.encode(e).finish().length;
@@ -61,7 +74,11 @@ export function historyBytes(h: History): number {
   return temporal.api.history.v1.History.encode(h).finish().length;
 }
 
-/** Count events, bytes, model and tool calls, and the per-step marks and latencies of a bench run. */
+/**
+ * Count events, bytes, model and tool calls, and the per-step marks and latencies of a bench run. A
+ * call that ran as a local activity counts at its marker (recorded when the workflow task that ran it
+ * completed), one that ran as an activity at its scheduling.
+ */
 export function analyzeHistory(h: History): HistoryStats {
   const events = h.events ?? [];
   const marks: StepMark[] = [];
@@ -78,9 +95,10 @@ export function analyzeHistory(h: History): HistoryStats {
   const byId = new Map<string, { type: string; at: number }>();
   let wft = { scheduled: 0, started: 0 };
   events.forEach((e, i) => {
-    const type = e.activityTaskScheduledEventAttributes?.activityType?.name;
+    const scheduled = e.activityTaskScheduledEventAttributes?.activityType?.name;
+    const type = scheduled ?? localActivityType(e);
     const at = timeMs(e);
-    if (type) byId.set(String(e.eventId), { type, at });
+    if (scheduled) byId.set(String(e.eventId), { type: scheduled, at });
     const started = e.activityTaskStartedEventAttributes;
     const done = e.activityTaskCompletedEventAttributes;
     if (started) {

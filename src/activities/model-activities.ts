@@ -27,6 +27,7 @@ import type { ChainHeadSigner } from './attestation/chain-head-signer.js';
 import type { StoredEvent } from '../contract/store-records.js';
 import { refuseChangedConfig, type RunConfigSources } from './run-config-digest.js';
 import { resolveModelRoute } from './resolve-model-route.js';
+import { attemptTag } from './attempt-tag.js';
 
 export interface ModelActivityDeps extends RunConfigSources {
   readonly registry: ToolRegistry;
@@ -121,8 +122,10 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
     });
     const priority = input.contextOrder === 'priority';
     const transcript = await loadTranscript(store, transcripts, input.runId, input.callSeq, priority);
+    // A fast try's events (a local activity) are provisional, as a last flush's: its task may be retried.
+    const provisional = Context.current().info.isLocal;
     if (transcript.answered) {
-      await store.appendEvents(events);
+      await (provisional ? store.appendLastFlush(events) : store.appendEvents(events));
       return withHeads({ ...transcript.answered.output, replayed: true }, await headsOf(events));
     }
     const request = await planner.plan(input, transcript);
@@ -133,7 +136,7 @@ export function createModelActivities(deps: ModelActivityDeps): ModelActivities 
       memo: request.memo,
     });
     const pkg = request.plan.pkg;
-    const blob = await storeRequestPackage(store, pkg, request.plan.turnOf, events);
+    const blob = await storeRequestPackage(store, pkg, request.plan.turnOf, events, { provisional });
     const heads = await headsOf(events);
     const context: ContextRef = {
       packageId: pkg.packageId,
@@ -178,9 +181,10 @@ async function answer(
 ): Promise<ModelDecision> {
   const { route, tools, outputReserve, made } = request;
   const ctx = Context.current();
-  // A fallback is another call of the same number: its deltas go under their own id.
+  // A fallback is another call of the same number: its deltas go under their own id, and so do a
+  // fast try's (`l<attempt>`) and the regular activity's after it (`a<attempt>`).
   const fallback = input.fallback ? `:f${input.fallback}` : '';
-  const callId = `${input.runId}:m${input.callSeq}${fallback}:a${ctx.info.attempt}`;
+  const callId = `${input.runId}:m${input.callSeq}${fallback}:${attemptTag()}`;
   const deltas = new ModelDeltaWriter(store, input.runId, callId, (d) => ctx.heartbeat(d));
   try {
     const output = await route.provider.stream(

@@ -5,6 +5,7 @@ import { summaryArtifactId } from './context/transcript-items.js';
 import type { ContextItem } from './context/types.js';
 import type { ModelRouter } from './model-router.js';
 import { resolveModelRoute } from './resolve-model-route.js';
+import { attemptTag } from './attempt-tag.js';
 import type { EvidenceStore } from './store/index.js';
 
 /** Summaries the context builder asks for in one call at most; older observations beyond wait for the next call. */
@@ -55,7 +56,7 @@ export async function summarizeObservation(
     const block = renderDataBlock({ ...item, content: item.content.slice(0, MAX_SUMMARIZED_CHARS) });
     const out = await route.provider.stream(
       {
-        callId: `${input.runId}:m${input.callSeq}:summary:${made.calls}:a${ctx.info.attempt}`,
+        callId: `${input.runId}:m${input.callSeq}:summary:${made.calls}:${attemptTag()}`,
         purpose: 'summarize',
         model: route.model,
         messages: [

@@ -211,13 +211,17 @@ export interface EvidenceStore {
    * and the events it carries this way; a store that wraps another must pass `events` on. All or none: every value is
    * encoded and checked before the transaction starts (blob references are content digests, known
    * before anything is written), and a failure inside it stores nothing.
+   * `provisional`: the events come from a local activity (a model call's fast try), which runs inside
+   * its workflow task; they are stored as {@link EvidenceStore.appendLastFlush} stores them, so the
+   * retried task's events replace those of an abandoned attempt.
    * @throws as {@link putBlob} for the first value that fails (`index` is called before any I/O; what
-   *   it throws rejects the call as it is); as appendEvents.
+   *   it throws rejects the call as it is); as appendEvents (with `provisional`, as appendLastFlush).
    */
   putIndexedBlobs(
     items: readonly unknown[],
     index: (refs: readonly BlobRef[]) => unknown,
     events: readonly StoredEvent[],
+    o?: { readonly provisional?: boolean },
   ): Promise<BlobRef>;
 
   /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_FAST_TIMEOUT_MS } from './tool.js';
 
 /**
  * A versioned model route: `name@vN`, e.g. `support@v2`. A version never changes once a run may have
@@ -72,6 +73,20 @@ export const ModelFallbackSchema = z.lazy(() =>
 export type ModelFallback = z.infer<typeof ModelFallbackSchema>;
 
 /**
+ * A route version's fast path (docs/models.md, "Fast model routes"): on runs since
+ * `agent-run-fast-model-v1`, each call on the route is tried first as a local activity in the workflow
+ * task that decided it, one try bounded by `timeoutMs` (1 to {@link MAX_FAST_TIMEOUT_MS}, and at most
+ * the route's `callSeconds`); any failure of that try falls back to the regular model activity. Part
+ * of the version's definition (its digest), so part of what a run pins. Built on first use (see
+ * builtOnFirstUse).
+ */
+export const FastModelRouteSchema = z.lazy(() =>
+  z.strictObject({
+    timeoutMs: z.number().int().min(1).max(MAX_FAST_TIMEOUT_MS),
+  }),
+);
+
+/**
  * What a run pins of one route version: enough for the workflow to schedule and fall back, never a
  * credential or a URL. `digest` is the digest of the version's whole definition in the routes file;
  * the worker refuses to serve the call when its file has other content under the same version.
@@ -95,6 +110,8 @@ export const PinnedModelRouteSchema = z.lazy(() =>
     /** Heartbeat timeout of one attempt; absent: the run's (activityTimeouts.modelHeartbeatSeconds). */
     heartbeatSeconds: z.number().int().min(1).max(600).optional(),
     fallbacks: z.array(ModelFallbackSchema).max(MAX_FALLBACKS),
+    /** The route's fast path ({@link FastModelRouteSchema}); absent: every call is a regular activity. */
+    fast: FastModelRouteSchema.optional(),
   }),
 );
 export type PinnedModelRoute = z.infer<typeof PinnedModelRouteSchema>;

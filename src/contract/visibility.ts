@@ -65,4 +65,5 @@ export const START_FEATURES: readonly string[] = [
   'agent-run-config-pin-v1',
   'agent-run-start-token-accepted-v1',
   'agent-run-step-format-v3',
+  'agent-run-fast-model-v1',
 ];

@@ -25,6 +25,7 @@ import {
   LEAN_FRAME_PATCH,
   CONFIG_PIN_PATCH,
   STEP_FORMAT_V3_PATCH,
+  FAST_MODEL_PATCH,
   TRUST_SCOPE_PATCH,
 } from '../../src/workflows/temporal/run-patches.js';
 import type { ModelScript } from '../../src/activities/model/scripted-script.js';
@@ -144,6 +145,7 @@ describe('a marker-free start (real server)', () => {
       LEAN_FRAME_PATCH,
       CONFIG_PIN_PATCH,
       STEP_FORMAT_V3_PATCH,
+      FAST_MODEL_PATCH,
     ]);
     expect(hasChangeVersionUpsert(marked.history)).toBe(true);
     // Otherwise the same commands: the same events once the markers and the upserts after them are left out.
@@ -215,6 +217,7 @@ describe('a marker-free start (real server)', () => {
       LEAN_FRAME_PATCH,
       CONFIG_PIN_PATCH,
       STEP_FORMAT_V3_PATCH,
+      FAST_MODEL_PATCH,
     ]);
   });
 });

@@ -33,7 +33,8 @@ export interface PackageReader {
  * packages share most chunks, and the store keeps each chunk once: a call with a full window adds
  * only the chunks that changed (the newest turns, and the stretches where turns were compacted or
  * cut), not the whole window again. `turnOf` is {@link RequestPackagePlan.turnOf}. The chunks, the
- * index and `events` (the run's events the model activity brought) are one transaction.
+ * index and `events` (the run's events the model activity brought; `provisional` for a local
+ * activity's, EvidenceStore.putIndexedBlobs) are one transaction.
  * @returns the index's reference: {@link loadRequestPackage} gives back `pkg` exactly.
  * @throws the store's errors (then nothing is stored, the events neither).
  */
@@ -42,6 +43,7 @@ export async function storeRequestPackage(
   pkg: ContextPackage,
   turnOf: readonly number[],
   events: readonly StoredEvent[] = [],
+  o: { readonly provisional?: boolean } = {},
 ): Promise<BlobRef> {
   if (turnOf.length !== pkg.items.length)
     throw new RangeError(`turnOf has ${turnOf.length} entries for ${pkg.items.length} items`);
@@ -62,6 +64,7 @@ export async function storeRequestPackage(
       chunks: refs.map((r, i) => ({ ref: r.ref, items: chunks[i]!.length })),
     }),
     events,
+    o,
   );
 }
 

@@ -46,6 +46,7 @@ function pinnedOf(r: RouteVersion): PinnedModelRoute {
     callSeconds: r.timeouts.callSeconds,
     ...(r.timeouts.heartbeatSeconds !== undefined ? { heartbeatSeconds: r.timeouts.heartbeatSeconds } : {}),
     fallbacks: r.fallbacks.map((f) => ({ route: f.route, on: [...f.on] })),
+    ...(r.fast !== undefined ? { fast: { timeoutMs: r.fast.timeoutMs } } : {}),
   };
 }
 

@@ -3,6 +3,7 @@ import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import {
+  FastModelRouteSchema,
   MAX_FALLBACKS,
   ModelFallbackSchema,
   ModelRouteKeySchema,
@@ -57,12 +58,24 @@ export const RouteVersionSchema = z
       .prefault({}),
     /** Ordered: on a failure of this route, the first entry whose `on` has the failure's trigger. */
     fallbacks: z.array(ModelFallbackSchema).max(MAX_FALLBACKS).default([]),
+    /**
+     * The fast path (docs/models.md, "Fast model routes"): each call tried first as a local activity,
+     * one try of at most `timeoutMs` (1 to 10,000, and no longer than `timeouts.callSeconds`).
+     */
+    fast: FastModelRouteSchema.optional(),
   })
   .superRefine((r, ctx) => {
     if (r.provider !== 'scripted' && r.apiKeyEnv === undefined)
       ctx.addIssue({ code: 'custom', path: ['apiKeyEnv'], message: `required for provider ${r.provider}` });
     if (r.provider === 'scripted' && r.script === undefined)
       ctx.addIssue({ code: 'custom', path: ['script'], message: 'required for provider scripted' });
+    // A fast try longer than a regular attempt would outlast what the route allows one call.
+    if (r.fast !== undefined && r.fast.timeoutMs > r.timeouts.callSeconds * 1000)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['fast', 'timeoutMs'],
+        message: `${r.fast.timeoutMs} ms is longer than one attempt of the route (timeouts.callSeconds ${r.timeouts.callSeconds})`,
+      });
   });
 export type RouteVersion = z.output<typeof RouteVersionSchema>;
 

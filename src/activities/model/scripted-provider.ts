@@ -41,7 +41,8 @@ function matches(match: ScriptMatch, req: ModelRequest): boolean {
  * Fails with `model.script_no_match` when no entry matches and there is no fallback, and with
  * `model.unknown_tool` when the script names a tool the request did not offer (`model.invalid_tool_arguments`
  * for `rawArguments` that are not a JSON object), unless the request asks for such calls to be
- * reported (`invalidToolCalls: 'report'`): then they come back in `invalidToolCalls`.
+ * reported (`invalidToolCalls: 'report'`): then they come back in `invalidToolCalls`. A response with
+ * `delayMs` is returned that much later, even when the call was cancelled meanwhile.
  */
 export class ScriptedProvider implements ModelProvider {
   readonly name = 'scripted';
@@ -52,6 +53,7 @@ export class ScriptedProvider implements ModelProvider {
   ) {}
 
   stream(req: ModelRequest, opts: ModelStreamOptions): Promise<ModelOutput> {
+    let holdMs = 0;
     const init = {
       provider: this.name,
       configuredModel: 'scripted',
@@ -61,7 +63,7 @@ export class ScriptedProvider implements ModelProvider {
           cause: err,
         }),
     };
-    return runProviderCall(init, req, opts, async (asm, { req: valid, codec }) => {
+    const answered = runProviderCall(init, req, opts, async (asm, { req: valid, codec }) => {
       const response =
         this.script.entries.find((e) => matches(e.match, valid))?.response ?? this.script.fallback;
       if (response === undefined) {
@@ -73,8 +75,13 @@ export class ScriptedProvider implements ModelProvider {
           },
         );
       }
+      holdMs = response.delayMs ?? 0;
       await this.play(asm, valid, codec, response, opts.signal);
     });
+    // A held answer is returned late whatever the cancellation (a provider that does not stop).
+    return answered.then((out) =>
+      holdMs === 0 ? out : new Promise<ModelOutput>((resolve) => setTimeout(() => resolve(out), holdMs)),
+    );
   }
 
   private async play(

@@ -15,6 +15,9 @@ const regexString = z.string().refine(
   { message: 'not a valid regular expression' },
 );
 
+/** The longest a scripted answer may be held ({@link ScriptedResponseSchema} `delayMs`). */
+export const MAX_SCRIPT_DELAY_MS = 60_000;
+
 /** What a scripted call answers. Usage defaults to real token counts of the request and the answer. */
 export const ScriptedResponseSchema = z
   .object({
@@ -41,6 +44,12 @@ export const ScriptedResponseSchema = z
       .strict()
       .optional(),
     stopReason: z.enum(['end_turn', 'tool_calls', 'max_tokens', 'stop_sequence', 'other']).optional(),
+    /**
+     * Hold the finished answer this many milliseconds before returning it, whatever the call's
+     * cancellation: a provider that answers late and does not stop when asked to (timeout drills,
+     * e.g. a fast model try over its timeout). The answer counts as given.
+     */
+    delayMs: z.number().int().min(0).max(MAX_SCRIPT_DELAY_MS).optional(),
   })
   .strict()
   .refine((r) => r.text !== '' || r.toolCalls.length > 0, { message: 'a response needs text or toolCalls' });

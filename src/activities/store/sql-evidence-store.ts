@@ -343,6 +343,7 @@ export class SqlEvidenceStore implements EvidenceStore {
     items: readonly unknown[],
     index: (refs: readonly BlobRef[]) => unknown,
     events: readonly StoredEvent[],
+    o: { readonly provisional?: boolean } = {},
   ): Promise<BlobRef> {
     const texts = items.map((d) => encodeJson(d, MAX_BLOB_BYTES, 'blob'));
     const refs = texts.map(blobRefOfText);
@@ -350,7 +351,8 @@ export class SqlEvidenceStore implements EvidenceStore {
     const stored = validEvents(events);
     const erasable = this.erasable;
     return this.executor.transaction(function* () {
-      if (stored.length > 0) yield* appendEventsProgram(stored, { erasable });
+      if (stored.length > 0)
+        yield* appendEventsProgram(stored, { lastFlush: o.provisional === true, erasable });
       for (let i = 0; i < texts.length; i++) yield* putBlobProgram(texts[i]!, refs[i]);
       return yield* putBlobProgram(indexText);
     });

@@ -46,9 +46,10 @@ export function readToolOptions(t: ActivityTimeouts): ActivityOptions {
 }
 
 /**
- * A fast read's one try as a local activity (docs/runner.md, "Fast path"): bounded by the tool's
- * `fast.timeoutMs`, not retried here (the regular read activity, with its retries, takes over when it
- * fails). A worker lost during it loses the workflow task; the next worker runs the read again.
+ * A fast try as a local activity: a fast read's (docs/runner.md, "Fast path"), bounded by the tool's
+ * `fast.timeoutMs`, or a model call's on a fast route (docs/models.md, "Fast model routes"), bounded
+ * by the route's. Not retried here (the regular activity, with its retries, takes over when it
+ * fails). A worker lost during it loses the workflow task; the next worker runs the try again.
  */
 export function fastReadOptions(timeoutMs: number): LocalActivityOptions {
   return { startToCloseTimeout: timeoutMs, retry: { maximumAttempts: 1 } };

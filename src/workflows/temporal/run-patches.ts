@@ -245,6 +245,15 @@ export const START_TOKEN_ACCEPTED_PATCH = 'agent-run-start-token-accepted-v1';
  */
 export const STEP_FORMAT_V3_PATCH = 'agent-run-step-format-v3';
 
+/**
+ * A model call on a pinned route version that declares `fast` (docs/models.md, "Fast model routes")
+ * is tried first as a local activity in the workflow task that decided it, one try bounded by the
+ * route's `fast.timeoutMs`; any failure of that try falls back to the regular model activity
+ * (model-call-port.ts). Decided once at the start, without a marker when the start memo lists it
+ * ({@link RunPatches.feature}); a history without it runs every model call as a regular activity, as before.
+ */
+export const FAST_MODEL_PATCH = 'agent-run-fast-model-v1';
+
 /** Behaviours a start memo may ask for without a marker ({@link START_FEATURES_MEMO_KEY}). */
 export type StartFeatureId =
   | typeof TRUST_SCOPE_PATCH
@@ -264,7 +273,8 @@ export type StartFeatureId =
   | typeof LEAN_FRAME_PATCH
   | typeof CONFIG_PIN_PATCH
   | typeof START_TOKEN_ACCEPTED_PATCH
-  | typeof STEP_FORMAT_V3_PATCH;
+  | typeof STEP_FORMAT_V3_PATCH
+  | typeof FAST_MODEL_PATCH;
 
 /** The ids the baseline stands for. */
 export const BASELINE_PATCH_IDS = [

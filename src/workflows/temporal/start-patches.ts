@@ -20,6 +20,7 @@ import {
   CONFIG_PIN_PATCH,
   START_TOKEN_ACCEPTED_PATCH,
   STEP_FORMAT_V3_PATCH,
+  FAST_MODEL_PATCH,
   SIGNED_DECISIONS_PATCH,
   TRUST_SCOPE_PATCH,
   type RunPatches,
@@ -68,6 +69,8 @@ export interface StartPatches {
   readonly startTokenAccepted: boolean;
   /** Step activities in the third step format, `callModelV3` and `runToolV3` (`STEP_FORMAT_V3_PATCH`). */
   readonly stepFormatV3: boolean;
+  /** Model calls on a route declaring `fast` are tried first as local activities (`FAST_MODEL_PATCH`). */
+  readonly fastModel: boolean;
 }
 
 /**
@@ -77,8 +80,9 @@ export interface StartPatches {
  * goal run (not `graph`); the decision rules, the tool definition pin, the model context ref, the
  * request for more information, the human request expiry, the versioned facts, the context
  * priority, the fast path, the step contracts, the delivered outcome, the worker refusal, the run
- * seal, the lean frame, the config pin, the start token's accept time and the step format after them,
- * for every run. The last eighteen without a marker when the start memo names them
+ * seal, the lean frame, the config pin, the start token's accept time, the step format and the fast
+ * model routes after them, for every run. The last nineteen without a marker when the start memo names
+ * them
  * ({@link RunPatches.feature}).
  */
 export function decideStartPatches(patches: RunPatches, graph: boolean): StartPatches {
@@ -105,6 +109,7 @@ export function decideStartPatches(patches: RunPatches, graph: boolean): StartPa
   const configPin = patches.feature(CONFIG_PIN_PATCH);
   const startTokenAccepted = patches.feature(START_TOKEN_ACCEPTED_PATCH);
   const stepFormatV3 = patches.feature(STEP_FORMAT_V3_PATCH);
+  const fastModel = patches.feature(FAST_MODEL_PATCH);
   return {
     continueAsNew,
     guardrails,
@@ -129,5 +134,6 @@ export function decideStartPatches(patches: RunPatches, graph: boolean): StartPa
     configPin,
     startTokenAccepted,
     stepFormatV3,
+    fastModel,
   };
 }

@@ -90,6 +90,7 @@ function startPorts(o: RunnerStart): RunnerPorts {
     patches.leanFrame,
     o.pinned.configPin,
     callDefaultsOf(o),
+    patches.fastModel,
   );
 }
 

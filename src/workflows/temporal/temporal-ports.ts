@@ -66,6 +66,8 @@ export function createTemporalPorts(
    * these call defaults in its header; undefined: the second (or first) format.
    */
   stepFormatV3?: CallDefaults,
+  /** Model calls on a route declaring `fast` are tried first as local activities (`agent-run-fast-model-v1`). */
+  fastModel = false,
 ): RunnerPorts {
   const run = proxyActivities<RunActivities & ToolActivities>(BOOKKEEPING_OPTIONS);
   const memory = proxyActivities<MemoryActivities>(BOOKKEEPING_OPTIONS);
@@ -75,7 +77,7 @@ export function createTemporalPorts(
   return {
     tools,
     now: () => new Date().toISOString(), // the workflow clock: deterministic inside the sandbox
-    callModel: modelCallPort(timeouts, batches, configPin),
+    callModel: modelCallPort(timeouts, batches, configPin, fastModel),
     callTool: toolCallPort(timeouts, batches, configPin),
     resolveLostInvocation: (input) =>
       CancellationScope.nonCancellable(() =>

@@ -180,6 +180,23 @@ describe('ScriptedProvider', () => {
   });
 });
 
+describe('a held scripted answer (delayMs)', () => {
+  it('is returned that much later, even when the call was cancelled meanwhile', async () => {
+    const held = new ScriptedProvider(
+      parseModelScript({ entries: [], fallback: { text: 'late', delayMs: 150 } }),
+    );
+    const abort = new AbortController();
+    const started = Date.now();
+    const answer = held.stream(req({}), { signal: abort.signal, onEvent: () => undefined });
+    setTimeout(() => abort.abort(), 20);
+    expect(await answer).toMatchObject({ text: 'late' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    expect(() => parseModelScript({ entries: [], fallback: { text: 'x', delayMs: 60_001 } })).toThrow(
+      /fallback\.delayMs/,
+    );
+  });
+});
+
 describe('model script validation', () => {
   it('names the bad field', () => {
     expect(() =>
