@@ -29,8 +29,8 @@ import { chunk, done, usageChunk } from '../unit/activities/model/support/openai
 const STEPS = 2;
 /** The bench script's usage of every call (apps/bench/bench-script.ts). */
 const USAGE = { inputTokens: 100, outputTokens: 10 };
-const MODEL = ['callModel', 'callModelV2'];
-const TOOL = ['runTool', 'runToolV2'];
+const MODEL = ['callModel', 'callModelV2', 'callModelV3'];
+const TOOL = ['runTool', 'runToolV2', 'runToolV3'];
 /** A fast route whose first answer is held 2.5 s, over its 1 s fast timeout. */
 const SLOW_ROUTE = 'bench-slow-model@v1';
 
@@ -96,7 +96,7 @@ describe('fast model routes run their calls as local activities (real server)', 
     expect(await scheduled(fast, [...MODEL, ...TOOL])).toEqual([]);
     const markers = await localActivityMarkers(fast);
     expect(markers.filter((m) => [...MODEL, ...TOOL].includes(m.activityType))).toEqual(
-      ['callModelV2', 'runToolV2', 'callModelV2', 'runToolV2', 'callModelV2'].map((activityType) => ({
+      ['callModelV3', 'runToolV3', 'callModelV3', 'runToolV3', 'callModelV3'].map((activityType) => ({
         activityType,
         attempt: 1,
         failed: false,

@@ -24,6 +24,7 @@ import {
   RUN_SEAL_PATCH,
   LEAN_FRAME_PATCH,
   CONFIG_PIN_PATCH,
+  START_TOKEN_ACCEPTED_PATCH,
   STEP_FORMAT_V3_PATCH,
   FAST_MODEL_PATCH,
   TRUST_SCOPE_PATCH,
@@ -144,6 +145,7 @@ describe('a marker-free start (real server)', () => {
       RUN_SEAL_PATCH,
       LEAN_FRAME_PATCH,
       CONFIG_PIN_PATCH,
+      START_TOKEN_ACCEPTED_PATCH,
       STEP_FORMAT_V3_PATCH,
       FAST_MODEL_PATCH,
     ]);
@@ -216,6 +218,7 @@ describe('a marker-free start (real server)', () => {
       RUN_SEAL_PATCH,
       LEAN_FRAME_PATCH,
       CONFIG_PIN_PATCH,
+      START_TOKEN_ACCEPTED_PATCH,
       STEP_FORMAT_V3_PATCH,
       FAST_MODEL_PATCH,
     ]);
