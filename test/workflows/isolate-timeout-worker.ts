@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { WORKER_SETTINGS } from '../../bench/lib/rig.js';
+import type { holdActivation } from './isolate-timeout-workflow.js';
 
 function env(name: string): string {
   const v = process.env[name];
@@ -38,7 +39,7 @@ async function main(): Promise<void> {
     });
     const client = new Client({ connection, namespace });
     const result = await worker.runUntil(
-      client.workflow.execute('holdActivation', {
+      client.workflow.execute<typeof holdActivation>('holdActivation', {
         taskQueue,
         workflowId: taskQueue,
         args: [Number(env('ISOLATE_HOLD_MS'))],
