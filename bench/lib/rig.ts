@@ -5,7 +5,7 @@ import { NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@tem
 import { type RefundComposition } from '../../apps/refund/composition.js';
 import { createShowcaseComposition } from '../../apps/showcase/composition.js';
 import { benchScripts } from '../../apps/bench/bench-script.js';
-import { harnessActivities } from '../../src/worker/harness-worker.js';
+import { harnessActivities, RUN_ISOLATE_EXECUTION_TIMEOUT } from '../../src/worker/harness-worker.js';
 import { startPrivateServer, type PrivateServer } from './server.js';
 import { registerBenchTools } from '../../apps/bench/bench-noop-tool.js';
 import type { PrincipalRegistry } from '../../src/contract/principals.js';
@@ -13,9 +13,15 @@ import type { PrincipalRegistry } from '../../src/contract/principals.js';
 /**
  * Worker settings used by every arm and every scenario (only `debugMode` differs, and only in the
  * memory scenario, for both arms alike). `maxCachedWorkflows` is above the largest number of runs in
- * flight (the 500 of the saturation test), so no run is evicted mid-flight.
+ * flight (the 500 of the saturation test), so no run is evicted mid-flight. `isolateExecutionTimeout`
+ * is the production worker's (`createHarnessWorker`), not the SDK's 5 s: an activation past the
+ * limit while it runs microtasks aborts the whole worker process ("async hook stack has become
+ * corrupted", nodejs/node#38503), which is how a bench worker died at 5,000 waiting runs
+ * (BENCHMARKS.md, "The 5,000-run attempt (22:03)"). SDK 1.24 takes the option without declaring it
+ * in `WorkerOptions`; spread into `Worker.create`, it is not checked as an excess property.
  */
 export const WORKER_SETTINGS = {
+  isolateExecutionTimeout: RUN_ISOLATE_EXECUTION_TIMEOUT,
   maxCachedWorkflows: 1000,
   maxConcurrentWorkflowTaskExecutions: 40,
   maxConcurrentActivityTaskExecutions: 300,
