@@ -6,6 +6,7 @@ import { NativeConnection, Runtime, Worker, DefaultLogger, type WorkerOptions } 
 import { afterAll, beforeAll, inject } from 'vitest';
 import { cliCacheDir } from '../../src/devserver/cli-locator.js';
 import { loadDevServerConfig } from '../../src/devserver/config.js';
+import { RUN_ISOLATE_EXECUTION_TIMEOUT } from '../../src/worker/harness-worker.js';
 
 let runtimeInstalled = false;
 
@@ -55,7 +56,9 @@ export function uniqueTaskQueue(prefix: string): string {
 
 /**
  * Create a worker on the shared connection with the workflow bundle built once by the global setup.
- * Run it with `worker.runUntil(promise)` or `startWorker`.
+ * Run it with `worker.runUntil(promise)` or `startWorker`. Its activation limit is the harness
+ * worker's (`RUN_ISOLATE_EXECUTION_TIMEOUT`, not the SDK's 5 s): an activation over the limit inside a
+ * cancellation scope aborts the whole process (docs/deploy.md), here the test file's fork.
  */
 export async function createTestWorker(
   t: TestTemporal,
@@ -65,6 +68,8 @@ export async function createTestWorker(
     connection: t.nativeConnection,
     namespace: t.namespace,
     workflowBundle: { codePath: inject('workflowBundlePath') },
+    // SDK 1.24 takes the option but does not declare it in its types (harness-worker.ts).
+    ...({ isolateExecutionTimeout: RUN_ISOLATE_EXECUTION_TIMEOUT } as object),
     ...options,
   });
 }
