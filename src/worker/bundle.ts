@@ -38,6 +38,37 @@ export interface BundleOptions {
 }
 
 /**
+ * The JavaScript the workflow code is compiled to: ES2022, which every supported Node (>= 20.3) runs
+ * natively. The SDK compiles to ES2017, where every object spread and rest (the runner's state,
+ * events and inputs are built with them) becomes a helper call; natively they cost a fraction of that
+ * per step (BENCHMARKS.md, "Where the harness's CPU per step goes"). Class fields keep the same
+ * (define) semantics either way, so the same code makes the same commands: committed histories
+ * replay under either bundle (test/replay/replay.test.ts).
+ */
+export const WORKFLOW_TARGET = 'es2022';
+
+interface SwcRule {
+  readonly use?: { readonly loader?: string; readonly options?: { jsc?: { target?: string } } };
+}
+
+/**
+ * The SDK's webpack configuration with its TypeScript loader (swc) compiling to
+ * {@link WORKFLOW_TARGET}.
+ * @throws Error when the configuration has no swc rule (an SDK whose bundler changed shape): the
+ *   bundle would silently fall back to the slower target, so it is refused instead.
+ */
+export function withWorkflowTarget<C extends { module?: { rules?: unknown[] } }>(config: C): C {
+  const rule = config.module?.rules?.find(
+    (r): r is SwcRule =>
+      typeof (r as SwcRule)?.use?.loader === 'string' && (r as SwcRule).use!.loader!.includes('swc-loader'),
+  );
+  const jsc = rule?.use?.options?.jsc;
+  if (!jsc) throw new Error('the SDK bundler has no swc-loader rule to set the workflow target on');
+  jsc.target = WORKFLOW_TARGET;
+  return config;
+}
+
+/**
  * Bundle the workflow code once (webpack). Tests and benchmarks bundle once per run and hand the
  * bundle to every worker, so workers start fast and every arm runs identical code.
  */
@@ -47,5 +78,6 @@ export async function bundleWorkflows(o: BundleOptions): Promise<WorkflowBundleW
     workflowInterceptorModules: o.tracing ? [tracingInterceptorsPath] : [],
     preloadModules: preloadedModules,
     logger: new DefaultLogger('WARN'),
+    webpackConfigHook: withWorkflowTarget,
   });
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it, inject } from 'vitest';
@@ -15,6 +16,15 @@ describe('recorded histories replay against this build', () => {
 
   it('has fixtures to replay', () => {
     expect(fixtures.length).toBeGreaterThan(0);
+  });
+
+  it('replays them under the bundle compiled to ES2022 (native object spread, no helpers)', () => {
+    // What the fixtures below replay against: the harness's bundle (src/worker/bundle.ts), not the
+    // SDK's default ES2017 one, whose object spreads are helper calls.
+    const code = readFileSync(inject('workflowBundlePath'), 'utf8');
+    expect(code).toContain('src/workflows/runner/');
+    expect(code).not.toMatch(/function _object_spread\(/);
+    expect(code).not.toMatch(/function _define_property\(/);
   });
 
   for (const fixture of fixtures) {
