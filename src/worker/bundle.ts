@@ -38,12 +38,14 @@ export interface BundleOptions {
 }
 
 /**
- * The JavaScript the workflow code is compiled to: ES2022, which every supported Node (>= 20.3) runs
- * natively. The SDK compiles to ES2017, where every object spread and rest (the runner's state,
- * events and inputs are built with them) becomes a helper call; natively they cost a fraction of that
- * per step (BENCHMARKS.md, "Where the harness's CPU per step goes"). Class fields keep the same
- * (define) semantics either way, so the same code makes the same commands: committed histories
- * replay under either bundle (test/replay/replay.test.ts).
+ * The JavaScript the workflow code's TypeScript is compiled to when bundled: ES2022, as the package's
+ * own build (tsconfig.json) and every supported Node (>= 20.3). The SDK's bundler compiles `.ts`
+ * outside node_modules (an app's workflow modules; this package's sources in a clone, tests and
+ * benchmarks) to ES2017, where every object spread and rest (the runner builds its state, events and
+ * inputs with them) is a helper call; natively they cost a fraction of that per step (BENCHMARKS.md,
+ * "Where the harness's CPU per step goes"). Class fields keep the same (define) semantics either
+ * way, so the same code makes the same commands: committed histories replay under this bundle
+ * (test/replay/replay.test.ts).
  */
 export const WORKFLOW_TARGET = 'es2022';
 
