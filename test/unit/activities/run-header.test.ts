@@ -1,8 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ApplicationFailure } from '@temporalio/activity';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../src/contract/agent-event.js';
 import {
   headerDigest,
@@ -15,7 +14,8 @@ import {
 import { packEvents } from '../../../src/contract/packed-events.js';
 import { restorePackedEvents } from '../../../src/activities/run-header.js';
 import { storeEvents } from '../../../src/activities/store-events.js';
-import { openEvidenceStore, type EvidenceStore } from '../../../src/activities/store/index.js';
+import { openEvidenceStore } from '../../../src/activities/store/index.js';
+import { refusedAs, useHeaderStores } from '../../support/header-store.js';
 import { newRunId, RUN_VERSIONS as VERSIONS } from './store/fixtures.js';
 
 /** A step's events as the runner makes them: one clock per workflow task, a step id on some. */
@@ -38,23 +38,8 @@ function events(runId: string, from: number, n: number, traceId = runId): AgentE
   }));
 }
 
-const refusedAs = (type: string) => (err: unknown) =>
-  err instanceof ApplicationFailure && err.type === type && err.nonRetryable === true;
-
 describe('batches that name the run header by reference (runToolV2, callModelV2)', () => {
-  let dir: string;
-  let store: EvidenceStore;
-  let other: EvidenceStore;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'run-header-'));
-    store = await openEvidenceStore(`sqlite:${join(dir, 'evidence.db')}`);
-    other = await openEvidenceStore(`sqlite:${join(dir, 'other.db')}`);
-  });
-  afterAll(async () => {
-    await store.close();
-    await other.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const stores = useHeaderStores('run-header-');
 
   it('restores exactly the batch packed with its header, whether it carries the header or names it', async () => {
     const runId = newRunId();
@@ -62,10 +47,10 @@ describe('batches that name the run header by reference (runToolV2, callModelV2)
       const batch = events(runId, 1, 5, traceId);
       const carried = packEventsByRef(batch, { stored: () => false });
       expect(carried.run).toBeDefined();
-      expect(await restorePackedEvents(store, carried)).toEqual(packEvents(batch));
+      expect(await restorePackedEvents(stores.store, carried)).toEqual(packEvents(batch));
       const named = packEventsByRef(batch, { stored: () => true });
       expect(named.run).toBeUndefined();
-      expect(await restorePackedEvents(store, named)).toEqual(packEvents(batch));
+      expect(await restorePackedEvents(stores.store, named)).toEqual(packEvents(batch));
     }
   });
 
@@ -80,12 +65,12 @@ describe('batches that name the run header by reference (runToolV2, callModelV2)
   it('stores the events of a named header read from the store by another worker process', async () => {
     const runId = newRunId();
     const first = events(runId, 1, 3);
-    await storeEvents(store, packEventsByRef(first, { stored: () => false }));
+    await storeEvents(stores.store, packEventsByRef(first, { stored: () => false }));
     // A process that never saw this header (the other store's memory is empty for it): the blob is in the store.
     const header = headerDigest(packEvents(first).run!);
-    expect(await store.getBlob(`blob://${header}`)).toEqual(packEvents(first).run);
-    await storeEvents(store, packEventsByRef(events(runId, 4, 2), { stored: () => true }));
-    const stored = await store.listEvents(runId);
+    expect(await stores.store.getBlob(`blob://${header}`)).toEqual(packEvents(first).run);
+    await storeEvents(stores.store, packEventsByRef(events(runId, 4, 2), { stored: () => true }));
+    const stored = await stores.store.listEvents(runId);
     expect(stored.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
     expect(stored.every((e) => e.envelope.threadId === `thread-${runId}`)).toBe(true);
   });
@@ -93,38 +78,38 @@ describe('batches that name the run header by reference (runToolV2, callModelV2)
   it('refuses a named header the store does not hold, and stores nothing', async () => {
     const runId = newRunId();
     const batch = packEventsByRef(events(runId, 1, 2), { stored: () => true });
-    await expect(storeEvents(other, batch)).rejects.toSatisfy(refusedAs('events.header_missing'));
-    expect(await other.listEvents(runId)).toEqual([]);
+    await expect(storeEvents(stores.other, batch)).rejects.toSatisfy(refusedAs('events.header_missing'));
+    expect(await stores.other.listEvents(runId)).toEqual([]);
   });
 
   it('refuses a header that does not match its reference (forged or corrupted), and stores nothing', async () => {
     const runId = newRunId();
     const batch = packEventsByRef(events(runId, 1, 2), { stored: () => false });
     const forged: PackedEventsByRef = { ...batch, run: { ...batch.run!, threadId: 'someone-else' } };
-    await expect(storeEvents(other, forged)).rejects.toSatisfy(refusedAs('events.header_mismatch'));
-    expect(await other.listEvents(runId)).toEqual([]);
-    expect(await other.getBlob(`blob://${forged.header}`).catch(() => 'absent')).toBe('absent');
+    await expect(storeEvents(stores.other, forged)).rejects.toSatisfy(refusedAs('events.header_mismatch'));
+    expect(await stores.other.listEvents(runId)).toEqual([]);
+    expect(await stores.other.getBlob(`blob://${forged.header}`).catch(() => 'absent')).toBe('absent');
   });
 
   it('refuses a blob that is not a header, and a batch whose first item has no time', async () => {
     const runId = newRunId();
-    const { digest } = await other.putBlob({ items: [] });
+    const { digest } = await stores.other.putBlob({ items: [] });
     const batch = packEventsByRef(events(runId, 1, 2), { stored: () => true });
-    await expect(restorePackedEvents(other, { ...batch, header: digest })).rejects.toSatisfy(
+    await expect(restorePackedEvents(stores.other, { ...batch, header: digest })).rejects.toSatisfy(
       refusedAs('events.header_invalid'),
     );
     const carried = packEventsByRef(events(runId, 1, 2), { stored: () => false });
     const [head, ...rest] = carried.items;
     const { at: _at, ...timeless } = head!;
-    await expect(restorePackedEvents(other, { ...carried, items: [timeless, ...rest] })).rejects.toSatisfy(
-      refusedAs('events.invalid_batch'),
-    );
+    await expect(
+      restorePackedEvents(stores.other, { ...carried, items: [timeless, ...rest] }),
+    ).rejects.toSatisfy(refusedAs('events.invalid_batch'));
   });
 
   it('an empty batch names no header and stores nothing', async () => {
     const empty = packEventsByRef([], { stored: () => false });
     expect(empty).toEqual({ header: '', items: [] });
-    expect((await restorePackedEvents(other, empty)).items).toEqual([]);
+    expect((await restorePackedEvents(stores.other, empty)).items).toEqual([]);
   });
 
   it('leaves out the data of model.started and tool.authorized when the activity input says the same, and restores it', async () => {
@@ -141,19 +126,25 @@ describe('batches that name the run header by reference (runToolV2, callModelV2)
       const packed = packEventsByRef([e], { stored: () => false, derive });
       expect(packed.items[0]).not.toHaveProperty('d');
       expect(packed.items[0]).not.toHaveProperty('p');
-      expect(await restorePackedEvents(store, packed, derive)).toEqual(packEvents([e]));
+      expect(await restorePackedEvents(stores.store, packed, derive)).toEqual(packEvents([e]));
       // Without the derivation (an activity that cannot rebuild it) the batch is refused, not stored short.
-      await expect(restorePackedEvents(store, packed)).rejects.toSatisfy(refusedAs('events.invalid_batch'));
+      await expect(restorePackedEvents(stores.store, packed)).rejects.toSatisfy(
+        refusedAs('events.invalid_batch'),
+      );
     }
     // A field the input does not name travels alone; data that differs from the input travels as it is.
     const other = { ...started, data: { ...call, provider: 'scripted' } };
     const packed = packEventsByRef([other], { stored: () => false, derive: modelCallDerivation(call) });
     expect(packed.items[0]).toMatchObject({ x: { provider: 'scripted' } });
-    expect(await restorePackedEvents(store, packed, modelCallDerivation(call))).toEqual(packEvents([other]));
+    expect(await restorePackedEvents(stores.store, packed, modelCallDerivation(call))).toEqual(
+      packEvents([other]),
+    );
     const rerouted = { ...started, data: { ...call, modelRoute: 'scripted/fallback' } };
     const sent = packEventsByRef([rerouted], { stored: () => false, derive: modelCallDerivation(call) });
     expect(sent.items[0]?.d).toEqual(rerouted.data);
-    expect(await restorePackedEvents(store, packed, modelCallDerivation(call))).toEqual(packEvents([other]));
+    expect(await restorePackedEvents(stores.store, packed, modelCallDerivation(call))).toEqual(
+      packEvents([other]),
+    );
   });
 
   it('leaves out the fields of policy.decided and tool.proposed the tool input names, and keeps the rest', async () => {
@@ -184,17 +175,17 @@ describe('batches that name the run header by reference (runToolV2, callModelV2)
     expect(packed.items[0]).not.toHaveProperty('d');
     // Another version than the input's: the data travels as it is.
     expect(packed.items[1]?.d).toEqual(presented.data);
-    expect(await restorePackedEvents(store, packed, derive)).toEqual(packEvents([decided, presented]));
+    expect(await restorePackedEvents(stores.store, packed, derive)).toEqual(packEvents([decided, presented]));
   });
 
   it('refuses a batch whose header names another run than the activity serves, and stores nothing', async () => {
     const runId = newRunId();
     const batch = packEventsByRef(events(runId, 1, 2), { stored: () => false });
-    await expect(storeEvents(other, batch, { runId: 'another-run' })).rejects.toSatisfy(
+    await expect(storeEvents(stores.other, batch, { runId: 'another-run' })).rejects.toSatisfy(
       refusedAs('events.header_mismatch'),
     );
-    expect(await other.listEvents(runId)).toEqual([]);
-    expect(await other.getBlob(`blob://${batch.header}`).catch(() => 'absent')).toBe('absent');
+    expect(await stores.other.listEvents(runId)).toEqual([]);
+    expect(await stores.other.getBlob(`blob://${batch.header}`).catch(() => 'absent')).toBe('absent');
   });
 
   it('stores a carried header only for a batch that restores', async () => {
@@ -202,16 +193,16 @@ describe('batches that name the run header by reference (runToolV2, callModelV2)
     const carried = packEventsByRef(events(runId, 1, 2), { stored: () => false });
     const [head, ...rest] = carried.items;
     const { at: _at, ...timeless } = head!;
-    await expect(storeEvents(other, { ...carried, items: [timeless, ...rest] })).rejects.toSatisfy(
+    await expect(storeEvents(stores.other, { ...carried, items: [timeless, ...rest] })).rejects.toSatisfy(
       refusedAs('events.invalid_batch'),
     );
-    expect(await other.getBlob(`blob://${carried.header}`).catch(() => 'absent')).toBe('absent');
+    expect(await stores.other.getBlob(`blob://${carried.header}`).catch(() => 'absent')).toBe('absent');
   });
 
   it('stores a carried header again in a store that lost it, even when this process knows it', async () => {
     const runId = newRunId();
     const first = packEventsByRef(events(runId, 1, 2), { stored: () => false });
-    await storeEvents(store, first);
+    await storeEvents(stores.store, first);
     const dir2 = mkdtempSync(join(tmpdir(), 'run-header-restored-'));
     const restored = await openEvidenceStore(`sqlite:${join(dir2, 'evidence.db')}`);
     try {

@@ -1,8 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ApplicationFailure } from '@temporalio/activity';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../src/contract/agent-event.js';
 import type { CompactModelInputV3, CompactToolInputV3 } from '../../../src/contract/activity-interfaces.js';
 import {
@@ -34,8 +30,9 @@ import { restorePackedEvents } from '../../../src/activities/run-header.js';
 import { restoreModelInputV3, restoreToolInputV3 } from '../../../src/activities/step-input-v3.js';
 import { storeEvents } from '../../../src/activities/store-events.js';
 import { sha256Digest } from '../../../src/activities/digest.js';
-import { openEvidenceStore, type EvidenceStore } from '../../../src/activities/store/index.js';
+import type { EvidenceStore } from '../../../src/activities/store/index.js';
 import { argsDigestOf } from '../../../src/workflows/runner/args-digest.js';
+import { refusedAs, useHeaderStores } from '../../support/header-store.js';
 import { newRunId } from './store/fixtures.js';
 
 const VERSIONS = {
@@ -218,30 +215,15 @@ function modelV2(input: ModelCallInput, stored: boolean) {
   return completeModelInput(compactModelInput({ ...input, events }, input.runId), input.runId);
 }
 
-const refusedAs = (type: string) => (err: unknown) =>
-  err instanceof ApplicationFailure && err.type === type && err.nonRetryable === true;
-
 describe('the third step format (callModelV3, runToolV3)', () => {
-  let dir: string;
-  let store: EvidenceStore;
-  let other: EvidenceStore;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'step-v3-'));
-    store = await openEvidenceStore(`sqlite:${join(dir, 'evidence.db')}`);
-    other = await openEvidenceStore(`sqlite:${join(dir, 'other.db')}`);
-  });
-  afterAll(async () => {
-    await store.close();
-    await other.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const stores = useHeaderStores('step-v3-');
 
   it('restores exactly the input and events of the first form, carried header or named', async () => {
     const runId = newRunId();
     const { tool, model } = goalStep(runId, 4, 4);
     for (const stored of [false, true]) {
-      const t = await restoreToolInputV3(store, toolV3(tool, stored), runId, sha256Digest);
-      const m = await restoreModelInputV3(store, modelV3(model, stored), runId);
+      const t = await restoreToolInputV3(stores.store, toolV3(tool, stored), runId, sha256Digest);
+      const m = await restoreModelInputV3(stores.store, modelV3(model, stored), runId);
       const { events: te, ...tRest } = t;
       const { events: me, ...mRest } = m;
       // The rest of the input is the first form's, field for field.
@@ -250,18 +232,20 @@ describe('the third step format (callModelV3, runToolV3)', () => {
       expect(tRest).toEqual(tFirst);
       expect(mRest).toEqual(mFirst);
       // The events restore to the first form's (what the store takes), envelope for envelope.
-      expect(unpackEvents(await restorePackedEvents(store, te, toolCallDerivation(t)))).toEqual(tool.events);
-      expect(unpackEvents(await restorePackedEvents(store, me, modelCallDerivation(m)))).toEqual(
+      expect(unpackEvents(await restorePackedEvents(stores.store, te, toolCallDerivation(t)))).toEqual(
+        tool.events,
+      );
+      expect(unpackEvents(await restorePackedEvents(stores.store, me, modelCallDerivation(m)))).toEqual(
         model.events,
       );
       expect(unpackEvents(packEvents(tool.events))).toEqual(tool.events);
       // And to what the second format restores from its own input.
       const v2 = toolV2(tool, stored);
-      expect(await restorePackedEvents(store, v2.events, toolCallDerivation(v2))).toEqual(
+      expect(await restorePackedEvents(stores.store, v2.events, toolCallDerivation(v2))).toEqual(
         packEvents(tool.events),
       );
       expect(
-        await restorePackedEvents(store, modelV2(model, stored).events, modelCallDerivation(model)),
+        await restorePackedEvents(stores.store, modelV2(model, stored).events, modelCallDerivation(model)),
       ).toEqual(packEvents(model.events));
     }
   });
@@ -342,11 +326,13 @@ describe('the third step format (callModelV3, runToolV3)', () => {
     const { recordFailedAttempts: _r, workerRefusal: _w, configPin: _c, ...plain } = odd;
     const packed = toolV3(odd, false);
     expect(packed.off).toEqual(['recordFailedAttempts', 'workerRefusal', 'configPin']);
-    const t = await restoreToolInputV3(store, packed, runId, sha256Digest);
+    const t = await restoreToolInputV3(stores.store, packed, runId, sha256Digest);
     const { events: te, ...rest } = t;
     const { events: _e, ...plainRest } = plain;
     expect(rest).toEqual(plainRest);
-    expect(unpackEvents(await restorePackedEvents(store, te, toolCallDerivation(t)))).toEqual(odd.events);
+    expect(unpackEvents(await restorePackedEvents(stores.store, te, toolCallDerivation(t)))).toEqual(
+      odd.events,
+    );
     // A model call of a run without the flags and with another config pin than its header's.
     const otherPin = { digest: 'sha256:' + 'f'.repeat(64), modelRoute: 'scripted/other' };
     const flagless: ModelCallInput = {
@@ -358,7 +344,7 @@ describe('the third step format (callModelV3, runToolV3)', () => {
     };
     const m = modelV3(flagless, false);
     expect(m).toMatchObject({ off: ['invalidToolCalls', 'workerRefusal'], configPin: otherPin });
-    const restored = await restoreModelInputV3(store, m, runId);
+    const restored = await restoreModelInputV3(stores.store, m, runId);
     expect(restored).not.toHaveProperty('invalidToolCalls');
     expect(restored).not.toHaveProperty('workerRefusal');
     expect(restored).toMatchObject({ contextOrder: 'priority', configPin: otherPin });
@@ -371,7 +357,7 @@ describe('the third step format (callModelV3, runToolV3)', () => {
     const t = toolV3(bare, false, {});
     expect(t).not.toHaveProperty('off');
     expect(t.events.run).not.toHaveProperty('calls');
-    const restored = await restoreToolInputV3(store, t, runId, sha256Digest);
+    const restored = await restoreToolInputV3(stores.store, t, runId, sha256Digest);
     expect(restored).not.toHaveProperty('configPin');
     expect(restored).not.toHaveProperty('definitionDigest');
     const { configPin: _q, ...unpinned } = model;
@@ -379,7 +365,7 @@ describe('the third step format (callModelV3, runToolV3)', () => {
     // The tool keys travel: the header names no tools.
     expect(m).toMatchObject({ toolKeys: ['bench.noop@v1'] });
     expect(m).not.toHaveProperty('off');
-    expect(await restoreModelInputV3(store, m, runId)).not.toHaveProperty('configPin');
+    expect(await restoreModelInputV3(stores.store, m, runId)).not.toHaveProperty('configPin');
   });
 
   it('an empty batch names no header: the input keeps its config pin', async () => {
@@ -389,7 +375,7 @@ describe('the third step format (callModelV3, runToolV3)', () => {
     const events = packEventsV3([], { stored: () => false });
     const m = compactModelInputV3({ ...empty, events }, runId, undefined) as CompactModelInputV3;
     expect(m).toMatchObject({ configPin: PIN, modelRoute: 'scripted/bench', toolKeys: ['bench.noop@v1'] });
-    const restored = await restoreModelInputV3(store, m, runId);
+    const restored = await restoreModelInputV3(stores.store, m, runId);
     expect(restored.configPin).toEqual(PIN);
     expect(restored.events).toEqual({ header: '', items: [] });
   });
@@ -405,14 +391,14 @@ describe('the third step format (callModelV3, runToolV3)', () => {
       ...carried,
       events: { ...carried.events, run: { ...carried.events.run!, threadId: 'x' } },
     };
-    await expect(restoreToolInputV3(other, forged, runId, sha256Digest)).rejects.toSatisfy(
+    await expect(restoreToolInputV3(stores.other, forged, runId, sha256Digest)).rejects.toSatisfy(
       refusedAs('events.header_mismatch'),
     );
-    await expect(restoreToolInputV3(other, carried, 'another-run', sha256Digest)).rejects.toSatisfy(
+    await expect(restoreToolInputV3(stores.other, carried, 'another-run', sha256Digest)).rejects.toSatisfy(
       refusedAs('events.header_mismatch'),
     );
     // A named header the store does not hold.
-    await expect(restoreModelInputV3(other, modelV3(model, true), runId)).rejects.toSatisfy(
+    await expect(restoreModelInputV3(stores.other, modelV3(model, true), runId)).rejects.toSatisfy(
       refusedAs('events.header_missing'),
     );
     // An item without a time, ids of the wrong shape, data that is not an object.
@@ -425,7 +411,7 @@ describe('the third step format (callModelV3, runToolV3)', () => {
     for (const b of bad)
       await expect(
         restoreToolInputV3(
-          other,
+          stores.other,
           { ...carried, events: { ...carried.events, items: b } },
           runId,
           sha256Digest,
@@ -434,14 +420,14 @@ describe('the third step format (callModelV3, runToolV3)', () => {
     // Defaults it says it leaves out that have none, or that it has.
     for (const off of [['args'], ['workerRefusal']])
       await expect(
-        restoreToolInputV3(other, { ...carried, workerRefusal: true, off }, runId, sha256Digest),
+        restoreToolInputV3(stores.other, { ...carried, workerRefusal: true, off }, runId, sha256Digest),
       ).rejects.toSatisfy(refusedAs('step.invalid_input'));
-    expect(await absent(other)).toBe('absent');
-    expect(await other.listEvents(runId)).toEqual([]);
+    expect(await absent(stores.other)).toBe('absent');
+    expect(await stores.other.listEvents(runId)).toEqual([]);
     // The same input restores and stores once it is whole.
-    const restored = await restoreToolInputV3(other, carried, runId, sha256Digest);
-    await storeEvents(other, restored.events, { derive: toolCallDerivation(restored), runId });
-    expect((await other.listEvents(runId)).map((e) => e.type)).toEqual(tool.events.map((e) => e.type));
+    const restored = await restoreToolInputV3(stores.other, carried, runId, sha256Digest);
+    await storeEvents(stores.other, restored.events, { derive: toolCallDerivation(restored), runId });
+    expect((await stores.other.listEvents(runId)).map((e) => e.type)).toEqual(tool.events.map((e) => e.type));
   });
 
   it('the format is frozen: its flags change only with new activity names', () => {

@@ -1,21 +1,18 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ModelRoutePlanSchema } from '../../../../src/contract/model-routes.js';
 import { ModelRouter } from '../../../../src/activities/model-router.js';
 import { runConfigDigest } from '../../../../src/activities/run-config-digest.js';
 import { composeWorker } from '../../../../src/worker/compose-worker.js';
-import { ModelError } from '../../../../src/activities/model/errors.js';
 import { loadModelRoutes } from '../../../../src/activities/model/model-routes.js';
+import { modelErrorOf as errorOf, routesFolder } from '../../../support/routes-file.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'fast-model-route-'));
+const { dir, fileWith } = routesFolder('fast-model-route-');
 writeFileSync(join(dir, 'script.json'), JSON.stringify({ entries: [], fallback: { text: 'ok' } }));
-let n = 0;
 
 /** A routes file of one scripted route `quick@v1` with `extra` on top; returns its path. */
 function routesWith(extra: Record<string, unknown>): string {
-  const path = join(dir, `routes-${++n}.json`);
   const route = {
     provider: 'scripted',
     model: 'scripted',
@@ -24,21 +21,9 @@ function routesWith(extra: Record<string, unknown>): string {
     prices: { inputUsdPerMTok: 0, outputUsdPerMTok: 0 },
     ...extra,
   };
-  writeFileSync(
-    path,
+  return fileWith(
     JSON.stringify({ schemaVersion: 1, routes: { 'quick@v1': route }, purposes: { default: 'quick@v1' } }),
   );
-  return path;
-}
-
-function errorOf(fn: () => unknown): ModelError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ModelError);
-    return err as ModelError;
-  }
-  throw new Error('expected an error');
 }
 
 /** docs/models.md, "Fast model routes": the setting, its bounds, and what a run pins of it. */

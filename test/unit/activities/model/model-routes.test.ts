@@ -1,21 +1,13 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ModelRoutePlanSchema } from '../../../../src/contract/model-routes.js';
 import { nextFallback, routeForPurpose } from '../../../../src/workflows/runner/model-routing.js';
 import { ModelRouter } from '../../../../src/activities/model-router.js';
 import { composeWorker } from '../../../../src/worker/compose-worker.js';
-import { ModelError } from '../../../../src/activities/model/errors.js';
 import { loadModelRoutes } from '../../../../src/activities/model/model-routes.js';
+import { modelErrorOf as errorOf, routesFolder } from '../../../support/routes-file.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'routes-unit-'));
-let n = 0;
-function fileWith(text: string, ext = 'json'): string {
-  const path = join(dir, `routes-${++n}.${ext}`);
-  writeFileSync(path, text);
-  return path;
-}
+const { dir, fileWith } = routesFolder('routes-unit-');
 
 const ENV = { OPENAI_KEY: 'sk-unit-openai-000000', ANTHROPIC_KEY: 'sk-ant-unit-000000' };
 
@@ -56,16 +48,6 @@ function withChange(change: (v: typeof VALID & Record<string, unknown>) => void)
   const v = structuredClone(VALID) as typeof VALID & Record<string, unknown>;
   change(v);
   return JSON.stringify(v);
-}
-
-function errorOf(fn: () => unknown): ModelError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ModelError);
-    return err as ModelError;
-  }
-  throw new Error('expected an error');
 }
 
 describe('model routes file', () => {

@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { erasureHeadSigner } from '../../../../src/activities/attestation/erasure-head.js';
 import {
   erasureOf,
   openEvidenceStore,
   readEventChain,
   sha256Text,
-  type EvidenceStore,
   type StoredEvent,
 } from '../../../../src/activities/store/index.js';
 import { checkErasures } from '../../../../src/client/proof/check-erasures.js';
@@ -13,10 +12,15 @@ import { erasableRule } from '../../../../src/contract/erasable-rule.js';
 import { WITHHELD_BY_POLICY, isCommitment } from '../../../../src/contract/erasable-values.js';
 import { erasureHash, type ErasureRecord } from '../../../../src/contract/erasure-record.js';
 import { testAttestation } from '../../../support/attestation.js';
+import {
+  RUN_AT as AT,
+  finishedRun as finished,
+  storedBodies,
+  useContractStore,
+} from '../../../support/erasure-preamble.js';
 import type { ContractTarget } from './contract.js';
 import { agentEvent, newRunId } from './fixtures.js';
 
-const AT = '2026-01-01T00:00:00.000Z';
 const ERASE_AT = new Date(Date.now() - 60_000).toISOString();
 
 /**
@@ -25,29 +29,23 @@ const ERASE_AT = new Date(Date.now() - 60_000).toISOString();
  */
 export function describeErasureChainContract(name: string, getTarget: () => ContractTarget): void {
   describe(`erasure records chained and signed, declared erasable fields: ${name}`, () => {
-    let url: string;
-    let store: EvidenceStore;
+    const backend = useContractStore(getTarget);
+    const { raw } = backend;
     const key = testAttestation('erasure-test-1');
     const sign = erasureHeadSigner(key.signer);
-    const raw = (sql: string) => getTarget().raw(url, sql);
-    const finished = (run: string) => [
-      agentEvent(run, 0, 'run.started', { tenantId: 'acme', userId: `u-${run}` }, AT),
-      agentEvent(run, 1, 'profile.contact', { customer: { email: `${run}@example.com` } }, AT),
-      agentEvent(run, 2, 'state.transitioned', { fromStatus: 'running', toStatus: 'succeeded' }, AT),
-    ];
     /** A finished run erased twice (its requester, then its contact), both records signed. */
     const erasedRun = async (prefix: string) => {
       const run = newRunId(prefix);
-      await store.appendEvents(finished(run));
-      const erasure = erasureOf(store);
+      await backend.store.appendEvents(finished(run));
+      const erasure = erasureOf(backend.store);
       await erasure.erase({ runId: run, paths: ['/userId'], actor: 'dpo', at: ERASE_AT }, sign);
       await erasure.erase({ runId: run, actor: 'dpo', reason: 'rest', at: ERASE_AT }, sign);
       return run;
     };
     /** The `erasures` line over what the store holds now (every stored opening: `withValues`). */
     const check = async (run: string, records?: readonly ErasureRecord[]) => {
-      const erasure = erasureOf(store);
-      const events = (await readEventChain(store, run)).rows.map((r) => JSON.parse(r.body) as StoredEvent);
+      const erasure = erasureOf(backend.store);
+      const events = await storedBodies(backend.store, run);
       const input = {
         erasures: records ?? (await erasure.erasures(run)),
         openings: await erasure.openings(run),
@@ -56,15 +54,9 @@ export function describeErasureChainContract(name: string, getTarget: () => Cont
       return checkErasures(sha256Text, run, events, input, key.registry);
     };
 
-    beforeAll(async () => {
-      url = getTarget().freshUrl();
-      store = await openEvidenceStore(url);
-    });
-    afterAll(() => store.close());
-
     it("links each record to the run's previous one and signs it: the erasures line passes", async () => {
       const run = await erasedRun('chained');
-      const [first, second] = await erasureOf(store).erasures(run);
+      const [first, second] = await erasureOf(backend.store).erasures(run);
       expect(first).toMatchObject({ seq: 1, prev: null, paths: ['/userId'], values: 2 });
       expect(second).toMatchObject({ seq: 2, prev: first!.hash, paths: ['/customer/email'], values: 2 });
       expect(first!.hash).toBe(erasureHash(sha256Text, first!));
@@ -72,8 +64,8 @@ export function describeErasureChainContract(name: string, getTarget: () => Cont
       expect(await check(run)).toMatchObject({ ok: true, code: 'erasures.ok' });
       // Unsigned (no attestation key where it was erased): never passed.
       const unsigned = newRunId('unsigned');
-      await store.appendEvents(finished(unsigned));
-      await erasureOf(store).erase({ runId: unsigned, actor: 'dpo', at: ERASE_AT });
+      await backend.store.appendEvents(finished(unsigned));
+      await erasureOf(backend.store).erase({ runId: unsigned, actor: 'dpo', at: ERASE_AT });
       expect(await check(unsigned)).toMatchObject({ ok: false, code: 'erasures.unsigned' });
     });
 
@@ -82,7 +74,7 @@ export function describeErasureChainContract(name: string, getTarget: () => Cont
       await raw(`UPDATE erasures SET body = replace(body, '"rest"', '"other"') WHERE run_id = '${run}'`);
       expect(await check(run)).toMatchObject({ ok: false, code: 'erasures.record_altered' });
       const other = await erasedRun('rehashed');
-      const records = await erasureOf(store).erasures(other);
+      const records = await erasureOf(backend.store).erasures(other);
       const forged = { ...records[1]!, actor: 'nobody' };
       const rehashed = [records[0]!, { ...forged, hash: erasureHash(sha256Text, forged) }];
       expect(await check(other, rehashed)).toMatchObject({ ok: false, code: 'erasures.head_mismatch' });
@@ -96,7 +88,7 @@ export function describeErasureChainContract(name: string, getTarget: () => Cont
       await raw(`DELETE FROM erasures WHERE run_id = '${last}' AND seq = 2`);
       expect(await check(last)).toMatchObject({ ok: false, code: 'erasures.unrecorded' });
       const swapped = await erasedRun('reorder');
-      const records = await erasureOf(store).erasures(swapped);
+      const records = await erasureOf(backend.store).erasures(swapped);
       expect(await check(swapped, [...records].reverse())).toMatchObject({
         ok: false,
         code: 'erasures.reordered',
@@ -110,7 +102,7 @@ export function describeErasureChainContract(name: string, getTarget: () => Cont
 
     it('marks a record from before the chain unchained, and never passes the run', async () => {
       const run = newRunId('old');
-      await store.appendEvents(finished(run));
+      await backend.store.appendEvents(finished(run));
       const old = {
         runId: run,
         seq: 1,
@@ -125,14 +117,14 @@ export function describeErasureChainContract(name: string, getTarget: () => Cont
         `INSERT INTO erasures (run_id, seq, erased_at, body) VALUES ('${run}', 1, '${AT}', '${JSON.stringify(old)}')`,
       );
       expect(await check(run)).toMatchObject({ ok: false, code: 'erasures.unchained' });
-      const [later] = await erasureOf(store).erase({ runId: run, actor: 'dpo', at: ERASE_AT }, sign);
+      const [later] = await erasureOf(backend.store).erase({ runId: run, actor: 'dpo', at: ERASE_AT }, sign);
       expect(later).toMatchObject({ seq: 2, prev: null });
       expect(await check(run)).toMatchObject({ ok: false, code: 'erasures.unchained' });
     });
 
     it('commits the fields an app declares (keys and paths) and erases them; the default store does not', async () => {
       const rule = erasableRule({ keys: ['zip'], paths: { 'tool.requested': ['/arguments/card/*'] } });
-      const declared = await openEvidenceStore(url, { erasable: rule });
+      const declared = await openEvidenceStore(backend.url, { erasable: rule });
       try {
         const run = newRunId('declared');
         const requested = (r: string) =>
@@ -166,8 +158,8 @@ export function describeErasureChainContract(name: string, getTarget: () => Cont
         expect(read.card).toEqual({ last4: '4242', brand: 'visa' });
 
         const plain = newRunId('undeclared');
-        await store.appendEvents([requested(plain)]);
-        const kept = JSON.parse((await readEventChain(store, plain)).rows[0]!.body) as StoredEvent;
+        await backend.store.appendEvents([requested(plain)]);
+        const kept = JSON.parse((await readEventChain(backend.store, plain)).rows[0]!.body) as StoredEvent;
         expect((kept.data.arguments as typeof args).shipTo.zip).toBe('94107');
       } finally {
         await declared.close();
