@@ -1,16 +1,12 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProofBundle } from '../../src/contract/proof-bundle.js';
 import { envelopesOf, projectPublic } from '../../src/client/evidence/public-projection.js';
 import { readAllEvents } from '../../src/client/evidence/read-all-events.js';
-import { decide } from '../support/decisions.js';
-import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
-import { testAttestation, writeAttestationFiles } from '../support/attestation.js';
-import { collect, harnessBin, runCli, type CliResult } from './cli-support.js';
+import { cliProofRig, type CliProofRig } from '../support/cli-proof-rig.js';
+import type { CliResult } from './cli-support.js';
 
 /** The refund run's requester: the one erasable value of its events. */
 const CUSTOMER = 'C1001';
@@ -26,28 +22,16 @@ const occurrences = (haystack: string, text: string) => haystack.split(text).len
  * value.
  */
 describe('harness erase: salted commitments of erasable values on a real refund run', () => {
-  let h: HarnessFixture;
-  let env: NodeJS.ProcessEnv;
+  let rig: CliProofRig;
   let runId = '';
   let dbFile = '';
-  const cli = (...args: string[]): Promise<CliResult> => runCli(args, env);
-  const bare = (cwd: string, ...args: string[]): Promise<CliResult> => {
-    const clean = Object.fromEntries(
-      Object.entries(process.env).filter(([k]) => !k.startsWith('HARNESS_') && !k.startsWith('TEMPORAL_')),
-    );
-    return collect(spawn(process.execPath, [harnessBin, ...args], { cwd, env: clean, stdio: 'pipe' }));
-  };
+  const cli = (...args: string[]): Promise<CliResult> => rig.cli(...args);
   /** `harness verify --bundle` of `bundle` in a fresh directory with nothing configured. */
-  const verifyElsewhere = async (bundle: ProofBundle): Promise<CliResult> => {
-    const fresh = mkdtempSync(join(tmpdir(), 'harness-auditor-'));
-    writeFileSync(join(fresh, 'proof.json'), JSON.stringify(bundle));
-    return bare(fresh, 'verify', '--bundle', 'proof.json');
-  };
+  const verifyElsewhere = (bundle: ProofBundle): Promise<CliResult> =>
+    rig.verifyElsewhere(JSON.stringify(bundle));
   const exported = async (...flags: string[]): Promise<ProofBundle> => {
-    const file = join(h.dir, `bundle-${flags.length}.json`);
-    const r = await cli('export', runId, '--bundle', file, ...flags);
-    expect(r.code, r.stderr).toBe(0);
-    return JSON.parse(readFileSync(file, 'utf8')) as ProofBundle;
+    const { text } = await rig.exportBundle(join(rig.h.dir, `bundle-${flags.length}.json`), ...flags);
+    return JSON.parse(text) as ProofBundle;
   };
   /** Every row of the evidence store holding `text`, as `table`. */
   const tablesHolding = (text: string): string[] => {
@@ -69,29 +53,17 @@ describe('harness erase: salted commitments of erasable values on a real refund 
   };
 
   beforeAll(async () => {
-    const attestation = testAttestation();
-    h = await createHarnessFixture('cli-erase', {}, { attestation: attestation.signer });
-    // The registry verifies the workers' heads; `harness erase` signs its records with their key.
-    const { registryFile: keys, keyFile: key } = writeAttestationFiles(h.dir, attestation);
-    dbFile = join(h.dir, 'evidence.db');
-    env = {
-      HARNESS_ATTESTATION_KEYS: keys,
-      HARNESS_ATTESTATION_KEY: key,
-      HARNESS_TASK_QUEUE: h.taskQueue,
-      HARNESS_STORE_URL: `sqlite:${dbFile}`,
-      HARNESS_REFUND_DB: join(h.dir, 'refund.db'),
-      HARNESS_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
-    };
-    const handle = await h.start({
+    // `harness erase` signs its records with the workers' key.
+    rig = await cliProofRig('cli-erase', {
       task: { message: 'My order ORD-1001 has not shipped for days, please refund', customerId: CUSTOMER },
+      signingKey: true,
     });
-    const waiting = await waitForState(handle, (v) => v.status === 'awaiting_confirmation');
-    await decide(handle, 'approve', { reason: 'policy R001' }, waiting);
-    expect(((await handle.result()) as { status: string }).status).toBe('succeeded');
-    runId = handle.workflowId;
+    dbFile = rig.dbFile;
+    expect(rig.result.status).toBe('succeeded');
+    runId = rig.runId;
   }, 60_000);
   afterAll(async () => {
-    await h?.close();
+    await rig?.close();
   });
 
   it('keeps the requester out of the chained events: a commitment there, the value in erasable_values', async () => {
@@ -185,7 +157,7 @@ describe('harness erase: salted commitments of erasable values on a real refund 
       userId: '[withheld by policy]',
     });
 
-    const projected = projectPublic(envelopesOf(await readAllEvents(h.composition.store, runId)));
+    const projected = projectPublic(envelopesOf(await readAllEvents(rig.h.composition.store, runId)));
     expect(projected.events.find((e) => e.type === 'run.started')?.data).toMatchObject({
       userId: '[withheld by policy]',
     });

@@ -1,13 +1,11 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { decide } from '../support/decisions.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_PRINCIPALS } from '../support/principals.js';
-import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
-import { testAttestation } from '../support/attestation.js';
-import { collect, harnessBin, runCli, type CliResult } from './cli-support.js';
+import { cliProofRig, type CliProofRig } from '../support/cli-proof-rig.js';
+import type { HarnessFixture } from '../support/harness.js';
+import type { CliResult } from './cli-support.js';
 import type { OtlpSpan, OtlpTraces } from '../../src/client/evidence/otel-genai.js';
 import { otelTraceIdForRun } from '../../src/contract/run-trace.js';
 
@@ -18,40 +16,23 @@ import { otelTraceIdForRun } from '../../src/contract/run-trace.js';
  * store, server or app configured.
  */
 describe('harness verify and export', () => {
+  let rig: CliProofRig;
   let h: HarnessFixture;
-  let env: NodeJS.ProcessEnv;
   let runId = '';
-  const cli = (...args: string[]): Promise<CliResult> => runCli(args, env);
+  const cli = (...args: string[]): Promise<CliResult> => rig.cli(...args);
   /** `harness <args>` in `cwd` with nothing of the harness's environment: no store, no server, no app. */
-  const bare = (cwd: string, ...args: string[]): Promise<CliResult> => {
-    const clean = Object.fromEntries(
-      Object.entries(process.env).filter(([k]) => !k.startsWith('HARNESS_') && !k.startsWith('TEMPORAL_')),
-    );
-    return collect(spawn(process.execPath, [harnessBin, ...args], { cwd, env: clean, stdio: 'pipe' }));
-  };
+  const bare = (cwd: string, ...args: string[]): Promise<CliResult> => rig.bare(cwd, ...args);
 
   beforeAll(async () => {
-    const attestation = testAttestation();
-    h = await createHarnessFixture('cli-proof', {}, { attestation: attestation.signer });
-    const keys = join(h.dir, 'attestation.json');
-    writeFileSync(keys, JSON.stringify(attestation.registry));
-    env = {
-      HARNESS_ATTESTATION_KEYS: keys,
-      HARNESS_TASK_QUEUE: h.taskQueue,
-      HARNESS_STORE_URL: `sqlite:${join(h.dir, 'evidence.db')}`,
-      HARNESS_REFUND_DB: join(h.dir, 'refund.db'),
-      HARNESS_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
-    };
-    const handle = await h.start({
+    // The CLI gets the registry only: verify and export sign nothing.
+    rig = await cliProofRig('cli-proof', {
       task: { message: 'My order ORD-1001 has not shipped for days, please refund', customerId: 'C1001' },
     });
-    const waiting = await waitForState(handle, (v) => v.status === 'awaiting_confirmation');
-    await decide(handle, 'approve', { reason: 'policy R001' }, waiting);
-    await handle.result();
-    runId = handle.workflowId;
+    h = rig.h;
+    runId = rig.runId;
   }, 60_000);
   afterAll(async () => {
-    await h?.close();
+    await rig?.close();
   });
 
   it('verifies the run from its store and history: a PASS line per check, exit 0', async () => {

@@ -1,14 +1,9 @@
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProofBundle } from '../../src/contract/proof-bundle.js';
-import { decide } from '../support/decisions.js';
-import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
-import { testAttestation, writeAttestationFiles } from '../support/attestation.js';
-import { collect, harnessBin, runCli, type CliResult } from './cli-support.js';
+import { cliProofRig, type CliProofRig } from '../support/cli-proof-rig.js';
+import type { CliResult } from './cli-support.js';
 
 /** The refund run's customer: the requester, and the personal data the task and the order tool carry. */
 const CUSTOMER = 'C1001';
@@ -64,61 +59,31 @@ const keptAsRecorded = (value: unknown): boolean => {
  * customer's e-mail and name, and whose order tool returns their phone.
  */
 describe('harness export --bundle: erasable values withheld in the whole bundle', () => {
-  let h: HarnessFixture;
-  let env: NodeJS.ProcessEnv;
+  let rig: CliProofRig;
   let runId = '';
-  const cli = (...args: string[]): Promise<CliResult> => runCli(args, env);
+  const cli = (...args: string[]): Promise<CliResult> => rig.cli(...args);
   /** `harness verify --bundle` of `text` in a fresh directory with nothing configured. */
-  const verifyElsewhere = async (text: string): Promise<CliResult> => {
-    const fresh = mkdtempSync(join(tmpdir(), 'harness-auditor-'));
-    writeFileSync(join(fresh, 'proof.json'), text);
-    const clean = Object.fromEntries(
-      Object.entries(process.env).filter(([k]) => !k.startsWith('HARNESS_') && !k.startsWith('TEMPORAL_')),
-    );
-    return collect(
-      spawn(process.execPath, [harnessBin, 'verify', '--bundle', 'proof.json'], {
-        cwd: fresh,
-        env: clean,
-        stdio: 'pipe',
-      }),
-    );
-  };
+  const verifyElsewhere = (text: string): Promise<CliResult> => rig.verifyElsewhere(text);
   let n = 0;
-  const exported = async (...flags: string[]): Promise<{ text: string; out: CliResult }> => {
-    const file = join(h.dir, `bundle-${(n += 1)}.json`);
-    const out = await cli('export', runId, '--bundle', file, ...flags);
-    expect(out.code, out.stderr).toBe(0);
-    return { text: readFileSync(file, 'utf8'), out };
-  };
+  const exported = (...flags: string[]): Promise<{ text: string; out: CliResult }> =>
+    rig.exportBundle(join(rig.h.dir, `bundle-${(n += 1)}.json`), ...flags);
 
   beforeAll(async () => {
-    const attestation = testAttestation();
-    h = await createHarnessFixture('cli-redact', {}, { attestation: attestation.signer });
-    // The registry verifies the workers' heads; `harness erase` signs its records with their key.
-    const { registryFile, keyFile } = writeAttestationFiles(h.dir, attestation);
-    env = {
-      HARNESS_ATTESTATION_KEYS: registryFile,
-      HARNESS_ATTESTATION_KEY: keyFile,
-      HARNESS_TASK_QUEUE: h.taskQueue,
-      HARNESS_STORE_URL: `sqlite:${join(h.dir, 'evidence.db')}`,
-      HARNESS_REFUND_DB: join(h.dir, 'refund.db'),
-      HARNESS_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
-    };
-    const handle = await h.start({
+    // `harness erase` signs its records with the workers' key.
+    rig = await cliProofRig('cli-redact', {
       task: {
         message: `This is ${NAME} (${EMAIL}): my order ORD-1001 has not shipped for days, please refund`,
         customerId: CUSTOMER,
         email: EMAIL,
         fullName: NAME,
       },
+      signingKey: true,
     });
-    const waiting = await waitForState(handle, (v) => v.status === 'awaiting_confirmation');
-    await decide(handle, 'approve', { reason: 'policy R001' }, waiting);
-    expect(((await handle.result()) as { status: string }).status).toBe('succeeded');
-    runId = handle.workflowId;
+    expect(rig.result.status).toBe('succeeded');
+    runId = rig.runId;
   }, 60_000);
   afterAll(async () => {
-    await h?.close();
+    await rig?.close();
   });
 
   it('with values, the bundle holds them as recorded (the baseline the redaction is measured against)', async () => {

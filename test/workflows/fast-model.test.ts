@@ -1,6 +1,3 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -14,10 +11,11 @@ import { BENCH_TASK_MESSAGE, benchScript } from '../../apps/bench/bench-script.j
 import type { ModelScript } from '../../src/activities/model/scripted-script.js';
 import type { AgentRunResult } from '../../src/workflows/temporal/agent-run.js';
 import type { RunView } from '../../src/workflows/temporal/run-view.js';
-import { createHarnessFixture, type HarnessFixture } from '../support/harness.js';
+import type { HarnessFixture } from '../support/harness.js';
 import { historyOf } from '../support/history.js';
 import { localActivityMarkers } from '../support/local-activity-markers.js';
 import { recordFixtureIfAsked } from '../support/record-fixture.js';
+import { createRoutesFixture, fakeOpenAiRoute, writeRoutesJson } from '../support/routes-fixture.js';
 import {
   startFakeServer,
   startSse,
@@ -61,12 +59,14 @@ async function replays(handle: WorkflowHandle): Promise<void> {
 describe('fast model routes run their calls as local activities (real server)', { timeout: 120_000 }, () => {
   let h: HarnessFixture;
   beforeAll(async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'fast-model-routes-'));
-    const routes = writeScriptedRoutesFile(dir, {
-      ...benchModelRoutes([STEPS]),
-      [SLOW_ROUTE]: { script: heldFirstAnswer(2_500), fast: { timeoutMs: 1_000 } },
+    h = await createRoutesFixture('fast-model', {
+      dirPrefix: 'fast-model-routes-',
+      write: (dir) =>
+        writeScriptedRoutesFile(dir, {
+          ...benchModelRoutes([STEPS]),
+          [SLOW_ROUTE]: { script: heldFirstAnswer(2_500), fast: { timeoutMs: 1_000 } },
+        }),
     });
-    h = await createHarnessFixture('fast-model', { env: { HARNESS_MODEL_ROUTES: routes } });
   });
   afterAll(async () => {
     await h?.close();
@@ -181,24 +181,13 @@ describe(
         writeSse(res, usageChunk(REFUSAL_USAGE.inputTokens, REFUSAL_USAGE.outputTokens));
         done(res);
       });
-      const dir = mkdtempSync(join(tmpdir(), 'fast-model-refusal-'));
-      writeFileSync(
-        join(dir, 'answer.json'),
-        JSON.stringify({ entries: [], fallback: { text: 'Answered after a refusal.', usage: ANSWER_USAGE } }),
-      );
       const routes = {
         schemaVersion: 1,
         routes: {
-          'guarded@v1': {
-            provider: 'openai',
-            model: 'gpt-fake-1',
-            baseUrl: `${server.origin}/v1`,
-            apiKeyEnv: 'FAST_MODEL_KEY',
-            contextWindow: 128_000,
-            prices: { inputUsdPerMTok: 2, outputUsdPerMTok: 8 },
+          'guarded@v1': fakeOpenAiRoute(server, 'FAST_MODEL_KEY', {
             fast: { timeoutMs: 5_000 },
             fallbacks: [{ route: 'answer@v1', on: ['refusal'] }],
-          },
+          }),
           'answer@v1': {
             provider: 'scripted',
             model: 'scripted',
@@ -209,9 +198,16 @@ describe(
         },
         purposes: { default: 'guarded@v1' },
       };
-      writeFileSync(join(dir, 'routes.json'), JSON.stringify(routes));
-      h = await createHarnessFixture('fast-model-refusal', {
-        env: { HARNESS_MODEL_ROUTES: join(dir, 'routes.json'), FAST_MODEL_KEY: 'sk-fast-model-0123456789' },
+      h = await createRoutesFixture('fast-model-refusal', {
+        dirPrefix: 'fast-model-refusal-',
+        write: (dir) =>
+          writeRoutesJson(dir, routes, {
+            'answer.json': {
+              entries: [],
+              fallback: { text: 'Answered after a refusal.', usage: ANSWER_USAGE },
+            },
+          }),
+        env: { FAST_MODEL_KEY: 'sk-fast-model-0123456789' },
       });
     });
     afterAll(async () => {

@@ -1,44 +1,28 @@
 import { createHook } from 'node:async_hooks';
 import type { WorkflowHandle } from '@temporalio/client';
-import { defaultPayloadConverter } from '@temporalio/common';
-import { Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { ModelScript } from '../../src/activities/model/scripted-script.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { START_FEATURES_MEMO_KEY } from '../../src/contract/visibility.js';
 import type { AgentRunResult } from '../../src/workflows/temporal/agent-run.js';
 import { LEAN_FRAME_PATCH } from '../../src/workflows/temporal/run-patches.js';
 import { decide } from '../support/decisions.js';
-import { createHarnessFixture, waitForState, type HarnessFixture } from '../support/harness.js';
+import { waitForState, type HarnessFixture } from '../support/harness.js';
 import { historyOf } from '../support/history.js';
 import { recordFixtureIfAsked } from '../support/record-fixture.js';
-
-type History = Awaited<ReturnType<WorkflowHandle['fetchHistory']>>;
+import {
+  createStartFeatureFixture,
+  policySearchScript,
+  replayHistory,
+  withoutStartFeature,
+  type FinishedRun,
+  type History,
+} from '../support/start-features.js';
 
 /** One search of the refund policy, then the answer (support.answer). */
-const SCRIPT: ModelScript = {
-  entries: [
-    {
-      match: { step: 0 },
-      response: {
-        text: '',
-        toolCalls: [{ name: 'policy.search.refund', version: 'v1', args: { query: 'refund window' } }],
-      },
-    },
-  ],
-  fallback: { text: 'final answer', toolCalls: [] },
-};
+const SCRIPT = policySearchScript(['refund window']);
 
 /** `history` with the lean frame left out of its start memo's features: the scoped frame on replay. */
 function withoutLeanFrame(history: History): History {
-  const copy = structuredClone(history);
-  const started = copy.events![0]!.workflowExecutionStartedEventAttributes!;
-  const fields = { ...(started.memo?.fields ?? {}) };
-  const listed = defaultPayloadConverter.fromPayload<string[]>(fields[START_FEATURES_MEMO_KEY]!);
-  fields[START_FEATURES_MEMO_KEY] = defaultPayloadConverter.toPayload(
-    listed.filter((f) => f !== LEAN_FRAME_PATCH),
-  );
-  started.memo = { fields };
-  return copy;
+  return withoutStartFeature(history, LEAN_FRAME_PATCH);
 }
 
 /** Replay `history`; the promises created in the workflow sandbox meanwhile (not this realm's). */
@@ -50,11 +34,7 @@ async function replayCountingPromises(history: History, workflowId: string): Pro
     },
   }).enable();
   try {
-    await Worker.runReplayHistory(
-      { workflowBundle: { codePath: inject('workflowBundlePath') } },
-      history,
-      workflowId,
-    );
+    await replayHistory(history, workflowId);
   } finally {
     hook.disable();
   }
@@ -73,21 +53,19 @@ async function storedTypes(h: HarnessFixture, workflowId: string): Promise<strin
  */
 describe('the lean frame (agent-run-lean-frame-v1) on the real server', () => {
   let h: HarnessFixture;
-  let answered: { handle: WorkflowHandle; history: History };
+  let answered: FinishedRun;
 
   beforeAll(async () => {
-    h = await createHarnessFixture('lean-frame', {
+    ({ h, run: answered } = await createStartFeatureFixture('lean-frame', {
       scripts: { 'scripted/lean-frame': SCRIPT },
       env: { HARNESS_REFUND_STORE_LATENCY_MS: 'createRefund=60000' },
-    });
-    const handle = await h.start({
-      profile: { name: 'support.answer', version: 'v1' },
-      modelRoute: 'scripted/lean-frame',
-      task: { message: 'how long is the refund window?' },
-    });
-    expect(((await handle.result()) as AgentRunResult).status).toBe('succeeded');
-    answered = { handle, history: await handle.fetchHistory() };
-    await recordFixtureIfAsked(h.t.client, handle.workflowId, 'support-lean-frame-v1');
+      input: {
+        profile: { name: 'support.answer', version: 'v1' },
+        modelRoute: 'scripted/lean-frame',
+        task: { message: 'how long is the refund window?' },
+      },
+      fixture: 'support-lean-frame-v1',
+    }));
   }, 60_000);
   afterAll(async () => {
     await h?.close();

@@ -1,8 +1,5 @@
-import type { WorkflowHandle } from '@temporalio/client';
-import { defaultPayloadConverter } from '@temporalio/common';
-import { Worker } from '@temporalio/worker';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/devserver/config.js';
 import { loadHistoryFixtures } from '../../src/worker/history-fixtures.js';
 import { MARKER_FREE_START, MARKER_FREE_START_MEMO_KEY } from '../../src/contract/visibility.js';
@@ -29,26 +26,22 @@ import {
   FAST_MODEL_PATCH,
   TRUST_SCOPE_PATCH,
 } from '../../src/workflows/temporal/run-patches.js';
-import type { ModelScript } from '../../src/activities/model/scripted-script.js';
-import { createHarnessFixture, refundRunInput, type HarnessFixture } from '../support/harness.js';
+import { refundRunInput, type HarnessFixture } from '../support/harness.js';
 import { historyOf } from '../support/history.js';
 import { testRunId } from '../support/run-id.js';
-
-type History = Awaited<ReturnType<WorkflowHandle['fetchHistory']>>;
+import {
+  activityNames,
+  createStartFeatureFixture,
+  finishedRun,
+  policySearchScript,
+  replayHistory,
+  withStartMemo,
+  type FinishedRun,
+  type History,
+} from '../support/start-features.js';
 
 /** One search of the refund policy, then the answer: a model activity, a tool activity, a model activity. */
-const SCRIPT: ModelScript = {
-  entries: [
-    {
-      match: { step: 0 },
-      response: {
-        text: '',
-        toolCalls: [{ name: 'policy.search.refund', version: 'v1', args: { query: 'refund window' } }],
-      },
-    },
-  ],
-  fallback: { text: 'final answer', toolCalls: [] },
-};
+const SCRIPT = policySearchScript(['refund window']);
 
 const INPUT = refundRunInput({
   profile: { name: 'support.answer', version: 'v1' },
@@ -67,22 +60,8 @@ function hasChangeVersionUpsert(history: History): boolean {
 }
 
 /** `history` with its start memo's marker-free entry set (`value`) or removed (`undefined`). */
-function withStartMemo(history: History, value: string | undefined): History {
-  const copy = structuredClone(history);
-  const started = copy.events![0]!.workflowExecutionStartedEventAttributes!;
-  const fields = { ...(started.memo?.fields ?? {}) };
-  if (value === undefined) delete fields[MARKER_FREE_START_MEMO_KEY];
-  else fields[MARKER_FREE_START_MEMO_KEY] = defaultPayloadConverter.toPayload(value);
-  started.memo = { fields };
-  return copy;
-}
-
-function replay(history: History, workflowId: string): Promise<void> {
-  return Worker.runReplayHistory(
-    { workflowBundle: { codePath: inject('workflowBundlePath') } },
-    history,
-    workflowId,
-  );
+function withMarkerFreeMemo(history: History, value: string | undefined): History {
+  return withStartMemo(history, MARKER_FREE_START_MEMO_KEY, value);
 }
 
 /**
@@ -93,14 +72,14 @@ function replay(history: History, workflowId: string): Promise<void> {
  */
 describe('a marker-free start (real server)', () => {
   let h: HarnessFixture;
-  let markerFree: { handle: WorkflowHandle; history: History };
-  let marked: { handle: WorkflowHandle; history: History };
+  let markerFree: FinishedRun;
+  let marked: FinishedRun;
 
   beforeAll(async () => {
-    h = await createHarnessFixture('marker-free', { scripts: { 'scripted/marker-free': SCRIPT } });
-    const started = await h.start(INPUT);
-    expect(((await started.result()) as AgentRunResult).status).toBe('succeeded');
-    markerFree = { handle: started, history: await started.fetchHistory() };
+    ({ h, run: markerFree } = await createStartFeatureFixture('marker-free', {
+      scripts: { 'scripted/marker-free': SCRIPT },
+      input: INPUT,
+    }));
     // The same run started without the memo, as a starter from before this change (or a plain
     // Temporal client) does.
     const raw = await h.t.client.workflow.start('agentRun', {
@@ -108,8 +87,7 @@ describe('a marker-free start (real server)', () => {
       workflowId: testRunId('marker-free-raw'),
       args: [INPUT],
     });
-    expect(((await raw.result()) as AgentRunResult).status).toBe('succeeded');
-    marked = { handle: raw, history: await raw.fetchHistory() };
+    marked = await finishedRun(raw);
   }, 60_000);
   afterAll(async () => {
     await h?.close();
@@ -165,30 +143,29 @@ describe('a marker-free start (real server)', () => {
   });
 
   it('takes the same steps: the same activities with the same names', async () => {
-    const activities = async (handle: WorkflowHandle) =>
-      (await historyOf(handle)).flatMap((e) => (e.activityType ? [e.activityType] : []));
-    expect(await activities(markerFree.handle)).toEqual(['callModelV3', 'runToolV3', 'callModelV3']);
-    expect(await activities(marked.handle)).toEqual(await activities(markerFree.handle));
+    expect(await activityNames(markerFree.handle)).toEqual(['callModelV3', 'runToolV3', 'callModelV3']);
+    expect(await activityNames(marked.handle)).toEqual(await activityNames(markerFree.handle));
   });
 
   it('replays its own history', async () => {
-    await replay(markerFree.history, markerFree.handle.workflowId);
+    await replayHistory(markerFree.history, markerFree.handle.workflowId);
   });
 
   it("replays a run whose first task an older worker took (the memo asks, the history has the older worker's marker)", async () => {
-    await replay(withStartMemo(marked.history, MARKER_FREE_START), marked.handle.workflowId);
+    await replayHistory(withMarkerFreeMemo(marked.history, MARKER_FREE_START), marked.handle.workflowId);
   });
 
   it('replays a run whose first task a worker of the first baseline took (its marker decides)', async () => {
     const fixtures = loadHistoryFixtures(join(projectRoot, 'test', 'fixtures', 'histories'));
     const first = fixtures.filter((f) => f.name.includes('-baseline-'));
     expect(first.length).toBeGreaterThan(0);
-    for (const f of first) await replay(withStartMemo(f.history, MARKER_FREE_START), f.workflowId);
+    for (const f of first)
+      await replayHistory(withMarkerFreeMemo(f.history, MARKER_FREE_START), f.workflowId);
   });
 
   it('the memo decides: the marker-free history without it does not replay', async () => {
     await expect(
-      replay(withStartMemo(markerFree.history, undefined), markerFree.handle.workflowId),
+      replayHistory(withMarkerFreeMemo(markerFree.history, undefined), markerFree.handle.workflowId),
     ).rejects.toMatchObject({ name: 'DeterminismViolationError' });
   });
 

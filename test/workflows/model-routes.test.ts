@@ -11,9 +11,10 @@ import type { RefundComposition } from '../../apps/refund/composition.js';
 import type { AgentRunResult } from '../../src/workflows/temporal/agent-run.js';
 import type { RunView } from '../../src/workflows/temporal/run-view.js';
 import { harnessActivities } from '../../src/worker/harness-worker.js';
-import { createHarnessFixture, type HarnessFixture } from '../support/harness.js';
+import type { HarnessFixture } from '../support/harness.js';
 import { historyOf } from '../support/history.js';
 import { TEST_PRINCIPALS } from '../support/principals.js';
+import { createRoutesFixture, fakeOpenAiRoute, writeRoutesJson } from '../support/routes-fixture.js';
 import { connectTestTemporal, startWorker, uniqueTaskQueue, type TestTemporal } from '../support/temporal.js';
 import {
   jsonError,
@@ -60,16 +61,7 @@ function serveAnthropic(server: FakeServer, text: string): void {
 const FAST_RETRY = { maxAttempts: 2, initialIntervalMs: 100, maxIntervalMs: 200 };
 
 function openAiRoute(server: FakeServer, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    provider: 'openai',
-    model: 'gpt-fake-1',
-    baseUrl: `${server.origin}/v1`,
-    apiKeyEnv: 'PRIMARY_KEY',
-    contextWindow: 128_000,
-    prices: { inputUsdPerMTok: 2, outputUsdPerMTok: 8 },
-    retry: FAST_RETRY,
-    ...extra,
-  };
+  return fakeOpenAiRoute(server, 'PRIMARY_KEY', { retry: FAST_RETRY, ...extra });
 }
 
 function anthropicRoute(server: FakeServer): Record<string, unknown> {
@@ -115,10 +107,11 @@ describe('model routes: two real providers, a fallback on outage (real server, r
       },
       purposes: { default: 'support@v1' },
     };
-    const dir = mkdtempSync(join(tmpdir(), 'routes-'));
-    const file = join(dir, 'routes.json');
-    writeFileSync(file, JSON.stringify(routes));
-    h = await createHarnessFixture('model-routes', { env: { HARNESS_MODEL_ROUTES: file, ...KEYS } });
+    h = await createRoutesFixture('model-routes', {
+      dirPrefix: 'routes-',
+      write: (dir) => writeRoutesJson(dir, routes),
+      env: KEYS,
+    });
   });
   afterAll(async () => {
     await h?.close();

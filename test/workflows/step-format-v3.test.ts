@@ -1,8 +1,5 @@
-import type { WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { ModelScript } from '../../src/activities/model/scripted-script.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectProofBundle } from '../../src/activities/proof/collect-proof-bundle.js';
 import { verifyProofBundle } from '../../src/client/proof/verify-bundle.js';
 import type { CompactModelInputV3, CompactToolInputV3 } from '../../src/contract/activity-interfaces.js';
@@ -16,56 +13,28 @@ import type { AgentRunResult } from '../../src/workflows/temporal/agent-run.js';
 import { STEP_FORMAT_V3_PATCH } from '../../src/workflows/temporal/run-patches.js';
 import { testAttestation } from '../support/attestation.js';
 import { decide } from '../support/decisions.js';
-import {
-  createHarnessFixture,
-  refundRunInput,
-  waitForState,
-  type HarnessFixture,
-} from '../support/harness.js';
+import { refundRunInput, waitForState, type HarnessFixture } from '../support/harness.js';
 import { historyOf } from '../support/history.js';
 import { recordFixtureIfAsked } from '../support/record-fixture.js';
 import { testRunId } from '../support/run-id.js';
-
-type History = Awaited<ReturnType<WorkflowHandle['fetchHistory']>>;
+import {
+  activityNames,
+  createStartFeatureFixture,
+  policySearchScript,
+  replayHistory,
+  withoutStartFeature,
+  type FinishedRun,
+  type History,
+} from '../support/start-features.js';
 
 /** Two searches of the refund policy, then the answer: three model calls and two tool calls. */
-const SCRIPT: ModelScript = {
-  entries: [0, 1].map((step) => ({
-    match: { step },
-    response: {
-      text: '',
-      toolCalls: [{ name: 'policy.search.refund', version: 'v1', args: { query: `refund window ${step}` } }],
-    },
-  })),
-  fallback: { text: 'final answer', toolCalls: [] },
-};
+const SCRIPT = policySearchScript(['refund window 0', 'refund window 1']);
 
 const INPUT = refundRunInput({
   profile: { name: 'support.answer', version: 'v1' },
   modelRoute: 'scripted/format-v3',
   task: { message: 'how long is the refund window?' },
 });
-
-/** `history` with the third step format left out of its start memo's features. */
-function withoutFormatV3(history: History): History {
-  const copy = structuredClone(history);
-  const started = copy.events![0]!.workflowExecutionStartedEventAttributes!;
-  const fields = { ...(started.memo?.fields ?? {}) };
-  const listed = defaultPayloadConverter.fromPayload<string[]>(fields[START_FEATURES_MEMO_KEY]!);
-  fields[START_FEATURES_MEMO_KEY] = defaultPayloadConverter.toPayload(
-    listed.filter((f) => f !== STEP_FORMAT_V3_PATCH),
-  );
-  started.memo = { fields };
-  return copy;
-}
-
-function replay(history: History, workflowId: string): Promise<void> {
-  return Worker.runReplayHistory(
-    { workflowBundle: { codePath: inject('workflowBundlePath') } },
-    history,
-    workflowId,
-  );
-}
 
 /**
  * The fields a run of this release leaves out of every step input (compact-step-input-v3.ts; `toolKeys`
@@ -102,19 +71,17 @@ function stepInputs(history: History): { type: string; input: Record<string, unk
 describe('the third step format (agent-run-step-format-v3) on the real server', () => {
   let h: HarnessFixture;
   const attestation = testAttestation('worker-format-v3');
-  let v3: { handle: WorkflowHandle; history: History };
+  let v3: FinishedRun;
 
   beforeAll(async () => {
-    h = await createHarnessFixture(
-      'format-v3',
-      { scripts: { 'scripted/format-v3': SCRIPT } },
-      { attestation: { ...attestation.signer, everyEvents: 5 } },
-    );
-    // Ids of the same length: the scripted model's token counts follow the request's size.
-    const started = await h.start(INPUT, testRunId('format-v3'));
-    expect(((await started.result()) as AgentRunResult).status).toBe('succeeded');
-    v3 = { handle: started, history: await started.fetchHistory() };
-    await recordFixtureIfAsked(h.t.client, started.workflowId, 'support-step-format-v3-v1');
+    ({ h, run: v3 } = await createStartFeatureFixture('format-v3', {
+      scripts: { 'scripted/format-v3': SCRIPT },
+      worker: { attestation: { ...attestation.signer, everyEvents: 5 } },
+      input: INPUT,
+      // Ids of the same length: the scripted model's token counts follow the request's size.
+      workflowId: testRunId('format-v3'),
+      fixture: 'support-step-format-v3-v1',
+    }));
   }, 90_000);
   afterAll(async () => {
     await h?.close();
@@ -122,9 +89,7 @@ describe('the third step format (agent-run-step-format-v3) on the real server', 
 
   it('startAgentRun asks for it in the memo; the run calls the third names and records no marker', async () => {
     expect((await v3.handle.describe()).memo?.[START_FEATURES_MEMO_KEY]).toContain(STEP_FORMAT_V3_PATCH);
-    const activities = async (handle: WorkflowHandle) =>
-      (await historyOf(handle)).flatMap((e) => (e.activityType ? [e.activityType] : []));
-    expect(await activities(v3.handle)).toEqual([
+    expect(await activityNames(v3.handle)).toEqual([
       'callModelV3',
       'runToolV3',
       'callModelV3',
@@ -168,8 +133,10 @@ describe('the third step format (agent-run-step-format-v3) on the real server', 
   });
 
   it('replays its own history; without the feature in its memo it does not (the memo decides)', async () => {
-    await replay(v3.history, v3.handle.workflowId);
-    await expect(replay(withoutFormatV3(v3.history), v3.handle.workflowId)).rejects.toMatchObject({
+    await replayHistory(v3.history, v3.handle.workflowId);
+    await expect(
+      replayHistory(withoutStartFeature(v3.history, STEP_FORMAT_V3_PATCH), v3.handle.workflowId),
+    ).rejects.toMatchObject({
       name: 'DeterminismViolationError',
     });
   });
@@ -181,7 +148,7 @@ describe('the third step format (agent-run-step-format-v3) on the real server', 
     const waiting = await waitForState(handle, (v) => v.status === 'awaiting_confirmation');
     await decide(handle, 'approve', { reason: 'policy R001' }, waiting);
     expect(((await handle.result()) as AgentRunResult).status).toBe('succeeded');
-    const names = (await historyOf(handle)).flatMap((e) => (e.activityType ? [e.activityType] : []));
+    const names = await activityNames(handle);
     expect(names).toContain('runToolV3');
     expect(names.filter((n) => /V2$/.test(n))).toEqual([]);
     const report = verifyProofBundle(
