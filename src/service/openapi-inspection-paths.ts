@@ -19,7 +19,9 @@ export function runInspectionPaths(): Record<string, unknown> {
           '404': error(
             "No such run in the caller's scope, or no stored events (`run.not_found`, `run.no_evidence`)",
           ),
-          '409': error('The run has not ended (`run.active`)'),
+          '409': error(
+            'The run has not ended (`run.active`), or another erasure of the run committed while this one ran (`erasure.conflict`: nothing erased; send it again)',
+          ),
           '429': error("Over the caller's erasure rate (`rate.erasures_user`, `limits.erasuresPerUser`)"),
           ...errors('400', '401', '413', '415'),
         },

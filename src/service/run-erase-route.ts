@@ -1,7 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { erasureHeadSigner } from '../activities/attestation/erasure-head.js';
 import { erasureOf } from '../activities/store/index.js';
-import { ERASURE_NOT_FOUND, ERASURE_RUN_ACTIVE } from '../activities/store/erasure-program.js';
+import {
+  ERASURE_CONFLICT,
+  ERASURE_NOT_FOUND,
+  ERASURE_RUN_ACTIVE,
+} from '../activities/store/erasure-program.js';
 import { isHarnessError } from '../contract/errors.js';
 import { ApiError } from './api-error.js';
 import { EraseBodySchema } from './api-schemas.js';
@@ -18,7 +22,9 @@ import { BucketMap } from './token-bucket.js';
  * `limits.erasuresPerUser`, taken first), 400 `request.invalid`, 404 `run.not_found` (out of the
  * caller's scope: another tenant's run answers as no run), 403 `auth.role_missing` (not an operator
  * with a role of `roles.erase`), 409 `run.active` (the run has not ended), 404 `run.no_evidence` (the
- * store holds no event of it). Answers 200 `{ erased: [record] }` (empty: nothing left to erase). The
+ * store holds no event of it); and 409 `erasure.conflict` when another erasure of the run committed
+ * while this one ran (PostgreSQL; nothing erased: sent again, it runs as an erasure after that one).
+ * Answers 200 `{ erased: [record] }` (empty: nothing left to erase). The
  * record is chained to the run's previous erasure and signed with `erasureSigner` when the service has
  * an attestation key. The store's and Temporal's other errors are a 5xx, with nothing erased.
  */
@@ -65,6 +71,7 @@ export function registerEraseRoute(app: FastifyInstance, o: RunRoutesOptions): v
       if (!isHarnessError(err)) throw err;
       if (err.code === ERASURE_NOT_FOUND) throw new ApiError(404, 'run.no_evidence', err.message);
       if (err.code === ERASURE_RUN_ACTIVE) throw new ApiError(409, 'run.active', err.message);
+      if (err.code === ERASURE_CONFLICT) throw new ApiError(409, 'erasure.conflict', err.message);
       throw err;
     }
   });

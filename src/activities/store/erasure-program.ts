@@ -19,6 +19,11 @@ export type SignErasureHead = (claims: ErasureHeadClaims) => string;
 /** Stable codes of a refused erasure. */
 export const ERASURE_NOT_FOUND = 'erasure.not_found';
 export const ERASURE_RUN_ACTIVE = 'erasure.run_active';
+/**
+ * Another erasure of the same run committed while this one ran (PostgreSQL, where two erasures can
+ * overlap): this one erased nothing and may be sent again, when it chains after the other.
+ */
+export const ERASURE_CONFLICT = 'erasure.conflict';
 
 /**
  * Erase the erasable values a request names (contract/erasure-record.ts), in one transaction: delete
@@ -29,7 +34,11 @@ export const ERASURE_RUN_ACTIVE = 'erasure.run_active';
  * from its events, so they hold no erased value either. A run with nothing left to erase gets no record.
  * @throws HarnessError `erasure.not_found` (a run id the store has no events of),
  *   `erasure.run_active` (a run not finished yet: its later events would store the value again; nothing
- *   is erased, of any run the request names).
+ *   is erased, of any run the request names), `erasure.conflict` (another erasure of a run it names
+ *   committed meanwhile: a value it read was deleted by that one, or that one took the record number
+ *   it chains to; the transaction rolls back, nothing erased, and the same request sent again runs as
+ *   an erasure after that one does). On SQLite a write transaction holds the database's write lock from
+ *   its start, so erasures never overlap there and `erasure.conflict` does not arise.
  */
 export function* eraseProgram(req: ErasureRequest, sign?: SignErasureHead): SqlProgram<ErasureRecord[]> {
   const subject = req.subject === undefined ? undefined : openingValue(req.subject);
@@ -83,12 +92,17 @@ function* eraseRunProgram(
       (subject === undefined || s.value === subject),
   );
   if (chosen.length === 0) return undefined;
-  for (const s of chosen)
-    yield* exec('DELETE FROM erasable_values WHERE run_id = ? AND seq = ? AND path = ?', [
+  for (const s of chosen) {
+    // On PostgreSQL (READ COMMITTED) a row another erasure deletes waits for that one; once it has
+    // committed, the row is gone and the values read above are stale: count nothing, refuse.
+    const deleted = yield* exec('DELETE FROM erasable_values WHERE run_id = ? AND seq = ? AND path = ?', [
       runId,
       Number(s.seq),
       s.path,
     ]);
+    if (deleted !== 1)
+      throw conflict(runId, `and erased a value this one read (event #${Number(s.seq)}, ${s.path})`);
+  }
   // The run's latest record: the new one's number follows it and its `prev` is its hash (null when
   // there is none, or it was stored before the chain: the verifier fails such a run as unchained).
   const last = (yield* rows<{ seq: number | string; chain_hash: string | null }>(
@@ -113,15 +127,24 @@ function* eraseRunProgram(
     hash,
     ...(sign ? { head: sign({ run: runId, seq: unsigned.seq, head: hash, iat }) } : {}),
   };
-  yield* exec('INSERT INTO erasures (run_id, seq, erased_at, body, chain_hash) VALUES (?, ?, ?, ?, ?)', [
-    runId,
-    record.seq,
-    record.erasedAt,
-    encodeJson(record, 64 * 1024, 'erasure'),
-    hash,
-  ]);
+  // Two erasures that read the same latest record both number theirs after it: the later insert waits
+  // for the earlier one's transaction and, once that committed, inserts nothing (no chain fork).
+  const inserted = yield* exec(
+    'INSERT INTO erasures (run_id, seq, erased_at, body, chain_hash) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+    [runId, record.seq, record.erasedAt, encodeJson(record, 64 * 1024, 'erasure'), hash],
+  );
+  if (inserted !== 1) throw conflict(runId, `as erasure #${record.seq}`);
   yield* reprojectRunProgram(runId);
   return record;
+}
+
+/** The `erasure.conflict` of `runId`; `how` says what the erasure that committed first took. */
+function conflict(runId: string, how: string): HarnessError {
+  return new HarnessError(
+    ERASURE_CONFLICT,
+    `another erasure of run ${runId} committed first ${how}: nothing erased; send the request again`,
+    { runId },
+  );
 }
 
 /** Every erasure of a run, in order. */

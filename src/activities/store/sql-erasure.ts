@@ -24,7 +24,8 @@ export class SqlErasure {
    * checkpoint another connection holds up finishes at a later one.
    * @returns one record per run that had values to erase (none: nothing matched; nothing written).
    * @throws StoreError `store.invalid_record` for a request outside its schema (nothing erased);
-   *   HarnessError `erasure.not_found`, `erasure.run_active`; the store's errors.
+   *   HarnessError `erasure.not_found`, `erasure.run_active`, `erasure.conflict` (another erasure of the
+   *   run committed while this one ran: nothing erased, send it again); the store's errors.
    */
   async erase(request: ErasureRequest, sign?: SignErasureHead): Promise<ErasureRecord[]> {
     const req = parseRecord(ErasureRequestSchema, request, 'erasure request');

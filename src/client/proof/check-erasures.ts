@@ -1,4 +1,3 @@
-import { createPublicKey, verify } from 'node:crypto';
 import type { AttestationRegistry } from '../../contract/chain-head.js';
 import { findCommitments } from '../../contract/erasable-values.js';
 import {
@@ -10,6 +9,7 @@ import {
 import type { Sha256Hex } from '../../contract/evidence-chain.js';
 import type { StoredEvent } from '../../contract/store-records.js';
 import { fail, pass, type ProofCheck } from './proof-check.js';
+import { verifyAttestationJws } from './verify-attestation-jws.js';
 
 /** What a bundle carries about its erasures (contract/proof-bundle.ts `erasure`). */
 export interface ErasureInput {
@@ -31,8 +31,9 @@ export interface ErasureInput {
  * - `erasures.link_broken`: a `prev` that is not the previous record's hash (one deleted or reordered
  *   and renumbered, or its hash recomputed after an edit);
  * - `erasures.unsigned`, `erasures.no_registry`, `erasures.unknown_key`, `erasures.key_not_valid`,
- *   `erasures.signature_invalid`, `erasures.head_mismatch` (a head that is not this record's: the
- *   signed head is what catches a record edited and rehashed by someone without the key);
+ *   `erasures.signature_invalid`, `erasures.head_mismatch` (a head that is not an EdDSA erasure head
+ *   of this record: the signed head is what catches a record edited and rehashed by someone without
+ *   the key); the head checked by verify-attestation-jws.ts;
  * - `erasures.count_mismatch`: the records erased more values than the chain withholds;
  * - `erasures.unrecorded`: with every stored opening at hand (`withValues`), values withheld that no
  *   record erased (the newest records deleted, or values deleted behind the store's back).
@@ -103,38 +104,26 @@ function headRefusal(
   if (r.head === undefined)
     return { code: 'erasures.unsigned', detail: 'not signed (the erasing process had no attestation key)' };
   if (!registry) return { code: 'erasures.no_registry', detail: 'no attestation keys to check its head' };
-  const parts = r.head.split('.');
-  const header = segment(parts[0]) as { typ?: unknown; kid?: unknown } | undefined;
-  const claims = ErasureHeadClaimsSchema.safeParse(segment(parts[1]));
-  if (
-    parts.length !== 3 ||
-    header?.typ !== ERASURE_HEAD_TOKEN_TYPE ||
-    !claims.success ||
-    claims.data.run !== r.runId ||
-    claims.data.seq !== r.seq ||
-    claims.data.head !== r.hash
-  )
-    return {
-      code: 'erasures.head_mismatch',
-      detail: 'its signed head is not an erasure head of this record',
-    };
-  const key = registry.keys.find((k) => k.keyId === header.kid);
-  if (!key)
-    return { code: 'erasures.unknown_key', detail: `key ${String(header.kid)} is not in the registry` };
-  const at = claims.data.iat * 1000;
-  if (at < Date.parse(key.notBefore) || (key.notAfter !== undefined && at > Date.parse(key.notAfter)))
-    return { code: 'erasures.key_not_valid', detail: `key ${key.keyId} was not valid when it signed` };
-  const publicKey = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: key.publicKey }, format: 'jwk' });
-  const signed = Buffer.from(`${parts[0]}.${parts[1]}`, 'ascii');
-  if (!verify(null, signed, publicKey, Buffer.from(parts[2] ?? '', 'base64url')))
-    return { code: 'erasures.signature_invalid', detail: `its head does not verify with key ${key.keyId}` };
-  return undefined;
-}
-
-function segment(text: string | undefined): unknown {
-  try {
-    return JSON.parse(Buffer.from(text ?? '', 'base64url').toString('utf8')) as unknown;
-  } catch {
-    return undefined;
+  const verified = verifyAttestationJws(r.head, registry, {
+    typ: ERASURE_HEAD_TOKEN_TYPE,
+    claims: ErasureHeadClaimsSchema,
+    binds: (c) => c.run === r.runId && c.seq === r.seq && c.head === r.hash,
+  });
+  if (verified.ok) return undefined;
+  switch (verified.reason) {
+    case 'malformed':
+      return {
+        code: 'erasures.head_mismatch',
+        detail: 'its signed head is not an erasure head of this record',
+      };
+    case 'unknown_key':
+      return { code: 'erasures.unknown_key', detail: `key ${verified.kid} is not in the registry` };
+    case 'key_not_valid':
+      return { code: 'erasures.key_not_valid', detail: `key ${verified.kid} was not valid when it signed` };
+    case 'signature_invalid':
+      return {
+        code: 'erasures.signature_invalid',
+        detail: `its head does not verify with key ${verified.kid}`,
+      };
   }
 }

@@ -1,12 +1,12 @@
-import { createPublicKey, verify } from 'node:crypto';
 import {
+  CHAIN_HEAD_TOKEN_TYPE,
   ChainHeadClaimsSchema,
-  ChainHeadHeaderSchema,
   type AttestationRegistry,
   type ChainHeadClaims,
 } from '../../contract/chain-head.js';
 import type { ChainLinkRow } from './check-chain.js';
 import { fail, pass, type ProofCheck, type ProofInput } from './proof-check.js';
+import { verifyAttestationJws, type AttestationJwsRefused } from './verify-attestation-jws.js';
 
 /**
  * The chain agrees with the heads the worker signed into the Temporal history (docs/evidence-chain.md,
@@ -38,51 +38,42 @@ export function checkHeads(
   const bySeq = new Map(rows.map((r) => [r.seq, r.chainHash]));
   let highest = -1;
   for (const token of h.heads) {
-    const parts = token.split('.');
-    const header = ChainHeadHeaderSchema.safeParse(json(parts[0]));
-    const claims = ChainHeadClaimsSchema.safeParse(json(parts[1]));
-    if (parts.length !== 3 || !header.success || !claims.success || claims.data.run !== input.runId)
-      return fail('heads', 'heads.invalid', 'a signed head is not a chain head of this run');
-    const key = registry.keys.find((k) => k.keyId === header.data.kid);
-    if (!key)
-      return fail('heads', 'heads.unknown_key', `key ${header.data.kid} is not in the attestation registry`);
-    if (!withinWindow(key, claims.data))
-      return fail(
-        'heads',
-        'heads.key_not_valid',
-        `key ${key.keyId} was not valid when it signed head #${claims.data.seq}`,
-      );
-    const publicKey = createPublicKey({
-      key: { kty: 'OKP', crv: 'Ed25519', x: key.publicKey },
-      format: 'jwk',
+    const verified = verifyAttestationJws(token, registry, {
+      typ: CHAIN_HEAD_TOKEN_TYPE,
+      claims: ChainHeadClaimsSchema,
+      binds: (c) => c.run === input.runId,
     });
-    const signed = Buffer.from(`${parts[0]}.${parts[1]}`, 'ascii');
-    if (!verify(null, signed, publicKey, Buffer.from(parts[2]!, 'base64url')))
-      return fail(
-        'heads',
-        'heads.signature_invalid',
-        `head #${claims.data.seq} does not verify with key ${key.keyId}`,
-      );
-    if (bySeq.get(claims.data.seq) !== claims.data.head)
+    if (!verified.ok) return refused(verified);
+    const claims = verified.claims;
+    if (bySeq.get(claims.seq) !== claims.head)
       return fail(
         'heads',
         'heads.mismatch',
-        `the stored chain at #${claims.data.seq} is not the head the worker signed`,
+        `the stored chain at #${claims.seq} is not the head the worker signed`,
       );
-    highest = Math.max(highest, claims.data.seq);
+    highest = Math.max(highest, claims.seq);
   }
   return pass('heads', 'heads.ok', `${h.heads.length} signed heads match the chain (latest at #${highest})`);
 }
 
-function withinWindow(key: AttestationRegistry['keys'][number], claims: ChainHeadClaims): boolean {
-  const at = claims.iat * 1000;
-  return at >= Date.parse(key.notBefore) && (key.notAfter === undefined || at <= Date.parse(key.notAfter));
-}
-
-function json(segment: string | undefined): unknown {
-  try {
-    return JSON.parse(Buffer.from(segment ?? '', 'base64url').toString('utf8')) as unknown;
-  } catch {
-    return undefined;
+/** The `heads` line of a head {@link verifyAttestationJws} refused. */
+function refused(r: AttestationJwsRefused<ChainHeadClaims>): ProofCheck {
+  switch (r.reason) {
+    case 'malformed':
+      return fail('heads', 'heads.invalid', 'a signed head is not a chain head of this run');
+    case 'unknown_key':
+      return fail('heads', 'heads.unknown_key', `key ${r.kid} is not in the attestation registry`);
+    case 'key_not_valid':
+      return fail(
+        'heads',
+        'heads.key_not_valid',
+        `key ${r.key.keyId} was not valid when it signed head #${r.claims.seq}`,
+      );
+    case 'signature_invalid':
+      return fail(
+        'heads',
+        'heads.signature_invalid',
+        `head #${r.claims.seq} does not verify with key ${r.key.keyId}`,
+      );
   }
 }

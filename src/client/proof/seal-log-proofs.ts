@@ -1,4 +1,4 @@
-import { createHash, createPublicKey, verify } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { AttestationRegistry } from '../../contract/chain-head.js';
 import { canonicalJson } from '../../contract/canonical-json.js';
 import {
@@ -17,6 +17,7 @@ import {
   type SealLogEntry,
   type SealLogProof,
 } from '../../contract/seal-log.js';
+import { verifyAttestationJws } from './verify-attestation-jws.js';
 
 const sha256 = (d: Uint8Array): Uint8Array => new Uint8Array(createHash('sha256').update(d).digest());
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
@@ -135,27 +136,21 @@ function verifiedCheckpoint(
   token: string,
   registry: AttestationRegistry | undefined,
 ): SealLogCheckpointClaims | SealLogCheck {
-  const parts = token.split('.');
-  const claims = checkpointClaims(token);
-  const kid = jsonOf(parts[0])?.kid;
-  if (parts.length !== 3 || !claims || typeof kid !== 'string' || jsonOf(parts[0])?.alg !== 'EdDSA')
-    return fail('log.checkpoint_invalid', 'the checkpoint is not a signed seal log checkpoint');
-  const key = registry?.keys.find((k) => k.keyId === kid);
-  if (!key) return fail('log.unknown_key', `key ${kid} is not in the attestation registry`);
-  const at = claims.iat * 1000;
-  if (at < Date.parse(key.notBefore) || (key.notAfter !== undefined && at > Date.parse(key.notAfter)))
-    return fail('log.key_not_valid', `key ${kid} was not valid when it signed the checkpoint`);
-  const publicKey = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: key.publicKey }, format: 'jwk' });
-  if (
-    !verify(
-      null,
-      Buffer.from(`${parts[0]}.${parts[1]}`, 'ascii'),
-      publicKey,
-      Buffer.from(parts[2]!, 'base64url'),
-    )
-  )
-    return fail('log.signature_invalid', `the checkpoint does not verify with key ${kid}`);
-  return claims;
+  const verified = verifyAttestationJws(token, registry, {
+    typ: SEAL_LOG_CHECKPOINT_TYPE,
+    claims: SealLogCheckpointClaimsSchema,
+  });
+  if (verified.ok) return verified.claims;
+  switch (verified.reason) {
+    case 'malformed':
+      return fail('log.checkpoint_invalid', 'the checkpoint is not a signed seal log checkpoint');
+    case 'unknown_key':
+      return fail('log.unknown_key', `key ${verified.kid} is not in the attestation registry`);
+    case 'key_not_valid':
+      return fail('log.key_not_valid', `key ${verified.kid} was not valid when it signed the checkpoint`);
+    case 'signature_invalid':
+      return fail('log.signature_invalid', `the checkpoint does not verify with key ${verified.kid}`);
+  }
 }
 
 function fail(code: string, detail: string): SealLogCheck {

@@ -7,6 +7,7 @@ import { describeEventChainContract } from './chain-contract.js';
 import { describeEvidenceStoreContract } from './contract.js';
 import { describeErasureContract } from './erasure-contract.js';
 import { describeErasureChainContract } from './erasure-chain-contract.js';
+import { describeErasureConcurrencyContract, type HeldLock } from './erasure-concurrency-contract.js';
 import { expectCode } from './fixtures.js';
 
 let server: TestPostgres | undefined;
@@ -23,13 +24,24 @@ function live(): TestPostgres {
   return server;
 }
 
-async function raw(url: string, sql: string): Promise<Record<string, unknown>[]> {
+/** A client connected to the location behind `url`, its schema first on the search path. */
+async function connect(url: string): Promise<pg.Client> {
   const location = parseStoreUrl(url);
   if (location.backend !== 'postgres') throw new Error('not a postgres url');
   const client = new pg.Client({ connectionString: location.connectionString });
   await client.connect();
   try {
     if (location.schema !== undefined) await client.query(`SET search_path TO "${location.schema}"`);
+  } catch (err) {
+    await client.end();
+    throw err;
+  }
+  return client;
+}
+
+async function raw(url: string, sql: string): Promise<Record<string, unknown>[]> {
+  const client = await connect(url);
+  try {
     const result = await client.query(sql);
     return result.rows as Record<string, unknown>[];
   } finally {
@@ -37,10 +49,47 @@ async function raw(url: string, sql: string): Promise<Record<string, unknown>[]>
   }
 }
 
+/** Hold the run's `runs` row `FOR UPDATE` in an open transaction of a connection of its own. */
+async function lockRunRow(url: string, runId: string): Promise<HeldLock> {
+  const client = await connect(url);
+  try {
+    await client.query('BEGIN');
+    const locked = await client.query('SELECT run_id FROM runs WHERE run_id = $1 FOR UPDATE', [runId]);
+    if (locked.rowCount !== 1) throw new Error(`run ${runId} has no record to lock`);
+  } catch (err) {
+    await client.end();
+    throw err;
+  }
+  let released = false;
+  return {
+    waiters: async () => {
+      const found = await raw(
+        url,
+        "SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
+      );
+      return Number(found[0]?.n ?? 0);
+    },
+    release: async () => {
+      if (released) return;
+      released = true;
+      try {
+        await client.query('ROLLBACK');
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
 describeEvidenceStoreContract('postgres', () => ({ freshUrl: () => live().freshUrl(), raw }));
 describeEventChainContract('postgres', () => ({ freshUrl: () => live().freshUrl(), raw }));
 describeErasureContract('postgres', () => ({ freshUrl: () => live().freshUrl(), raw }));
 describeErasureChainContract('postgres', () => ({ freshUrl: () => live().freshUrl(), raw }));
+describeErasureConcurrencyContract('postgres', () => ({
+  freshUrl: () => live().freshUrl(),
+  raw,
+  lockRunRow,
+}));
 
 describe('PostgreSQL adapter', () => {
   it('puts the tables in the schema named by the URL', async () => {

@@ -11,6 +11,7 @@ import { describeEventChainContract } from './chain-contract.js';
 import { describeEvidenceStoreContract } from './contract.js';
 import { describeErasureContract } from './erasure-contract.js';
 import { describeErasureChainContract } from './erasure-chain-contract.js';
+import { describeErasureConcurrencyContract } from './erasure-concurrency-contract.js';
 import { event, expectCode } from './fixtures.js';
 
 const run = promisify(execFile);
@@ -38,6 +39,7 @@ describeEvidenceStoreContract('sqlite', () => ({ freshUrl: () => `sqlite:${fresh
 describeEventChainContract('sqlite', () => ({ freshUrl: () => `sqlite:${freshPath()}`, raw }));
 describeErasureContract('sqlite', () => ({ freshUrl: () => `sqlite:${freshPath()}`, raw }));
 describeErasureChainContract('sqlite', () => ({ freshUrl: () => `sqlite:${freshPath()}`, raw }));
+describeErasureConcurrencyContract('sqlite', () => ({ freshUrl: () => `sqlite:${freshPath()}`, raw }));
 
 describe('SQLite adapter', () => {
   it('accepts sqlite:, sqlite://, plain paths and :memory:', async () => {
