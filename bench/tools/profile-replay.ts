@@ -11,7 +11,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from '@temporalio/worker';
-import { bundleWorkflows } from '../../src/worker/bundle.js';
+import { bundleWorkflows, withWorkflowTarget } from '../../src/worker/bundle.js';
 import { recordedWorkflowId } from '../../src/worker/history-fixtures.js';
 import { benchWorkflowsPath } from '../lib/workflows-path.js';
 import { median } from '../lib/stats.js';
@@ -31,6 +31,8 @@ async function main(): Promise<void> {
           workflowsPath: entry ?? benchWorkflowsPath,
           preloadModules: preload ?? [],
           logger: new DefaultLogger('WARN'),
+          // The target every other bundle has (src/worker/bundle.ts): only the tried setting differs.
+          webpackConfigHook: withWorkflowTarget,
         })
       : await bundleWorkflows({ workflowsPath: benchWorkflowsPath });
   const files = readdirSync(dir)

@@ -45,7 +45,13 @@ export interface BundleOptions {
  * inputs with them) is a helper call; natively they cost a fraction of that per step (BENCHMARKS.md,
  * "Where the harness's CPU per step goes"). Class fields keep the same (define) semantics either
  * way, so the same code makes the same commands: committed histories replay under this bundle
- * (test/replay/replay.test.ts).
+ * (test/replay/replay.test.ts; test/unit/worker/workflow-target.test.ts compiles class fields that
+ * shadow base accessors, uninitialised and `declare` fields and decorators at both targets).
+ * Every bundle the package makes goes through {@link bundleWorkflows} (createHarnessWorker without a
+ * bundle, `harness replay`, `harness metrics`, the test setups, the benchmarks). A bundle made with
+ * the SDK's `bundleWorkflowCode` directly (a `HARNESS_WORKFLOW_BUNDLE` an operator builds that way;
+ * test/faults/patched-upgrade.test.ts's two builds; bench/tools/dispatch-latency.ts) is ES2017: the
+ * same commands, slower spreads.
  */
 export const WORKFLOW_TARGET = 'es2022';
 

@@ -20,6 +20,9 @@ export interface PostgresExecutorOptions {
  * COMMITTED; idempotent inserts use `ON CONFLICT DO NOTHING`, which waits for a concurrent insert of
  * the same key and then sees it). A resolved call is committed. Snapshots run `REPEATABLE READ READ
  * ONLY`. Connection loss, shutdown, serialisation failures and deadlocks map to `store.unavailable`.
+ * A connection lost while a program holds it (a server restart, a failover, a terminated backend) fails
+ * that program (rolled back by the server) and the client is discarded; it never escapes as an
+ * unhandled `error` event, which would end the process.
  */
 export class PostgresExecutor implements SqlExecutor {
   readonly dialect = 'postgres';
@@ -62,6 +65,12 @@ export class PostgresExecutor implements SqlExecutor {
       throw mapPostgresError(err);
     }
     let broken = false;
+    // pg-pool listens for a client's errors only while it is idle: a checked-out client whose
+    // connection ends emits `error` with no listener, an uncaught exception. Its query fails as well.
+    const lost = (): void => {
+      broken = true;
+    };
+    client.on('error', lost);
     try {
       await client.query(begin);
       const value = await this.drive(client, program());
@@ -75,6 +84,7 @@ export class PostgresExecutor implements SqlExecutor {
       }
       throw mapPostgresError(err);
     } finally {
+      client.off('error', lost);
       client.release(broken);
     }
   }

@@ -21,14 +21,19 @@ export interface AttestationJwsExpectation<C extends { readonly iat: number }> {
 /**
  * The outcome of {@link verifyAttestationJws}: the verified claims and key, or why not, with what was
  * read before the refusal (the claims, once they parsed) so a caller can word its own detail:
- * - `malformed`: not three segments; a header other than exactly `{ alg: 'EdDSA', typ, kid }` with the
- *   expected `typ` (another token type, another algorithm, an extra field); claims outside the schema,
- *   or claims that do not {@link AttestationJwsExpectation.binds | bind} to what the caller expects;
+ * - `malformed`: longer than {@link MAX_ATTESTATION_JWS_LENGTH} (refused before anything is decoded);
+ *   not three segments; a header or claims segment that is not canonical base64url (no padding, no
+ *   `+` or `/`, no other character, no set trailing bits: what `signAttestation` writes); a header
+ *   other than exactly `{ alg: 'EdDSA', typ, kid }` with the expected `typ` (another token type,
+ *   another algorithm, an extra field) and a `kid` without control or format characters (it is echoed
+ *   unverified in the callers' lines); claims outside the schema, or claims that do not
+ *   {@link AttestationJwsExpectation.binds | bind} to what the caller expects;
  * - `unknown_key`: no registry, or `kid` is not in it;
  * - `key_not_valid`: the claims' `iat` is outside the key's window (`notBefore`, `notAfter`), ends
  *   included, so a rotated key still verifies what it signed while it was valid;
- * - `signature_invalid`: the signature does not verify the first two segments with the key (or the
- *   registry's key cannot be read as an Ed25519 key).
+ * - `signature_invalid`: the signature segment is not canonical base64url (so one token has one
+ *   spelling), or does not verify the first two segments with the key (or the registry's key cannot
+ *   be read as an Ed25519 key).
  */
 export type AttestationJwsResult<C> =
   | { readonly ok: true; readonly claims: C; readonly key: AttestationKey }
@@ -63,6 +68,7 @@ export function verifyAttestationJws<C extends { readonly iat: number }>(
   registry: AttestationRegistry | undefined,
   expect: AttestationJwsExpectation<C>,
 ): AttestationJwsResult<C> {
+  if (token.length > MAX_ATTESTATION_JWS_LENGTH) return { ok: false, reason: 'malformed' };
   const parts = token.split('.');
   if (parts.length !== 3) return { ok: false, reason: 'malformed' };
   const [h = '', c = '', s = ''] = parts;
@@ -81,12 +87,37 @@ export function verifyAttestationJws<C extends { readonly iat: number }>(
   return { ok: true, claims, key };
 }
 
-/** An attestation token's header: exactly these three fields (what `signAttestation` writes). */
+/**
+ * The longest token {@link verifyAttestationJws} decodes. The widest token the claims schemas allow (a
+ * 200-character `kid`, a 300-character run id of 4-byte characters) is under 2,000 characters; erasure
+ * records and seal log proofs store theirs in at most 4,096.
+ */
+export const MAX_ATTESTATION_JWS_LENGTH = 4096;
+
+/**
+ * An attestation token's header: exactly these three fields (what `signAttestation` writes); a `kid`
+ * with no control, format (bidi overrides, zero-width) or line separator characters.
+ */
 const HeaderSchema = z.strictObject({
   alg: z.literal('EdDSA'),
   typ: z.string(),
-  kid: z.string().min(1).max(200),
+  kid: z
+    .string()
+    .min(1)
+    .max(200)
+    .regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+$/u),
 });
+
+/**
+ * Is `segment` canonical base64url: only the url alphabet, no padding, and the very string its bytes
+ * encode to (a length that is not one of an encoding, or set trailing bits, reads back otherwise)?
+ * Node's decoder accepts all of these and yields the same bytes.
+ */
+function canonicalBase64url(segment: string): boolean {
+  return (
+    /^[A-Za-z0-9_-]*$/.test(segment) && Buffer.from(segment, 'base64url').toString('base64url') === segment
+  );
+}
 
 /** Was `key` valid at `iat` (seconds)? */
 function withinWindow(key: AttestationKey, iat: number): boolean {
@@ -96,6 +127,7 @@ function withinWindow(key: AttestationKey, iat: number): boolean {
 
 /** Does `signature` (base64url) verify `signed` with the key's raw Ed25519 public key? Never throws. */
 function signatureVerifies(signed: string, signature: string, key: AttestationKey): boolean {
+  if (!canonicalBase64url(signature)) return false;
   try {
     const publicKey = createPublicKey({
       key: { kty: 'OKP', crv: 'Ed25519', x: key.publicKey },
@@ -107,8 +139,9 @@ function signatureVerifies(signed: string, signature: string, key: AttestationKe
   }
 }
 
-/** A base64url segment's JSON, or undefined when it is not base64url-encoded JSON. */
+/** A base64url segment's JSON, or undefined when it is not canonical base64url-encoded JSON. */
 function segmentJson(segment: string): unknown {
+  if (!canonicalBase64url(segment)) return undefined;
   try {
     return JSON.parse(Buffer.from(segment, 'base64url').toString('utf8')) as unknown;
   } catch {

@@ -24,6 +24,11 @@ export interface HeldLock {
   waiters(): Promise<number>;
   /** Roll the holding transaction back and close its connection. */
   release(): Promise<void>;
+  /**
+   * End the server connections of the transactions waiting for a lock now (the server's side of a
+   * connection lost mid-transaction); how many were ended.
+   */
+  terminateWaiters(): Promise<number>;
 }
 
 /** A backend whose transactions can overlap offers a way to hold them at one point. */
@@ -150,6 +155,54 @@ export function describeErasureConcurrencyContract(name: string, getTarget: () =
       expect((await erasureOf(b).erasures(run)).map((r) => r.seq)).toEqual([1, 2]);
       expect(await check(run)).toMatchObject({ ok: true, code: 'erasures.ok' });
       expect((await a.getRun(run))?.status).toBe('succeeded');
+    });
+
+    it('an erasure that fails after its deletes (its signer throws) writes nothing: one transaction', async () => {
+      const run = newRunId('fail-after-delete');
+      await a.appendEvents(finished(run));
+      const before = await erasureOf(a).openings(run);
+      expect(before).toHaveLength(4);
+      let signed = 0;
+      const broken = () => {
+        signed++;
+        throw new Error('the attestation key cannot sign');
+      };
+      await expect(erasureOf(a).erase(request(run), broken)).rejects.toThrow(/cannot sign/);
+      // It got past its deletes (the head is signed over the record, after them) and rolled them back.
+      expect(signed).toBe(1);
+      expect(await erasureOf(b).openings(run)).toEqual(before);
+      expect(await erasureOf(b).erasures(run)).toEqual([]);
+      expect(await check(run)).toMatchObject({ ok: true, code: 'erasures.ok' });
+      // Sent again with a working key, it is the run's first erasure.
+      expect(await outcome(erasureOf(b).erase(request(run), sign))).toMatchObject({
+        records: [{ seq: 1, prev: null, values: 4 }],
+      });
+      expect(await check(run)).toMatchObject({ ok: true, code: 'erasures.ok' });
+    });
+
+    it('an erasure whose connection is lost before its commit writes nothing (PostgreSQL)', async () => {
+      const target = getTarget();
+      if (!target.lockRunRow) return; // SQLite: one process's transaction; a crash is covered by its journal
+      const run = newRunId('lost-connection');
+      await a.appendEvents(finished(run));
+      const before = await erasureOf(a).openings(run);
+      const lock = await target.lockRunRow(url, run);
+      try {
+        const erasing = outcome(erasureOf(a).erase(request(run), sign));
+        // Held at the run's record: its values deleted and its record inserted, not committed.
+        await until('the erasure waits', async () => (await lock.waiters()) >= 1);
+        expect(await lock.terminateWaiters()).toBe(1);
+        // The server's side ended it: a retryable store error, never an uncaught one that ends the process.
+        expect(await erasing).toEqual({ code: 'store.unavailable' });
+      } finally {
+        await lock.release();
+      }
+      expect(await erasureOf(b).openings(run)).toEqual(before);
+      expect(await erasureOf(b).erasures(run)).toEqual([]);
+      expect(await outcome(erasureOf(a).erase(request(run), sign))).toMatchObject({
+        records: [{ seq: 1, prev: null, values: 4 }],
+      });
+      expect(await check(run)).toMatchObject({ ok: true, code: 'erasures.ok' });
     });
 
     it('two erasures of the same values: one erases them, the other conflicts or finds nothing left', async () => {

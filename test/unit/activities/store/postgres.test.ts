@@ -69,6 +69,13 @@ async function lockRunRow(url: string, runId: string): Promise<HeldLock> {
       );
       return Number(found[0]?.n ?? 0);
     },
+    terminateWaiters: async () => {
+      const ended = await raw(
+        url,
+        "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
+      );
+      return ended.filter((r) => r.ended === true).length;
+    },
     release: async () => {
       if (released) return;
       released = true;

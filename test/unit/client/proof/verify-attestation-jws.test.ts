@@ -1,5 +1,5 @@
 import { sign } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { signAttestation } from '../../../../src/activities/attestation/chain-head-signer.js';
 import { verifyAttestationJws } from '../../../../src/client/proof/verify-attestation-jws.js';
 import {
@@ -187,5 +187,157 @@ describe('verifyAttestationJws', () => {
     expect(
       verifyAttestationJws(token, key.registry, { ...chainHead, binds: (c) => c.run === 'run-1' }).ok,
     ).toBe(true);
+  });
+
+  it('refuses a signature segment that is not canonical base64url: one token, one spelling', () => {
+    const [h, c, s] = token.split('.') as [string, string, string];
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    // 64 bytes are 86 characters: the last one carries 2 bits and 4 bits that must be zero.
+    const last = alphabet.indexOf(s.at(-1)!);
+    const spellings = [
+      `${s}=`,
+      `${s}==`,
+      `${s.slice(0, -1)}${alphabet[last ^ 1]}`,
+      `${s.slice(0, 10)}!!${s.slice(10)}`,
+      `${s.slice(0, 10)} \n${s.slice(10)}`,
+      `${s.replace(/-/g, '+').replace(/_/g, '/')}${/[-_]/.test(s) ? '' : '='}`,
+    ];
+    for (const spelling of spellings) {
+      expect(spelling).not.toBe(s);
+      // Each decodes to the very signature bytes...
+      expect(Buffer.from(spelling, 'base64url').equals(Buffer.from(s, 'base64url')), spelling).toBe(true);
+      // ...and is refused: a token another spelling of a verified one would not be told apart by text.
+      expect(verifyAttestationJws(`${h}.${c}.${spelling}`, key.registry, chainHead), spelling).toMatchObject({
+        ok: false,
+        reason: 'signature_invalid',
+      });
+    }
+    // Header and claims segments the key signed in a padded or non-url spelling are malformed.
+    const header = b64(JSON.stringify({ alg: 'EdDSA', typ: CHAIN_HEAD_TOKEN_TYPE, kid: 'attest-1' }));
+    const resign = (hs: string, cs: string): string =>
+      `${hs}.${cs}.${b64(sign(null, Buffer.from(`${hs}.${cs}`, 'ascii'), key.signer.privateKey))}`;
+    expect(verifyAttestationJws(resign(header, c), key.registry, chainHead).ok).toBe(true);
+    for (const [hs, cs] of [
+      [`${header}=`, c],
+      [header, `${c}=`],
+      [header, Buffer.from(JSON.stringify(claims)).toString('base64')],
+      [`${header.slice(0, 4)} ${header.slice(4)}`, c],
+    ] as const)
+      expect(verifyAttestationJws(resign(hs, cs), key.registry, chainHead), `${hs}.${cs}`).toEqual({
+        ok: false,
+        reason: 'malformed',
+      });
+  });
+
+  it('refuses a token longer than any attestation token before decoding or parsing it', () => {
+    const [h, , s] = token.split('.') as [string, string, string];
+    // Deeply nested JSON (a megabyte of brackets) and a long claim: never decoded, never parsed.
+    const deep = b64(`${'['.repeat(500_000)}${']'.repeat(500_000)}`);
+    const long = b64(JSON.stringify({ ...claims, run: 'r'.repeat(1_000_000) }));
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      for (const huge of [
+        `${h}.${deep}.${s}`,
+        `${h}.${long}.${s}`,
+        `${h}.${claims.head}.${s}${'A'.repeat(8192)}`,
+      ]) {
+        parse.mockClear();
+        expect(verifyAttestationJws(huge, key.registry, chainHead)).toEqual({
+          ok: false,
+          reason: 'malformed',
+        });
+        expect(parse).not.toHaveBeenCalled();
+      }
+      // The longest token a schema allows still verifies: a kid of 200 and a run of 300 characters.
+      const bound = testAttestation('k'.repeat(200));
+      const widest = signAttestation(bound.signer, CHAIN_HEAD_TOKEN_TYPE, {
+        ...claims,
+        run: '\u{1F600}'.repeat(150),
+        at: 'write.before',
+        call: Number.MAX_SAFE_INTEGER,
+        seq: Number.MAX_SAFE_INTEGER,
+        iat: now,
+      });
+      expect(verifyAttestationJws(widest, bound.registry, chainHead).ok).toBe(true);
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
+  it("refuses a kid with control or format characters (it is echoed in the verifier's lines unverified)", () => {
+    for (const kid of [
+      'attest-1\n',
+      'x\nPASS  heads        heads.ok',
+      '\u001b[2K\rPASS',
+      'attest\u202e1-tset',
+      'a\u0000b',
+    ])
+      expect(
+        verifyAttestationJws(
+          signedAs({ alg: 'EdDSA', typ: CHAIN_HEAD_TOKEN_TYPE, kid }),
+          key.registry,
+          chainHead,
+        ),
+        JSON.stringify(kid),
+      ).toEqual({ ok: false, reason: 'malformed' });
+  });
+
+  it('keeps refusing what an attacker tries against the header, the kid lookup and the key window', () => {
+    const header = { alg: 'EdDSA', typ: CHAIN_HEAD_TOKEN_TYPE, kid: 'attest-1' };
+    // typ and alg compared exactly: no case folding, no suffix or prefix.
+    for (const h of [
+      { ...header, typ: CHAIN_HEAD_TOKEN_TYPE.toUpperCase() },
+      { ...header, typ: `${CHAIN_HEAD_TOKEN_TYPE}+x` },
+      { ...header, typ: `x-${CHAIN_HEAD_TOKEN_TYPE}` },
+      { ...header, typ: ` ${CHAIN_HEAD_TOKEN_TYPE}` },
+      { ...header, alg: 'eddsa' },
+      { ...header, alg: 'Ed25519' },
+      { ...header, crit: ['b64'] },
+      { ...header, b64: false },
+    ])
+      expect(verifyAttestationJws(signedAs(h), key.registry, chainHead), JSON.stringify(h)).toEqual({
+        ok: false,
+        reason: 'malformed',
+      });
+    // __proto__ and constructor as own JSON keys are extra fields, not prototypes.
+    const raw = (hj: string, cj: string): string => {
+      const signed = `${b64(hj)}.${b64(cj)}`;
+      return `${signed}.${b64(sign(null, Buffer.from(signed, 'ascii'), key.signer.privateKey))}`;
+    };
+    const hj = JSON.stringify(header);
+    const cj = JSON.stringify(claims);
+    for (const [h, c] of [
+      [`${hj.slice(0, -1)},"__proto__":{"kid":"attest-1"}}`, cj],
+      [hj, `${cj.slice(0, -1)},"__proto__":{"at":"seal"}}`],
+      [hj, `${cj.slice(0, -1)},"constructor":{"at":"seal"}}`],
+    ] as const)
+      expect(verifyAttestationJws(raw(h, c), key.registry, chainHead), `${h} ${c}`).toEqual({
+        ok: false,
+        reason: 'malformed',
+      });
+    // A kid naming an Object.prototype property finds no key.
+    for (const kid of ['__proto__', 'constructor', 'toString', 'hasOwnProperty'])
+      expect(verifyAttestationJws(signedAs({ ...header, kid }), key.registry, chainHead)).toMatchObject({
+        ok: false,
+        reason: 'unknown_key',
+        kid,
+      });
+    // iat missing, fractional, negative, beyond a safe integer: malformed.
+    for (const iat of [undefined, 1.5, -1, 2 ** 53, 1e300])
+      expect(verifyAttestationJws(signedAs(header, { ...claims, iat }), key.registry, chainHead)).toEqual({
+        ok: false,
+        reason: 'malformed',
+      });
+    // A registry entry whose window does not parse (not through AttestationRegistrySchema) is no window.
+    const entry = key.registry.keys[0]!;
+    for (const broken of [
+      { ...entry, notBefore: 'yesterday' },
+      { ...entry, notAfter: 'never' },
+      { keyId: entry.keyId, publicKey: entry.publicKey } as unknown as typeof entry,
+    ])
+      expect(verifyAttestationJws(token, { version: 1, keys: [broken] }, chainHead)).toMatchObject({
+        ok: false,
+        reason: 'key_not_valid',
+      });
   });
 });
