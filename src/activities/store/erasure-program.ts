@@ -1,3 +1,4 @@
+import { canonicalJson, utf8ByteLength } from '../../contract/canonical-json.js';
 import { HarnessError } from '../../contract/errors.js';
 import { dataPath, openingValue } from '../../contract/erasable-values.js';
 import {
@@ -30,7 +31,9 @@ export const ERASURE_CONFLICT = 'erasure.conflict';
  * their salts and values from `erasable_values` (the commitments stay in the chained events, which
  * reads then show as withheld by policy), append one record per run to `erasures` (who, when, why,
  * which paths, how many values; never a value), chained to the run's previous record and signed with
- * `sign` when given (contract/erasure-record.ts), and project the run's record and failure sample again
+ * `sign` when given (contract/erasure-record.ts); a run whose erased paths would not fit one record's
+ * {@link MAX_ERASURE_RECORD_BYTES} gets several, chained one after the other, each with its share of
+ * the paths and of the values (the verifier sums them), and project the run's record and failure sample again
  * from its events, so they hold no erased value either. A run with nothing left to erase gets no record.
  * @throws HarnessError `erasure.not_found` (a run id the store has no events of),
  *   `erasure.run_active` (a run not finished yet: its later events would store the value again; nothing
@@ -69,11 +72,36 @@ export function* eraseProgram(req: ErasureRequest, sign?: SignErasureHead): SqlP
       );
   }
   const records: ErasureRecord[] = [];
-  for (const runId of runIds) {
-    const record = yield* eraseRunProgram(runId, req, subject, sign);
-    if (record) records.push(record);
-  }
+  for (const runId of runIds) records.push(...(yield* eraseRunProgram(runId, req, subject, sign)));
   return records;
+}
+
+/** Most bytes of one stored erasure record (its canonical JSON). */
+export const MAX_ERASURE_RECORD_BYTES = 64 * 1024;
+/** Room a record keeps for its `hash` and signed `head` (at most 4,096 characters), added last. */
+const HASH_AND_HEAD_BYTES = 4_400;
+
+/**
+ * The run's erased paths (sorted) cut into runs of paths that fit one record beside its other fields
+ * (`fixed`: the record without paths, as bytes): one chunk unless there are thousands of paths.
+ */
+function pathChunks(paths: readonly string[], fixed: number): string[][] {
+  const room = MAX_ERASURE_RECORD_BYTES - HASH_AND_HEAD_BYTES - fixed;
+  const chunks: string[][] = [];
+  let chunk: string[] = [];
+  let used = 0;
+  for (const path of paths) {
+    const bytes = utf8ByteLength(canonicalJson(path)) + 1;
+    if (chunk.length > 0 && used + bytes > room) {
+      chunks.push(chunk);
+      chunk = [];
+      used = 0;
+    }
+    chunk.push(path);
+    used += bytes;
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks;
 }
 
 function* eraseRunProgram(
@@ -81,7 +109,7 @@ function* eraseRunProgram(
   req: ErasureRequest,
   subject: string | undefined,
   sign: SignErasureHead | undefined,
-): SqlProgram<ErasureRecord | undefined> {
+): SqlProgram<ErasureRecord[]> {
   const stored = yield* rows<{ seq: number | string; path: string; value: string }>(
     'SELECT seq, path, value FROM erasable_values WHERE run_id = ? ORDER BY seq, path',
     [runId],
@@ -91,7 +119,7 @@ function* eraseRunProgram(
       (req.paths === undefined || req.paths.includes(dataPath(s.path))) &&
       (subject === undefined || s.value === subject),
   );
-  if (chosen.length === 0) return undefined;
+  if (chosen.length === 0) return [];
   for (const s of chosen) {
     // On PostgreSQL (READ COMMITTED) a row another erasure deletes waits for that one; once it has
     // committed, the row is gone and the values read above are stale: count nothing, refuse.
@@ -109,33 +137,60 @@ function* eraseRunProgram(
     'SELECT seq, chain_hash FROM erasures WHERE run_id = ? ORDER BY seq DESC LIMIT 1',
     [runId],
   ))[0];
-  const unsigned: ErasureRecord = {
+  const base = {
     runId,
-    seq: Number(last?.seq ?? 0) + 1,
     erasedAt: new Date(req.at).toISOString(),
     actor: req.actor,
     reason: req.reason ?? null,
-    paths: [...new Set(chosen.map((s) => dataPath(s.path)))].sort(),
-    values: chosen.length,
-    events: new Set(chosen.map((s) => Number(s.seq))).size,
-    prev: last?.chain_hash ?? null,
   };
-  const hash = erasureHash(sha256Text, unsigned);
-  const iat = Math.floor(Date.parse(unsigned.erasedAt) / 1000);
-  const record: ErasureRecord = {
-    ...unsigned,
-    hash,
-    ...(sign ? { head: sign({ run: runId, seq: unsigned.seq, head: hash, iat }) } : {}),
+  const widest: ErasureRecord = {
+    ...base,
+    seq: Number.MAX_SAFE_INTEGER,
+    paths: [],
+    values: Number.MAX_SAFE_INTEGER,
+    events: Number.MAX_SAFE_INTEGER,
+    prev: `sha256:${'0'.repeat(64)}`,
   };
-  // Two erasures that read the same latest record both number theirs after it: the later insert waits
-  // for the earlier one's transaction and, once that committed, inserts nothing (no chain fork).
-  const inserted = yield* exec(
-    'INSERT INTO erasures (run_id, seq, erased_at, body, chain_hash) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
-    [runId, record.seq, record.erasedAt, encodeJson(record, 64 * 1024, 'erasure'), hash],
-  );
-  if (inserted !== 1) throw conflict(runId, `as erasure #${record.seq}`);
+  const byPath = new Map<string, typeof chosen>();
+  for (const s of chosen) {
+    const at = dataPath(s.path);
+    const values = byPath.get(at);
+    if (values) values.push(s);
+    else byPath.set(at, [s]);
+  }
+  const records: ErasureRecord[] = [];
+  let seq = Number(last?.seq ?? 0);
+  let prev = last?.chain_hash ?? null;
+  for (const paths of pathChunks([...byPath.keys()].sort(), utf8ByteLength(canonicalJson(widest)))) {
+    const values = paths.flatMap((p) => byPath.get(p) ?? []);
+    seq += 1;
+    const unsigned: ErasureRecord = {
+      ...base,
+      seq,
+      paths,
+      values: values.length,
+      events: new Set(values.map((s) => Number(s.seq))).size,
+      prev,
+    };
+    const hash = erasureHash(sha256Text, unsigned);
+    const iat = Math.floor(Date.parse(unsigned.erasedAt) / 1000);
+    const record: ErasureRecord = {
+      ...unsigned,
+      hash,
+      ...(sign ? { head: sign({ run: runId, seq, head: hash, iat }) } : {}),
+    };
+    // Two erasures that read the same latest record both number theirs after it: the later insert
+    // waits for the earlier one's transaction and, once that committed, inserts nothing (no chain fork).
+    const inserted = yield* exec(
+      'INSERT INTO erasures (run_id, seq, erased_at, body, chain_hash) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+      [runId, seq, record.erasedAt, encodeJson(record, MAX_ERASURE_RECORD_BYTES, 'erasure'), hash],
+    );
+    if (inserted !== 1) throw conflict(runId, `as erasure #${seq}`);
+    records.push(record);
+    prev = hash;
+  }
   yield* reprojectRunProgram(runId);
-  return record;
+  return records;
 }
 
 /** The `erasure.conflict` of `runId`; `how` says what the erasure that committed first took. */

@@ -15,6 +15,7 @@ import { testAttestation } from '../../../support/attestation.js';
 import {
   RUN_AT as AT,
   finishedRun as finished,
+  runContact,
   storedBodies,
   useContractStore,
 } from '../../../support/erasure-preamble.js';
@@ -98,6 +99,46 @@ export function describeErasureChainContract(name: string, getTarget: () => Cont
         ok: false,
         code: 'erasures.record_altered',
       });
+    });
+
+    it('erases a run with more paths than one record holds in several chained records, all signed: the line passes', async () => {
+      // 3,600 distinct erasable paths (`/customer/list<k>/<i>/email`, in three contact events): about
+      // 90 KB of paths, over one record's 64 KiB. Before: `store.payload_too_large`, nothing erased.
+      const run = newRunId('many-paths');
+      const contacts = [0, 1, 2].map((k) =>
+        runContact(run, k + 1, {
+          [`list${k}`]: Array.from({ length: 1_200 }, (_, i) => ({ email: `c${k}-${i}@example.com` })),
+        }),
+      );
+      const [started] = finished(run);
+      const ended = agentEvent(
+        run,
+        4,
+        'state.transitioned',
+        { fromStatus: 'running', toStatus: 'succeeded' },
+        AT,
+      );
+      await backend.store.appendEvents([started!, ...contacts, ended]);
+      const erasure = erasureOf(backend.store);
+      const held = (await erasure.openings(run)).length;
+      const records = await erasure.erase(
+        { runId: run, actor: 'dpo', reason: 'all of it', at: ERASE_AT },
+        sign,
+      );
+      expect(records.length).toBeGreaterThan(1);
+      expect(records.map((r) => r.seq)).toEqual(records.map((_, i) => i + 1));
+      records.forEach((r, i) => expect(r.prev).toBe(i === 0 ? null : records[i - 1]!.hash));
+      expect(records.every((r) => typeof r.head === 'string')).toBe(true);
+      // Every path once, in order across the records; every value counted once.
+      const paths = records.flatMap((r) => r.paths);
+      expect(new Set(paths).size).toBe(paths.length);
+      expect(paths).toEqual([...paths].sort());
+      expect(paths).toHaveLength(3_601);
+      expect(held).toBeGreaterThanOrEqual(3_601);
+      expect(records.reduce((n, r) => n + r.values, 0)).toBe(held);
+      expect(await erasure.openings(run)).toEqual([]);
+      expect(await erasure.erasures(run)).toEqual(records);
+      expect(await check(run)).toMatchObject({ ok: true, code: 'erasures.ok' });
     });
 
     it('marks a record from before the chain unchained, and never passes the run', async () => {
