@@ -1,10 +1,13 @@
+import { printableBlock } from './printable.js';
+
 /**
  * Where the CLI writes: results to stdout (readable text, or JSON with `--json`), progress and errors
- * to stderr so `--json` output stays parseable.
+ * to stderr so `--json` output stays parseable. Readable lines and progress pass through
+ * {@link printableBlock}: no terminal control sequence from a value reaches the screen.
  */
 export interface Output {
   readonly json: boolean;
-  /** A readable line on stdout (suppressed with `--json`). */
+  /** A readable line on stdout (suppressed with `--json`); control characters escaped, line feeds kept. */
   line(text?: string): void;
   /** The machine-readable result on stdout (only with `--json`). */
   data(value: unknown): void;
@@ -16,12 +19,12 @@ export function createOutput(json: boolean): Output {
   return {
     json,
     line: (text = '') => {
-      if (!json) process.stdout.write(`${text}\n`);
+      if (!json) process.stdout.write(`${printableBlock(text)}\n`);
     },
     data: (value) => {
       if (json) process.stdout.write(`${JSON.stringify(value)}\n`);
     },
-    progress: (text) => process.stderr.write(`${text}\n`),
+    progress: (text) => process.stderr.write(`${printableBlock(text)}\n`),
   };
 }
 

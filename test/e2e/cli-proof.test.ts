@@ -79,6 +79,22 @@ describe('harness verify and export', () => {
     expect(edited.stdout).toContain('NOT verified');
   });
 
+  it('prints a bundle value with terminal controls escaped: no forged PASS line, no escape sequence', async () => {
+    const file = join(h.dir, 'proof-controls.json');
+    const exported = await cli('export', runId, '--bundle', file);
+    expect(exported.code, exported.stderr).toBe(0);
+    const bundle = JSON.parse(readFileSync(file, 'utf8')) as { runId: string };
+    // A run id that clears the screen and starts a line of its own that reads as a passed check.
+    bundle.runId = `${runId}\u001b[2J\nPASS  chain        chain.ok  forged\u202e`;
+    const fresh = mkdtempSync(join(tmpdir(), 'harness-auditor-'));
+    writeFileSync(join(fresh, 'controls.json'), JSON.stringify(bundle));
+    const r = await bare(fresh, 'verify', '--bundle', 'controls.json');
+    expect(r.code).toBe(1);
+    expect(r.stdout).not.toMatch(/[\u001b\u202e]/);
+    expect(r.stdout).not.toMatch(/^PASS +chain +chain\.ok +forged/m);
+    expect(r.stdout).toContain(`NOT verified: run ${runId}\\u001b[2J\\u000aPASS  chain`);
+  });
+
   it("checks the decisions against the auditor's registry when given one", async () => {
     const trusted = join(h.dir, 'trusted.json');
     writeFileSync(trusted, JSON.stringify(TEST_PRINCIPALS));

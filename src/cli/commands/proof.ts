@@ -10,6 +10,7 @@ import type { PayloadCodec } from '@temporalio/common';
 import { connectTemporal, openCliStore } from '../connect.js';
 import { EXIT, notFoundError, usageError } from '../errors.js';
 import type { Output } from '../output.js';
+import { printable } from '../printable.js';
 import { readAttestationRegistry } from '../read-attestation.js';
 import type { AttestationRegistry } from '../../contract/chain-head.js';
 
@@ -163,11 +164,14 @@ function readBundle(file: string): ProofBundle {
 function renderReport(r: ProofReport): string {
   const width = Math.max(...r.checks.map((c) => c.code.length));
   const lines = r.checks.map(
-    (c) => `${c.ok ? 'PASS' : 'FAIL'}  ${c.check.padEnd(11)}  ${c.code.padEnd(width)}  ${c.detail}`,
+    (c) =>
+      `${c.ok ? 'PASS' : 'FAIL'}  ${c.check.padEnd(11)}  ${c.code.padEnd(width)}  ${printable(c.detail)}`,
   );
   const failed = r.checks.filter((c) => !c.ok).length;
   lines.push(
-    failed === 0 ? `verified: run ${r.runId}` : `NOT verified: run ${r.runId}, ${failed} check(s) failed`,
+    failed === 0
+      ? `verified: run ${printable(r.runId)}`
+      : `NOT verified: run ${printable(r.runId)}, ${failed} check(s) failed`,
   );
   return lines.join('\n');
 }

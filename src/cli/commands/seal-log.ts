@@ -14,6 +14,7 @@ import { SealLogProofSchema, type SealLogProof } from '../../contract/seal-log.j
 import { openCliStore } from '../connect.js';
 import { EXIT, notFoundError, usageError } from '../errors.js';
 import type { Output } from '../output.js';
+import { printable } from '../printable.js';
 import { readAttestationRegistry } from '../read-attestation.js';
 
 /** The runs `harness log append` reads at most per call when it lists them (`--created-from`). */
@@ -127,7 +128,7 @@ export function logVerifyCommand(
   }
   const check = verifySealLogProof(parsed.data, registry, seal);
   out.data(check);
-  out.line(`${check.ok ? 'PASS' : 'FAIL'}  ${check.code}  ${check.detail}`);
+  out.line(`${check.ok ? 'PASS' : 'FAIL'}  ${check.code}  ${printable(check.detail)}`);
   return check.ok ? EXIT.ok : EXIT.runtime;
 }
 
