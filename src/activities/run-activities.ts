@@ -206,9 +206,19 @@ export function createRunActivities(deps: RunActivityDeps): RunActivities {
      * retried workflow task's copy of events already stored leaves the first record standing. With an
      * attestation key, returns the signed head of the run's chain at the batch's last event (the
      * history keeps it as this activity's result).
+     * @throws ApplicationFailure `store.conflict` (non-retryable) when a sequence already holds other
+     *   content; the store's other errors as they are.
      */
     async recordEvents(events: PackedEvents): Promise<ChainHeadReceipt | undefined> {
-      const stored = await storeEvents(deps.store, events, { local: Context.current().info.isLocal });
+      const stored = await storeEvents(deps.store, events, { local: Context.current().info.isLocal }).catch(
+        (err: unknown) => {
+          // Another record under a sequence of these events stands for good (e.g. a workflow id used
+          // again after its run closed: the first run's evidence): no retry can store these.
+          if (isHarnessError(err, 'store.conflict'))
+            throw ApplicationFailure.create({ type: err.code, message: err.message, nonRetryable: true });
+          throw err;
+        },
+      );
       return deps.attestation ? signedHeadOf(deps.store, deps.attestation, stored) : undefined;
     },
   };
