@@ -54,7 +54,7 @@ export function request(over: Partial<ModelRequest> = {}): ModelRequest {
 
 export async function run(
   req: ModelRequest,
-  signal = new AbortController().signal,
+  signal: AbortSignal = new AbortController().signal,
 ): Promise<{ events: ModelEvent[]; result: Promise<unknown> }> {
   const events: ModelEvent[] = [];
   const result = provider.stream(req, { signal, onEvent: (e) => events.push(e) });
