@@ -30,7 +30,7 @@ const VERSIONS = {
   modelRoute: 'scripted/bench',
   configDigest: 'sha256:' + 'c'.repeat(64),
 };
-export const PIN = { digest: VERSIONS.configDigest, modelRoute: VERSIONS.modelRoute };
+const PIN = { digest: VERSIONS.configDigest, modelRoute: VERSIONS.modelRoute };
 const DEFINITION = 'sha256:' + 'd'.repeat(64);
 /** The execution's call defaults: its config pin and its one tool's pinned definition. */
 const CALLS: CallDefaults = { configPin: PIN, tools: { 'bench.noop@v1': DEFINITION } };
@@ -63,7 +63,7 @@ function event(
 }
 
 /** One goal step of a run as the runner makes it: the tool call's batch, and the next model call's. */
-export function goalStep(runId: string, n: number, seq: number) {
+function goalStep(runId: string, n: number, seq: number) {
   const args = { step: n };
   const argsDigest = argsDigestOf(args);
   const tool: ToolCallInput = {
@@ -169,11 +169,7 @@ export function goalStep(runId: string, n: number, seq: number) {
 }
 
 /** The third format of a tool call, as the tool port sends it (the header stored or not). */
-export function toolV3(
-  input: ToolCallInput,
-  stored: boolean,
-  calls: CallDefaults = CALLS,
-): CompactToolInputV3 {
+function toolV3(input: ToolCallInput, stored: boolean, calls: CallDefaults = CALLS): CompactToolInputV3 {
   const events = packEventsV3(input.events, {
     stored: () => stored,
     derive: toolCallDerivationV3(input),
@@ -183,11 +179,7 @@ export function toolV3(
   return compactToolInputV3({ ...input, events }, input.runId, argsDigestOf, header);
 }
 
-export function modelV3(
-  input: ModelCallInput,
-  stored: boolean,
-  calls: CallDefaults = CALLS,
-): CompactModelInputV3 {
+function modelV3(input: ModelCallInput, stored: boolean, calls: CallDefaults = CALLS): CompactModelInputV3 {
   const events = packEventsV3(input.events, {
     stored: () => stored,
     derive: modelCallDerivation(input),
@@ -197,7 +189,7 @@ export function modelV3(
 }
 
 /** The second format of the same calls, completed as `runToolV2` and `callModelV2` complete them. */
-export function toolV2(input: ToolCallInput, stored: boolean) {
+function toolV2(input: ToolCallInput, stored: boolean) {
   const events = packEventsByRef(input.events, { stored: () => stored, derive: toolCallDerivation(input) });
   return completeToolInput(
     compactToolInput({ ...input, events }, input.runId, argsDigestOf),
@@ -206,7 +198,9 @@ export function toolV2(input: ToolCallInput, stored: boolean) {
   );
 }
 
-export function modelV2(input: ModelCallInput, stored: boolean) {
+function modelV2(input: ModelCallInput, stored: boolean) {
   const events = packEventsByRef(input.events, { stored: () => stored, derive: modelCallDerivation(input) });
   return completeModelInput(compactModelInput({ ...input, events }, input.runId), input.runId);
 }
+
+export { PIN, goalStep, toolV3, modelV3, toolV2, modelV2 };
